@@ -1,0 +1,117 @@
+//! Model providers behind one trait.
+//!
+//! The loop only knows [`ModelClient`]: it sends a [`MessagesRequest`] in the
+//! Anthropic shape and gets back a [`ModelTurn`] in the same shape, whatever the
+//! provider. Streamed text is reported through an [`EventSink`] as it arrives.
+//! Retries (408, 409, 429, 5xx, 529, connection failures, streams cut before
+//! their end) happen inside `complete`, always before any tool of that turn has
+//! run, so a retry never runs a tool twice.
+
+use async_trait::async_trait;
+use tack_protocol::{MessageResponse, MessagesRequest};
+
+/// Something reported while a response is produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// A piece of assistant text.
+    TextDelta(String),
+    /// The request is retried; deltas reported before this are void.
+    Retry {
+        attempt: u32,
+        delay: std::time::Duration,
+        reason: String,
+    },
+}
+
+/// Receives [`StreamEvent`]s. Implemented for closures.
+pub trait EventSink: Send + Sync {
+    fn event(&self, event: StreamEvent);
+}
+
+impl<F: Fn(StreamEvent) + Send + Sync> EventSink for F {
+    fn event(&self, event: StreamEvent) {
+        self(event)
+    }
+}
+
+/// A tool_use whose input was not valid JSON (OpenAI `arguments`, or a broken
+/// `input_json_delta` stream). The block in the response carries `{}` as input;
+/// the loop answers it with an error result instead of running the tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MalformedToolInput {
+    pub tool_use_id: String,
+    pub raw: String,
+    pub error: String,
+}
+
+/// One model response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelTurn {
+    pub response: MessageResponse,
+    pub malformed_inputs: Vec<MalformedToolInput>,
+}
+
+/// A model provider.
+#[async_trait]
+pub trait ModelClient: Send + Sync {
+    /// "anthropic", "openai", "ollama", ...
+    fn provider(&self) -> &str;
+    /// The model requests are sent to (the request's `model` wins if set).
+    fn model(&self) -> &str;
+    /// Sends one request (retrying as the policy says) and returns the response.
+    async fn complete(
+        &self,
+        request: &MessagesRequest,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError>;
+}
+
+/// Why a model request failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The API answered with an error status.
+    #[error("{provider} API error {status} ({kind}): {message}{hint}")]
+    Api {
+        provider: String,
+        status: u16,
+        kind: String,
+        message: String,
+        /// What the user should do, starting with ". " or empty.
+        hint: String,
+        retry_after: Option<std::time::Duration>,
+        should_retry: Option<bool>,
+    },
+    /// The connection failed or dropped.
+    #[error("cannot reach {url}: {message}")]
+    Connection { url: String, message: String },
+    /// The stream ended before its end, or sent an error event.
+    #[error("stream failed: {message}")]
+    Stream { message: String, retryable: bool },
+    /// The response could not be read.
+    #[error("unexpected response from the model API: {0}")]
+    Decode(String),
+    /// No provider could be set up.
+    #[error("{0}")]
+    Config(String),
+}
+
+impl ModelError {
+    /// Whether a retry may succeed. Exhaustive on purpose: a new variant must decide.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::Api {
+                status,
+                should_retry,
+                ..
+            } => match should_retry {
+                Some(explicit) => *explicit,
+                None => matches!(status, 408 | 409 | 429 | 500..=599),
+            },
+            ModelError::Connection { .. } => true,
+            ModelError::Stream { retryable, .. } => *retryable,
+            ModelError::Decode(_) => false,
+            ModelError::Config(_) => false,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Strict mock model APIs (work in progress).

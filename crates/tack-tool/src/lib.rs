@@ -1,0 +1,1 @@
+//! tack-tool
