@@ -1,1 +1,90 @@
-fn main() {}
+//! The `tack` command.
+
+mod cli;
+mod print;
+mod run;
+mod sessions;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+use crate::cli::{Cli, Command};
+
+/// Exit codes, one per failure class (listed in `--help`).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const INTERNAL: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const MODEL_API: u8 = 3;
+    pub const MAX_TURNS: u8 = 4;
+    pub const MAX_TOKENS: u8 = 5;
+    pub const REFUSAL: u8 = 6;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+/// An error that ends the command, with its exit code.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    pub fn usage(error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            code: exit::USAGE,
+            error: error.into(),
+        }
+    }
+    pub fn internal(error: impl Into<anyhow::Error>) -> Self {
+        Self {
+            code: exit::INTERNAL,
+            error: error.into(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    // Flags first: `--version` and `--help` never start a runtime.
+    let cli = Cli::parse();
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("tack: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::INTERNAL);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Run(args) => run::run(*args).await,
+            Command::Sessions(args) => sessions::list(&args),
+            Command::MockServer(args) => run::mock_server(args).await,
+        }
+    });
+    // Tools stuck past their cancellation must not hold the process open.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            eprintln!("tack: {:#}", failure.error);
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(print::color_enabled())
+        .without_time()
+        .with_target(false)
+        .try_init();
+}

@@ -6,6 +6,54 @@
 //! Retries (408, 409, 429, 5xx, 529, connection failures, streams cut before
 //! their end) happen inside `complete`, always before any tool of that turn has
 //! run, so a retry never runs a tool twice.
+//!
+//! Providers: [`AnthropicClient`] (Messages API, native shape) and
+//! [`OpenAiClient`] (Chat Completions: OpenAI, Ollama, llama.cpp, vLLM; the
+//! request and response are translated). [`select_provider`] picks one from
+//! flags and the environment. Both share one retry loop ([`retry`]) and one
+//! SSE decoder ([`sse`]).
+//!
+//! ```no_run
+//! use tack_model::{ModelClient, ProviderOptions, StreamEvent, select_provider};
+//! use tack_protocol::{Message, MessagesRequest};
+//!
+//! # async fn run() -> Result<(), tack_model::ModelError> {
+//! let opts = ProviderOptions { stream: true, ..Default::default() };
+//! let client = select_provider(&opts, &|k| std::env::var(k).ok()).await?;
+//! let request = MessagesRequest {
+//!     model: String::new(), // the client's model
+//!     max_tokens: 1024,
+//!     messages: vec![Message::user_text("Say hi")],
+//!     system: None,
+//!     tools: vec![],
+//!     tool_choice: None,
+//!     stream: false,
+//!     temperature: None,
+//!     stop_sequences: vec![],
+//!     extra: Default::default(),
+//! };
+//! let print = |e: StreamEvent| {
+//!     if let StreamEvent::TextDelta(t) = e {
+//!         eprint!("{t}");
+//!     }
+//! };
+//! let turn = client.complete(&request, &print).await?;
+//! println!("{:?}", turn.response.stop_reason);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod anthropic;
+mod http;
+pub mod openai;
+pub mod retry;
+pub mod select;
+pub mod sse;
+
+pub use anthropic::{AnthropicClient, AnthropicConfig};
+pub use openai::{OpenAiClient, OpenAiConfig};
+pub use retry::RetryPolicy;
+pub use select::{ProviderKind, ProviderOptions, select_provider};
 
 use async_trait::async_trait;
 use tack_protocol::{MessageResponse, MessagesRequest};
@@ -16,6 +64,8 @@ pub enum StreamEvent {
     /// A piece of assistant text.
     TextDelta(String),
     /// The request is retried; deltas reported before this are void.
+    /// `attempt` is the retry number (1 for the first retry), `delay` the
+    /// wait before it, `reason` the error that caused it.
     Retry {
         attempt: u32,
         delay: std::time::Duration,

@@ -74,7 +74,9 @@ pub enum SessionEvent {
     /// The run ended.
     Result {
         session_id: String,
+        /// Model requests made in this run.
         turns: u32,
+        /// Tokens used in this run.
         usage: Usage,
         stop_reason: Option<StopReason>,
         /// Why the run ended: completed, max_turns, interrupted, refusal, error, max_tokens.
@@ -83,6 +85,10 @@ pub enum SessionEvent {
         is_error: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// Requests made in the whole session, earlier runs included.
+        session_turns: u32,
+        /// Tokens used in the whole session, earlier runs included.
+        session_usage: Usage,
     },
 }
 

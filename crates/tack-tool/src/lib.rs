@@ -1,1 +1,323 @@
-//! tack-tool
+//! The Tool contract: one trait for every kind of tool tack runs.
+//!
+//! Built-in tools, tools declared in configuration, Rust tools from library
+//! users and MCP tools all implement [`Tool`]. The key design decisions:
+//!
+//! - **Typed at the edge, erased once.** A tool author writes a
+//!   [`TypedTool`] with a `#[derive(Deserialize, JsonSchema)]` input struct; the
+//!   input schema is generated from that struct and the tool is erased into an
+//!   `Arc<dyn Tool>` exactly once, by [`ToolRegistry::register_typed`].
+//! - **Fail closed.** A tool is assumed to have effects and to be unsafe to run
+//!   concurrently unless it says otherwise for a given input.
+//! - **Errors are results.** Every [`ToolError`] becomes an `is_error`
+//!   tool_result whose text says what failed and what the model can do next
+//!   ([`ToolError::to_model_text`]).
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//! use tack_tool::{ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct EchoInput {
+//!     /// The text to send back.
+//!     text: String,
+//! }
+//!
+//! struct Echo;
+//!
+//! #[async_trait::async_trait]
+//! impl TypedTool for Echo {
+//!     type Input = EchoInput;
+//!     fn name(&self) -> &str { "Echo" }
+//!     fn description(&self) -> &str { "Returns its input text unchanged." }
+//!     fn is_concurrency_safe(&self, _input: &EchoInput) -> bool { true }
+//!     async fn call(&self, input: EchoInput, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+//!         Ok(ToolOutput::text(input.text))
+//!     }
+//! }
+//!
+//! let mut registry = ToolRegistry::new();
+//! registry.register_typed(Echo).unwrap();
+//! let err = registry.get("Echo").unwrap().check_input(&serde_json::json!({"text": 3})).unwrap_err();
+//! assert!(err.to_string().contains("text"));
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tack_protocol::{ContentBlock, ToolDefinition, ToolOutcome, ToolResultBlock};
+use tokio_util::sync::CancellationToken;
+
+mod registry;
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
+
+/// What a tool call knows about where it runs.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The session's working directory (absolute).
+    pub cwd: PathBuf,
+    pub session_id: String,
+    pub tool_use_id: String,
+    /// Cancelled when the user interrupts or the call times out; long-running
+    /// tools should watch it and stop promptly.
+    pub cancel: CancellationToken,
+}
+
+/// A successful tool result: content blocks for the model, and optionally
+/// structured JSON for programmatic consumers (code mode, MCP structuredContent).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    pub content: Vec<ContentBlock>,
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::text(text)],
+            structured: None,
+        }
+    }
+
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+}
+
+/// Why a tool call failed. Each kind tells the model a different next step.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// The input is wrong: the model should fix the call.
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// A rule, hook or the user refused the call.
+    #[error("denied: {0}")]
+    Denied(String),
+    /// The call ran out of time and was stopped.
+    #[error("timed out after {}", fmt_duration(*.0))]
+    Timeout(Duration),
+    /// A failure that a retry of the same call may not meet again.
+    #[error("temporary failure: {0}")]
+    Transient(String),
+    /// What the tool needs is not there (a server down, a missing resource).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    /// The call was interrupted (Ctrl-C, session end).
+    #[error("interrupted: {0}")]
+    Interrupted(String),
+    /// A bug in the tool or the harness, not in the input.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn fmt_duration(d: Duration) -> String {
+    if d.as_millis().is_multiple_of(1000) {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+impl ToolError {
+    /// The outcome recorded for this error.
+    pub fn outcome(&self) -> ToolOutcome {
+        match self {
+            ToolError::InvalidInput(_) => ToolOutcome::InvalidInput,
+            ToolError::Denied(_) => ToolOutcome::Denied,
+            ToolError::Timeout(_) => ToolOutcome::Timeout,
+            ToolError::Transient(_) => ToolOutcome::Transient,
+            ToolError::Unavailable(_) => ToolOutcome::Unavailable,
+            ToolError::Interrupted(_) => ToolOutcome::Interrupted,
+            ToolError::Internal(_) => ToolOutcome::Internal,
+        }
+    }
+
+    /// The text the model receives: what failed, and what to do next.
+    pub fn to_model_text(&self, tool: &str) -> String {
+        match self {
+            ToolError::InvalidInput(msg) => format!(
+                "Invalid input for {tool}: {msg}\nFix the input to match the tool's input schema and call {tool} again."
+            ),
+            ToolError::Denied(msg) => format!(
+                "Permission to run {tool} was denied: {msg}\nDo not repeat this call; choose another way or ask the user."
+            ),
+            ToolError::Timeout(after) => format!(
+                "{tool} timed out after {} and was stopped.\nTry a smaller or faster request; if the tool accepts a timeout, you may raise it.",
+                fmt_duration(*after)
+            ),
+            ToolError::Transient(msg) => {
+                format!("{tool} failed temporarily: {msg}\nRetrying the same call may succeed.")
+            }
+            ToolError::Unavailable(msg) => {
+                format!("{tool} is unavailable: {msg}\nUse another tool or approach.")
+            }
+            ToolError::Interrupted(msg) => format!(
+                "{tool} was interrupted: {msg}\nThe call may not have completed; check its effects before repeating it."
+            ),
+            ToolError::Internal(msg) => format!(
+                "{tool} failed with an internal error: {msg}\nThis is a fault in the tool, not in your input; try another approach."
+            ),
+        }
+    }
+
+    /// The is_error tool_result for this error.
+    pub fn to_result(&self, tool: &str, tool_use_id: &str) -> ToolResultBlock {
+        ToolResultBlock::error(tool_use_id, self.to_model_text(tool))
+    }
+}
+
+/// What MCP calls annotations: hints about a tool's effects, shown to users and
+/// exported by `tack mcp serve`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolAnnotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+/// The contract every tool implements. Most tools are written as a
+/// [`TypedTool`]; implement this directly when the schema is only known at run
+/// time (MCP tools, tools declared in configuration).
+#[async_trait]
+pub trait Tool: Send + Sync + 'static {
+    /// The name the model calls, `^[a-zA-Z0-9_-]{1,64}$`.
+    fn name(&self) -> &str;
+    /// What the tool does, when to use it and what it returns: written for the model.
+    fn description(&self) -> &str;
+    /// The JSON Schema (`type: object`) of the input.
+    fn input_schema(&self) -> Value;
+    /// Whether this input can run at the same time as other safe calls. Default: no.
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        false
+    }
+    /// Static hints about the tool's effects.
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+    /// How long one call may take; `None` means the harness default.
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+    /// Checks beyond the schema, before anything runs (paths exist, ranges...).
+    fn validate(&self, _input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+    /// Runs the call. Must return promptly once `ctx.cancel` is cancelled.
+    async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool with a typed input; its schema is generated from `Input`.
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    type Input: DeserializeOwned + schemars::JsonSchema + Send;
+
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
+    fn is_concurrency_safe(&self, _input: &Self::Input) -> bool {
+        false
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::default()
+    }
+    fn timeout(&self) -> Option<Duration> {
+        None
+    }
+    fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+    async fn call(&self, input: Self::Input, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// Adapts a [`TypedTool`] to [`Tool`].
+pub struct Typed<T>(pub T);
+
+impl<T: TypedTool> Typed<T> {
+    fn parse(input: &Value) -> Result<T::Input, ToolError> {
+        T::Input::deserialize(input).map_err(|e| ToolError::InvalidInput(e.to_string()))
+    }
+}
+
+use serde::Deserialize as _;
+
+#[async_trait]
+impl<T: TypedTool> Tool for Typed<T> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn description(&self) -> &str {
+        self.0.description()
+    }
+    fn input_schema(&self) -> Value {
+        schema_for::<T::Input>()
+    }
+    fn is_concurrency_safe(&self, input: &Value) -> bool {
+        Self::parse(input).is_ok_and(|i| self.0.is_concurrency_safe(&i))
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        self.0.annotations()
+    }
+    fn timeout(&self) -> Option<Duration> {
+        self.0.timeout()
+    }
+    fn validate(&self, input: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
+        self.0.validate(&Self::parse(input)?, ctx)
+    }
+    async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let input = Self::parse(&input)?;
+        self.0.call(input, ctx).await
+    }
+}
+
+/// The input schema generated from a type, trimmed for the model: no `$schema`
+/// and no `title` (they cost tokens on every request and say nothing).
+pub fn schema_for<T: schemars::JsonSchema>() -> Value {
+    let mut schema = schemars::schema_for!(T).to_value();
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("$schema");
+        obj.remove("title");
+        obj.entry("type").or_insert_with(|| "object".into());
+        obj.entry("properties")
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    schema
+}
+
+/// One call as the model asked for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+}
+
+/// The answer to one call, ready to send back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallResult {
+    pub block: ToolResultBlock,
+    pub outcome: ToolOutcome,
+    pub structured: Option<Value>,
+}
+
+/// Runs tools through the agent's full dispatch pipeline (validation,
+/// permissions, hooks, budget, audit). Implemented by the agent; used by
+/// `tack mcp serve`, code mode and eval, which must not bypass policy.
+#[async_trait]
+pub trait ToolHost: Send + Sync {
+    /// The tools as the model sees them.
+    fn definitions(&self) -> Vec<ToolDefinition>;
+    /// The annotations of a tool, if it exists.
+    fn annotations(&self, name: &str) -> Option<ToolAnnotations>;
+    /// Runs one call; never fails: errors are `is_error` results.
+    async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult;
+}
+
+/// Shared handle to a tool.
+pub type ToolRef = Arc<dyn Tool>;

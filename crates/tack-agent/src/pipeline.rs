@@ -1,0 +1,421 @@
+//! The dispatch pipeline: the one path every tool call takes.
+//!
+//! ```text
+//!  call ─► find tool ─► validate input ─► permission ─► pre-hooks ─► execute (timeout,
+//!          │              (schema +        (stage)       (stage)     cancel, panic
+//!          │               tool check)                               isolation)
+//!          ▼                                                               │
+//!  result ◄─ record ◄─ output budget ◄─ post-hooks ◄──────────────────────┘
+//!            (event)      (stage)         (stage)
+//! ```
+//!
+//! Each stage is a small function below. Permission, hooks and budget are
+//! pluggable ([`PermissionStage`], [`HookStage`], [`BudgetStage`]) and pass
+//! through by default; the issues that fill them replace only their stage.
+//! A stage that refuses short-circuits to the record stage, so every call is
+//! answered by exactly one result and recorded exactly once.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use futures::FutureExt as _;
+use serde_json::Value;
+use tack_protocol::{SessionEvent, ToolDefinition, ToolOutcome, ToolResultBlock};
+use tack_tool::{
+    RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost,
+    ToolOutput, ToolRegistry,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::events::EventBus;
+
+/// How long a tool may run when it does not say (Claude Code's Bash default).
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a cancelled tool gets to wind down before its task is aborted.
+const CANCEL_GRACE: Duration = Duration::from_millis(500);
+
+/// The decision of the permission stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permission {
+    /// Run it; `by` says what allowed it (rule, mode, hook, user).
+    Allow { by: String },
+    /// Do not run it; `reason` goes to the model.
+    Deny { reason: String, by: String },
+}
+
+/// Decides whether a call may run.
+#[async_trait]
+pub trait PermissionStage: Send + Sync {
+    async fn decide(&self, call: &ToolCall, tool: &RegisteredTool) -> Permission;
+}
+
+/// The default permission stage: everything is allowed (filled by the policy issue).
+#[derive(Debug, Default)]
+pub struct AllowAll;
+
+#[async_trait]
+impl PermissionStage for AllowAll {
+    async fn decide(&self, _call: &ToolCall, _tool: &RegisteredTool) -> Permission {
+        Permission::Allow {
+            by: "default (no permission rules configured)".into(),
+        }
+    }
+}
+
+/// What pre-hooks decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreHook {
+    /// Go on, possibly with a rewritten input.
+    Continue,
+    /// Do not run the call.
+    Deny { reason: String, by: String },
+}
+
+/// Hooks around each call.
+#[async_trait]
+pub trait HookStage: Send + Sync {
+    /// May rewrite `call.input` or refuse the call.
+    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHook;
+    /// Sees the outcome; may replace it (e.g. add context for the model).
+    async fn post_tool_use(&self, call: &ToolCall, result: &mut Result<ToolOutput, ToolError>);
+}
+
+/// The default hook stage: no hooks.
+#[derive(Debug, Default)]
+pub struct NoHooks;
+
+#[async_trait]
+impl HookStage for NoHooks {
+    async fn pre_tool_use(&self, _call: &mut ToolCall) -> PreHook {
+        PreHook::Continue
+    }
+    async fn post_tool_use(&self, _call: &ToolCall, _result: &mut Result<ToolOutput, ToolError>) {}
+}
+
+/// Fits a successful output to the budget of its tool.
+pub trait BudgetStage: Send + Sync {
+    fn apply(&self, tool: &str, tool_use_id: &str, output: ToolOutput) -> ToolOutput;
+}
+
+/// The default budget: outputs pass unchanged (filled by the output-budget issue).
+#[derive(Debug, Default)]
+pub struct Unlimited;
+
+impl BudgetStage for Unlimited {
+    fn apply(&self, _tool: &str, _tool_use_id: &str, output: ToolOutput) -> ToolOutput {
+        output
+    }
+}
+
+/// A call as it enters the pipeline. `input_error` is set when the model's
+/// input could not be parsed as JSON (the call is then answered, not run).
+#[derive(Debug, Clone)]
+pub struct Dispatch {
+    pub call: ToolCall,
+    pub input_error: Option<String>,
+}
+
+impl From<ToolCall> for Dispatch {
+    fn from(call: ToolCall) -> Self {
+        Self {
+            call,
+            input_error: None,
+        }
+    }
+}
+
+/// The dispatch pipeline of one session.
+pub struct Pipeline {
+    registry: Arc<ToolRegistry>,
+    permission: Arc<dyn PermissionStage>,
+    hooks: Arc<dyn HookStage>,
+    budget: Arc<dyn BudgetStage>,
+    default_timeout: Duration,
+    cwd: std::path::PathBuf,
+    session_id: String,
+    events: EventBus,
+}
+
+/// Builder-style configuration of a [`Pipeline`].
+pub struct PipelineBuilder {
+    inner: Pipeline,
+}
+
+impl PipelineBuilder {
+    pub fn permission(mut self, stage: Arc<dyn PermissionStage>) -> Self {
+        self.inner.permission = stage;
+        self
+    }
+    pub fn hooks(mut self, stage: Arc<dyn HookStage>) -> Self {
+        self.inner.hooks = stage;
+        self
+    }
+    pub fn budget(mut self, stage: Arc<dyn BudgetStage>) -> Self {
+        self.inner.budget = stage;
+        self
+    }
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.inner.default_timeout = timeout;
+        self
+    }
+    pub fn events(mut self, events: EventBus) -> Self {
+        self.inner.events = events;
+        self
+    }
+    pub fn build(self) -> Pipeline {
+        self.inner
+    }
+}
+
+/// Where a call ended before or after running.
+enum Stop {
+    Answer(Result<ToolOutput, ToolError>),
+    UnknownTool(String),
+}
+
+impl Pipeline {
+    pub fn builder(
+        registry: Arc<ToolRegistry>,
+        cwd: std::path::PathBuf,
+        session_id: impl Into<String>,
+    ) -> PipelineBuilder {
+        PipelineBuilder {
+            inner: Pipeline {
+                registry,
+                permission: Arc::new(AllowAll),
+                hooks: Arc::new(NoHooks),
+                budget: Arc::new(Unlimited),
+                default_timeout: DEFAULT_TOOL_TIMEOUT,
+                cwd,
+                session_id: session_id.into(),
+                events: EventBus::default(),
+            },
+        }
+    }
+
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Whether a call may run at the same time as other safe calls.
+    pub fn is_concurrency_safe(&self, dispatch: &Dispatch) -> bool {
+        dispatch.input_error.is_none()
+            && self
+                .registry
+                .get(&dispatch.call.name)
+                .is_some_and(|t| t.tool.is_concurrency_safe(&dispatch.call.input))
+    }
+
+    /// Runs one call through every stage. Never fails: errors are results.
+    pub async fn dispatch(&self, dispatch: Dispatch, cancel: &CancellationToken) -> ToolCallResult {
+        let started = Instant::now();
+        let Dispatch {
+            mut call,
+            input_error,
+        } = dispatch;
+        self.events.emit(&SessionEvent::ToolCall {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            input: call.input.clone(),
+        });
+        let answer = self.run_stages(&mut call, input_error, cancel).await;
+        self.record(&call, answer, started)
+    }
+
+    async fn run_stages(
+        &self,
+        call: &mut ToolCall,
+        input_error: Option<String>,
+        cancel: &CancellationToken,
+    ) -> Stop {
+        // find tool
+        let Some(tool) = self.registry.get(&call.name) else {
+            return Stop::UnknownTool(self.unknown_tool_text(&call.name));
+        };
+        if cancel.is_cancelled() {
+            return Stop::Answer(Err(ToolError::Interrupted(
+                "the user interrupted the session before this call started; it did not run".into(),
+            )));
+        }
+        let ctx = self.context(call, cancel);
+        // validate input
+        if let Err(e) = validate(tool, call, input_error, &ctx) {
+            return Stop::Answer(Err(e));
+        }
+        // permission
+        if let Permission::Deny { reason, by } = self.permission.decide(call, tool).await {
+            return Stop::Answer(Err(ToolError::Denied(format!(
+                "{reason} (decided by {by})"
+            ))));
+        }
+        // pre-hooks
+        if let PreHook::Deny { reason, by } = self.hooks.pre_tool_use(call).await {
+            return Stop::Answer(Err(ToolError::Denied(format!(
+                "{reason} (decided by {by})"
+            ))));
+        }
+        // execute with a timeout
+        let timeout = tool.tool.timeout().unwrap_or(self.default_timeout);
+        let mut result = execute(tool, call.input.clone(), ctx, timeout).await;
+        // post-hooks
+        self.hooks.post_tool_use(call, &mut result).await;
+        // output budget
+        Stop::Answer(result.map(|out| self.budget.apply(&call.name, &call.id, out)))
+    }
+
+    fn context(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolContext {
+        ToolContext {
+            cwd: self.cwd.clone(),
+            session_id: self.session_id.clone(),
+            tool_use_id: call.id.clone(),
+            cancel: cancel.child_token(),
+        }
+    }
+
+    fn unknown_tool_text(&self, name: &str) -> String {
+        let names = self.registry.names();
+        let available = if names.is_empty() {
+            "none (this session has no tools)".to_owned()
+        } else {
+            names.join(", ")
+        };
+        format!(
+            "No tool named {name:?} exists. Available tools: {available}.\nCall one of these by its exact name."
+        )
+    }
+
+    /// Turns the outcome into a tool_result and records it.
+    fn record(&self, call: &ToolCall, stop: Stop, started: Instant) -> ToolCallResult {
+        let (block, outcome, structured) = match stop {
+            Stop::UnknownTool(text) => (
+                ToolResultBlock::error(&call.id, text),
+                ToolOutcome::UnknownTool,
+                None,
+            ),
+            Stop::Answer(Ok(out)) => (
+                ToolResultBlock::new(&call.id, out.content, false),
+                ToolOutcome::Ok,
+                out.structured,
+            ),
+            Stop::Answer(Err(e)) => (e.to_result(&call.name, &call.id), e.outcome(), None),
+        };
+        self.events.emit(&SessionEvent::ToolResult {
+            tool_use_id: call.id.clone(),
+            name: call.name.clone(),
+            outcome,
+            is_error: block.is_error,
+            content: result_blocks(&block),
+            duration_ms: started.elapsed().as_millis() as u64,
+        });
+        ToolCallResult {
+            block,
+            outcome,
+            structured,
+        }
+    }
+}
+
+fn result_blocks(block: &ToolResultBlock) -> Vec<tack_protocol::ContentBlock> {
+    match &block.content {
+        None => Vec::new(),
+        Some(tack_protocol::ToolResultContent::Text(t)) => {
+            vec![tack_protocol::ContentBlock::text(t.clone())]
+        }
+        Some(tack_protocol::ToolResultContent::Blocks(b)) => b.clone(),
+    }
+}
+
+/// The validate stage: JSON parse error from the provider, schema, then the tool's own check.
+fn validate(
+    tool: &RegisteredTool,
+    call: &ToolCall,
+    input_error: Option<String>,
+    ctx: &ToolContext,
+) -> Result<(), ToolError> {
+    if let Some(err) = input_error {
+        return Err(ToolError::InvalidInput(format!(
+            "the input is not valid JSON ({err}); send the input as one JSON object"
+        )));
+    }
+    tool.check_input(&call.input)?;
+    tool.tool.validate(&call.input, ctx)
+}
+
+/// The execute stage: runs the tool in its own task so a panic is contained,
+/// stops it at the timeout, and answers promptly on cancellation.
+async fn execute(
+    tool: &RegisteredTool,
+    input: Value,
+    ctx: ToolContext,
+    timeout: Duration,
+) -> Result<ToolOutput, ToolError> {
+    let cancel = ctx.cancel.clone();
+    let runner = Arc::clone(&tool.tool);
+    let mut task = tokio::spawn(async move {
+        std::panic::AssertUnwindSafe(runner.call(input, ctx))
+            .catch_unwind()
+            .await
+    });
+    let outcome = tokio::select! {
+        joined = &mut task => joined,
+        () = tokio::time::sleep(timeout) => {
+            cancel.cancel();
+            wind_down(task).await;
+            return Err(ToolError::Timeout(timeout));
+        }
+        () = cancel.cancelled() => {
+            wind_down(task).await;
+            return Err(ToolError::Interrupted(
+                "the user interrupted the session while this call was running".into(),
+            ));
+        }
+    };
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(panic)) => Err(ToolError::Internal(format!(
+            "the tool panicked: {}",
+            panic_message(panic.as_ref())
+        ))),
+        Err(join) => Err(ToolError::Internal(format!("the tool task failed: {join}"))),
+    }
+}
+
+/// Gives a cancelled tool a moment to clean up (kill children, remove temp
+/// files), then aborts it.
+async fn wind_down(
+    mut task: tokio::task::JoinHandle<std::thread::Result<Result<ToolOutput, ToolError>>>,
+) {
+    if tokio::time::timeout(CANCEL_GRACE, &mut task).await.is_err() {
+        task.abort();
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_owned()
+    }
+}
+
+#[async_trait]
+impl ToolHost for Pipeline {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        self.registry.definitions()
+    }
+
+    fn annotations(&self, name: &str) -> Option<ToolAnnotations> {
+        self.registry.get(name).map(|t| t.tool.annotations())
+    }
+
+    async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {
+        self.dispatch(call.into(), &cancel).await
+    }
+}

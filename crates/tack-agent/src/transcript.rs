@@ -1,0 +1,450 @@
+//! Session transcripts: one JSON event per line, appended and handed to the
+//! kernel as each event happens, so a killed process loses nothing that was
+//! decided before it died.
+//!
+//! A line is a [`SessionEvent`] with a `ts` field (milliseconds since the Unix
+//! epoch). The conversation is exactly the sequence of `message` events;
+//! [`load`] rebuilds it and [`repair`] answers a trailing tool_use that a
+//! killed process left without a result.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use tack_protocol::{
+    ContentBlock, Message, Role, SessionEvent, ToolOutcome, ToolResultBlock, Usage,
+};
+
+use crate::events::EventObserver;
+
+/// Why a transcript could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TranscriptError {
+    #[error("cannot write the session transcript {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the session transcript {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no session {id:?} in {dir}; `tack sessions` lists them")]
+    NotFound { id: String, dir: PathBuf },
+    #[error(
+        "no earlier session to continue in {dir} for this directory; start one with `tack run \"…\"`"
+    )]
+    NothingToContinue { dir: PathBuf },
+    #[error("the transcript {path} is not a tack session (no session_start line)")]
+    NotASession { path: PathBuf },
+}
+
+pub type Result<T, E = TranscriptError> = std::result::Result<T, E>;
+
+/// Where tack keeps per-user state: `$TACK_STATE_DIR`, else
+/// `$XDG_STATE_HOME/tack`, else `~/.local/state/tack`.
+pub fn state_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    if let Some(dir) = env("TACK_STATE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = env("XDG_STATE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("tack");
+    }
+    let home = env("HOME").unwrap_or_else(|| ".".into());
+    PathBuf::from(home).join(".local/state/tack")
+}
+
+/// The directory that holds the transcripts.
+pub fn sessions_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("sessions")
+}
+
+#[derive(Serialize)]
+struct LineOut<'a> {
+    ts: u64,
+    #[serde(flatten)]
+    event: &'a SessionEvent,
+}
+
+#[derive(Deserialize)]
+struct LineIn {
+    #[serde(default)]
+    ts: u64,
+    #[serde(flatten)]
+    event: SessionEvent,
+}
+
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Appends session events to a JSONL file.
+#[derive(Debug)]
+pub struct TranscriptWriter {
+    path: PathBuf,
+    file: Mutex<File>,
+    warned: AtomicBool,
+}
+
+impl TranscriptWriter {
+    /// Opens (creating if needed) `<dir>/<session_id>.jsonl` for appending.
+    pub fn open(dir: &Path, session_id: &str) -> Result<Self> {
+        let path = dir.join(format!("{session_id}.jsonl"));
+        let file = std::fs::create_dir_all(dir)
+            .and_then(|()| OpenOptions::new().create(true).append(true).open(&path))
+            .map_err(|source| TranscriptError::Write {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(Self {
+            path,
+            file: Mutex::new(file),
+            warned: AtomicBool::new(false),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one event as one line with one `write` call.
+    pub fn append(&self, event: &SessionEvent) -> Result<()> {
+        let mut line = serde_json::to_vec(&LineOut {
+            ts: now_ms(),
+            event,
+        })
+        .map_err(|e| TranscriptError::Write {
+            path: self.path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        line.push(b'\n');
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        file.write_all(&line)
+            .and_then(|()| file.flush())
+            .map_err(|source| TranscriptError::Write {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+impl EventObserver for TranscriptWriter {
+    fn on_event(&self, event: &SessionEvent) {
+        if event.is_ephemeral() {
+            return;
+        }
+        if let Err(e) = self.append(event) {
+            // The session goes on; the user is told once that it is not being saved.
+            if !self.warned.swap(true, Ordering::Relaxed) {
+                tracing::error!("{e}; the session continues but will not be saved completely");
+            }
+        }
+    }
+}
+
+/// A transcript read back.
+#[derive(Debug, Clone)]
+pub struct LoadedSession {
+    pub session_id: String,
+    pub path: PathBuf,
+    pub cwd: String,
+    pub provider: String,
+    pub model: String,
+    /// Started, in ms since the epoch.
+    pub started_ms: u64,
+    /// Last event, in ms since the epoch.
+    pub updated_ms: u64,
+    pub messages: Vec<Message>,
+    pub usage: Usage,
+    pub turns: u32,
+    /// Results recorded for tool calls (used to repair a cut transcript).
+    pub tool_results: HashMap<String, (bool, Vec<ContentBlock>, ToolOutcome)>,
+    /// Lines that could not be read (e.g. a line cut by a kill).
+    pub skipped_lines: usize,
+    /// The first user prompt's text, for listings.
+    pub title: String,
+}
+
+/// Reads a transcript.
+pub fn load(path: &Path) -> Result<LoadedSession> {
+    let read_err = |source| TranscriptError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(read_err)?;
+    let mut session: Option<LoadedSession> = None;
+    let mut skipped = 0;
+    for line in BufReader::new(file).lines() {
+        let line = line.map_err(read_err)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Ok(LineIn { ts, event }) = serde_json::from_str::<LineIn>(&line) else {
+            skipped += 1;
+            continue;
+        };
+        if let SessionEvent::SessionStart {
+            session_id,
+            cwd,
+            provider,
+            model,
+            ..
+        } = &event
+        {
+            match session.as_mut() {
+                // A resumed run starts again; the newest model/provider win.
+                Some(s) => {
+                    s.provider.clone_from(provider);
+                    s.model.clone_from(model);
+                }
+                None => {
+                    session = Some(LoadedSession {
+                        session_id: session_id.clone(),
+                        path: path.to_owned(),
+                        cwd: cwd.clone(),
+                        provider: provider.clone(),
+                        model: model.clone(),
+                        started_ms: ts,
+                        updated_ms: ts,
+                        messages: Vec::new(),
+                        usage: Usage::default(),
+                        turns: 0,
+                        tool_results: HashMap::new(),
+                        skipped_lines: 0,
+                        title: String::new(),
+                    })
+                }
+            }
+            continue;
+        }
+        let Some(s) = session.as_mut() else {
+            return Err(TranscriptError::NotASession {
+                path: path.to_owned(),
+            });
+        };
+        s.updated_ms = s.updated_ms.max(ts);
+        match event {
+            SessionEvent::Message { message } => {
+                if s.title.is_empty() && message.role == Role::User {
+                    s.title = message.text();
+                }
+                s.messages.push(message);
+            }
+            SessionEvent::TurnEnd { usage, .. } => {
+                s.usage.add(&usage);
+                s.turns += 1;
+            }
+            SessionEvent::ToolResult {
+                tool_use_id,
+                outcome,
+                is_error,
+                content,
+                ..
+            } => {
+                s.tool_results
+                    .insert(tool_use_id, (is_error, content, outcome));
+            }
+            _ => {}
+        }
+    }
+    let mut session = session.ok_or_else(|| TranscriptError::NotASession {
+        path: path.to_owned(),
+    })?;
+    session.skipped_lines = skipped;
+    Ok(session)
+}
+
+/// If the conversation ends with tool_use blocks that have no results (the
+/// process was killed mid-turn), returns the user message that answers them:
+/// the result recorded for a call that finished, "interrupted" for the others.
+pub fn repair(session: &LoadedSession) -> Option<Message> {
+    let last = session.messages.last()?;
+    if last.role != Role::Assistant {
+        return None;
+    }
+    let results: Vec<ContentBlock> = last
+        .tool_uses()
+        .map(|t| {
+            let block = match session.tool_results.get(&t.id) {
+                Some((is_error, content, outcome)) if *outcome != ToolOutcome::Interrupted => {
+                    ToolResultBlock::new(&t.id, content.clone(), *is_error)
+                }
+                _ => ToolResultBlock::error(
+                    &t.id,
+                    format!(
+                        "{} was interrupted: the session stopped before this call finished, and it may or may not have taken effect. Check before repeating it.",
+                        t.name
+                    ),
+                ),
+            };
+            ContentBlock::ToolResult(block)
+        })
+        .collect();
+    (!results.is_empty()).then(|| Message::user(results))
+}
+
+/// Finds the transcript of a session id (a unique prefix is enough).
+pub fn find(dir: &Path, id: &str) -> Result<PathBuf> {
+    let exact = dir.join(format!("{id}.jsonl"));
+    if exact.is_file() {
+        return Ok(exact);
+    }
+    let matches: Vec<PathBuf> = list_files(dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .is_some_and(|s| s.starts_with(id))
+        })
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(TranscriptError::NotFound {
+            id: id.to_owned(),
+            dir: dir.to_owned(),
+        }),
+    }
+}
+
+fn list_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect()
+}
+
+/// Every readable session in `dir`, newest first.
+pub fn list(dir: &Path) -> Vec<LoadedSession> {
+    let mut sessions: Vec<LoadedSession> = list_files(dir)
+        .iter()
+        .filter_map(|p| load(p).ok())
+        .collect();
+    sessions.sort_by_key(|s| std::cmp::Reverse(s.updated_ms));
+    sessions
+}
+
+/// The most recent session started in `cwd`.
+pub fn latest_for(dir: &Path, cwd: &str) -> Result<LoadedSession> {
+    list(dir)
+        .into_iter()
+        .find(|s| s.cwd == cwd)
+        .ok_or_else(|| TranscriptError::NothingToContinue {
+            dir: dir.to_owned(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tack_protocol::ToolUseBlock;
+
+    fn start(id: &str) -> SessionEvent {
+        SessionEvent::SessionStart {
+            session_id: id.into(),
+            cwd: "/w".into(),
+            provider: "mock".into(),
+            model: "m".into(),
+            tools: vec![],
+            resumed: false,
+            time: String::new(),
+            version: "0".into(),
+        }
+    }
+
+    fn tool_use(id: &str) -> ContentBlock {
+        ContentBlock::ToolUse(ToolUseBlock {
+            id: id.into(),
+            name: "Slow".into(),
+            input: json!({}),
+            extra: Default::default(),
+        })
+    }
+
+    #[test]
+    fn write_load_and_repair_a_cut_transcript() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = TranscriptWriter::open(dir.path(), "s1").unwrap();
+        w.on_event(&start("s1"));
+        w.on_event(&SessionEvent::Message {
+            message: Message::user_text("go"),
+        });
+        w.on_event(&SessionEvent::TextDelta {
+            text: "ephemeral".into(),
+        });
+        w.on_event(&SessionEvent::Message {
+            message: Message::assistant(vec![tool_use("a"), tool_use("b")]),
+        });
+        w.on_event(&SessionEvent::ToolResult {
+            tool_use_id: "a".into(),
+            name: "Slow".into(),
+            outcome: ToolOutcome::Ok,
+            is_error: false,
+            content: vec![ContentBlock::text("done a")],
+            duration_ms: 1,
+        });
+        // A kill in the middle of writing a line.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(w.path())
+            .unwrap()
+            .write_all(b"{\"ts\":1,\"type\":\"mess")
+            .unwrap();
+        let s = load(w.path()).unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.skipped_lines, 1);
+        assert_eq!(s.title, "go");
+        assert!(
+            !std::fs::read_to_string(w.path())
+                .unwrap()
+                .contains("ephemeral")
+        );
+        let fix = repair(&s).unwrap();
+        let ContentBlock::ToolResult(a) = &fix.content[0] else {
+            panic!()
+        };
+        let ContentBlock::ToolResult(b) = &fix.content[1] else {
+            panic!()
+        };
+        assert_eq!(
+            (a.tool_use_id.as_str(), a.is_error, a.text().as_str()),
+            ("a", false, "done a")
+        );
+        assert_eq!(b.tool_use_id, "b");
+        assert!(
+            b.is_error && b.text().contains("interrupted"),
+            "{}",
+            b.text()
+        );
+    }
+
+    #[test]
+    fn find_by_prefix_and_state_dir_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        TranscriptWriter::open(dir.path(), "0190abcd")
+            .unwrap()
+            .on_event(&start("0190abcd"));
+        assert!(find(dir.path(), "0190").is_ok());
+        assert!(matches!(
+            find(dir.path(), "zz"),
+            Err(TranscriptError::NotFound { .. })
+        ));
+        let env = |k: &str| (k == "HOME").then(|| "/home/u".to_owned());
+        assert_eq!(state_dir(&env), PathBuf::from("/home/u/.local/state/tack"));
+        let env = |k: &str| (k == "TACK_STATE_DIR").then(|| "/s".to_owned());
+        assert_eq!(state_dir(&env), PathBuf::from("/s"));
+    }
+}

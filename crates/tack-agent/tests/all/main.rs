@@ -1,0 +1,13 @@
+//! The loop end to end: tack-agent against the strict mock API over real HTTP.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests and benches fail loudly"
+)]
+
+mod support;
+
+mod loop_tests;
+mod pipeline_stages;
+mod providers_and_retries;

@@ -1,0 +1,157 @@
+//! A small harness so each test reads as setup, action, expectation.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tack_agent::{Agent, AgentConfig, EventBus, Pipeline, RunOutcome};
+use tack_model::{ProviderKind, ProviderOptions, RetryPolicy, select_provider};
+use tack_protocol::{ContentBlock, Message, SessionEvent, ToolOutcome, ToolResultBlock};
+use tack_testkit::{MockServer, Step};
+use tack_tool::ToolRegistry;
+use tokio_util::sync::CancellationToken;
+
+pub struct Harness {
+    pub mock: MockServer,
+    pub events: Arc<Mutex<Vec<SessionEvent>>>,
+    pub agent: Agent,
+}
+
+pub struct Setup {
+    pub provider: ProviderKind,
+    pub stream: bool,
+    pub config: AgentConfig,
+    pub tool_timeout: Option<Duration>,
+    pub customize: Option<
+        Box<
+            dyn FnOnce(
+                tack_agent::pipeline::PipelineBuilder,
+            ) -> tack_agent::pipeline::PipelineBuilder,
+        >,
+    >,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Self {
+            provider: ProviderKind::Anthropic,
+            stream: true,
+            config: AgentConfig::default(),
+            tool_timeout: None,
+            customize: None,
+        }
+    }
+}
+
+pub async fn harness(steps: Vec<Step>) -> Harness {
+    harness_with(steps, Setup::default()).await
+}
+
+pub async fn harness_with(steps: Vec<Step>, setup: Setup) -> Harness {
+    let mock = MockServer::start().await;
+    mock.push_all(steps);
+    let env = move |k: &str| match k {
+        "ANTHROPIC_API_KEY" | "OPENAI_API_KEY" => Some("test-key".to_owned()),
+        _ => None,
+    };
+    let client = select_provider(
+        &ProviderOptions {
+            provider: Some(setup.provider),
+            model: Some("mock-model".into()),
+            base_url: Some(mock.url()),
+            stream: setup.stream,
+            retry: RetryPolicy::fast(3),
+        },
+        &env,
+    )
+    .await
+    .expect("provider");
+    let mut registry = ToolRegistry::new();
+    tack_testkit::tools::register_fixture_tools(&mut registry).unwrap();
+    let events: Arc<Mutex<Vec<SessionEvent>>> = Arc::default();
+    let sink = Arc::clone(&events);
+    let bus = EventBus::new().with(Arc::new(move |e: &SessionEvent| {
+        sink.lock().unwrap().push(e.clone());
+    }));
+    let mut builder = Pipeline::builder(Arc::new(registry), std::env::temp_dir(), "test-session")
+        .events(bus.clone());
+    if let Some(t) = setup.tool_timeout {
+        builder = builder.default_timeout(t);
+    }
+    if let Some(customize) = setup.customize {
+        builder = customize(builder);
+    }
+    let mut config = setup.config;
+    config.stream = setup.stream;
+    let agent = Agent::new(Arc::from(client), Arc::new(builder.build()), config, bus);
+    Harness {
+        mock,
+        events,
+        agent,
+    }
+}
+
+impl Harness {
+    pub async fn run(&mut self, prompt: &str) -> RunOutcome {
+        self.agent
+            .run(
+                Some(vec![ContentBlock::text(prompt)]),
+                &CancellationToken::new(),
+            )
+            .await
+    }
+
+    /// The tool results of the conversation's message `index`.
+    pub fn results_in(&self, index: usize) -> Vec<ToolResultBlock> {
+        results_of(&self.agent.messages()[index])
+    }
+
+    /// Every ToolResult event: (tool_use_id, outcome).
+    pub fn outcomes(&self) -> Vec<(String, ToolOutcome)> {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                SessionEvent::ToolResult {
+                    tool_use_id,
+                    outcome,
+                    ..
+                } => Some((tool_use_id.clone(), *outcome)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many tool calls actually started executing (ToolCall events).
+    pub fn calls(&self) -> usize {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(e, SessionEvent::ToolCall { .. }))
+            .count()
+    }
+
+    /// The bodies of requests the mock accepted.
+    pub fn bodies(&self) -> Vec<Value> {
+        let rejected = self.mock.rejections();
+        assert!(
+            rejected.is_empty(),
+            "the mock rejected requests: {:?}",
+            rejected.iter().map(|r| r.error.clone()).collect::<Vec<_>>()
+        );
+        self.mock.requests().into_iter().map(|r| r.body).collect()
+    }
+}
+
+pub fn results_of(message: &Message) -> Vec<ToolResultBlock> {
+    message
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect()
+}

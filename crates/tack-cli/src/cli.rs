@@ -1,0 +1,144 @@
+//! Raw command-line flags (step one of two: flags → configuration → run).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub const AFTER_HELP: &str = "\
+Examples:
+  tack run \"list the TODOs in src/\"            run with the provider found in the environment
+  echo \"summarise\" | tack run --output-format json
+  tack run --provider openai --base-url http://127.0.0.1:8080 --model qwen3 \"hi\"
+  tack run --continue \"and now the tests\"       continue the latest session of this directory
+  tack mock-server --port 8787                  a local mock API to try tack without a key
+
+Environment:
+  ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL   Anthropic Messages API
+  OPENAI_API_KEY, OPENAI_BASE_URL                               OpenAI-compatible Chat Completions
+  OLLAMA_HOST        where to look for Ollama (default 127.0.0.1:11434)
+  TACK_MODEL         default model;  TACK_STATE_DIR  where sessions are kept
+  TACK_LOG           log filter (e.g. debug);  NO_COLOR  disables colour
+
+Exit codes:
+  0    the run completed
+  1    an internal error (e.g. a transcript could not be read)
+  2    usage or configuration error (bad flags, no prompt, no provider configured)
+  3    the model API failed (after retries), e.g. a bad key or an unknown model
+  4    --max-turns was reached while the model still wanted tools
+  5    the response was cut off by max_tokens
+  6    the model refused
+  130  interrupted (Ctrl-C); the session is saved and can be resumed";
+
+/// tack: a fast, strict harness between language models and tools.
+#[derive(Debug, Parser)]
+#[command(name = "tack", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the agent on a prompt until the model stops asking for tools.
+    #[command(after_help = AFTER_HELP)]
+    Run(Box<RunArgs>),
+    /// List saved sessions, newest first.
+    Sessions(SessionsArgs),
+    /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
+    MockServer(MockServerArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The answer as text on stdout; tool calls and progress on stderr.
+    Text,
+    /// One JSON object on stdout when the run ends.
+    Json,
+    /// One JSON event per line on stdout, as they happen.
+    StreamJson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolChoiceArg {
+    Auto,
+    Any,
+    None,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The prompt; read from stdin when absent or "-".
+    pub prompt: Option<String>,
+    /// Model name (default: TACK_MODEL, or the provider's default).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// anthropic, openai or ollama (default: picked from the environment).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Base URL of the API (e.g. http://127.0.0.1:11434 for Ollama).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// System prompt.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Stop after this many model requests.
+    #[arg(long)]
+    pub max_turns: Option<u32>,
+    /// max_tokens of each request.
+    #[arg(long, default_value_t = tack_agent::DEFAULT_MAX_TOKENS)]
+    pub max_tokens: u32,
+    /// Comma-separated names of the tools the model may use (default: all).
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
+    /// How the model may use tools.
+    #[arg(long, value_enum)]
+    pub tool_choice: Option<ToolChoiceArg>,
+    /// Make the model use this tool (tool_choice {type: tool}).
+    #[arg(long, conflicts_with = "tool_choice")]
+    pub tool: Option<String>,
+    /// At most one tool call per response.
+    #[arg(long)]
+    pub no_parallel_tools: bool,
+    /// Ask for whole responses instead of streams.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// How results are printed.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+    /// Resume a session by id (a unique prefix is enough).
+    #[arg(long, short = 'r', conflicts_with = "continue_")]
+    pub resume: Option<String>,
+    /// Continue the most recent session of this directory.
+    #[arg(long = "continue", short = 'c')]
+    pub continue_: bool,
+    /// Working directory of the session (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Talk to tack's built-in mock API (it echoes the prompt): try tack without a key.
+    #[arg(long, conflicts_with_all = ["provider", "base_url"])]
+    pub mock: bool,
+    /// Registers test fixture tools (Echo, Sleep, SleepExclusive, Fail, Hang).
+    #[arg(long, hide = true)]
+    pub fixture_tools: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only sessions started in this directory.
+    #[arg(long)]
+    pub here: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MockServerArgs {
+    /// Port on 127.0.0.1 (0 = any free port).
+    #[arg(long, default_value_t = 8787)]
+    pub port: u16,
+    /// A JSON file with the scripted responses (an array of steps); without it
+    /// the mock echoes the prompt.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+}

@@ -1,0 +1,234 @@
+//! Printers: consumers of the session event stream. Results go to stdout;
+//! tool calls, progress and the spinner go to stderr.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
+use tack_agent::EventObserver;
+use tack_protocol::{Role, SessionEvent};
+
+use crate::cli::OutputFormat;
+
+/// Colour only on a terminal, and never when NO_COLOR is set (any value).
+pub fn color_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+}
+
+struct State {
+    /// Whether text of the current response was already printed as deltas.
+    streamed: bool,
+    /// Whether the last thing printed to stdout ended a line.
+    at_line_start: bool,
+    spinner: Option<ProgressBar>,
+}
+
+pub struct Printer {
+    format: OutputFormat,
+    color: bool,
+    spinner_enabled: bool,
+    state: Mutex<State>,
+}
+
+impl Printer {
+    pub fn new(format: OutputFormat) -> Self {
+        Self {
+            format,
+            color: color_enabled(),
+            spinner_enabled: format == OutputFormat::Text && std::io::stderr().is_terminal(),
+            state: Mutex::new(State {
+                streamed: false,
+                at_line_start: true,
+                spinner: None,
+            }),
+        }
+    }
+
+    fn dim(&self, s: &str) -> String {
+        if self.color {
+            format!("\x1b[2m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    fn text_event(&self, state: &mut State, event: &SessionEvent) {
+        match event {
+            SessionEvent::TextDelta { text } => {
+                stop_spinner(state);
+                print_out(state, text);
+                state.streamed = true;
+            }
+            SessionEvent::Message { message } if message.role == Role::Assistant => {
+                stop_spinner(state);
+                if !state.streamed {
+                    print_out(state, &message.text());
+                }
+                state.streamed = false;
+                if !state.at_line_start {
+                    print_out(state, "\n");
+                }
+            }
+            SessionEvent::Message { message } if message.role == Role::User => {
+                self.start_spinner(state, "thinking");
+            }
+            SessionEvent::ToolCall { name, input, .. } => {
+                stop_spinner(state);
+                eprintln!(
+                    "{}",
+                    self.dim(&format!("● {name}({})", summarize(input, 100)))
+                );
+            }
+            SessionEvent::ToolResult {
+                name,
+                is_error,
+                content,
+                duration_ms,
+                outcome,
+                ..
+            } => {
+                let first = content
+                    .iter()
+                    .find_map(|b| match b {
+                        tack_protocol::ContentBlock::Text(t) => Some(t.text.as_str()),
+                        _ => None,
+                    })
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("");
+                let status = if *is_error {
+                    format!("{} ({outcome:?})", truncate(first, 120))
+                } else {
+                    format!("ok, {duration_ms} ms")
+                };
+                eprintln!("{}", self.dim(&format!("  └ {name}: {status}")));
+            }
+            SessionEvent::Retry {
+                attempt,
+                delay_ms,
+                reason,
+            } => {
+                stop_spinner(state);
+                if state.streamed && !state.at_line_start {
+                    print_out(state, "\n");
+                }
+                state.streamed = false;
+                eprintln!(
+                    "{}",
+                    self.dim(&format!(
+                        "retrying the model request (attempt {attempt}, in {:.1} s): {reason}",
+                        *delay_ms as f64 / 1000.0
+                    ))
+                );
+            }
+            SessionEvent::Result {
+                status,
+                error,
+                session_id,
+                ..
+            } => {
+                stop_spinner(state);
+                if !state.at_line_start {
+                    print_out(state, "\n");
+                }
+                match status.as_str() {
+                    "completed" => {}
+                    "interrupted" => eprintln!(
+                        "tack: interrupted; the session is saved: tack run --resume {session_id} \"…\""
+                    ),
+                    "max_turns" => eprintln!(
+                        "tack: stopped after --max-turns requests while the model still wanted tools; continue with: tack run --resume {session_id} \"…\""
+                    ),
+                    "max_tokens" => eprintln!(
+                        "tack: the response was cut off by max_tokens; raise --max-tokens or continue with: tack run --resume {session_id} \"continue\""
+                    ),
+                    "refusal" => eprintln!("tack: the model refused to continue"),
+                    _ => {
+                        if let Some(error) = error {
+                            eprintln!("tack: {error}");
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn start_spinner(&self, state: &mut State, label: &str) {
+        if !self.spinner_enabled || state.spinner.is_some() {
+            return;
+        }
+        let bar = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+            bar.set_style(style);
+        }
+        bar.set_message(label.to_owned());
+        bar.enable_steady_tick(Duration::from_millis(100));
+        state.spinner = Some(bar);
+    }
+}
+
+fn stop_spinner(state: &mut State) {
+    if let Some(bar) = state.spinner.take() {
+        bar.finish_and_clear();
+    }
+}
+
+fn print_out(state: &mut State, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    state.at_line_start = text.ends_with('\n');
+}
+
+fn print_json_line(value: &impl serde::Serialize) {
+    let mut out = std::io::stdout().lock();
+    if serde_json::to_writer(&mut out, value).is_ok() {
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    }
+}
+
+/// A one-line view of a tool input.
+fn summarize(input: &Value, max: usize) -> String {
+    let s = match input {
+        Value::Object(map) if map.len() == 1 => match map.values().next() {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        },
+        other => other.to_string(),
+    };
+    truncate(&s.replace('\n', " "), max)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let cut: String = s.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+impl EventObserver for Printer {
+    fn on_event(&self, event: &SessionEvent) {
+        match self.format {
+            OutputFormat::StreamJson => print_json_line(event),
+            OutputFormat::Json => {
+                if matches!(event, SessionEvent::Result { .. }) {
+                    print_json_line(event);
+                }
+            }
+            OutputFormat::Text => {
+                let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                self.text_event(&mut state, event);
+            }
+        }
+    }
+}

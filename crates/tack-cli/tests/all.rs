@@ -1,0 +1,423 @@
+//! The `tack` binary end to end, against the strict mock API over real HTTP.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests and benches fail loudly"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tack_testkit::{MockServer, Step};
+
+/// One test's world: a mock API, a private state directory and a working directory.
+struct World {
+    mock: MockServer,
+    state: tempfile::TempDir,
+    cwd: tempfile::TempDir,
+}
+
+impl World {
+    async fn new(steps: Vec<Step>) -> Self {
+        let mock = MockServer::start().await;
+        mock.push_all(steps);
+        Self {
+            mock,
+            state: tempfile::tempdir().unwrap(),
+            cwd: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn tack(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+        for var in [
+            "ANTHROPIC_API_KEY",
+            "ANTHROPIC_AUTH_TOKEN",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_API_KEY",
+            "OPENAI_BASE_URL",
+            "TACK_MODEL",
+            "XDG_STATE_HOME",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd.env("ANTHROPIC_API_KEY", "test-key")
+            .env("ANTHROPIC_BASE_URL", self.mock.url())
+            .env("TACK_STATE_DIR", self.state.path())
+            .env("TACK_MAX_RETRIES", "2")
+            .env("OLLAMA_HOST", "127.0.0.1:9")
+            .env("NO_COLOR", "1")
+            .current_dir(self.cwd.path())
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs `tack run --fixture-tools ARGS` to the end, off the async runtime.
+    async fn run(&self, args: &[&str]) -> Output {
+        let mut cmd = self.tack();
+        cmd.arg("run").arg("--fixture-tools").args(args);
+        tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap()
+    }
+
+    fn sessions_dir(&self) -> PathBuf {
+        self.state.path().join("sessions")
+    }
+
+    fn transcript(&self) -> (PathBuf, Vec<Value>) {
+        let path = std::fs::read_dir(self.sessions_dir())
+            .unwrap()
+            .next()
+            .expect("a transcript")
+            .unwrap()
+            .path();
+        let lines = read_lines(&path);
+        (path, lines)
+    }
+}
+
+fn read_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn version_is_instant_and_help_lists_exit_codes() {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(stdout(&out).starts_with("tack "));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let help = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    let help = stdout(&help);
+    for needle in [
+        "Exit codes:",
+        "130",
+        "max_tokens",
+        "--output-format",
+        "--resume",
+        "--continue",
+    ] {
+        assert!(help.contains(needle), "{needle} missing from --help");
+    }
+}
+
+#[tokio::test]
+async fn text_output_streams_the_answer_to_stdout_and_tools_to_stderr() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_1", "Echo", json!({"text": "ping"})),
+        Step::text("The tool said ping."),
+    ])
+    .await;
+    let out = w.run(&["use echo"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "The tool said ping.\n");
+    assert!(stderr(&out).contains("Echo(ping)"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains('\x1b'), "NO_COLOR");
+    assert!(w.mock.rejections().is_empty());
+}
+
+#[tokio::test]
+async fn stream_json_prints_one_event_per_line_in_order() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_1", "Echo", json!({"text": "ping"})),
+        Step::text("done"),
+    ])
+    .await;
+    let out = w.run(&["--output-format", "stream-json", "go"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    let kinds = types(&events);
+    let first = |k: &str| kinds.iter().position(|t| t == k).unwrap_or(usize::MAX);
+    assert_eq!(kinds[0], "session_start");
+    assert!(first("message") < first("tool_call"));
+    assert!(first("tool_call") < first("tool_result"));
+    assert!(first("text_delta") < kinds.len());
+    assert_eq!(kinds.iter().filter(|k| *k == "turn_end").count(), 2);
+    let result = events.last().unwrap();
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["status"], "completed");
+    assert_eq!(result["turns"], 2);
+    assert_eq!(result["stop_reason"], "end_turn");
+    assert!(result["usage"]["output_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(result["session_id"], events[0]["session_id"]);
+}
+
+#[tokio::test]
+async fn json_prints_one_object_and_prompt_comes_from_stdin() {
+    let w = World::new(vec![Step::text("hi back")]).await;
+    let mut cmd = w.tack();
+    cmd.args(["run", "--output-format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"hello from stdin")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["type"], "result");
+    assert_eq!(v["text"], "hi back");
+    let sent = &w.mock.requests()[0].body;
+    assert_eq!(
+        sent["messages"][0]["content"][0]["text"],
+        "hello from stdin"
+    );
+}
+
+#[tokio::test]
+async fn exit_codes_tell_failure_classes_apart() {
+    // usage: no prompt
+    let w = World::new(vec![]).await;
+    assert_eq!(w.run(&[]).await.status.code(), Some(2));
+    // usage: unknown tool in --tools
+    let out = w.run(&["--tools", "Echo,Nope", "x"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("Nope"), "{}", stderr(&out));
+    // model API: a bad key is not retried and says how to set one
+    let w = World::new(vec![Step::error(401)]).await;
+    let out = w.run(&["x"]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("ANTHROPIC_API_KEY"),
+        "{}",
+        stderr(&out)
+    );
+    // max turns
+    let w = World::new(vec![
+        Step::tool_use("t1", "Echo", json!({"text": "1"})),
+        Step::tool_use("t2", "Echo", json!({"text": "2"})),
+    ])
+    .await;
+    assert_eq!(
+        w.run(&["--max-turns", "1", "x"]).await.status.code(),
+        Some(4)
+    );
+    // max_tokens
+    let w = World::new(vec![Step::reply(
+        vec![tack_protocol::ContentBlock::text("cut")],
+        tack_protocol::StopReason::MaxTokens,
+    )])
+    .await;
+    assert_eq!(w.run(&["x"]).await.status.code(), Some(5));
+}
+
+#[tokio::test]
+async fn no_provider_configured_says_how_to_configure_one() {
+    let w = World::new(vec![]).await;
+    let mut cmd = w.tack();
+    cmd.env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .args(["run", "hi"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    for needle in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ollama", "mock"] {
+        assert!(err.contains(needle), "{needle} missing: {err}");
+    }
+}
+
+#[tokio::test]
+async fn a_session_is_saved_listed_and_continued() {
+    let w = World::new(vec![
+        Step::text("first answer"),
+        Step::text("second answer"),
+    ])
+    .await;
+    let out = w.run(&["first question"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, events) = w.transcript();
+    let id = events[0]["session_id"].as_str().unwrap().to_owned();
+    assert!(types(&events).contains(&"result".to_owned()));
+    assert!(
+        !types(&events).contains(&"text_delta".to_owned()),
+        "deltas are not stored"
+    );
+
+    let list = w.tack().args(["sessions", "--json"]).output().unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list[0]["session_id"], id.as_str());
+    assert_eq!(list[0]["title"], "first question");
+
+    let out = w.run(&["--continue", "second question"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let second = &w.mock.requests()[1].body;
+    let msgs = second["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 3, "the earlier turn is sent again");
+    assert_eq!(msgs[1]["content"][0]["text"], "first answer");
+    assert_eq!(std::fs::read_dir(w.sessions_dir()).unwrap().count(), 1);
+}
+
+/// Waits until the transcript shows a tool call in flight.
+fn wait_for_tool_call(dir: &Path) -> PathBuf {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(Ok(entry)) = std::fs::read_dir(dir).ok().and_then(|mut d| d.next()) {
+            let path = entry.path();
+            if types(&read_lines(&path)).contains(&"tool_call".to_owned()) {
+                return path;
+            }
+        }
+        assert!(Instant::now() < deadline, "no tool call seen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test]
+async fn resume_repairs_a_transcript_cut_mid_turn_by_a_kill() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_slow", "Sleep", json!({"ms": 30000})),
+        Step::text("recovered"),
+    ])
+    .await;
+    let mut cmd = w.tack();
+    cmd.args(["run", "--fixture-tools", "start"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let dir = w.sessions_dir();
+    let path = tokio::task::spawn_blocking(move || wait_for_tool_call(&dir))
+        .await
+        .unwrap();
+    child.kill().unwrap(); // SIGKILL: no chance to answer the call
+    child.wait().unwrap();
+    let id = path.file_stem().unwrap().to_str().unwrap().to_owned();
+
+    let out = w.run(&["--resume", &id[..8], "go on"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "recovered\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    let body = &w.mock.requests()[1].body;
+    let msgs = body["messages"].as_array().unwrap();
+    let repair = &msgs[2]["content"][0];
+    assert_eq!(repair["type"], "tool_result");
+    assert_eq!(repair["tool_use_id"], "toolu_slow");
+    assert_eq!(repair["is_error"], true);
+    assert!(
+        repair["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("interrupted")
+    );
+    assert_eq!(msgs[3]["content"][0]["text"], "go on");
+}
+
+#[tokio::test]
+async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
+    let w = World::new(vec![Step::tool_use(
+        "toolu_slow",
+        "Sleep",
+        json!({"ms": 30000}),
+    )])
+    .await;
+    let mut cmd = w.tack();
+    cmd.args(["run", "--fixture-tools", "--output-format", "json", "start"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let dir = w.sessions_dir();
+    let path = tokio::task::spawn_blocking(move || wait_for_tool_call(&dir))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let result: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(result["status"], "interrupted");
+    let events = read_lines(&path);
+    let answered = events.iter().any(|e| {
+        e["type"] == "message"
+            && e["message"]["content"][0]["tool_use_id"] == "toolu_slow"
+            && e["message"]["content"][0]["is_error"] == true
+    });
+    assert!(
+        answered,
+        "the interrupted call is answered in the transcript"
+    );
+    assert_eq!(types(&events).last().unwrap(), "result");
+}
+
+#[tokio::test]
+async fn openai_provider_through_the_binary() {
+    let w = World::new(vec![
+        Step::tool_use("call_1", "Echo", json!({"text": "ping"})),
+        Step::text("pong"),
+    ])
+    .await;
+    let mut cmd = w.tack();
+    cmd.env_remove("ANTHROPIC_API_KEY")
+        .env("OPENAI_API_KEY", "k")
+        .args([
+            "run",
+            "--fixture-tools",
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-test",
+        ])
+        .args(["--base-url", &w.mock.url(), "x"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "pong\n");
+    assert!(
+        w.mock
+            .requests()
+            .iter()
+            .all(|r| r.path == "/v1/chat/completions")
+    );
+    assert!(w.mock.rejections().is_empty());
+}

@@ -1,0 +1,559 @@
+//! Request validation: reject malformed conversations the way the real APIs do.
+//!
+//! Both functions report the first failure only, with the real API's message
+//! text where it is known (gathered from public error reports). Checks run in
+//! this order: top-level fields, messages and roles, tools, tool_choice, then
+//! the conversation (tool call / tool result pairing), message by message.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+use tack_protocol::{ContentBlock, Role, is_valid_tool_name};
+
+/// Why a request was refused (HTTP 400, `invalid_request_error`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The error message, as the real API words it.
+    pub message: String,
+    /// OpenAI's `param` (the offending field), if any.
+    pub param: Option<String>,
+    /// OpenAI's `code`, if any.
+    pub code: Option<String>,
+}
+
+impl Rejection {
+    fn new(message: impl Into<String>) -> Rejection {
+        Rejection {
+            message: message.into(),
+            param: None,
+            code: None,
+        }
+    }
+
+    fn param(mut self, param: impl Into<String>) -> Rejection {
+        self.param = Some(param.into());
+        self
+    }
+
+    fn code(mut self, code: &str) -> Rejection {
+        self.code = Some(code.to_owned());
+        self
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+type Check = std::result::Result<(), Rejection>;
+
+fn fail<T>(message: impl Into<String>) -> std::result::Result<T, Rejection> {
+    Err(Rejection::new(message))
+}
+
+const TOOL_NAME_PATTERN: &str = "^[a-zA-Z0-9_-]{1,64}$";
+
+// ---------------------------------------------------------------- Anthropic
+
+/// Validate a Messages API request body (`POST /v1/messages`).
+pub fn anthropic_request(body: &Value) -> Check {
+    let Some(obj) = body.as_object() else {
+        return fail("body: Input should be a valid dictionary");
+    };
+    match obj.get("model") {
+        None | Some(Value::Null) => return fail("model: Field required"),
+        Some(Value::String(s)) if s.is_empty() => {
+            return fail("model: String should have at least 1 character");
+        }
+        Some(Value::String(_)) => {}
+        Some(_) => return fail("model: Input should be a valid string"),
+    }
+    match obj.get("max_tokens") {
+        None | Some(Value::Null) => return fail("max_tokens: Field required"),
+        Some(v) => match v.as_i64() {
+            Some(n) if n >= 1 => {}
+            Some(_) => return fail("max_tokens: Input should be greater than or equal to 1"),
+            None => return fail("max_tokens: Input should be a valid integer"),
+        },
+    }
+    let raw_messages = match obj.get("messages") {
+        None | Some(Value::Null) => return fail("messages: Field required"),
+        Some(Value::Array(a)) => a,
+        Some(_) => return fail("messages: Input should be a valid list"),
+    };
+    if raw_messages.is_empty() {
+        return fail("messages: at least one message is required");
+    }
+    let mut messages = Vec::with_capacity(raw_messages.len());
+    for (i, m) in raw_messages.iter().enumerate() {
+        messages.push(parse_anthropic_message(i, m)?);
+    }
+    if messages[0].0 != Role::User {
+        return fail("messages: first message must use the \"user\" role");
+    }
+    let tool_names = anthropic_tools(obj)?;
+    anthropic_tool_choice(obj, &tool_names)?;
+    anthropic_conversation(&messages)
+}
+
+fn parse_anthropic_message(
+    i: usize,
+    m: &Value,
+) -> std::result::Result<(Role, Vec<ContentBlock>), Rejection> {
+    let Some(mo) = m.as_object() else {
+        return fail(format!("messages.{i}: Input should be a valid dictionary"));
+    };
+    let role = match mo.get("role").and_then(Value::as_str) {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("system") => {
+            return fail(
+                "messages: Unexpected role \"system\". The Messages API accepts a top-level `system` parameter, not \"system\" as an input message role.",
+            );
+        }
+        Some(_) => {
+            return fail(format!(
+                "messages.{i}.role: Input should be 'user' or 'assistant'"
+            ));
+        }
+        None => return fail(format!("messages.{i}.role: Field required")),
+    };
+    let content = match mo.get("content") {
+        None | Some(Value::Null) => return fail(format!("messages.{i}.content: Field required")),
+        Some(Value::String(s)) if s.is_empty() => Vec::new(),
+        Some(Value::String(s)) => vec![ContentBlock::text(s.clone())],
+        Some(Value::Array(items)) => {
+            let mut blocks = Vec::with_capacity(items.len());
+            for (j, item) in items.iter().enumerate() {
+                blocks.push(parse_anthropic_block(
+                    &format!("messages.{i}.content.{j}"),
+                    item,
+                )?);
+            }
+            blocks
+        }
+        Some(_) => {
+            return fail(format!(
+                "messages.{i}.content: Input should be a valid list"
+            ));
+        }
+    };
+    Ok((role, content))
+}
+
+/// Required fields of the block types tack models; a block of one of these
+/// types that lacks one is refused (the protocol crate would keep it as
+/// `Unknown`).
+fn required_fields(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "text" => &["text"],
+        "image" => &["source"],
+        "tool_use" => &["id", "name", "input"],
+        "tool_result" => &["tool_use_id"],
+        "thinking" => &["thinking", "signature"],
+        "redacted_thinking" => &["data"],
+        _ => return None,
+    })
+}
+
+fn parse_anthropic_block(path: &str, item: &Value) -> std::result::Result<ContentBlock, Rejection> {
+    let Some(obj) = item.as_object() else {
+        return fail(format!("{path}: Input should be a valid dictionary"));
+    };
+    let Some(kind) = obj.get("type").and_then(Value::as_str) else {
+        return fail(format!("{path}.type: Field required"));
+    };
+    if let Some(fields) = required_fields(kind) {
+        for field in fields {
+            if !obj.contains_key(*field) {
+                return fail(format!("{path}.{kind}.{field}: Field required"));
+            }
+        }
+    }
+    let block: ContentBlock =
+        serde_json::from_value(item.clone()).map_err(|e| Rejection::new(format!("{path}: {e}")))?;
+    if matches!(block, ContentBlock::Unknown(_)) && required_fields(kind).is_some() {
+        return fail(format!(
+            "{path}.{kind}: Input should be a valid `{kind}` block"
+        ));
+    }
+    Ok(block)
+}
+
+fn anthropic_tools(obj: &Map<String, Value>) -> std::result::Result<Vec<String>, Rejection> {
+    let tools = match obj.get("tools") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return fail("tools: Input should be a valid list"),
+    };
+    let mut names = Vec::with_capacity(tools.len());
+    for (n, tool) in tools.iter().enumerate() {
+        let Some(t) = tool.as_object() else {
+            return fail(format!("tools.{n}: Input should be a valid dictionary"));
+        };
+        let Some(name) = t.get("name").and_then(Value::as_str) else {
+            return fail(format!("tools.{n}.name: Field required"));
+        };
+        if !is_valid_tool_name(name) {
+            return fail(format!(
+                "tools.{n}.name: String should match pattern '{TOOL_NAME_PATTERN}'"
+            ));
+        }
+        names.push(name.to_owned());
+    }
+    let mut seen = HashSet::new();
+    if !names.iter().all(|n| seen.insert(n.as_str())) {
+        return fail("tools: Tool names must be unique.");
+    }
+    for (n, tool) in tools.iter().enumerate() {
+        // Server tools (`{"type": "web_search_20250305", ...}`) carry no schema.
+        let custom = matches!(
+            tool.get("type").and_then(Value::as_str),
+            None | Some("custom")
+        );
+        if !custom {
+            continue;
+        }
+        match tool.get("input_schema") {
+            None | Some(Value::Null) => {
+                return fail(format!("tools.{n}.input_schema: Field required"));
+            }
+            Some(Value::Object(schema)) => match schema.get("type") {
+                None => return fail(format!("tools.{n}.input_schema.type: Field required")),
+                Some(Value::String(t)) if t == "object" => {}
+                Some(_) => {
+                    return fail(format!(
+                        "tools.{n}.input_schema.type: Input should be 'object'"
+                    ));
+                }
+            },
+            Some(_) => {
+                return fail(format!(
+                    "tools.{n}.input_schema: Input should be a valid dictionary"
+                ));
+            }
+        }
+    }
+    Ok(names)
+}
+
+fn anthropic_tool_choice(obj: &Map<String, Value>, tool_names: &[String]) -> Check {
+    let Some(choice) = obj.get("tool_choice").filter(|v| !v.is_null()) else {
+        return Ok(());
+    };
+    match choice.get("type").and_then(Value::as_str) {
+        Some("auto" | "any" | "none") => Ok(()),
+        Some("tool") => match choice.get("name").and_then(Value::as_str) {
+            None => fail("tool_choice.tool.name: Field required"),
+            Some(name) if tool_names.iter().any(|t| t == name) => Ok(()),
+            Some(name) => fail(format!(
+                "tool_choice.name: Tool '{name}' not found in the provided tools"
+            )),
+        },
+        _ => fail(
+            "tool_choice: Input tag does not match any of the expected tags: 'auto', 'any', 'tool', 'none'",
+        ),
+    }
+}
+
+fn tool_use_ids(blocks: &[ContentBlock]) -> Vec<&str> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse(t) => Some(t.id.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn missing_results(index: usize, ids: &[&str]) -> Rejection {
+    Rejection::new(format!(
+        "messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+        ids.join(", ")
+    ))
+}
+
+fn is_valid_tool_use_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn anthropic_conversation(messages: &[(Role, Vec<ContentBlock>)]) -> Check {
+    let last = messages.len() - 1;
+    let mut seen_ids: HashSet<&str> = HashSet::new();
+    for (k, (role, blocks)) in messages.iter().enumerate() {
+        let final_assistant = k == last && *role == Role::Assistant;
+        if blocks.is_empty() && !final_assistant {
+            return fail(format!(
+                "messages.{k}: all messages must have non-empty content except for the optional final assistant message"
+            ));
+        }
+        // The tool_use ids of the previous assistant turn must be answered by
+        // tool_result blocks at the very start of this message.
+        let expected: Vec<&str> = match k.checked_sub(1).map(|p| &messages[p]) {
+            Some((Role::Assistant, prev)) => tool_use_ids(prev),
+            _ => Vec::new(),
+        };
+        let leading: Vec<&str> = blocks
+            .iter()
+            .map_while(|b| match b {
+                ContentBlock::ToolResult(r) => Some(r.tool_use_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if !expected.is_empty() {
+            let missing: Vec<&str> = if *role == Role::User {
+                expected
+                    .iter()
+                    .copied()
+                    .filter(|id| !leading.contains(id))
+                    .collect()
+            } else {
+                expected.clone()
+            };
+            if !missing.is_empty() {
+                return Err(missing_results(k, &missing));
+            }
+        }
+        for (j, block) in blocks.iter().enumerate() {
+            match block {
+                ContentBlock::Text(t) if !final_assistant && t.text.is_empty() => {
+                    return fail("messages: text content blocks must be non-empty");
+                }
+                ContentBlock::Text(t) if !final_assistant && t.text.trim().is_empty() => {
+                    return fail("messages: text content blocks must contain non-whitespace text");
+                }
+                ContentBlock::ToolUse(t) => {
+                    if !is_valid_tool_use_id(&t.id) {
+                        return fail(format!(
+                            "messages.{k}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+                        ));
+                    }
+                    if !seen_ids.insert(t.id.as_str()) {
+                        return fail(format!(
+                            "messages.{k}.content.{j}: `tool_use` ids must be unique"
+                        ));
+                    }
+                }
+                ContentBlock::ToolResult(r) if *role == Role::User => {
+                    if !expected.contains(&r.tool_use_id.as_str()) {
+                        return fail(format!(
+                            "messages.{k}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {}. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+                            r.tool_use_id
+                        ));
+                    }
+                    if j >= leading.len() {
+                        return fail(format!(
+                            "messages.{k}: `tool_result` blocks must come first in the user message content, before any other content"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if final_assistant
+            && let Some(ContentBlock::Text(t)) = blocks.last()
+            && t.text != t.text.trim_end()
+        {
+            return fail("messages: final assistant content cannot end with trailing whitespace");
+        }
+    }
+    // A trailing assistant turn with tool_use blocks has no results at all.
+    if let (Role::Assistant, blocks) = &messages[last] {
+        let ids = tool_use_ids(blocks);
+        if !ids.is_empty() {
+            return Err(missing_results(last + 1, &ids));
+        }
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------- OpenAI
+
+/// Validate a Chat Completions request body (`POST /v1/chat/completions`).
+pub fn openai_request(body: &Value) -> Check {
+    let Some(obj) = body.as_object() else {
+        return Err(
+            Rejection::new("We could not parse the JSON body of your request.")
+                .code("invalid_json"),
+        );
+    };
+    match obj.get("model") {
+        Some(Value::String(s)) if !s.is_empty() => {}
+        _ => return fail("you must provide a model parameter"),
+    }
+    let messages = match obj.get("messages") {
+        None | Some(Value::Null) => {
+            return Err(Rejection::new("Missing required parameter: 'messages'.")
+                .param("messages")
+                .code("missing_required_parameter"));
+        }
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(Rejection::new(
+                "Invalid type for 'messages': expected an array of objects.",
+            )
+            .param("messages")
+            .code("invalid_type"));
+        }
+    };
+    if messages.is_empty() {
+        return Err(Rejection::new(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+        )
+        .param("messages")
+        .code("empty_array"));
+    }
+    for (i, m) in messages.iter().enumerate() {
+        match m.get("role").and_then(Value::as_str) {
+            Some("system" | "developer" | "user" | "assistant" | "tool" | "function") => {}
+            Some(other) => {
+                return Err(Rejection::new(format!(
+                    "Invalid value: '{other}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'."
+                ))
+                .param(format!("messages[{i}].role"))
+                .code("invalid_value"));
+            }
+            None => {
+                return Err(Rejection::new(format!(
+                    "Missing required parameter: 'messages[{i}].role'."
+                ))
+                .param(format!("messages[{i}].role"))
+                .code("missing_required_parameter"));
+            }
+        }
+    }
+    openai_tools(obj)?;
+    openai_conversation(messages)
+}
+
+fn openai_tools(obj: &Map<String, Value>) -> Check {
+    let tools = match obj.get("tools") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(
+                Rejection::new("Invalid type for 'tools': expected an array.")
+                    .param("tools")
+                    .code("invalid_type"),
+            );
+        }
+    };
+    let mut seen = HashSet::new();
+    for (n, tool) in tools.iter().enumerate() {
+        let param = format!("tools[{n}].function.name");
+        let Some(name) = tool.pointer("/function/name").and_then(Value::as_str) else {
+            return Err(
+                Rejection::new(format!("Missing required parameter: '{param}'."))
+                    .param(param)
+                    .code("missing_required_parameter"),
+            );
+        };
+        if !is_valid_tool_name(name) {
+            return Err(Rejection::new(format!(
+                "Invalid '{param}': string does not match pattern. Expected a string that matches the pattern '{TOOL_NAME_PATTERN}'."
+            ))
+            .param(param)
+            .code("invalid_value"));
+        }
+        if !seen.insert(name) {
+            return Err(Rejection::new(format!(
+                "Invalid 'tools': tool names must be unique, '{name}' appears more than once."
+            ))
+            .param("tools"));
+        }
+    }
+    Ok(())
+}
+
+fn openai_tool_call_ids(message: &Value) -> Vec<&str> {
+    message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|c| c.get("id").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn role(message: &Value) -> &str {
+    message.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
+fn openai_conversation(messages: &[Value]) -> Check {
+    for (i, m) in messages.iter().enumerate() {
+        match role(m) {
+            "assistant" => {
+                if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                    for (c, call) in calls.iter().enumerate() {
+                        if call.get("id").and_then(Value::as_str).is_none() {
+                            let param = format!("messages[{i}].tool_calls[{c}].id");
+                            return Err(Rejection::new(format!(
+                                "Missing required parameter: '{param}'."
+                            ))
+                            .param(param)
+                            .code("missing_required_parameter"));
+                        }
+                    }
+                }
+                let ids = openai_tool_call_ids(m);
+                if ids.is_empty() {
+                    continue;
+                }
+                let answered: Vec<&str> = messages[i + 1..]
+                    .iter()
+                    .take_while(|n| role(n) == "tool")
+                    .filter_map(|n| n.get("tool_call_id").and_then(Value::as_str))
+                    .collect();
+                let missing: Vec<&str> = ids
+                    .into_iter()
+                    .filter(|id| !answered.contains(id))
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(Rejection::new(format!(
+                        "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+                        missing.join(", ")
+                    ))
+                    .param(format!("messages.[{i}].role")));
+                }
+            }
+            "tool" => {
+                let Some(id) = m.get("tool_call_id").and_then(Value::as_str) else {
+                    let param = format!("messages[{i}].tool_call_id");
+                    return Err(
+                        Rejection::new(format!("Missing required parameter: '{param}'."))
+                            .param(param)
+                            .code("missing_required_parameter"),
+                    );
+                };
+                // The nearest message before the run of tool messages.
+                let owner = messages[..i].iter().rev().find(|p| role(p) != "tool");
+                let calls = owner
+                    .filter(|p| role(p) == "assistant")
+                    .map(openai_tool_call_ids)
+                    .unwrap_or_default();
+                if calls.is_empty() {
+                    return Err(Rejection::new(
+                        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+                    )
+                    .param(format!("messages.[{i}].role")));
+                }
+                if !calls.contains(&id) {
+                    return Err(Rejection::new(format!(
+                        "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
+                    ))
+                    .param(format!("messages.[{i}].tool_call_id")));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,335 @@
+//! The registry: tools erased once, with their definition and a compiled
+//! validator for their input schema.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tack_protocol::{Extra, ToolDefinition, is_valid_tool_name};
+
+use crate::{Tool, ToolError, Typed, TypedTool};
+
+/// Why a tool could not be registered.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    #[error("tool name {0:?} is not valid: use 1 to 64 characters among a-z, A-Z, 0-9, _ and -")]
+    InvalidName(String),
+    #[error("a tool named {0:?} is already registered")]
+    Duplicate(String),
+    #[error("the input schema of tool {name:?} is not usable: {message}")]
+    BadSchema { name: String, message: String },
+}
+
+/// A tool with its definition and compiled input validator.
+pub struct RegisteredTool {
+    pub tool: Arc<dyn Tool>,
+    pub definition: ToolDefinition,
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.definition.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RegisteredTool {
+    /// Checks `input` against the schema. The error names each failing field
+    /// (as a path such as `input.todos[0].status`) and what was expected.
+    pub fn check_input(&self, input: &Value) -> Result<(), ToolError> {
+        if !input.is_object() {
+            return Err(ToolError::InvalidInput(format!(
+                "the input must be a JSON object, got {}",
+                json_kind(input)
+            )));
+        }
+        let mut problems = String::new();
+        let mut count = 0usize;
+        for error in self.validator.iter_errors(input) {
+            count += 1;
+            if count <= 5 {
+                let path = pointer_to_path(error.instance_path().as_str());
+                let _ = write!(problems, "\n- {path}: {error}");
+            }
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        if count > 5 {
+            let _ = write!(problems, "\n- … and {} more", count - 5);
+        }
+        Err(ToolError::InvalidInput(format!(
+            "the input does not match the schema:{problems}"
+        )))
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `/todos/0/status` → `input.todos[0].status`.
+fn pointer_to_path(pointer: &str) -> String {
+    let mut out = String::from("input");
+    for part in pointer.split('/').skip(1) {
+        let part = part.replace("~1", "/").replace("~0", "~");
+        if part.parse::<usize>().is_ok() {
+            let _ = write!(out, "[{part}]");
+        } else {
+            let _ = write!(out, ".{part}");
+        }
+    }
+    out
+}
+
+/// The tools of a session, in registration order.
+#[derive(Debug, Default)]
+pub struct ToolRegistry {
+    tools: Vec<RegisteredTool>,
+    index: HashMap<String, usize>,
+}
+
+impl ToolRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a tool; its schema is compiled once, here.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.name().to_owned();
+        if !is_valid_tool_name(&name) {
+            return Err(RegistryError::InvalidName(name));
+        }
+        if self.index.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        let schema = tool.input_schema();
+        if schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(RegistryError::BadSchema {
+                name,
+                message: "the schema must have \"type\": \"object\"".into(),
+            });
+        }
+        let validator =
+            jsonschema::validator_for(&schema).map_err(|e| RegistryError::BadSchema {
+                name: name.clone(),
+                message: e.to_string(),
+            })?;
+        let definition = ToolDefinition {
+            name: name.clone(),
+            description: Some(tool.description().to_owned()),
+            input_schema: schema,
+            extra: Extra::new(),
+        };
+        self.index.insert(name, self.tools.len());
+        self.tools.push(RegisteredTool {
+            tool,
+            definition,
+            validator,
+        });
+        Ok(())
+    }
+
+    /// Registers a typed tool.
+    pub fn register_typed<T: TypedTool>(&mut self, tool: T) -> Result<(), RegistryError> {
+        self.register(Arc::new(Typed(tool)))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.tools
+            .iter()
+            .map(|t| t.definition.name.clone())
+            .collect()
+    }
+
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.tools.iter().map(|t| t.definition.clone()).collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Keeps only the named tools (for `--tools`); unknown names are returned.
+    pub fn retain_named(&mut self, names: &[String]) -> Vec<String> {
+        let unknown: Vec<String> = names
+            .iter()
+            .filter(|n| !self.index.contains_key(n.as_str()))
+            .cloned()
+            .collect();
+        self.tools
+            .retain(|t| names.iter().any(|n| n == &t.definition.name));
+        self.index = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.definition.name.clone(), i))
+            .collect();
+        unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ToolContext, ToolOutput};
+    use async_trait::async_trait;
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct TodoInput {
+        /// The list.
+        todos: Vec<Todo>,
+        limit: Option<u32>,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Todo {
+        content: String,
+        status: Status,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    enum Status {
+        Pending,
+        Completed,
+    }
+
+    struct Todos;
+
+    #[async_trait]
+    impl TypedTool for Todos {
+        type Input = TodoInput;
+        fn name(&self) -> &str {
+            "TodoWrite"
+        }
+        fn description(&self) -> &str {
+            "Plans."
+        }
+        async fn call(&self, input: TodoInput, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(format!("{} todos", input.todos.len())))
+        }
+    }
+
+    fn registry() -> ToolRegistry {
+        let mut r = ToolRegistry::new();
+        r.register_typed(Todos).unwrap();
+        r
+    }
+
+    #[test]
+    fn schema_is_generated_and_trimmed() {
+        let r = registry();
+        let def = &r.get("TodoWrite").unwrap().definition;
+        assert_eq!(def.input_schema["type"], "object");
+        assert!(def.input_schema.get("$schema").is_none());
+        assert!(def.input_schema.get("title").is_none());
+        assert_eq!(def.input_schema["required"], json!(["todos"]));
+    }
+
+    #[test]
+    fn violations_name_the_field_and_expectation() {
+        let r = registry();
+        let t = r.get("TodoWrite").unwrap();
+        let err = t
+            .check_input(&json!({"todos": [{"content": "a", "status": "doing"}], "limit": "x"}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("input.todos[0].status"), "{err}");
+        assert!(err.contains("\"doing\""), "{err}");
+        assert!(err.contains("input.limit"), "{err}");
+        let missing = t.check_input(&json!({})).unwrap_err().to_string();
+        assert!(
+            missing.contains("\"todos\" is a required property"),
+            "{missing}"
+        );
+        let not_object = t.check_input(&json!([1])).unwrap_err().to_string();
+        assert!(not_object.contains("must be a JSON object"), "{not_object}");
+        assert!(t.check_input(&json!({"todos": []})).is_ok());
+    }
+
+    #[test]
+    fn names_are_checked_and_unique() {
+        let mut r = registry();
+        assert!(matches!(
+            r.register_typed(Todos),
+            Err(RegistryError::Duplicate(_))
+        ));
+        struct Bad;
+        #[async_trait]
+        impl TypedTool for Bad {
+            type Input = TodoInput;
+            fn name(&self) -> &str {
+                "bad.name"
+            }
+            fn description(&self) -> &str {
+                ""
+            }
+            async fn call(&self, _: TodoInput, _: ToolContext) -> Result<ToolOutput, ToolError> {
+                Ok(ToolOutput::default())
+            }
+        }
+        assert!(matches!(
+            r.register_typed(Bad),
+            Err(RegistryError::InvalidName(_))
+        ));
+    }
+
+    #[test]
+    fn retain_named_reports_unknown() {
+        let mut r = registry();
+        assert_eq!(r.retain_named(&["Nope".into()]), vec!["Nope".to_string()]);
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn default_is_not_concurrency_safe() {
+        let r = registry();
+        assert!(
+            !r.get("TodoWrite")
+                .unwrap()
+                .tool
+                .is_concurrency_safe(&json!({"todos": []}))
+        );
+    }
+
+    #[test]
+    fn error_texts_say_what_to_do() {
+        let e = ToolError::Timeout(std::time::Duration::from_secs(3));
+        assert!(
+            e.to_model_text("Bash")
+                .starts_with("Bash timed out after 3s")
+        );
+        let r = ToolError::Denied("rule Bash(rm *)".into()).to_result("Bash", "toolu_1");
+        assert!(r.is_error);
+        assert!(r.text().contains("Do not repeat"));
+    }
+}
