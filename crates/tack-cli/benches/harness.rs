@@ -37,6 +37,9 @@ struct Timed {
     inner: Box<dyn ModelClient>,
     last_return: Mutex<Option<Instant>>,
     gaps: Mutex<Vec<Duration>>,
+    /// Time to encode each request body as JSON (the provider does this after
+    /// `complete` is called, so it is measured here separately and added).
+    encode: Mutex<Vec<Duration>>,
 }
 
 #[async_trait]
@@ -54,6 +57,9 @@ impl ModelClient for Timed {
     ) -> Result<ModelTurn, ModelError> {
         if let Some(t) = self.last_return.lock().unwrap().take() {
             self.gaps.lock().unwrap().push(t.elapsed());
+            let started = Instant::now();
+            std::hint::black_box(serde_json::to_vec(request).unwrap());
+            self.encode.lock().unwrap().push(started.elapsed());
         }
         let out = self.inner.complete(request, sink).await;
         *self.last_return.lock().unwrap() = Some(Instant::now());
@@ -100,7 +106,7 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-async fn session(url: &str, stream: bool) -> (Vec<Duration>, u64) {
+async fn session(url: &str, stream: bool) -> (Vec<Duration>, Vec<Duration>, u64) {
     let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "bench".to_owned());
     let inner = select_provider(
         &ProviderOptions {
@@ -118,6 +124,7 @@ async fn session(url: &str, stream: bool) -> (Vec<Duration>, u64) {
         inner,
         last_return: Mutex::new(None),
         gaps: Mutex::new(Vec::new()),
+        encode: Mutex::new(Vec::new()),
     });
     let mut registry = ToolRegistry::new();
     tack_testkit::tools::register_fixture_tools(&mut registry).unwrap();
@@ -141,7 +148,9 @@ async fn session(url: &str, stream: bool) -> (Vec<Duration>, u64) {
     assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
     assert_eq!(out.turns as usize, TURNS + 1);
     let gaps = client.gaps.lock().unwrap().clone();
-    (gaps, peak_rss_kib())
+    let encode = client.encode.lock().unwrap().clone();
+    let total = gaps.iter().zip(&encode).map(|(g, e)| *g + *e).collect();
+    (gaps, total, peak_rss_kib())
 }
 
 fn main() {
@@ -152,19 +161,21 @@ fn main() {
     for stream in [true, false] {
         let dir = tempfile::tempdir().unwrap();
         let (mut mock, url) = start_mock(dir.path());
-        let (mut gaps, rss) = rt.block_on(session(&url, stream));
+        let (gaps, total, rss) = rt.block_on(session(&url, stream));
         mock.kill().ok();
         mock.wait().ok();
-        gaps.sort();
-        let mean = gaps.iter().sum::<Duration>() / gaps.len() as u32;
-        println!(
-            "round-trip overhead (stream={stream}, {} round trips, no-op tool, transcript on): mean {:?}  p50 {:?}  p99 {:?}  max {:?}",
-            gaps.len(),
-            mean,
-            percentile(&gaps, 0.5),
-            percentile(&gaps, 0.99),
-            gaps.last().unwrap()
-        );
+        for (label, mut xs) in [("loop only", gaps), ("loop + request encoding", total)] {
+            xs.sort();
+            let mean = xs.iter().sum::<Duration>() / xs.len() as u32;
+            println!(
+                "round-trip overhead, {label} (stream={stream}, {} round trips, no-op tool, transcript on): mean {:?}  p50 {:?}  p99 {:?}  max {:?}",
+                xs.len(),
+                mean,
+                percentile(&xs, 0.5),
+                percentile(&xs, 0.99),
+                xs.last().unwrap()
+            );
+        }
         println!(
             "peak RSS after a {}-turn session (stream={stream}): {:.1} MiB",
             TURNS + 1,
