@@ -20,6 +20,7 @@ use tack_tool::ToolCall;
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventBus;
+use crate::hooks::HookRunner;
 use crate::pipeline::{Dispatch, Pipeline};
 
 /// Default `max_tokens` of each request.
@@ -66,6 +67,8 @@ pub enum RunStatus {
     Interrupted,
     /// The model API failed (after retries).
     ModelError,
+    /// A hook blocked the prompt or stopped the session (`continue: false`).
+    HookStopped,
 }
 
 impl RunStatus {
@@ -77,6 +80,7 @@ impl RunStatus {
             RunStatus::MaxTurns => "max_turns",
             RunStatus::Interrupted => "interrupted",
             RunStatus::ModelError => "model_error",
+            RunStatus::HookStopped => "hook_stopped",
         }
     }
 }
@@ -93,6 +97,8 @@ pub struct RunOutcome {
     /// The text of the last assistant message.
     pub text: String,
     pub error: Option<ModelError>,
+    /// Why a hook stopped the run, when it did.
+    pub error_text: Option<String>,
 }
 
 /// A conversation with a model and its tools.
@@ -104,7 +110,11 @@ pub struct Agent {
     messages: Vec<Message>,
     session_usage: Usage,
     session_turns: u32,
+    hooks: Option<Arc<HookRunner>>,
 }
+
+/// How many times in a row Stop hooks may make the model continue.
+const MAX_STOP_HOOK_CONTINUATIONS: u32 = 3;
 
 impl Agent {
     pub fn new(
@@ -121,7 +131,15 @@ impl Agent {
             messages: Vec::new(),
             session_usage: Usage::default(),
             session_turns: 0,
+            hooks: None,
         }
+    }
+
+    /// Runs UserPromptSubmit and Stop hooks in the loop (the same runner
+    /// should be the pipeline's hook stage).
+    pub fn with_hooks(mut self, hooks: Arc<HookRunner>) -> Self {
+        self.hooks = Some(hooks);
+        self
     }
 
     /// Continues an earlier conversation (already repaired; see
@@ -180,9 +198,6 @@ impl Agent {
         prompt: Option<Vec<ContentBlock>>,
         cancel: &CancellationToken,
     ) -> RunOutcome {
-        if let Some(prompt) = prompt {
-            self.push(Message::user(prompt));
-        }
         let mut run = RunOutcome {
             status: RunStatus::Completed,
             stop_reason: None,
@@ -190,7 +205,28 @@ impl Agent {
             usage: Usage::default(),
             text: String::new(),
             error: None,
+            error_text: None,
         };
+        if let Some(mut prompt) = prompt {
+            if let Some(hooks) = &self.hooks {
+                let text = Message::user(prompt.clone()).text();
+                match hooks.user_prompt_submit(&text).await {
+                    Ok(context) => prompt.extend(context.into_iter().map(ContentBlock::text)),
+                    Err(reason) => {
+                        run.status = RunStatus::HookStopped;
+                        run.error_text = Some(reason);
+                        return self.finish(run);
+                    }
+                }
+                if let Some(reason) = hooks.take_stop() {
+                    run.status = RunStatus::HookStopped;
+                    run.error_text = Some(reason);
+                    return self.finish(run);
+                }
+            }
+            self.push(Message::user(prompt));
+        }
+        let mut stop_continuations = 0;
         loop {
             if self.config.max_turns.is_some_and(|max| run.turns >= max) {
                 run.status = RunStatus::MaxTurns;
@@ -261,6 +297,11 @@ impl Agent {
                         run.status = RunStatus::Interrupted;
                         break;
                     }
+                    if let Some(reason) = self.hooks.as_ref().and_then(|h| h.take_stop()) {
+                        run.status = RunStatus::HookStopped;
+                        run.error_text = Some(reason);
+                        break;
+                    }
                 }
                 // Resend as is: the API continues the paused turn.
                 StopReason::PauseTurn => {}
@@ -285,10 +326,34 @@ impl Agent {
                         "the response ended without asking for tools to run (stop_reason was not tool_use).",
                     );
                     run.status = RunStatus::Completed;
+                    if let Some(hooks) = self.hooks.clone() {
+                        let active = stop_continuations > 0;
+                        if stop_continuations < MAX_STOP_HOOK_CONTINUATIONS
+                            && let Some(reason) = hooks.stop_hooks(active).await
+                        {
+                            stop_continuations += 1;
+                            self.push(Message::user_text(reason));
+                            continue;
+                        }
+                        if let Some(reason) = hooks.take_stop() {
+                            run.status = RunStatus::HookStopped;
+                            run.error_text = Some(reason);
+                        }
+                    }
                     break;
                 }
             }
         }
+        self.finish(run)
+    }
+
+    /// Emits the result event.
+    fn finish(&self, run: RunOutcome) -> RunOutcome {
+        let error = run
+            .error
+            .as_ref()
+            .map(ToString::to_string)
+            .or_else(|| run.error_text.clone());
         self.events.emit(&SessionEvent::Result {
             session_id: self.pipeline.session_id().to_owned(),
             turns: run.turns,
@@ -297,7 +362,7 @@ impl Agent {
             status: run.status.as_str().to_owned(),
             text: run.text.clone(),
             is_error: !matches!(run.status, RunStatus::Completed),
-            error: run.error.as_ref().map(ToString::to_string),
+            error,
             session_turns: self.session_turns,
             session_usage: self.session_usage.clone(),
         });
@@ -320,6 +385,7 @@ impl Agent {
                     is_error: true,
                     content: vec![ContentBlock::text(block.text())],
                     duration_ms: 0,
+                    audit: None,
                 });
                 ContentBlock::ToolResult(block)
             })

@@ -23,13 +23,16 @@
 //! ```
 
 mod agent;
+pub mod budget;
 mod events;
+pub mod hooks;
+pub mod permission;
 pub mod pipeline;
 pub mod transcript;
 
 pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome, RunStatus};
 pub use events::{EventBus, EventObserver};
 pub use pipeline::{
-    AllowAll, BudgetStage, Dispatch, HookStage, NoHooks, Permission, PermissionStage, Pipeline,
-    PreHook, Unlimited,
+    AllowAll, BudgetStage, Budgeted, Dispatch, HookStage, NoHooks, Permission, PermissionStage,
+    Pipeline, PreHook, PreHookOutcome, Unlimited,
 };

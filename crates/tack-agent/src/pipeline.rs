@@ -1,19 +1,23 @@
 //! The dispatch pipeline: the one path every tool call takes.
 //!
 //! ```text
-//!  call ─► find tool ─► validate input ─► permission ─► pre-hooks ─► execute (timeout,
-//!          │              (schema +        (stage)       (stage)     cancel, panic
-//!          │               tool check)                               isolation)
-//!          ▼                                                               │
-//!  result ◄─ record ◄─ output budget ◄─ post-hooks ◄──────────────────────┘
-//!            (event)      (stage)         (stage)
+//!  call ─► find tool ─► validate input ─► pre-hooks ─► permission ─► execute (timeout,
+//!          │              (JSON, schema,   (may rewrite  (policy on the   cancel, panic
+//!          │               tool check)      → revalidate) input as run)   isolation)
+//!          ▼                                                                 │
+//!  result ◄─ record ◄─ output budget ◄─ post-hooks ◄────────────────────────┘
+//!            (event +    (stage; errors
+//!             audit)      too)
 //! ```
 //!
 //! Each stage is a small function below. Permission, hooks and budget are
 //! pluggable ([`PermissionStage`], [`HookStage`], [`BudgetStage`]) and pass
-//! through by default; the issues that fill them replace only their stage.
+//! through by default. Pre-hooks run *before* the permission decision so the
+//! policy always judges the input that will actually run (a hook may rewrite
+//! it), and a hook's decision is an input to the permission stage, which may
+//! let a hook's allow skip a prompt but never override a deny rule.
 //! A stage that refuses short-circuits to the record stage, so every call is
-//! answered by exactly one result and recorded exactly once.
+//! answered by exactly one result and recorded exactly once, with its audit.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,7 +25,9 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use futures::FutureExt as _;
 use serde_json::Value;
-use tack_protocol::{SessionEvent, ToolDefinition, ToolOutcome, ToolResultBlock};
+use tack_protocol::{
+    AuditRecord, ContentBlock, SessionEvent, ToolDefinition, ToolOutcome, ToolResultBlock,
+};
 use tack_tool::{
     RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost,
     ToolOutput, ToolRegistry,
@@ -38,46 +44,76 @@ const CANCEL_GRACE: Duration = Duration::from_millis(500);
 /// The decision of the permission stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Permission {
-    /// Run it; `by` says what allowed it (rule, mode, hook, user).
+    /// Run it; `by` says what allowed it (rule and file, mode, hook, user).
     Allow { by: String },
     /// Do not run it; `reason` goes to the model.
     Deny { reason: String, by: String },
 }
 
-/// Decides whether a call may run.
+/// Decides whether a call may run, given what the pre-hooks said.
 #[async_trait]
 pub trait PermissionStage: Send + Sync {
-    async fn decide(&self, call: &ToolCall, tool: &RegisteredTool) -> Permission;
+    async fn decide(&self, call: &ToolCall, tool: &RegisteredTool, hook: &PreHook) -> Permission;
 }
 
-/// The default permission stage: everything is allowed (filled by the policy issue).
+/// The default permission stage: everything is allowed.
 #[derive(Debug, Default)]
 pub struct AllowAll;
 
 #[async_trait]
 impl PermissionStage for AllowAll {
-    async fn decide(&self, _call: &ToolCall, _tool: &RegisteredTool) -> Permission {
-        Permission::Allow {
-            by: "default (no permission rules configured)".into(),
+    async fn decide(&self, _call: &ToolCall, _tool: &RegisteredTool, hook: &PreHook) -> Permission {
+        match hook {
+            PreHook::Deny { reason, by } => Permission::Deny {
+                reason: reason.clone(),
+                by: by.clone(),
+            },
+            _ => Permission::Allow {
+                by: "default (no permission rules configured)".into(),
+            },
         }
     }
 }
 
-/// What pre-hooks decided.
-#[derive(Debug, Clone, PartialEq)]
+/// What pre-hooks decided (the input may have been rewritten in place).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PreHook {
-    /// Go on, possibly with a rewritten input.
+    /// No decision.
     Continue,
-    /// Do not run the call.
+    /// A hook allowed the call (skips a prompt; never beats a deny rule).
+    Allow { by: String },
+    /// A hook wants the user asked.
+    Ask { reason: String, by: String },
+    /// A hook refused the call.
     Deny { reason: String, by: String },
+}
+
+/// The result of the pre-hook stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreHookOutcome {
+    pub decision: PreHook,
+    /// Hooks that rewrote the input, in order.
+    pub rewritten_by: Vec<String>,
+    /// Context for the model, appended to the result.
+    pub context: Vec<String>,
+}
+
+impl Default for PreHookOutcome {
+    fn default() -> Self {
+        Self {
+            decision: PreHook::Continue,
+            rewritten_by: Vec::new(),
+            context: Vec::new(),
+        }
+    }
 }
 
 /// Hooks around each call.
 #[async_trait]
 pub trait HookStage: Send + Sync {
-    /// May rewrite `call.input` or refuse the call.
-    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHook;
-    /// Sees the outcome; may replace it (e.g. add context for the model).
+    /// May rewrite `call.input` or decide on the call.
+    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome;
+    /// Sees the outcome; may change it (e.g. add feedback for the model).
     async fn post_tool_use(&self, call: &ToolCall, result: &mut Result<ToolOutput, ToolError>);
 }
 
@@ -87,24 +123,35 @@ pub struct NoHooks;
 
 #[async_trait]
 impl HookStage for NoHooks {
-    async fn pre_tool_use(&self, _call: &mut ToolCall) -> PreHook {
-        PreHook::Continue
+    async fn pre_tool_use(&self, _call: &mut ToolCall) -> PreHookOutcome {
+        PreHookOutcome::default()
     }
     async fn post_tool_use(&self, _call: &ToolCall, _result: &mut Result<ToolOutput, ToolError>) {}
 }
 
-/// Fits a successful output to the budget of its tool.
-pub trait BudgetStage: Send + Sync {
-    fn apply(&self, tool: &str, tool_use_id: &str, output: ToolOutput) -> ToolOutput;
+/// A result's content after the budget stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budgeted {
+    pub content: Vec<ContentBlock>,
+    /// The artifact holding the full output, when it was cut.
+    pub artifact: Option<String>,
 }
 
-/// The default budget: outputs pass unchanged (filled by the output-budget issue).
+/// Fits a result's content (success or error) to the budget of its tool.
+pub trait BudgetStage: Send + Sync {
+    fn apply(&self, tool: &str, tool_use_id: &str, content: Vec<ContentBlock>) -> Budgeted;
+}
+
+/// The default budget: outputs pass unchanged.
 #[derive(Debug, Default)]
 pub struct Unlimited;
 
 impl BudgetStage for Unlimited {
-    fn apply(&self, _tool: &str, _tool_use_id: &str, output: ToolOutput) -> ToolOutput {
-        output
+    fn apply(&self, _tool: &str, _tool_use_id: &str, content: Vec<ContentBlock>) -> Budgeted {
+        Budgeted {
+            content,
+            artifact: None,
+        }
     }
 }
 
@@ -223,8 +270,16 @@ impl Pipeline {
             name: call.name.clone(),
             input: call.input.clone(),
         });
-        let answer = self.run_stages(&mut call, input_error, cancel).await;
-        self.record(&call, answer, started)
+        let mut audit = AuditRecord {
+            decision: "not_reached".into(),
+            started_ms: crate::transcript::now_ms(),
+            ..AuditRecord::default()
+        };
+        let answer = self
+            .run_stages(&mut call, input_error, cancel, &mut audit)
+            .await;
+        audit.input = call.input.clone();
+        self.record(&call, answer, started, audit)
     }
 
     async fn run_stages(
@@ -232,11 +287,13 @@ impl Pipeline {
         call: &mut ToolCall,
         input_error: Option<String>,
         cancel: &CancellationToken,
+        audit: &mut AuditRecord,
     ) -> Stop {
         // find tool
         let Some(tool) = self.registry.get(&call.name) else {
             return Stop::UnknownTool(self.unknown_tool_text(&call.name));
         };
+        audit.definition_hash.clone_from(&tool.definition_hash);
         if cancel.is_cancelled() {
             return Stop::Answer(Err(ToolError::Interrupted(
                 "the user interrupted the session before this call started; it did not run".into(),
@@ -247,25 +304,51 @@ impl Pipeline {
         if let Err(e) = validate(tool, call, input_error, &ctx) {
             return Stop::Answer(Err(e));
         }
-        // permission
-        if let Permission::Deny { reason, by } = self.permission.decide(call, tool).await {
+        // pre-hooks (may rewrite the input: validate again)
+        let original = call.input.clone();
+        let hooks = self.hooks.pre_tool_use(call).await;
+        audit.rewritten_by.clone_from(&hooks.rewritten_by);
+        if call.input != original
+            && let Err(e) = validate(tool, call, None, &ctx)
+        {
+            return Stop::Answer(Err(ToolError::InvalidInput(format!(
+                "a PreToolUse hook ({}) rewrote the input into one that is not valid: {e}",
+                hooks.rewritten_by.join(", ")
+            ))));
+        }
+        // a hook's deny is final (the strictest decision wins)
+        if let PreHook::Deny { reason, by } = &hooks.decision {
+            audit.decision = "deny".into();
+            audit.decided_by.clone_from(by);
             return Stop::Answer(Err(ToolError::Denied(format!(
                 "{reason} (decided by {by})"
             ))));
         }
-        // pre-hooks
-        if let PreHook::Deny { reason, by } = self.hooks.pre_tool_use(call).await {
-            return Stop::Answer(Err(ToolError::Denied(format!(
-                "{reason} (decided by {by})"
-            ))));
+        // permission, on the input as it will run
+        match self.permission.decide(call, tool, &hooks.decision).await {
+            Permission::Allow { by } => {
+                audit.decision = "allow".into();
+                audit.decided_by = by;
+            }
+            Permission::Deny { reason, by } => {
+                audit.decision = "deny".into();
+                audit.decided_by.clone_from(&by);
+                return Stop::Answer(Err(ToolError::Denied(format!(
+                    "{reason} (decided by {by})"
+                ))));
+            }
         }
         // execute with a timeout
         let timeout = tool.tool.timeout().unwrap_or(self.default_timeout);
         let mut result = execute(tool, call.input.clone(), ctx, timeout).await;
+        if let Ok(out) = &mut result {
+            out.content
+                .extend(hooks.context.iter().map(|c| ContentBlock::text(c.clone())));
+        }
         // post-hooks
         self.hooks.post_tool_use(call, &mut result).await;
-        // output budget
-        Stop::Answer(result.map(|out| self.budget.apply(&call.name, &call.id, out)))
+        // (the output budget is applied in `record`, to errors as well)
+        Stop::Answer(result)
     }
 
     fn context(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolContext {
@@ -289,28 +372,41 @@ impl Pipeline {
         )
     }
 
-    /// Turns the outcome into a tool_result and records it.
-    fn record(&self, call: &ToolCall, stop: Stop, started: Instant) -> ToolCallResult {
-        let (block, outcome, structured) = match stop {
+    /// Turns the outcome into a tool_result (through the output budget) and
+    /// records it with its audit.
+    fn record(
+        &self,
+        call: &ToolCall,
+        stop: Stop,
+        started: Instant,
+        mut audit: AuditRecord,
+    ) -> ToolCallResult {
+        let (content, is_error, outcome, structured) = match stop {
             Stop::UnknownTool(text) => (
-                ToolResultBlock::error(&call.id, text),
+                vec![ContentBlock::text(text)],
+                true,
                 ToolOutcome::UnknownTool,
                 None,
             ),
-            Stop::Answer(Ok(out)) => (
-                ToolResultBlock::new(&call.id, out.content, false),
-                ToolOutcome::Ok,
-                out.structured,
+            Stop::Answer(Ok(out)) => (out.content, false, ToolOutcome::Ok, out.structured),
+            Stop::Answer(Err(e)) => (
+                vec![ContentBlock::text(e.to_model_text(&call.name))],
+                true,
+                e.outcome(),
+                None,
             ),
-            Stop::Answer(Err(e)) => (e.to_result(&call.name, &call.id), e.outcome(), None),
         };
+        let budgeted = self.budget.apply(&call.name, &call.id, content);
+        audit.artifacts.extend(budgeted.artifact);
+        let block = ToolResultBlock::new(&call.id, budgeted.content, is_error);
         self.events.emit(&SessionEvent::ToolResult {
             tool_use_id: call.id.clone(),
             name: call.name.clone(),
             outcome,
-            is_error: block.is_error,
+            is_error,
             content: result_blocks(&block),
             duration_ms: started.elapsed().as_millis() as u64,
+            audit: Some(audit),
         });
         ToolCallResult {
             block,

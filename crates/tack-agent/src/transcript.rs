@@ -264,6 +264,23 @@ pub fn load(path: &Path) -> Result<LoadedSession> {
     Ok(session)
 }
 
+/// Every readable event of a transcript with its timestamp (ms), in order.
+pub fn read_events(path: &Path) -> Result<Vec<(u64, SessionEvent)>> {
+    let read_err = |source| TranscriptError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(read_err)?;
+    let mut events = Vec::new();
+    for line in BufReader::new(file).lines() {
+        let line = line.map_err(read_err)?;
+        if let Ok(LineIn { ts, event }) = serde_json::from_str::<LineIn>(&line) {
+            events.push((ts, event));
+        }
+    }
+    Ok(events)
+}
+
 /// If the conversation ends with tool_use blocks that have no results (the
 /// process was killed mid-turn), returns the user message that answers them:
 /// the result recorded for a call that finished, "interrupted" for the others.
@@ -395,6 +412,7 @@ mod tests {
             is_error: false,
             content: vec![ContentBlock::text("done a")],
             duration_ms: 1,
+            audit: None,
         });
         // A kill in the middle of writing a line.
         std::fs::OpenOptions::new()

@@ -27,6 +27,7 @@ Exit codes:
   4    --max-turns was reached while the model still wanted tools
   5    the response was cut off by max_tokens
   6    the model refused
+  7    a hook blocked the prompt or stopped the session (continue: false)
   130  interrupted (Ctrl-C); the session is saved and can be resumed";
 
 /// tack: a fast, strict harness between language models and tools.
@@ -44,6 +45,9 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// List saved sessions, newest first.
     Sessions(SessionsArgs),
+    /// Show the audit trail of a session: every tool call, its input as run,
+    /// what allowed or denied it, its outcome and artifacts.
+    Log(LogArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     MockServer(MockServerArgs),
 }
@@ -130,6 +134,15 @@ pub struct SessionsArgs {
     /// Only sessions started in this directory.
     #[arg(long)]
     pub here: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Session id (a unique prefix is enough); default: the latest of this directory.
+    pub session: Option<String>,
+    /// One JSON object per call.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -20,6 +20,7 @@ pub mod exit {
     pub const MAX_TURNS: u8 = 4;
     pub const MAX_TOKENS: u8 = 5;
     pub const REFUSAL: u8 = 6;
+    pub const HOOK_STOPPED: u8 = 7;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -63,6 +64,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Run(args) => run::run(*args).await,
             Command::Sessions(args) => sessions::list(&args),
+            Command::Log(args) => sessions::log(&args),
             Command::MockServer(args) => run::mock_server(args).await,
         }
     });

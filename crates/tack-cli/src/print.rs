@@ -146,6 +146,10 @@ impl Printer {
                         "tack: the response was cut off by max_tokens; raise --max-tokens or continue with: tack run --resume {session_id} \"continue\""
                     ),
                     "refusal" => eprintln!("tack: the model refused to continue"),
+                    "hook_stopped" => eprintln!(
+                        "tack: stopped by a hook: {}",
+                        error.as_deref().unwrap_or("no reason given")
+                    ),
                     _ => {
                         if let Some(error) = error {
                             eprintln!("tack: {error}");

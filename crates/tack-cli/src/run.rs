@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, anyhow};
+use tack_agent::budget::OutputBudget;
 use tack_agent::transcript::{self, LoadedSession, TranscriptWriter};
 use tack_agent::{Agent, AgentConfig, EventBus, Pipeline, RunStatus};
 use tack_model::{ModelError, ProviderOptions, RetryPolicy, select_provider};
 use tack_protocol::{ContentBlock, SessionEvent, ToolChoice};
 use tack_tool::ToolRegistry;
+use tack_tools::artifacts::ArtifactStore;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{MockServerArgs, OutputFormat, RunArgs, ToolChoiceArg};
@@ -19,6 +21,7 @@ use crate::{Failure, exit};
 /// Everything `tack run` needs, built from the flags and the environment.
 struct RunConfig {
     cwd: PathBuf,
+    state_dir: PathBuf,
     sessions_dir: PathBuf,
     resume: Option<LoadedSession>,
     prompt: Option<String>,
@@ -43,7 +46,8 @@ impl RunConfig {
         let cwd = std::fs::canonicalize(&cwd)
             .with_context(|| format!("the working directory {} is not usable", cwd.display()))
             .map_err(Failure::usage)?;
-        let sessions_dir = transcript::sessions_dir(&transcript::state_dir(&env));
+        let state_dir = transcript::state_dir(&env);
+        let sessions_dir = transcript::sessions_dir(&state_dir);
         let resume = if let Some(id) = &args.resume {
             let path = transcript::find(&sessions_dir, id).map_err(Failure::usage)?;
             Some(transcript::load(&path).map_err(Failure::internal)?)
@@ -104,6 +108,7 @@ impl RunConfig {
         };
         Ok(Self {
             cwd,
+            state_dir,
             sessions_dir,
             resume,
             prompt,
@@ -116,8 +121,16 @@ impl RunConfig {
         })
     }
 
-    fn registry(&self) -> Result<ToolRegistry, Failure> {
+    fn registry(&self, artifacts: &Arc<ArtifactStore>) -> Result<ToolRegistry, Failure> {
         let mut registry = ToolRegistry::new();
+        let builtins = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
+            cwd: self.cwd.clone(),
+            artifacts: Arc::clone(artifacts),
+            web: tack_tools::web::WebFetchOptions::default(),
+        });
+        for tool in builtins {
+            registry.register(tool).map_err(Failure::internal)?;
+        }
         if self.fixture_tools {
             tack_testkit::tools::register_fixture_tools(&mut registry)
                 .map_err(Failure::internal)?;
@@ -174,7 +187,13 @@ fn read_prompt(arg: Option<String>, may_be_empty: bool) -> Result<Option<String>
 
 pub async fn run(args: RunArgs) -> Result<u8, Failure> {
     let mut config = RunConfig::build(args)?;
-    let registry = Arc::new(config.registry()?);
+    let session_id = config
+        .resume
+        .as_ref()
+        .map(|s| s.session_id.clone())
+        .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let artifacts = Arc::new(ArtifactStore::for_session(&config.state_dir, &session_id));
+    let registry = Arc::new(config.registry(&artifacts)?);
     // `--mock`: the built-in mock API, answering on 127.0.0.1 for this run only.
     let _mock = if config.mock {
         let mock = tack_testkit::MockServer::start().await;
@@ -201,11 +220,6 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         })?;
     let client: Arc<dyn tack_model::ModelClient> = Arc::from(client);
 
-    let session_id = config
-        .resume
-        .as_ref()
-        .map(|s| s.session_id.clone())
-        .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let writer =
         TranscriptWriter::open(&config.sessions_dir, &session_id).map_err(Failure::internal)?;
     let events = EventBus::new()
@@ -228,6 +242,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
 
     let pipeline = Pipeline::builder(registry, config.cwd.clone(), session_id.clone())
         .events(events.clone())
+        .budget(Arc::new(OutputBudget::new(artifacts)))
         .build();
     let mut agent = Agent::new(client, Arc::new(pipeline), config.agent, events.clone());
     if let Some(loaded) = &config.resume {
@@ -259,6 +274,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         RunStatus::Refusal => exit::REFUSAL,
         RunStatus::Interrupted => exit::INTERRUPTED,
         RunStatus::ModelError => exit::MODEL_API,
+        RunStatus::HookStopped => exit::HOOK_STOPPED,
     })
 }
 

@@ -10,10 +10,7 @@ use crate::{Failure, exit};
 pub fn list(args: &crate::cli::SessionsArgs) -> Result<u8, Failure> {
     let env = |k: &str| std::env::var(k).ok();
     let dir = transcript::sessions_dir(&transcript::state_dir(&env));
-    let cwd = std::env::current_dir()
-        .map_err(Failure::internal)?
-        .to_string_lossy()
-        .into_owned();
+    let cwd = current_dir()?.to_string_lossy().into_owned();
     let sessions: Vec<_> = transcript::list(&dir)
         .into_iter()
         .filter(|s| !args.here || s.cwd == cwd)
@@ -62,4 +59,82 @@ pub fn list(args: &crate::cli::SessionsArgs) -> Result<u8, Failure> {
         );
     }
     Ok(exit::OK)
+}
+
+/// `tack log [SESSION]`: the audit trail of a session's tool calls.
+pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
+    let env = |k: &str| std::env::var(k).ok();
+    let dir = transcript::sessions_dir(&transcript::state_dir(&env));
+    let path = match &args.session {
+        Some(id) => transcript::find(&dir, id).map_err(Failure::usage)?,
+        None => {
+            let cwd = current_dir()?;
+            transcript::latest_for(&dir, &cwd.to_string_lossy())
+                .map_err(Failure::usage)?
+                .path
+        }
+    };
+    let events = transcript::read_events(&path).map_err(Failure::internal)?;
+    let mut rows = Vec::new();
+    for (ts, event) in events {
+        if let tack_protocol::SessionEvent::ToolResult {
+            tool_use_id,
+            name,
+            outcome,
+            is_error,
+            duration_ms,
+            audit,
+            ..
+        } = event
+        {
+            rows.push((ts, tool_use_id, name, outcome, is_error, duration_ms, audit));
+        }
+    }
+    if args.json {
+        for (ts, id, name, outcome, is_error, duration_ms, audit) in &rows {
+            println!(
+                "{}",
+                json!({
+                    "finished_ms": ts,
+                    "tool_use_id": id,
+                    "tool": name,
+                    "outcome": outcome,
+                    "is_error": is_error,
+                    "duration_ms": duration_ms,
+                    "audit": audit,
+                })
+            );
+        }
+        return Ok(exit::OK);
+    }
+    if rows.is_empty() {
+        eprintln!("no tool calls in {}", path.display());
+    }
+    for (_, id, name, outcome, _, duration_ms, audit) in &rows {
+        let Some(a) = audit else {
+            println!("{name} [{id}]  not run ({outcome:?})");
+            continue;
+        };
+        let when =
+            humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(a.started_ms));
+        let input = serde_json::to_string(&a.input).unwrap_or_default();
+        let input: String = input.chars().take(160).collect();
+        println!("{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms");
+        println!("    input: {input}");
+        if !a.rewritten_by.is_empty() {
+            println!("    rewritten by: {}", a.rewritten_by.join(", "));
+        }
+        println!("    decision: {} by {}", a.decision, a.decided_by);
+        if !a.artifacts.is_empty() {
+            println!("    artifacts: {}", a.artifacts.join(", "));
+        }
+        println!("    definition: {}", a.definition_hash);
+    }
+    Ok(exit::OK)
+}
+
+/// The current directory as sessions record it (canonical).
+fn current_dir() -> Result<std::path::PathBuf, Failure> {
+    let cwd = std::env::current_dir().map_err(Failure::internal)?;
+    Ok(std::fs::canonicalize(&cwd).unwrap_or(cwd))
 }

@@ -421,3 +421,90 @@ async fn openai_provider_through_the_binary() {
     );
     assert!(w.mock.rejections().is_empty());
 }
+
+#[tokio::test]
+async fn mock_flag_runs_end_to_end_without_a_key() {
+    let w = World::new(vec![]).await;
+    let mut cmd = w.tack();
+    cmd.env_remove("ANTHROPIC_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .args(["run", "--mock", "hello tack"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "You said: hello tack\n");
+    assert!(
+        w.mock.requests().is_empty(),
+        "the built-in mock answered, not the test's"
+    );
+}
+
+#[tokio::test]
+async fn mock_server_command_serves_a_script() {
+    let w = World::new(vec![]).await;
+    let script = w.cwd.path().join("script.json");
+    let steps = vec![
+        Step::tool_use("toolu_1", "Echo", json!({"text": "from script"})),
+        Step::text("scripted answer"),
+    ];
+    std::fs::write(&script, serde_json::to_vec(&steps).unwrap()).unwrap();
+    let mut server = w
+        .tack()
+        .args(["mock-server", "--port", "0", "--script"])
+        .arg(&script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut url,
+    )
+    .unwrap();
+    let mut cmd = w.tack();
+    cmd.env("ANTHROPIC_BASE_URL", url.trim())
+        .args(["run", "--fixture-tools", "go"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "scripted answer\n");
+}
+
+#[tokio::test]
+async fn log_shows_each_call_with_its_decision() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_1", "Echo", json!({"text": "audited"})),
+        Step::text("ok"),
+    ])
+    .await;
+    assert_eq!(w.run(&["x"]).await.status.code(), Some(0));
+    let out = w
+        .tack()
+        .args(["log", "--json"])
+        .current_dir(w.cwd.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let row: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(row["tool"], "Echo");
+    assert_eq!(row["outcome"], "ok");
+    assert_eq!(row["audit"]["input"], json!({"text": "audited"}));
+    assert_eq!(row["audit"]["decision"], "allow");
+    assert!(!row["audit"]["decided_by"].as_str().unwrap().is_empty());
+    let text = w
+        .tack()
+        .arg("log")
+        .current_dir(w.cwd.path())
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&text).contains("Echo [toolu_1]"),
+        "{}",
+        stdout(&text)
+    );
+}

@@ -22,6 +22,28 @@ pub enum ToolOutcome {
     NotRun,
 }
 
+/// The audit trail of one tool call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// The input as executed (after hook rewrites).
+    pub input: Value,
+    /// allow, deny, or not_reached (the call stopped before the permission stage).
+    pub decision: String,
+    /// What decided: the rule and its file, the hook command, the user's answer or the mode.
+    pub decided_by: String,
+    /// Hooks that rewrote the input, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewritten_by: Vec<String>,
+    /// Hash of the tool definition the model saw.
+    #[serde(default)]
+    pub definition_hash: String,
+    /// When the call entered the pipeline, in ms since the Unix epoch.
+    pub started_ms: u64,
+    /// Artifacts holding the full output when it was cut.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<String>,
+}
+
 /// One event of a session. Events marked ephemeral ([`SessionEvent::is_ephemeral`])
 /// are streamed to consumers but not written to the transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +86,9 @@ pub enum SessionEvent {
         is_error: bool,
         content: Vec<ContentBlock>,
         duration_ms: u64,
+        /// What ran and who allowed it (absent for calls answered without dispatch).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        audit: Option<AuditRecord>,
     },
     /// One model response was handled.
     TurnEnd {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 mod event;
-pub use event::{SessionEvent, ToolOutcome};
+pub use event::{AuditRecord, SessionEvent, ToolOutcome};
 
 /// Fields tack does not model, kept so they survive a round trip.
 pub type Extra = Map<String, Value>;

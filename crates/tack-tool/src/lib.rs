@@ -54,7 +54,7 @@ use tack_protocol::{ContentBlock, ToolDefinition, ToolOutcome, ToolResultBlock};
 use tokio_util::sync::CancellationToken;
 
 mod registry;
-pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry, definition_hash};
 
 /// What a tool call knows about where it runs.
 #[derive(Debug, Clone)]

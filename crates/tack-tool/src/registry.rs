@@ -26,6 +26,8 @@ pub enum RegistryError {
 pub struct RegisteredTool {
     pub tool: Arc<dyn Tool>,
     pub definition: ToolDefinition,
+    /// sha256 of the definition as the model sees it (hex, first 16 bytes).
+    pub definition_hash: String,
     validator: jsonschema::Validator,
 }
 
@@ -93,6 +95,19 @@ fn pointer_to_path(pointer: &str) -> String {
     out
 }
 
+/// sha256 of a definition's JSON (hex of the first 16 bytes).
+pub fn definition_hash(definition: &ToolDefinition) -> String {
+    use sha2::Digest as _;
+    let bytes = serde_json::to_vec(definition).unwrap_or_default();
+    let digest = sha2::Sha256::digest(&bytes);
+    digest[..16]
+        .iter()
+        .fold(String::with_capacity(32), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
 /// The tools of a session, in registration order.
 #[derive(Debug, Default)]
 pub struct ToolRegistry {
@@ -132,10 +147,12 @@ impl ToolRegistry {
             input_schema: schema,
             extra: Extra::new(),
         };
+        let definition_hash = definition_hash(&definition);
         self.index.insert(name, self.tools.len());
         self.tools.push(RegisteredTool {
             tool,
             definition,
+            definition_hash,
             validator,
         });
         Ok(())

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod hooks_in_the_loop;
 mod loop_tests;
 mod pipeline_stages;
 mod providers_and_retries;

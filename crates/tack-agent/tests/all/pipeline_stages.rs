@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::json;
-use tack_agent::{BudgetStage, HookStage, Permission, PermissionStage, PreHook, RunStatus};
+use tack_agent::{
+    BudgetStage, Budgeted, HookStage, Permission, PermissionStage, PreHook, PreHookOutcome,
+    RunStatus,
+};
 use tack_protocol::{ContentBlock, ToolOutcome};
 use tack_testkit::Step;
 use tack_tool::{RegisteredTool, ToolCall, ToolError, ToolOutput};
@@ -29,7 +32,7 @@ struct DenyEcho;
 
 #[async_trait]
 impl PermissionStage for DenyEcho {
-    async fn decide(&self, call: &ToolCall, _tool: &RegisteredTool) -> Permission {
+    async fn decide(&self, call: &ToolCall, _tool: &RegisteredTool, _hook: &PreHook) -> Permission {
         if call.name == "Echo" {
             Permission::Deny {
                 reason: "Echo is not allowed here".into(),
@@ -65,21 +68,41 @@ async fn permission_stage_denial_is_a_result_and_the_loop_goes_on() {
     assert!(results[0].text().contains("test rule Echo"));
     assert!(!results[1].is_error);
     assert_eq!(h.outcomes()[0].1, ToolOutcome::Denied);
+    let audits = h.audits();
+    assert_eq!(
+        (audits[0].decision.as_str(), audits[0].decided_by.as_str()),
+        ("deny", "test rule Echo")
+    );
+    assert_eq!(
+        (audits[1].decision.as_str(), audits[1].decided_by.as_str()),
+        ("allow", "test")
+    );
+    assert_eq!(audits[1].definition_hash.len(), 32);
 }
 
 struct RewriteAndAnnotate;
 
 #[async_trait]
 impl HookStage for RewriteAndAnnotate {
-    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHook {
+    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome {
         if call.input["text"] == "block me" {
-            return PreHook::Deny {
-                reason: "blocked by hook".into(),
-                by: "hook test.sh".into(),
+            return PreHookOutcome {
+                decision: PreHook::Deny {
+                    reason: "blocked by hook".into(),
+                    by: "hook test.sh".into(),
+                },
+                ..PreHookOutcome::default()
             };
         }
-        call.input = json!({"text": "rewritten"});
-        PreHook::Continue
+        if call.input["text"] == "break me" {
+            call.input = json!({"text": 42});
+        } else {
+            call.input = json!({"text": "rewritten"});
+        }
+        PreHookOutcome {
+            rewritten_by: vec!["hook rewrite.sh".into()],
+            ..PreHookOutcome::default()
+        }
     }
     async fn post_tool_use(&self, _call: &ToolCall, result: &mut Result<ToolOutput, ToolError>) {
         if let Ok(out) = result {
@@ -95,6 +118,7 @@ async fn hook_stage_rewrites_input_blocks_and_sees_output() {
             Step::tool_uses(vec![
                 ("t1", "Echo", json!({"text": "original"})),
                 ("t2", "Echo", json!({"text": "block me"})),
+                ("t3", "Echo", json!({"text": "break me"})),
             ]),
             Step::text("ok"),
         ],
@@ -108,21 +132,41 @@ async fn hook_stage_rewrites_input_blocks_and_sees_output() {
     let results = h.results_in(2);
     assert_eq!(results[0].text(), "rewritten\npost-hook note");
     assert!(results[1].is_error && results[1].text().contains("blocked by hook"));
+    // A rewrite is validated again: the tool never sees a bad input.
+    assert!(
+        results[2].is_error && results[2].text().contains("rewrote the input"),
+        "{}",
+        results[2].text()
+    );
+    let audits = h.audits();
+    assert_eq!(
+        audits[0].input,
+        json!({"text": "rewritten"}),
+        "the audit shows the input as run"
+    );
+    assert_eq!(audits[0].rewritten_by, ["hook rewrite.sh"]);
+    assert_eq!(audits[1].decision, "deny");
+    assert_eq!(audits[1].decided_by, "hook test.sh");
 }
 
 struct FirstTenBytes;
 
 impl BudgetStage for FirstTenBytes {
-    fn apply(&self, _tool: &str, _id: &str, output: ToolOutput) -> ToolOutput {
-        let text: String = output
-            .content
+    fn apply(&self, _tool: &str, _id: &str, content: Vec<ContentBlock>) -> Budgeted {
+        let text: String = content
             .iter()
             .filter_map(|b| match b {
                 ContentBlock::Text(t) => Some(t.text.clone()),
                 _ => None,
             })
             .collect();
-        ToolOutput::text(format!("{}[cut]", &text[..10.min(text.len())]))
+        Budgeted {
+            content: vec![ContentBlock::text(format!(
+                "{}[cut]",
+                &text[..10.min(text.len())]
+            ))],
+            artifact: Some("art_test".into()),
+        }
     }
 }
 
@@ -141,4 +185,5 @@ async fn budget_stage_shapes_every_successful_output() {
     .await;
     h.run("x").await;
     assert_eq!(h.results_in(2)[0].text(), "0123456789[cut]");
+    assert_eq!(h.audits()[0].artifacts, ["art_test"]);
 }

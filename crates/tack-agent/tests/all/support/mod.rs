@@ -29,6 +29,8 @@ pub struct Setup {
             ) -> tack_agent::pipeline::PipelineBuilder,
         >,
     >,
+    /// Hooks for both the pipeline and the loop.
+    pub hooks: Option<Arc<tack_agent::hooks::HookRunner>>,
 }
 
 impl Default for Setup {
@@ -39,6 +41,7 @@ impl Default for Setup {
             config: AgentConfig::default(),
             tool_timeout: None,
             customize: None,
+            hooks: None,
         }
     }
 }
@@ -81,9 +84,15 @@ pub async fn harness_with(steps: Vec<Step>, setup: Setup) -> Harness {
     if let Some(customize) = setup.customize {
         builder = customize(builder);
     }
+    if let Some(hooks) = &setup.hooks {
+        builder = builder.hooks(hooks.clone());
+    }
     let mut config = setup.config;
     config.stream = setup.stream;
-    let agent = Agent::new(Arc::from(client), Arc::new(builder.build()), config, bus);
+    let mut agent = Agent::new(Arc::from(client), Arc::new(builder.build()), config, bus);
+    if let Some(hooks) = setup.hooks {
+        agent = agent.with_hooks(hooks);
+    }
     Harness {
         mock,
         events,
@@ -121,6 +130,25 @@ impl Harness {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The audit record of every dispatched call, sorted by tool_use id
+    /// (concurrent calls finish in any order).
+    pub fn audits(&self) -> Vec<tack_protocol::AuditRecord> {
+        let mut audits: Vec<(String, tack_protocol::AuditRecord)> = self
+            .events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                SessionEvent::ToolResult {
+                    audit, tool_use_id, ..
+                } => audit.clone().map(|a| (tool_use_id.clone(), a)),
+                _ => None,
+            })
+            .collect();
+        audits.sort_by(|a, b| a.0.cmp(&b.0));
+        audits.into_iter().map(|(_, a)| a).collect()
     }
 
     /// How many tool calls actually started executing (ToolCall events).

@@ -1,0 +1,234 @@
+//! The hook stage: Claude Code compatible command hooks (tack-hooks) plugged
+//! into the dispatch pipeline (PreToolUse, PostToolUse, PostToolUseFailure)
+//! and into the loop (UserPromptSubmit, Stop).
+//!
+//! Contract with the permission stage: a hook's deny ends the call here; a
+//! hook's ask or allow is handed to the permission stage, where an allow may
+//! skip a prompt but never overrides a deny rule. A hook that prints
+//! `continue: false` stops the session after the current batch of calls.
+
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tack_hooks::{HookContext, HookDecision, HookRef, HookReport, Hooks, PermissionDecision};
+use tack_protocol::ContentBlock;
+use tack_tool::{ToolCall, ToolError, ToolOutput};
+
+use crate::pipeline::{HookStage, PreHook, PreHookOutcome};
+
+/// Command hooks of a session.
+pub struct HookRunner {
+    hooks: Hooks,
+    ctx: HookContext,
+    stop: Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for HookRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookRunner").finish_non_exhaustive()
+    }
+}
+
+/// How a hook is named in decisions and the audit trail.
+fn by(hook: &HookRef) -> String {
+    format!(
+        "hook `{}` ({} {})",
+        hook.command, hook.source, hook.location
+    )
+}
+
+fn report_all(reports: &[HookReport]) {
+    for report in reports {
+        if report.kind.is_failure() {
+            tracing::warn!("{report}");
+        } else if matches!(report.kind, tack_hooks::ReportKind::Output) {
+            tracing::debug!("{report}");
+        } else {
+            tracing::warn!("{report}");
+        }
+    }
+}
+
+impl HookRunner {
+    pub fn new(hooks: Hooks, ctx: HookContext) -> Self {
+        for warning in hooks.warnings() {
+            tracing::warn!("hooks: {warning}");
+        }
+        Self {
+            hooks,
+            ctx,
+            stop: Mutex::new(None),
+        }
+    }
+
+    /// A hook asked to stop the session (`continue: false`); taken once.
+    pub fn take_stop(&self) -> Option<String> {
+        self.stop.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    fn request_stop(&self, reason: Option<String>, hook: &HookRef) {
+        let text = reason.unwrap_or_else(|| format!("stopped by {}", by(hook)));
+        *self.stop.lock().unwrap_or_else(|p| p.into_inner()) = Some(text);
+    }
+
+    /// UserPromptSubmit: `Err(reason)` when a hook blocks the prompt, else the
+    /// context the hooks add to it.
+    pub async fn user_prompt_submit(&self, prompt: &str) -> Result<Vec<String>, String> {
+        let out = self.hooks.user_prompt_submit(&self.ctx, prompt).await;
+        report_all(&out.reports);
+        if let Some(stop) = &out.stop {
+            self.request_stop(stop.reason.clone(), &stop.hook);
+        }
+        if let Some(block) = out.block {
+            return Err(format!(
+                "the prompt was blocked by {}: {}",
+                by(&block.hook),
+                block.text
+            ));
+        }
+        Ok(out.additional_context.into_iter().map(|n| n.text).collect())
+    }
+
+    /// Stop: `Some(reason)` when a hook wants the model to continue.
+    pub async fn stop_hooks(&self, stop_hook_active: bool) -> Option<String> {
+        let out = self.hooks.stop(&self.ctx, stop_hook_active).await;
+        report_all(&out.reports);
+        if let Some(stop) = &out.stop {
+            self.request_stop(stop.reason.clone(), &stop.hook);
+            return None;
+        }
+        out.continue_with()
+    }
+
+    /// SessionStart: the context hooks add to the session.
+    pub async fn session_start(&self, source: &str) -> Vec<String> {
+        let out = self.hooks.session_start(&self.ctx, source).await;
+        report_all(&out.reports);
+        out.additional_context.into_iter().map(|n| n.text).collect()
+    }
+
+    /// SessionEnd.
+    pub async fn session_end(&self, reason: &str) {
+        let out = self.hooks.session_end(&self.ctx, reason).await;
+        report_all(&out.reports);
+    }
+}
+
+fn pre_hook(decision: HookDecision) -> PreHook {
+    let by = by(&decision.hook);
+    let reason = decision
+        .reason
+        .unwrap_or_else(|| format!("{} by {by}", decision.decision.as_str()));
+    match decision.decision {
+        PermissionDecision::Allow => PreHook::Allow { by },
+        PermissionDecision::Ask => PreHook::Ask { reason, by },
+        // Deny, and any stricter decision a later version adds.
+        _ => PreHook::Deny { reason, by },
+    }
+}
+
+/// The tool's result as hook scripts receive it (`tool_response`).
+fn response_json(out: &ToolOutput) -> Value {
+    let text: Vec<&str> = out
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut v = json!({ "content": text.join("\n") });
+    if let Some(s) = &out.structured {
+        v["structuredContent"] = s.clone();
+    }
+    v
+}
+
+/// Adds hook feedback to an error's text, keeping its kind.
+fn with_feedback(error: ToolError, feedback: &str) -> ToolError {
+    let add = |m: String| format!("{m}\n{feedback}");
+    match error {
+        ToolError::InvalidInput(m) => ToolError::InvalidInput(add(m)),
+        ToolError::Denied(m) => ToolError::Denied(add(m)),
+        ToolError::Transient(m) => ToolError::Transient(add(m)),
+        ToolError::Unavailable(m) => ToolError::Unavailable(add(m)),
+        ToolError::Interrupted(m) => ToolError::Interrupted(add(m)),
+        ToolError::Internal(m) => ToolError::Internal(add(m)),
+        // Timeout carries no text; the feedback is dropped rather than the kind changed.
+        other => other,
+    }
+}
+
+#[async_trait]
+impl HookStage for HookRunner {
+    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome {
+        let out = self
+            .hooks
+            .pre_tool_use(&self.ctx, &call.name, &call.id, &call.input)
+            .await;
+        report_all(&out.reports);
+        if let Some(input) = out.updated_input {
+            call.input = input;
+        }
+        let mut decision = out.decision.map(pre_hook).unwrap_or(PreHook::Continue);
+        if let Some(stop) = &out.stop {
+            self.request_stop(stop.reason.clone(), &stop.hook);
+            decision = PreHook::Deny {
+                reason: "a hook stopped the session".into(),
+                by: by(&stop.hook),
+            };
+        }
+        PreHookOutcome {
+            decision,
+            rewritten_by: out.rewritten_by.iter().map(by).collect(),
+            context: out.additional_context.into_iter().map(|n| n.text).collect(),
+        }
+    }
+
+    async fn post_tool_use(&self, call: &ToolCall, result: &mut Result<ToolOutput, ToolError>) {
+        let out = match result {
+            Ok(output) => {
+                self.hooks
+                    .post_tool_use(
+                        &self.ctx,
+                        &call.name,
+                        &call.id,
+                        &call.input,
+                        &response_json(output),
+                    )
+                    .await
+            }
+            Err(error) => {
+                let interrupted = matches!(error, ToolError::Interrupted(_));
+                self.hooks
+                    .post_tool_use_failure(
+                        &self.ctx,
+                        &call.name,
+                        &call.id,
+                        &call.input,
+                        &error.to_string(),
+                        interrupted,
+                    )
+                    .await
+            }
+        };
+        report_all(&out.reports);
+        if let Some(stop) = &out.stop {
+            self.request_stop(stop.reason.clone(), &stop.hook);
+        }
+        let feedback: Vec<String> = out
+            .feedback_for_model()
+            .into_iter()
+            .map(|n| format!("[{}] {}", by(&n.hook), n.text))
+            .collect();
+        if feedback.is_empty() {
+            return;
+        }
+        let feedback = feedback.join("\n");
+        match result {
+            Ok(output) => output.content.push(ContentBlock::text(feedback)),
+            Err(error) => *error = with_feedback(error.clone(), &feedback),
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The permission prompt on a terminal: allow once, always (written to the
+//! local settings), or deny with a reason for the model.
+
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+
+use async_trait::async_trait;
+use tack_agent::permission::{PromptAnswer, PromptRequest, Prompter};
+
+/// Asks on the controlling terminal (`/dev/tty`), so it works even when
+/// stdin carries the prompt.
+#[derive(Debug)]
+pub struct TtyPrompter {
+    lock: tokio::sync::Mutex<()>,
+}
+
+impl TtyPrompter {
+    /// A prompter when stderr is a terminal and /dev/tty can be opened.
+    pub fn detect() -> Option<Self> {
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        std::fs::File::open("/dev/tty").ok()?;
+        Some(Self {
+            lock: tokio::sync::Mutex::new(()),
+        })
+    }
+}
+
+fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
+    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let mut out = tty.try_clone()?;
+    let mut input = std::io::BufReader::new(tty);
+    writeln!(out, "\ntack wants to run {}", request.call)?;
+    if request.destructive {
+        writeln!(out, "  ⚠ the tool says it may be destructive")?;
+    }
+    writeln!(out, "  why it asks: {}", request.reason)?;
+    loop {
+        write!(
+            out,
+            "  [y] allow once   [a] always allow ({})   [n] deny  > ",
+            request.always_rule
+        )?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(PromptAnswer::Deny {
+                reason: "the user closed the prompt".into(),
+            });
+        }
+        match line.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => return Ok(PromptAnswer::AllowOnce),
+            "a" | "always" => return Ok(PromptAnswer::AllowAlways),
+            "n" | "no" | "" => {
+                write!(out, "  reason for the model (optional) > ")?;
+                out.flush()?;
+                let mut reason = String::new();
+                input.read_line(&mut reason)?;
+                let reason = reason.trim();
+                return Ok(PromptAnswer::Deny {
+                    reason: if reason.is_empty() {
+                        "the user denied this call".into()
+                    } else {
+                        format!("the user denied this call: {reason}")
+                    },
+                });
+            }
+            _ => continue,
+        }
+    }
+}
+
+#[async_trait]
+impl Prompter for TtyPrompter {
+    async fn ask(&self, request: &PromptRequest) -> PromptAnswer {
+        // One prompt at a time, even when safe calls run in parallel.
+        let _guard = self.lock.lock().await;
+        let request = request.clone();
+        tokio::task::spawn_blocking(move || ask_blocking(&request))
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or(PromptAnswer::Deny {
+                reason: "the permission prompt could not be shown".into(),
+            })
+    }
+}

@@ -1,0 +1,9 @@
+mod config;
+mod events;
+mod exit_codes;
+mod failures;
+mod json_output;
+mod matchers;
+mod order;
+mod stdin_env;
+mod support;

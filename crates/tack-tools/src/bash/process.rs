@@ -1,0 +1,467 @@
+//! One shell process: started in its own process group with stdout and stderr
+//! on one pipe, read into a bounded buffer, and stopped with its whole group.
+
+use std::collections::VecDeque;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::AsyncReadExt as _;
+use tokio::net::unix::pipe;
+use tokio::process::{Child, Command};
+
+/// How much output one command may hold in memory (head and tail halves).
+pub(crate) const OUTPUT_CAP: usize = 30 * 1024 * 1024;
+/// How long a stopped group gets between SIGTERM and SIGKILL. Kept under the
+/// pipeline's cancel grace (500 ms) so a cancelled call still answers itself.
+pub(crate) const TERM_GRACE: Duration = Duration::from_millis(250);
+/// How long output is still read after the shell exited while processes it
+/// left behind keep the pipe open.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(50);
+const READ_CHUNK: usize = 64 * 1024;
+
+/// The shell to run commands with: `bash` from `PATH`, else `/bin/sh`.
+pub(crate) fn find_shell() -> PathBuf {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("bash"))
+            .find(|candidate| candidate.is_file())
+    });
+    on_path
+        .or_else(|| {
+            ["/bin/bash", "/usr/bin/bash"]
+                .iter()
+                .map(PathBuf::from)
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| PathBuf::from("/bin/sh"))
+}
+
+/// Quotes `s` for a POSIX shell.
+pub(crate) fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The script that runs `command` and records the shell's final directory in
+/// `cwd_file` from an EXIT trap (a builtin, so no extra process; the trap keeps
+/// the command's exit status, including for `exit N`).
+pub(crate) fn wrap_command(command: &str, cwd_file: &Path) -> String {
+    let record = format!(
+        "pwd -P >| {} 2>/dev/null",
+        sh_quote(&cwd_file.to_string_lossy())
+    );
+    format!("trap {} EXIT\n{command}\n", sh_quote(&record))
+}
+
+/// A running shell: its process, the read end of its output pipe, its group.
+pub(crate) struct Spawned {
+    pub child: Child,
+    pub output: pipe::Receiver,
+    pub pgid: Pid,
+}
+
+/// Starts `shell -c script` in `cwd`, in a new process group, with stdin empty
+/// and stdout and stderr on one pipe (so they interleave as printed).
+pub(crate) fn spawn(shell: &Path, script: &str, cwd: &Path) -> io::Result<Spawned> {
+    let (reader, writer) = io::pipe()?;
+    let writer_err = writer.try_clone()?;
+    let mut command = Command::new(shell);
+    command
+        .arg("-c")
+        .arg(script)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::from(writer_err))
+        .process_group(0)
+        .kill_on_drop(true);
+    let child = command.spawn()?;
+    // The command holds our copies of the write end: drop it so the pipe
+    // reaches end-of-file once the shell and its children are done.
+    drop(command);
+    let pid = child
+        .id()
+        .ok_or_else(|| io::Error::other("the shell exited before its pid was known"))?;
+    let pgid = Pid::from_raw(i32::try_from(pid).map_err(io::Error::other)?);
+    let output = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
+    Ok(Spawned {
+        child,
+        output,
+        pgid,
+    })
+}
+
+/// Whether any process of group `pgid` is still alive (zombies do not count:
+/// an init that does not reap would otherwise keep every group "alive").
+pub(crate) fn group_alive(pgid: Pid) -> bool {
+    if killpg(pgid, None).is_err() {
+        return false;
+    }
+    live_member_on_proc(pgid).unwrap_or(true)
+}
+
+/// Scans `/proc` for a non-zombie member of the group; `None` without `/proc`.
+fn live_member_on_proc(pgid: Pid) -> Option<bool> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may contain spaces and parens.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = after.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|f| f.parse::<i32>().ok());
+        if pgrp == Some(pgid.as_raw()) && state != Some("Z") && state != Some("X") {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// Sends SIGKILL to the group, ignoring errors (for Drop paths).
+pub(crate) fn kill_group_now(pgid: Pid) {
+    let _ = killpg(pgid, Signal::SIGKILL);
+}
+
+/// Stops the whole group: SIGTERM (and SIGCONT, so stopped members can act on
+/// it), up to `grace` for the group to go, then SIGKILL. Reaps the shell and
+/// returns its status when it could be collected.
+pub(crate) async fn terminate_group(
+    child: &mut Child,
+    pgid: Pid,
+    grace: Duration,
+) -> Option<ExitStatus> {
+    let _ = killpg(pgid, Signal::SIGTERM);
+    let _ = killpg(pgid, Signal::SIGCONT);
+    let deadline = Instant::now() + grace;
+    let mut status = None;
+    loop {
+        if status.is_none() {
+            status = child.try_wait().ok().flatten();
+        }
+        if status.is_some() && !group_alive(pgid) {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let _ = killpg(pgid, Signal::SIGKILL);
+    match status {
+        Some(s) => Some(s),
+        None => tokio::time::timeout(Duration::from_secs(2), child.wait())
+            .await
+            .ok()
+            .and_then(Result::ok),
+    }
+}
+
+/// Kills the group with SIGKILL when dropped while armed: a call whose future
+/// is dropped (aborted task, runtime shutdown) still leaves no processes behind.
+pub(crate) struct GroupGuard {
+    pgid: Pid,
+    armed: bool,
+}
+
+impl GroupGuard {
+    pub(crate) fn new(pgid: Pid) -> Self {
+        Self { pgid, armed: true }
+    }
+    pub(crate) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            kill_group_now(self.pgid);
+        }
+    }
+}
+
+/// Output kept within a memory cap: the first and the last half of the cap,
+/// with a count of the bytes dropped between them.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    half: usize,
+    dropped: u64,
+}
+
+impl Capture {
+    pub(crate) fn new(cap: usize) -> Self {
+        Self {
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            half: (cap / 2).max(1),
+            dropped: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
+        if self.head.len() < self.half {
+            let room = (self.half - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..room]);
+            bytes = &bytes[room..];
+        }
+        if bytes.is_empty() {
+            return;
+        }
+        if bytes.len() >= self.half {
+            self.dropped += (self.tail.len() + bytes.len() - self.half) as u64;
+            self.tail.clear();
+            self.tail.extend(&bytes[bytes.len() - self.half..]);
+            return;
+        }
+        self.tail.extend(bytes);
+        if self.tail.len() > self.half {
+            let excess = self.tail.len() - self.half;
+            self.tail.drain(..excess);
+            self.dropped += excess as u64;
+        }
+    }
+
+    /// Bytes dropped to stay under the cap.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Takes everything as text and empties the buffer. With `hold_partial`, an
+    /// incomplete UTF-8 sequence at the very end stays for the next take (the
+    /// process may still be printing the rest of the character).
+    pub(crate) fn take_text(&mut self, hold_partial: bool) -> String {
+        let dropped = std::mem::take(&mut self.dropped);
+        let mut head = std::mem::take(&mut self.head);
+        let mut tail: Vec<u8> = std::mem::take(&mut self.tail).into();
+        if dropped == 0 {
+            head.append(&mut tail);
+        }
+        let last = if dropped == 0 { &mut head } else { &mut tail };
+        if hold_partial {
+            let keep = incomplete_utf8_suffix(last);
+            self.head = last.split_off(last.len() - keep);
+        }
+        if dropped == 0 {
+            return String::from_utf8_lossy(&head).into_owned();
+        }
+        let cap = self.half * 2;
+        let limit = if cap >= 1024 * 1024 {
+            format!("{} MB", cap / (1024 * 1024))
+        } else {
+            format!("{cap}-byte")
+        };
+        format!(
+            "{}\n[… {dropped} bytes of output omitted here: the output went over the {limit} memory limit …]\n{}",
+            String::from_utf8_lossy(&head),
+            String::from_utf8_lossy(&tail)
+        )
+    }
+}
+
+/// The length of an incomplete UTF-8 sequence at the end of `bytes` (0 to 3).
+pub(crate) fn incomplete_utf8_suffix(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=3.min(n) {
+        let b = bytes[n - back];
+        if b & 0b1100_0000 == 0b1000_0000 {
+            continue; // a continuation byte: look further back for the lead
+        }
+        let needed = if b & 0b1110_0000 == 0b1100_0000 {
+            2
+        } else if b & 0b1111_0000 == 0b1110_0000 {
+            3
+        } else if b & 0b1111_1000 == 0b1111_0000 {
+            4
+        } else {
+            return 0;
+        };
+        return if needed > back { back } else { 0 };
+    }
+    0
+}
+
+/// Reads what the pipe holds into `capture` until end-of-file or `limit`.
+pub(crate) async fn drain(
+    output: &mut pipe::Receiver,
+    capture: &mut Capture,
+    limit: Duration,
+) -> bool {
+    let mut buf = vec![0u8; READ_CHUNK];
+    let read_all = async {
+        loop {
+            match output.read(&mut buf).await {
+                Ok(0) => return,
+                Ok(n) => capture.push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+    };
+    tokio::time::timeout(limit, read_all).await.is_ok()
+}
+
+/// How a foreground command ended.
+#[derive(Debug)]
+pub(crate) enum Ending {
+    /// The shell exited on its own.
+    Exited(ExitStatus),
+    /// The time limit passed; the group was stopped.
+    TimedOut,
+    /// The call was cancelled; the group was stopped.
+    Cancelled,
+}
+
+/// A finished foreground command.
+pub(crate) struct Finished {
+    pub ending: Ending,
+    pub output: Capture,
+    /// Processes the command started are still running (e.g. `server &`);
+    /// the pipe, if still open, is handed back so it can be drained.
+    pub leftover: Option<pipe::Receiver>,
+    pub leftover_alive: bool,
+}
+
+/// Runs a spawned shell to its end, the time limit or cancellation, collecting
+/// its output; the group is killed on the way out unless the shell exited on
+/// its own.
+pub(crate) async fn run_foreground(
+    spawned: Spawned,
+    timeout: Duration,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Finished {
+    let Spawned {
+        mut child,
+        mut output,
+        pgid,
+    } = spawned;
+    let mut guard = GroupGuard::new(pgid);
+    let mut capture = Capture::new(OUTPUT_CAP);
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut eof = false;
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let ending = loop {
+        tokio::select! {
+            biased;
+            read = output.read(&mut buf), if !eof => match read {
+                Ok(0) => eof = true,
+                Ok(n) => capture.push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => eof = true,
+            },
+            status = child.wait() => match status {
+                Ok(status) => break Ending::Exited(status),
+                Err(_) => {
+                    terminate_group(&mut child, pgid, TERM_GRACE).await;
+                    break Ending::Cancelled;
+                }
+            },
+            () = &mut deadline => {
+                terminate_group(&mut child, pgid, TERM_GRACE).await;
+                break Ending::TimedOut;
+            }
+            () = cancel.cancelled() => {
+                terminate_group(&mut child, pgid, TERM_GRACE).await;
+                break Ending::Cancelled;
+            }
+        }
+    };
+    // The group is gone (stopped above) or was left running on purpose
+    // (`server &`); the session's shell state kills leftovers at session end.
+    guard.disarm();
+    if !eof {
+        eof = drain(&mut output, &mut capture, DRAIN_AFTER_EXIT).await;
+    }
+    let leftover_alive = matches!(ending, Ending::Exited(_)) && group_alive(pgid);
+    Finished {
+        ending,
+        output: capture,
+        leftover: if eof { None } else { Some(output) },
+        leftover_alive,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+    use super::*;
+
+    #[test]
+    fn capture_keeps_head_and_tail_within_the_cap() {
+        let mut c = Capture::new(10);
+        c.push(b"0123");
+        c.push(b"4567");
+        c.push(b"89abcdef");
+        c.push(b"XYZ");
+        assert_eq!(c.dropped(), 9);
+        let text = c.take_text(false);
+        assert!(
+            text.starts_with("01234\n[… 9 bytes of output omitted"),
+            "{text}"
+        );
+        assert!(text.contains("the 10-byte memory limit"), "{text}");
+        assert!(text.ends_with("]\nefXYZ"), "{text}");
+        // one huge push
+        let mut c = Capture::new(4);
+        c.push(b"abcdefgh");
+        assert_eq!(c.dropped(), 4);
+        assert!(c.take_text(false).ends_with("gh"));
+        // under the cap nothing is lost
+        let mut c = Capture::new(100);
+        c.push(b"hello ");
+        c.push(b"world");
+        assert_eq!(c.take_text(false), "hello world");
+        assert_eq!(c.take_text(false), "");
+    }
+
+    #[test]
+    fn a_character_split_across_reads_is_held_back() {
+        let bytes = "a✓".as_bytes(); // ✓ is 3 bytes
+        let mut c = Capture::new(100);
+        c.push(&bytes[..2]);
+        assert_eq!(c.take_text(true), "a");
+        c.push(&bytes[2..]);
+        assert_eq!(c.take_text(true), "✓");
+        assert_eq!(incomplete_utf8_suffix("🦀".as_bytes()), 0);
+        assert_eq!(incomplete_utf8_suffix(&"🦀".as_bytes()[..3]), 3);
+        assert_eq!(incomplete_utf8_suffix(b"abc"), 0);
+        assert_eq!(incomplete_utf8_suffix(&[0xff]), 0);
+    }
+
+    #[test]
+    fn the_wrapper_records_the_directory_and_keeps_the_exit_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("it's a \"dir\" $HOME");
+        std::fs::create_dir(&odd).unwrap();
+        let cwd_file = odd.join("cwd");
+        for shell in ["sh", "bash"] {
+            let script = wrap_command("cd / && exit 7", &cwd_file);
+            let status = std::process::Command::new(shell)
+                .arg("-c")
+                .arg(&script)
+                .status()
+                .unwrap();
+            assert_eq!(status.code(), Some(7), "{shell}");
+            assert_eq!(
+                std::fs::read_to_string(&cwd_file).unwrap(),
+                "/\n",
+                "{shell}"
+            );
+            std::fs::remove_file(&cwd_file).unwrap();
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Read, Write and Edit: the file tools, with Claude Code's names and inputs.
+//!
+//! The key design decision is the **read-before-write guard**: the three tools
+//! share one [`FileState`], a record of what Read saw of each file (its
+//! canonical path, mtime, size and content hash). Write and Edit refuse to
+//! change an existing file that was not read in this session, or whose content
+//! changed on disk since it was read, so the model never overwrites work it has
+//! not seen. A successful Write or Edit records the new content, so a following
+//! Edit works without reading again.
+//!
+//! Every path is absolute (a relative one is refused with the absolute path it
+//! would be under the working directory) and canonicalised before use, so a
+//! file read through a symlink and edited through its target is one file.
+//! Writes are atomic (a temporary file in the same directory, then a rename)
+//! and keep the file's permissions.
+//!
+//! ```no_run
+//! # async fn demo(ctx: tack_tool::ToolContext) -> Result<(), tack_tool::ToolError> {
+//! let tools = tack_tools::files::file_tools(); // Read, Write, Edit sharing one FileState
+//! let read = &tools[0];
+//! let out = read.call(serde_json::json!({"file_path": "/etc/hostname"}), ctx).await?;
+//! # let _ = out; Ok(()) }
+//! ```
+
+use std::sync::Arc;
+
+use tack_tool::{Tool, Typed};
+
+mod edit;
+mod paths;
+mod read;
+mod state;
+mod write;
+
+pub use edit::{EditInput, EditTool};
+pub use read::{ReadInput, ReadTool};
+pub use state::{FileState, Snapshot};
+pub use write::{WriteInput, WriteTool};
+
+pub(crate) use paths::{missing_path_error, normalize_lexically, plural};
+
+/// Read, Write and Edit, sharing one new [`FileState`].
+pub fn file_tools() -> Vec<Arc<dyn Tool>> {
+    file_tools_with_state(FileState::new())
+}
+
+/// Read, Write and Edit sharing the given [`FileState`] (to inspect it, or to
+/// share it with other tools).
+pub fn file_tools_with_state(state: FileState) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(Typed(ReadTool::new(state.clone()))),
+        Arc::new(Typed(WriteTool::new(state.clone()))),
+        Arc::new(Typed(EditTool::new(state))),
+    ]
+}

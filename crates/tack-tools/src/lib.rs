@@ -1,0 +1,45 @@
+//! Built-in tools of tack, with Claude Code's names and input shapes so
+//! permission rules, hook scripts and the models' habits carry over.
+//!
+//! Tools that share session state are built together by [`builtin_tools`]:
+//! Read, Write and Edit share the record of which files were read (the
+//! read-before-write guard); Bash, BashOutput and KillShell share the shell's
+//! working directory and background jobs; ReadOutput reads the artifacts that
+//! the output budget saved.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tack_tool::{Tool, Typed};
+
+pub mod artifacts;
+pub mod bash;
+pub mod files;
+pub mod read_output;
+pub mod search;
+pub mod todo;
+pub mod web;
+
+/// What the built-in tools need from the session.
+#[derive(Debug, Clone)]
+pub struct BuiltinOptions {
+    /// The session's working directory (absolute).
+    pub cwd: PathBuf,
+    /// Where cut outputs are kept (shared with the output budget stage).
+    pub artifacts: Arc<artifacts::ArtifactStore>,
+    pub web: web::WebFetchOptions,
+}
+
+/// Every built-in tool, in the order the model sees them.
+pub fn builtin_tools(options: &BuiltinOptions) -> Vec<Arc<dyn Tool>> {
+    let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+    tools.extend(bash::bash_tools(options.cwd.clone()));
+    tools.extend(files::file_tools());
+    tools.extend(search::search_tools());
+    tools.push(Arc::new(Typed(web::WebFetch::new(options.web.clone()))));
+    tools.push(Arc::new(Typed(todo::TodoWrite::default())));
+    tools.push(Arc::new(Typed(read_output::ReadOutput::new(Arc::clone(
+        &options.artifacts,
+    )))));
+    tools
+}

@@ -1,0 +1,214 @@
+//! Glob: files whose path matches a glob pattern, newest first.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use globset::GlobBuilder;
+use ignore::{WalkBuilder, WalkState};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
+
+use super::{WalkErrors, cancelled, search_root, walk_collect};
+
+/// Paths returned at most.
+pub const MAX_RESULTS: usize = 100;
+
+const DESCRIPTION: &str = "Finds files by name with a glob pattern such as \"**/*.rs\" or \"src/**/test_*.{ts,tsx}\". \
+Returns absolute paths, one per line, most recently modified first, at most 100 (with a count of the rest). \
+The pattern is matched against paths relative to path (default: the working directory): \"*\" does not cross \"/\", \"**\" matches any number of directories, so \"*.rs\" finds only the top level. \
+Files ignored by .gitignore and the .git directory are skipped; hidden files are included. \
+Use Grep to search file contents, Read to open a file you found.";
+
+// Input of Glob. Field doc comments are the schema descriptions the model reads.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobInput {
+    /// Glob pattern matched against paths relative to `path`, e.g. "**/*.rs", "src/**/*.{ts,tsx}" or "Cargo.toml".
+    pub pattern: String,
+    /// Directory to search in, absolute. Omit it to search the working directory.
+    pub path: Option<String>,
+}
+
+/// The Glob tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobTool;
+
+#[async_trait]
+impl TypedTool for GlobTool {
+    type Input = GlobInput;
+
+    fn name(&self) -> &str {
+        "Glob"
+    }
+
+    fn description(&self) -> &str {
+        DESCRIPTION
+    }
+
+    fn is_concurrency_safe(&self, _input: &GlobInput) -> bool {
+        true
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            read_only: true,
+            idempotent: true,
+            ..Default::default()
+        }
+    }
+
+    async fn call(&self, input: GlobInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let (base, pattern) = split_pattern(&input.pattern, input.path.as_deref());
+        let root = search_root(base.as_deref(), &ctx.cwd)?;
+        if !root.is_dir() {
+            return Err(ToolError::InvalidInput(format!(
+                "path must be a directory, but {} is a file. To open it use Read; to search inside it use Grep.",
+                root.display()
+            )));
+        }
+        if pattern.is_empty() {
+            return Err(ToolError::InvalidInput(
+                "pattern is empty: give a glob such as \"**/*.rs\"".into(),
+            ));
+        }
+        let glob = GlobBuilder::new(&pattern)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .empty_alternates(true)
+            .build()
+            .map_err(|e| ToolError::InvalidInput(format!("invalid glob pattern {pattern:?}: {e}")))?
+            .compile_matcher();
+        let cancel = ctx.cancel.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let errors = WalkErrors::default();
+            let walk = WalkBuilder::new(&root)
+                .hidden(false)
+                .add_custom_ignore_filename(".rgignore")
+                .filter_entry(|e| e.file_name() != ".git")
+                .build_parallel();
+            let mut found: Vec<(SystemTime, PathBuf)> =
+                walk_collect(walk, &cancel, &errors, || {
+                    let glob = &glob;
+                    let root = &root;
+                    move |entry: ignore::DirEntry, local: &mut Vec<(SystemTime, PathBuf)>| {
+                        let is_file = match entry.file_type() {
+                            Some(t) if t.is_file() => true,
+                            Some(t) if t.is_symlink() => entry.path().is_file(),
+                            _ => false,
+                        };
+                        if !is_file {
+                            return WalkState::Continue;
+                        }
+                        let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
+                        if glob.is_match(relative) {
+                            let mtime = std::fs::metadata(entry.path())
+                                .and_then(|m| m.modified())
+                                .unwrap_or(SystemTime::UNIX_EPOCH);
+                            local.push((mtime, entry.into_path()));
+                        }
+                        WalkState::Continue
+                    }
+                });
+            if cancel.is_cancelled() {
+                return Err(cancelled("Glob"));
+            }
+            found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            Ok(render(&found, &pattern, &root, &errors))
+        });
+        tokio::select! {
+            biased;
+            () = ctx.cancel.cancelled() => Err(cancelled("Glob")),
+            joined = result => joined.map_err(|e| ToolError::Internal(format!("Glob failed: {e}")))?,
+        }
+    }
+}
+
+fn render(
+    found: &[(SystemTime, PathBuf)],
+    pattern: &str,
+    root: &Path,
+    errors: &WalkErrors,
+) -> ToolOutput {
+    let shown: Vec<String> = found
+        .iter()
+        .take(MAX_RESULTS)
+        .map(|(_, p)| p.display().to_string())
+        .collect();
+    let mut text = if found.is_empty() {
+        let mut none = format!(
+            "No files match {pattern:?} under {} (files ignored by .gitignore are skipped).",
+            root.display()
+        );
+        if !pattern.contains('/') {
+            none.push_str(&format!(
+                " \"*\" does not cross directories: use \"**/{pattern}\" to search at any depth."
+            ));
+        }
+        none
+    } else {
+        shown.join("\n")
+    };
+    if found.len() > MAX_RESULTS {
+        text.push_str(&format!(
+            "\n({} more files match, {} in all; these are the {MAX_RESULTS} most recently modified. Narrow the pattern or path to see the others.)",
+            found.len() - MAX_RESULTS,
+            found.len()
+        ));
+    }
+    if let Some(note) = errors.note() {
+        text.push('\n');
+        text.push_str(&note);
+    }
+    ToolOutput::text(text).with_structured(json!({
+        "files": shown,
+        "total": found.len(),
+        "truncated": found.len() > MAX_RESULTS,
+    }))
+}
+
+/// An absolute pattern such as "/repo/src/**/*.rs" is split into a base
+/// directory ("/repo/src") and a relative pattern ("**/*.rs"); it overrides
+/// `path`. A leading "./" is dropped.
+fn split_pattern(pattern: &str, path: Option<&str>) -> (Option<String>, String) {
+    let pattern = pattern.trim();
+    if !pattern.starts_with('/') {
+        let relative = pattern.strip_prefix("./").unwrap_or(pattern);
+        return (path.map(str::to_owned), relative.to_owned());
+    }
+    let is_glob = |s: &str| s.contains(['*', '?', '[', '{']);
+    let parts: Vec<&str> = Path::new(pattern)
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => s.to_str(),
+            _ => None,
+        })
+        .collect();
+    let literal = parts
+        .iter()
+        .take(parts.len().saturating_sub(1))
+        .take_while(|p| !is_glob(p))
+        .count();
+    let base = format!("/{}", parts[..literal].join("/"));
+    (Some(base), parts[literal..].join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_patterns_split_at_the_first_glob() {
+        assert_eq!(
+            split_pattern("/repo/src/**/*.rs", Some("/ignored")),
+            (Some("/repo/src".into()), "**/*.rs".into())
+        );
+        assert_eq!(
+            split_pattern("/repo/Cargo.toml", None),
+            (Some("/repo".into()), "Cargo.toml".into())
+        );
+        assert_eq!(split_pattern("./src/*.rs", None), (None, "src/*.rs".into()));
+    }
+}
