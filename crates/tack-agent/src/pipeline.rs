@@ -300,7 +300,8 @@ impl Pipeline {
             )));
         }
         let ctx = self.context(call, cancel);
-        // validate input
+        // validate input (null fields mean "not given")
+        normalize(call);
         if let Err(e) = validate(tool, call, input_error, &ctx) {
             return Stop::Answer(Err(e));
         }
@@ -308,6 +309,7 @@ impl Pipeline {
         let original = call.input.clone();
         let hooks = self.hooks.pre_tool_use(call).await;
         audit.rewritten_by.clone_from(&hooks.rewritten_by);
+        normalize(call);
         if call.input != original
             && let Err(e) = validate(tool, call, None, &ctx)
         {
@@ -423,6 +425,17 @@ fn result_blocks(block: &ToolResultBlock) -> Vec<tack_protocol::ContentBlock> {
             vec![tack_protocol::ContentBlock::text(t.clone())]
         }
         Some(tack_protocol::ToolResultContent::Blocks(b)) => b.clone(),
+    }
+}
+
+/// Drops top-level null fields, which models send for "not given".
+fn normalize(call: &mut ToolCall) {
+    if call
+        .input
+        .as_object()
+        .is_some_and(|m| m.values().any(Value::is_null))
+    {
+        call.input = tack_tool::drop_nulls(&call.input);
     }
 }
 

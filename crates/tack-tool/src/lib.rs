@@ -54,7 +54,7 @@ use tack_protocol::{ContentBlock, ToolDefinition, ToolOutcome, ToolResultBlock};
 use tokio_util::sync::CancellationToken;
 
 mod registry;
-pub use registry::{RegisteredTool, RegistryError, ToolRegistry, definition_hash};
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry, definition_hash, drop_nulls};
 
 /// What a tool call knows about where it runs.
 #[derive(Debug, Clone)]
@@ -280,6 +280,7 @@ impl<T: TypedTool> Tool for Typed<T> {
 /// and no `title` (they cost tokens on every request and say nothing).
 pub fn schema_for<T: schemars::JsonSchema>() -> Value {
     let mut schema = schemars::schema_for!(T).to_value();
+    trim_schema(&mut schema);
     if let Some(obj) = schema.as_object_mut() {
         obj.remove("$schema");
         obj.remove("title");
@@ -288,6 +289,57 @@ pub fn schema_for<T: schemars::JsonSchema>() -> Value {
             .or_insert_with(|| Value::Object(Default::default()));
     }
     schema
+}
+
+/// Removes what costs tokens and tells the model nothing: Rust integer
+/// formats (`uint64`) with their implied `minimum: 0`, and `null` in the type
+/// of optional fields (an absent field and a null one mean the same; the
+/// dispatch pipeline drops null fields before validation).
+fn trim_schema(schema: &mut Value) {
+    match schema {
+        Value::Object(obj) => {
+            let rust_format = obj.get("format").and_then(Value::as_str).is_some_and(|f| {
+                matches!(
+                    f,
+                    "uint"
+                        | "uint8"
+                        | "uint16"
+                        | "uint32"
+                        | "uint64"
+                        | "int"
+                        | "int8"
+                        | "int16"
+                        | "int32"
+                        | "int64"
+                        | "double"
+                        | "float"
+                )
+            });
+            if rust_format {
+                if obj
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|f| f.starts_with("uint"))
+                    && obj.get("minimum") == Some(&Value::from(0))
+                {
+                    obj.remove("minimum");
+                }
+                obj.remove("format");
+            }
+            if let Some(Value::Array(types)) = obj.get("type")
+                && types.len() == 2
+                && types.contains(&Value::from("null"))
+                && let Some(other) = types.iter().find(|t| *t != &Value::from("null")).cloned()
+            {
+                obj.insert("type".into(), other);
+            }
+            for value in obj.values_mut() {
+                trim_schema(value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(trim_schema),
+        _ => {}
+    }
 }
 
 /// One call as the model asked for it.

@@ -43,12 +43,19 @@ impl RegisteredTool {
     /// Checks `input` against the schema. The error names each failing field
     /// (as a path such as `input.todos[0].status`) and what was expected.
     pub fn check_input(&self, input: &Value) -> Result<(), ToolError> {
-        if !input.is_object() {
+        let Some(fields) = input.as_object() else {
             return Err(ToolError::InvalidInput(format!(
                 "the input must be a JSON object, got {}",
                 json_kind(input)
             )));
-        }
+        };
+        let cleaned;
+        let input = if fields.values().any(Value::is_null) {
+            cleaned = drop_nulls(input);
+            &cleaned
+        } else {
+            input
+        };
         let mut problems = String::new();
         let mut count = 0usize;
         for error in self.validator.iter_errors(input) {
@@ -67,6 +74,20 @@ impl RegisteredTool {
         Err(ToolError::InvalidInput(format!(
             "the input does not match the schema:{problems}"
         )))
+    }
+}
+
+/// The input without top-level null fields: models send `"offset": null` for
+/// "not given", and an optional field's schema does not list null.
+pub fn drop_nulls(input: &Value) -> Value {
+    match input {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -291,6 +312,8 @@ mod tests {
         let not_object = t.check_input(&json!([1])).unwrap_err().to_string();
         assert!(not_object.contains("must be a JSON object"), "{not_object}");
         assert!(t.check_input(&json!({"todos": []})).is_ok());
+        // null means "not given" for an optional field.
+        assert!(t.check_input(&json!({"todos": [], "limit": null})).is_ok());
     }
 
     #[test]

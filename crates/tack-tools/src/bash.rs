@@ -378,89 +378,123 @@ impl TypedTool for Bash {
         let pgid = spawned.pgid;
         let finished = run_foreground(spawned, timeout, &ctx.cancel).await;
         let new_cwd = state.record_cwd(&cwd_file, &cwd);
-
         if finished.leftover_alive {
             state.remember_leftover(pgid);
         }
-        if let Some(mut pipe) = finished.leftover {
-            // Processes left running still hold the pipe: keep draining it so
-            // they do not die of SIGPIPE; their output is not kept.
-            tokio::spawn(async move {
-                let mut sink = tokio::io::sink();
-                let _ = tokio::io::copy(&mut pipe, &mut sink).await;
-            });
-        }
+        answer(Run {
+            finished,
+            pgid,
+            timeout,
+            cwd_note: note,
+            cwd: new_cwd.clone().unwrap_or(cwd),
+            cwd_changed: new_cwd.is_some(),
+            description: input.description,
+        })
+    }
+}
 
-        let mut output = finished.output;
-        let dropped = output.dropped();
-        let mut text = String::new();
-        if let Some(note) = &note {
-            text.push_str(note);
+/// What a foreground run left for the answer.
+struct Run {
+    finished: process::Finished,
+    pgid: Pid,
+    timeout: Duration,
+    cwd_note: Option<String>,
+    cwd: PathBuf,
+    cwd_changed: bool,
+    description: Option<String>,
+}
+
+/// The model's answer for a foreground run: the output, then notes on the
+/// exit code, a timeout, processes left running and a new directory. A
+/// cancelled run is an error carrying the output so far.
+fn answer(run: Run) -> Result<ToolOutput, ToolError> {
+    let Run {
+        finished,
+        pgid,
+        timeout,
+        cwd_note,
+        cwd,
+        cwd_changed,
+        description,
+    } = run;
+    if let Some(mut pipe) = finished.leftover {
+        // Processes left running still hold the pipe: keep draining it so
+        // they do not die of SIGPIPE; their output is not kept.
+        tokio::spawn(async move {
+            let _ = tokio::io::copy(&mut pipe, &mut tokio::io::sink()).await;
+        });
+    }
+    let mut output = finished.output;
+    let dropped = output.dropped();
+    let mut text = cwd_note.map(|n| n + "\n").unwrap_or_default();
+    text.push_str(&output.take_text(false));
+
+    let mut notes: Vec<String> = Vec::new();
+    let (exit_code, signal) = match &finished.ending {
+        Ending::Exited(status) => (status.code(), status.signal()),
+        Ending::TimedOut | Ending::Cancelled | Ending::WaitFailed(_) => (None, None),
+    };
+    let timed_out = matches!(finished.ending, Ending::TimedOut);
+    match finished.ending {
+        Ending::Exited(_) => {
+            if let Some(code) = exit_code.filter(|&c| c != 0) {
+                notes.push(format!("Exit code: {code}"));
+            }
+            if let Some(sig) = signal {
+                notes.push(format!("Terminated by signal {}", signal_name(sig)));
+            }
+        }
+        Ending::TimedOut => notes.push(format!(
+            "[Command timed out after {} and was killed with every process it started. \
+             The output so far is above. Raise timeout (at most {MAX_TIMEOUT_MS} ms) or \
+             use run_in_background for long commands.]",
+            fmt_ms(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
+        )),
+        Ending::Cancelled => {
+            let so_far = if text.trim().is_empty() {
+                "no output so far".to_owned()
+            } else {
+                format!("output so far:\n{text}")
+            };
+            return Err(ToolError::Interrupted(format!(
+                "the command was stopped and every process it started was killed; {so_far}"
+            )));
+        }
+        Ending::WaitFailed(e) => {
+            return Err(ToolError::Internal(format!(
+                "waiting for the shell failed ({e}); the command was stopped and every \
+                 process it started was killed; output so far:\n{text}"
+            )));
+        }
+    }
+    if finished.leftover_alive {
+        notes.push(format!(
+            "[Processes this command started are still running in the background \
+             (process group {pgid}); their output is not captured and they are killed when \
+             the session ends. Use run_in_background to keep a command running and read \
+             its output.]"
+        ));
+    }
+    if cwd_changed {
+        notes.push(format!("[Working directory is now {}]", cwd.display()));
+    }
+    if text.trim().is_empty() && notes.is_empty() {
+        text.push_str("(no output)");
+    }
+    for n in notes {
+        if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(&output.take_text(false));
-        let mut notes: Vec<String> = Vec::new();
-        let (exit_code, signal) = match &finished.ending {
-            Ending::Exited(status) => (status.code(), status.signal()),
-            Ending::TimedOut | Ending::Cancelled => (None, None),
-        };
-        match finished.ending {
-            Ending::Exited(_) => {
-                if let Some(code) = exit_code.filter(|&c| c != 0) {
-                    notes.push(format!("Exit code: {code}"));
-                }
-                if let Some(sig) = signal {
-                    notes.push(format!("Terminated by signal {}", signal_name(sig)));
-                }
-            }
-            Ending::TimedOut => notes.push(format!(
-                "[Command timed out after {} and was killed with every process it started. \
-                 The output so far is above. Raise timeout (at most {MAX_TIMEOUT_MS} ms) or \
-                 use run_in_background for long commands.]",
-                fmt_ms(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
-            )),
-            Ending::Cancelled => {
-                let so_far = if text.trim().is_empty() {
-                    "no output so far".to_owned()
-                } else {
-                    format!("output so far:\n{text}")
-                };
-                return Err(ToolError::Interrupted(format!(
-                    "the command was stopped and every process it started was killed; {so_far}"
-                )));
-            }
-        }
-        if finished.leftover_alive {
-            notes.push(format!(
-                "[Processes this command started are still running in the background \
-                 (process group {pgid}); their output is not captured and they are killed when \
-                 the session ends. Use run_in_background to keep a command running and read \
-                 its output.]"
-            ));
-        }
-        if let Some(dir) = &new_cwd {
-            notes.push(format!("[Working directory is now {}]", dir.display()));
-        }
-        if text.trim().is_empty() && notes.is_empty() {
-            text.push_str("(no output)");
-        }
-        for n in notes {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(&n);
-        }
-        let timed_out = matches!(finished.ending, Ending::TimedOut);
-        let cwd_now = new_cwd.unwrap_or(cwd);
-        Ok(ToolOutput::text(text).with_structured(json!({
-            "exit_code": exit_code,
-            "signal": signal,
-            "timed_out": timed_out,
-            "cwd": cwd_now,
-            "omitted_bytes": dropped,
-            "description": input.description,
-        })))
+        text.push_str(&n);
     }
+    Ok(ToolOutput::text(text).with_structured(json!({
+        "exit_code": exit_code,
+        "signal": signal,
+        "timed_out": timed_out,
+        "cwd": cwd,
+        "omitted_bytes": dropped,
+        "description": description,
+    })))
 }
 
 // The input of BashOutput. Not a doc comment: that would become the schema's

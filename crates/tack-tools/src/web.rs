@@ -1,8 +1,8 @@
 //! WebFetch: one URL over http(s), returned as text the model can read.
 //!
 //! The key design decision is that **the address check happens where the
-//! connection is made**: reqwest resolves names through
-//! [`addr::GuardedResolver`], which refuses a name when any address it
+//! connection is made**: reqwest resolves names through a resolver of ours
+//! (`addr::GuardedResolver`), which refuses a name when any address it
 //! resolves to is loopback, private, link-local, multicast or otherwise not
 //! public ([`blocked_reason`]), and the connection then goes to exactly the
 //! addresses that were checked. IP-literal hosts are checked before each
@@ -78,7 +78,7 @@ impl Default for WebFetchOptions {
 // description, sent with every request.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WebFetchInput {
-    /// The absolute http or https URL to fetch, e.g. "https://docs.rs/serde/latest/serde/".
+    /// The absolute http or https URL to fetch, e.g. `https://docs.rs/serde/latest/serde/`.
     pub url: String,
     /// What you want from the page, e.g. "the signature of from_str". It is
     /// shown in the result's header as a reminder; the page is returned whole.
@@ -181,12 +181,7 @@ impl WebFetch {
             .client
             .as_ref()
             .map_err(|e| ToolError::Internal(format!("the HTTP client could not be built: {e}")))?;
-        let start = Url::parse(input.url.trim()).map_err(|e| {
-            ToolError::InvalidInput(format!(
-                "url {:?} is not a valid absolute URL ({e}); give a full URL such as https://example.com/page",
-                input.url
-            ))
-        })?;
+        let start = parse_url(&input.url)?;
         let (mut response, url, hops) = self.follow(client, start).await?;
         let status = response.status();
         let content_type = response
@@ -291,6 +286,15 @@ impl WebFetch {
         });
         Ok(ToolOutput::text(header).with_structured(structured))
     }
+}
+
+fn parse_url(text: &str) -> Result<Url, ToolError> {
+    Url::parse(text.trim()).map_err(|e| {
+        ToolError::InvalidInput(format!(
+            "url {text:?} is not a valid absolute URL ({e}); give a full URL such as \
+             https://example.com/page"
+        ))
+    })
 }
 
 fn describe(options: &WebFetchOptions) -> String {
@@ -469,12 +473,7 @@ impl TypedTool for WebFetch {
     }
 
     fn validate(&self, input: &WebFetchInput, _ctx: &ToolContext) -> Result<(), ToolError> {
-        let url = Url::parse(input.url.trim()).map_err(|e| {
-            ToolError::InvalidInput(format!(
-                "url {:?} is not a valid absolute URL ({e}); give a full URL such as https://example.com/page",
-                input.url
-            ))
-        })?;
+        let url = parse_url(&input.url)?;
         self.policy
             .check_url(&url)
             .map_err(|r| refusal_error(r, &url))

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod builtin_tools;
 mod hooks_in_the_loop;
 mod loop_tests;
 mod pipeline_stages;

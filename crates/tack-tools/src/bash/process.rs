@@ -323,6 +323,8 @@ pub(crate) enum Ending {
     TimedOut,
     /// The call was cancelled; the group was stopped.
     Cancelled,
+    /// Waiting for the shell failed; the group was stopped.
+    WaitFailed(String),
 }
 
 /// A finished foreground command.
@@ -365,9 +367,9 @@ pub(crate) async fn run_foreground(
             },
             status = child.wait() => match status {
                 Ok(status) => break Ending::Exited(status),
-                Err(_) => {
+                Err(e) => {
                     terminate_group(&mut child, pgid, TERM_GRACE).await;
-                    break Ending::Cancelled;
+                    break Ending::WaitFailed(e.to_string());
                 }
             },
             () = &mut deadline => {

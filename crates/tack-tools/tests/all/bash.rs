@@ -128,6 +128,28 @@ async fn non_zero_exit_codes_are_reported() {
 }
 
 #[tokio::test]
+async fn output_beyond_30_mb_keeps_its_head_and_tail() {
+    let s = Session::new();
+    let out = s
+        .call(
+            "Bash",
+            json!({"command": "echo FIRST; head -c 40000000 /dev/zero | tr '\\0' x; echo; echo LAST"}),
+        )
+        .await
+        .unwrap();
+    let body = text(&out);
+    let omitted = out.structured.as_ref().unwrap()["omitted_bytes"]
+        .as_u64()
+        .unwrap();
+    let total = 6 + 40_000_000 + 1 + 5;
+    assert_eq!(omitted, total - 30 * 1024 * 1024);
+    assert!(body.starts_with("FIRST\nxxx"));
+    assert!(body.ends_with("xxx\nLAST\n"));
+    assert!(body.contains(&format!("[… {omitted} bytes of output omitted here")));
+    assert!(body.len() < 30 * 1024 * 1024 + 200);
+}
+
+#[tokio::test]
 async fn a_signal_death_is_reported() {
     let s = Session::new();
     let out = s.run("kill -9 $$").await;

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod bash;
+mod definitions;
 mod files;
 mod search;
 mod web;
