@@ -34,3 +34,156 @@ pub enum PromptAnswer {
 pub trait Prompter: Send + Sync {
     async fn ask(&self, request: &PromptRequest) -> PromptAnswer;
 }
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use tack_policy::{DecidedBy, Decision, Policy, Request, RuleKind, evaluate};
+use tack_tool::{RegisteredTool, ToolCall};
+
+use crate::pipeline::{Permission, PermissionStage, PreHook};
+
+/// Reloads the policy after the user chose "always allow" (the rule has been
+/// written to the local settings by then).
+pub type Reload = Arc<dyn Fn() -> Result<Policy, String> + Send + Sync>;
+
+/// The permission stage backed by tack-policy.
+pub struct PolicyStage {
+    policy: RwLock<Policy>,
+    cwd: PathBuf,
+    project_root: PathBuf,
+    prompter: Option<Arc<dyn Prompter>>,
+    reload: Option<Reload>,
+}
+
+impl std::fmt::Debug for PolicyStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyStage")
+            .field("cwd", &self.cwd)
+            .field("prompter", &self.prompter.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What decided, in a few words, for the audit trail and the model.
+fn decided_by(decision: &Decision) -> String {
+    let why = decision.why();
+    match &why.decided_by {
+        DecidedBy::Rule { rule, list, source } => format!("{list} rule `{rule}` in {source}"),
+        DecidedBy::Mode { mode, source } => format!("permission mode {mode} ({source})"),
+        DecidedBy::NoRuleMatched { mode } => format!("no rule matched (mode {mode})"),
+        DecidedBy::Uncertain => "the command cannot be analysed before it runs".into(),
+        DecidedBy::NoPermissionNeeded => "no permission needed".into(),
+        DecidedBy::AllParts => "every part of the command is allowed".into(),
+        _ => decision.to_string(),
+    }
+}
+
+impl PolicyStage {
+    /// `prompter`: `None` without a terminal (ask means deny, with a message
+    /// saying which rule or flag would allow the call).
+    pub fn new(
+        policy: Policy,
+        cwd: PathBuf,
+        project_root: PathBuf,
+        prompter: Option<Arc<dyn Prompter>>,
+        reload: Option<Reload>,
+    ) -> Self {
+        Self {
+            policy: RwLock::new(policy),
+            cwd,
+            project_root,
+            prompter,
+            reload,
+        }
+    }
+
+    fn evaluate(&self, call: &ToolCall) -> Decision {
+        let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
+        let request = Request::resolve(&call.name, &call.input, &self.cwd, &policy);
+        evaluate(&request, &policy)
+    }
+
+    async fn ask(&self, decision: Decision, tool: &RegisteredTool, reason: String) -> Permission {
+        let Some(prompter) = &self.prompter else {
+            let headless = decision.without_tty();
+            return Permission::Deny {
+                reason: headless.message(),
+                by: decided_by(&headless),
+            };
+        };
+        let why = decision.why();
+        let always_rule = why
+            .suggestions
+            .first()
+            .cloned()
+            .unwrap_or_else(|| why.subject.clone());
+        let request = PromptRequest {
+            call: why.subject.clone(),
+            reason,
+            always_rule: always_rule.clone(),
+            destructive: tool.tool.annotations().destructive,
+        };
+        match prompter.ask(&request).await {
+            PromptAnswer::AllowOnce => Permission::Allow {
+                by: "the user (allow once)".into(),
+            },
+            PromptAnswer::AllowAlways => {
+                let written =
+                    tack_policy::add_local_rule(&self.project_root, RuleKind::Allow, &always_rule);
+                match (written, &self.reload) {
+                    (Ok(path), Some(reload)) => match reload() {
+                        Ok(policy) => {
+                            *self.policy.write().unwrap_or_else(|p| p.into_inner()) = policy;
+                            tracing::info!(
+                                "added allow rule `{always_rule}` to {}",
+                                path.display()
+                            );
+                        }
+                        Err(e) => tracing::warn!("the settings could not be reloaded: {e}"),
+                    },
+                    (Ok(_), None) => {}
+                    (Err(e), _) => tracing::warn!("could not save the rule `{always_rule}`: {e}"),
+                }
+                Permission::Allow {
+                    by: format!("the user (always allow `{always_rule}`)"),
+                }
+            }
+            PromptAnswer::Deny { reason } => Permission::Deny {
+                reason,
+                by: "the user".into(),
+            },
+        }
+    }
+}
+
+#[async_trait]
+impl PermissionStage for PolicyStage {
+    async fn decide(&self, call: &ToolCall, tool: &RegisteredTool, hook: &PreHook) -> Permission {
+        let decision = self.evaluate(call);
+        match (decision, hook) {
+            // A deny rule always wins, whatever a hook said.
+            (d @ Decision::Deny(_), _) => Permission::Deny {
+                reason: d.message(),
+                by: decided_by(&d),
+            },
+            (_, PreHook::Deny { reason, by }) => Permission::Deny {
+                reason: reason.clone(),
+                by: by.clone(),
+            },
+            // A hook's allow skips the prompt (never a deny rule: handled above).
+            (Decision::Ask(_), PreHook::Allow { by }) => Permission::Allow {
+                by: format!("{by} (a hook allowed a call the rules would ask about)"),
+            },
+            (d @ Decision::Ask(_), _) => {
+                let reason = d.to_string();
+                self.ask(d, tool, reason).await
+            }
+            (d, PreHook::Ask { reason, by }) => {
+                let reason = format!("{reason} (asked by {by})");
+                self.ask(d, tool, reason).await
+            }
+            (d, _) => Permission::Allow { by: decided_by(&d) },
+        }
+    }
+}

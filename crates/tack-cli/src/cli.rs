@@ -48,6 +48,10 @@ pub enum Command {
     /// Show the audit trail of a session: every tool call, its input as run,
     /// what allowed or denied it, its outcome and artifacts.
     Log(LogArgs),
+    /// Permission rules: explain what a call would meet.
+    Permissions(PermissionsArgs),
+    /// MCP servers: list, inspect, call, approve; and `tack mcp serve`.
+    Mcp(McpArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     MockServer(MockServerArgs),
 }
@@ -121,6 +125,11 @@ pub struct RunArgs {
     /// Talk to tack's built-in mock API (it echoes the prompt): try tack without a key.
     #[arg(long, conflicts_with_all = ["provider", "base_url"])]
     pub mock: bool,
+    #[command(flatten)]
+    pub permissions: PermissionArgs,
+    /// Start project MCP servers (.mcp.json) that were not approved yet, for this run.
+    #[arg(long)]
+    pub approve_mcp: bool,
     /// Registers test fixture tools (Echo, Sleep, SleepExclusive, Fail, Hang).
     #[arg(long, hide = true)]
     pub fixture_tools: bool,
@@ -154,4 +163,129 @@ pub struct MockServerArgs {
     /// the mock echoes the prompt.
     #[arg(long)]
     pub script: Option<PathBuf>,
+}
+
+/// Permission flags, shared by `tack run` and `tack mcp serve`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PermissionArgs {
+    /// default, acceptEdits, plan, dontAsk or bypassPermissions.
+    #[arg(long)]
+    pub permission_mode: Option<String>,
+    /// Rules to allow, e.g. --allowed-tools "Bash(git diff *),Read" (comma or
+    /// space separated; repeatable).
+    #[arg(long)]
+    pub allowed_tools: Vec<String>,
+    /// Rules to deny, e.g. --disallowed-tools "Bash(curl *),WebFetch".
+    #[arg(long)]
+    pub disallowed_tools: Vec<String>,
+    /// Another directory the read-only tools may use without asking (repeatable).
+    #[arg(long = "add-dir")]
+    pub add_dirs: Vec<std::path::PathBuf>,
+}
+
+impl PermissionArgs {
+    pub fn to_cli(&self) -> Result<tack_policy::CliPermissions, crate::Failure> {
+        let split = |list: &[String]| -> Vec<String> {
+            list.iter()
+                .flat_map(|l| tack_policy::split_rule_list(l))
+                .collect()
+        };
+        let mode = match &self.permission_mode {
+            Some(m) => Some(m.parse().map_err(|e| {
+                crate::Failure::usage(anyhow::anyhow!("--permission-mode {m}: {e}"))
+            })?),
+            None => None,
+        };
+        Ok(tack_policy::CliPermissions {
+            allowed_tools: split(&self.allowed_tools),
+            disallowed_tools: split(&self.disallowed_tools),
+            mode,
+            additional_directories: self.add_dirs.clone(),
+        })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct PermissionsArgs {
+    #[command(subcommand)]
+    pub command: PermissionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PermissionsCommand {
+    /// Print the decision for a call and the rule and file that made it, e.g.
+    /// tack permissions explain 'Bash(git push origin main)'.
+    Explain {
+        /// The call: Tool(input), e.g. 'Bash(rm -rf build)', 'Read(./.env)', 'WebFetch(https://x.dev)'.
+        spec: String,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        permissions: PermissionArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: McpCommand,
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Project directory (default: the current directory).
+    #[arg(long, global = true)]
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Servers, their state, tool count and the size of their definitions.
+    List,
+    /// The tools of one server.
+    Tools { server: String },
+    /// Call one tool: tack mcp call SERVER TOOL '{"arg": 1}'.
+    Call {
+        server: String,
+        tool: String,
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+    /// Approve a project server, or (--changes) the changed definitions of its tools.
+    Approve {
+        server: String,
+        #[arg(long)]
+        changes: bool,
+    },
+    /// What changed in a server's tool definitions since they were approved.
+    Diff { server: String },
+    /// Serve tack's tools over MCP (stdio, or streamable HTTP with --http), with
+    /// the same rules, hooks, budget and audit as tack run.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Listen for streamable HTTP at ADDR (path /mcp), e.g. 127.0.0.1:8765.
+    #[arg(long)]
+    pub http: Option<String>,
+    /// Host header values to accept besides loopback (DNS-rebinding protection).
+    #[arg(long)]
+    pub allowed_hosts: Vec<String>,
+    /// Only these tools (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
+    #[command(flatten)]
+    pub permissions: PermissionArgs,
+    /// Start project MCP servers that were not approved yet.
+    #[arg(long)]
+    pub approve_mcp: bool,
+    /// Serve the conformance suite's fixture tools instead of tack's (tests).
+    #[arg(long, hide = true)]
+    pub conformance_fixtures: bool,
+    /// Add test fixture tools.
+    #[arg(long, hide = true)]
+    pub fixture_tools: bool,
+    /// Project directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<std::path::PathBuf>,
 }

@@ -1,8 +1,11 @@
 //! The `tack` command.
 
 mod cli;
+mod mcp;
 mod print;
+mod prompt;
 mod run;
+mod session;
 mod sessions;
 
 use std::process::ExitCode;
@@ -65,6 +68,8 @@ fn main() -> ExitCode {
             Command::Run(args) => run::run(*args).await,
             Command::Sessions(args) => sessions::list(&args),
             Command::Log(args) => sessions::log(&args),
+            Command::Permissions(args) => permissions(args),
+            Command::Mcp(args) => mcp::run(args).await,
             Command::MockServer(args) => run::mock_server(args).await,
         }
     });
@@ -77,6 +82,31 @@ fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// `tack permissions explain SPEC`.
+fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
+    let cli::PermissionsCommand::Explain {
+        spec,
+        json,
+        permissions,
+    } = args.command;
+    let ctx = session::ProjectContext::load(None, &permissions.to_cli()?)?;
+    let policy = ctx
+        .settings
+        .policy_for_cwd(&ctx.cwd)
+        .map_err(|e| Failure::usage(anyhow::anyhow!("invalid settings: {e}")))?;
+    let explanation = tack_policy::explain(&spec, &policy, &ctx.cwd)
+        .map_err(|e| Failure::usage(anyhow::anyhow!("{e}")))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&explanation).map_err(Failure::internal)?
+        );
+    } else {
+        println!("{explanation}");
+    }
+    Ok(exit::OK)
 }
 
 fn init_logging() {

@@ -27,7 +27,10 @@ impl TtyPrompter {
 }
 
 fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
-    let tty = std::fs::OpenOptions::new().read(true).write(true).open("/dev/tty")?;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
     let mut out = tty.try_clone()?;
     let mut input = std::io::BufReader::new(tty);
     writeln!(out, "\ntack wants to run {}", request.call)?;
@@ -84,4 +87,28 @@ impl Prompter for TtyPrompter {
                 reason: "the permission prompt could not be shown".into(),
             })
     }
+}
+
+/// Asks a yes/no question on the terminal; false when there is none.
+pub async fn confirm(question: &str) -> bool {
+    let question = question.to_owned();
+    tokio::task::spawn_blocking(move || -> std::io::Result<bool> {
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")?;
+        let mut out = tty.try_clone()?;
+        write!(out, "\n{question} [y/N] > ")?;
+        out.flush()?;
+        let mut line = String::new();
+        std::io::BufReader::new(tty).read_line(&mut line)?;
+        Ok(matches!(
+            line.trim().to_ascii_lowercase().as_str(),
+            "y" | "yes"
+        ))
+    })
+    .await
+    .ok()
+    .and_then(Result::ok)
+    .unwrap_or(false)
 }

@@ -5,23 +5,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context as _, anyhow};
-use tack_agent::budget::OutputBudget;
 use tack_agent::transcript::{self, LoadedSession, TranscriptWriter};
-use tack_agent::{Agent, AgentConfig, EventBus, Pipeline, RunStatus};
+use tack_agent::{Agent, AgentConfig, EventBus, RunStatus};
 use tack_model::{ModelError, ProviderOptions, RetryPolicy, select_provider};
 use tack_protocol::{ContentBlock, SessionEvent, ToolChoice};
-use tack_tool::ToolRegistry;
-use tack_tools::artifacts::ArtifactStore;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{MockServerArgs, OutputFormat, RunArgs, ToolChoiceArg};
 use crate::print::Printer;
+use crate::session::{ProjectContext, SessionOptions, assemble};
 use crate::{Failure, exit};
 
 /// Everything `tack run` needs, built from the flags and the environment.
 struct RunConfig {
-    cwd: PathBuf,
-    state_dir: PathBuf,
+    ctx: ProjectContext,
     sessions_dir: PathBuf,
     resume: Option<LoadedSession>,
     prompt: Option<String>,
@@ -31,6 +28,7 @@ struct RunConfig {
     fixture_tools: bool,
     format: OutputFormat,
     mock: bool,
+    approve_mcp: bool,
 }
 
 fn env(key: &str) -> Option<String> {
@@ -39,15 +37,9 @@ fn env(key: &str) -> Option<String> {
 
 impl RunConfig {
     fn build(args: RunArgs) -> Result<Self, Failure> {
-        let cwd = match &args.cwd {
-            Some(dir) => dir.clone(),
-            None => std::env::current_dir().map_err(Failure::internal)?,
-        };
-        let cwd = std::fs::canonicalize(&cwd)
-            .with_context(|| format!("the working directory {} is not usable", cwd.display()))
-            .map_err(Failure::usage)?;
-        let state_dir = transcript::state_dir(&env);
-        let sessions_dir = transcript::sessions_dir(&state_dir);
+        let ctx = ProjectContext::load(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
+        let cwd = ctx.cwd.clone();
+        let sessions_dir = transcript::sessions_dir(&ctx.state_dir);
         let resume = if let Some(id) = &args.resume {
             let path = transcript::find(&sessions_dir, id).map_err(Failure::usage)?;
             Some(transcript::load(&path).map_err(Failure::internal)?)
@@ -107,8 +99,7 @@ impl RunConfig {
             stream: !args.no_stream,
         };
         Ok(Self {
-            cwd,
-            state_dir,
+            ctx,
             sessions_dir,
             resume,
             prompt,
@@ -118,44 +109,8 @@ impl RunConfig {
             fixture_tools: args.fixture_tools,
             format: args.output_format,
             mock: args.mock,
+            approve_mcp: args.approve_mcp,
         })
-    }
-
-    fn registry(&self, artifacts: &Arc<ArtifactStore>) -> Result<ToolRegistry, Failure> {
-        let mut registry = ToolRegistry::new();
-        let builtins = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
-            cwd: self.cwd.clone(),
-            artifacts: Arc::clone(artifacts),
-            web: tack_tools::web::WebFetchOptions::default(),
-        });
-        for tool in builtins {
-            registry.register(tool).map_err(Failure::internal)?;
-        }
-        if self.fixture_tools {
-            tack_testkit::tools::register_fixture_tools(&mut registry)
-                .map_err(Failure::internal)?;
-        }
-        if let Some(names) = &self.tools {
-            let names: Vec<String> = names
-                .iter()
-                .map(|n| n.trim().to_owned())
-                .filter(|n| !n.is_empty())
-                .collect();
-            let available = registry.names();
-            let unknown = registry.retain_named(&names);
-            if !unknown.is_empty() {
-                return Err(Failure::usage(anyhow!(
-                    "--tools names unknown tools: {}. Available: {}",
-                    unknown.join(", "),
-                    if available.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        available.join(", ")
-                    }
-                )));
-            }
-        }
-        Ok(registry)
     }
 }
 
@@ -192,8 +147,6 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .as_ref()
         .map(|s| s.session_id.clone())
         .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
-    let artifacts = Arc::new(ArtifactStore::for_session(&config.state_dir, &session_id));
-    let registry = Arc::new(config.registry(&artifacts)?);
     // `--mock`: the built-in mock API, answering on 127.0.0.1 for this run only.
     let _mock = if config.mock {
         let mock = tack_testkit::MockServer::start().await;
@@ -225,26 +178,44 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
     let events = EventBus::new()
         .with(Arc::new(writer))
         .with(Arc::new(Printer::new(config.format)));
+    let prompter: Option<Arc<dyn tack_agent::permission::Prompter>> =
+        crate::prompt::TtyPrompter::detect().map(|p| Arc::new(p) as _);
+    let assembled = assemble(
+        &config.ctx,
+        SessionOptions {
+            session_id: &session_id,
+            fixture_tools: config.fixture_tools,
+            only_tools: config.tools.as_deref(),
+            prompter,
+            approve_mcp: config.approve_mcp,
+        },
+        &events,
+    )
+    .await?;
     events.emit(&SessionEvent::SessionStart {
         session_id: session_id.clone(),
-        cwd: config.cwd.to_string_lossy().into_owned(),
+        cwd: config.ctx.cwd.to_string_lossy().into_owned(),
         provider: client.provider().to_owned(),
         model: config
             .agent
             .model
             .clone()
             .unwrap_or_else(|| client.model().to_owned()),
-        tools: registry.names(),
+        tools: assembled.pipeline.registry().names(),
         resumed: config.resume.is_some(),
         time: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
     });
 
-    let pipeline = Pipeline::builder(registry, config.cwd.clone(), session_id.clone())
-        .events(events.clone())
-        .budget(Arc::new(OutputBudget::new(artifacts)))
-        .build();
-    let mut agent = Agent::new(client, Arc::new(pipeline), config.agent, events.clone());
+    let mut agent = Agent::new(
+        client,
+        assembled.pipeline.clone(),
+        config.agent,
+        events.clone(),
+    );
+    if let Some(hooks) = &assembled.hooks {
+        agent = agent.with_hooks(hooks.clone());
+    }
     if let Some(loaded) = &config.resume {
         if loaded.skipped_lines > 0 {
             tracing::warn!(
@@ -263,10 +234,27 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         agent = agent.with_history(messages, loaded.usage.clone(), loaded.turns);
     }
 
+    let mut prompt = config.prompt.map(|p| vec![ContentBlock::text(p)]);
+    if let Some(hooks) = &assembled.hooks {
+        let source = if config.resume.is_some() {
+            "resume"
+        } else {
+            "startup"
+        };
+        let context = hooks.session_start(source).await;
+        if let Some(prompt) = prompt.as_mut() {
+            prompt.extend(context.into_iter().map(ContentBlock::text));
+        }
+    }
     let cancel = CancellationToken::new();
     tokio::spawn(watch_ctrl_c(cancel.clone()));
-    let prompt = config.prompt.map(|p| vec![ContentBlock::text(p)]);
     let outcome = agent.run(prompt, &cancel).await;
+    if let Some(hooks) = &assembled.hooks {
+        hooks.session_end("other").await;
+    }
+    if let Some(mcp) = &assembled.mcp {
+        mcp.shutdown().await;
+    }
     Ok(match outcome.status {
         RunStatus::Completed => exit::OK,
         RunStatus::MaxTurns => exit::MAX_TURNS,

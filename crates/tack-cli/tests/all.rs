@@ -47,6 +47,7 @@ impl World {
         cmd.env("ANTHROPIC_API_KEY", "test-key")
             .env("ANTHROPIC_BASE_URL", self.mock.url())
             .env("TACK_STATE_DIR", self.state.path())
+            .env("TACK_CONFIG_DIR", self.state.path().join("config"))
             .env("TACK_MAX_RETRIES", "2")
             .env("OLLAMA_HOST", "127.0.0.1:9")
             .env("NO_COLOR", "1")
@@ -58,7 +59,10 @@ impl World {
     /// Runs `tack run --fixture-tools ARGS` to the end, off the async runtime.
     async fn run(&self, args: &[&str]) -> Output {
         let mut cmd = self.tack();
-        cmd.arg("run").arg("--fixture-tools").args(args);
+        cmd.arg("run")
+            .arg("--fixture-tools")
+            .args(["--allowed-tools", "Echo,Sleep,SleepExclusive,Fail,Hang"])
+            .args(args);
         tokio::task::spawn_blocking(move || cmd.output().unwrap())
             .await
             .unwrap()
@@ -315,9 +319,15 @@ async fn resume_repairs_a_transcript_cut_mid_turn_by_a_kill() {
     ])
     .await;
     let mut cmd = w.tack();
-    cmd.args(["run", "--fixture-tools", "start"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+    cmd.args([
+        "run",
+        "--fixture-tools",
+        "--allowed-tools",
+        "Sleep",
+        "start",
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
     let mut child = cmd.spawn().unwrap();
     let dir = w.sessions_dir();
     let path = tokio::task::spawn_blocking(move || wait_for_tool_call(&dir))
@@ -355,9 +365,17 @@ async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
     )])
     .await;
     let mut cmd = w.tack();
-    cmd.args(["run", "--fixture-tools", "--output-format", "json", "start"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args([
+        "run",
+        "--fixture-tools",
+        "--allowed-tools",
+        "Sleep",
+        "--output-format",
+        "json",
+        "start",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     let child = cmd.spawn().unwrap();
     let pid = child.id();
     let dir = w.sessions_dir();
@@ -507,4 +525,77 @@ async fn log_shows_each_call_with_its_decision() {
         "{}",
         stdout(&text)
     );
+}
+
+#[tokio::test]
+async fn rules_are_enforced_headless_and_explained() {
+    let w = World::new(vec![
+        Step::tool_uses(vec![
+            (
+                "t1",
+                "Bash",
+                json!({"command": "cd sub && rm -rf ../precious"}),
+            ),
+            ("t2", "Bash", json!({"command": "echo hi > out.txt"})),
+            ("t3", "Bash", json!({"command": "ls"})),
+        ]),
+        Step::text("ok"),
+    ])
+    .await;
+    std::fs::create_dir_all(w.cwd.path().join("sub")).unwrap();
+    std::fs::create_dir_all(w.cwd.path().join("precious")).unwrap();
+    let settings = w.cwd.path().join(".tack");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(cd *)", "Bash(ls)", "Bash(echo *)"], "deny": ["Bash(rm *)", "Edit(out.txt)"]}}"#,
+    )
+    .unwrap();
+    let out = w.run(&["x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        w.cwd.path().join("precious").exists(),
+        "the denied rm never ran"
+    );
+    assert!(
+        !w.cwd.path().join("out.txt").exists(),
+        "the redirection is an edit of a denied file"
+    );
+    let sent = &w.mock.requests()[1].body["messages"][2]["content"];
+    assert_eq!(sent[0]["is_error"], true);
+    let denial = sent[0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        denial.contains("rm -rf ../precious") && denial.contains("Bash(rm *)"),
+        "{denial}"
+    );
+    assert_eq!(sent[1]["is_error"], true);
+    assert!(
+        sent[2].get("is_error").is_none(),
+        "ls is allowed: {}",
+        sent[2]
+    );
+
+    let explain = w
+        .tack()
+        .args([
+            "permissions",
+            "explain",
+            "--json",
+            "Bash(cd sub && rm -rf x)",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(explain.status.code(), Some(0), "{}", stderr(&explain));
+    let v: Value = serde_json::from_slice(&explain.stdout).unwrap();
+    assert_eq!(v["decision"]["decision"], "deny", "{v}");
+    assert!(
+        v.to_string().contains("settings.json"),
+        "names the file: {v}"
+    );
+    let text = w
+        .tack()
+        .args(["permissions", "explain", "Bash(ls)"])
+        .output()
+        .unwrap();
+    assert!(stdout(&text).contains("allow"), "{}", stdout(&text));
 }

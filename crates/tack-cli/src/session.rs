@@ -1,0 +1,221 @@
+//! Assembling a session: settings → policy, hooks, built-in and MCP tools,
+//! budget → one dispatch pipeline. Shared by `tack run` and `tack mcp serve`
+//! so both enforce exactly the same rules.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::anyhow;
+use tack_agent::budget::OutputBudget;
+use tack_agent::hooks::HookRunner;
+use tack_agent::permission::{PolicyStage, Prompter, Reload};
+use tack_agent::transcript;
+use tack_agent::{EventBus, Pipeline};
+use tack_hooks::{HookContext, Hooks};
+use tack_mcp::client::{McpManager, StartOutcome};
+use tack_policy::{CliPermissions, LoadOptions, Settings};
+use tack_tool::ToolRegistry;
+use tack_tools::artifacts::ArtifactStore;
+
+use crate::Failure;
+
+/// Where a command runs and the settings that apply there.
+pub struct ProjectContext {
+    pub cwd: PathBuf,
+    pub state_dir: PathBuf,
+    pub settings: Settings,
+    load: LoadOptions,
+}
+
+impl ProjectContext {
+    /// Loads user, project and local settings for `cwd` (default: the current
+    /// directory), plus the command-line permissions.
+    pub fn load(cwd: Option<&Path>, cli: &CliPermissions) -> Result<Self, Failure> {
+        let cwd = match cwd {
+            Some(dir) => dir.to_owned(),
+            None => std::env::current_dir().map_err(Failure::internal)?,
+        };
+        let cwd = std::fs::canonicalize(&cwd).map_err(|e| {
+            Failure::usage(anyhow!(
+                "the working directory {} is not usable: {e}",
+                cwd.display()
+            ))
+        })?;
+        let env = |k: &str| std::env::var(k).ok();
+        let load = LoadOptions {
+            project_root: cwd.clone(),
+            user_config_dir: std::env::var_os("TACK_CONFIG_DIR")
+                .map(PathBuf::from)
+                .or_else(Settings::default_user_config_dir),
+            home: None,
+            cwd: Some(cwd.clone()),
+            cli: cli.clone(),
+        };
+        let settings = Settings::load_with(&load)
+            .map_err(|e| Failure::usage(anyhow!("invalid settings: {e}")))?;
+        Ok(Self {
+            state_dir: transcript::state_dir(&env),
+            cwd,
+            settings,
+            load,
+        })
+    }
+
+    /// Re-reads the settings (after "always allow" wrote a rule).
+    fn reloader(&self) -> Reload {
+        let load = self.load.clone();
+        Arc::new(move || {
+            Settings::load_with(&load)
+                .map(|s| s.policy().clone())
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// The `(file, document)` pairs of every settings file, for hooks.
+    fn setting_documents(&self) -> Vec<(String, &serde_json::Value)> {
+        self.settings
+            .files()
+            .iter()
+            .map(|f| (f.path.display().to_string(), &f.value))
+            .collect()
+    }
+}
+
+/// What a session is assembled from.
+pub struct SessionOptions<'a> {
+    pub session_id: &'a str,
+    pub fixture_tools: bool,
+    /// Only these tools (`--tools`).
+    pub only_tools: Option<&'a [String]>,
+    /// Asks the user on a terminal; `None` = headless (ask means deny).
+    pub prompter: Option<Arc<dyn Prompter>>,
+    /// Start project MCP servers without a recorded approval.
+    pub approve_mcp: bool,
+}
+
+/// An assembled session.
+pub struct Assembled {
+    pub pipeline: Arc<Pipeline>,
+    pub hooks: Option<Arc<HookRunner>>,
+    pub mcp: Option<McpManager>,
+}
+
+pub async fn assemble(
+    ctx: &ProjectContext,
+    opts: SessionOptions<'_>,
+    events: &EventBus,
+) -> Result<Assembled, Failure> {
+    let artifacts = Arc::new(ArtifactStore::for_session(&ctx.state_dir, opts.session_id));
+    let mut registry = ToolRegistry::new();
+    let builtins = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
+        cwd: ctx.cwd.clone(),
+        artifacts: Arc::clone(&artifacts),
+        web: tack_tools::web::WebFetchOptions::default(),
+    });
+    for tool in builtins {
+        registry.register(tool).map_err(Failure::internal)?;
+    }
+    if opts.fixture_tools {
+        tack_testkit::tools::register_fixture_tools(&mut registry).map_err(Failure::internal)?;
+    }
+
+    // MCP servers: started in parallel, failures reported once, tools added.
+    let manager = crate::mcp::manager(&ctx.cwd, &ctx.state_dir, &ctx.settings, opts.approve_mcp)?;
+    let mcp = if manager.list().is_empty() {
+        None
+    } else {
+        for pending in manager.pending_approval() {
+            let name = pending.name;
+            let approved = match &opts.prompter {
+                Some(_) => {
+                    crate::prompt::confirm(&format!(
+                        "The project configures the MCP server {name:?}. Start it?"
+                    ))
+                    .await
+                }
+                None => false,
+            };
+            if approved {
+                manager
+                    .approve_server(&name)
+                    .map_err(crate::mcp::mcp_failure)?;
+            } else {
+                eprintln!(
+                    "tack: the project MCP server {name:?} is not approved, so its tools are left out: run `tack mcp approve {name}` or pass --approve-mcp"
+                );
+            }
+        }
+        for report in manager.start().await {
+            if let StartOutcome::Failed { error } = &report.outcome {
+                eprintln!(
+                    "tack: the MCP server {:?} failed to start, so its tools are left out: {error}",
+                    report.server
+                );
+            }
+        }
+        for tool in manager.tools() {
+            if let Err(e) = registry.register(tool) {
+                eprintln!("tack: an MCP tool was left out: {e}");
+            }
+        }
+        Some(manager)
+    };
+
+    if let Some(names) = opts.only_tools {
+        let names: Vec<String> = names
+            .iter()
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .collect();
+        let available = registry.names();
+        let unknown = registry.retain_named(&names);
+        if !unknown.is_empty() {
+            return Err(Failure::usage(anyhow!(
+                "--tools names unknown tools: {}. Available: {}",
+                unknown.join(", "),
+                available.join(", ")
+            )));
+        }
+    }
+
+    let hooks = Hooks::from_settings(&ctx.setting_documents())
+        .map_err(|e| Failure::usage(anyhow!("invalid hooks: {e}")))?;
+    let (mode, _) = ctx.settings.mode();
+    let hooks = (!hooks.is_empty()).then(|| {
+        Arc::new(HookRunner::new(
+            hooks,
+            HookContext {
+                session_id: opts.session_id.to_owned(),
+                transcript_path: transcript::sessions_dir(&ctx.state_dir)
+                    .join(format!("{}.jsonl", opts.session_id)),
+                cwd: ctx.cwd.clone(),
+                permission_mode: mode.as_str().to_owned(),
+                project_dir: ctx.cwd.clone(),
+            },
+        ))
+    });
+
+    let policy = ctx
+        .settings
+        .policy_for_cwd(&ctx.cwd)
+        .map_err(|e| Failure::usage(anyhow!("invalid settings: {e}")))?;
+    let permission = PolicyStage::new(
+        policy,
+        ctx.cwd.clone(),
+        ctx.cwd.clone(),
+        opts.prompter,
+        Some(ctx.reloader()),
+    );
+    let mut builder = Pipeline::builder(Arc::new(registry), ctx.cwd.clone(), opts.session_id)
+        .events(events.clone())
+        .permission(Arc::new(permission))
+        .budget(Arc::new(OutputBudget::new(artifacts)));
+    if let Some(hooks) = &hooks {
+        builder = builder.hooks(hooks.clone());
+    }
+    Ok(Assembled {
+        pipeline: Arc::new(builder.build()),
+        hooks,
+        mcp,
+    })
+}

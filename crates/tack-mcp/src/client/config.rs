@@ -1,0 +1,614 @@
+//! Server configuration: `.mcp.json` (the Claude Code / Claude Desktop
+//! format) and the `mcpServers` key of tack's settings, with `${VAR}` and
+//! `${VAR:-default}` expansion.
+//!
+//! Parsing keeps each server's entry as written; variables are expanded when
+//! the server is resolved for starting ([`ServerConfig::resolve`]), so an unset
+//! variable fails that one server (reported once, naming the field) and the
+//! others go on.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::error::{ClientError, Result};
+use super::hash_hex;
+
+/// Where a server's configuration came from. Servers from files that live in
+/// the project's repository (`.mcp.json`, project settings) need the user's
+/// approval before they first start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ConfigSource {
+    /// `mcpServers` in the user's settings (`~/.tack/settings.json`).
+    UserSettings,
+    /// `.mcp.json` at the project root.
+    McpJson,
+    /// `mcpServers` in the project's shared settings (committed).
+    ProjectSettings,
+    /// `mcpServers` in the project's local settings (not committed).
+    LocalSettings,
+}
+
+impl ConfigSource {
+    /// Whether servers from this source must be approved before they start.
+    pub fn needs_approval(self) -> bool {
+        match self {
+            ConfigSource::McpJson | ConfigSource::ProjectSettings => true,
+            ConfigSource::UserSettings | ConfigSource::LocalSettings => false,
+        }
+    }
+
+    /// Precedence when a name is defined twice: local > project settings >
+    /// `.mcp.json` > user.
+    fn precedence(self) -> u8 {
+        match self {
+            ConfigSource::UserSettings => 0,
+            ConfigSource::McpJson => 1,
+            ConfigSource::ProjectSettings => 2,
+            ConfigSource::LocalSettings => 3,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfigSource::UserSettings => "user settings",
+            ConfigSource::McpJson => ".mcp.json",
+            ConfigSource::ProjectSettings => "project settings",
+            ConfigSource::LocalSettings => "local settings",
+        }
+    }
+}
+
+/// How tack reaches a server, as written (before variable expansion).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TransportConfig {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio {
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+    /// The deprecated HTTP+SSE transport: parsed so it can be listed, but not
+    /// started (rmcp 3 has no client for it).
+    Sse {
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl TransportConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Stdio { .. } => "stdio",
+            TransportConfig::Http { .. } => "http",
+            TransportConfig::Sse { .. } => "sse",
+        }
+    }
+}
+
+/// One configured server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    pub name: String,
+    pub source: ConfigSource,
+    pub transport: TransportConfig,
+    /// The entry exactly as written, for hashing.
+    raw: Value,
+}
+
+/// A server's transport with every variable expanded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResolvedTransport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+    Sse {
+        url: String,
+    },
+}
+
+impl ServerConfig {
+    /// Builds a server from one `mcpServers` entry.
+    pub fn from_value(name: &str, source: ConfigSource, entry: &Value) -> Result<Self> {
+        let obj = entry.as_object().ok_or_else(|| {
+            config_error(name, None, "the entry must be a JSON object".to_owned())
+        })?;
+        let kind = match obj.get("type") {
+            None | Some(Value::Null) => {
+                if obj.contains_key("command") {
+                    "stdio"
+                } else if obj.contains_key("url") {
+                    "http"
+                } else {
+                    return Err(config_error(
+                        name,
+                        None,
+                        "give either `command` (stdio) or `url` (http)".to_owned(),
+                    ));
+                }
+            }
+            Some(Value::String(t)) => match t.as_str() {
+                "stdio" => "stdio",
+                "http" | "streamable-http" | "streamableHttp" | "streamable_http" => "http",
+                "sse" => "sse",
+                other => {
+                    return Err(config_error(
+                        name,
+                        Some("type"),
+                        format!("unknown transport type {other:?}: use stdio, http or sse"),
+                    ));
+                }
+            },
+            Some(_) => {
+                return Err(config_error(
+                    name,
+                    Some("type"),
+                    "must be a string".to_owned(),
+                ));
+            }
+        };
+        let transport = match kind {
+            "stdio" => TransportConfig::Stdio {
+                command: string_field(name, obj, "command")?.ok_or_else(|| {
+                    config_error(name, Some("command"), "is required for stdio".to_owned())
+                })?,
+                args: string_list(name, obj, "args")?,
+                env: string_map(name, obj, "env")?,
+                cwd: string_field(name, obj, "cwd")?,
+            },
+            _ => {
+                let url = string_field(name, obj, "url")?.ok_or_else(|| {
+                    config_error(name, Some("url"), format!("is required for {kind}"))
+                })?;
+                let headers = string_map(name, obj, "headers")?;
+                if kind == "sse" {
+                    TransportConfig::Sse { url, headers }
+                } else {
+                    TransportConfig::Http { url, headers }
+                }
+            }
+        };
+        Ok(Self {
+            name: name.to_owned(),
+            source,
+            transport,
+            raw: entry.clone(),
+        })
+    }
+
+    /// A stdio server (for library users and tests).
+    pub fn stdio(
+        name: &str,
+        source: ConfigSource,
+        command: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
+        let transport = TransportConfig::Stdio {
+            command: command.to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            cwd: None,
+        };
+        let raw = serde_json::to_value(&transport).unwrap_or(Value::Null);
+        Self {
+            name: name.to_owned(),
+            source,
+            transport,
+            raw,
+        }
+    }
+
+    /// A streamable HTTP server (for library users and tests).
+    pub fn http(name: &str, source: ConfigSource, url: &str, headers: &[(&str, &str)]) -> Self {
+        let transport = TransportConfig::Http {
+            url: url.to_owned(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        };
+        let raw = serde_json::to_value(&transport).unwrap_or(Value::Null);
+        Self {
+            name: name.to_owned(),
+            source,
+            transport,
+            raw,
+        }
+    }
+
+    /// A hash of the entry as written (name included, variables unexpanded):
+    /// the key of approvals and of the tool-list cache. Editing the entry
+    /// invalidates both.
+    pub fn config_hash(&self) -> String {
+        let canonical = canonical_json(&self.raw);
+        hash_hex(format!("{}\n{canonical}", self.name).as_bytes())
+    }
+
+    /// Expands `${VAR}` / `${VAR:-default}` in command, args, env, url and
+    /// headers. `lookup` reads a variable (normally the process environment).
+    pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ResolvedTransport> {
+        let name = &self.name;
+        let ex = |field: &str, s: &str| {
+            expand(s, lookup).map_err(|m| config_error(name, Some(field), m))
+        };
+        Ok(match &self.transport {
+            TransportConfig::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => ResolvedTransport::Stdio {
+                command: ex("command", command)?,
+                args: args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| ex(&format!("args[{i}]"), a))
+                    .collect::<Result<_>>()?,
+                env: env
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), ex(&format!("env.{k}"), v)?)))
+                    .collect::<Result<_>>()?,
+                cwd: cwd
+                    .as_deref()
+                    .map(|c| ex("cwd", c).map(PathBuf::from))
+                    .transpose()?,
+            },
+            TransportConfig::Http { url, headers } => ResolvedTransport::Http {
+                url: ex("url", url)?,
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), ex(&format!("headers.{k}"), v)?)))
+                    .collect::<Result<_>>()?,
+            },
+            TransportConfig::Sse { url, .. } => ResolvedTransport::Sse {
+                url: ex("url", url)?,
+            },
+        })
+    }
+}
+
+/// The servers of a session, from every source, plus the entries that could
+/// not be read (reported, and left out).
+#[derive(Debug, Default)]
+pub struct McpConfig {
+    servers: BTreeMap<String, ServerConfig>,
+    /// Entries that could not be read; each names its server and field.
+    pub invalid: Vec<ClientError>,
+}
+
+impl McpConfig {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads `<project_root>/.mcp.json` if it exists.
+    pub fn load_project(&mut self, project_root: &Path) -> Result<()> {
+        let path = project_root.join(".mcp.json");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => return Err(ClientError::Io { path, source }),
+        };
+        let value: Value = serde_json::from_str(&text).map_err(|e| ClientError::Config {
+            server: None,
+            field: None,
+            message: format!("{} is not valid JSON: {e}", path.display()),
+        })?;
+        self.add_servers(ConfigSource::McpJson, &value)
+    }
+
+    /// Adds the servers of one settings file (or `.mcp.json` document): a JSON
+    /// object with an `mcpServers` key. A document without the key adds
+    /// nothing. Higher-precedence sources replace lower ones by name.
+    pub fn add_servers(&mut self, source: ConfigSource, document: &Value) -> Result<()> {
+        let Some(servers) = document.get("mcpServers") else {
+            return Ok(());
+        };
+        if servers.is_null() {
+            return Ok(());
+        }
+        let servers = servers.as_object().ok_or_else(|| ClientError::Config {
+            server: None,
+            field: Some("mcpServers".to_owned()),
+            message: format!("in {} must be a JSON object", source.as_str()),
+        })?;
+        for (name, entry) in servers {
+            if entry.get("disabled").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            match ServerConfig::from_value(name, source, entry) {
+                Ok(server) => self.insert(server),
+                Err(e) => self.invalid.push(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds one server (replacing a same-named one of lower or equal precedence).
+    pub fn insert(&mut self, server: ServerConfig) {
+        match self.servers.get(&server.name) {
+            Some(existing) if existing.source.precedence() > server.source.precedence() => {}
+            _ => {
+                self.servers.insert(server.name.clone(), server);
+            }
+        }
+    }
+
+    pub fn servers(&self) -> impl Iterator<Item = &ServerConfig> {
+        self.servers.values()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.get(name)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+}
+
+fn config_error(server: &str, field: Option<&str>, message: String) -> ClientError {
+    ClientError::Config {
+        server: Some(server.to_owned()),
+        field: field.map(str::to_owned),
+        message,
+    }
+}
+
+fn string_field(server: &str, obj: &Map<String, Value>, field: &str) -> Result<Option<String>> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(config_error(
+            server,
+            Some(field),
+            "must be a string".to_owned(),
+        )),
+    }
+}
+
+fn string_list(server: &str, obj: &Map<String, Value>, field: &str) -> Result<Vec<String>> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                _ => Err(config_error(
+                    server,
+                    Some(&format!("{field}[{i}]")),
+                    "must be a string".to_owned(),
+                )),
+            })
+            .collect(),
+        Some(_) => Err(config_error(
+            server,
+            Some(field),
+            "must be an array of strings".to_owned(),
+        )),
+    }
+}
+
+fn string_map(
+    server: &str,
+    obj: &Map<String, Value>,
+    field: &str,
+) -> Result<BTreeMap<String, String>> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                Value::Number(n) => Ok((k.clone(), n.to_string())),
+                Value::Bool(b) => Ok((k.clone(), b.to_string())),
+                _ => Err(config_error(
+                    server,
+                    Some(&format!("{field}.{k}")),
+                    "must be a string".to_owned(),
+                )),
+            })
+            .collect(),
+        Some(_) => Err(config_error(
+            server,
+            Some(field),
+            "must be an object of strings".to_owned(),
+        )),
+    }
+}
+
+/// Expands `${VAR}` and `${VAR:-default}` (the default used when VAR is unset
+/// or empty). Any other `$` is kept as is.
+pub fn expand(
+    input: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<String, String> {
+    let mut out = String::with_capacity(input.len());
+    let mut rest = input;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| format!("`${{` without a closing `}}` in {input:?}"))?;
+        let body = &after[..end];
+        let (var, default) = match body.split_once(":-") {
+            Some((var, default)) => (var, Some(default)),
+            None => (body, None),
+        };
+        if var.is_empty() || !var.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            return Err(format!("`${{{body}}}` is not a valid variable reference"));
+        }
+        match (
+            lookup(var).filter(|v| !v.is_empty() || default.is_none()),
+            default,
+        ) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => {
+                return Err(format!(
+                    "the environment variable {var} is not set (write ${{{var}:-default}} to give a default)"
+                ));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// JSON with object keys sorted, so equal configs hash equally whatever the
+/// key order in the file.
+fn canonical_json(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let sorted: BTreeMap<&String, Value> =
+                    map.iter().map(|(k, v)| (k, sort(v))).collect();
+                let mut out = Map::new();
+                for (k, v) in sorted {
+                    out.insert(k.clone(), v);
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn expands_variables_and_defaults() {
+        let lookup = env(&[("A", "1"), ("EMPTY", "")]);
+        assert_eq!(expand("x${A}y", &lookup).unwrap(), "x1y");
+        assert_eq!(expand("${B:-dflt}/mcp", &lookup).unwrap(), "dflt/mcp");
+        assert_eq!(expand("${A:-dflt}", &lookup).unwrap(), "1");
+        assert_eq!(expand("${EMPTY:-d}", &lookup).unwrap(), "d");
+        assert_eq!(expand("${EMPTY}", &lookup).unwrap(), "");
+        assert_eq!(expand("$A and $", &lookup).unwrap(), "$A and $");
+        let err = expand("Bearer ${MISSING}", &lookup).unwrap_err();
+        assert!(err.contains("MISSING"), "{err}");
+        assert!(expand("${A", &lookup).is_err());
+        assert!(expand("${A-B}", &lookup).is_err());
+    }
+
+    #[test]
+    fn parses_the_reference_example_and_names_the_failing_field() {
+        let doc = json!({"mcpServers": {
+            "db":  {"type": "stdio", "command": "npx", "args": ["-y", "@bytebase/dbhub"], "env": {"DATABASE_URL": "${DATABASE_URL}"}},
+            "api": {"type": "http", "url": "${API_BASE_URL:-https://api.example.com}/mcp", "headers": {"Authorization": "Bearer ${API_KEY}"}},
+            "legacy": {"type": "sse", "url": "https://example.com/sse"},
+            "desktop": {"command": "node", "args": ["server.js"]},
+            "broken": {"type": "carrier-pigeon"}
+        }});
+        let mut config = McpConfig::new();
+        config.add_servers(ConfigSource::McpJson, &doc).unwrap();
+        assert_eq!(config.servers().count(), 4);
+        assert_eq!(config.invalid.len(), 1);
+        assert!(config.invalid[0].to_string().contains("broken"));
+        assert_eq!(config.get("desktop").unwrap().transport.kind(), "stdio");
+        assert_eq!(config.get("legacy").unwrap().transport.kind(), "sse");
+
+        let lookup = env(&[("API_KEY", "k1")]);
+        let api = config.get("api").unwrap().resolve(&lookup).unwrap();
+        assert_eq!(
+            api,
+            ResolvedTransport::Http {
+                url: "https://api.example.com/mcp".into(),
+                headers: [("Authorization".to_owned(), "Bearer k1".to_owned())].into(),
+            }
+        );
+        let err = config.get("db").unwrap().resolve(&lookup).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("db")
+                && text.contains("env.DATABASE_URL")
+                && text.contains("DATABASE_URL"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn precedence_and_hash() {
+        let mut config = McpConfig::new();
+        config
+            .add_servers(
+                ConfigSource::LocalSettings,
+                &json!({"mcpServers": {"s": {"command": "local"}}}),
+            )
+            .unwrap();
+        config
+            .add_servers(
+                ConfigSource::McpJson,
+                &json!({"mcpServers": {"s": {"command": "project"}}}),
+            )
+            .unwrap();
+        let s = config.get("s").unwrap();
+        assert_eq!(s.source, ConfigSource::LocalSettings);
+        let a = ServerConfig::from_value(
+            "x",
+            ConfigSource::McpJson,
+            &json!({"command": "a", "args": ["1"]}),
+        )
+        .unwrap();
+        let b = ServerConfig::from_value(
+            "x",
+            ConfigSource::McpJson,
+            &json!({"args": ["1"], "command": "a"}),
+        )
+        .unwrap();
+        let c = ServerConfig::from_value(
+            "x",
+            ConfigSource::McpJson,
+            &json!({"args": ["2"], "command": "a"}),
+        )
+        .unwrap();
+        assert_eq!(a.config_hash(), b.config_hash());
+        assert_ne!(a.config_hash(), c.config_hash());
+    }
+}

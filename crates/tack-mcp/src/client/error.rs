@@ -1,0 +1,73 @@
+//! The client's error type. Each variant is one failure class with its own
+//! exit code for `tack mcp ...`.
+
+use std::path::PathBuf;
+
+use tack_tool::ToolError;
+
+/// Why an MCP client operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// A configuration entry is wrong (bad shape, unknown type, unset variable).
+    #[error("MCP config error{}{}: {message}", server.as_deref().map(|s| format!(" in server {s:?}")).unwrap_or_default(), field.as_deref().map(|f| format!(", field `{f}`")).unwrap_or_default())]
+    Config {
+        server: Option<String>,
+        field: Option<String>,
+        message: String,
+    },
+    /// A project server has not been approved by the user.
+    #[error(
+        "MCP server {server:?} comes from the project ({source_name}) and has not been approved; run `tack mcp approve {server}` after checking its command"
+    )]
+    NotApproved { server: String, source_name: String },
+    /// The server could not be started or did not finish its handshake in time.
+    #[error("MCP server {server:?} failed to start: {message}")]
+    StartFailed { server: String, message: String },
+    /// A tool call failed (including the tool's own `isError` answers).
+    #[error("tool {tool:?} of MCP server {server:?} failed: {error}")]
+    Tool {
+        server: String,
+        tool: String,
+        error: ToolError,
+    },
+    /// No such server or tool.
+    #[error("{0}")]
+    NotFound(String),
+    /// Reading or writing tack's own files (approvals, pins, cache, logs).
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ClientError {
+    /// The process exit code for this failure class: 2 config, 3 server failed
+    /// to start, 4 tool error, 5 not found, 6 approval needed, 1 anything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ClientError::Config { .. } => 2,
+            ClientError::StartFailed { .. } => 3,
+            ClientError::Tool { .. } => 4,
+            ClientError::NotFound(_) => 5,
+            ClientError::NotApproved { .. } => 6,
+            ClientError::Io { .. } => 1,
+        }
+    }
+
+    /// A short machine-readable name of the class, for `--json`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ClientError::Config { .. } => "config",
+            ClientError::StartFailed { .. } => "start_failed",
+            ClientError::Tool { .. } => "tool",
+            ClientError::NotFound(_) => "not_found",
+            ClientError::NotApproved { .. } => "not_approved",
+            ClientError::Io { .. } => "io",
+        }
+    }
+}
+
+pub type Result<T, E = ClientError> = std::result::Result<T, E>;

@@ -1,0 +1,112 @@
+//! Tool names as the model APIs accept them: `mcp__<server>__<tool>`, within
+//! `^[a-zA-Z0-9_-]{1,64}$`.
+//!
+//! Characters outside the set become `_`; a name longer than 64 is cut and
+//! ends in `_` + 6 hex digits of a hash of the original pair; a name already
+//! taken by another (server, tool) pair gets the same hash suffix. The rule is
+//! deterministic, so a tool keeps its name from one session to the next (as
+//! long as the colliding set is the same), which keeps prompt caches warm.
+
+use std::collections::HashMap;
+
+use super::hash_hex;
+
+const MAX: usize = 64;
+const SUFFIX_LEN: usize = 7; // '_' + 6 hex digits
+
+fn sanitize(part: &str) -> String {
+    part.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn suffix(server: &str, tool: &str) -> String {
+    let hash = hash_hex(format!("{server}\0{tool}").as_bytes());
+    format!("_{}", &hash[..SUFFIX_LEN - 1])
+}
+
+fn with_suffix(base: &str, server: &str, tool: &str) -> String {
+    let keep = base.len().min(MAX - SUFFIX_LEN);
+    format!("{}{}", &base[..keep], suffix(server, tool))
+}
+
+/// The model-facing name of `tool` on `server`, before collision handling.
+pub fn model_tool_name(server: &str, tool: &str) -> String {
+    let base = format!("mcp__{}__{}", sanitize(server), sanitize(tool));
+    if base.len() <= MAX {
+        base
+    } else {
+        // `base` is ASCII after sanitising, so byte slicing is safe.
+        with_suffix(&base, server, tool)
+    }
+}
+
+/// The names handed out in one session: a name, once given, stays with its
+/// (server, tool) pair.
+#[derive(Debug, Default)]
+pub(crate) struct NameTable {
+    owners: HashMap<String, (String, String)>,
+    given: HashMap<(String, String), String>,
+}
+
+impl NameTable {
+    /// The name for (server, tool): the same as before if it already has one.
+    pub(crate) fn assign(&mut self, server: &str, tool: &str) -> String {
+        let key = (server.to_owned(), tool.to_owned());
+        if let Some(name) = self.given.get(&key) {
+            return name.clone();
+        }
+        let mut name = model_tool_name(server, tool);
+        if self.owners.contains_key(&name) {
+            name = with_suffix(&name, server, tool);
+        }
+        // A second collision (astronomically unlikely): extend with a counter.
+        let mut n = 2u32;
+        while self.owners.contains_key(&name) {
+            let base = with_suffix(&name, server, &format!("{tool}\0{n}"));
+            name = base;
+            n += 1;
+        }
+        self.owners.insert(name.clone(), key.clone());
+        self.given.insert(key, name.clone());
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tack_protocol::is_valid_tool_name;
+
+    #[test]
+    fn sanitises_truncates_and_resolves_collisions() {
+        assert_eq!(model_tool_name("fs", "read_file"), "mcp__fs__read_file");
+        assert_eq!(
+            model_tool_name("my.server", "get thing/x"),
+            "mcp__my_server__get_thing_x"
+        );
+        assert_eq!(model_tool_name("é", "ok"), "mcp_____ok");
+        let long = model_tool_name("server", &"x".repeat(100));
+        assert_eq!(long.len(), 64);
+        assert!(is_valid_tool_name(&long));
+        assert_ne!(long, model_tool_name("server", &"x".repeat(101)));
+
+        let mut table = NameTable::default();
+        let a = table.assign("s", "a.b");
+        let b = table.assign("s", "a_b");
+        assert_eq!(a, "mcp__s__a_b");
+        assert!(
+            b.starts_with("mcp__s__a_b_") && b.len() == "mcp__s__a_b".len() + 7,
+            "{b}"
+        );
+        assert!(is_valid_tool_name(&b));
+        assert_eq!(table.assign("s", "a_b"), b, "stable within a session");
+        assert_eq!(table.assign("s", "a.b"), a);
+    }
+}

@@ -1,0 +1,563 @@
+//! One server at run time: its connection (started, restarted), its tool
+//! list checked against the pins, and its tools as tack [`Tool`]s.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode};
+use rmcp::service::PeerRequestOptions;
+use serde_json::{Map, Value};
+use tack_protocol::ToolDefinition;
+use tack_tool::{Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput};
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::config::ServerConfig;
+use super::connection::{ConnectArgs, Connection, connect};
+use super::convert::{ServerTool, convert_result};
+use super::error::{ClientError, Result};
+use super::manager::ManagerOptions;
+use super::names::{NameTable, model_tool_name};
+use super::report::ServerState;
+use super::store::{CachedTools, PinCheck, PinnedTool, Pins, read_cache, write_cache};
+
+/// After a failed start, calls fail fast with the same error for this long.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// What the runtimes share that never changes.
+pub(super) struct Settings {
+    pub(super) options: ManagerOptions,
+}
+
+/// What the runtimes share that changes: pins and the offered tools.
+pub(super) struct Registry {
+    pub(super) pins: Mutex<Pins>,
+    pub(super) offered: Mutex<Offered>,
+    pub(super) generation: watch::Sender<u64>,
+}
+
+#[derive(Default)]
+pub(super) struct Offered {
+    pub(super) names: NameTable,
+    pub(super) tools: Vec<Arc<McpTool>>,
+    pub(super) keys: HashSet<(String, String)>,
+}
+
+impl Registry {
+    /// Adds the tools not offered yet; bumps the generation if any was added.
+    pub(super) fn offer(&self, runtime: &Arc<ServerRuntime>, tools: &[ServerTool]) {
+        let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut added = 0;
+        for tool in tools {
+            let key = (runtime.config.name.clone(), tool.name.clone());
+            if offered.keys.contains(&key) {
+                continue;
+            }
+            let name = offered.names.assign(&runtime.config.name, &tool.name);
+            offered
+                .tools
+                .push(Arc::new(McpTool::new(runtime.clone(), name, tool)));
+            offered.keys.insert(key);
+            added += 1;
+        }
+        drop(offered);
+        if added > 0 {
+            self.generation.send_modify(|g| *g += 1);
+        }
+    }
+
+    pub(super) fn model_name(&self, server: &str, tool: &str) -> String {
+        let offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        offered
+            .tools
+            .iter()
+            .find(|t| t.runtime.config.name == server && t.server_tool == tool)
+            .map(|t| t.name.clone())
+            .unwrap_or_else(|| model_tool_name(server, tool))
+    }
+}
+
+#[derive(Default)]
+pub(super) struct RuntimeState {
+    /// The latest list (live or cached), withheld tools included.
+    pub(super) tools: Vec<ServerTool>,
+    /// Whether `tools` came from the running server (not the cache).
+    pub(super) live: bool,
+    /// Tools whose definition differs from the pin: (old pin, new definition).
+    pub(super) withheld: BTreeMap<String, (PinnedTool, PinnedTool)>,
+    pub(super) protocol_version: Option<String>,
+    /// The last start failure and when it happened.
+    pub(super) last_failure: Option<(Instant, String)>,
+    pub(super) failed: bool,
+    pub(super) started_once: bool,
+    /// Reported by `start` (terminal outcome), so not again.
+    pub(super) reported: bool,
+}
+
+/// One configured server and its connection.
+pub(super) struct ServerRuntime {
+    pub(super) config: ServerConfig,
+    pub(super) settings: Arc<Settings>,
+    pub(super) registry: Weak<Registry>,
+    pub(super) approved: AtomicBool,
+    /// The live connection, if any.
+    pub(super) current: Mutex<Option<Arc<Connection>>>,
+    /// Held while the server is being started, so it starts once.
+    pub(super) starting: tokio::sync::Mutex<()>,
+    pub(super) state: Mutex<RuntimeState>,
+    pub(super) list_changed: Arc<Notify>,
+    pub(super) log_path: PathBuf,
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ServerRuntime {
+    pub(super) fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    fn start_failed(&self, message: String) -> ClientError {
+        ClientError::StartFailed {
+            server: self.config.name.clone(),
+            message,
+        }
+    }
+
+    /// The running connection, starting (or restarting) the server if needed.
+    pub(super) async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>> {
+        if let Some(conn) = self.live() {
+            return Ok(conn);
+        }
+        let _starting = self.starting.lock().await;
+        // Someone else may have started it while we waited.
+        if let Some(conn) = self.live() {
+            return Ok(conn);
+        }
+        if lock(&self.current).take().is_some() {
+            tracing::warn!(server = %self.name(), "MCP server stopped; starting it again");
+        }
+        if let Some((at, message)) = &lock(&self.state).last_failure
+            && at.elapsed() < RETRY_AFTER
+        {
+            return Err(self.start_failed(format!("{message} (not retried yet)")));
+        }
+        match self.start_locked().await {
+            Ok(conn) => {
+                let mut state = lock(&self.state);
+                state.last_failure = None;
+                state.failed = false;
+                state.started_once = true;
+                drop(state);
+                *lock(&self.current) = Some(conn.clone());
+                Ok(conn)
+            }
+            Err(error) => {
+                if let ClientError::StartFailed { message, .. } = &error {
+                    let mut state = lock(&self.state);
+                    state.failed = true;
+                    state.last_failure = Some((Instant::now(), message.clone()));
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The current connection if its transport is open.
+    pub(super) fn live(&self) -> Option<Arc<Connection>> {
+        lock(&self.current)
+            .as_ref()
+            .filter(|c| c.is_alive())
+            .cloned()
+    }
+
+    async fn start_locked(self: &Arc<Self>) -> Result<Arc<Connection>> {
+        if !self.approved.load(Ordering::SeqCst) {
+            return Err(ClientError::NotApproved {
+                server: self.config.name.clone(),
+                source_name: self.config.source.as_str().to_owned(),
+            });
+        }
+        let options = &self.settings.options;
+        let resolved = self.config.resolve(&|v| options.lookup(v))?;
+        let timeout = options.startup_timeout;
+        let started = async {
+            let conn = connect(
+                &resolved,
+                ConnectArgs {
+                    server: &self.config.name,
+                    cwd: &options.cwd,
+                    log_path: self.log_path.clone(),
+                    sink: options.progress.clone(),
+                    list_changed: self.list_changed.clone(),
+                },
+            )
+            .await?;
+            let tools = conn
+                .peer
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("tools/list failed: {e}"))?;
+            Ok::<_, String>((conn, tools))
+        };
+        let (conn, tools) = match tokio::time::timeout(timeout, started).await {
+            Err(_) => {
+                return Err(self.start_failed(format!(
+                    "it did not finish starting within {}s (the startup timeout); its log: {}",
+                    timeout.as_secs_f32(),
+                    self.log_path.display()
+                )));
+            }
+            Ok(Err(message)) => return Err(self.start_failed(message)),
+            Ok(Ok(started)) => started,
+        };
+        let conn = Arc::new(conn);
+        let raw: Vec<Value> = tools
+            .iter()
+            .filter_map(|t| serde_json::to_value(t).ok())
+            .collect();
+        lock(&self.state).protocol_version = Some(conn.protocol_version.clone());
+        self.apply_tools(raw, true);
+        // Refresh on notifications/tools/list_changed.
+        let weak = Arc::downgrade(self);
+        let notify = self.list_changed.clone();
+        conn.add_task(tokio::spawn(async move {
+            loop {
+                notify.notified().await;
+                let Some(runtime) = weak.upgrade() else {
+                    break;
+                };
+                runtime.refresh().await;
+            }
+        }));
+        tracing::info!(server = %self.name(), protocol = %conn.protocol_version, pid = ?conn.pid, "MCP server started");
+        Ok(conn)
+    }
+
+    /// Lists the tools again (after `notifications/tools/list_changed`).
+    async fn refresh(self: &Arc<Self>) {
+        let Some(conn) = self.live() else {
+            return;
+        };
+        let listed = tokio::time::timeout(
+            self.settings.options.startup_timeout,
+            conn.peer.list_all_tools(),
+        )
+        .await;
+        match listed {
+            Ok(Ok(tools)) => {
+                let raw = tools
+                    .iter()
+                    .filter_map(|t| serde_json::to_value(t).ok())
+                    .collect();
+                self.apply_tools(raw, true);
+                tracing::info!(server = %self.name(), "MCP tool list refreshed");
+            }
+            Ok(Err(e)) => tracing::warn!(server = %self.name(), "tools/list failed: {e}"),
+            Err(_) => tracing::warn!(server = %self.name(), "tools/list timed out"),
+        }
+    }
+
+    /// Records a tool list, checks it against the pins, caches it (if live)
+    /// and offers the tools that may be offered.
+    fn apply_tools(self: &Arc<Self>, raw: Vec<Value>, live: bool) {
+        let tools: Vec<ServerTool> = raw.iter().filter_map(ServerTool::parse).collect();
+        let registry = self.registry.upgrade();
+        let mut allowed = Vec::new();
+        let mut withheld = BTreeMap::new();
+        if let Some(registry) = &registry {
+            let mut pins = lock(&registry.pins);
+            let mut to_pin = Vec::new();
+            for tool in &tools {
+                let pin =
+                    PinnedTool::of(&tool.name, tool.description.as_deref(), &tool.input_schema);
+                match pins.check(self.name(), &tool.name, &pin) {
+                    PinCheck::Pinned => allowed.push(tool.clone()),
+                    PinCheck::New => {
+                        to_pin.push((tool.name.clone(), pin));
+                        allowed.push(tool.clone());
+                    }
+                    PinCheck::Changed(old) => {
+                        tracing::warn!(server = %self.name(), tool = %tool.name, "MCP tool definition changed since it was approved; withheld until `tack mcp diff`/approval");
+                        withheld.insert(tool.name.clone(), (old, pin));
+                    }
+                }
+            }
+            if let Err(e) = pins.pin(self.name(), &to_pin) {
+                tracing::warn!("could not save MCP tool pins: {e}");
+            }
+        }
+        if live {
+            let cached = CachedTools {
+                server: self.config.name.clone(),
+                config_hash: self.config.config_hash(),
+                protocol_version: lock(&self.state).protocol_version.clone(),
+                tools: raw,
+            };
+            if let Err(e) = write_cache(&self.settings.options.cache_dir, &self.config, &cached) {
+                tracing::warn!("could not cache the MCP tool list: {e}");
+            }
+        }
+        {
+            let mut state = lock(&self.state);
+            state.tools = tools;
+            state.live = live;
+            state.withheld = withheld;
+        }
+        if let Some(registry) = registry {
+            registry.offer(self, &allowed);
+        }
+    }
+
+    /// Offers cached tools without starting the server; the number offered.
+    pub(super) fn load_cache(self: &Arc<Self>) -> Option<(usize, usize)> {
+        let cached = read_cache(&self.settings.options.cache_dir, &self.config)?;
+        lock(&self.state).protocol_version = cached.protocol_version.clone();
+        self.apply_tools(cached.tools, false);
+        let state = lock(&self.state);
+        Some((
+            state.tools.len() - state.withheld.len(),
+            state.withheld.len(),
+        ))
+    }
+
+    /// Whether a tool may be called now (after the server is running).
+    fn check_callable(&self, tool: &str) -> std::result::Result<(), ToolError> {
+        let state = lock(&self.state);
+        if state.withheld.contains_key(tool) {
+            return Err(ToolError::Unavailable(format!(
+                "MCP server {:?} changed the definition of this tool since it was approved; it is withheld until the user reviews the change (`tack mcp diff {}`)",
+                self.name(),
+                self.name()
+            )));
+        }
+        if state.live && !state.tools.iter().any(|t| t.name == tool) {
+            return Err(ToolError::Unavailable(format!(
+                "MCP server {:?} no longer offers this tool",
+                self.name()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs one `tools/call`.
+    pub(super) async fn call(
+        self: &Arc<Self>,
+        tool: &str,
+        input: Value,
+        cancel: &CancellationToken,
+    ) -> std::result::Result<ToolOutput, ToolError> {
+        let arguments = match input {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ToolError::InvalidInput(format!(
+                    "the input must be a JSON object, got {other}"
+                )));
+            }
+        };
+        let conn = tokio::select! {
+            conn = self.ensure_running() => conn.map_err(|e| ToolError::Unavailable(e.to_string()))?,
+            () = cancel.cancelled() => {
+                return Err(ToolError::Interrupted(format!("cancelled while MCP server {:?} was starting", self.name())));
+            }
+        };
+        self.check_callable(tool)?;
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match conn
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(e) => return Err(self.service_error(&conn, e).await),
+        };
+        let _route = conn.route_progress(handle.progress_token.clone(), tool);
+        let id = handle.id.clone();
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let timeout = self.settings.options.call_timeout;
+        let outcome = tokio::select! {
+            biased;
+            outcome = &mut response => outcome,
+            () = cancel.cancelled() => {
+                conn.cancel_request(id, "cancelled by the user").await;
+                return Err(ToolError::Interrupted(format!(
+                    "the call was cancelled and MCP server {:?} was told to stop it (notifications/cancelled)",
+                    self.name()
+                )));
+            }
+            () = tokio::time::sleep(timeout) => {
+                conn.cancel_request(id, "timed out").await;
+                return Err(ToolError::Timeout(timeout));
+            }
+        };
+        match outcome {
+            Ok(result) => {
+                let value = serde_json::to_value(&result)
+                    .map_err(|e| ToolError::Internal(format!("could not read the result: {e}")))?;
+                convert_result(&value)
+            }
+            Err(e) => Err(self.service_error(&conn, e).await),
+        }
+    }
+
+    async fn service_error(&self, conn: &Arc<Connection>, error: ServiceError) -> ToolError {
+        match error {
+            ServiceError::McpError(data) => {
+                let message = data.message.to_string();
+                if data.code == ErrorCode::INVALID_PARAMS {
+                    ToolError::InvalidInput(message)
+                } else if data.code == ErrorCode::METHOD_NOT_FOUND {
+                    ToolError::Unavailable(message)
+                } else {
+                    ToolError::Internal(format!(
+                        "the MCP server answered with error {}: {message}",
+                        data.code.0
+                    ))
+                }
+            }
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                // The server stopped under us: forget the connection so the
+                // next call starts it again.
+                {
+                    let mut current = lock(&self.current);
+                    if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+                        *current = None;
+                    }
+                }
+                conn.close().await;
+                ToolError::Transient(format!(
+                    "MCP server {:?} stopped during the call (it crashed or exited); tack starts it again on the next call. The call may or may not have taken effect. Server log: {}",
+                    self.name(),
+                    self.log_path.display()
+                ))
+            }
+            ServiceError::Cancelled { reason } => ToolError::Interrupted(
+                reason.unwrap_or_else(|| "the request was cancelled".to_owned()),
+            ),
+            ServiceError::Timeout { timeout } => ToolError::Timeout(timeout),
+            other => ToolError::Internal(format!("MCP request failed: {other}")),
+        }
+    }
+
+    pub(super) fn state(&self) -> ServerState {
+        if !self.approved.load(Ordering::SeqCst) {
+            return ServerState::NeedsApproval;
+        }
+        let alive = lock(&self.current).as_ref().map(|c| c.is_alive());
+        if alive != Some(true) && self.starting.try_lock().is_err() {
+            return ServerState::Starting;
+        }
+        let state = lock(&self.state);
+        match alive {
+            Some(true) => ServerState::Running,
+            Some(false) => ServerState::Stopped,
+            None if state.failed => ServerState::Failed,
+            None if state.started_once => ServerState::Stopped,
+            None if !state.tools.is_empty() || !state.withheld.is_empty() => ServerState::Deferred,
+            None => ServerState::NotStarted,
+        }
+    }
+
+    pub(super) fn pid(&self) -> Option<u32> {
+        self.live().and_then(|c| c.pid)
+    }
+}
+
+pub(super) fn definition_tokens(name: &str, description: &str, schema: &Value) -> usize {
+    let definition = ToolDefinition {
+        name: name.to_owned(),
+        description: Some(description.to_owned()),
+        input_schema: schema.clone(),
+        extra: Default::default(),
+    };
+    serde_json::to_vec(&definition)
+        .map(|b| b.len().div_ceil(4))
+        .unwrap_or(0)
+}
+
+/// An MCP server's tool as a tack [`Tool`].
+pub struct McpTool {
+    runtime: Arc<ServerRuntime>,
+    server_tool: String,
+    name: String,
+    description: String,
+    schema: Value,
+    annotations: ToolAnnotations,
+}
+
+impl McpTool {
+    fn new(runtime: Arc<ServerRuntime>, name: String, tool: &ServerTool) -> Self {
+        Self {
+            runtime,
+            server_tool: tool.name.clone(),
+            name,
+            description: tool.model_description(),
+            schema: tool.model_schema(),
+            annotations: tool.annotations,
+        }
+    }
+
+    /// The server this tool belongs to.
+    pub fn server(&self) -> &str {
+        self.runtime.name()
+    }
+
+    /// The tool's name on its server.
+    pub fn server_tool(&self) -> &str {
+        &self.server_tool
+    }
+}
+
+impl std::fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpTool")
+            .field("name", &self.name)
+            .field("server", &self.runtime.name())
+            .field("tool", &self.server_tool)
+            .finish()
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> Value {
+        self.schema.clone()
+    }
+    /// readOnlyHint: the server says the tool does not modify its environment.
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        self.annotations.read_only
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        self.annotations
+    }
+    /// The call timeout is enforced here (sending notifications/cancelled);
+    /// the harness's outer limit leaves room for a lazy start first.
+    fn timeout(&self) -> Option<Duration> {
+        let options = &self.runtime.settings.options;
+        Some(options.call_timeout + options.startup_timeout + Duration::from_secs(5))
+    }
+    async fn call(
+        &self,
+        input: Value,
+        ctx: ToolContext,
+    ) -> std::result::Result<ToolOutput, ToolError> {
+        self.runtime
+            .call(&self.server_tool, input, &ctx.cancel)
+            .await
+    }
+}

@@ -1,0 +1,284 @@
+//! MCP server: exposes a [`ToolHost`] — tack's whole dispatch pipeline — to
+//! MCP clients over stdio ([`serve_stdio`]) and streamable HTTP ([`serve_http`]).
+//!
+//! The key design decision: **the server adds no policy of its own.** Every
+//! `tools/call` goes to [`ToolHost::call`], which validates, asks the
+//! permission rules, runs hooks, applies the output budget and writes the
+//! audit exactly as `tack run` does. This module only translates: tool
+//! definitions and annotations out, calls in, results back as MCP content, and
+//! a client's `notifications/cancelled` into the call's [`CancellationToken`].
+//!
+//! Protocol: rmcp 3.11 speaks 2024-11-05 through 2026-07-28. Clients that send
+//! `initialize` negotiate 2025-11-25 or older (2026-07-28 has no handshake);
+//! clients on 2026-07-28 send `server/discover` or self-describing requests
+//! (`_meta` with protocol version, client info and capabilities) and over HTTP
+//! are served statelessly. Both lifecycles are handled by rmcp.
+//!
+//! Errors: a call the host answers with `is_error` (bad input, denied,
+//! timeout…) is a tool execution error (`isError: true`); a call to a tool
+//! that does not exist is a JSON-RPC protocol error `-32602` whose message is
+//! the host's own text (it names the available tools), as the spec requires.
+//!
+//! ```no_run
+//! # async fn run() -> tack_mcp::server::Result<()> {
+//! use std::sync::Arc;
+//! use tack_mcp::server::{HttpOptions, ServerInfo, conformance_fixture_host, serve_http};
+//!
+//! let host = Arc::new(conformance_fixture_host());
+//! let addr = "127.0.0.1:8808".parse().expect("address");
+//! serve_http(host, ServerInfo::new("tack", "0.1.0"), addr, HttpOptions::default()).await
+//! # }
+//! ```
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt as _};
+use tack_protocol::ToolOutcome;
+use tack_tool::{ToolCall, ToolHost};
+
+mod convert;
+mod fixtures;
+mod http;
+mod scope;
+
+pub use fixtures::{RegistryHost, conformance_fixture_host};
+pub use http::{HttpOptions, HttpServer, serve_http};
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The address for `--http` could not be bound.
+    #[error(
+        "could not listen on {addr}: {source}; choose another port or stop the process using it"
+    )]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// The HTTP server failed while running.
+    #[error("the MCP HTTP server on {addr} failed: {source}")]
+    Http {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    /// The client on stdio did not complete the MCP handshake.
+    #[error("the MCP client on stdio did not initialize the session: {0}")]
+    Initialize(String),
+    /// The stdio session ended abnormally.
+    #[error("the MCP stdio session ended abnormally: {0}")]
+    Session(String),
+    /// An option is not usable (e.g. an allowed origin without a scheme).
+    #[error("invalid MCP server option: {0}")]
+    InvalidOption(String),
+}
+
+/// Result of the server functions.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// How the server introduces itself in `initialize` / `server/discover`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    /// Optional guidance for the client's model on how to use the server.
+    pub instructions: Option<String>,
+}
+
+impl ServerInfo {
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            instructions: None,
+        }
+    }
+
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+}
+
+/// Serves `host` over this process's stdin/stdout until the client closes
+/// the stream. Logs must go to stderr: stdout carries only JSON-RPC.
+pub async fn serve_stdio(host: Arc<dyn ToolHost>, info: ServerInfo) -> Result<()> {
+    let server = ToolServer::new(host, info);
+    let running = server
+        .serve(rmcp::transport::stdio_pipes())
+        .await
+        .map_err(|e| Error::Initialize(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| Error::Session(e.to_string()))?;
+    Ok(())
+}
+
+/// Serves `host` over any byte stream pair (a socket, a pipe, an in-memory
+/// duplex for tests) until the peer closes it.
+pub async fn serve_io<R, W>(
+    host: Arc<dyn ToolHost>,
+    info: ServerInfo,
+    read: R,
+    write: W,
+) -> Result<()>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let server = ToolServer::new(host, info);
+    let running = server
+        .serve((read, write))
+        .await
+        .map_err(|e| Error::Initialize(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| Error::Session(e.to_string()))?;
+    Ok(())
+}
+
+/// Numbers the calls of this process so each ToolCall id is unique across
+/// sessions (MCP request ids repeat from one session to the next).
+static CALL_SEQ: AtomicU64 = AtomicU64::new(1);
+
+/// The MCP handler: one per stdio session or HTTP session (stateless HTTP
+/// requests get a fresh one each), sharing the host.
+#[derive(Clone)]
+pub(crate) struct ToolServer {
+    host: Arc<dyn ToolHost>,
+    info: Arc<ServerInfo>,
+    /// The minimum level of `notifications/message` the client asked for
+    /// (`logging/setLevel`), as an index into [`scope::LEVELS`].
+    log_level: Arc<AtomicU8>,
+}
+
+impl ToolServer {
+    pub(crate) fn new(host: Arc<dyn ToolHost>, info: ServerInfo) -> Self {
+        Self {
+            host,
+            info: Arc::new(info),
+            log_level: Arc::new(AtomicU8::new(0)),
+        }
+    }
+
+    /// 2026-07-28 requests carry their log level in `_meta` (no level: no
+    /// logs); sessions use the level of `logging/setLevel`.
+    fn log_gate(&self, context: &RequestContext<RoleServer>) -> scope::LogGate {
+        if let Some(level) = context.meta.log_level() {
+            return scope::LogGate::Request(scope::level_index(level));
+        }
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        if stateless {
+            scope::LogGate::Off
+        } else {
+            scope::LogGate::Session(Arc::clone(&self.log_level))
+        }
+    }
+
+    /// Runs one call through the host and maps its answer to MCP.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        let name = request.name.into_owned();
+        let input = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall {
+            id: format!("mcp_{}", CALL_SEQ.fetch_add(1, Ordering::Relaxed)),
+            name,
+            input,
+        };
+        let name = call.name.clone();
+        let scope = scope::CallScope::new(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            self.log_gate(&context),
+            context.client_capabilities(),
+        );
+        // `context.ct` is cancelled by rmcp when the client sends
+        // notifications/cancelled for this request (or the session ends).
+        let (result, protocol_error) =
+            scope::run(scope, self.host.call(call, context.ct.clone())).await;
+        if let Some(error) = protocol_error {
+            return Err(error);
+        }
+        if result.outcome == ToolOutcome::UnknownTool {
+            return Err(ErrorData::invalid_params(
+                result.block.text(),
+                Some(serde_json::json!({ "tool": name })),
+            ));
+        }
+        Ok(CallToolResponse::Complete(convert::call_result(result)))
+    }
+}
+
+#[expect(
+    deprecated,
+    reason = "logging/setLevel is deprecated by SEP-2577 (2026-07-28) but part of 2025-11-25"
+)]
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> InitializeResult {
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.tools = Some(Default::default());
+        capabilities.logging = Some(Default::default());
+        let mut result = InitializeResult::new(capabilities).with_server_info(Implementation::new(
+            self.info.name.clone(),
+            self.info.version.clone(),
+        ));
+        if let Some(instructions) = &self.info.instructions {
+            result = result.with_instructions(instructions.clone());
+        }
+        result
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, ErrorData> {
+        let host = &self.host;
+        let tools = host
+            .definitions()
+            .into_iter()
+            .map(|def| {
+                let annotations = host.annotations(&def.name);
+                convert::tool(def, annotations)
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await
+    }
+
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        self.log_level
+            .store(scope::level_index(request.level), Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
+        Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+    }
+}

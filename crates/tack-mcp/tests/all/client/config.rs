@@ -1,0 +1,101 @@
+//! `.mcp.json` at the project root: approval, then variables expanded.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tack_mcp::client::{
+    ConfigSource, ManagerOptions, McpConfig, McpManager, ServerState, StartOutcome,
+};
+
+use super::support::*;
+
+fn write_mcp_json(home: &Home, peers: &Peers, extra_arg: Option<&str>) {
+    let mut args = vec![json!(path(&peers.server_py))];
+    if let Some(arg) = extra_arg {
+        args.push(json!(arg));
+    }
+    let doc = json!({"mcpServers": {"proj": {
+        "command": path(&peers.python),
+        "args": args,
+        "env": {"TACK_TEST_EXTRA": "${TACK_TEST_VALUE:-fallback}"}
+    }}});
+    std::fs::write(home.project().join(".mcp.json"), doc.to_string()).unwrap();
+}
+
+fn project_manager(home: &Home, tweak: impl FnOnce(&mut ManagerOptions)) -> McpManager {
+    let mut config = McpConfig::new();
+    config.load_project(&home.project()).unwrap();
+    let mut options = home.options();
+    options.env = Some(Arc::new(|_: &str| None));
+    tweak(&mut options);
+    McpManager::new(config, options).unwrap()
+}
+
+#[tokio::test]
+async fn project_servers_start_only_once_approved_and_expand_variables() {
+    let peers = require_peers!();
+    let home = Home::new();
+    write_mcp_json(&home, &peers, None);
+
+    let manager = project_manager(&home, |_| {});
+    let reports = manager.start().await;
+    assert!(
+        matches!(reports[0].outcome, StartOutcome::NeedsApproval),
+        "{reports:?}"
+    );
+    assert!(manager.tools().is_empty());
+    assert_eq!(manager.list()[0].state, ServerState::NeedsApproval);
+    let pending = manager.pending_approval();
+    assert_eq!(pending[0].name, "proj");
+    assert_eq!(pending[0].source, ConfigSource::McpJson);
+    assert!(pending[0].target.contains("server.py"), "{:?}", pending[0]);
+    let err = manager.call("proj", "env", json!({})).await.unwrap_err();
+    assert_eq!(err.exit_code(), 6, "{err}");
+
+    manager.approve_server("proj").unwrap();
+    start_ok(&manager, &["proj"]).await;
+    assert_eq!(
+        text(&call(&manager, "mcp__proj__env", json!({})).await.unwrap()),
+        "fallback"
+    );
+    manager.shutdown().await;
+
+    // Remembered across sessions; the variable now comes from the environment.
+    let manager = project_manager(&home, |o| {
+        o.lazy = false;
+        o.env = Some(Arc::new(|v: &str| {
+            (v == "TACK_TEST_VALUE").then(|| "from-env".to_owned())
+        }));
+    });
+    start_ok(&manager, &["proj"]).await;
+    assert_eq!(
+        text(&call(&manager, "mcp__proj__env", json!({})).await.unwrap()),
+        "from-env"
+    );
+    manager.shutdown().await;
+
+    // An edited entry needs approval again.
+    write_mcp_json(&home, &peers, Some("--unused"));
+    let manager = project_manager(&home, |_| {});
+    assert!(matches!(
+        manager.start().await[0].outcome,
+        StartOutcome::NeedsApproval
+    ));
+}
+
+#[tokio::test]
+async fn the_headless_flag_approves_for_the_session_only() {
+    let peers = require_peers!();
+    let home = Home::new();
+    write_mcp_json(&home, &peers, None);
+
+    let manager = project_manager(&home, |o| o.approve_project_servers = true);
+    start_ok(&manager, &["proj"]).await;
+    manager.shutdown().await;
+
+    let manager = project_manager(&home, |_| {});
+    assert!(matches!(
+        manager.start().await[0].outcome,
+        StartOutcome::NeedsApproval
+    ));
+}

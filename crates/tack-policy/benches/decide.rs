@@ -1,0 +1,128 @@
+//! One permission decision with 1,000 rules loaded (Bash, Read, Edit,
+//! WebFetch, MCP): a compound Bash command and a Read path. Prints mean,
+//! p50 and p99 for the whole decision (resolve + evaluate) and for the pure
+//! evaluation alone.
+//!
+//! `cargo bench -p tack-policy --bench decide`
+#![allow(clippy::expect_used, reason = "a benchmark fails loudly")]
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tack_policy::{Policy, PolicyBuilder, Request, evaluate};
+
+const ITERATIONS: usize = 20_000;
+
+fn policy(root: &std::path::Path) -> Policy {
+    let mut b = PolicyBuilder::new(root).home(Some(root.join("home")));
+    let tools = [
+        "cargo", "npm", "git", "make", "docker", "kubectl", "python", "node",
+    ];
+    for i in 0..400 {
+        let t = tools[i % tools.len()];
+        let rule = format!("Bash({t} sub{i} *)");
+        b = match i % 4 {
+            0 => b.deny(&rule),
+            1 => b.ask(&rule),
+            _ => b.allow(&rule),
+        };
+    }
+    for i in 0..150 {
+        b = b.deny(&format!("Read(./secret{i}/**)"));
+        b = b.allow(&format!("Edit(./gen{i}/**/*.rs)"));
+    }
+    for i in 0..100 {
+        b = b.allow(&format!("WebFetch(domain:site{i}.example.com)"));
+        b = b.deny(&format!("WebFetch(domain:*.bad{i}.example)"));
+    }
+    for i in 0..100 {
+        b = b.allow(&format!("mcp__server{i}"));
+    }
+    b = b
+        .allow("Bash(cd *)")
+        .allow("Bash(git status)")
+        .allow("Bash(cargo test *)")
+        .allow("Bash(tail *)")
+        .deny("Bash(rm *)");
+    b.build().expect("rules compile")
+}
+
+fn report(name: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let total: Duration = samples.iter().sum();
+    let n = samples.len();
+    let mean = total / n as u32;
+    let p50 = samples[n / 2];
+    let p99 = samples[n * 99 / 100];
+    println!(
+        "{name:<42} mean {:>8.2} µs   p50 {:>8.2} µs   p99 {:>8.2} µs",
+        mean.as_secs_f64() * 1e6,
+        p50.as_secs_f64() * 1e6,
+        p99.as_secs_f64() * 1e6
+    );
+}
+
+fn measure(mut f: impl FnMut()) -> Vec<Duration> {
+    for _ in 0..1_000 {
+        f();
+    }
+    (0..ITERATIONS)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect()
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().canonicalize().expect("canonical temp dir");
+    for d in ["src", "out", "home"] {
+        std::fs::create_dir_all(root.join(d)).expect("fixture");
+    }
+    std::fs::write(root.join("src/lib.rs"), "").expect("fixture");
+    let policy = policy(&root);
+    println!("{} rules loaded", policy.rules().len());
+
+    let bash = json!({"command":
+        "cd src && git status && cargo test --workspace 2>&1 | tail -n 50 > ../out/log.txt"});
+    let read = json!({"file_path": "src/lib.rs"});
+
+    let bash_req = Request::resolve("Bash", &bash, &root, &policy);
+    let read_req = Request::resolve("Read", &read, &root, &policy);
+    assert!(
+        evaluate(&bash_req, &policy).is_ask(),
+        "{}",
+        evaluate(&bash_req, &policy)
+    );
+    assert!(evaluate(&read_req, &policy).is_allow());
+
+    report(
+        "Bash compound: resolve + evaluate",
+        measure(|| {
+            let r = Request::resolve("Bash", black_box(&bash), &root, &policy);
+            black_box(evaluate(&r, &policy));
+        }),
+    );
+    report(
+        "Bash compound: evaluate only",
+        measure(|| {
+            black_box(evaluate(black_box(&bash_req), &policy));
+        }),
+    );
+    report(
+        "Read path: resolve + evaluate",
+        measure(|| {
+            let r = Request::resolve("Read", black_box(&read), &root, &policy);
+            black_box(evaluate(&r, &policy));
+        }),
+    );
+    report(
+        "Read path: evaluate only",
+        measure(|| {
+            black_box(evaluate(black_box(&read_req), &policy));
+        }),
+    );
+}

@@ -1,0 +1,650 @@
+//! The decision: a pure function of a resolved [`Request`] and a [`Policy`].
+//!
+//! Order for every thing checked: deny rules, then ask rules, then allow
+//! rules, then the mode. An allow never beats a deny or an ask from any
+//! level. A Bash command is decided part by part (each simple command, each
+//! file written, each uncertainty) and the strictest part decides.
+
+use crate::decision::{DecidedBy, Decision, Part, Verdict, Why};
+use crate::paths::ResolvedPath;
+use crate::policy::{Forms, Policy};
+use crate::request::{Request, Subject};
+use crate::rule::{EDIT_TOOLS, READ_TOOLS, RuleKind};
+use crate::settings::Mode;
+use crate::shell::{Command, Family, Item, UncertainKind};
+
+/// Tools plan mode lets run (read-only).
+const PLAN_TOOLS: &[&str] = &[
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "BashOutput",
+    "ReadOutput",
+    "ExitPlanMode",
+];
+
+/// Tools that need no permission (they only touch the session itself).
+const INTERNAL_TOOLS: &[&str] = &[
+    "TodoWrite",
+    "BashOutput",
+    "ReadOutput",
+    "KillShell",
+    "ExitPlanMode",
+];
+
+/// Commands acceptEdits runs without asking when every operand is inside a
+/// working directory (they create, move or copy files; `rm` is not among them).
+const ACCEPT_EDITS_COMMANDS: &[&str] = &["mkdir", "touch", "mv", "cp"];
+
+/// What the mode may allow when no rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Auto {
+    /// Nothing.
+    No,
+    /// A read inside the working directories.
+    Read,
+    /// An edit inside the working directories.
+    Edit,
+}
+
+/// Decide on a request. Pure: no IO, no prompting.
+pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
+    let tool = request.tool();
+    let decision = match &request.subject {
+        Subject::Bash { command, items } => bash(policy, command, items),
+        Subject::Paths { targets, search } => path_tool(policy, tool, targets, *search),
+        Subject::Url { url, host } => web_fetch(policy, url, host),
+        Subject::Tool => other_tool(policy, tool),
+        Subject::Invalid(reason) => invalid(policy, tool, reason),
+    };
+    if policy.mode == Mode::Plan && !PLAN_TOOLS.contains(&tool) && !decision.is_deny() {
+        let why = Why::new(
+            request.display(),
+            DecidedBy::Mode {
+                mode: Mode::Plan,
+                source: policy.mode_source.clone(),
+            },
+        )
+        .detail(format!(
+            "{tool} is not read-only; leave plan mode to run it (read-only tools: {})",
+            PLAN_TOOLS.join(", ")
+        ));
+        return Decision::Deny(why);
+    }
+    decision
+}
+
+fn rule_why(policy: &Policy, i: usize, subject: &str) -> Why {
+    match policy.rules.get(i) {
+        Some(r) => Why::new(
+            subject,
+            DecidedBy::Rule {
+                rule: r.text.clone(),
+                list: r.kind,
+                source: r.source.clone(),
+            },
+        ),
+        None => Why::new(subject, DecidedBy::Uncertain).detail("internal: unknown rule"),
+    }
+}
+
+/// deny / ask / allow rule indices found for one thing.
+#[derive(Debug, Default, Clone, Copy)]
+struct Found {
+    deny: Option<usize>,
+    ask: Option<usize>,
+    allow: Option<usize>,
+}
+
+/// Decide from matched rules, then from the mode. `suggestion` is the
+/// allow rule that would settle an ask.
+fn decide(
+    policy: &Policy,
+    subject: &str,
+    found: Found,
+    auto: Auto,
+    suggestion: Option<String>,
+) -> Decision {
+    if let Some(i) = found.deny {
+        return Decision::Deny(rule_why(policy, i, subject));
+    }
+    if let Some(i) = found.ask {
+        let why = rule_why(policy, i, subject);
+        return if policy.mode == Mode::DontAsk {
+            Decision::Deny(why.detail("the permission mode is dontAsk, so it is not asked"))
+        } else {
+            Decision::Ask(why)
+        };
+    }
+    if let Some(i) = found.allow {
+        return Decision::Allow(rule_why(policy, i, subject));
+    }
+    fallback(policy, subject, auto, suggestion)
+}
+
+/// The mode's answer when no rule matched.
+fn fallback(policy: &Policy, subject: &str, auto: Auto, suggestion: Option<String>) -> Decision {
+    let by_mode = DecidedBy::Mode {
+        mode: policy.mode,
+        source: policy.mode_source.clone(),
+    };
+    let mut ask = Why::new(subject, DecidedBy::NoRuleMatched { mode: policy.mode });
+    ask.suggestions.extend(suggestion);
+    ask.settings_file = Some(policy.local_settings_path());
+    match (policy.mode, auto) {
+        (Mode::BypassPermissions, _) => Decision::Allow(Why::new(subject, by_mode)),
+        (_, Auto::Read) => Decision::Allow(
+            Why::new(subject, by_mode).detail("read-only access inside the working directories"),
+        ),
+        (Mode::AcceptEdits, Auto::Edit) => Decision::Allow(
+            Why::new(subject, by_mode).detail("file edits inside the working directories"),
+        ),
+        (Mode::DontAsk, _) => {
+            let mut why = ask;
+            why.decided_by = by_mode;
+            Decision::Deny(why)
+        }
+        _ => Decision::Ask(ask),
+    }
+}
+
+/// An uncertainty: ask, unless every possibility would be allowed anyway
+/// (bypass mode or the tool allowed wholesale, and no deny or ask rule that
+/// could apply).
+fn uncertain(
+    policy: &Policy,
+    subject: &str,
+    reason: &str,
+    relevant_rules: bool,
+    allowed_wholesale: Option<usize>,
+) -> Decision {
+    if !relevant_rules {
+        if let Some(i) = allowed_wholesale {
+            return Decision::Allow(rule_why(policy, i, subject).detail(reason.to_string()));
+        }
+        if policy.mode == Mode::BypassPermissions {
+            return Decision::Allow(
+                Why::new(
+                    subject,
+                    DecidedBy::Mode {
+                        mode: policy.mode,
+                        source: policy.mode_source.clone(),
+                    },
+                )
+                .detail(reason.to_string()),
+            );
+        }
+    }
+    let why = Why::new(subject, DecidedBy::Uncertain).detail(reason.to_string());
+    if policy.mode == Mode::DontAsk {
+        Decision::Deny(why)
+    } else {
+        Decision::Ask(why)
+    }
+}
+
+fn invalid(policy: &Policy, tool: &str, reason: &str) -> Decision {
+    if let Some(i) = policy.tool_rule(RuleKind::Deny, &family_tools(tool)) {
+        return Decision::Deny(rule_why(policy, i, tool));
+    }
+    let why = Why::new(tool, DecidedBy::Uncertain).detail(reason.to_string());
+    if policy.mode == Mode::DontAsk {
+        Decision::Deny(why)
+    } else {
+        Decision::Ask(why)
+    }
+}
+
+/// The rule tool names that govern `tool`: its family and itself.
+fn family_tools(tool: &str) -> Vec<&str> {
+    if READ_TOOLS.contains(&tool) && tool != "Read" {
+        vec!["Read", tool]
+    } else if EDIT_TOOLS.contains(&tool) && tool != "Edit" {
+        vec!["Edit", tool]
+    } else {
+        vec![tool]
+    }
+}
+
+fn other_tool(policy: &Policy, tool: &str) -> Decision {
+    let tools = [tool];
+    let mcp = tool.starts_with("mcp__");
+    let pick = |kind| {
+        let whole = policy.tool_rule(kind, &tools);
+        let m = if mcp {
+            policy.mcp_rule(kind, tool)
+        } else {
+            None
+        };
+        whole.into_iter().chain(m).min()
+    };
+    let found = Found {
+        deny: pick(RuleKind::Deny),
+        ask: pick(RuleKind::Ask),
+        allow: pick(RuleKind::Allow),
+    };
+    if found.deny.is_none()
+        && found.ask.is_none()
+        && found.allow.is_none()
+        && INTERNAL_TOOLS.contains(&tool)
+    {
+        return Decision::Allow(
+            Why::new(tool, DecidedBy::NoPermissionNeeded)
+                .detail("it only touches the session itself"),
+        );
+    }
+    decide(policy, tool, found, Auto::No, Some(tool.to_string()))
+}
+
+fn web_fetch(policy: &Policy, url: &str, host: &Result<String, String>) -> Decision {
+    let subject = format!("WebFetch({url})");
+    let tools = ["WebFetch"];
+    match host {
+        Ok(host) => {
+            let pick = |kind| {
+                policy
+                    .tool_rule(kind, &tools)
+                    .into_iter()
+                    .chain(policy.domain_rule(kind, host))
+                    .min()
+            };
+            let found = Found {
+                deny: pick(RuleKind::Deny),
+                ask: pick(RuleKind::Ask),
+                allow: pick(RuleKind::Allow),
+            };
+            decide(
+                policy,
+                &subject,
+                found,
+                Auto::No,
+                Some(format!("WebFetch(domain:{host})")),
+            )
+        }
+        Err(reason) => {
+            if let Some(i) = policy.tool_rule(RuleKind::Deny, &tools) {
+                return Decision::Deny(rule_why(policy, i, &subject));
+            }
+            let relevant = policy.has_domain_rules(RuleKind::Deny)
+                || policy.has_domain_rules(RuleKind::Ask)
+                || policy.tool_rule(RuleKind::Ask, &tools).is_some();
+            uncertain(
+                policy,
+                &subject,
+                reason,
+                relevant,
+                policy.tool_rule(RuleKind::Allow, &tools),
+            )
+        }
+    }
+}
+
+fn path_tool(policy: &Policy, tool: &str, targets: &[ResolvedPath], search: bool) -> Decision {
+    let tools = family_tools(tool);
+    let read = READ_TOOLS.contains(&tool);
+    let mut decisions: Vec<Decision> = targets
+        .iter()
+        .map(|t| {
+            let subject = format!("{tool}({})", t.canonical.display());
+            let found = path_found(policy, &tools, t, search, true);
+            let auto = match (read, policy.in_working_dirs(t)) {
+                (true, true) => Auto::Read,
+                (false, true) => Auto::Edit,
+                _ => Auto::No,
+            };
+            let family = if read { "Read" } else { "Edit" };
+            let suggestion = format!("{family}(/{})", t.canonical.display());
+            decide(policy, &subject, found, auto, Some(suggestion))
+        })
+        .collect();
+    strictest(&mut decisions).unwrap_or_else(|| {
+        Decision::Ask(Why::new(tool, DecidedBy::Uncertain).detail("no path given"))
+    })
+}
+
+/// Rules for a path: whole-tool rules (when `whole`) and path rules; deny
+/// and ask look at the lexical and the canonical path, allow at the
+/// canonical one only.
+fn path_found(
+    policy: &Policy,
+    tools: &[&str],
+    path: &ResolvedPath,
+    search: bool,
+    whole: bool,
+) -> Found {
+    let pick = |kind, forms| {
+        let w = if whole {
+            policy.tool_rule(kind, tools)
+        } else {
+            None
+        };
+        w.into_iter()
+            .chain(policy.path_rule(kind, tools, path, forms, search))
+            .min()
+    };
+    Found {
+        deny: pick(RuleKind::Deny, Forms::Both),
+        ask: pick(RuleKind::Ask, Forms::Both),
+        allow: pick(RuleKind::Allow, Forms::Canonical),
+    }
+}
+
+/// The first decision with the strictest verdict.
+fn strictest(decisions: &mut Vec<Decision>) -> Option<Decision> {
+    let max = decisions.iter().map(Decision::verdict).max()?;
+    let pos = decisions.iter().position(|d| d.verdict() == max)?;
+    Some(decisions.swap_remove(pos))
+}
+
+fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
+    let subject = format!("Bash({})", crate::shell::snippet(command));
+    let bash_tool = ["Bash"];
+    if let Some(i) = policy.tool_rule(RuleKind::Deny, &bash_tool) {
+        return Decision::Deny(rule_why(policy, i, &subject));
+    }
+    let mut parts: Vec<Part> = Vec::new();
+    for item in items {
+        let part = match item {
+            Item::Command(c) => Some(command_part(policy, c)),
+            Item::Edit { path, written } => {
+                let s = format!("Edit({})", path.canonical.display());
+                let found = path_found(policy, &["Edit"], path, false, true);
+                let auto = if policy.in_working_dirs(path) {
+                    Auto::Edit
+                } else {
+                    Auto::No
+                };
+                let suggestion = format!("Edit(/{})", path.canonical.display());
+                let mut decision = decide(policy, &s, found, auto, Some(suggestion));
+                note_written(&mut decision, written, path);
+                Some(Part {
+                    decision,
+                    subject: s,
+                })
+            }
+            Item::Touch {
+                family,
+                path,
+                written,
+            } => {
+                let name = match family {
+                    Family::Read => "Read",
+                    Family::Edit => "Edit",
+                };
+                // A directory named may have any of its entries touched
+                // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
+                let found = path_found(policy, &[name], path, true, false);
+                let s = format!("{name}({})", path.canonical.display());
+                (found.deny.is_some() || found.ask.is_some()).then(|| {
+                    let only_restrictions = Found {
+                        allow: None,
+                        ..found
+                    };
+                    let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
+                    note_written(&mut decision, written, path);
+                    Part {
+                        decision,
+                        subject: s,
+                    }
+                })
+            }
+            Item::Uncertain {
+                kind,
+                snippet,
+                reason,
+            } => {
+                if *kind == UncertainKind::Opaque {
+                    let relevant = policy.has_bash_rules(RuleKind::Deny)
+                        || policy.has_bash_rules(RuleKind::Ask);
+                    if !relevant {
+                        continue;
+                    }
+                    let s = format!("Bash({snippet})");
+                    let detail =
+                        format!("{reason}; deny and ask rules cannot be checked inside it");
+                    let why = Why::new(&s, DecidedBy::Uncertain).detail(detail);
+                    parts.push(Part {
+                        decision: if policy.mode == Mode::DontAsk {
+                            Decision::Deny(why)
+                        } else {
+                            Decision::Ask(why)
+                        },
+                        subject: s,
+                    });
+                    continue;
+                }
+                let (relevant, wholesale) = match kind {
+                    UncertainKind::Command => (
+                        policy.has_bash_rules(RuleKind::Deny)
+                            || policy.has_bash_rules(RuleKind::Ask),
+                        policy.tool_rule(RuleKind::Allow, &bash_tool),
+                    ),
+                    UncertainKind::Edit | UncertainKind::Opaque => (
+                        policy.has_path_rules(RuleKind::Deny, &["Edit"])
+                            || policy.has_path_rules(RuleKind::Ask, &["Edit"]),
+                        policy.tool_rule(RuleKind::Allow, &["Edit"]),
+                    ),
+                };
+                let s = format!("Bash({snippet})");
+                Some(Part {
+                    decision: uncertain(policy, &s, reason, relevant, wholesale),
+                    subject: s,
+                })
+            }
+        };
+        parts.extend(part);
+    }
+    if let Some(i) = policy.tool_rule(RuleKind::Ask, &bash_tool) {
+        let why = rule_why(policy, i, &subject);
+        let mut d = if policy.mode == Mode::DontAsk {
+            Decision::Deny(why)
+        } else {
+            Decision::Ask(why)
+        };
+        // A deny of a part is still stricter.
+        if let Some(deny) = parts.iter().find(|p| p.decision.is_deny()) {
+            d = deny.decision.clone();
+            let w = d.why_mut();
+            w.via = Some(w.subject.clone());
+            w.subject = subject.clone();
+        }
+        d.why_mut().parts = parts;
+        return d;
+    }
+    if parts.is_empty() {
+        return Decision::Allow(
+            Why::new(subject, DecidedBy::NoPermissionNeeded)
+                .detail("nothing in the command runs a program or writes a file"),
+        );
+    }
+    let Some(max) = parts.iter().map(|p| p.decision.verdict()).max() else {
+        return Decision::Ask(Why::new(subject, DecidedBy::Uncertain));
+    };
+    let mut why = if max == Verdict::Allow && parts.len() > 1 {
+        Why::new(subject.clone(), DecidedBy::AllParts)
+    } else {
+        let deciding = parts.iter().find(|p| p.decision.verdict() == max);
+        let mut w = deciding
+            .map(|p| p.decision.why().clone())
+            .unwrap_or_else(|| Why::new(subject.clone(), DecidedBy::Uncertain));
+        if w.subject != subject {
+            w.via = Some(w.subject.clone());
+        }
+        w.subject = subject.clone();
+        w
+    };
+    if max == Verdict::Ask {
+        // Allow rules help only when every ask is a missing allow.
+        let fixable = parts
+            .iter()
+            .filter(|p| p.decision.is_ask())
+            .all(|p| matches!(p.decision.why().decided_by, DecidedBy::NoRuleMatched { .. }));
+        why.suggestions.clear();
+        if fixable {
+            for p in parts.iter().filter(|p| p.decision.is_ask()) {
+                for s in &p.decision.why().suggestions {
+                    if !why.suggestions.contains(s) {
+                        why.suggestions.push(s.clone());
+                    }
+                }
+            }
+        }
+    }
+    why.parts = parts;
+    Decision::with_verdict(max, why)
+}
+
+/// Say how a path was written when it differs from what it resolved to.
+fn note_written(decision: &mut Decision, written: &str, path: &ResolvedPath) {
+    let why = decision.why_mut();
+    if why.detail.is_none() && std::path::Path::new(written) != path.canonical {
+        why.detail = Some(format!("written as `{written}`"));
+    }
+}
+
+/// The decision on one simple command.
+fn command_part(policy: &Policy, c: &Command) -> Part {
+    let subject = format!("Bash({})", c.text);
+    let mut deny_forms: Vec<&str> = vec![&c.text, &c.raw, &c.plain];
+    deny_forms.extend(c.basename_forms.iter().map(String::as_str));
+    deny_forms.extend(c.outer.iter().map(String::as_str));
+    deny_forms.extend(c.privileged.iter().map(String::as_str));
+    let first_word = c.text.split(' ').next().unwrap_or_default();
+    let could = |kind| {
+        c.dynamic_prefix.as_deref().and_then(|prefix| {
+            let by_name = policy.bash_rule_could_match(kind, first_word, prefix);
+            let by_base = if c.base != first_word {
+                let stripped = prefix.strip_prefix(first_word).unwrap_or(prefix);
+                policy.bash_rule_could_match(kind, &c.base, &format!("{}{stripped}", c.base))
+            } else {
+                None
+            };
+            by_name.into_iter().chain(by_base).min()
+        })
+    };
+    let found = Found {
+        deny: policy.bash_rule(RuleKind::Deny, deny_forms.iter().copied()),
+        ask: policy.bash_rule(RuleKind::Ask, deny_forms.iter().copied()),
+        allow: None,
+    };
+    let decision = if found.deny.is_some() || found.ask.is_some() {
+        decide(policy, &subject, found, Auto::No, None)
+    } else if let Some(i) = could(RuleKind::Deny).or_else(|| could(RuleKind::Ask)) {
+        let rule = policy
+            .rules
+            .get(i)
+            .map(|r| r.text.clone())
+            .unwrap_or_default();
+        let detail = format!(
+            "its arguments are computed at run time, and the rule `{rule}` might match what they become"
+        );
+        let why = Why::new(&subject, DecidedBy::Uncertain).detail(detail);
+        if policy.mode == Mode::DontAsk {
+            Decision::Deny(why)
+        } else {
+            Decision::Ask(why)
+        }
+    } else {
+        let wholesale = policy.tool_rule(RuleKind::Allow, &["Bash"]);
+        let main = wholesale
+            .into_iter()
+            .chain(policy.bash_rule(RuleKind::Allow, [c.text.as_str(), c.raw.as_str()]))
+            .min();
+        let mut missing_privileged: Option<&str> = None;
+        for p in &c.privileged {
+            if wholesale.is_none() && policy.bash_rule(RuleKind::Allow, [p.as_str()]).is_none() {
+                missing_privileged = Some(p);
+                break;
+            }
+        }
+        match (main, missing_privileged) {
+            (Some(i), None) => Decision::Allow(rule_why(policy, i, &subject)),
+            (_, Some(p)) => {
+                let mut d = fallback(policy, &subject, Auto::No, Some(suggest_bash(p)));
+                if !d.is_allow() {
+                    d.why_mut().detail = Some(format!(
+                        "it runs with raised privileges, so `{}` must be allowed as well",
+                        crate::shell::snippet(p)
+                    ));
+                }
+                d
+            }
+            (None, None) if c.local_function => {
+                Decision::Allow(Why::new(&subject, DecidedBy::NoPermissionNeeded).detail(
+                    "it calls a function defined earlier in the command, whose body was checked",
+                ))
+            }
+            (None, None) => {
+                if let Some(d) = auto_command(policy, c, &subject) {
+                    d
+                } else {
+                    fallback(policy, &subject, Auto::No, Some(suggest_bash(&c.text)))
+                }
+            }
+        }
+    };
+    Part { subject, decision }
+}
+
+/// Commands the mode allows without a rule: `cd` inside the working
+/// directories (all modes), file commands in acceptEdits.
+fn auto_command(policy: &Policy, c: &Command, subject: &str) -> Option<Decision> {
+    let args = c.path_args.as_ref()?;
+    if c.privileged.is_empty() && !args.is_empty() && args.iter().all(|p| policy.in_working_dirs(p))
+    {
+        if matches!(c.base.as_str(), "cd" | "pushd") && c.outer.is_empty() {
+            return Some(Decision::Allow(
+                Why::new(subject, DecidedBy::NoPermissionNeeded)
+                    .detail("changing directory inside the working directories"),
+            ));
+        }
+        if policy.mode == Mode::AcceptEdits && ACCEPT_EDITS_COMMANDS.contains(&c.base.as_str()) {
+            return Some(Decision::Allow(
+                Why::new(
+                    subject,
+                    DecidedBy::Mode {
+                        mode: policy.mode,
+                        source: policy.mode_source.clone(),
+                    },
+                )
+                .detail("file edits inside the working directories"),
+            ));
+        }
+    }
+    None
+}
+
+/// The allow rule to suggest for a command: its program and subcommand.
+fn suggest_bash(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split(' ')
+        .filter(|w| !w.is_empty() && *w != "…")
+        .collect();
+    let mut prefix: Vec<&str> = words.iter().take(1).copied().collect();
+    if let Some(second) = words.get(1)
+        && second
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':')
+        && !second.starts_with('-')
+    {
+        prefix.push(second);
+    }
+    format!("Bash({} *)", prefix.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggest_bash;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest_bash("git push origin main"), "Bash(git push *)");
+        assert_eq!(suggest_bash("ls -la"), "Bash(ls *)");
+        assert_eq!(suggest_bash("rm …"), "Bash(rm *)");
+    }
+}

@@ -1,0 +1,130 @@
+//! `tack permissions explain 'Bash(git push origin main)'`: decide on a call
+//! written like a rule and say what decided it, part by part.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::decision::{Decision, reason_text};
+use crate::error::{Error, Result};
+use crate::evaluate::evaluate;
+use crate::policy::Policy;
+use crate::request::Request;
+use crate::settings::Mode;
+
+/// The answer of `tack permissions explain`, printable ([`fmt::Display`])
+/// and serialisable (`--json`).
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct Explanation {
+    /// The argument as given.
+    pub spec: String,
+    /// The tool.
+    pub tool: String,
+    /// The tool input built from the argument.
+    pub input: Value,
+    /// The mode in force.
+    pub mode: Mode,
+    /// The decision (with its parts for Bash).
+    pub decision: Decision,
+    /// What happens without a terminal: an ask becomes this deny.
+    pub without_tty: Decision,
+}
+
+/// Read `spec` as a call (`Bash(command)`, `Read(path)`, `Edit(path)`,
+/// `WebFetch(url)`, `mcp__server__tool`, `TodoWrite`), resolve it against
+/// `cwd` and decide.
+pub fn explain(spec: &str, policy: &Policy, cwd: &Path) -> Result<Explanation> {
+    let (tool, input) = parse_spec(spec)?;
+    let request = Request::resolve(&tool, &input, cwd, policy);
+    let decision = evaluate(&request, policy);
+    Ok(Explanation {
+        spec: spec.to_string(),
+        tool,
+        input,
+        mode: policy.mode(),
+        without_tty: decision.clone().without_tty(),
+        decision,
+    })
+}
+
+fn parse_spec(spec: &str) -> Result<(String, Value)> {
+    let err = |problem: &str| Error::Spec {
+        spec: spec.to_string(),
+        problem: problem.to_string(),
+    };
+    let spec_t = spec.trim();
+    let (tool, arg) = match spec_t.find('(') {
+        Some(open) => {
+            let inner = spec_t[open + 1..]
+                .strip_suffix(')')
+                .ok_or_else(|| err("write the call as Tool(argument), closed by `)`"))?;
+            (spec_t[..open].trim(), Some(inner))
+        }
+        None => (spec_t, None),
+    };
+    if tool.is_empty() {
+        return Err(err("no tool name"));
+    }
+    let input = match (tool, arg) {
+        ("Bash", Some(c)) => json!({"command": c}),
+        ("Read" | "Edit" | "Write" | "MultiEdit", Some(p)) => json!({"file_path": p}),
+        ("NotebookEdit" | "NotebookRead", Some(p)) => json!({"notebook_path": p}),
+        ("Glob", Some(p)) => json!({"pattern": p}),
+        ("Grep" | "LS", Some(p)) => json!({"pattern": "", "path": p}),
+        ("WebFetch", Some(u)) => {
+            let url = match u.strip_prefix("domain:") {
+                Some(host) => format!("https://{host}/"),
+                None => u.to_string(),
+            };
+            json!({"url": url})
+        }
+        ("Bash", None) => return Err(err("give the command, as in Bash(git status)")),
+        ("Read" | "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "NotebookRead", None) => {
+            return Err(err("give the path, as in Read(./src/main.rs)"));
+        }
+        ("WebFetch", None) => {
+            return Err(err("give the URL, as in WebFetch(https://example.com/)"));
+        }
+        (_, Some(_)) => {
+            return Err(err(
+                "only Bash, Read/Edit-family tools, Glob, Grep and WebFetch take an argument",
+            ));
+        }
+        (_, None) => json!({}),
+    };
+    Ok((tool.to_string(), input))
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = self.decision.why();
+        writeln!(f, "{}", self.spec)?;
+        writeln!(f, "  decision: {}", self.decision.verdict())?;
+        if let Some(via) = &why.via
+            && via != &why.subject
+        {
+            writeln!(f, "  decided by part: {via}")?;
+        }
+        writeln!(f, "  because: {}", reason_text(why))?;
+        writeln!(f, "  mode: {}", self.mode)?;
+        if !why.parts.is_empty() {
+            writeln!(f, "  parts:")?;
+            for p in &why.parts {
+                writeln!(
+                    f,
+                    "    {:<5}  {}  ({})",
+                    p.decision.verdict().to_string(),
+                    p.subject,
+                    reason_text(p.decision.why())
+                )?;
+            }
+        }
+        if self.decision.is_ask() {
+            writeln!(f, "  without a terminal: {}", self.without_tty.message())?;
+        }
+        Ok(())
+    }
+}

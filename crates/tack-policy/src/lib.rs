@@ -1,0 +1,59 @@
+//! Permission policy for tack: settings, rules, shell-command analysis and a
+//! pure decision function.
+//!
+//! The key design decision: **Bash rules are checked on a parsed command,
+//! never on the string.** A command is parsed with `brush-parser`, every
+//! simple command inside it (lists, pipelines, subshells, `$(…)`, backticks,
+//! process substitution, loop and function bodies, strings run by `bash -c`,
+//! `eval`, `trap`…) is extracted with wrappers such as `env`, `timeout`,
+//! `xargs`, `find -exec` and `sudo` seen through, and the command is allowed
+//! only when every part is. What cannot be known before running (a command
+//! name in a variable, an unparsable string) is `ask`, never `allow`.
+//!
+//! Read and Edit rules match canonical paths (symlinks resolved, `..`
+//! removed). Resolution is the one IO step ([`Request::resolve`]);
+//! [`evaluate`] is pure and [`Decision`] orders `Allow < Ask < Deny`.
+//!
+//! ```
+//! use serde_json::json;
+//! use tack_policy::{PolicyBuilder, Request, evaluate};
+//!
+//! let policy = PolicyBuilder::new("/work/project")
+//!     .allow("Bash(cd *)")
+//!     .allow("Bash(git status)")
+//!     .deny("Bash(rm *)")
+//!     .lexical_only()
+//!     .build()?;
+//! let call = |cmd: &str| {
+//!     let req = Request::lexical("Bash", &json!({"command": cmd}), "/work/project".as_ref(), &policy);
+//!     evaluate(&req, &policy)
+//! };
+//! assert!(call("cd src && git status").is_allow());
+//! assert!(call("cd src && rm -rf build").is_deny());
+//! assert!(call("cd src; $(echo rm) -rf build").is_ask());
+//! # Ok::<(), tack_policy::Error>(())
+//! ```
+
+mod decision;
+mod error;
+mod evaluate;
+mod explain;
+mod paths;
+mod policy;
+mod request;
+mod rule;
+mod settings;
+mod shell;
+
+pub use decision::{DecidedBy, Decision, Part, Verdict, Why};
+pub use error::{Error, Result};
+pub use evaluate::evaluate;
+pub use explain::{Explanation, explain};
+pub use paths::ResolvedPath;
+pub use policy::{Policy, PolicyBuilder, Rule};
+pub use request::Request;
+pub use rule::{Level, RuleKind, Source, split_rule_list};
+pub use settings::{
+    CliPermissions, LoadOptions, Mode, RuleEntry, Settings, SettingsFile, add_local_rule,
+    local_settings_path,
+};

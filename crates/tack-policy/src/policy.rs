@@ -1,0 +1,678 @@
+//! The compiled policy: rules parsed and indexed once at load (Bash rules
+//! by their first word, path rules as one glob set per tool and list,
+//! domains by host), so a decision with a thousand rules stays in
+//! microseconds.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::error::{Error, Result};
+use crate::paths::{self, Resolution, ResolvedPath};
+use crate::rule::{self, Anchor, PathSpec, RuleKind, Source, Target};
+use crate::settings::{Mode, RuleEntry};
+use crate::shell::{self, Item};
+
+/// A compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The rule text as written.
+    pub text: String,
+    /// Its list.
+    pub kind: RuleKind,
+    /// Where it was written.
+    pub source: Source,
+    pub(crate) target: Target,
+    /// For path rules: the rule's own globs (examples are checked with it).
+    globs: Option<GlobSet>,
+}
+
+/// Rules of one list, indexed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KindIndex {
+    /// Tool name → first rule without specifier.
+    pub tools: HashMap<String, usize>,
+    /// First word → Bash rules (ascending).
+    pub bash_keyed: HashMap<String, Vec<usize>>,
+    /// Bash rules whose first word has a `*` (ascending).
+    pub bash_wild: Vec<usize>,
+    /// Tool as written in the rule (`Read`, `Edit`, `Write`, …) → path rules.
+    pub paths: HashMap<String, PathIndex>,
+    /// Host → first exact domain rule.
+    pub domains_exact: HashMap<String, usize>,
+    /// `*.host` domain rules (ascending).
+    pub domains_wild: Vec<usize>,
+    /// MCP rules (ascending).
+    pub mcp: Vec<usize>,
+}
+
+/// One glob set and the rule each glob belongs to.
+#[derive(Debug, Clone)]
+pub(crate) struct PathIndex {
+    set: GlobSet,
+    owners: Vec<usize>,
+}
+
+/// A compiled permission policy: rules from every level, the mode, and the
+/// directories the session works in. Build it with [`crate::Settings::load`]
+/// or [`PolicyBuilder`].
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub(crate) rules: Vec<Rule>,
+    pub(crate) mode: Mode,
+    pub(crate) mode_source: Source,
+    pub(crate) cwd: ResolvedPath,
+    pub(crate) project_root: ResolvedPath,
+    pub(crate) additional: Vec<ResolvedPath>,
+    pub(crate) home: Option<ResolvedPath>,
+    pub(crate) resolution: Resolution,
+    /// Indexed by `RuleKind as usize`: allow, ask, deny.
+    pub(crate) index: [KindIndex; 3],
+}
+
+pub(crate) fn slot(kind: RuleKind) -> usize {
+    match kind {
+        RuleKind::Allow => 0,
+        RuleKind::Ask => 1,
+        RuleKind::Deny => 2,
+    }
+}
+
+/// Builds a [`Policy`] from rules given in code (tests, embedders) or by
+/// [`crate::Settings`].
+#[derive(Debug, Clone)]
+pub struct PolicyBuilder {
+    cwd: PathBuf,
+    project_root: Option<PathBuf>,
+    home: Option<PathBuf>,
+    mode: Mode,
+    mode_source: Source,
+    additional: Vec<PathBuf>,
+    entries: Vec<RuleEntry>,
+    resolution: Resolution,
+}
+
+impl PolicyBuilder {
+    /// A policy for a session working in `cwd` (also the project root unless
+    /// set), default mode, no rules, home from `$HOME`.
+    pub fn new(cwd: impl Into<PathBuf>) -> PolicyBuilder {
+        PolicyBuilder {
+            cwd: cwd.into(),
+            project_root: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            mode: Mode::Default,
+            mode_source: Source::code(),
+            additional: Vec::new(),
+            entries: Vec::new(),
+            resolution: Resolution::FileSystem,
+        }
+    }
+
+    /// The project root (`/path` rules are relative to it).
+    pub fn project_root(mut self, root: impl Into<PathBuf>) -> PolicyBuilder {
+        self.project_root = Some(root.into());
+        self
+    }
+
+    /// The home directory for `~/` (None: no home; `~` rules never match).
+    pub fn home(mut self, home: Option<PathBuf>) -> PolicyBuilder {
+        self.home = home;
+        self
+    }
+
+    /// The permission mode (source: built-in configuration).
+    pub fn mode(self, mode: Mode) -> PolicyBuilder {
+        self.mode_from(mode, Source::code())
+    }
+
+    /// The permission mode and where it was set.
+    pub fn mode_from(mut self, mode: Mode, source: Source) -> PolicyBuilder {
+        self.mode = mode;
+        self.mode_source = source;
+        self
+    }
+
+    /// Another working directory (`additionalDirectories`, `--add-dir`).
+    pub fn additional_directory(mut self, dir: impl Into<PathBuf>) -> PolicyBuilder {
+        self.additional.push(dir.into());
+        self
+    }
+
+    /// Add a rule with its source and examples.
+    pub fn rule(mut self, entry: RuleEntry) -> PolicyBuilder {
+        self.entries.push(entry);
+        self
+    }
+
+    /// Add an allow rule written in code.
+    pub fn allow(self, rule: &str) -> PolicyBuilder {
+        self.rule(RuleEntry::new(rule, RuleKind::Allow, Source::code()))
+    }
+
+    /// Add an ask rule written in code.
+    pub fn ask(self, rule: &str) -> PolicyBuilder {
+        self.rule(RuleEntry::new(rule, RuleKind::Ask, Source::code()))
+    }
+
+    /// Add a deny rule written in code.
+    pub fn deny(self, rule: &str) -> PolicyBuilder {
+        self.rule(RuleEntry::new(rule, RuleKind::Deny, Source::code()))
+    }
+
+    /// Do not touch the file system (no symlink resolution) when compiling
+    /// rule directories; for pure tests.
+    pub fn lexical_only(mut self) -> PolicyBuilder {
+        self.resolution = Resolution::Lexical;
+        self
+    }
+
+    /// Check and compile every rule and example.
+    pub fn build(self) -> Result<Policy> {
+        let how = self.resolution;
+        let dir = |p: &Path| -> ResolvedPath {
+            paths::resolve(p, Path::new("/"), how).unwrap_or_else(|_| ResolvedPath {
+                lexical: paths::lexical(p, Path::new("/")),
+                canonical: paths::lexical(p, Path::new("/")),
+            })
+        };
+        let cwd = dir(&self.cwd);
+        let project_root = self
+            .project_root
+            .as_deref()
+            .map(dir)
+            .unwrap_or_else(|| cwd.clone());
+        let home = self.home.as_deref().map(dir);
+        let additional: Vec<ResolvedPath> = self
+            .additional
+            .iter()
+            .map(|d| dir(&paths::lexical(d, &cwd.lexical)))
+            .collect();
+
+        // Report the strongest level first: command line, local, project, user.
+        let mut entries = self.entries;
+        entries.sort_by_key(|e| std::cmp::Reverse(e.source.level));
+
+        let mut rules = Vec::with_capacity(entries.len());
+        let mut globs: [HashMap<String, Vec<(String, usize)>>; 3] = Default::default();
+        let mut index: [KindIndex; 3] = Default::default();
+        for (i, e) in entries.iter().enumerate() {
+            let target = rule::parse_rule(&e.text).map_err(|problem| Error::Rule {
+                origin: e.origin(),
+                rule: e.text.clone(),
+                problem,
+            })?;
+            let k = slot(e.kind);
+            let mut own_globs = None;
+            match &target {
+                Target::Tool(name) => {
+                    index[k].tools.entry(name.clone()).or_insert(i);
+                }
+                Target::Bash(p) => match &p.key {
+                    Some(key) => index[k].bash_keyed.entry(key.clone()).or_default().push(i),
+                    None => index[k].bash_wild.push(i),
+                },
+                Target::Path { tool, pattern } => {
+                    let strs = glob_strings(pattern, &cwd, &project_root, home.as_ref(), how);
+                    let mut b = GlobSetBuilder::new();
+                    for s in &strs {
+                        b.add(compile_glob(s).map_err(|problem| Error::Rule {
+                            origin: e.origin(),
+                            rule: e.text.clone(),
+                            problem,
+                        })?);
+                    }
+                    own_globs = Some(b.build().map_err(|err| Error::Rule {
+                        origin: e.origin(),
+                        rule: e.text.clone(),
+                        problem: err.to_string(),
+                    })?);
+                    let entry = globs[k].entry(tool.clone()).or_default();
+                    entry.extend(strs.into_iter().map(|s| (s, i)));
+                }
+                Target::Domain(d) => {
+                    if d.subdomains {
+                        index[k].domains_wild.push(i);
+                    } else {
+                        index[k].domains_exact.entry(d.host.clone()).or_insert(i);
+                    }
+                }
+                Target::Mcp { .. } => index[k].mcp.push(i),
+            }
+            rules.push(Rule {
+                text: e.text.clone(),
+                kind: e.kind,
+                source: e.source.clone(),
+                target,
+                globs: own_globs,
+            });
+        }
+        for (k, by_tool) in globs.into_iter().enumerate() {
+            for (tool, list) in by_tool {
+                let mut b = GlobSetBuilder::new();
+                let mut owners = Vec::with_capacity(list.len());
+                for (s, owner) in list {
+                    // Compiled once above already; cannot fail here.
+                    if let Ok(g) = compile_glob(&s) {
+                        b.add(g);
+                        owners.push(owner);
+                    }
+                }
+                let set = b.build().map_err(|err| Error::Settings {
+                    origin: "path rules".into(),
+                    problem: err.to_string(),
+                })?;
+                index[k].paths.insert(tool, PathIndex { set, owners });
+            }
+        }
+
+        let policy = Policy {
+            rules,
+            mode: self.mode,
+            mode_source: self.mode_source,
+            cwd,
+            project_root,
+            additional,
+            home,
+            resolution: how,
+            index,
+        };
+        for (i, e) in entries.iter().enumerate() {
+            policy.check_examples(i, e)?;
+        }
+        Ok(policy)
+    }
+}
+
+fn compile_glob(s: &str) -> std::result::Result<globset::Glob, String> {
+    GlobBuilder::new(s)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| format!("bad path pattern: {e}"))
+}
+
+fn has_meta(component: &str) -> bool {
+    component.contains(['*', '?', '[', '{', '\\'])
+}
+
+/// The absolute globs for a path pattern: its literal leading directories
+/// resolved (lexically and through symlinks), the rest appended.
+fn glob_strings(
+    spec: &PathSpec,
+    cwd: &ResolvedPath,
+    root: &ResolvedPath,
+    home: Option<&ResolvedPath>,
+    how: Resolution,
+) -> Vec<String> {
+    let slash = ResolvedPath {
+        lexical: PathBuf::from("/"),
+        canonical: PathBuf::from("/"),
+    };
+    let base = match spec.anchor {
+        Anchor::Absolute => &slash,
+        Anchor::Root => root,
+        Anchor::Cwd => cwd,
+        Anchor::Home => match home {
+            Some(h) => h,
+            None => return Vec::new(),
+        },
+    };
+    let components: Vec<&str> = spec.rest.split('/').filter(|c| !c.is_empty()).collect();
+    let literal_len = if spec.any_depth {
+        0
+    } else {
+        components.iter().take_while(|c| !has_meta(c)).count()
+    };
+    let literal: PathBuf = components[..literal_len].iter().collect();
+    let rest: Vec<&str> = components[literal_len..].to_vec();
+    let mut prefixes: Vec<PathBuf> = Vec::new();
+    for b in base.forms() {
+        let lexical = paths::lexical(&literal, b);
+        if let Ok(p) = paths::resolve(&literal, b, how)
+            && !prefixes.contains(&p.canonical)
+        {
+            prefixes.push(p.canonical);
+        }
+        if !prefixes.contains(&lexical) {
+            prefixes.push(lexical);
+        }
+    }
+    prefixes
+        .into_iter()
+        .map(|prefix| {
+            let mut s = globset::escape(&prefix.to_string_lossy());
+            if s.ends_with('/') {
+                s.pop();
+            }
+            if spec.any_depth {
+                s.push_str("/**");
+            }
+            for c in &rest {
+                s.push('/');
+                s.push_str(c);
+            }
+            if s.is_empty() {
+                s.push('/');
+            }
+            s
+        })
+        .collect()
+}
+
+/// Which forms of a path a check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Forms {
+    /// The canonical path only (allow rules: a symlink must not lead out).
+    Canonical,
+    /// Lexical and canonical (deny and ask rules: neither may be reached).
+    Both,
+}
+
+impl Policy {
+    /// The permission mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Every compiled rule, strongest level first.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The working directory and additional directories (canonical).
+    pub fn working_dirs(&self) -> Vec<&Path> {
+        std::iter::once(self.cwd.canonical.as_path())
+            .chain(self.additional.iter().map(|d| d.canonical.as_path()))
+            .collect()
+    }
+
+    /// The session's working directory as given.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd.lexical
+    }
+
+    /// The home directory, if known.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_ref().map(|h| h.lexical.as_path())
+    }
+
+    /// The local settings file, where "always allow" answers go.
+    pub fn local_settings_path(&self) -> PathBuf {
+        crate::settings::local_settings_path(&self.project_root.lexical)
+    }
+
+    pub(crate) fn kind(&self, kind: RuleKind) -> &KindIndex {
+        &self.index[slot(kind)]
+    }
+
+    /// First whole-tool rule of `kind` for any of `tools`.
+    pub(crate) fn tool_rule(&self, kind: RuleKind, tools: &[&str]) -> Option<usize> {
+        let idx = self.kind(kind);
+        tools
+            .iter()
+            .filter_map(|t| idx.tools.get(*t).copied())
+            .min()
+    }
+
+    /// First Bash rule of `kind` matching any of `forms`.
+    pub(crate) fn bash_rule<'s>(
+        &self,
+        kind: RuleKind,
+        forms: impl IntoIterator<Item = &'s str>,
+    ) -> Option<usize> {
+        let idx = self.kind(kind);
+        let mut best: Option<usize> = None;
+        for form in forms {
+            let key = form.split(' ').next().unwrap_or(form);
+            if let Some(list) = idx.bash_keyed.get(key) {
+                for &i in list {
+                    if best.is_some_and(|b| b <= i) {
+                        break;
+                    }
+                    if self.bash_pattern(i).is_some_and(|p| p.matches(form)) {
+                        best = Some(i);
+                        break;
+                    }
+                }
+            }
+            for &i in &idx.bash_wild {
+                if best.is_some_and(|b| b <= i) {
+                    break;
+                }
+                if self.bash_pattern(i).is_some_and(|p| p.matches(form)) {
+                    best = Some(i);
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    /// First Bash deny/ask rule of `kind` that could match some command
+    /// starting with `prefix` (whose rest is dynamic).
+    pub(crate) fn bash_rule_could_match(
+        &self,
+        kind: RuleKind,
+        first_word: &str,
+        prefix: &str,
+    ) -> Option<usize> {
+        let idx = self.kind(kind);
+        let keyed = idx.bash_keyed.get(first_word).into_iter().flatten();
+        keyed
+            .chain(idx.bash_wild.iter())
+            .copied()
+            .filter(|&i| {
+                self.bash_pattern(i)
+                    .is_some_and(|p| p.could_match_prefix(prefix))
+            })
+            .min()
+    }
+
+    fn bash_pattern(&self, i: usize) -> Option<&rule::BashPattern> {
+        match &self.rules.get(i)?.target {
+            Target::Bash(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// Whether any Bash rule of `kind` exists (whole-tool or pattern).
+    pub(crate) fn has_bash_rules(&self, kind: RuleKind) -> bool {
+        let idx = self.kind(kind);
+        idx.tools.contains_key("Bash") || !idx.bash_keyed.is_empty() || !idx.bash_wild.is_empty()
+    }
+
+    /// Whether deny or ask rules on Read or Edit paths exist (only then are
+    /// paths named by Bash arguments worth collecting).
+    pub(crate) fn restricts_paths(&self) -> bool {
+        [RuleKind::Deny, RuleKind::Ask].iter().any(|&k| {
+            self.kind(k)
+                .paths
+                .keys()
+                .any(|t| t == "Read" || t == "Edit")
+        })
+    }
+
+    /// Whether any path or whole-tool rule of `kind` exists for `tools`.
+    pub(crate) fn has_path_rules(&self, kind: RuleKind, tools: &[&str]) -> bool {
+        let idx = self.kind(kind);
+        tools
+            .iter()
+            .any(|t| idx.tools.contains_key(*t) || idx.paths.contains_key(*t))
+    }
+
+    /// First path rule of `kind` (for any of `tools`) matching `path` or one
+    /// of its ancestors; with `probe`, also a hypothetical entry inside it
+    /// (a directory searched by Grep or Glob).
+    pub(crate) fn path_rule(
+        &self,
+        kind: RuleKind,
+        tools: &[&str],
+        path: &ResolvedPath,
+        forms: Forms,
+        probe: bool,
+    ) -> Option<usize> {
+        let idx = self.kind(kind);
+        let sets: Vec<&PathIndex> = tools.iter().filter_map(|t| idx.paths.get(*t)).collect();
+        if sets.is_empty() {
+            return None;
+        }
+        let candidates: Vec<&Path> = match forms {
+            Forms::Canonical => vec![path.canonical.as_path()],
+            Forms::Both => path.forms().collect(),
+        };
+        let mut best: Option<usize> = None;
+        let mut hits = Vec::new();
+        for p in candidates {
+            let probed = probe.then(|| p.join("\u{1}probe"));
+            for candidate in probed.iter().map(PathBuf::as_path).chain(p.ancestors()) {
+                let c = Candidate::new(candidate);
+                for s in &sets {
+                    s.set.matches_candidate_into(&c, &mut hits);
+                    for &h in &hits {
+                        if let Some(&owner) = s.owners.get(h) {
+                            best = Some(best.map_or(owner, |b| b.min(owner)));
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// First domain rule of `kind` matching `host`.
+    pub(crate) fn domain_rule(&self, kind: RuleKind, host: &str) -> Option<usize> {
+        let idx = self.kind(kind);
+        let exact = idx.domains_exact.get(host).copied();
+        let wild = idx.domains_wild.iter().copied().find(|&i| {
+            matches!(&self.rules.get(i).map(|r| &r.target), Some(Target::Domain(d)) if d.matches(host))
+        });
+        exact.into_iter().chain(wild).min()
+    }
+
+    /// Whether any domain rule of `kind` exists.
+    pub(crate) fn has_domain_rules(&self, kind: RuleKind) -> bool {
+        let idx = self.kind(kind);
+        !idx.domains_exact.is_empty() || !idx.domains_wild.is_empty()
+    }
+
+    /// First MCP rule of `kind` matching the tool name.
+    pub(crate) fn mcp_rule(&self, kind: RuleKind, name: &str) -> Option<usize> {
+        self.kind(kind).mcp.iter().copied().find(|&i| {
+            matches!(&self.rules.get(i).map(|r| &r.target),
+                Some(Target::Mcp { server, tool }) if rule::mcp_matches(server, tool.as_deref(), name))
+        })
+    }
+
+    /// Whether `path` (canonical) is inside a working directory.
+    pub(crate) fn in_working_dirs(&self, path: &ResolvedPath) -> bool {
+        std::iter::once(&self.cwd)
+            .chain(self.additional.iter())
+            .any(|d| paths::is_within(&path.canonical, &d.canonical))
+    }
+
+    /// Check a rule's examples.
+    fn check_examples(&self, i: usize, e: &RuleEntry) -> Result<()> {
+        for (examples, expected) in [(&e.matches, true), (&e.not_matches, false)] {
+            for ex in examples {
+                let (matched, detail) =
+                    self.example_matches(i, ex).map_err(|problem| Error::Rule {
+                        origin: e.origin(),
+                        rule: e.text.clone(),
+                        problem: format!("example `{ex}`: {problem}"),
+                    })?;
+                if matched != expected {
+                    return Err(Error::Example {
+                        origin: e.origin(),
+                        rule: e.text.clone(),
+                        example: ex.clone(),
+                        expected_match: expected,
+                        detail,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether rule `i` matches an example (a command, path, URL or tool
+    /// name by the rule's tool), and how the example was read.
+    fn example_matches(
+        &self,
+        i: usize,
+        example: &str,
+    ) -> std::result::Result<(bool, String), String> {
+        let Some(rule) = self.rules.get(i) else {
+            return Err("internal: no such rule".into());
+        };
+        let deny_like = rule.kind != RuleKind::Allow;
+        match &rule.target {
+            Target::Tool(name) => {
+                let family_member = (name == "Read" && rule::READ_TOOLS.contains(&example))
+                    || (name == "Edit" && rule::EDIT_TOOLS.contains(&example));
+                let any_input = matches!(name.as_str(), "Bash" | "WebFetch" | "Read" | "Edit");
+                Ok((
+                    example == name || family_member || any_input,
+                    format!("read as a call of {name}"),
+                ))
+            }
+            Target::Bash(p) => {
+                let items = shell::analyze(
+                    example,
+                    &self.cwd.lexical,
+                    self.home(),
+                    self.resolution,
+                    false,
+                );
+                let commands: Vec<&shell::Command> = items
+                    .iter()
+                    .filter_map(|it| match it {
+                        Item::Command(c) => Some(c),
+                        _ => None,
+                    })
+                    .collect();
+                let [c] = commands.as_slice() else {
+                    return Err(format!(
+                        "an example must be one simple command; it holds {}",
+                        commands.len()
+                    ));
+                };
+                let mut forms: Vec<&str> = vec![&c.text, &c.raw];
+                if deny_like {
+                    forms.push(&c.plain);
+                    forms.extend(c.basename_forms.iter().map(String::as_str));
+                }
+                Ok((
+                    forms.iter().any(|f| p.matches(f)),
+                    format!("read as the command `{}`", c.text),
+                ))
+            }
+            Target::Path { .. } => {
+                let path = paths::resolve(Path::new(example), &self.cwd.lexical, self.resolution)?;
+                let Some(set) = &rule.globs else {
+                    return Ok((false, "no pattern".into()));
+                };
+                let candidates: Vec<&Path> = if deny_like {
+                    path.forms().collect()
+                } else {
+                    vec![path.canonical.as_path()]
+                };
+                let matched = candidates
+                    .iter()
+                    .any(|p| p.ancestors().any(|a| set.is_match(a)));
+                Ok((
+                    matched,
+                    format!("read as the path {}", path.canonical.display()),
+                ))
+            }
+            Target::Domain(d) => {
+                let host = crate::request::url_host(example)?;
+                Ok((d.matches(&host), format!("read as the host {host}")))
+            }
+            Target::Mcp { server, tool } => Ok((
+                rule::mcp_matches(server, tool.as_deref(), example),
+                "read as an MCP tool name".into(),
+            )),
+        }
+    }
+}

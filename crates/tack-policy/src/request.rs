@@ -1,0 +1,189 @@
+//! A tool call as the policy sees it: the tool, its input, the working
+//! directory, and what the input names (paths resolved, Bash parsed).
+//!
+//! Resolution is the only step that touches the file system
+//! ([`Request::resolve`]); [`crate::evaluate`] itself does no IO.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::paths::{self, Resolution, ResolvedPath};
+use crate::policy::Policy;
+use crate::rule::{EDIT_TOOLS, READ_TOOLS};
+use crate::shell::{self, Item};
+
+/// A tool call to decide on.
+#[derive(Debug, Clone)]
+pub struct Request {
+    tool: String,
+    input: Value,
+    cwd: PathBuf,
+    pub(crate) subject: Subject,
+}
+
+/// What the input names, by tool.
+#[derive(Debug, Clone)]
+pub(crate) enum Subject {
+    /// `Bash`: the command and what it contains.
+    Bash { command: String, items: Vec<Item> },
+    /// Read/Edit-family tools: the paths named (`search`: a directory
+    /// searched by Grep or Glob).
+    Paths {
+        targets: Vec<ResolvedPath>,
+        search: bool,
+    },
+    /// WebFetch.
+    Url {
+        url: String,
+        host: Result<String, String>,
+    },
+    /// Any other tool (MCP, todo list, custom): the name alone.
+    Tool,
+    /// The input lacks what the policy needs (fails closed: never allowed).
+    Invalid(String),
+}
+
+impl Request {
+    /// Build a request, resolving paths through the file system (symlinks
+    /// followed) against `cwd`. This is the IO step before [`crate::evaluate`].
+    pub fn resolve(tool: &str, input: &Value, cwd: &Path, policy: &Policy) -> Request {
+        Request::build(tool, input, cwd, policy, Resolution::FileSystem)
+    }
+
+    /// Build a request without touching the file system (paths normalised
+    /// lexically only). Pure; for tests and dry runs.
+    pub fn lexical(tool: &str, input: &Value, cwd: &Path, policy: &Policy) -> Request {
+        Request::build(tool, input, cwd, policy, Resolution::Lexical)
+    }
+
+    fn build(tool: &str, input: &Value, cwd: &Path, policy: &Policy, how: Resolution) -> Request {
+        let cwd = paths::lexical(cwd, Path::new("/"));
+        let home = policy.home();
+        let str_field = |name: &str| input.get(name).and_then(Value::as_str);
+        let subject = match tool {
+            "Bash" => match str_field("command") {
+                Some(command) => Subject::Bash {
+                    command: command.to_string(),
+                    items: shell::analyze(command, &cwd, home, how, policy.restricts_paths()),
+                },
+                None => Subject::Invalid("the input has no `command` string".into()),
+            },
+            "Glob" => {
+                let base = str_field("path").unwrap_or(".");
+                let pattern = str_field("pattern").unwrap_or("");
+                let literal: Vec<&str> = pattern
+                    .split('/')
+                    .take_while(|c| !c.contains(['*', '?', '[', '{']))
+                    .collect();
+                let mut target = literal.join("/");
+                if pattern.starts_with('/') && !target.starts_with('/') {
+                    target.insert(0, '/');
+                }
+                let dir = Path::new(base).join(target);
+                paths_subject(&[dir.to_string_lossy().as_ref()], &cwd, home, how, true)
+            }
+            "Grep" | "LS" => {
+                let base = str_field("path").unwrap_or(".");
+                paths_subject(&[base], &cwd, home, how, true)
+            }
+            t if READ_TOOLS.contains(&t) || EDIT_TOOLS.contains(&t) => {
+                let field = if t == "NotebookEdit" || t == "NotebookRead" {
+                    "notebook_path"
+                } else {
+                    "file_path"
+                };
+                match str_field(field) {
+                    Some(p) => paths_subject(&[p], &cwd, home, how, false),
+                    None => Subject::Invalid(format!("the input has no `{field}` string")),
+                }
+            }
+            "WebFetch" => match str_field("url") {
+                Some(url) => Subject::Url {
+                    url: url.to_string(),
+                    host: url_host(url),
+                },
+                None => Subject::Invalid("the input has no `url` string".into()),
+            },
+            _ => Subject::Tool,
+        };
+        Request {
+            tool: tool.to_string(),
+            input: input.clone(),
+            cwd,
+            subject,
+        }
+    }
+
+    /// The tool name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The input as given.
+    pub fn input(&self) -> &Value {
+        &self.input
+    }
+
+    /// The working directory the call runs in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The call as a rule would name it: `Bash(git push)`, `Read(/abs)`,
+    /// `WebFetch(https://…)`, or the tool name.
+    pub fn display(&self) -> String {
+        match &self.subject {
+            Subject::Bash { command, .. } => format!("Bash({})", shell::snippet(command)),
+            Subject::Paths { targets, .. } => match targets.first() {
+                Some(t) => format!("{}({})", self.tool, t.canonical.display()),
+                None => self.tool.clone(),
+            },
+            Subject::Url { url, .. } => format!("WebFetch({url})"),
+            Subject::Tool | Subject::Invalid(_) => self.tool.clone(),
+        }
+    }
+}
+
+fn paths_subject(
+    written: &[&str],
+    cwd: &Path,
+    home: Option<&Path>,
+    how: Resolution,
+    search: bool,
+) -> Subject {
+    let mut targets = Vec::new();
+    for w in written {
+        let mut candidates = vec![PathBuf::from(w)];
+        // A tool may or may not expand `~`: check both readings.
+        if let (Some(rest), Some(h)) = (w.strip_prefix("~/").or((*w == "~").then_some("")), home) {
+            candidates.push(h.join(rest));
+        }
+        for c in candidates {
+            match paths::resolve(&c, cwd, how) {
+                Ok(p) => targets.push(p),
+                Err(reason) => return Subject::Invalid(reason),
+            }
+        }
+    }
+    Subject::Paths { targets, search }
+}
+
+/// The host of a URL as HTTP clients read it (WHATWG rules: userinfo,
+/// backslashes and percent-encoding cannot disguise it). A bare host is
+/// read as `https://host/`.
+pub(crate) fn url_host(url: &str) -> Result<String, String> {
+    let text = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("https://{url}")
+    };
+    let parsed = url::Url::parse(&text).map_err(|e| format!("cannot read the URL `{url}`: {e}"))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| format!("the URL `{url}` has no host"))?;
+    Ok(host
+        .trim_end_matches('.')
+        .trim_matches(['[', ']'])
+        .to_ascii_lowercase())
+}

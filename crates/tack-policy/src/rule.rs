@@ -1,0 +1,515 @@
+//! Rule syntax (Claude Code's): `Tool`, `Tool(specifier)`, Bash word
+//! patterns, gitignore-style paths, `WebFetch(domain:…)` and MCP names.
+//!
+//! Parsing is pure; path patterns are only compiled against directories in
+//! [`crate::policy`].
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// Which list a rule is in. Ordered like [`crate::Verdict`]: allow < ask < deny.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum RuleKind {
+    /// `permissions.allow`, `--allowed-tools`.
+    Allow,
+    /// `permissions.ask`.
+    Ask,
+    /// `permissions.deny`, `--disallowed-tools`.
+    Deny,
+}
+
+impl RuleKind {
+    /// The settings key of this list.
+    pub fn key(self) -> &'static str {
+        match self {
+            RuleKind::Allow => "allow",
+            RuleKind::Ask => "ask",
+            RuleKind::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for RuleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// A settings level, from weakest to strongest precedence when reporting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Level {
+    /// `~/.config/tack/settings.json`.
+    User,
+    /// `<project>/.tack/settings.json` (shared, committed).
+    Project,
+    /// `<project>/.tack/settings.local.json` (personal, not committed).
+    Local,
+    /// Command-line flags.
+    CommandLine,
+    /// Built directly in code (tests, embedders).
+    Code,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::User => "user settings",
+            Level::Project => "project settings",
+            Level::Local => "local settings",
+            Level::CommandLine => "command line",
+            Level::Code => "built-in configuration",
+        })
+    }
+}
+
+/// Where a rule (or mode) came from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Source {
+    /// The level.
+    pub level: Level,
+    /// The settings file, when the level is a file.
+    pub path: Option<PathBuf>,
+}
+
+impl Source {
+    /// The command line.
+    pub fn command_line() -> Source {
+        Source {
+            level: Level::CommandLine,
+            path: None,
+        }
+    }
+
+    /// Rules built in code.
+    pub fn code() -> Source {
+        Source {
+            level: Level::Code,
+            path: None,
+        }
+    }
+
+    /// A settings file of `level`.
+    pub fn file(level: Level, path: impl Into<PathBuf>) -> Source {
+        Source {
+            level,
+            path: Some(path.into()),
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{} {}", self.level, p.display()),
+            None => write!(f, "{}", self.level),
+        }
+    }
+}
+
+/// Tools whose inputs name paths read; `Read(…)` rules govern all of them.
+pub(crate) const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead"];
+/// Tools that edit files; `Edit(…)` rules govern all of them.
+pub(crate) const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// What a rule applies to, parsed from its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// A tool name with no specifier: every call of the tool (for `Read` and
+    /// `Edit`, of the whole family).
+    Tool(String),
+    /// `Bash(pattern)`.
+    Bash(BashPattern),
+    /// `Read(path)`, `Edit(path)`, `Write(path)`, …: `tool` is as written.
+    Path { tool: String, pattern: PathSpec },
+    /// `WebFetch(domain:host)`.
+    Domain(DomainPattern),
+    /// `mcp__server`, `mcp__server__*` (tool None) or `mcp__server__tool`.
+    Mcp {
+        server: String,
+        tool: Option<String>,
+    },
+}
+
+/// Parse a rule's text. The error is the problem, for [`crate::Error::Rule`].
+pub(crate) fn parse_rule(text: &str) -> Result<Target, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("the rule is empty".into());
+    }
+    let (tool, spec) = match text.find('(') {
+        Some(open) => {
+            let Some(inner) = text[open + 1..].strip_suffix(')') else {
+                return Err(
+                    "a specifier must be closed by `)` at the end, as in `Tool(specifier)`".into(),
+                );
+            };
+            (text[..open].trim(), Some(inner))
+        }
+        None => {
+            if text.contains(')') {
+                return Err("unbalanced `)`".into());
+            }
+            (text, None)
+        }
+    };
+    if let Some(rest) = tool.strip_prefix("mcp__") {
+        if spec.is_some() {
+            return Err("MCP rules take no specifier: write `mcp__server`, `mcp__server__*` or `mcp__server__tool`".into());
+        }
+        return parse_mcp(rest);
+    }
+    if tool.is_empty()
+        || !tool
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(format!(
+            "`{tool}` is not a tool name (letters, digits, `_` and `-` only)"
+        ));
+    }
+    let Some(spec) = spec else {
+        return Ok(Target::Tool(tool.to_string()));
+    };
+    let spec_trimmed = spec.trim();
+    if spec_trimmed.is_empty() {
+        return Err(format!(
+            "the specifier is empty; write `{tool}` alone to match every call"
+        ));
+    }
+    match tool {
+        "Bash" => {
+            if spec_trimmed == "*" {
+                return Ok(Target::Tool("Bash".into()));
+            }
+            Ok(Target::Bash(BashPattern::new(spec_trimmed)))
+        }
+        t if READ_TOOLS.contains(&t) || EDIT_TOOLS.contains(&t) => Ok(Target::Path {
+            tool: t.to_string(),
+            pattern: PathSpec::parse(spec_trimmed)?,
+        }),
+        "WebFetch" => Ok(Target::Domain(DomainPattern::parse(spec_trimmed)?)),
+        other => Err(format!(
+            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools and WebFetch do); write `{other}` alone"
+        )),
+    }
+}
+
+fn parse_mcp(rest: &str) -> Result<Target, String> {
+    let (server, tool) = match rest.split_once("__") {
+        Some((s, t)) => (s, Some(t)),
+        None => (rest, None),
+    };
+    let valid = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
+    if !valid(server) {
+        return Err(format!(
+            "`{server}` is not an MCP server name; write `mcp__server`, `mcp__server__*` or `mcp__server__tool`"
+        ));
+    }
+    let tool = match tool {
+        None | Some("*") => None,
+        Some(t) if valid(t) => Some(t.to_string()),
+        Some(t) => {
+            return Err(format!(
+                "`{t}` is not an MCP tool name; only `mcp__server__*` may use a wildcard"
+            ));
+        }
+    };
+    Ok(Target::Mcp {
+        server: server.to_string(),
+        tool,
+    })
+}
+
+/// A Bash word pattern: `*` matches any text (spaces included); a pattern
+/// ending in ` *` also matches the prefix alone (`ls *` matches `ls` and
+/// `ls -la`, not `lsof`); no `*` means an exact match. The legacy suffix
+/// `:*` is read as ` *`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BashPattern {
+    /// Normalised pattern text.
+    pub text: String,
+    segments: Vec<String>,
+    /// The pattern without its final ` *`, when it has one.
+    without_tail: Option<Box<BashPattern>>,
+    /// Text before the first `*` (all of it when there is none).
+    pub literal_prefix: String,
+    /// The first word, when it contains no `*`: rules are indexed by it.
+    pub key: Option<String>,
+}
+
+impl BashPattern {
+    pub(crate) fn new(spec: &str) -> BashPattern {
+        let text = match spec.strip_suffix(":*") {
+            Some(head) => format!("{} *", head.trim_end()),
+            None => spec.to_string(),
+        };
+        let without_tail = text
+            .strip_suffix(" *")
+            .map(|head| Box::new(BashPattern::new(head.trim_end())));
+        let segments: Vec<String> = text.split('*').map(str::to_string).collect();
+        let literal_prefix = segments.first().cloned().unwrap_or_default();
+        let first_word_end = text.find(' ').unwrap_or(text.len());
+        let star = text.find('*').unwrap_or(usize::MAX);
+        let key = (star > first_word_end || (star == usize::MAX))
+            .then(|| text[..first_word_end].to_string())
+            .filter(|k| !k.is_empty());
+        BashPattern {
+            text,
+            segments,
+            without_tail,
+            literal_prefix,
+            key,
+        }
+    }
+
+    /// Whether the pattern matches the whole of `command`.
+    pub(crate) fn matches(&self, command: &str) -> bool {
+        wildcard_match(&self.segments, command)
+            || self
+                .without_tail
+                .as_ref()
+                .is_some_and(|p| p.matches(command))
+    }
+
+    /// Whether some command starting with `known` could match: used when the
+    /// rest of a command is dynamic (`rm $FLAGS x`).
+    pub(crate) fn could_match_prefix(&self, known: &str) -> bool {
+        let p = self.literal_prefix.as_str();
+        p.starts_with(known) || known.starts_with(p)
+    }
+}
+
+/// `segments` are the pattern split at `*`.
+fn wildcard_match(segments: &[String], text: &str) -> bool {
+    let Some((first, rest)) = segments.split_first() else {
+        return text.is_empty();
+    };
+    if rest.is_empty() {
+        return text == first;
+    }
+    let Some(mut remaining) = text.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return true;
+    };
+    for seg in middle {
+        if seg.is_empty() {
+            continue;
+        }
+        match remaining.find(seg.as_str()) {
+            Some(at) => remaining = &remaining[at + seg.len()..],
+            None => return false,
+        }
+    }
+    remaining.ends_with(last.as_str())
+}
+
+/// Where a path pattern is anchored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    /// `//abs/path`.
+    Absolute,
+    /// `~/path`.
+    Home,
+    /// `/path`: the project root (the directory holding `.tack/`).
+    Root,
+    /// `./path` or `path`: the session's working directory.
+    Cwd,
+}
+
+/// A gitignore-style path pattern before compilation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PathSpec {
+    pub anchor: Anchor,
+    /// The pattern below the anchor, without leading or trailing `/`;
+    /// empty means the anchor directory itself.
+    pub rest: String,
+    /// A bare name (no `/`): matches at any depth below the anchor.
+    pub any_depth: bool,
+}
+
+impl PathSpec {
+    pub(crate) fn parse(spec: &str) -> Result<PathSpec, String> {
+        let (anchor, rest, explicit) = if let Some(r) = spec.strip_prefix("//") {
+            (Anchor::Absolute, r, true)
+        } else if spec == "~" {
+            (Anchor::Home, "", true)
+        } else if let Some(r) = spec.strip_prefix("~/") {
+            (Anchor::Home, r, true)
+        } else if spec.starts_with('~') {
+            return Err(
+                "`~user` paths are not supported; use `~/path` or `//absolute/path`".into(),
+            );
+        } else if let Some(r) = spec.strip_prefix('/') {
+            (Anchor::Root, r, true)
+        } else if let Some(r) = spec.strip_prefix("./") {
+            (Anchor::Cwd, r, true)
+        } else {
+            (Anchor::Cwd, spec, false)
+        };
+        let rest = rest.trim_start_matches('/').trim_end_matches('/');
+        let any_depth = !explicit && !rest.contains('/') && !rest.is_empty();
+        if !rest.is_empty() {
+            globset::GlobBuilder::new(rest)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| format!("bad path pattern: {e}"))?;
+        }
+        Ok(PathSpec {
+            anchor,
+            rest: rest.to_string(),
+            any_depth,
+        })
+    }
+}
+
+/// `domain:example.com` (that host exactly) or `domain:*.example.com` (any
+/// subdomain, not the apex).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DomainPattern {
+    pub host: String,
+    pub subdomains: bool,
+}
+
+impl DomainPattern {
+    fn parse(spec: &str) -> Result<DomainPattern, String> {
+        let Some(host) = spec.strip_prefix("domain:") else {
+            return Err(
+                "WebFetch rules take `domain:example.com` or `domain:*.example.com`".into(),
+            );
+        };
+        let host = host.trim().trim_end_matches('.').to_ascii_lowercase();
+        let (host, subdomains) = match host.strip_prefix("*.") {
+            Some(h) => (h.to_string(), true),
+            None => (host, false),
+        };
+        if host.is_empty()
+            || !host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_')
+        {
+            return Err(format!(
+                "`{host}` is not a host name (no scheme, path, port or wildcards other than a leading `*.`)"
+            ));
+        }
+        Ok(DomainPattern { host, subdomains })
+    }
+
+    pub(crate) fn matches(&self, host: &str) -> bool {
+        if self.subdomains {
+            host.len() > self.host.len() + 1
+                && host.ends_with(self.host.as_str())
+                && host.as_bytes()[host.len() - self.host.len() - 1] == b'.'
+        } else {
+            host == self.host
+        }
+    }
+}
+
+/// Whether an MCP rule matches a tool name.
+pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("mcp__") else {
+        return false;
+    };
+    let Some(after) = rest.strip_prefix(server) else {
+        return false;
+    };
+    match tool {
+        None => after.is_empty() || after.starts_with("__"),
+        Some(t) => after.strip_prefix("__") == Some(t),
+    }
+}
+
+/// Split a command-line rule list: commas or whitespace outside parentheses
+/// separate rules (`--allowed-tools "Bash(git log *),Read"`).
+pub fn split_rule_list(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut cur = String::new();
+    for c in list.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                cur.push(c);
+            }
+            ')' => {
+                depth = depth.saturating_sub(1);
+                cur.push(c);
+            }
+            ',' | ' ' | '\t' | '\n' if depth == 0 => {
+                if !cur.trim().is_empty() {
+                    out.push(cur.trim().to_string());
+                }
+                cur.clear();
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_patterns() {
+        let p = BashPattern::new("ls *");
+        assert!(p.matches("ls"));
+        assert!(p.matches("ls -la"));
+        assert!(!p.matches("lsof"));
+        let legacy = BashPattern::new("npm run test:*");
+        assert_eq!(legacy.text, "npm run test *");
+        assert!(legacy.matches("npm run test"));
+        assert!(legacy.matches("npm run test --watch"));
+        assert!(!legacy.matches("npm run testx"));
+        let mid = BashPattern::new("git * main");
+        assert!(mid.matches("git push origin main"));
+        assert!(!mid.matches("git push origin mainx"));
+        let exact = BashPattern::new("npm run lint");
+        assert!(exact.matches("npm run lint"));
+        assert!(!exact.matches("npm run lint --fix"));
+        assert_eq!(BashPattern::new("git push *").key.as_deref(), Some("git"));
+        assert_eq!(BashPattern::new("ls*").key, None);
+    }
+
+    #[test]
+    fn domains() {
+        let d = DomainPattern::parse("domain:*.example.com").unwrap();
+        assert!(d.matches("a.example.com"));
+        assert!(!d.matches("example.com"));
+        assert!(!d.matches("badexample.com"));
+        assert!(DomainPattern::parse("domain:https://x").is_err());
+    }
+
+    #[test]
+    fn mcp_names() {
+        assert!(mcp_matches("db", None, "mcp__db__query"));
+        assert!(!mcp_matches("db", None, "mcp__dbx__query"));
+        assert!(mcp_matches("db", Some("query"), "mcp__db__query"));
+        assert!(!mcp_matches("db", Some("query"), "mcp__db__queryx"));
+    }
+
+    #[test]
+    fn split_lists() {
+        assert_eq!(
+            split_rule_list("Bash(git log *),Read  Edit(./a b)"),
+            vec!["Bash(git log *)", "Read", "Edit(./a b)"]
+        );
+    }
+}

@@ -1,0 +1,592 @@
+//! Settings files with Claude Code's `permissions` schema, at three levels
+//! plus the command line.
+//!
+//! ```json
+//! {"permissions": {
+//!   "allow": ["Bash(npm run test *)", {"rule": "Bash(git push *)",
+//!             "matches": ["git push origin main"], "not_matches": ["git pushx"]}],
+//!   "ask":   ["Bash(git push *)"],
+//!   "deny":  ["Read(./.env)"],
+//!   "defaultMode": "acceptEdits",
+//!   "additionalDirectories": ["../docs/"]},
+//!  "hooks": {"…": "read by tack-hooks from the same files"}}
+//! ```
+//! Only `permissions` is interpreted; the whole JSON of every file is kept
+//! ([`SettingsFile::value`]) so other crates read their keys from the same
+//! files.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::policy::{Policy, PolicyBuilder};
+use crate::rule::{Level, RuleKind, Source};
+
+/// A permission mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Mode {
+    /// Ask for anything not allowed; read-only built-ins inside the working
+    /// directories run without asking.
+    #[default]
+    Default,
+    /// Like default, and file edits inside the working directories (Edit,
+    /// Write, redirections, `mkdir touch mv cp`) run without asking.
+    AcceptEdits,
+    /// Read-only tools only; everything else is denied.
+    Plan,
+    /// Deny whatever is not allowed by a rule (never ask).
+    DontAsk,
+    /// Allow whatever no deny or ask rule stops.
+    BypassPermissions,
+}
+
+impl Mode {
+    /// The settings spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::Plan => "plan",
+            Mode::DontAsk => "dontAsk",
+            Mode::BypassPermissions => "bypassPermissions",
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Mode, String> {
+        Ok(match s {
+            "default" => Mode::Default,
+            "acceptEdits" => Mode::AcceptEdits,
+            "plan" => Mode::Plan,
+            "dontAsk" => Mode::DontAsk,
+            "bypassPermissions" => Mode::BypassPermissions,
+            other => {
+                return Err(format!(
+                    "unknown permission mode `{other}`; expected default, acceptEdits, plan, dontAsk or bypassPermissions"
+                ));
+            }
+        })
+    }
+}
+
+/// Permission flags from the command line (parsed by the CLI).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CliPermissions {
+    /// `--allowed-tools` rules (see [`crate::split_rule_list`]).
+    pub allowed_tools: Vec<String>,
+    /// `--disallowed-tools` rules.
+    pub disallowed_tools: Vec<String>,
+    /// `--permission-mode`.
+    pub mode: Option<Mode>,
+    /// `--add-dir`.
+    pub additional_directories: Vec<PathBuf>,
+}
+
+/// A rule as configured, before compilation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleEntry {
+    /// The rule text, e.g. `Bash(git push *)`.
+    pub text: String,
+    /// Its list.
+    pub kind: RuleKind,
+    /// Where it was written.
+    pub source: Source,
+    /// Examples the rule must match (checked when loading).
+    pub matches: Vec<String>,
+    /// Examples the rule must not match.
+    pub not_matches: Vec<String>,
+}
+
+impl RuleEntry {
+    /// A rule without examples.
+    pub fn new(text: impl Into<String>, kind: RuleKind, source: Source) -> RuleEntry {
+        RuleEntry {
+            text: text.into(),
+            kind,
+            source,
+            matches: Vec::new(),
+            not_matches: Vec::new(),
+        }
+    }
+
+    pub(crate) fn origin(&self) -> String {
+        origin_of(&self.source)
+    }
+}
+
+pub(crate) fn origin_of(source: &Source) -> String {
+    match &source.path {
+        Some(p) => p.display().to_string(),
+        None => source.level.to_string(),
+    }
+}
+
+/// One settings file as loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsFile {
+    /// Its level.
+    pub level: Level,
+    /// Its path.
+    pub path: PathBuf,
+    /// The whole JSON document (hooks and other keys included).
+    pub value: Value,
+}
+
+/// Where to load settings from, for callers that need more than
+/// [`Settings::load`] (tests, a different working directory or home).
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// The project root (holds `.tack/`).
+    pub project_root: PathBuf,
+    /// The directory holding the user `settings.json`; None: no user level.
+    pub user_config_dir: Option<PathBuf>,
+    /// The home directory for `~/` paths; None: `$HOME`.
+    pub home: Option<PathBuf>,
+    /// The session's working directory for `./` rules; None: the project root.
+    pub cwd: Option<PathBuf>,
+    /// Command-line flags.
+    pub cli: CliPermissions,
+}
+
+/// All settings levels, loaded and compiled.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    files: Vec<SettingsFile>,
+    entries: Vec<RuleEntry>,
+    mode: Mode,
+    mode_source: Source,
+    additional: Vec<PathBuf>,
+    project_root: PathBuf,
+    home: Option<PathBuf>,
+    policy: Policy,
+}
+
+impl Settings {
+    /// The default user configuration directory: `$XDG_CONFIG_HOME/tack` or
+    /// `~/.config/tack`.
+    pub fn default_user_config_dir() -> Option<PathBuf> {
+        match std::env::var_os("XDG_CONFIG_HOME") {
+            Some(x) if !x.is_empty() => Some(PathBuf::from(x).join("tack")),
+            _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config/tack")),
+        }
+    }
+
+    /// Load user (`<user_config_dir>/settings.json`), project
+    /// (`<project_root>/.tack/settings.json`) and local
+    /// (`<project_root>/.tack/settings.local.json`) settings plus the
+    /// command line, check every rule and example, and compile the policy
+    /// for a session working in `project_root`. Missing files are skipped.
+    pub fn load(
+        project_root: &Path,
+        user_config_dir: Option<&Path>,
+        cli: &CliPermissions,
+    ) -> Result<Settings> {
+        Settings::load_with(&LoadOptions {
+            project_root: project_root.to_path_buf(),
+            user_config_dir: user_config_dir.map(Path::to_path_buf),
+            home: None,
+            cwd: None,
+            cli: cli.clone(),
+        })
+    }
+
+    /// [`Settings::load`] with every input explicit.
+    pub fn load_with(opts: &LoadOptions) -> Result<Settings> {
+        let home = opts
+            .home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+        let root = &opts.project_root;
+        let mut candidates: Vec<(Level, PathBuf)> = Vec::new();
+        if let Some(dir) = &opts.user_config_dir {
+            candidates.push((Level::User, dir.join("settings.json")));
+        }
+        candidates.push((Level::Project, root.join(".tack/settings.json")));
+        candidates.push((Level::Local, root.join(".tack/settings.local.json")));
+
+        let mut files = Vec::new();
+        for (level, path) in candidates {
+            if let Some(value) = read_json(&path)? {
+                files.push(SettingsFile { level, path, value });
+            }
+        }
+
+        let mut entries = Vec::new();
+        let mut mode = Mode::Default;
+        let mut mode_source = Source::code();
+        let mut additional = Vec::new();
+        let mut bypass_disabled: Option<PathBuf> = None;
+        // Files in increasing precedence, so later modes win.
+        for file in &files {
+            let source = Source::file(file.level, &file.path);
+            let origin = file.path.display().to_string();
+            let Some(perms) = file.value.get("permissions") else {
+                continue;
+            };
+            let Some(perms) = perms.as_object() else {
+                return Err(Error::Settings {
+                    origin,
+                    problem: "`permissions` must be an object".into(),
+                });
+            };
+            for kind in [RuleKind::Allow, RuleKind::Ask, RuleKind::Deny] {
+                if let Some(list) = perms.get(kind.key()) {
+                    entries.extend(parse_rule_list(list, kind, &source, &origin)?);
+                }
+            }
+            if let Some(m) = perms.get("defaultMode") {
+                let Some(s) = m.as_str() else {
+                    return Err(Error::Settings {
+                        origin,
+                        problem: "`permissions.defaultMode` must be a string".into(),
+                    });
+                };
+                mode = s.parse().map_err(|problem| Error::Settings {
+                    origin: origin.clone(),
+                    problem,
+                })?;
+                mode_source = source.clone();
+            }
+            if let Some(dirs) = perms.get("additionalDirectories") {
+                let Some(dirs) = dirs.as_array() else {
+                    return Err(Error::Settings {
+                        origin,
+                        problem: "`permissions.additionalDirectories` must be an array of paths"
+                            .into(),
+                    });
+                };
+                for d in dirs {
+                    let Some(d) = d.as_str() else {
+                        return Err(Error::Settings {
+                            origin,
+                            problem: format!(
+                                "`permissions.additionalDirectories` holds {d}, which is not a path string"
+                            ),
+                        });
+                    };
+                    additional.push(expand_dir(d, root, home.as_deref()));
+                }
+            }
+            if perms
+                .get("disableBypassPermissionsMode")
+                .and_then(Value::as_str)
+                == Some("disable")
+            {
+                bypass_disabled = Some(file.path.clone());
+            }
+        }
+        let cli_source = Source::command_line();
+        for text in &opts.cli.allowed_tools {
+            entries.push(RuleEntry::new(
+                text.clone(),
+                RuleKind::Allow,
+                cli_source.clone(),
+            ));
+        }
+        for text in &opts.cli.disallowed_tools {
+            entries.push(RuleEntry::new(
+                text.clone(),
+                RuleKind::Deny,
+                cli_source.clone(),
+            ));
+        }
+        if let Some(m) = opts.cli.mode {
+            mode = m;
+            mode_source = cli_source.clone();
+        }
+        for d in &opts.cli.additional_directories {
+            additional.push(expand_dir(&d.to_string_lossy(), root, home.as_deref()));
+        }
+        if let (Mode::BypassPermissions, Some(path)) = (mode, &bypass_disabled) {
+            return Err(Error::Settings {
+                origin: origin_of(&mode_source),
+                problem: format!(
+                    "bypassPermissions mode is disabled by `disableBypassPermissionsMode` in {}",
+                    path.display()
+                ),
+            });
+        }
+
+        let cwd = opts.cwd.clone().unwrap_or_else(|| root.clone());
+        let policy = build_policy(
+            &entries,
+            mode,
+            &mode_source,
+            &additional,
+            root,
+            &cwd,
+            home.clone(),
+        )?;
+        Ok(Settings {
+            files,
+            entries,
+            mode,
+            mode_source,
+            additional,
+            project_root: root.clone(),
+            home,
+            policy,
+        })
+    }
+
+    /// The compiled policy for a session working in the project root.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Compile the policy for a session working in another directory (for
+    /// `./` rules and "inside the working directory").
+    pub fn policy_for_cwd(&self, cwd: &Path) -> Result<Policy> {
+        build_policy(
+            &self.entries,
+            self.mode,
+            &self.mode_source,
+            &self.additional,
+            &self.project_root,
+            cwd,
+            self.home.clone(),
+        )
+    }
+
+    /// The settings files found, weakest level first (user, project, local),
+    /// with their whole JSON: tack-hooks reads `hooks` from here.
+    pub fn files(&self) -> &[SettingsFile] {
+        &self.files
+    }
+
+    /// Every rule, in the order given (files by level, then the command line).
+    pub fn rules(&self) -> &[RuleEntry] {
+        &self.entries
+    }
+
+    /// The permission mode in force and where it was set.
+    pub fn mode(&self) -> (Mode, &Source) {
+        (self.mode, &self.mode_source)
+    }
+
+    /// The local settings file (where "always allow" answers are written).
+    pub fn local_settings_path(&self) -> PathBuf {
+        local_settings_path(&self.project_root)
+    }
+}
+
+/// `<project_root>/.tack/settings.local.json`.
+pub fn local_settings_path(project_root: &Path) -> PathBuf {
+    project_root.join(".tack/settings.local.json")
+}
+
+fn build_policy(
+    entries: &[RuleEntry],
+    mode: Mode,
+    mode_source: &Source,
+    additional: &[PathBuf],
+    root: &Path,
+    cwd: &Path,
+    home: Option<PathBuf>,
+) -> Result<Policy> {
+    let mut b = PolicyBuilder::new(cwd)
+        .project_root(root)
+        .home(home)
+        .mode_from(mode, mode_source.clone());
+    for d in additional {
+        b = b.additional_directory(d);
+    }
+    for e in entries {
+        b = b.rule(e.clone());
+    }
+    b.build()
+}
+
+fn expand_dir(d: &str, root: &Path, home: Option<&Path>) -> PathBuf {
+    if let (Some(rest), Some(h)) = (d.strip_prefix("~/"), home) {
+        return h.join(rest);
+    }
+    if d == "~"
+        && let Some(h) = home
+    {
+        return h.to_path_buf();
+    }
+    crate::paths::lexical(Path::new(d), root)
+}
+
+fn read_json(path: &Path) -> Result<Option<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !value.is_object() {
+        return Err(Error::Settings {
+            origin: path.display().to_string(),
+            problem: "the settings file must hold a JSON object".into(),
+        });
+    }
+    Ok(Some(value))
+}
+
+fn parse_rule_list(
+    list: &Value,
+    kind: RuleKind,
+    source: &Source,
+    origin: &str,
+) -> Result<Vec<RuleEntry>> {
+    let key = kind.key();
+    let Some(items) = list.as_array() else {
+        return Err(Error::Settings {
+            origin: origin.to_string(),
+            problem: format!("`permissions.{key}` must be an array of rules"),
+        });
+    };
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Value::String(s) => out.push(RuleEntry::new(s.clone(), kind, source.clone())),
+            Value::Object(obj) => {
+                let Some(text) = obj.get("rule").and_then(Value::as_str) else {
+                    return Err(Error::Settings {
+                        origin: origin.to_string(),
+                        problem: format!(
+                            "an entry of `permissions.{key}` is an object without a string `rule`: {item}"
+                        ),
+                    });
+                };
+                let examples = |field: &str| -> Result<Vec<String>> {
+                    match obj.get(field) {
+                        None => Ok(Vec::new()),
+                        Some(Value::Array(a)) => a
+                            .iter()
+                            .map(|v| {
+                                v.as_str().map(str::to_string).ok_or_else(|| Error::Rule {
+                                    origin: origin.to_string(),
+                                    rule: text.to_string(),
+                                    problem: format!("`{field}` must hold strings, found {v}"),
+                                })
+                            })
+                            .collect(),
+                        Some(other) => Err(Error::Rule {
+                            origin: origin.to_string(),
+                            rule: text.to_string(),
+                            problem: format!(
+                                "`{field}` must be an array of strings, found {other}"
+                            ),
+                        }),
+                    }
+                };
+                let mut not_matches = examples("not_matches")?;
+                not_matches.extend(examples("notMatches")?);
+                for k in obj.keys() {
+                    if !matches!(
+                        k.as_str(),
+                        "rule" | "matches" | "not_matches" | "notMatches"
+                    ) {
+                        return Err(Error::Rule {
+                            origin: origin.to_string(),
+                            rule: text.to_string(),
+                            problem: format!(
+                                "unknown key `{k}` (a rule object has `rule`, `matches` and `not_matches`)"
+                            ),
+                        });
+                    }
+                }
+                out.push(RuleEntry {
+                    text: text.to_string(),
+                    kind,
+                    source: source.clone(),
+                    matches: examples("matches")?,
+                    not_matches,
+                });
+            }
+            other => {
+                return Err(Error::Settings {
+                    origin: origin.to_string(),
+                    problem: format!(
+                        "`permissions.{key}` holds {other}; a rule is a string like \"Bash(git log *)\" or an object {{\"rule\": …, \"matches\": […], \"not_matches\": […]}}"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Add `rule` to `permissions.<kind>` of the local settings file (the
+/// "always allow" answer of a prompt), keeping every other key. Returns the
+/// file written. The rule is checked first; a rule already present is not
+/// added twice.
+pub fn add_local_rule(project_root: &Path, kind: RuleKind, rule: &str) -> Result<PathBuf> {
+    let path = local_settings_path(project_root);
+    let origin = path.display().to_string();
+    crate::rule::parse_rule(rule).map_err(|problem| Error::Rule {
+        origin: origin.clone(),
+        rule: rule.to_string(),
+        problem,
+    })?;
+    let mut value = read_json(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
+    let Some(root) = value.as_object_mut() else {
+        return Err(Error::Settings {
+            origin,
+            problem: "the settings file must hold a JSON object".into(),
+        });
+    };
+    let perms = root
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Some(perms) = perms.as_object_mut() else {
+        return Err(Error::Settings {
+            origin,
+            problem: "`permissions` must be an object".into(),
+        });
+    };
+    let list = perms
+        .entry(kind.key())
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Some(list) = list.as_array_mut() else {
+        return Err(Error::Settings {
+            origin,
+            problem: format!("`permissions.{}` must be an array of rules", kind.key()),
+        });
+    };
+    let present = list
+        .iter()
+        .any(|v| v.as_str() == Some(rule) || v.get("rule").and_then(Value::as_str) == Some(rule));
+    if !present {
+        list.push(Value::String(rule.to_string()));
+    }
+    let io = |source| Error::Write {
+        path: path.clone(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::Settings {
+        origin: origin.clone(),
+        problem: e.to_string(),
+    })?;
+    text.push('\n');
+    std::fs::write(&path, text).map_err(io)?;
+    Ok(path)
+}

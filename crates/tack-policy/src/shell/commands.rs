@@ -1,0 +1,1387 @@
+//! Simple commands: wrappers seen through, command strings parsed again,
+//! directory changes tracked, and the final [`Command`] emitted.
+
+use std::path::PathBuf;
+
+use super::words::{self, quote};
+use super::{Analyzer, Command, Cwds, Family, Item, MAX_CWDS, UncertainKind, WordVal};
+use crate::paths;
+
+/// Commands whose operands are files they change: operands are checked
+/// against Edit deny/ask rules as well as Read ones.
+const WRITE_COMMANDS: &[&str] = &[
+    "rm", "rmdir", "mv", "cp", "touch", "mkdir", "ln", "chmod", "chown", "chgrp", "truncate",
+    "install", "shred", "unlink", "dd", "rsync", "patch",
+];
+
+/// Commands that can put a link (or another tree) where a path was.
+const RELINKERS: &[&str] = &["ln", "mv", "cp", "rsync", "install"];
+
+/// Shells whose `-c` argument is a script.
+const SHELLS: &[&str] = &[
+    "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",
+];
+
+/// Builtins that take variable names, whose subscripts are evaluated.
+const NAME_BUILTINS: &[&str] = &[
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "read",
+    "printf",
+    "test",
+    "[",
+    "mapfile",
+    "readarray",
+    "wait",
+    "let",
+];
+
+/// Options of a wrapper command.
+#[derive(Default)]
+struct Opts {
+    /// Short flags without argument.
+    flags: &'static str,
+    /// Short options taking an argument (attached or next word).
+    with_arg: &'static str,
+    /// Short options whose argument may only be attached (`-i{}`).
+    optional_arg: &'static str,
+    /// Long flags (`--verbose`), also accepted with `=value`.
+    long_flags: &'static [&'static str],
+    /// Long options taking an argument (`--signal=KILL`, `--signal KILL`).
+    long_with_arg: &'static [&'static str],
+}
+
+/// An option found while skipping options: name and value.
+struct Found {
+    opt: String,
+    value: Option<WordVal>,
+}
+
+/// Skip options from `from`; returns the index of the first operand and the
+/// options seen, or an unknown option.
+fn skip_options(
+    words: &[WordVal],
+    from: usize,
+    spec: &Opts,
+) -> Result<(usize, Vec<Found>), String> {
+    let mut i = from;
+    let mut found = Vec::new();
+    while let Some(w) = words.get(i) {
+        let Some(lit) = &w.literal else { break };
+        if lit == "--" {
+            i += 1;
+            break;
+        }
+        if !lit.starts_with('-') || lit == "-" {
+            break;
+        }
+        if let Some(long) = lit.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let dashed = format!("--{name}");
+            if spec.long_flags.contains(&dashed.as_str()) {
+                found.push(Found {
+                    opt: dashed,
+                    value: value.map(literal_word),
+                });
+                i += 1;
+            } else if spec.long_with_arg.contains(&dashed.as_str()) {
+                match value {
+                    Some(v) => {
+                        found.push(Found {
+                            opt: dashed,
+                            value: Some(literal_word(v)),
+                        });
+                        i += 1;
+                    }
+                    None => {
+                        found.push(Found {
+                            opt: dashed,
+                            value: words.get(i + 1).cloned(),
+                        });
+                        i += 2;
+                    }
+                }
+            } else {
+                return Err(lit.clone());
+            }
+            continue;
+        }
+        let cluster: Vec<char> = lit.chars().skip(1).collect();
+        let mut consumed_next = false;
+        for (k, &c) in cluster.iter().enumerate() {
+            if spec.flags.contains(c) {
+                found.push(Found {
+                    opt: format!("-{c}"),
+                    value: None,
+                });
+            } else if spec.with_arg.contains(c) || spec.optional_arg.contains(c) {
+                let rest: String = cluster[k + 1..].iter().collect();
+                let value = if !rest.is_empty() {
+                    Some(literal_word(&rest))
+                } else if spec.with_arg.contains(c) {
+                    consumed_next = true;
+                    words.get(i + 1).cloned()
+                } else {
+                    None
+                };
+                found.push(Found {
+                    opt: format!("-{c}"),
+                    value,
+                });
+                break;
+            } else {
+                return Err(lit.clone());
+            }
+        }
+        i += if consumed_next { 2 } else { 1 };
+    }
+    Ok((i.min(words.len()), found))
+}
+
+fn literal_word(s: &str) -> WordVal {
+    WordVal {
+        raw: s.to_string(),
+        literal: Some(s.to_string()),
+        tilde: false,
+        glob: false,
+    }
+}
+
+/// The canonical text of some words.
+fn text_of(words: &[WordVal]) -> String {
+    let parts: Vec<String> = words
+        .iter()
+        .map(|w| match &w.literal {
+            Some(l) => quote(l),
+            None => w.raw.clone(),
+        })
+        .collect();
+    parts.join(" ")
+}
+
+fn basename(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+impl Analyzer {
+    /// Process the words of a simple command (after expansion analysis).
+    pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
+        let Some(first) = argv.first() else { return };
+        let Some(name) = first.literal.clone() else {
+            let text = text_of(&argv);
+            self.uncertain(
+                UncertainKind::Command,
+                &text,
+                "the command name is computed at run time",
+            );
+            return;
+        };
+        let base = basename(&name).to_string();
+        if base == "unset" {
+            // `unset -f f`: later calls of f run a program again.
+            self.functions.clear();
+        }
+        if self.functions.contains(&name) {
+            return self.emit(&argv);
+        }
+        match base.as_str() {
+            "command" => self.wrapper_command(&argv),
+            "builtin" | "nohup" | "busybox" => {
+                let from =
+                    usize::from(argv.get(1).and_then(|w| w.literal.as_deref()) == Some("--"));
+                self.unwrap(&argv, 1 + from)
+            }
+            "exec" => self.simple_wrapper(
+                &argv,
+                &Opts {
+                    flags: "cl",
+                    with_arg: "a",
+                    ..Opts::default()
+                },
+            ),
+            "time" => self.wrapper_time(&argv),
+            "nice" => self.wrapper_nice(&argv),
+            "timeout" => self.wrapper_timeout(&argv),
+            "stdbuf" => self.simple_wrapper(
+                &argv,
+                &Opts {
+                    with_arg: "ioe",
+                    long_with_arg: &["--input", "--output", "--error"],
+                    ..Opts::default()
+                },
+            ),
+            "env" => self.wrapper_env(&argv),
+            "setsid" => self.simple_wrapper(
+                &argv,
+                &Opts {
+                    flags: "cfw",
+                    long_flags: &["--ctty", "--fork", "--wait"],
+                    ..Opts::default()
+                },
+            ),
+            "ionice" => self.simple_wrapper(
+                &argv,
+                &Opts {
+                    flags: "t",
+                    with_arg: "cn",
+                    long_flags: &["--ignore"],
+                    long_with_arg: &["--class", "--classdata"],
+                    ..Opts::default()
+                },
+            ),
+            "unbuffer" => self.simple_wrapper(
+                &argv,
+                &Opts {
+                    flags: "p",
+                    ..Opts::default()
+                },
+            ),
+            "flock" => self.wrapper_flock(&argv),
+            "su" | "runuser" => self.wrapper_su(&argv),
+            "pkexec" => {
+                let mut start = 1;
+                while let Some(l) = argv.get(start).and_then(|w| w.literal.as_deref()) {
+                    match l {
+                        "--user" => start += 2,
+                        "--keep-cwd" | "--disable-internal-agent" => start += 1,
+                        _ => break,
+                    }
+                }
+                if start >= argv.len() {
+                    return self.emit(&argv);
+                }
+                self.privileged.push(text_of(&argv));
+                self.unwrap(&argv, start);
+                self.privileged.pop();
+            }
+            "xargs" => self.wrapper_xargs(&argv),
+            "find" => self.find(&argv),
+            "sudo" | "doas" => self.wrapper_sudo(&argv, &base),
+            "eval" => {
+                let all: Option<Vec<&str>> =
+                    argv[1..].iter().map(|w| w.literal.as_deref()).collect();
+                match all {
+                    Some(parts) if parts.is_empty() => {}
+                    Some(parts) => self.nested_script(&argv, &parts.join(" ")),
+                    None => {
+                        let text = text_of(&argv);
+                        self.uncertain(
+                            UncertainKind::Command,
+                            &text,
+                            "eval runs text computed at run time",
+                        );
+                    }
+                }
+            }
+            "trap" => {
+                self.emit(&argv);
+                let action = argv.get(1);
+                if let Some(action) = action {
+                    match &action.literal {
+                        Some(l) if l.starts_with('-') || argv.len() < 3 => {}
+                        Some(l) => {
+                            let l = l.clone();
+                            self.nested_script(&argv, &l);
+                        }
+                        None => {
+                            let raw = action.raw.clone();
+                            self.uncertain(
+                                UncertainKind::Command,
+                                &raw,
+                                "trap runs text computed at run time",
+                            );
+                        }
+                    }
+                }
+            }
+            "alias" => {
+                self.emit(&argv);
+                if argv[1..]
+                    .iter()
+                    .any(|w| w.literal.as_deref().is_none_or(|l| l.contains('=')))
+                {
+                    let text = text_of(&argv);
+                    self.uncertain(
+                        UncertainKind::Command,
+                        &text,
+                        "an alias can change what a later command runs",
+                    );
+                }
+            }
+            "fc" | "compgen" | "complete" | "bind" => {
+                self.emit(&argv);
+                let runs = base == "fc"
+                    && !argv[1..].iter().any(|w| w.literal.as_deref() == Some("-l"))
+                    || argv[1..]
+                        .iter()
+                        .any(|w| matches!(w.literal.as_deref(), Some("-C" | "-F" | "-x")));
+                if runs {
+                    let text = text_of(&argv);
+                    self.uncertain(
+                        UncertainKind::Command,
+                        &text,
+                        format!("`{base}` can run commands that are not written here"),
+                    );
+                }
+            }
+            "cd" | "pushd" | "popd" | "chdir" => self.change_dir(&argv, &base),
+            "watch" => self.wrapper_watch(&argv),
+            "source" | "." => {
+                self.emit(&argv);
+                self.opaque(
+                    &argv,
+                    "it runs a script file whose commands are not written here",
+                );
+            }
+            "hash" | "enable" => {
+                self.emit(&argv);
+                let flag = if base == "hash" { "-p" } else { "-f" };
+                if argv[1..].iter().any(|w| {
+                    w.literal
+                        .as_deref()
+                        .is_none_or(|l| l.starts_with('-') && l.contains(&flag[1..]))
+                }) {
+                    let text = text_of(&argv);
+                    self.uncertain(
+                        UncertainKind::Command,
+                        &text,
+                        format!("`{base} {flag}` changes what a later command name runs"),
+                    );
+                }
+            }
+            "git" => {
+                self.emit(&argv);
+                let configures = argv[1..]
+                    .iter()
+                    .take_while(|w| {
+                        w.literal.as_deref().is_some_and(|l| l.starts_with('-'))
+                            || w.literal.is_none()
+                    })
+                    .any(|w| {
+                        w.literal.as_deref().is_none_or(|l| {
+                            l == "-c" || l.starts_with("--config-env") || l.starts_with("-c")
+                        })
+                    });
+                if configures {
+                    self.opaque(
+                        &argv,
+                        "git -c can set options that run commands (core.pager, alias.x=!cmd, …)",
+                    );
+                }
+            }
+            "tee" => {
+                self.emit(&argv);
+                if let Ok((start, _)) = skip_options(
+                    &argv,
+                    1,
+                    &Opts {
+                        flags: "aip",
+                        long_flags: &["--append", "--ignore-interrupts", "--output-error"],
+                        ..Opts::default()
+                    },
+                ) {
+                    for w in &argv[start..] {
+                        self.edit_target(w);
+                    }
+                } else {
+                    let text = text_of(&argv);
+                    self.uncertain(
+                        UncertainKind::Edit,
+                        &text,
+                        "cannot tell which files tee writes",
+                    );
+                }
+            }
+            b if SHELLS.contains(&b) => self.shell(&argv),
+            b if NAME_BUILTINS.contains(&b) => {
+                self.emit(&argv);
+                self.name_builtin(b, &argv);
+            }
+            _ => self.emit(&argv),
+        }
+    }
+
+    /// Builtins that take variable names evaluate subscripts (and, for
+    /// integer variables, values) as arithmetic, which can run commands.
+    fn name_builtin(&mut self, b: &str, argv: &[WordVal]) {
+        let declares = matches!(b, "declare" | "typeset" | "local" | "export" | "readonly");
+        let takes_names =
+            declares || matches!(b, "unset" | "read" | "mapfile" | "readarray" | "let");
+        let mut after_v = false;
+        for w in &argv[1..] {
+            let names_here = takes_names || after_v;
+            after_v = matches!(b, "printf" | "test" | "[") && w.literal.as_deref() == Some("-v");
+            match &w.literal {
+                Some(l) => {
+                    if names_here && words::has_dynamic_subscript(l)
+                        || (b == "let" && !words::is_static_arithmetic(l))
+                    {
+                        self.uncertain(
+                            UncertainKind::Command,
+                            l,
+                            "this builtin evaluates the expression or subscript, which can run commands",
+                        );
+                    }
+                    if declares && l.starts_with('-') && (l.contains('i') || l.contains('n')) {
+                        self.uncertain(
+                            UncertainKind::Command,
+                            l,
+                            "integer and name-reference variables evaluate what is later assigned to them",
+                        );
+                    }
+                    if declares && let Some((name, _)) = l.split_once('=') {
+                        let name = name.trim_end_matches('+');
+                        self.assigned_name(name.split('[').next().unwrap_or(name));
+                    }
+                }
+                None if names_here => {
+                    // `local x="$1"` names x literally; `declare "$spec"` does not.
+                    let literal_name = w
+                        .raw
+                        .split_once('=')
+                        .is_some_and(|(n, _)| words::is_name(n.trim_end_matches('+')));
+                    if !literal_name || b == "let" {
+                        self.uncertain(
+                            UncertainKind::Command,
+                            &w.raw,
+                            "a variable name or expression computed at run time can run commands when evaluated",
+                        );
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Code that runs but is not written here.
+    fn opaque(&mut self, argv: &[WordVal], reason: &str) {
+        let text = text_of(argv);
+        self.uncertain(UncertainKind::Opaque, &text, reason);
+    }
+
+    fn wrapper_watch(&mut self, argv: &[WordVal]) {
+        let spec = Opts {
+            flags: "tbegcxpwd",
+            with_arg: "nq",
+            long_flags: &[
+                "--differences",
+                "--no-title",
+                "--beep",
+                "--errexit",
+                "--chgexit",
+                "--color",
+                "--no-color",
+                "--exec",
+                "--precise",
+                "--no-wrap",
+            ],
+            long_with_arg: &["--interval", "--equexit"],
+            ..Opts::default()
+        };
+        let (start, found) = match skip_options(argv, 1, &spec) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        if start >= argv.len() {
+            return;
+        }
+        if found.iter().any(|f| f.opt == "-x" || f.opt == "--exec") {
+            return self.unwrap(argv, start);
+        }
+        // watch joins its arguments and runs them with `sh -c`.
+        let all: Option<Vec<&str>> = argv[start..].iter().map(|w| w.literal.as_deref()).collect();
+        match all {
+            Some(parts) => {
+                let script = parts.join(" ");
+                self.nested_script(argv, &script);
+            }
+            None => {
+                let text = text_of(argv);
+                self.uncertain(
+                    UncertainKind::Command,
+                    &text,
+                    "watch runs text computed at run time",
+                );
+            }
+        }
+    }
+
+    /// Strip `skip` words and analyse the rest as the command, remembering
+    /// the whole as an outer form.
+    fn unwrap(&mut self, argv: &[WordVal], skip: usize) {
+        if skip >= argv.len() {
+            // The wrapper alone (`exec >log`, `time`): nothing else runs.
+            return;
+        }
+        self.outer.push(text_of(argv));
+        self.argv(argv[skip..].to_vec());
+        self.outer.pop();
+    }
+
+    fn simple_wrapper(&mut self, argv: &[WordVal], spec: &Opts) {
+        match skip_options(argv, 1, spec) {
+            Ok((start, _)) => self.unwrap(argv, start),
+            Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    fn unknown_option(&mut self, argv: &[WordVal], opt: &str) {
+        let text = text_of(argv);
+        let name = argv.first().map(|w| w.raw.clone()).unwrap_or_default();
+        self.uncertain(
+            UncertainKind::Command,
+            &text,
+            format!("unknown option `{opt}` of `{name}`: cannot tell which command it runs"),
+        );
+    }
+
+    /// `flock [options] FILE CMD…` or `flock [options] FILE -c 'script'`.
+    fn wrapper_flock(&mut self, argv: &[WordVal]) {
+        let spec = Opts {
+            flags: "sxnuoFv",
+            with_arg: "wEc",
+            long_flags: &[
+                "--shared",
+                "--exclusive",
+                "--nonblock",
+                "--unlock",
+                "--close",
+                "--no-fork",
+                "--verbose",
+            ],
+            long_with_arg: &["--timeout", "--conflict-exit-code", "--command"],
+            ..Opts::default()
+        };
+        let (start, found) = match skip_options(argv, 1, &spec) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        let after_file = argv
+            .get(start + 1)
+            .and_then(|w| w.literal.as_deref())
+            .filter(|l| matches!(*l, "-c" | "--command"))
+            .map(|_| argv.get(start + 2).cloned());
+        let script = found
+            .into_iter()
+            .find(|f| f.opt == "-c" || f.opt == "--command")
+            .map(|f| f.value)
+            .or(after_file);
+        match script {
+            Some(Some(WordVal {
+                literal: Some(text),
+                ..
+            })) => self.nested_script(argv, &text),
+            Some(_) => {
+                let text = text_of(argv);
+                self.uncertain(
+                    UncertainKind::Command,
+                    &text,
+                    "flock -c runs text computed at run time",
+                );
+            }
+            // The operand after the options is the lock file.
+            None if start + 1 < argv.len() => self.unwrap(argv, start + 1),
+            None => self.emit(argv),
+        }
+    }
+
+    /// `su [options] [user] -c 'script'`: a privileged shell.
+    fn wrapper_su(&mut self, argv: &[WordVal]) {
+        let mut script: Option<&WordVal> = None;
+        let mut i = 1;
+        while let Some(w) = argv.get(i) {
+            match w.literal.as_deref() {
+                Some("-c" | "--command") => {
+                    script = argv.get(i + 1);
+                    i += 2;
+                }
+                Some(l) if l.starts_with("--command=") => {
+                    return self.uncertain(
+                        UncertainKind::Command,
+                        l,
+                        "write `su -c 'script'` so the script can be checked",
+                    );
+                }
+                Some("-s" | "--shell" | "-g" | "--group" | "-G" | "--supp-group" | "-u") => i += 2,
+                _ => i += 1,
+            }
+        }
+        self.emit(argv);
+        match script {
+            None => self.opaque(
+                argv,
+                "it starts a shell whose commands are not written here",
+            ),
+            Some(WordVal {
+                literal: Some(text),
+                ..
+            }) => {
+                let text = text.clone();
+                self.privileged.push(text_of(argv));
+                self.nested_script(argv, &text);
+                self.privileged.pop();
+            }
+            Some(w) => {
+                let raw = w.raw.clone();
+                self.uncertain(
+                    UncertainKind::Command,
+                    &raw,
+                    "su runs a script computed at run time",
+                );
+            }
+        }
+    }
+
+    fn wrapper_command(&mut self, argv: &[WordVal]) {
+        match skip_options(
+            argv,
+            1,
+            &Opts {
+                flags: "pvV",
+                ..Opts::default()
+            },
+        ) {
+            Ok((_, found)) if found.iter().any(|f| f.opt == "-v" || f.opt == "-V") => {
+                // `command -v x` only looks x up.
+                self.emit(argv);
+            }
+            Ok((start, _)) => self.unwrap(argv, start),
+            Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    fn wrapper_time(&mut self, argv: &[WordVal]) {
+        match skip_options(
+            argv,
+            1,
+            &Opts {
+                flags: "pvaq",
+                with_arg: "fo",
+                long_flags: &["--verbose", "--portability", "--append", "--quiet"],
+                long_with_arg: &["--format", "--output"],
+                ..Opts::default()
+            },
+        ) {
+            Ok((start, found)) => {
+                for f in found {
+                    if f.opt == "-o" || f.opt == "--output" {
+                        match f.value {
+                            Some(v) => self.edit_target(&v),
+                            None => self.uncertain(UncertainKind::Edit, "time -o", "missing file"),
+                        }
+                    }
+                }
+                self.unwrap(argv, start);
+            }
+            Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    fn wrapper_nice(&mut self, argv: &[WordVal]) {
+        let mut start = 1;
+        // `nice -10 cmd` (historic form).
+        if let Some(l) = argv.get(1).and_then(|w| w.literal.as_deref())
+            && l.len() > 1
+            && l.starts_with('-')
+            && l[1..].chars().all(|c| c.is_ascii_digit())
+        {
+            start = 2;
+        }
+        match skip_options(
+            argv,
+            start,
+            &Opts {
+                with_arg: "n",
+                long_with_arg: &["--adjustment"],
+                ..Opts::default()
+            },
+        ) {
+            Ok((start, _)) => self.unwrap(argv, start),
+            Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    fn wrapper_timeout(&mut self, argv: &[WordVal]) {
+        match skip_options(
+            argv,
+            1,
+            &Opts {
+                flags: "v",
+                with_arg: "sk",
+                long_flags: &["--preserve-status", "--foreground", "--verbose"],
+                long_with_arg: &["--signal", "--kill-after"],
+                ..Opts::default()
+            },
+        ) {
+            // The operand after the options is the duration.
+            Ok((start, _)) => self.unwrap(argv, start + 1),
+            Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    fn wrapper_env(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        let mut chdir: Option<WordVal> = None;
+        let mut split: Option<WordVal> = None;
+        while let Some(w) = argv.get(i) {
+            let Some(lit) = w.literal.clone() else { break };
+            if lit == "--" {
+                i += 1;
+                break;
+            }
+            if lit == "-" {
+                i += 1;
+                continue;
+            }
+            if lit.starts_with('-') {
+                let (found, next) = match skip_options(
+                    &argv[..(i + 2).min(argv.len())],
+                    i,
+                    &Opts {
+                        flags: "i0v",
+                        with_arg: "uCS",
+                        long_flags: &[
+                            "--ignore-environment",
+                            "--null",
+                            "--debug",
+                            "--list-signal-handling",
+                            "--block-signal",
+                            "--default-signal",
+                            "--ignore-signal",
+                        ],
+                        long_with_arg: &["--unset", "--chdir", "--split-string"],
+                        ..Opts::default()
+                    },
+                ) {
+                    Ok((next, found)) if next > i => (found, next),
+                    Ok(_) => break,
+                    Err(opt) => return self.unknown_option(argv, &opt),
+                };
+                for f in found {
+                    match f.opt.as_str() {
+                        "-C" | "--chdir" => chdir = f.value,
+                        "-S" | "--split-string" => split = f.value,
+                        _ => {}
+                    }
+                }
+                i = next;
+                continue;
+            }
+            match lit.split_once('=') {
+                Some((name, _)) if words::is_name(name) => {
+                    self.assigned_name(name);
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        if let Some(s) = split {
+            // `env -S 'cmd args' more`: the string is split into words.
+            let Some(text) = s.literal else {
+                let raw = text_of(argv);
+                return self.uncertain(
+                    UncertainKind::Command,
+                    &raw,
+                    "env -S splits text computed at run time",
+                );
+            };
+            let rest: Vec<String> = argv[i..].iter().map(|w| w.raw.clone()).collect();
+            let script = format!("{text} {}", rest.join(" "));
+            return self.nested_script(argv, &script);
+        }
+        if i >= argv.len() {
+            return self.emit(argv);
+        }
+        match chdir {
+            None => self.unwrap(argv, i),
+            Some(dir) => {
+                let saved = self.cwds.clone();
+                self.cwds = self.cwds_after_cd(dir.literal.as_deref(), dir.tilde);
+                self.unwrap(argv, i);
+                self.cwds = saved;
+            }
+        }
+    }
+
+    fn wrapper_xargs(&mut self, argv: &[WordVal]) {
+        let spec = Opts {
+            flags: "0prtxo",
+            with_arg: "adEILnPs",
+            optional_arg: "eil",
+            long_flags: &[
+                "--null",
+                "--interactive",
+                "--no-run-if-empty",
+                "--verbose",
+                "--exit",
+                "--open-tty",
+                "--show-limits",
+                "--eof",
+                "--replace",
+                "--max-lines",
+            ],
+            long_with_arg: &[
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+        };
+        let (start, found) = match skip_options(argv, 1, &spec) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        let mut replace: Option<String> = None;
+        for f in &found {
+            match f.opt.as_str() {
+                "-I" => replace = f.value.as_ref().and_then(|v| v.literal.clone()),
+                "-i" | "--replace" => {
+                    replace = Some(
+                        f.value
+                            .as_ref()
+                            .and_then(|v| v.literal.clone())
+                            .unwrap_or_else(|| "{}".into()),
+                    )
+                }
+                _ => {}
+            }
+        }
+        let mut inner: Vec<WordVal> = argv[start..].to_vec();
+        if inner.is_empty() {
+            inner.push(literal_word("echo"));
+        }
+        match &replace {
+            Some(r) if !r.is_empty() => {
+                for w in &mut inner {
+                    if w.raw.contains(r.as_str()) {
+                        w.literal = None;
+                    }
+                }
+            }
+            _ => self.open_tail = true,
+        }
+        self.outer.push(text_of(argv));
+        self.argv(inner);
+        self.outer.pop();
+        self.open_tail = false;
+    }
+
+    fn find(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        let mut whole_known = true;
+        while i < argv.len() {
+            let Some(lit) = argv[i].literal.clone() else {
+                i += 1;
+                continue;
+            };
+            match lit.as_str() {
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    let start = i + 1;
+                    let mut end = None;
+                    let mut j = start;
+                    while j < argv.len() {
+                        match argv[j].literal.as_deref() {
+                            Some(";") => {
+                                end = Some(j);
+                                break;
+                            }
+                            Some("+") if j > start && argv[j - 1].raw == "{}" => {
+                                end = Some(j);
+                                break;
+                            }
+                            _ => j += 1,
+                        }
+                    }
+                    let Some(end) = end else {
+                        whole_known = false;
+                        break;
+                    };
+                    let mut inner: Vec<WordVal> = argv[start..end].to_vec();
+                    for w in &mut inner {
+                        if w.raw.contains("{}") {
+                            w.literal = None;
+                        }
+                    }
+                    if inner.is_empty() {
+                        whole_known = false;
+                    } else if lit.ends_with("dir") {
+                        let saved = std::mem::replace(&mut self.cwds, Cwds::Unknown);
+                        self.argv(inner);
+                        self.cwds = saved;
+                    } else {
+                        self.argv(inner);
+                    }
+                    i = end + 1;
+                }
+                "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                    if let Some(file) = argv.get(i + 1).cloned() {
+                        self.edit_target(&file);
+                    }
+                    i += if lit == "-fprintf" { 3 } else { 2 };
+                }
+                _ => i += 1,
+            }
+        }
+        self.emit(argv);
+        if !whole_known {
+            let text = text_of(argv);
+            self.uncertain(
+                UncertainKind::Command,
+                &text,
+                "find -exec without its terminating `;` or `+`",
+            );
+        }
+    }
+
+    fn wrapper_sudo(&mut self, argv: &[WordVal], base: &str) {
+        let spec = if base == "doas" {
+            Opts {
+                flags: "nsL",
+                with_arg: "uC",
+                ..Opts::default()
+            }
+        } else {
+            Opts {
+                flags: "AbEHiKklnPSsVve",
+                with_arg: "CDghpRrtTUu",
+                long_flags: &[
+                    "--askpass",
+                    "--background",
+                    "--preserve-env",
+                    "--set-home",
+                    "--login",
+                    "--remove-timestamp",
+                    "--reset-timestamp",
+                    "--list",
+                    "--non-interactive",
+                    "--preserve-groups",
+                    "--stdin",
+                    "--shell",
+                    "--version",
+                    "--validate",
+                    "--edit",
+                ],
+                long_with_arg: &[
+                    "--close-from",
+                    "--chdir",
+                    "--group",
+                    "--host",
+                    "--prompt",
+                    "--chroot",
+                    "--role",
+                    "--type",
+                    "--command-timeout",
+                    "--other-user",
+                    "--user",
+                ],
+                ..Opts::default()
+            }
+        };
+        let (mut start, found) = match skip_options(argv, 1, &spec) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        let special = found.iter().any(|f| {
+            matches!(
+                f.opt.as_str(),
+                "-e" | "--edit"
+                    | "-l"
+                    | "--list"
+                    | "-v"
+                    | "--validate"
+                    | "-k"
+                    | "-K"
+                    | "-V"
+                    | "--version"
+                    | "--remove-timestamp"
+                    | "--reset-timestamp"
+            )
+        });
+        let mut chdir: Option<WordVal> = None;
+        for f in &found {
+            if f.opt == "-D" || f.opt == "--chdir" {
+                chdir = f.value.clone();
+            }
+        }
+        while let Some(lit) = argv.get(start).and_then(|w| w.literal.clone()) {
+            match lit.split_once('=') {
+                Some((name, _)) if words::is_name(name) => {
+                    self.assigned_name(name);
+                    start += 1;
+                }
+                _ => break,
+            }
+        }
+        if special || start >= argv.len() {
+            // sudoedit, listing, a login shell: the sudo command itself.
+            return self.emit(argv);
+        }
+        self.privileged.push(text_of(argv));
+        let saved = self.cwds.clone();
+        if let Some(dir) = chdir {
+            self.cwds = self.cwds_after_cd(dir.literal.as_deref(), dir.tilde);
+        }
+        self.unwrap(argv, start);
+        self.cwds = saved;
+        self.privileged.pop();
+    }
+
+    fn shell(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        let mut command_mode = false;
+        while let Some(w) = argv.get(i) {
+            let Some(lit) = &w.literal else { break };
+            if lit == "--" || lit == "-" {
+                i += 1;
+                break;
+            }
+            if let Some(long) = lit.strip_prefix("--") {
+                i += if matches!(long, "rcfile" | "init-file") {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+            if (lit.starts_with('-') || lit.starts_with('+')) && lit.len() > 1 {
+                let takes_arg = lit.contains('o') || lit.contains('O');
+                command_mode |= lit.starts_with('-') && lit.contains('c');
+                i += if takes_arg { 2 } else { 1 };
+                continue;
+            }
+            break;
+        }
+        if !command_mode {
+            // A script file, stdin or an interactive shell: the command
+            // itself, and code that is not written here.
+            self.emit(argv);
+            return self.opaque(
+                argv,
+                "the shell runs commands from a file or its input, which are not written here",
+            );
+        }
+        match argv.get(i) {
+            Some(WordVal {
+                literal: Some(script),
+                ..
+            }) => {
+                let script = script.clone();
+                self.nested_script(argv, &script);
+            }
+            Some(w) => {
+                let raw = w.raw.clone();
+                self.uncertain(
+                    UncertainKind::Command,
+                    &raw,
+                    "the shell runs a script computed at run time",
+                );
+            }
+            None => self.emit(argv),
+        }
+    }
+
+    /// Analyse `script` as run by the command `argv` (`bash -c`, `eval`, …).
+    fn nested_script(&mut self, argv: &[WordVal], script: &str) {
+        self.outer.push(text_of(argv));
+        self.script(script);
+        self.outer.pop();
+    }
+
+    fn change_dir(&mut self, argv: &[WordVal], base: &str) {
+        let operands: Vec<&WordVal> = argv[1..]
+            .iter()
+            .filter(|w| {
+                !w.literal
+                    .as_deref()
+                    .is_some_and(|l| matches!(l, "-L" | "-P" | "-e" | "-@" | "--"))
+            })
+            .collect();
+        let target = operands.first().copied().cloned();
+        self.emit(argv);
+        self.cd_seen += 1;
+        self.cwds = match (base, target) {
+            ("popd", _) => Cwds::Unknown,
+            (_, None) => self.cwds_after_cd(Some("~"), true),
+            (_, Some(t)) => {
+                let next = if t.glob {
+                    Cwds::Unknown
+                } else {
+                    self.cwds_after_cd(t.literal.as_deref(), t.tilde)
+                };
+                match (&self.cwds, next) {
+                    (Cwds::Known(old), Cwds::Known(new)) => {
+                        // `cd` may fail: the shell is in either directory.
+                        let mut all = old.clone();
+                        for d in new {
+                            if !all.contains(&d) {
+                                all.push(d);
+                            }
+                        }
+                        if all.len() > MAX_CWDS {
+                            Cwds::Unknown
+                        } else {
+                            Cwds::Known(all)
+                        }
+                    }
+                    _ => Cwds::Unknown,
+                }
+            }
+        };
+    }
+
+    /// The possible directories after changing to `target`.
+    fn cwds_after_cd(&self, target: Option<&str>, tilde: bool) -> Cwds {
+        let Some(target) = target else {
+            return Cwds::Unknown;
+        };
+        if target == "-" || target.starts_with('+') || (target.starts_with('-') && target.len() > 1)
+        {
+            return Cwds::Unknown;
+        }
+        let path: PathBuf = if tilde {
+            match &self.home {
+                Some(h) => h.join(target.trim_start_matches('~').trim_start_matches('/')),
+                None => return Cwds::Unknown,
+            }
+        } else {
+            PathBuf::from(target)
+        };
+        let bases: Vec<PathBuf> = if path.is_absolute() {
+            vec![PathBuf::from("/")]
+        } else {
+            match &self.cwds {
+                Cwds::Known(d) => d.clone(),
+                Cwds::Unknown => return Cwds::Unknown,
+            }
+        };
+        let mut out = Vec::new();
+        for b in bases {
+            // Logical (`cd` default) and physical (`cd -P`) results.
+            let logical = paths::lexical(&path, &b);
+            if let Ok(p) = self.resolver.resolve(&path, &b)
+                && p.canonical != logical
+            {
+                out.push(p.canonical);
+            }
+            out.push(logical);
+        }
+        Cwds::Known(out)
+    }
+
+    /// Emit a simple command (after unwrapping).
+    pub(super) fn emit(&mut self, argv: &[WordVal]) {
+        let Some(name) = argv.first().and_then(|w| w.literal.clone()) else {
+            return;
+        };
+        let base = basename(&name).to_string();
+        let mut text = String::new();
+        let mut plain = String::new();
+        let mut raw = String::new();
+        let mut dynamic_prefix = None;
+        for (i, w) in argv.iter().enumerate() {
+            if i > 0 {
+                text.push(' ');
+                plain.push(' ');
+                raw.push(' ');
+            }
+            match &w.literal {
+                Some(l) => {
+                    text.push_str(&quote(l));
+                    plain.push_str(l);
+                }
+                None => {
+                    if dynamic_prefix.is_none() {
+                        dynamic_prefix = Some(text.clone());
+                    }
+                    text.push_str(&w.raw);
+                    plain.push_str(&w.raw);
+                }
+            }
+            raw.push_str(&w.raw);
+        }
+        if std::mem::take(&mut self.open_tail) {
+            if dynamic_prefix.is_none() {
+                dynamic_prefix = Some(format!("{text} "));
+            }
+            text.push_str(" …");
+            plain.push_str(" …");
+            raw.push_str(" …");
+        }
+        let mut basename_forms = Vec::new();
+        if base != name {
+            let quoted_name = quote(&name);
+            for form in [&text, &plain] {
+                let stripped = form
+                    .strip_prefix(quoted_name.as_str())
+                    .or_else(|| form.strip_prefix(name.as_str()));
+                if let Some(rest) = stripped {
+                    basename_forms.push(format!("{base}{rest}"));
+                }
+            }
+        }
+        let path_args = self.path_args(&base, argv);
+        let local_function = self.functions.contains(&name);
+        self.note_relinks(&base, argv);
+        self.push(Item::Command(Command {
+            base,
+            text,
+            raw,
+            plain,
+            basename_forms,
+            outer: self.outer.clone(),
+            privileged: self.privileged.clone(),
+            dynamic_prefix,
+            path_args,
+            local_function,
+        }));
+    }
+
+    /// Operands that look like paths: checked as touched (Read, and Edit
+    /// for file-changing commands); returned resolved when all are known.
+    fn path_args(
+        &mut self,
+        base: &str,
+        argv: &[WordVal],
+    ) -> Option<Vec<crate::paths::ResolvedPath>> {
+        let writes = WRITE_COMMANDS.contains(&base);
+        let needed_by_mode = matches!(
+            base,
+            "cd" | "pushd" | "chdir" | "mkdir" | "touch" | "mv" | "cp"
+        );
+        if !self.touches && !needed_by_mode {
+            return None;
+        }
+        let mut all = Some(Vec::new());
+        let mut operands_done = false;
+        let mut operand_count = 0usize;
+        for w in &argv[1..] {
+            let Some(lit) = &w.literal else {
+                all = None;
+                continue;
+            };
+            let candidate: &str = if !operands_done && lit.starts_with('-') {
+                if lit == "--" {
+                    operands_done = true;
+                    continue;
+                }
+                match lit.split_once('=') {
+                    Some((_, v)) if lit.starts_with("--") => v,
+                    _ => continue,
+                }
+            } else if base == "dd" {
+                match lit.split_once('=') {
+                    Some((_, v)) => v,
+                    None => lit,
+                }
+            } else {
+                operand_count += 1;
+                lit
+            };
+            if candidate.is_empty() || candidate.contains("://") {
+                continue;
+            }
+            match self.resolve_word_path(candidate, w.tilde && candidate == lit.as_str(), w.glob) {
+                Ok(paths) => {
+                    for p in paths {
+                        if self.is_relinked(&p) {
+                            all = None;
+                            if self.touches {
+                                self.uncertain(
+                                    UncertainKind::Edit,
+                                    candidate,
+                                    "an earlier command may have replaced part of this path by a link",
+                                );
+                            }
+                            continue;
+                        }
+                        if !self.touches {
+                            if let Some(all) = &mut all {
+                                all.push(p);
+                            }
+                            continue;
+                        }
+                        self.push(Item::Touch {
+                            family: Family::Read,
+                            written: candidate.to_string(),
+                            path: p.clone(),
+                        });
+                        if writes {
+                            self.push(Item::Touch {
+                                family: Family::Edit,
+                                written: candidate.to_string(),
+                                path: p.clone(),
+                            });
+                        }
+                        if let Some(all) = &mut all {
+                            all.push(p);
+                        }
+                    }
+                }
+                Err(_) => all = None,
+            }
+        }
+        if matches!(base, "cd" | "pushd" | "chdir") && operand_count == 0 {
+            return None;
+        }
+        all
+    }
+
+    /// After `ln` (or `cp -s/-l`, or a move or copy of something that is a
+    /// link): remember the operands (resolved against every possible
+    /// directory; everything when dynamic), since what lies under them is
+    /// unknown until run time.
+    fn note_relinks(&mut self, base: &str, argv: &[WordVal]) {
+        if !RELINKERS.contains(&base) {
+            return;
+        }
+        let mut operands: Vec<crate::paths::ResolvedPath> = Vec::new();
+        let mut unknown = false;
+        let mut link_option = false;
+        for w in &argv[1..] {
+            let Some(lit) = &w.literal else {
+                unknown = true;
+                continue;
+            };
+            if lit.starts_with("--") {
+                link_option |= lit.starts_with("--symbolic-link") || lit == "--link";
+                continue;
+            }
+            if lit.starts_with('-') {
+                link_option |= lit.contains('s') || lit.contains('l');
+                continue;
+            }
+            match self.resolve_word_path(lit, w.tilde, w.glob) {
+                Ok(paths) => operands.extend(paths),
+                Err(_) => unknown = true,
+            }
+        }
+        // rsync copies links as links (-a, -l).
+        let makes_links = base == "ln"
+            || base == "rsync"
+            || (base == "cp" && link_option)
+            || unknown
+            || operands
+                .iter()
+                .any(|p| p.lexical != p.canonical || self.is_relinked(p));
+        if !makes_links {
+            return;
+        }
+        if unknown {
+            match &self.cwds {
+                Cwds::Known(dirs) => self.relinked.extend(dirs.iter().cloned()),
+                Cwds::Unknown => self.relinked.push(PathBuf::from("/")),
+            }
+        }
+        self.relinked
+            .extend(operands.into_iter().map(|p| p.lexical));
+    }
+}

@@ -1,0 +1,1031 @@
+//! Shell-command analysis on a parsed command (brush-parser's AST), never on
+//! the string.
+//!
+//! The analyser walks every construct that can run something — lists,
+//! pipelines, subshells, groups, `$(…)`, backticks, process substitution,
+//! if/while/for/case bodies, function bodies, here-documents, parameter
+//! expansions — and the strings run by `bash -c`, `eval`, `trap` and friends
+//! (parsed recursively up to [`MAX_DEPTH`]). Wrappers (`env`, `timeout`,
+//! `xargs`, `find -exec`, `sudo`, …) are seen through. The result is a flat
+//! list of [`Item`]s: simple commands, files written, files touched, and
+//! uncertainties (anything that cannot be known before running, which the
+//! policy turns into `ask`).
+
+mod commands;
+pub(crate) mod words;
+
+use std::path::{Path, PathBuf};
+
+use brush_parser::ast;
+use brush_parser::word::{ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource};
+
+use crate::paths::{Resolution, ResolvedPath, Resolver};
+
+/// How deep `bash -c`, `eval` and substitutions may nest before the command
+/// is considered unreadable.
+pub(crate) const MAX_DEPTH: usize = 8;
+/// Possible working directories tracked through `cd` before giving up.
+const MAX_CWDS: usize = 8;
+/// Items collected before giving up.
+const MAX_ITEMS: usize = 1024;
+
+/// What an uncertainty is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UncertainKind {
+    /// Which command runs (or what it does) cannot be known.
+    Command,
+    /// Which file is written cannot be known.
+    Edit,
+    /// The command runs code that is not written here (a script file,
+    /// stdin, `git -c core.pager=…`): it matters only when deny or ask
+    /// rules could be circumvented through it.
+    Opaque,
+}
+
+/// Read or Edit family, for paths a command touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    Read,
+    Edit,
+}
+
+/// One thing found in a command.
+#[derive(Debug, Clone)]
+pub(crate) enum Item {
+    /// A simple command, wrappers removed.
+    Command(Command),
+    /// A file written by a redirection, `tee`, `time -o`, `find -fprint`:
+    /// checked as an edit (must be allowed).
+    Edit { written: String, path: ResolvedPath },
+    /// A path a command names (argument or input redirection): checked
+    /// against deny and ask rules only.
+    Touch {
+        family: Family,
+        written: String,
+        path: ResolvedPath,
+    },
+    /// Something that cannot be known before running.
+    Uncertain {
+        kind: UncertainKind,
+        snippet: String,
+        reason: String,
+    },
+}
+
+/// A simple command as the policy sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct Command {
+    /// The program's base name (`rm` for `/bin/rm`).
+    pub base: String,
+    /// Canonical form: literal words quoted only when needed, dynamic words
+    /// as written, ` …` when more arguments come from elsewhere (`xargs`).
+    pub text: String,
+    /// The words as written, joined by single spaces.
+    pub raw: String,
+    /// Literal words unquoted (deny/ask matching).
+    pub plain: String,
+    /// Forms with the program's base name, when it was written as a path.
+    pub basename_forms: Vec<String>,
+    /// Text of the wrappers around it (`timeout 5 rm x`): deny/ask only.
+    pub outer: Vec<String>,
+    /// Text of privilege wrappers (`sudo …`): must be allowed as well.
+    pub privileged: Vec<String>,
+    /// Known text before the first dynamic word, when there is one.
+    pub dynamic_prefix: Option<String>,
+    /// Resolved operands (None when one is dynamic or the directory is unknown).
+    pub path_args: Option<Vec<ResolvedPath>>,
+    /// A call of a function defined earlier in the same command (its body
+    /// was checked where it was defined).
+    pub local_function: bool,
+}
+
+/// Where the shell might be when a command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwds {
+    Known(Vec<PathBuf>),
+    Unknown,
+}
+
+/// A word after analysis.
+#[derive(Debug, Clone)]
+pub(crate) struct WordVal {
+    /// As written.
+    pub raw: String,
+    /// Its value when it is fixed before running (quotes removed).
+    pub literal: Option<String>,
+    /// Starts with `~` (home directory).
+    pub tilde: bool,
+    /// Holds an unquoted `*`, `?` or `[`: the shell expands it to file names.
+    pub glob: bool,
+}
+
+impl WordVal {
+    fn dynamic(raw: impl Into<String>) -> WordVal {
+        WordVal {
+            raw: raw.into(),
+            literal: None,
+            tilde: false,
+            glob: false,
+        }
+    }
+}
+
+/// Analyse a command line run with working directory `cwd`. With
+/// `touches`, paths named as arguments are collected for deny/ask checks.
+pub(crate) fn analyze(
+    command: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+    how: Resolution,
+    touches: bool,
+) -> Vec<Item> {
+    let mut a = Analyzer {
+        resolver: Resolver::new(how),
+        touches,
+        home: home.map(Path::to_path_buf),
+        cwds: Cwds::Known(vec![cwd.to_path_buf()]),
+        items: Vec::new(),
+        depth: 0,
+        outer: Vec::new(),
+        privileged: Vec::new(),
+        open_tail: false,
+        cd_seen: 0,
+        functions: Vec::new(),
+        relinked: Vec::new(),
+        opts: brush_parser::ParserOptions::default(),
+    };
+    a.script(command);
+    a.items
+}
+
+/// Parse a program, turning parser panics into errors.
+fn parse_program(src: &str) -> Result<ast::Program, String> {
+    let result = std::panic::catch_unwind(|| {
+        let opts = brush_parser::ParserOptions::default();
+        let mut parser = brush_parser::Parser::new(std::io::BufReader::new(src.as_bytes()), &opts);
+        parser.parse_program()
+    });
+    match result {
+        Ok(Ok(p)) => Ok(p),
+        Ok(Err(e)) => Err(format!("the shell parser cannot read it ({e})")),
+        Err(_) => Err("the shell parser failed on it".into()),
+    }
+}
+
+fn parse_word(
+    raw: &str,
+    opts: &brush_parser::ParserOptions,
+    heredoc: bool,
+) -> Option<Vec<WordPieceWithSource>> {
+    std::panic::catch_unwind(|| {
+        if heredoc {
+            brush_parser::word::parse_heredoc(raw, opts)
+        } else {
+            brush_parser::word::parse(raw, opts)
+        }
+    })
+    .ok()
+    .and_then(Result::ok)
+}
+
+/// Shorten long snippets for messages.
+pub(crate) fn snippet(s: &str) -> String {
+    const MAX: usize = 120;
+    let s = s.trim();
+    if s.chars().count() <= MAX {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(MAX).collect();
+    format!("{cut}…")
+}
+
+#[derive(Default)]
+struct WordState {
+    out: String,
+    skeleton: String,
+    dynamic: bool,
+    tilde: bool,
+}
+
+/// Whether unquoted text holds pathname-expansion characters.
+fn has_glob(text: &str) -> bool {
+    text.contains(['*', '?', '['])
+}
+
+pub(crate) struct Analyzer {
+    resolver: Resolver,
+    /// Collect paths named as arguments (only when rules could deny them).
+    touches: bool,
+    home: Option<PathBuf>,
+    cwds: Cwds,
+    items: Vec<Item>,
+    depth: usize,
+    outer: Vec<String>,
+    privileged: Vec<String>,
+    /// The next emitted command gets more arguments at run time (xargs).
+    open_tail: bool,
+    /// Directory changes seen so far.
+    cd_seen: usize,
+    /// Functions defined so far and visible here.
+    functions: Vec<String>,
+    /// Paths that an earlier command may have replaced by a link (`ln`,
+    /// `mv`, `cp` operands): what lies under them is unknown until run time.
+    relinked: Vec<PathBuf>,
+    opts: brush_parser::ParserOptions,
+}
+
+impl Analyzer {
+    fn push(&mut self, item: Item) {
+        if self.items.len() == MAX_ITEMS {
+            self.items.push(Item::Uncertain {
+                kind: UncertainKind::Command,
+                snippet: String::new(),
+                reason: "the command is too large to check".into(),
+            });
+        }
+        if self.items.len() <= MAX_ITEMS {
+            self.items.push(item);
+        }
+    }
+
+    fn uncertain(&mut self, kind: UncertainKind, snip: &str, reason: impl Into<String>) {
+        self.push(Item::Uncertain {
+            kind,
+            snippet: snippet(snip),
+            reason: reason.into(),
+        });
+    }
+
+    /// Parse and walk a script (the top level, `bash -c`, `eval`, `$(…)`).
+    fn script(&mut self, src: &str) {
+        if self.depth >= MAX_DEPTH {
+            self.uncertain(
+                UncertainKind::Command,
+                src,
+                "commands are nested too deeply to check",
+            );
+            return;
+        }
+        self.depth += 1;
+        let tail = std::mem::take(&mut self.open_tail);
+        let functions = std::mem::take(&mut self.functions);
+        match parse_program(src) {
+            Ok(program) => {
+                for list in &program.complete_commands {
+                    self.compound_list(list);
+                }
+            }
+            Err(reason) => self.uncertain(UncertainKind::Command, src, reason),
+        }
+        self.open_tail = tail;
+        self.functions = functions;
+        self.depth -= 1;
+    }
+
+    /// Walk something that may not run, or runs in a subshell (a branch,
+    /// a loop, `&&`/`||`, a pipeline, `( )`, `&`): functions defined there
+    /// are visible inside it, not after it.
+    fn conditionally(&mut self, walk: impl FnOnce(&mut Analyzer)) {
+        let known = self.functions.len();
+        walk(self);
+        self.functions.truncate(known);
+    }
+
+    fn compound_list(&mut self, list: &ast::CompoundList) {
+        for ast::CompoundListItem(and_or, separator) in &list.0 {
+            let walk = |a: &mut Analyzer| {
+                a.pipeline(&and_or.first);
+                a.conditionally(|a| {
+                    for next in &and_or.additional {
+                        match next {
+                            ast::AndOr::And(p) | ast::AndOr::Or(p) => a.pipeline(p),
+                        }
+                    }
+                });
+            };
+            if matches!(separator, ast::SeparatorOperator::Async) {
+                self.conditionally(walk);
+            } else {
+                walk(self);
+            }
+        }
+    }
+
+    fn pipeline(&mut self, p: &ast::Pipeline) {
+        if p.seq.len() == 1 {
+            for cmd in &p.seq {
+                self.command(cmd);
+            }
+        } else {
+            for cmd in &p.seq {
+                self.conditionally(|a| a.command(cmd));
+            }
+        }
+    }
+
+    fn command(&mut self, cmd: &ast::Command) {
+        match cmd {
+            ast::Command::Simple(sc) => self.simple(sc),
+            ast::Command::Compound(cc, redirects) => {
+                if let Some(r) = redirects {
+                    self.redirect_list(r);
+                }
+                self.compound(cc);
+            }
+            ast::Command::Function(f) => self.function(f),
+            ast::Command::ExtendedTest(t, redirects) => {
+                if let Some(r) = redirects {
+                    self.redirect_list(r);
+                }
+                self.extended_test(&t.expr);
+            }
+        }
+    }
+
+    fn compound(&mut self, cc: &ast::CompoundCommand) {
+        match cc {
+            ast::CompoundCommand::Arithmetic(a) => self.arithmetic(&a.expr.value),
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                self.loop_body(|a| {
+                    for e in [&f.initializer, &f.condition, &f.updater]
+                        .into_iter()
+                        .flatten()
+                    {
+                        a.arithmetic(&e.value);
+                    }
+                    a.compound_list(&f.body.list);
+                });
+            }
+            ast::CompoundCommand::BraceGroup(g) => self.compound_list(&g.list),
+            ast::CompoundCommand::Subshell(s) => self.conditionally(|a| a.compound_list(&s.list)),
+            ast::CompoundCommand::ForClause(f) => {
+                if let Some(values) = &f.values {
+                    for w in values {
+                        self.eval_word(&w.value);
+                    }
+                }
+                self.loop_body(|a| a.compound_list(&f.body.list));
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                self.eval_word(&c.value.value);
+                self.conditionally(|a| {
+                    for case in &c.cases {
+                        for p in &case.patterns {
+                            a.eval_word(&p.value);
+                        }
+                        if let Some(list) = &case.cmd {
+                            a.compound_list(list);
+                        }
+                    }
+                });
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.compound_list(&i.condition);
+                self.conditionally(|a| {
+                    a.compound_list(&i.then);
+                    for e in i.elses.iter().flatten() {
+                        if let Some(c) = &e.condition {
+                            a.compound_list(c);
+                        }
+                        a.compound_list(&e.body);
+                    }
+                });
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.loop_body(|a| {
+                    a.compound_list(&w.0);
+                    a.compound_list(&w.1.list);
+                });
+            }
+            ast::CompoundCommand::Coprocess(c) => {
+                if let Some(name) = &c.name {
+                    self.eval_word(&name.value);
+                }
+                self.conditionally(|a| a.command(&c.body));
+            }
+        }
+    }
+
+    /// A loop body runs again after its own `cd`: when it changes directory,
+    /// walk it again with the directory unknown.
+    fn loop_body(&mut self, walk: impl Fn(&mut Analyzer)) {
+        let start = self.items.len();
+        let seen = self.cd_seen;
+        let known = self.functions.len();
+        walk(self);
+        if self.cd_seen != seen {
+            self.items.truncate(start);
+            self.functions.truncate(known);
+            self.cwds = Cwds::Unknown;
+            walk(self);
+        }
+        self.functions.truncate(known);
+    }
+
+    /// A function body runs whenever it is called, from wherever the shell
+    /// is then: walk it with the directory unknown.
+    fn function(&mut self, f: &ast::FunctionDefinition) {
+        let saved = std::mem::replace(&mut self.cwds, Cwds::Unknown);
+        let seen = self.cd_seen;
+        let ast::FunctionBody(body, redirects) = &f.body;
+        self.conditionally(|a| {
+            if let Some(r) = redirects {
+                a.redirect_list(r);
+            }
+            a.compound(body);
+        });
+        if !f.fname.value.contains('/') {
+            self.functions.push(f.fname.value.clone());
+        }
+        self.cwds = if self.cd_seen != seen {
+            Cwds::Unknown
+        } else {
+            saved
+        };
+    }
+
+    fn extended_test(&mut self, e: &ast::ExtendedTestExpr) {
+        use ast::{BinaryPredicate as B, ExtendedTestExpr as E, UnaryPredicate as U};
+        match e {
+            E::And(a, b) | E::Or(a, b) => {
+                self.extended_test(a);
+                self.extended_test(b);
+            }
+            E::Not(a) | E::Parenthesized(a) => self.extended_test(a),
+            E::UnaryTest(pred, w) => {
+                self.eval_word(&w.value);
+                if matches!(
+                    pred,
+                    U::ShellVariableIsSetAndAssigned | U::ShellVariableIsSetAndNameRef
+                ) && w.value.contains('[')
+                {
+                    self.uncertain(
+                        UncertainKind::Command,
+                        &w.value,
+                        "testing an array element evaluates its subscript, which can run commands",
+                    );
+                }
+            }
+            E::BinaryTest(pred, l, r) => {
+                let lv = self.eval_word(&l.value);
+                let rv = self.eval_word(&r.value);
+                let arithmetic = matches!(
+                    pred,
+                    B::ArithmeticEqualTo
+                        | B::ArithmeticNotEqualTo
+                        | B::ArithmeticLessThan
+                        | B::ArithmeticLessThanOrEqualTo
+                        | B::ArithmeticGreaterThan
+                        | B::ArithmeticGreaterThanOrEqualTo
+                );
+                if arithmetic {
+                    for v in [lv, rv] {
+                        if !v
+                            .literal
+                            .as_deref()
+                            .is_some_and(words::is_static_arithmetic)
+                        {
+                            self.uncertain(
+                                UncertainKind::Command,
+                                &v.raw,
+                                "arithmetic on variables can run commands hidden in their values",
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn arithmetic(&mut self, expr: &str) {
+        if expr.contains('$') || expr.contains('`') {
+            // Substitutions inside run first; collect them.
+            self.eval_word(expr);
+        }
+        if !words::is_static_arithmetic(expr) {
+            self.uncertain(
+                UncertainKind::Command,
+                expr,
+                "arithmetic on variables can run commands hidden in their values",
+            );
+        }
+    }
+
+    fn redirect_list(&mut self, list: &ast::RedirectList) {
+        for r in &list.0 {
+            self.redirect(r);
+        }
+    }
+
+    fn redirect(&mut self, r: &ast::IoRedirect) {
+        use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
+        match r {
+            ast::IoRedirect::File(_, kind, target) => match target {
+                T::Filename(w) => {
+                    let v = self.eval_word(&w.value);
+                    match kind {
+                        K::Read => self.touch(Family::Read, &v),
+                        K::ReadAndWrite => {
+                            self.touch(Family::Read, &v);
+                            self.edit_target(&v);
+                        }
+                        K::Write | K::Append | K::Clobber => self.edit_target(&v),
+                        K::DuplicateOutput => self.edit_target(&v),
+                        K::DuplicateInput => self.touch(Family::Read, &v),
+                    }
+                }
+                T::Fd(_) => {}
+                T::ProcessSubstitution(_, sub) => self.compound_list(&sub.list),
+                T::Duplicate(w) => {
+                    let v = self.eval_word(&w.value);
+                    let is_fd = v.literal.as_deref().is_some_and(|l| {
+                        let l = l.strip_suffix('-').unwrap_or(l);
+                        l.is_empty() || l.chars().all(|c| c.is_ascii_digit())
+                    });
+                    if !is_fd {
+                        match kind {
+                            K::DuplicateInput | K::Read => self.touch(Family::Read, &v),
+                            _ => self.edit_target(&v),
+                        }
+                    }
+                }
+            },
+            ast::IoRedirect::HereDocument(_, doc) => {
+                if doc.requires_expansion {
+                    if let Some(pieces) = parse_word(&doc.doc.value, &self.opts, true) {
+                        let mut st = WordState::default();
+                        self.pieces(&pieces, true, &mut st);
+                    } else {
+                        self.uncertain(
+                            UncertainKind::Command,
+                            &doc.doc.value,
+                            "cannot read this here-document",
+                        );
+                    }
+                }
+            }
+            ast::IoRedirect::HereString(_, w) => {
+                self.eval_word(&w.value);
+            }
+            ast::IoRedirect::OutputAndError(w, _) => {
+                let v = self.eval_word(&w.value);
+                self.edit_target(&v);
+            }
+        }
+    }
+
+    /// A file written: must be allowed as an edit.
+    fn edit_target(&mut self, v: &WordVal) {
+        let Some(lit) = &v.literal else {
+            self.uncertain(
+                UncertainKind::Edit,
+                &v.raw,
+                "the file written is computed at run time",
+            );
+            return;
+        };
+        if is_exempt_device(lit) {
+            return;
+        }
+        match self.resolve_word_path(lit, v.tilde, v.glob) {
+            Ok(paths) => {
+                for path in paths {
+                    if self.is_relinked(&path) {
+                        self.uncertain(
+                            UncertainKind::Edit,
+                            lit,
+                            "an earlier command may have replaced part of this path by a link",
+                        );
+                    } else if !is_exempt_device(&path.lexical.to_string_lossy()) {
+                        self.push(Item::Edit {
+                            written: lit.clone(),
+                            path,
+                        });
+                    }
+                }
+            }
+            Err(reason) => self.uncertain(UncertainKind::Edit, lit, reason),
+        }
+    }
+
+    /// A path named: checked against deny and ask rules.
+    fn touch(&mut self, family: Family, v: &WordVal) {
+        let Some(lit) = &v.literal else { return };
+        if lit.is_empty() || is_exempt_device(lit) {
+            return;
+        }
+        if let Ok(paths) = self.resolve_word_path(lit, v.tilde, v.glob) {
+            for path in paths {
+                if self.is_relinked(&path) {
+                    self.uncertain(
+                        UncertainKind::Edit,
+                        lit,
+                        "an earlier command may have replaced part of this path by a link",
+                    );
+                    continue;
+                }
+                self.push(Item::Touch {
+                    family,
+                    written: lit.clone(),
+                    path,
+                });
+            }
+        }
+    }
+
+    /// Whether `path` lies under something an earlier command may have
+    /// turned into a link.
+    pub(crate) fn is_relinked(&self, path: &ResolvedPath) -> bool {
+        self.relinked
+            .iter()
+            .any(|r| path.lexical.starts_with(r) || path.canonical.starts_with(r))
+    }
+
+    /// Resolve a literal path word against every possible working
+    /// directory; a pattern (`glob`) also as every file it expands to.
+    fn resolve_word_path(
+        &self,
+        lit: &str,
+        tilde: bool,
+        glob: bool,
+    ) -> Result<Vec<ResolvedPath>, String> {
+        let path: PathBuf = if tilde {
+            let Some(home) = &self.home else {
+                return Err("the home directory is unknown".into());
+            };
+            let rest = lit.trim_start_matches('~').trim_start_matches('/');
+            home.join(rest)
+        } else {
+            PathBuf::from(lit)
+        };
+        let bases: Vec<PathBuf> = if path.is_absolute() {
+            vec![PathBuf::from("/")]
+        } else {
+            match &self.cwds {
+                Cwds::Known(dirs) => dirs.clone(),
+                Cwds::Unknown => {
+                    return Err(format!(
+                        "`{lit}` is relative and the directory it is in depends on an earlier `cd`"
+                    ));
+                }
+            }
+        };
+        let mut out = Vec::new();
+        for base in &bases {
+            out.push(self.resolver.resolve(&path, base)?);
+            if glob {
+                if !self.resolver.uses_file_system() {
+                    return Err(format!(
+                        "`{lit}` is a pattern the shell expands to file names"
+                    ));
+                }
+                let Some(matches) = self.resolver.expand(&base.join(&path)) else {
+                    return Err(format!("`{lit}` matches too many files to check"));
+                };
+                for m in matches {
+                    out.push(self.resolver.resolve(&m, Path::new("/"))?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn simple(&mut self, sc: &ast::SimpleCommand) {
+        let mut argv: Vec<WordVal> = Vec::new();
+        let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
+        if let Some(prefix) = &sc.prefix {
+            for item in &prefix.0 {
+                match item {
+                    ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => self.assignment(a),
+                    other => self.word_item(other, &mut argv, &mut redirects),
+                }
+            }
+        }
+        if let Some(w) = &sc.word_or_name {
+            let v = self.eval_word(&w.value);
+            argv.push(v);
+        }
+        if let Some(suffix) = &sc.suffix {
+            for item in &suffix.0 {
+                self.word_item(item, &mut argv, &mut redirects);
+            }
+        }
+        for r in redirects {
+            self.redirect(r);
+        }
+        self.argv(argv);
+    }
+
+    fn word_item<'b>(
+        &mut self,
+        item: &'b ast::CommandPrefixOrSuffixItem,
+        argv: &mut Vec<WordVal>,
+        redirects: &mut Vec<&'b ast::IoRedirect>,
+    ) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+            ast::CommandPrefixOrSuffixItem::Word(w)
+            | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                let v = self.eval_word(&w.value);
+                argv.push(v);
+            }
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
+                self.compound_list(&sub.list);
+                let sigil = match kind {
+                    ast::ProcessSubstitutionKind::Read => "<(…)",
+                    ast::ProcessSubstitutionKind::Write => ">(…)",
+                };
+                argv.push(WordVal::dynamic(sigil));
+            }
+        }
+    }
+
+    fn assignment(&mut self, a: &ast::Assignment) {
+        match &a.name {
+            ast::AssignmentName::VariableName(n) => self.assigned_name(n),
+            ast::AssignmentName::ArrayElementName(n, index) => {
+                self.assigned_name(n);
+                self.subscript(index);
+            }
+        }
+        match &a.value {
+            ast::AssignmentValue::Scalar(w) => {
+                self.eval_word(&w.value);
+            }
+            ast::AssignmentValue::Array(elements) => {
+                for (key, value) in elements {
+                    if let Some(k) = key {
+                        self.subscript(&k.value);
+                    }
+                    self.eval_word(&value.value);
+                }
+            }
+        }
+    }
+
+    /// A variable assigned (prefix, `env`, `export`, …).
+    fn assigned_name(&mut self, name: &str) {
+        if name == "CDPATH" {
+            self.cwds = Cwds::Unknown;
+        }
+        if words::is_dangerous_variable(name) {
+            self.uncertain(
+                UncertainKind::Command,
+                name,
+                format!("setting {name} can change what later commands run"),
+            );
+        }
+    }
+
+    fn subscript(&mut self, index: &str) {
+        let index = index.trim_start_matches('[').trim_end_matches(']');
+        if !index.chars().all(|c| c.is_ascii_digit()) {
+            self.arithmetic(index);
+        }
+    }
+
+    /// Evaluate a word: its fixed value if any, and every command its
+    /// expansions would run.
+    pub(crate) fn eval_word(&mut self, raw: &str) -> WordVal {
+        let Some(pieces) = parse_word(raw, &self.opts, false) else {
+            self.uncertain(UncertainKind::Command, raw, "cannot read this word");
+            return WordVal::dynamic(raw);
+        };
+        let mut st = WordState::default();
+        self.pieces(&pieces, false, &mut st);
+        let brace = words::has_brace_expansion(&st.skeleton);
+        WordVal {
+            raw: raw.to_string(),
+            literal: (!st.dynamic && !brace).then_some(st.out),
+            tilde: st.tilde,
+            glob: has_glob(&st.skeleton),
+        }
+    }
+
+    fn pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, st: &mut WordState) {
+        for p in pieces {
+            match &p.piece {
+                WordPiece::Text(s) => {
+                    st.out.push_str(s);
+                    if quoted {
+                        st.skeleton.push('x');
+                    } else {
+                        st.skeleton.push_str(s);
+                    }
+                }
+                WordPiece::SingleQuotedText(s) => {
+                    st.out.push_str(s);
+                    st.skeleton.push('x');
+                }
+                WordPiece::AnsiCQuotedText(s) => {
+                    match words::decode_ansi_c(s) {
+                        Some(d) => st.out.push_str(&d),
+                        None => st.dynamic = true,
+                    }
+                    st.skeleton.push('x');
+                }
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    self.pieces(inner, true, st);
+                    st.skeleton.push('x');
+                }
+                WordPiece::TildeExpansion(t) => {
+                    if matches!(t, TildeExpr::Home) && !quoted && st.out.is_empty() {
+                        st.out.push('~');
+                        st.tilde = true;
+                    } else {
+                        st.dynamic = true;
+                    }
+                    st.skeleton.push('x');
+                }
+                WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                    parameter: brush_parser::word::Parameter::Named(name),
+                    indirect: false,
+                }) if name == "HOME" && st.out.is_empty() && self.home.is_some() => {
+                    // `$HOME/x` is `~/x` (assigning HOME makes the command uncertain).
+                    st.out.push('~');
+                    st.tilde = true;
+                    st.skeleton.push('x');
+                }
+                WordPiece::ParameterExpansion(e) => {
+                    st.dynamic = true;
+                    st.skeleton.push('x');
+                    self.parameter(e);
+                }
+                WordPiece::CommandSubstitution(s) => {
+                    st.dynamic = true;
+                    st.skeleton.push('x');
+                    self.script(s);
+                }
+                WordPiece::BackquotedCommandSubstitution(s) => {
+                    st.dynamic = true;
+                    st.skeleton.push('x');
+                    self.script(&words::unescape_backquoted(s));
+                }
+                WordPiece::EscapeSequence(e) => {
+                    let rest: String = e.chars().skip(1).collect();
+                    if rest != "\n" {
+                        st.out.push_str(&rest);
+                    }
+                    st.skeleton.push('x');
+                }
+                WordPiece::ArithmeticExpression(a) => {
+                    st.dynamic = true;
+                    st.skeleton.push('x');
+                    self.arithmetic(&a.value);
+                }
+            }
+        }
+    }
+
+    fn parameter(&mut self, e: &ParameterExpr) {
+        use ParameterExpr as P;
+        use brush_parser::word::{Parameter, ParameterTransformOp};
+        let mut strings: Vec<&str> = Vec::new();
+        let mut arith: Vec<&str> = Vec::new();
+        let (parameter, indirect) = match e {
+            P::Parameter {
+                parameter,
+                indirect,
+            }
+            | P::ParameterLength {
+                parameter,
+                indirect,
+            } => (Some(parameter), *indirect),
+            P::UseDefaultValues {
+                parameter,
+                indirect,
+                default_value: v,
+                ..
+            }
+            | P::AssignDefaultValues {
+                parameter,
+                indirect,
+                default_value: v,
+                ..
+            }
+            | P::IndicateErrorIfNullOrUnset {
+                parameter,
+                indirect,
+                error_message: v,
+                ..
+            }
+            | P::UseAlternativeValue {
+                parameter,
+                indirect,
+                alternative_value: v,
+                ..
+            }
+            | P::RemoveSmallestSuffixPattern {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::RemoveLargestSuffixPattern {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::RemoveSmallestPrefixPattern {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::RemoveLargestPrefixPattern {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::UppercaseFirstChar {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::UppercasePattern {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::LowercaseFirstChar {
+                parameter,
+                indirect,
+                pattern: v,
+            }
+            | P::LowercasePattern {
+                parameter,
+                indirect,
+                pattern: v,
+            } => {
+                strings.extend(v.as_deref());
+                (Some(parameter), *indirect)
+            }
+            P::Substring {
+                parameter,
+                indirect,
+                offset,
+                length,
+            } => {
+                arith.push(&offset.value);
+                if let Some(l) = length {
+                    arith.push(&l.value);
+                }
+                (Some(parameter), *indirect)
+            }
+            P::Transform {
+                parameter,
+                indirect,
+                op,
+            } => {
+                if matches!(op, ParameterTransformOp::PromptExpand) {
+                    self.uncertain(
+                        UncertainKind::Command,
+                        "${…@P}",
+                        "prompt expansion runs commands hidden in a variable's value",
+                    );
+                }
+                (Some(parameter), *indirect)
+            }
+            P::ReplaceSubstring {
+                parameter,
+                indirect,
+                pattern,
+                replacement,
+                ..
+            } => {
+                strings.push(pattern);
+                strings.extend(replacement.as_deref());
+                (Some(parameter), *indirect)
+            }
+            P::VariableNames { .. } | P::MemberKeys { .. } => (None, false),
+        };
+        if indirect {
+            self.uncertain(
+                UncertainKind::Command,
+                "${!…}",
+                "indirect expansion can evaluate array subscripts that run commands",
+            );
+        }
+        if let Some(Parameter::NamedWithIndex { index, .. }) = parameter {
+            let index = index.clone();
+            self.subscript(&index);
+        }
+        let strings: Vec<String> = strings.into_iter().map(str::to_string).collect();
+        let arith: Vec<String> = arith.into_iter().map(str::to_string).collect();
+        for s in strings {
+            if s.contains('$') || s.contains('`') || s.contains('(') {
+                self.eval_word(&s);
+            }
+        }
+        for a in arith {
+            self.arithmetic(&a);
+        }
+    }
+}
+
+/// Device files a redirection may write without being an edit.
+fn is_exempt_device(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/fd/1" | "/dev/fd/2"
+    )
+}

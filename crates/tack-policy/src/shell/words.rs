@@ -1,0 +1,262 @@
+//! Small pure helpers for shell words: ANSI-C unquoting, backquote
+//! unescaping, canonical quoting, brace-expansion and arithmetic checks.
+
+/// Decode the body of `$'…'`. None when an escape is not understood.
+pub(crate) fn decode_ansi_c(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let e = chars.next()?;
+        match e {
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'e' | 'E' => out.push('\x1b'),
+            'f' => out.push('\x0c'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\x0b'),
+            '\\' | '\'' | '"' | '?' => out.push(e),
+            '0'..='7' => {
+                let mut v = e.to_digit(8)?;
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(v & 0xff)?);
+            }
+            'x' => {
+                let v = hex_digits(&mut chars, 2)?;
+                out.push(char::from_u32(v)?);
+            }
+            'u' => out.push(char::from_u32(hex_digits(&mut chars, 4)?)?),
+            'U' => out.push(char::from_u32(hex_digits(&mut chars, 8)?)?),
+            'c' => {
+                let k = chars.next()?;
+                out.push(char::from_u32((k.to_ascii_uppercase() as u32) ^ 0x40)?);
+            }
+            _ => {
+                out.push('\\');
+                out.push(e);
+            }
+        }
+    }
+    Some(out)
+}
+
+fn hex_digits(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, max: usize) -> Option<u32> {
+    let mut v = 0u32;
+    let mut n = 0;
+    while n < max {
+        match chars.peek().and_then(|c| c.to_digit(16)) {
+            Some(d) => {
+                v = v.checked_mul(16)?.checked_add(d)?;
+                chars.next();
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    (n > 0).then_some(v)
+}
+
+/// Inside backquotes, `\\`, `` \` `` and `\$` lose their backslash before
+/// the text is parsed as a script.
+pub(crate) fn unescape_backquoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&n) = chars.peek()
+            && matches!(n, '\\' | '`' | '$')
+        {
+            out.push(n);
+            chars.next();
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Quote a literal word so the canonical form of a command reads as shell:
+/// words made of ordinary characters stay bare, others are single-quoted.
+pub(crate) fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || "_-./:=@%+,~^*?[]{}#!".contains(c))
+    {
+        return word.to_string();
+    }
+    let mut out = String::with_capacity(word.len() + 2);
+    out.push('\'');
+    for c in word.chars() {
+        if c == '\'' {
+            out.push_str("'\\''");
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Whether the unquoted skeleton of a word (quoted parts replaced by `x`)
+/// contains a brace expansion such as `{a,b}` or `{1..3}`, which turns one
+/// word into several.
+pub(crate) fn has_brace_expansion(skeleton: &str) -> bool {
+    let bytes = skeleton.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'{' || (i > 0 && bytes[i - 1] == b'$') {
+            continue;
+        }
+        let mut depth = 0usize;
+        for (j, &c) in bytes[i..].iter().enumerate() {
+            match c {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        let inner = &skeleton[i + 1..i + j];
+                        if inner.contains(',') || inner.contains("..") {
+                            return true;
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// Arithmetic that names no variable cannot run anything; arithmetic on
+/// variables can (`x='a[$(cmd)]'; echo $((x))` runs cmd).
+pub(crate) fn is_static_arithmetic(expr: &str) -> bool {
+    expr.chars()
+        .all(|c| c.is_ascii_digit() || c.is_whitespace() || "+-*/%()<>=!&|^~?:,".contains(c))
+}
+
+/// A shell variable name.
+pub(crate) fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `NAME[subscript]` where the subscript is not a plain number: builtins
+/// that take variable names evaluate such subscripts as arithmetic.
+pub(crate) fn has_dynamic_subscript(arg: &str) -> bool {
+    let name_part = arg.split('=').next().unwrap_or(arg);
+    let Some(open) = name_part.find('[') else {
+        return false;
+    };
+    if !is_name(&name_part[..open]) {
+        return false;
+    }
+    let sub = name_part[open + 1..].trim_end_matches(']');
+    !(sub.chars().all(|c| c.is_ascii_digit()) || sub == "@" || sub == "*")
+}
+
+/// Environment variables whose value can make an innocent-looking command
+/// run other code; assigning one makes the command uncertain.
+pub(crate) fn is_dangerous_variable(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "IFS",
+        "ENV",
+        "CDPATH",
+        "PROMPT_COMMAND",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "GLOBIGNORE",
+        "PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "NODE_OPTIONS",
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "SHELL",
+        "TERMINFO",
+        "HOME",
+        "GIT_SSH",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_ASKPASS",
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_DIR",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+    ];
+    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG"];
+    EXACT.contains(&name)
+        || PREFIXES.iter().any(|p| name.starts_with(p))
+        || name.ends_with("_COMMAND")
+        || name.ends_with("_EDITOR")
+        || name.ends_with("_PAGER")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_c() {
+        assert_eq!(decode_ansi_c(r"\x72m").as_deref(), Some("rm"));
+        assert_eq!(decode_ansi_c(r"\162m").as_deref(), Some("rm"));
+        assert_eq!(decode_ansi_c(r"a\'b").as_deref(), Some("a'b"));
+        assert_eq!(decode_ansi_c(r"\u0072m").as_deref(), Some("rm"));
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("ls"), "ls");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), "'it'\\''s'");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn braces() {
+        assert!(has_brace_expansion("{-rf,/}"));
+        assert!(has_brace_expansion("a{1..3}"));
+        assert!(!has_brace_expansion("{}"));
+        assert!(!has_brace_expansion("x{y}"));
+    }
+
+    #[test]
+    fn subscripts() {
+        assert!(has_dynamic_subscript("a[$(rm)]"));
+        assert!(has_dynamic_subscript("a[i]=1"));
+        assert!(!has_dynamic_subscript("a[1]=1"));
+        assert!(!has_dynamic_subscript("x=[y]"));
+    }
+}

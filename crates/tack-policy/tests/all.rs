@@ -1,0 +1,18 @@
+//! The one integration-test binary of tack-policy; modules live in `all/`.
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+#[path = "all/support.rs"]
+mod support;
+
+#[path = "all/bash_bypasses.rs"]
+mod bash_bypasses;
+#[path = "all/explain.rs"]
+mod explain;
+#[path = "all/fuzz.rs"]
+mod fuzz;
+#[path = "all/modes_and_tools.rs"]
+mod modes_and_tools;
+#[path = "all/paths.rs"]
+mod paths;
+#[path = "all/settings.rs"]
+mod settings;

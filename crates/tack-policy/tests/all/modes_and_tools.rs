@@ -1,0 +1,234 @@
+//! Modes, WebFetch, MCP, other tools, and precedence across levels.
+
+use tack_policy::Verdict::{Allow, Ask, Deny};
+
+use crate::support::{Case, case, run};
+
+const MODES: &[Case] = &[
+    // plan: read-only tools only.
+    case(
+        &["mode plan", "allow Bash(ls *)"],
+        "Read",
+        "src/main.rs",
+        Allow,
+    ),
+    case(&["mode plan", "allow Bash(ls *)"], "Bash", "ls", Deny),
+    case(&["mode plan"], "Write", "src/x.rs", Deny),
+    case(&["mode plan"], "TodoWrite", "", Allow),
+    case(&["mode plan"], "WebFetch", "https://example.com/", Ask),
+    case(&["mode plan"], "mcp__db__query", "", Deny),
+    // dontAsk: what is not allowed is denied.
+    case(
+        &["mode dontAsk", "allow Bash(ls *)"],
+        "Bash",
+        "npm install",
+        Deny,
+    ),
+    case(
+        &["mode dontAsk", "allow Bash(ls *)"],
+        "Bash",
+        "ls -la",
+        Allow,
+    ),
+    case(&["mode dontAsk"], "Read", "src/main.rs", Allow),
+    case(&["mode dontAsk"], "Read", "{root}/outside/file.txt", Deny),
+    case(
+        &["mode dontAsk", "ask Bash(git push *)", "allow Bash(git *)"],
+        "Bash",
+        "git push",
+        Deny,
+    ),
+    case(
+        &["mode dontAsk", "allow Bash(ls *)"],
+        "Bash",
+        "ls $(echo x)",
+        Deny,
+    ),
+    // bypassPermissions: deny and ask rules still apply.
+    case(&["mode bypassPermissions"], "Bash", "npm install", Allow),
+    case(
+        &["mode bypassPermissions", "deny Bash(rm *)"],
+        "Bash",
+        "rm x",
+        Deny,
+    ),
+    case(
+        &["mode bypassPermissions", "deny Bash(rm *)"],
+        "Bash",
+        "ls && rm x",
+        Deny,
+    ),
+    case(
+        &["mode bypassPermissions", "ask Bash(git push *)"],
+        "Bash",
+        "git push origin",
+        Ask,
+    ),
+    case(
+        &["mode bypassPermissions", "deny Bash(rm *)"],
+        "Bash",
+        "$CMD x",
+        Ask,
+    ),
+    case(&["mode bypassPermissions"], "Bash", "$CMD x", Allow),
+    case(
+        &["mode bypassPermissions"],
+        "Write",
+        "{root}/outside/x",
+        Allow,
+    ),
+    case(
+        &["mode bypassPermissions", "deny Edit(./secrets/**)"],
+        "Write",
+        "secrets/x",
+        Deny,
+    ),
+    case(
+        &["mode bypassPermissions", "deny Edit(./secrets/**)"],
+        "Bash",
+        "echo > $F",
+        Ask,
+    ),
+    // acceptEdits: file edits inside the working directories.
+    case(&["mode acceptEdits"], "Write", "src/new.rs", Allow),
+    case(
+        &["mode acceptEdits"],
+        "Edit",
+        "{root}/outside/file.txt",
+        Ask,
+    ),
+    case(&["mode acceptEdits"], "Write", "outside_link/x", Ask),
+    case(&["mode acceptEdits"], "Bash", "mkdir newdir", Allow),
+    case(
+        &["mode acceptEdits"],
+        "Bash",
+        "touch a && mv a b && cp b c",
+        Allow,
+    ),
+    case(&["mode acceptEdits"], "Bash", "mkdir /tmp/elsewhere", Ask),
+    case(&["mode acceptEdits"], "Bash", "rm x", Ask),
+    case(&["mode acceptEdits"], "Bash", "mv $X y", Ask),
+    case(
+        &["mode acceptEdits", "allow Bash(echo *)"],
+        "Bash",
+        "echo hi > notes.txt",
+        Allow,
+    ),
+    case(
+        &["mode acceptEdits", "allow Bash(echo *)"],
+        "Bash",
+        "echo hi > ../x",
+        Ask,
+    ),
+    case(
+        &["mode acceptEdits", "deny Edit(./secrets/**)"],
+        "Write",
+        "secrets/x",
+        Deny,
+    ),
+    // default.
+    case(&[], "TodoWrite", "", Allow),
+    case(&[], "Task", "", Ask),
+    case(&[], "Bash", "cd src", Allow),
+    case(&[], "Bash", "cd /", Ask),
+    case(&["deny TodoWrite"], "TodoWrite", "", Deny),
+];
+
+const WEB: &[&str] = &[
+    "allow WebFetch(domain:example.com)",
+    "deny WebFetch(domain:*.evil.com)",
+];
+
+const TOOLS: &[Case] = &[
+    case(WEB, "WebFetch", "https://example.com/x", Allow),
+    case(WEB, "WebFetch", "https://EXAMPLE.com./x", Allow),
+    case(WEB, "WebFetch", "https://sub.example.com/", Ask),
+    case(WEB, "WebFetch", "https://a.evil.com/", Deny),
+    case(WEB, "WebFetch", "https://evil.com/", Ask),
+    case(WEB, "WebFetch", "http://example.com@a.evil.com/", Deny),
+    case(WEB, "WebFetch", "http://a.evil.com\\@example.com/", Deny),
+    case(WEB, "WebFetch", "not a url at all", Ask),
+    case(&["deny WebFetch"], "WebFetch", "https://example.com/", Deny),
+    case(
+        &["allow mcp__db", "deny mcp__db__drop"],
+        "mcp__db__query",
+        "",
+        Allow,
+    ),
+    case(
+        &["allow mcp__db", "deny mcp__db__drop"],
+        "mcp__db__drop",
+        "",
+        Deny,
+    ),
+    case(&["allow mcp__db"], "mcp__dbx__query", "", Ask),
+    case(
+        &["ask mcp__web__*", "allow mcp__web__fetch"],
+        "mcp__web__fetch",
+        "",
+        Ask,
+    ),
+    case(&["allow mcp__web__*"], "mcp__web__fetch", "", Allow),
+    case(&["allow mcp__web__fetch"], "mcp__web__search", "", Ask),
+    case(&["allow Task"], "Task", "", Allow),
+];
+
+/// An allow never beats a deny or an ask, whatever the levels.
+const PRECEDENCE: &[Case] = &[
+    case(
+        &["deny@user Bash(rm *)", "allow@cli Bash(rm *)"],
+        "Bash",
+        "rm x",
+        Deny,
+    ),
+    case(
+        &["deny@user Bash(rm *)", "allow@local Bash(rm x)"],
+        "Bash",
+        "rm x",
+        Deny,
+    ),
+    case(
+        &["ask@project Bash(git push *)", "allow@cli Bash(git push *)"],
+        "Bash",
+        "git push",
+        Ask,
+    ),
+    case(
+        &["deny@project Read(.env)", "allow@local Read(.env)"],
+        "Read",
+        ".env",
+        Deny,
+    ),
+    case(
+        &["deny@user WebFetch", "allow@cli WebFetch(domain:a.com)"],
+        "WebFetch",
+        "https://a.com/",
+        Deny,
+    ),
+];
+
+#[test]
+fn modes() {
+    run(MODES);
+}
+
+#[test]
+fn tools() {
+    run(TOOLS);
+}
+
+#[test]
+fn precedence() {
+    run(PRECEDENCE);
+}
+
+#[test]
+fn at_least_eighty_cases() {
+    let total = MODES.len()
+        + TOOLS.len()
+        + PRECEDENCE.len()
+        + crate::paths::COUNT
+        + crate::bash_bypasses::COUNT;
+    assert!(total >= 80, "only {total} table cases");
+    eprintln!("{total} table cases");
+}

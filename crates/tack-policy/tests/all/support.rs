@@ -1,0 +1,180 @@
+//! A real directory tree (with symlinks) and a table runner: each case is
+//! rules + one call → the expected verdict.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use tack_policy::{
+    Decision, Level, Mode, Policy, PolicyBuilder, Request, RuleEntry, RuleKind, Source, Verdict,
+    evaluate,
+};
+
+/// A temp tree:
+/// ```text
+/// root/project/            the working directory (and project root)
+///   src/main.rs  secrets/key.txt  .env  .env.example  a/  out/  docs/
+///   link_to_secrets -> secrets         (symlink)
+///   outside_link   -> ../outside       (symlink)
+///   dangling       -> secrets/new.txt  (symlink to a file not yet there)
+/// root/outside/file.txt
+/// root/home/.ssh/id_rsa  root/home/.zshrc
+/// ```
+pub struct Fixture {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub project: PathBuf,
+    pub home: PathBuf,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("project");
+        let home = root.join("home");
+        for d in ["src", "secrets", "a", "out", "docs"] {
+            std::fs::create_dir_all(project.join(d)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("outside")).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        for f in [
+            "src/main.rs",
+            "secrets/key.txt",
+            ".env",
+            ".env.example",
+            "docs/guide.md",
+        ] {
+            std::fs::write(project.join(f), "x").unwrap();
+        }
+        std::fs::write(root.join("outside/file.txt"), "x").unwrap();
+        std::fs::write(home.join(".ssh/id_rsa"), "x").unwrap();
+        std::fs::write(home.join(".zshrc"), "x").unwrap();
+        std::os::unix::fs::symlink(project.join("secrets"), project.join("link_to_secrets"))
+            .unwrap();
+        std::os::unix::fs::symlink("../outside", project.join("outside_link")).unwrap();
+        std::os::unix::fs::symlink("secrets/new.txt", project.join("dangling")).unwrap();
+        Fixture {
+            _dir: dir,
+            root,
+            project,
+            home,
+        }
+    }
+
+    /// Replace `{root}`, `{project}` and `{home}`.
+    pub fn expand(&self, s: &str) -> String {
+        s.replace("{root}", &self.root.to_string_lossy())
+            .replace("{project}", &self.project.to_string_lossy())
+            .replace("{home}", &self.home.to_string_lossy())
+    }
+
+    /// Build a policy from rule lines: `allow Bash(ls *)`, `deny@user Read(.env)`,
+    /// `mode plan`, `dir {root}/outside`.
+    pub fn policy(&self, lines: &[&str]) -> Policy {
+        let mut b = PolicyBuilder::new(&self.project).home(Some(self.home.clone()));
+        for line in lines {
+            let line = self.expand(line);
+            let (head, rest) = line.split_once(' ').unwrap();
+            let (kind, level) = match head.split_once('@') {
+                Some((k, l)) => (k, l),
+                None => (head, "code"),
+            };
+            let level = match level {
+                "user" => Level::User,
+                "project" => Level::Project,
+                "local" => Level::Local,
+                "cli" => Level::CommandLine,
+                _ => Level::Code,
+            };
+            let source = Source { level, path: None };
+            b = match kind {
+                "allow" => b.rule(RuleEntry::new(rest, RuleKind::Allow, source)),
+                "ask" => b.rule(RuleEntry::new(rest, RuleKind::Ask, source)),
+                "deny" => b.rule(RuleEntry::new(rest, RuleKind::Deny, source)),
+                "mode" => b.mode(rest.parse().unwrap()),
+                "dir" => b.additional_directory(PathBuf::from(rest)),
+                other => panic!("bad rule line kind {other}"),
+            };
+        }
+        b.build().unwrap()
+    }
+
+    /// The input of a call written the way a case writes it.
+    pub fn input(&self, tool: &str, arg: &str) -> Value {
+        let arg = self.expand(arg);
+        match tool {
+            "Bash" => json!({"command": arg}),
+            "Read" | "Write" | "Edit" | "MultiEdit" => json!({"file_path": arg}),
+            "NotebookEdit" => json!({"notebook_path": arg}),
+            "Glob" => json!({"pattern": arg}),
+            "Grep" => json!({"pattern": "x", "path": arg}),
+            "WebFetch" => json!({"url": arg}),
+            _ => json!({}),
+        }
+    }
+
+    pub fn decide(&self, policy: &Policy, tool: &str, arg: &str) -> Decision {
+        let req = Request::resolve(tool, &self.input(tool, arg), &self.project, policy);
+        evaluate(&req, policy)
+    }
+}
+
+/// One row: rules, the call, the expected verdict.
+pub struct Case {
+    pub rules: &'static [&'static str],
+    pub tool: &'static str,
+    pub arg: &'static str,
+    pub expect: Verdict,
+}
+
+/// `case(rules, tool, arg, verdict)`.
+pub const fn case(
+    rules: &'static [&'static str],
+    tool: &'static str,
+    arg: &'static str,
+    expect: Verdict,
+) -> Case {
+    Case {
+        rules,
+        tool,
+        arg,
+        expect,
+    }
+}
+
+/// Run a table; report every failing row at once.
+pub fn run(table: &[Case]) -> usize {
+    let fx = Fixture::new();
+    let mut failures = Vec::new();
+    for (i, c) in table.iter().enumerate() {
+        let policy = fx.policy(c.rules);
+        let d = fx.decide(&policy, c.tool, c.arg);
+        if d.verdict() != c.expect {
+            failures.push(format!(
+                "#{i} {}({}) with {:?}: expected {}, got {d}",
+                c.tool,
+                c.arg.replace('\n', "\\n"),
+                c.rules,
+                c.expect
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        table.len(),
+        failures.join("\n")
+    );
+    table.len()
+}
+
+#[allow(dead_code)]
+pub fn mode(policy: &Policy) -> Mode {
+    policy.mode()
+}
+
+#[allow(dead_code)]
+pub fn path_str(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
