@@ -599,3 +599,87 @@ async fn rules_are_enforced_headless_and_explained() {
         .unwrap();
     assert!(stdout(&text).contains("allow"), "{}", stdout(&text));
 }
+
+/// A free port on 127.0.0.1 (bound, then released for the server to take).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "tack mcp serve did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Runs the official conformance suite against `tack mcp serve --http`.
+fn conformance_against_tack(extra_serve: &[&str], extra_suite: &[&str]) -> String {
+    let w_state = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("127.0.0.1:{port}")])
+        .args(extra_serve)
+        .env("TACK_STATE_DIR", w_state.path())
+        .env("TACK_CONFIG_DIR", w_state.path().join("config"))
+        .current_dir(cwd.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_port(port);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/conformance.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .args(["--url", &format!("http://127.0.0.1:{port}/mcp")])
+        .args(["--version", "2025-11-25", "--version", "2026-07-28"])
+        .args(extra_suite)
+        .output()
+        .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success(),
+        "unexpected conformance failures:\n{text}"
+    );
+    text
+}
+
+#[test]
+fn tack_mcp_serve_passes_the_conformance_suite_with_fixture_tools() {
+    let text = conformance_against_tack(&["--conformance-fixtures"], &[]);
+    // Every failure is an expected one (listed with its reason in
+    // crates/tack-mcp/tests/conformance-expected.txt: no prompts/resources/
+    // completions, no multi-round-trip results).
+    assert!(
+        text.contains("conformance 2025-11-25: 18 scenarios passed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("conformance 2026-07-28: 16 scenarios passed"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tack_mcp_serve_with_its_real_tools_passes_lifecycle_tools_and_security() {
+    let text = conformance_against_tack(&[], &["--real-tools"]);
+    assert!(
+        text.contains("conformance 2025-11-25: 6 scenarios passed, 0 failed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("conformance 2026-07-28: 3 scenarios passed"),
+        "{text}"
+    );
+}
