@@ -174,7 +174,8 @@ impl From<ToolCall> for Dispatch {
 
 /// The dispatch pipeline of one session.
 pub struct Pipeline {
-    registry: Arc<ToolRegistry>,
+    /// Replaced (never shrunk) when tools are added mid-session.
+    registry: std::sync::RwLock<Arc<ToolRegistry>>,
     permission: Arc<dyn PermissionStage>,
     hooks: Arc<dyn HookStage>,
     budget: Arc<dyn BudgetStage>,
@@ -229,7 +230,7 @@ impl Pipeline {
     ) -> PipelineBuilder {
         PipelineBuilder {
             inner: Pipeline {
-                registry,
+                registry: std::sync::RwLock::new(registry),
                 permission: Arc::new(AllowAll),
                 hooks: Arc::new(NoHooks),
                 budget: Arc::new(Unlimited),
@@ -241,8 +242,33 @@ impl Pipeline {
         }
     }
 
-    pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
+    /// The tools now (a snapshot: later additions do not change it).
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        Arc::clone(&self.registry.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Adds tools that are not there yet (e.g. announced by an MCP server's
+    /// `tools/list_changed`). Tools are only ever added within a session, so
+    /// the definitions the model saw stay valid and prompt caching holds.
+    /// Returns the names added.
+    pub fn add_tools(&self, tools: Vec<Arc<dyn tack_tool::Tool>>) -> Vec<String> {
+        let mut guard = self.registry.write().unwrap_or_else(|p| p.into_inner());
+        let mut next = ToolRegistry::clone(&guard);
+        let mut added = Vec::new();
+        for tool in tools {
+            let name = tool.name().to_owned();
+            if next.contains(&name) {
+                continue;
+            }
+            match next.register(tool) {
+                Ok(()) => added.push(name),
+                Err(e) => tracing::warn!("a new tool was left out: {e}"),
+            }
+        }
+        if !added.is_empty() {
+            *guard = Arc::new(next);
+        }
+        added
     }
 
     pub fn session_id(&self) -> &str {
@@ -253,7 +279,7 @@ impl Pipeline {
     pub fn is_concurrency_safe(&self, dispatch: &Dispatch) -> bool {
         dispatch.input_error.is_none()
             && self
-                .registry
+                .registry()
                 .get(&dispatch.call.name)
                 .is_some_and(|t| t.tool.is_concurrency_safe(&dispatch.call.input))
     }
@@ -290,7 +316,8 @@ impl Pipeline {
         audit: &mut AuditRecord,
     ) -> Stop {
         // find tool
-        let Some(tool) = self.registry.get(&call.name) else {
+        let registry = self.registry();
+        let Some(tool) = registry.get(&call.name) else {
             return Stop::UnknownTool(self.unknown_tool_text(&call.name));
         };
         audit.definition_hash.clone_from(&tool.definition_hash);
@@ -363,7 +390,7 @@ impl Pipeline {
     }
 
     fn unknown_tool_text(&self, name: &str) -> String {
-        let names = self.registry.names();
+        let names = self.registry().names();
         let available = if names.is_empty() {
             "none (this session has no tools)".to_owned()
         } else {
@@ -517,11 +544,11 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 #[async_trait]
 impl ToolHost for Pipeline {
     fn definitions(&self) -> Vec<ToolDefinition> {
-        self.registry.definitions()
+        self.registry().definitions()
     }
 
     fn annotations(&self, name: &str) -> Option<ToolAnnotations> {
-        self.registry.get(name).map(|t| t.tool.annotations())
+        self.registry().get(name).map(|t| t.tool.annotations())
     }
 
     async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use serde::Serialize;
-use tack_mcp::client::{ClientError, ConfigSource, ManagerOptions, McpConfig, McpManager};
+use tack_mcp::client::{
+    ClientError, ConfigSource, ManagerOptions, McpConfig, McpManager, ProgressUpdate,
+};
 use tack_policy::{Level, Settings};
 
 use crate::cli::{McpArgs, McpCommand, ServeArgs};
@@ -45,7 +47,25 @@ pub fn manager(
         project_root.to_owned(),
     );
     options.approve_project_servers = approve_project_servers;
+    // Progress notifications of long MCP calls, on stderr.
+    options.progress = Some(Arc::new(|update: &ProgressUpdate| {
+        eprintln!("{}", progress_line(update));
+    }));
     McpManager::new(config(project_root, settings)?, options).map_err(mcp_failure)
+}
+
+/// `mcp__server__tool: 3/10 (indexing)`.
+fn progress_line(update: &ProgressUpdate) -> String {
+    let amount = match update.total {
+        Some(total) => format!("{}/{}", update.progress, total),
+        None => format!("{}", update.progress),
+    };
+    let message = update
+        .message
+        .as_deref()
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    format!("  … {} {}: {amount}{message}", update.server, update.tool)
 }
 
 pub fn mcp_failure(e: ClientError) -> Failure {

@@ -71,6 +71,51 @@ impl ProjectContext {
         })
     }
 
+    /// `outputBudget: {"default": TOKENS, "tools": {"Bash": TOKENS}}` from the
+    /// settings files (later levels override earlier ones).
+    fn output_budget(&self, store: Arc<ArtifactStore>) -> OutputBudget {
+        let mut budget = OutputBudget::new(store);
+        for file in self.settings.files() {
+            let config = &file.value["outputBudget"];
+            if let Some(tokens) = config["default"].as_u64() {
+                budget = budget.default_tokens(tokens as usize);
+            }
+            if let Some(tools) = config["tools"].as_object() {
+                for (tool, tokens) in tools {
+                    if let Some(tokens) = tokens.as_u64() {
+                        budget = budget.tool_tokens(tool.clone(), tokens as usize);
+                    }
+                }
+            }
+        }
+        budget
+    }
+
+    /// `webFetch: {"allowPrivate": bool, "allowedHosts": [..]}`, read from the
+    /// user and local settings only: a checked-in project file must not open
+    /// the way to loopback and private addresses.
+    fn web_fetch(&self) -> tack_tools::web::WebFetchOptions {
+        let mut options = tack_tools::web::WebFetchOptions::default();
+        for file in self.settings.files() {
+            if !matches!(
+                file.level,
+                tack_policy::Level::User | tack_policy::Level::Local
+            ) {
+                continue;
+            }
+            let config = &file.value["webFetch"];
+            if let Some(allow) = config["allowPrivate"].as_bool() {
+                options.allow_private = allow;
+            }
+            for host in config["allowedHosts"].as_array().into_iter().flatten() {
+                if let Some(host) = host.as_str() {
+                    options.allowed_hosts.push(host.to_owned());
+                }
+            }
+        }
+        options
+    }
+
     /// The `(file, document)` pairs of every settings file, for hooks.
     fn setting_documents(&self) -> Vec<(String, &serde_json::Value)> {
         self.settings
@@ -110,7 +155,7 @@ pub async fn assemble(
     let builtins = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
         cwd: ctx.cwd.clone(),
         artifacts: Arc::clone(&artifacts),
-        web: tack_tools::web::WebFetchOptions::default(),
+        web: ctx.web_fetch(),
     });
     for tool in builtins {
         registry.register(tool).map_err(Failure::internal)?;
@@ -209,12 +254,29 @@ pub async fn assemble(
     let mut builder = Pipeline::builder(Arc::new(registry), ctx.cwd.clone(), opts.session_id)
         .events(events.clone())
         .permission(Arc::new(permission))
-        .budget(Arc::new(OutputBudget::new(artifacts)));
+        .budget(Arc::new(ctx.output_budget(artifacts)));
     if let Some(hooks) = &hooks {
         builder = builder.hooks(hooks.clone());
     }
+    let pipeline = Arc::new(builder.build());
+    if let Some(manager) = &mcp {
+        // tools/list_changed: new tools join the session; none is ever removed.
+        let mut changes = manager.subscribe();
+        let manager = manager.clone();
+        let weak = Arc::downgrade(&pipeline);
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let Some(pipeline) = weak.upgrade() else {
+                    break;
+                };
+                for name in pipeline.add_tools(manager.tools()) {
+                    tracing::info!("MCP tool {name} is now available");
+                }
+            }
+        });
+    }
     Ok(Assembled {
-        pipeline: Arc::new(builder.build()),
+        pipeline,
         hooks,
         mcp,
     })

@@ -683,3 +683,41 @@ fn tack_mcp_serve_with_its_real_tools_passes_lifecycle_tools_and_security() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn output_budget_is_configured_per_tool_in_settings() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_seq", "Bash", json!({"command": "seq 1 5000"})),
+        Step::text("ok"),
+    ])
+    .await;
+    let settings = w.cwd.path().join(".tack");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(seq *)"]}, "outputBudget": {"tools": {"Bash": 200}}}"#,
+    )
+    .unwrap();
+    let out = w.run(&["x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = &w.mock.requests()[1].body["messages"][2]["content"][0];
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        result.get("is_error").is_none(),
+        "a cut output is not an error"
+    );
+    assert!(text.len() < 200 * 4 + 800, "{} bytes", text.len());
+    assert!(
+        text.contains("5000 lines in total") && text.contains("art_toolu_seq"),
+        "{text}"
+    );
+    let artifact = w.state.path().join("artifacts");
+    let saved = std::fs::read_dir(&artifact)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let full = std::fs::read_to_string(saved.join("art_toolu_seq.txt")).unwrap();
+    assert_eq!(full.lines().count(), 5000);
+}

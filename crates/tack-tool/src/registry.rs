@@ -129,10 +129,11 @@ pub fn definition_hash(definition: &ToolDefinition) -> String {
         })
 }
 
-/// The tools of a session, in registration order.
-#[derive(Debug, Default)]
+/// The tools of a session, in registration order. Cloning is cheap (the
+/// entries are shared), so a session can grow its tool set by copy-and-add.
+#[derive(Debug, Default, Clone)]
 pub struct ToolRegistry {
-    tools: Vec<RegisteredTool>,
+    tools: Vec<Arc<RegisteredTool>>,
     index: HashMap<String, usize>,
 }
 
@@ -170,12 +171,12 @@ impl ToolRegistry {
         };
         let definition_hash = definition_hash(&definition);
         self.index.insert(name, self.tools.len());
-        self.tools.push(RegisteredTool {
+        self.tools.push(Arc::new(RegisteredTool {
             tool,
             definition,
             definition_hash,
             validator,
-        });
+        }));
         Ok(())
     }
 
@@ -185,7 +186,11 @@ impl ToolRegistry {
     }
 
     pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.index.get(name).map(|&i| &self.tools[i])
+        self.index.get(name).map(|&i| self.tools[i].as_ref())
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -200,7 +205,7 @@ impl ToolRegistry {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &RegisteredTool> {
-        self.tools.iter()
+        self.tools.iter().map(AsRef::as_ref)
     }
 
     pub fn len(&self) -> usize {

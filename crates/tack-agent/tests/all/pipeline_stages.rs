@@ -187,3 +187,36 @@ async fn budget_stage_shapes_every_successful_output() {
     assert_eq!(h.results_in(2)[0].text(), "0123456789[cut]");
     assert_eq!(h.audits()[0].artifacts, ["art_test"]);
 }
+
+#[tokio::test]
+async fn tools_added_mid_session_are_offered_and_never_removed() {
+    use tack_tool::{ToolHost as _, ToolRegistry};
+    let mut registry = ToolRegistry::new();
+    registry.register_typed(tack_testkit::tools::Echo).unwrap();
+    let pipeline =
+        tack_agent::Pipeline::builder(Arc::new(registry), std::env::temp_dir(), "s").build();
+    let before = pipeline.registry();
+    let added = pipeline.add_tools(vec![
+        Arc::new(tack_tool::Typed(tack_testkit::tools::Sleep)),
+        Arc::new(tack_tool::Typed(tack_testkit::tools::Echo)),
+    ]);
+    assert_eq!(added, ["Sleep"], "an existing name is not replaced");
+    let names: Vec<String> = pipeline.definitions().into_iter().map(|d| d.name).collect();
+    assert_eq!(names, ["Echo", "Sleep"], "order kept, new tools at the end");
+    assert_eq!(
+        before.names(),
+        ["Echo"],
+        "a snapshot taken earlier is unchanged"
+    );
+    let result = pipeline
+        .call(
+            tack_tool::ToolCall {
+                id: "t".into(),
+                name: "Sleep".into(),
+                input: json!({"ms": 1}),
+            },
+            Default::default(),
+        )
+        .await;
+    assert!(!result.block.is_error, "{:?}", result.block);
+}
