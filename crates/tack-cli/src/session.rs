@@ -13,7 +13,9 @@ use tack_agent::transcript;
 use tack_agent::{EventBus, Pipeline};
 use tack_hooks::{HookContext, Hooks};
 use tack_mcp::client::{McpManager, StartOutcome};
-use tack_policy::{CliPermissions, LoadOptions, Settings};
+use tack_policy::{
+    CliPermissions, DecidedBy, LoadOptions, Policy, Request, RuleKind, Settings, evaluate,
+};
 use tack_tool::ToolRegistry;
 use tack_tools::artifacts::ArtifactStore;
 
@@ -145,17 +147,44 @@ pub struct Assembled {
     pub mcp: Option<McpManager>,
 }
 
+/// Read deny and ask rules applied to each file Grep and Glob find, so a
+/// denied `.env` cannot be read through a search. `None` when no such rule
+/// exists (no cost then).
+fn read_filter(ctx: &ProjectContext, policy: &Policy) -> Option<tack_tools::search::ReadFilter> {
+    let has_read_limits = ctx
+        .settings
+        .rules()
+        .iter()
+        .any(|r| r.kind != RuleKind::Allow && r.text.trim_start().starts_with("Read"));
+    if !has_read_limits {
+        return None;
+    }
+    let policy = policy.clone();
+    let cwd = ctx.cwd.clone();
+    Some(Arc::new(move |path: &Path| {
+        let input = serde_json::json!({ "file_path": path });
+        let decision = evaluate(&Request::resolve("Read", &input, &cwd, &policy), &policy);
+        let by_rule = matches!(decision.why().decided_by, DecidedBy::Rule { .. });
+        !(decision.is_deny() || (decision.is_ask() && by_rule))
+    }))
+}
+
 pub async fn assemble(
     ctx: &ProjectContext,
     opts: SessionOptions<'_>,
     events: &EventBus,
 ) -> Result<Assembled, Failure> {
     let artifacts = Arc::new(ArtifactStore::for_session(&ctx.state_dir, opts.session_id));
+    let policy = ctx
+        .settings
+        .policy_for_cwd(&ctx.cwd)
+        .map_err(|e| Failure::usage(anyhow!("invalid settings: {e}")))?;
     let mut registry = ToolRegistry::new();
     let builtins = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
         cwd: ctx.cwd.clone(),
         artifacts: Arc::clone(&artifacts),
         web: ctx.web_fetch(),
+        read_filter: read_filter(ctx, &policy),
     });
     for tool in builtins {
         registry.register(tool).map_err(Failure::internal)?;
@@ -240,10 +269,6 @@ pub async fn assemble(
         ))
     });
 
-    let policy = ctx
-        .settings
-        .policy_for_cwd(&ctx.cwd)
-        .map_err(|e| Failure::usage(anyhow!("invalid settings: {e}")))?;
     let permission = PolicyStage::new(
         policy,
         ctx.cwd.clone(),

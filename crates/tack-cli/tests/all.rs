@@ -721,3 +721,45 @@ async fn output_budget_is_configured_per_tool_in_settings() {
     let full = std::fs::read_to_string(saved.join("art_toolu_seq.txt")).unwrap();
     assert_eq!(full.lines().count(), 5000);
 }
+
+#[tokio::test]
+async fn read_deny_rules_also_hide_files_from_grep_and_glob() {
+    let w = World::new(vec![
+        Step::tool_uses(vec![
+            (
+                "t1",
+                "Grep",
+                json!({"pattern": "SECRET", "output_mode": "content"}),
+            ),
+            ("t2", "Glob", json!({"pattern": "**/*"})),
+        ]),
+        Step::text("ok"),
+    ])
+    .await;
+    std::fs::write(w.cwd.path().join(".env"), "SECRET=hunter2\n").unwrap();
+    std::fs::write(w.cwd.path().join("secrets.txt"), "SECRET=swordfish\n").unwrap();
+    std::fs::write(w.cwd.path().join("notes.txt"), "SECRET is in .env\n").unwrap();
+    let settings = w.cwd.path().join(".tack");
+    std::fs::create_dir_all(&settings).unwrap();
+    std::fs::write(
+        settings.join("settings.json"),
+        r#"{"permissions": {"deny": ["Read(./.env)", "Read(./secrets.txt)"]}}"#,
+    )
+    .unwrap();
+    let out = w.run(&["x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let results = &w.mock.requests()[1].body["messages"][2]["content"];
+    let grep = results[0]["content"][0]["text"].as_str().unwrap();
+    let glob = results[1]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        !grep.contains("hunter2") && !grep.contains("swordfish"),
+        "{grep}"
+    );
+    assert!(grep.contains("notes.txt"), "{grep}");
+    assert!(grep.contains("left out: permission rules"), "{grep}");
+    assert!(
+        !glob.contains(".env") && !glob.contains("secrets.txt"),
+        "{glob}"
+    );
+    assert!(glob.contains("notes.txt"), "{glob}");
+}

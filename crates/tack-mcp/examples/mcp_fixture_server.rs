@@ -67,6 +67,7 @@ fn host(tools: &str) -> Result<Arc<dyn ToolHost>, String> {
                 cwd: cwd.clone(),
                 artifacts: Arc::new(tack_tools::artifacts::ArtifactStore::new(state)),
                 web: Default::default(),
+                read_filter: None,
             };
             let mut registry = ToolRegistry::new();
             for tool in tack_tools::builtin_tools(&options) {

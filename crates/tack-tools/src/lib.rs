@@ -21,13 +21,26 @@ pub mod todo;
 pub mod web;
 
 /// What the built-in tools need from the session.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BuiltinOptions {
     /// The session's working directory (absolute).
     pub cwd: PathBuf,
     /// Where cut outputs are kept (shared with the output budget stage).
     pub artifacts: Arc<artifacts::ArtifactStore>,
     pub web: web::WebFetchOptions,
+    /// The permission policy's Read rules, applied to every file Grep and Glob find.
+    pub read_filter: Option<search::ReadFilter>,
+}
+
+impl std::fmt::Debug for BuiltinOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltinOptions")
+            .field("cwd", &self.cwd)
+            .field("artifacts", &self.artifacts)
+            .field("web", &self.web)
+            .field("read_filter", &self.read_filter.is_some())
+            .finish()
+    }
 }
 
 /// Every built-in tool, in the order the model sees them.
@@ -35,7 +48,7 @@ pub fn builtin_tools(options: &BuiltinOptions) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
     tools.extend(bash::bash_tools(options.cwd.clone()));
     tools.extend(files::file_tools());
-    tools.extend(search::search_tools());
+    tools.extend(search::search_tools_filtered(options.read_filter.clone()));
     tools.push(Arc::new(Typed(web::WebFetch::new(options.web.clone()))));
     tools.push(Arc::new(Typed(todo::TodoWrite::default())));
     tools.push(Arc::new(Typed(read_output::ReadOutput::new(Arc::clone(

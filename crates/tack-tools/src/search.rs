@@ -32,7 +32,42 @@ pub use grep::{GrepInput, GrepTool, OutputMode};
 
 /// Glob and Grep.
 pub fn search_tools() -> Vec<Arc<dyn Tool>> {
-    vec![Arc::new(Typed(GlobTool)), Arc::new(Typed(GrepTool))]
+    search_tools_filtered(None)
+}
+
+/// Decides, per file found, whether it may be read: the permission policy's
+/// Read rules (a denied `.env` must not show up in Grep or Glob results).
+pub type ReadFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+
+/// Glob and Grep that leave out every file `filter` refuses.
+pub fn search_tools_filtered(filter: Option<ReadFilter>) -> Vec<Arc<dyn Tool>> {
+    vec![
+        Arc::new(Typed(GlobTool {
+            filter: filter.clone(),
+        })),
+        Arc::new(Typed(GrepTool { filter })),
+    ]
+}
+
+/// The note for files left out by the read filter.
+fn withheld_note(count: usize) -> Option<String> {
+    (count > 0).then(|| {
+        format!("({count} matching file(s) left out: permission rules deny reading them.)")
+    })
+}
+
+fn allowed(
+    filter: &Option<ReadFilter>,
+    path: &Path,
+    withheld: &std::sync::atomic::AtomicUsize,
+) -> bool {
+    match filter {
+        Some(f) if !f(path) => {
+            withheld.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            false
+        }
+        _ => true,
+    }
 }
 
 /// The directory or file a search starts from: `path` (absolute, or relative

@@ -67,6 +67,7 @@ async fn agent(
         cwd: dir.to_owned(),
         artifacts: artifacts.clone(),
         web: Default::default(),
+        read_filter: None,
     }) {
         let tool: Arc<dyn Tool> = if slow { Arc::new(Slow(tool)) } else { tool };
         registry.register(tool).unwrap();

@@ -620,6 +620,7 @@ fn builtin_host(dir: &Path) -> Arc<dyn ToolHost> {
             dir.join(".artifacts"),
         )),
         web: Default::default(),
+        read_filter: None,
     };
     let mut registry = ToolRegistry::new();
     for tool in tack_tools::builtin_tools(&options) {

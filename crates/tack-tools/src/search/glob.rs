@@ -33,8 +33,19 @@ pub struct GlobInput {
 }
 
 /// The Glob tool.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GlobTool;
+#[derive(Clone, Default)]
+pub struct GlobTool {
+    /// Files the permission rules forbid reading are left out.
+    pub filter: Option<super::ReadFilter>,
+}
+
+impl std::fmt::Debug for GlobTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GlobTool")
+            .field("filtered", &self.filter.is_some())
+            .finish()
+    }
+}
 
 #[async_trait]
 impl TypedTool for GlobTool {
@@ -82,8 +93,10 @@ impl TypedTool for GlobTool {
             .map_err(|e| ToolError::InvalidInput(format!("invalid glob pattern {pattern:?}: {e}")))?
             .compile_matcher();
         let cancel = ctx.cancel.clone();
+        let filter = self.filter.clone();
         let result = tokio::task::spawn_blocking(move || {
             let errors = WalkErrors::default();
+            let withheld = std::sync::atomic::AtomicUsize::new(0);
             let walk = WalkBuilder::new(&root)
                 .hidden(false)
                 .add_custom_ignore_filename(".rgignore")
@@ -93,6 +106,7 @@ impl TypedTool for GlobTool {
                 walk_collect(walk, &cancel, &errors, || {
                     let glob = &glob;
                     let root = &root;
+                    let (filter, withheld) = (&filter, &withheld);
                     move |entry: ignore::DirEntry, local: &mut Vec<(SystemTime, PathBuf)>| {
                         let is_file = match entry.file_type() {
                             Some(t) if t.is_file() => true,
@@ -103,7 +117,8 @@ impl TypedTool for GlobTool {
                             return WalkState::Continue;
                         }
                         let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-                        if glob.is_match(relative) {
+                        if glob.is_match(relative) && super::allowed(filter, entry.path(), withheld)
+                        {
                             let mtime = std::fs::metadata(entry.path())
                                 .and_then(|m| m.modified())
                                 .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -116,7 +131,14 @@ impl TypedTool for GlobTool {
                 return Err(cancelled("Glob"));
             }
             found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            Ok(render(&found, &pattern, &root, &errors))
+            let mut out = render(&found, &pattern, &root, &errors);
+            if let Some(note) = super::withheld_note(withheld.into_inner())
+                && let Some(tack_protocol::ContentBlock::Text(t)) = out.content.first_mut()
+            {
+                t.text.push('\n');
+                t.text.push_str(&note);
+            }
+            Ok(out)
         });
         tokio::select! {
             biased;

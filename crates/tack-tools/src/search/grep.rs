@@ -89,8 +89,19 @@ pub struct GrepInput {
 }
 
 /// The Grep tool.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct GrepTool;
+#[derive(Clone, Default)]
+pub struct GrepTool {
+    /// Files the permission rules forbid reading are skipped.
+    pub filter: Option<super::ReadFilter>,
+}
+
+impl std::fmt::Debug for GrepTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GrepTool")
+            .field("filtered", &self.filter.is_some())
+            .finish()
+    }
+}
 
 #[async_trait]
 impl TypedTool for GrepTool {
@@ -121,7 +132,8 @@ impl TypedTool for GrepTool {
     }
 
     async fn call(&self, input: GrepInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let search = Search::new(&input, &ctx.cwd)?;
+        let mut search = Search::new(&input, &ctx.cwd)?;
+        search.filter = self.filter.clone();
         let cancel = ctx.cancel.clone();
         let task = tokio::task::spawn_blocking(move || search.run(&cancel));
         tokio::select! {
@@ -143,6 +155,7 @@ struct Search {
     mode: OutputMode,
     line_numbers: bool,
     head_limit: usize,
+    filter: Option<super::ReadFilter>,
 }
 
 /// One file with matches.
@@ -200,6 +213,7 @@ impl Search {
                 Some(0) => usize::MAX,
                 Some(n) => n as usize,
             },
+            filter: None,
         })
     }
 
@@ -232,6 +246,7 @@ impl Search {
     fn run(self, cancel: &tokio_util::sync::CancellationToken) -> Result<ToolOutput, ToolError> {
         let errors = WalkErrors::default();
         let stored = AtomicUsize::new(0);
+        let withheld = AtomicUsize::new(0);
         let walk = WalkBuilder::new(&self.root)
             .add_custom_ignore_filename(".rgignore")
             .types(self.types.clone())
@@ -241,8 +256,11 @@ impl Search {
             let mut searcher = self.searcher.build();
             let matcher = self.matcher.clone();
             let (mode, errors, stored) = (self.mode, &errors, &stored);
+            let (filter, withheld) = (&self.filter, &withheld);
             move |entry: ignore::DirEntry, local: &mut Vec<Hit>| {
-                if entry.file_type().is_some_and(|t| t.is_file()) {
+                if entry.file_type().is_some_and(|t| t.is_file())
+                    && super::allowed(filter, entry.path(), withheld)
+                {
                     match search_file(&mut searcher, &matcher, mode, entry.path(), stored) {
                         Ok(Some(mut hit)) => {
                             if mode == OutputMode::FilesWithMatches {
@@ -280,11 +298,14 @@ impl Search {
                 self.render_content(&mut hits)
             }
         };
-        if let Some(note) = errors.note()
-            && let Some(tack_protocol::ContentBlock::Text(t)) = out.content.first_mut()
+        for note in [errors.note(), super::withheld_note(withheld.into_inner())]
+            .into_iter()
+            .flatten()
         {
-            t.text.push('\n');
-            t.text.push_str(&note);
+            if let Some(tack_protocol::ContentBlock::Text(t)) = out.content.first_mut() {
+                t.text.push('\n');
+                t.text.push_str(&note);
+            }
         }
         Ok(out)
     }

@@ -15,6 +15,7 @@ fn registry() -> ToolRegistry {
             std::env::temp_dir().join("tack-defs-test"),
         )),
         web: tack_tools::web::WebFetchOptions::default(),
+        read_filter: None,
     });
     for tool in tools {
         registry.register(tool).unwrap();
