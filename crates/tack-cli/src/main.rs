@@ -53,10 +53,23 @@ fn main() -> ExitCode {
     // Flags first: `--version` and `--help` never start a runtime.
     let cli = Cli::parse();
     init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // `tack mcp serve` answers one small request after another: a single
+    // thread avoids a cross-core wake-up on every hop (stdin → dispatch →
+    // tool → stdout), which dominates its latency. Blocking work (files,
+    // processes, search) still runs on tokio's blocking pool.
+    let single_threaded = matches!(
+        &cli.command,
+        Command::Mcp(cli::McpArgs {
+            command: cli::McpCommand::Serve(_),
+            ..
+        })
+    );
+    let mut builder = if single_threaded {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("tack: cannot start the async runtime: {e}");
