@@ -30,6 +30,22 @@ Exit codes:
   7    a hook blocked the prompt or stopped the session (continue: false)
   130  interrupted (Ctrl-C); the session is saved and can be resumed";
 
+pub const MCP_AFTER_HELP: &str = "\
+Examples:
+  tack mcp list --json
+  tack mcp approve db                      approve a server from the project's .mcp.json
+  tack mcp call fs read_file '{\"path\": \"/tmp/x\"}'
+  tack mcp serve --http 127.0.0.1:8765
+
+Exit codes of tack mcp:
+  0  ok
+  1  I/O error (state files)
+  2  configuration error (.mcp.json or settings)
+  3  a server failed to start
+  4  the tool call failed
+  5  no such server or tool
+  6  the server is not approved (tack mcp approve NAME)";
+
 /// tack: a fast, strict harness between language models and tools.
 #[derive(Debug, Parser)]
 #[command(name = "tack", version, about, after_help = AFTER_HELP)]
@@ -51,6 +67,7 @@ pub enum Command {
     /// Permission rules: explain what a call would meet.
     Permissions(PermissionsArgs),
     /// MCP servers: list, inspect, call, approve; and `tack mcp serve`.
+    #[command(after_help = MCP_AFTER_HELP)]
     Mcp(McpArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     MockServer(MockServerArgs),

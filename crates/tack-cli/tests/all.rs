@@ -823,7 +823,12 @@ async fn mcp_servers_from_mcp_json_need_approval_then_list_call_and_run() {
     assert_eq!(call.status.code(), Some(0), "{}", stderr(&call));
     assert!(stdout(&call).contains("hi"), "{}", stdout(&call));
     let missing = w.tack().args(["mcp", "tools", "nope"]).output().unwrap();
-    assert_ne!(missing.status.code(), Some(0));
+    assert_eq!(
+        missing.status.code(),
+        Some(5),
+        "no such server: {}",
+        stderr(&missing)
+    );
 
     // In a run, its tools are offered as mcp__everything__* and go through the rules.
     let out = w.run(&["--allowed-tools", "mcp__everything", "x"]).await;
