@@ -52,11 +52,7 @@ impl TypedTool for Echo {
         true
     }
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: true,
-            idempotent: true,
-            ..Default::default()
-        }
+        ToolAnnotations::read_only()
     }
     async fn call(&self, input: EchoInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         log_call("Echo", &ctx);

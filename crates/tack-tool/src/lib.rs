@@ -183,6 +183,17 @@ pub struct ToolAnnotations {
     pub open_world: bool,
 }
 
+impl ToolAnnotations {
+    /// A tool that only reads: no effects, so repeating a call is harmless.
+    pub fn read_only() -> Self {
+        Self {
+            read_only: true,
+            idempotent: true,
+            ..Self::default()
+        }
+    }
+}
+
 /// The contract every tool implements. Most tools are written as a
 /// [`TypedTool`]; implement this directly when the schema is only known at run
 /// time (MCP tools, tools declared in configuration).

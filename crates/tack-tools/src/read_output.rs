@@ -68,11 +68,7 @@ impl TypedTool for ReadOutput {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: true,
-            idempotent: true,
-            ..Default::default()
-        }
+        ToolAnnotations::read_only()
     }
 
     fn validate(&self, input: &ReadOutputInput, _ctx: &ToolContext) -> Result<(), ToolError> {

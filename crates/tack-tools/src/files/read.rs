@@ -77,11 +77,7 @@ impl TypedTool for ReadTool {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: true,
-            idempotent: true,
-            ..Default::default()
-        }
+        ToolAnnotations::read_only()
     }
 
     fn validate(&self, input: &ReadInput, ctx: &ToolContext) -> Result<(), ToolError> {

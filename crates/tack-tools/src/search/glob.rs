@@ -64,11 +64,7 @@ impl TypedTool for GlobTool {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: true,
-            idempotent: true,
-            ..Default::default()
-        }
+        ToolAnnotations::read_only()
     }
 
     async fn call(&self, input: GlobInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {

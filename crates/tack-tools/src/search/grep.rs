@@ -120,11 +120,7 @@ impl TypedTool for GrepTool {
     }
 
     fn annotations(&self) -> ToolAnnotations {
-        ToolAnnotations {
-            read_only: true,
-            idempotent: true,
-            ..Default::default()
-        }
+        ToolAnnotations::read_only()
     }
 
     fn validate(&self, input: &GrepInput, _ctx: &ToolContext) -> Result<(), ToolError> {
