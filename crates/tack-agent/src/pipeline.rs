@@ -484,6 +484,12 @@ fn validate(
 
 /// The execute stage: runs the tool in its own task so a panic is contained,
 /// stops it at the timeout, and answers promptly on cancellation.
+///
+/// On a current-thread runtime (`tack mcp serve`) the tool is first polled in
+/// place, and only moved into a task when it is not done at once. A task buys
+/// no isolation there (a tool that blocks the thread blocks every task), and
+/// quick tools then cost no spawn and no timer: arming the first timer of an
+/// idle runtime wakes its driver, a syscall on every request.
 async fn execute(
     tool: &RegisteredTool,
     input: Value,
@@ -492,12 +498,18 @@ async fn execute(
 ) -> Result<ToolOutput, ToolError> {
     let cancel = ctx.cancel.clone();
     let runner = Arc::clone(&tool.tool);
-    let mut task = tokio::spawn(async move {
+    let mut run = Box::pin(async move {
         std::panic::AssertUnwindSafe(runner.call(input, ctx))
             .catch_unwind()
             .await
     });
-    let outcome = tokio::select! {
+    let one_thread = tokio::runtime::Handle::current().runtime_flavor()
+        == tokio::runtime::RuntimeFlavor::CurrentThread;
+    if one_thread && let Some(outcome) = (&mut run).now_or_never() {
+        return tool_outcome(outcome);
+    }
+    let mut task = tokio::spawn(run);
+    let joined = tokio::select! {
         joined = &mut task => joined,
         () = tokio::time::sleep(timeout) => {
             cancel.cancel();
@@ -511,13 +523,22 @@ async fn execute(
             ));
         }
     };
+    match joined {
+        Ok(outcome) => tool_outcome(outcome),
+        Err(join) => Err(ToolError::Internal(format!("the tool task failed: {join}"))),
+    }
+}
+
+/// A tool's answer, or its panic turned into an internal error.
+fn tool_outcome(
+    outcome: std::thread::Result<Result<ToolOutput, ToolError>>,
+) -> Result<ToolOutput, ToolError> {
     match outcome {
-        Ok(Ok(result)) => result,
-        Ok(Err(panic)) => Err(ToolError::Internal(format!(
+        Ok(result) => result,
+        Err(panic) => Err(ToolError::Internal(format!(
             "the tool panicked: {}",
             panic_message(panic.as_ref())
         ))),
-        Err(join) => Err(ToolError::Internal(format!("the tool task failed: {join}"))),
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tack_protocol::{
     ContentBlock, Message, Role, SessionEvent, ToolOutcome, ToolResultBlock, Usage,
 };
@@ -66,13 +66,6 @@ pub fn sessions_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("sessions")
 }
 
-#[derive(Serialize)]
-struct LineOut<'a> {
-    ts: u64,
-    #[serde(flatten)]
-    event: &'a SessionEvent,
-}
-
 #[derive(Deserialize)]
 struct LineIn {
     #[serde(default)]
@@ -119,15 +112,10 @@ impl TranscriptWriter {
 
     /// Writes one event as one line with one `write` call.
     pub fn append(&self, event: &SessionEvent) -> Result<()> {
-        let mut line = serde_json::to_vec(&LineOut {
-            ts: now_ms(),
-            event,
-        })
-        .map_err(|e| TranscriptError::Write {
+        let line = line_of(event).map_err(|e| TranscriptError::Write {
             path: self.path.clone(),
             source: std::io::Error::other(e),
         })?;
-        line.push(b'\n');
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         file.write_all(&line)
             .and_then(|()| file.flush())
@@ -136,6 +124,26 @@ impl TranscriptWriter {
                 source,
             })
     }
+}
+
+/// `{"ts":…,` followed by the event's own fields and a newline. The event is
+/// an internally tagged object, so its JSON is spliced in after its `{`
+/// (serde's `flatten` would do the same through a much slower path).
+fn line_of(event: &SessionEvent) -> serde_json::Result<Vec<u8>> {
+    let mut line = Vec::with_capacity(256);
+    line.extend_from_slice(b"{\"ts\":");
+    line.extend_from_slice(now_ms().to_string().as_bytes());
+    line.push(b',');
+    let start = line.len();
+    serde_json::to_writer(&mut line, event)?;
+    if line.get(start) != Some(&b'{') || line.get(start + 1) == Some(&b'}') {
+        return Err(serde::ser::Error::custom(
+            "a session event is not a non-empty object",
+        ));
+    }
+    line.remove(start);
+    line.push(b'\n');
+    Ok(line)
 }
 
 impl EventObserver for TranscriptWriter {
@@ -389,6 +397,25 @@ mod tests {
             input: json!({}),
             extra: Default::default(),
         })
+    }
+
+    #[test]
+    fn a_line_is_the_timestamp_then_the_event_and_reads_back() {
+        let event = SessionEvent::ToolCall {
+            id: "t1".into(),
+            name: "Echo".into(),
+            input: json!({"text": "a \"quoted\" {brace}"}),
+        };
+        let line = line_of(&event).unwrap();
+        assert!(line.starts_with(b"{\"ts\":"), "{}", String::from_utf8_lossy(&line));
+        assert_eq!(line.last(), Some(&b'\n'));
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        let back: LineIn = serde_json::from_slice(&line).unwrap();
+        assert!(back.ts > 0);
+        assert_eq!(
+            serde_json::to_value(&back.event).unwrap(),
+            serde_json::to_value(&event).unwrap()
+        );
     }
 
     #[test]
