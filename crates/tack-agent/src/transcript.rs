@@ -407,7 +407,11 @@ mod tests {
             input: json!({"text": "a \"quoted\" {brace}"}),
         };
         let line = line_of(&event).unwrap();
-        assert!(line.starts_with(b"{\"ts\":"), "{}", String::from_utf8_lossy(&line));
+        assert!(
+            line.starts_with(b"{\"ts\":"),
+            "{}",
+            String::from_utf8_lossy(&line)
+        );
         assert_eq!(line.last(), Some(&b'\n'));
         assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
         let back: LineIn = serde_json::from_slice(&line).unwrap();

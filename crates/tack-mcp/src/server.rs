@@ -48,6 +48,7 @@ mod convert;
 mod fixtures;
 mod http;
 mod scope;
+mod stdio;
 
 pub use fixtures::{RegistryHost, conformance_fixture_host};
 pub use http::{HttpOptions, HttpServer, serve_http};
@@ -112,8 +113,9 @@ impl ServerInfo {
 /// the stream. Logs must go to stderr: stdout carries only JSON-RPC.
 pub async fn serve_stdio(host: Arc<dyn ToolHost>, info: ServerInfo) -> Result<()> {
     let server = ToolServer::new(host, info);
+    let (read, write) = rmcp::transport::stdio_pipes();
     let running = server
-        .serve(rmcp::transport::stdio_pipes())
+        .serve(stdio::StdioTransport::new(read, write))
         .await
         .map_err(|e| Error::Initialize(e.to_string()))?;
     running
