@@ -37,7 +37,7 @@ const MAX_STORED_BYTES: usize = 64 * 1024 * 1024;
 const DESCRIPTION: &str = "Searches file contents with a regular expression (ripgrep; Rust regex syntax, so escape literal braces and parentheses: fn new\\( finds \"fn new(\", interface\\{\\} finds \"interface{}\"). \
 Searches path (a file or directory, default: the working directory), skipping .gitignore'd, hidden and binary files; narrow it with glob (e.g. \"*.ts\") or type (e.g. \"rust\", \"py\"). \
 output_mode \"files_with_matches\" (default) lists matching files, most recently modified first; \"content\" shows matching lines under each file's path, as \"12:text\" with line numbers, context lines (-A/-B/-C) as \"13-text\" and \"--\" between groups; \"count\" gives matching lines per file. \
-At most head_limit lines or entries are returned (default 250, 0 for all), with a note of how many were left out. \
+At most head_limit lines or entries are returned (default 250, 0 for all), with a note of how many were left out; offset skips that many first, to read on. \
 Use this instead of grep or rg in Bash; use Glob to find files by name.";
 
 /// What Grep returns.
@@ -86,6 +86,8 @@ pub struct GrepInput {
     pub multiline: bool,
     /// Return at most this many output lines (content mode) or entries (other modes). Default 250; 0 means no limit.
     pub head_limit: Option<u32>,
+    /// Skip this many output lines or entries first (with head_limit, to page through a long result). Default 0.
+    pub offset: Option<u32>,
 }
 
 /// The Grep tool.
@@ -151,6 +153,7 @@ struct Search {
     mode: OutputMode,
     line_numbers: bool,
     head_limit: usize,
+    offset: usize,
     filter: Option<super::ReadFilter>,
 }
 
@@ -209,6 +212,7 @@ impl Search {
                 Some(0) => usize::MAX,
                 Some(n) => n as usize,
             },
+            offset: input.offset.unwrap_or(0) as usize,
             filter: None,
         })
     }
@@ -306,6 +310,37 @@ impl Search {
         Ok(out)
     }
 
+    /// What part of `total` lines or entries this answer shows, and how to
+    /// see the rest; `None` when it shows all of them.
+    fn page_note(&self, shown: usize, total: usize, unit: &str, from: &str) -> Option<String> {
+        let offset = self.offset;
+        if offset == 0 && shown == total {
+            return None;
+        }
+        if shown == 0 {
+            return Some(format!(
+                "offset {offset} is past the end: there are {total} {unit}{from}. Use a smaller offset."
+            ));
+        }
+        let after = total.saturating_sub(offset + shown);
+        let mut note = if offset == 0 {
+            format!("Showing {shown} of {total} {unit}{from}; {after} left out.")
+        } else {
+            format!(
+                "Showing {unit} {}-{} of {total}{from} (offset {offset}); {after} after these.",
+                offset + 1,
+                offset + shown
+            )
+        };
+        if after > 0 {
+            note.push_str(&format!(
+                " Narrow the search, raise head_limit (0 for all), or read on with offset {}.",
+                offset + shown
+            ));
+        }
+        Some(note)
+    }
+
     fn no_match(&self) -> ToolOutput {
         ToolOutput::text(format!(
             "No matches for {:?} in {} (hidden, binary and .gitignore'd files are skipped).",
@@ -321,19 +356,24 @@ impl Search {
         }
         let shown: Vec<String> = hits
             .iter()
+            .skip(self.offset)
             .take(self.head_limit)
             .map(|h| h.path.display().to_string())
             .collect();
         let mut text = shown.join("\n");
-        if hits.len() > shown.len() {
-            text.push_str(&format!(
-                "\n(Showing {} of {} matching files, most recently modified first; {} left out. Narrow the search, or raise head_limit (0 for all).)",
-                shown.len(),
-                hits.len(),
-                hits.len() - shown.len()
-            ));
+        if let Some(note) = self.page_note(
+            shown.len(),
+            hits.len(),
+            "matching files",
+            ", most recently modified first",
+        ) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("({note})"));
         }
-        ToolOutput::text(text).with_structured(json!({"files": shown, "total": hits.len()}))
+        ToolOutput::text(text)
+            .with_structured(json!({"files": shown, "total": hits.len(), "offset": self.offset}))
     }
 
     fn render_counts(&self, hits: &[Hit]) -> ToolOutput {
@@ -343,7 +383,7 @@ impl Search {
         let total: usize = hits.iter().map(|h| h.count).sum();
         let mut counts = serde_json::Map::new();
         let mut text = String::new();
-        for hit in hits.iter().take(self.head_limit) {
+        for hit in hits.iter().skip(self.offset).take(self.head_limit) {
             let path = hit.path.display().to_string();
             text.push_str(&format!("{path}:{}\n", hit.count));
             counts.insert(path, hit.count.into());
@@ -353,12 +393,9 @@ impl Search {
             plural(total, "matching line"),
             plural(hits.len(), "file")
         ));
-        if hits.len() > self.head_limit {
-            text.push_str(&format!(
-                " Showing {} files; {} left out: narrow the search, or raise head_limit (0 for all).",
-                self.head_limit,
-                hits.len() - self.head_limit
-            ));
+        if let Some(note) = self.page_note(counts.len(), hits.len(), "files", "") {
+            text.push(' ');
+            text.push_str(&note);
         }
         text.push(')');
         ToolOutput::text(text).with_structured(json!({"counts": counts, "total": total}))
@@ -371,10 +408,16 @@ impl Search {
         let total: usize = hits.iter().map(|h| h.count).sum();
         let mut text = String::new();
         let mut shown = 0usize;
+        let mut skipped = 0usize;
         let mut searcher = None;
         for hit in hits.iter_mut() {
             if shown >= self.head_limit {
                 break;
+            }
+            // Files wholly before the offset are skipped by their count.
+            if skipped + hit.count <= self.offset {
+                skipped += hit.count;
+                continue;
             }
             if hit.lines.is_none() {
                 // Left out of memory during the walk: search it again now.
@@ -389,17 +432,30 @@ impl Search {
                 hit.lines = again.ok().flatten().and_then(|h| h.lines);
             }
             let Some(lines) = &hit.lines else { continue };
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&hit.path.display().to_string());
-            text.push('\n');
+            let mut started = false;
             for line in lines {
-                if line.kind != LineKind::Break {
+                if line.kind == LineKind::Break {
+                    // a group break only between lines shown from this file
+                    if !started {
+                        continue;
+                    }
+                } else {
+                    if skipped < self.offset {
+                        skipped += 1;
+                        continue;
+                    }
                     if shown >= self.head_limit {
                         break;
                     }
                     shown += 1;
+                }
+                if !started {
+                    started = true;
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(&hit.path.display().to_string());
+                    text.push('\n');
                 }
                 match (line.kind, self.line_numbers) {
                     (LineKind::Break, _) => text.push_str("--"),
@@ -417,15 +473,16 @@ impl Search {
         if text.ends_with('\n') {
             text.pop();
         }
-        if total > shown {
-            text.push_str(&format!(
-                "\n\n(Showing {shown} of {total} lines from {}; {} left out. Narrow the search, or raise head_limit (0 for all).)",
-                plural(hits.len(), "file"),
-                total - shown
-            ));
+        let from = format!(" from {}", plural(hits.len(), "file"));
+        if let Some(note) = self.page_note(shown, total, "lines", &from) {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&format!("({note})"));
         }
-        ToolOutput::text(text)
-            .with_structured(json!({"files": hits.len(), "lines": total, "shown": shown}))
+        ToolOutput::text(text).with_structured(
+            json!({"files": hits.len(), "lines": total, "shown": shown, "offset": self.offset}),
+        )
     }
 }
 

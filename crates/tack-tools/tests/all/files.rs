@@ -1036,6 +1036,7 @@ async fn definitions_use_claude_code_names_and_fields_and_stay_small() {
             "glob",
             "head_limit",
             "multiline",
+            "offset",
             "output_mode",
             "path",
             "pattern",

@@ -389,7 +389,7 @@ async fn grep_head_limit_caps_output_and_says_how_much_was_left_out() {
     assert_eq!(all[250], "250:hit 250");
     assert_eq!(
         all[252],
-        "(Showing 250 of 300 lines from 1 file; 50 left out. Narrow the search, or raise head_limit (0 for all).)"
+        "(Showing 250 of 300 lines from 1 file; 50 left out. Narrow the search, raise head_limit (0 for all), or read on with offset 250.)"
     );
     let out = env
         .ok(
@@ -400,7 +400,7 @@ async fn grep_head_limit_caps_output_and_says_how_much_was_left_out() {
     assert_eq!(
         out,
         format!(
-            "{}\n1:hit 1\n2:hit 2\n3:hit 3\n\n(Showing 3 of 300 lines from 1 file; 297 left out. Narrow the search, or raise head_limit (0 for all).)",
+            "{}\n1:hit 1\n2:hit 2\n3:hit 3\n\n(Showing 3 of 300 lines from 1 file; 297 left out. Narrow the search, raise head_limit (0 for all), or read on with offset 3.)",
             f.display()
         )
     );
@@ -420,8 +420,89 @@ async fn grep_head_limit_caps_output_and_says_how_much_was_left_out() {
         .await;
     assert_eq!(lines(&out).len(), 3);
     assert!(
-        out.ends_with("(Showing 2 of 6 matching files, most recently modified first; 4 left out. Narrow the search, or raise head_limit (0 for all).)"),
+        out.ends_with("(Showing 2 of 6 matching files, most recently modified first; 4 left out. Narrow the search, raise head_limit (0 for all), or read on with offset 2.)"),
         "{out}"
+    );
+}
+
+#[tokio::test]
+async fn grep_offset_pages_through_lines_files_and_counts() {
+    let env = Env::new();
+    let a = env.put("a.txt", "hit 1\nmiss\nhit 2\nhit 3\n");
+    let b = env.put("b.txt", "hit 4\nhit 5\n");
+    // content: lines 3-4 of 5, across the two files, each under its path
+    let out = env
+        .ok(
+            "Grep",
+            json!({"pattern": "hit", "output_mode": "content", "offset": 2, "head_limit": 2}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        format!(
+            "{}\n4:hit 3\n\n{}\n1:hit 4\n\n(Showing lines 3-4 of 5 from 2 files (offset 2); 1 after these. Narrow the search, raise head_limit (0 for all), or read on with offset 4.)",
+            a.display(),
+            b.display()
+        )
+    );
+    // the last page says nothing is left
+    let out = env
+        .ok(
+            "Grep",
+            json!({"pattern": "hit", "output_mode": "content", "offset": 4}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        format!(
+            "{}\n2:hit 5\n\n(Showing lines 5-5 of 5 from 2 files (offset 4); 0 after these.)",
+            b.display()
+        )
+    );
+    // context lines count as lines; a group break is not shown before the first line of a page
+    let out = env
+        .ok(
+            "Grep",
+            json!({"pattern": "hit [13]", "output_mode": "content", "-A": 1, "offset": 1, "path": a.display().to_string()}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        format!(
+            "{}\n2-miss\n--\n4:hit 3\n\n(Showing lines 2-3 of 3 from 1 file (offset 1); 0 after these.)",
+            a.display()
+        )
+    );
+    // files and counts skip whole entries
+    let out = env
+        .ok(
+            "Grep",
+            json!({"pattern": "hit", "output_mode": "count", "offset": 1}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        format!(
+            "{}:2\n(5 matching lines in 2 files. Showing files 2-2 of 2 (offset 1); 0 after these.)",
+            b.display()
+        )
+    );
+    let out = env.ok("Grep", json!({"pattern": "hit", "offset": 1})).await;
+    assert_eq!(lines(&out).len(), 2, "{out}");
+    assert!(
+        out.ends_with("(Showing matching files 2-2 of 2, most recently modified first (offset 1); 0 after these.)"),
+        "{out}"
+    );
+    // past the end: told so, not an empty answer
+    let out = env
+        .ok(
+            "Grep",
+            json!({"pattern": "hit", "output_mode": "content", "offset": 9}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        "(offset 9 is past the end: there are 5 lines from 2 files. Use a smaller offset.)"
     );
 }
 
