@@ -42,13 +42,14 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use nix::unistd::Pid;
+use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tack_tool::{Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput, Typed, TypedTool};
 
 use jobs::{Job, JobStatus, KillOutcome, signal_name};
-use process::{Ending, run_foreground, wrap_command};
+use process::{Ending, Taken, run_foreground, wrap_command};
 
 /// The timeout of a call that does not set one (ms).
 pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
@@ -503,6 +504,28 @@ fn answer(run: Run) -> Result<ToolOutput, ToolError> {
 pub struct BashOutputInput {
     /// The id Bash returned for a background command, e.g. "bash_1".
     pub bash_id: String,
+    /// A regular expression, e.g. "error|warning" or "(?i)listening on": only new
+    /// lines matching it are returned; the other new lines are dropped and cannot
+    /// be read again.
+    pub filter: Option<String>,
+}
+
+impl BashOutputInput {
+    /// The compiled filter; `None` without one. An empty filter is none:
+    /// models fill optional strings with "".
+    fn filter(&self) -> Result<Option<Regex>, ToolError> {
+        let Some(pattern) = self.filter.as_deref().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        Regex::new(pattern).map(Some).map_err(|e| {
+            ToolError::InvalidInput(format!(
+                "filter {pattern:?} is not a valid regular expression: {e}\n\
+                 Fix the pattern (Rust regex syntax: escape ( ) [ ] {{ }} . * + ? | \\ with a \
+                 backslash to match them literally; look-around and backreferences are not \
+                 supported) or leave filter out. No output was read or dropped."
+            ))
+        })
+    }
 }
 
 /// Reads new output of a background command.
@@ -522,7 +545,8 @@ impl TypedTool for BashOutput {
         "Returns the output a background command (started by Bash with run_in_background) printed \
          since the last BashOutput call for it, after a first line with its status: running, \
          exited with code N, or killed. Call it again later to follow a server or a long build; \
-         an empty read says \"(no new output)\". Takes the id Bash returned, e.g. \"bash_1\"."
+         an empty read says \"(no new output)\". Takes the id Bash returned, e.g. \"bash_1\", \
+         and optionally a filter regex to keep only the new lines that match."
     }
 
     fn is_concurrency_safe(&self, _input: &BashOutputInput) -> bool {
@@ -536,24 +560,47 @@ impl TypedTool for BashOutput {
         }
     }
 
+    fn validate(&self, input: &BashOutputInput, _ctx: &ToolContext) -> Result<(), ToolError> {
+        input.filter().map(drop)
+    }
+
     async fn call(
         &self,
         input: BashOutputInput,
         _ctx: ToolContext,
     ) -> Result<ToolOutput, ToolError> {
+        // Both checks come before the read: a failed call consumes nothing.
+        let filter = input.filter()?;
         let job = self.state.job(&input.bash_id)?;
         let status = job.status();
-        let (output, dropped) = job.take_output();
+        // A filter matches whole lines: one still being printed waits.
+        let taken = job.take_output(filter.is_some());
+        let omitted = taken.omitted;
+        let held = taken.held;
+        let (output, filtered) = match &filter {
+            None => (taken.into_text(), None),
+            Some(re) => {
+                let (text, counts) = filter_lines(taken, re);
+                (text, Some(counts))
+            }
+        };
         let elapsed = job.started.elapsed().as_secs();
         let mut text = format!(
             "{}: {status} (started {elapsed}s ago: {})\n",
             job.id,
             one_line(&job.command, 80)
         );
-        if output.is_empty() {
+        let no_lines = filtered.as_ref().is_some_and(|f| f.lines == 0);
+        if output.is_empty() && (filtered.is_none() || no_lines) {
             text.push_str("(no new output)");
         } else {
             text.push_str(&output);
+        }
+        if let Some(note) = filtered.as_ref().and_then(|f| f.note(held)) {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&note);
         }
         let exit_code = match status {
             JobStatus::Exited(code) => Some(code),
@@ -563,9 +610,72 @@ impl TypedTool for BashOutput {
             "bash_id": job.id,
             "status": status.key(),
             "exit_code": exit_code,
-            "omitted_bytes": dropped,
+            "omitted_bytes": omitted,
+            "filter": filtered.map(|f| json!({
+                "lines": f.lines,
+                "matched": f.kept,
+                "dropped": f.lines - f.kept,
+                "held_bytes": held,
+            })),
         })))
     }
+}
+
+/// How a filter sorted one read's lines.
+struct Filtered {
+    /// New lines read, matching or not.
+    lines: usize,
+    /// Lines that matched and were returned.
+    kept: usize,
+}
+
+impl Filtered {
+    /// "(filter: 12 of 15 new lines did not match and were dropped)", and a
+    /// word on an unfinished last line held for the next read.
+    fn note(&self, held: usize) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.lines > 0 {
+            let dropped = self.lines - self.kept;
+            parts.push(format!(
+                "{dropped} of {} new {} did not match and {} dropped",
+                self.lines,
+                if self.lines == 1 { "line" } else { "lines" },
+                if dropped == 1 { "was" } else { "were" },
+            ));
+        }
+        if held > 0 {
+            parts.push("an unfinished last line is kept for the next read".to_owned());
+        }
+        (!parts.is_empty()).then(|| format!("(filter: {})", parts.join("; ")))
+    }
+}
+
+/// Keeps the lines that match `re`, stdout and stderr alike (they share one
+/// pipe). A line is matched without its line ending; the note on omitted
+/// bytes is kept and is not a line.
+fn filter_lines(taken: Taken, re: &Regex) -> (String, Filtered) {
+    let mut text = String::new();
+    let mut counts = Filtered { lines: 0, kept: 0 };
+    let mut add = |part: &str, text: &mut String| {
+        for line in part.split_inclusive('\n') {
+            let bare = line.strip_suffix('\n').unwrap_or(line);
+            let bare = bare.strip_suffix('\r').unwrap_or(bare);
+            counts.lines += 1;
+            if re.is_match(bare) {
+                counts.kept += 1;
+                text.push_str(line);
+                if !line.ends_with('\n') {
+                    text.push('\n');
+                }
+            }
+        }
+    };
+    add(&taken.head, &mut text);
+    if let Some(note) = taken.omission_note() {
+        text.push_str(&note);
+    }
+    add(&taken.tail, &mut text);
+    (text, counts)
 }
 
 fn one_line(s: &str, max_chars: usize) -> String {

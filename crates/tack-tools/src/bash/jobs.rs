@@ -14,7 +14,9 @@ use tokio::io::AsyncReadExt as _;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::process::{Capture, OUTPUT_CAP, Spawned, TERM_GRACE, group_alive, kill_group_now};
+use super::process::{
+    Capture, Hold, OUTPUT_CAP, Spawned, TERM_GRACE, Taken, group_alive, kill_group_now,
+};
 
 /// Where a background command is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,17 +129,22 @@ impl Job {
         self.shared.status.borrow().clone()
     }
 
-    /// The output printed since the last call, and the bytes dropped from it
-    /// to stay under the memory cap.
-    pub(crate) fn take_output(&self) -> (String, u64) {
+    /// The output printed since the last call, with the bytes dropped from it
+    /// to stay under the memory cap. With `whole_lines`, a last line without
+    /// its newline stays for the next call while the command may still be
+    /// printing it.
+    pub(crate) fn take_output(&self, whole_lines: bool) -> Taken {
         let ended = self.shared.finished.load(Ordering::Acquire);
-        let mut out = self
-            .shared
+        let hold = match (ended, whole_lines) {
+            (true, _) => Hold::Nothing,
+            (false, false) => Hold::PartialChar,
+            (false, true) => Hold::PartialLine,
+        };
+        self.shared
             .output
             .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let dropped = out.dropped();
-        (out.take_text(!ended), dropped)
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(hold)
     }
 
     /// Stops the job's whole process group: SIGTERM, a short grace, SIGKILL.

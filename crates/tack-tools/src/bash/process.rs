@@ -244,31 +244,96 @@ impl Capture {
     /// incomplete UTF-8 sequence at the very end stays for the next take (the
     /// process may still be printing the rest of the character).
     pub(crate) fn take_text(&mut self, hold_partial: bool) -> String {
-        let dropped = std::mem::take(&mut self.dropped);
+        let hold = if hold_partial {
+            Hold::PartialChar
+        } else {
+            Hold::Nothing
+        };
+        self.take(hold).into_text()
+    }
+
+    /// Takes everything but what `hold` keeps for the next take, and empties
+    /// the buffer of it.
+    pub(crate) fn take(&mut self, hold: Hold) -> Taken {
+        let omitted = std::mem::take(&mut self.dropped);
         let mut head = std::mem::take(&mut self.head);
         let mut tail: Vec<u8> = std::mem::take(&mut self.tail).into();
-        if dropped == 0 {
+        if omitted == 0 {
             head.append(&mut tail);
         }
-        let last = if dropped == 0 { &mut head } else { &mut tail };
-        if hold_partial {
-            let keep = incomplete_utf8_suffix(last);
-            self.head = last.split_off(last.len() - keep);
-        }
-        if dropped == 0 {
-            return String::from_utf8_lossy(&head).into_owned();
-        }
-        let cap = self.half * 2;
-        let limit = if cap >= 1024 * 1024 {
-            format!("{} MB", cap / (1024 * 1024))
-        } else {
-            format!("{cap}-byte")
+        let last = if omitted == 0 { &mut head } else { &mut tail };
+        let keep = match hold {
+            Hold::Nothing => 0,
+            Hold::PartialChar => incomplete_utf8_suffix(last),
+            // A newline byte never occurs inside a UTF-8 sequence, so this
+            // holds an incomplete character too.
+            Hold::PartialLine => {
+                memchr::memrchr(b'\n', last).map_or(last.len(), |i| last.len() - i - 1)
+            }
         };
-        format!(
-            "{}\n[… {dropped} bytes of output omitted here: the output went over the {limit} memory limit …]\n{}",
-            String::from_utf8_lossy(&head),
-            String::from_utf8_lossy(&tail)
-        )
+        let held = last.split_off(last.len() - keep);
+        // The buffer is empty here: what is held goes back under the cap.
+        self.push(&held);
+        Taken {
+            head: String::from_utf8_lossy(&head).into_owned(),
+            omitted,
+            tail: String::from_utf8_lossy(&tail).into_owned(),
+            held: held.len(),
+            cap: self.half * 2,
+        }
+    }
+}
+
+/// What [`Capture::take`] keeps back for the next take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hold {
+    /// Nothing: the output has ended.
+    Nothing,
+    /// An incomplete UTF-8 sequence at the very end.
+    PartialChar,
+    /// The last line when it has no newline yet (the process may still be
+    /// printing it).
+    PartialLine,
+}
+
+/// One take of a [`Capture`]: the text, split where bytes were omitted to
+/// stay under the cap.
+#[derive(Debug)]
+pub(crate) struct Taken {
+    /// The text, or its start when bytes were omitted.
+    pub head: String,
+    /// Bytes omitted between `head` and `tail`.
+    pub omitted: u64,
+    /// The text after the omitted bytes; empty when none were omitted.
+    pub tail: String,
+    /// Bytes held back for the next take.
+    pub held: usize,
+    cap: usize,
+}
+
+impl Taken {
+    /// The line that marks the omitted bytes (ending in a newline), if any.
+    pub(crate) fn omission_note(&self) -> Option<String> {
+        if self.omitted == 0 {
+            return None;
+        }
+        let limit = if self.cap >= 1024 * 1024 {
+            format!("{} MB", self.cap / (1024 * 1024))
+        } else {
+            format!("{}-byte", self.cap)
+        };
+        Some(format!(
+            "[… {} bytes of output omitted here: the output went over the {limit} memory limit …]\n",
+            self.omitted
+        ))
+    }
+
+    /// The whole text, with a note where bytes were omitted.
+    pub(crate) fn into_text(self) -> String {
+        match self.omission_note() {
+            None => self.head,
+            Some(note) => format!("{}\n{note}{}", self.head, self.tail),
+        }
     }
 }
 
@@ -442,6 +507,25 @@ mod tests {
         assert_eq!(incomplete_utf8_suffix(&"🦀".as_bytes()[..3]), 3);
         assert_eq!(incomplete_utf8_suffix(b"abc"), 0);
         assert_eq!(incomplete_utf8_suffix(&[0xff]), 0);
+    }
+
+    #[test]
+    fn an_unfinished_line_is_held_back_when_asked() {
+        let mut c = Capture::new(100);
+        c.push(b"one\ntw");
+        let taken = c.take(Hold::PartialLine);
+        assert_eq!((taken.head.as_str(), taken.held), ("one\n", 2));
+        c.push(b"o\nthr");
+        assert_eq!(c.take(Hold::PartialLine).head, "two\n");
+        // no newline at all: the whole line waits
+        assert_eq!(c.take(Hold::PartialLine).head, "");
+        assert_eq!(c.take(Hold::Nothing).head, "thr");
+        // over the cap the held line goes back under it
+        let mut c = Capture::new(10);
+        c.push(b"0123456789abc\nxyz");
+        let taken = c.take(Hold::PartialLine);
+        assert_eq!((taken.omitted, taken.tail.as_str()), (7, "c\n"));
+        assert_eq!(c.take_text(false), "xyz");
     }
 
     #[test]

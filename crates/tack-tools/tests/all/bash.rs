@@ -388,6 +388,183 @@ async fn background_runs_are_read_incrementally_and_finish() {
     assert!(third.ends_with("(no new output)"), "{third}");
 }
 
+/// Starts a background command and returns its shell id.
+async fn start_background(s: &Session, command: &str) -> String {
+    let out = s
+        .call(
+            "Bash",
+            json!({"command": command, "run_in_background": true}),
+        )
+        .await
+        .unwrap();
+    out.structured.as_ref().unwrap()["bash_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Waits up to 5 s for a file the command creates once it has printed, then
+/// a moment for the output to be read from the pipe.
+async fn printed(s: &Session, file: &str) {
+    let path = s.root().join(file);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "{file} never appeared");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+}
+
+/// The result text after the status line.
+fn body(out: &ToolOutput) -> String {
+    text(out).split_once('\n').unwrap().1.to_owned()
+}
+
+#[tokio::test]
+async fn a_filter_returns_matching_lines_and_drops_the_rest_for_good() {
+    let s = Session::new();
+    let id = start_background(
+        &s,
+        "printf 'ok 1\nerror: a\nok 2\nwarning: b\nok 3\n'; echo 'error: on stderr' >&2; \
+         touch first; while [ ! -e go ]; do sleep 0.05; done; echo 'ok 4'; echo 'error: late'",
+    )
+    .await;
+    printed(&s, "first").await;
+
+    let read = s
+        .call(
+            "BashOutput",
+            json!({"bash_id": id, "filter": "^(error|warning):"}),
+        )
+        .await
+        .unwrap();
+    assert!(
+        text(&read).starts_with("bash_1: running"),
+        "{}",
+        text(&read)
+    );
+    // stdout and stderr lines alike, in print order, then the count
+    assert_eq!(
+        body(&read),
+        "error: a\nwarning: b\nerror: on stderr\n\
+         (filter: 3 of 6 new lines did not match and were dropped)",
+    );
+    assert_eq!(
+        read.structured.as_ref().unwrap()["filter"],
+        json!({"lines": 6, "matched": 3, "dropped": 3, "held_bytes": 0})
+    );
+
+    std::fs::write(s.root().join("go"), "").unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let next = s.call("BashOutput", json!({"bash_id": id})).await.unwrap();
+    // only what came after: neither the dropped "ok" lines nor the matches
+    assert_eq!(body(&next), "ok 4\nerror: late\n");
+    assert!(
+        text(&next).starts_with("bash_1: exited with code 0"),
+        "{}",
+        text(&next)
+    );
+    assert_eq!(next.structured.as_ref().unwrap()["filter"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_filter_that_matches_nothing_says_so() {
+    let s = Session::new();
+    let id = start_background(&s, "seq 1 5; touch first").await;
+    printed(&s, "first").await;
+    let read = s
+        .call("BashOutput", json!({"bash_id": id, "filter": "(?i)ERROR"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        body(&read),
+        "(filter: 5 of 5 new lines did not match and were dropped)"
+    );
+    let again = s
+        .call("BashOutput", json!({"bash_id": id, "filter": "(?i)ERROR"}))
+        .await
+        .unwrap();
+    assert_eq!(body(&again), "(no new output)");
+}
+
+#[tokio::test]
+async fn a_filtered_read_waits_for_a_line_still_being_printed() {
+    let s = Session::new();
+    let id = start_background(
+        &s,
+        "echo 'error: one'; printf 'error: tw'; touch first; \
+         while [ ! -e go ]; do sleep 0.05; done; echo 'o'; printf 'error: no newline'",
+    )
+    .await;
+    printed(&s, "first").await;
+    let read = s
+        .call(
+            "BashOutput",
+            json!({"bash_id": id, "filter": "^error: (one|two)$"}),
+        )
+        .await
+        .unwrap();
+    // "error: tw" would not match; the rest of its line is still to come
+    assert_eq!(
+        body(&read),
+        "error: one\n(filter: 0 of 1 new line did not match and were dropped; \
+         an unfinished last line is kept for the next read)"
+    );
+    assert_eq!(read.structured.as_ref().unwrap()["filter"]["held_bytes"], 9);
+
+    std::fs::write(s.root().join("go"), "").unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let next = s
+        .call("BashOutput", json!({"bash_id": id, "filter": "^error"}))
+        .await
+        .unwrap();
+    // once the command has ended its last line counts even without a newline
+    assert_eq!(
+        body(&next),
+        "error: two\nerror: no newline\n\
+         (filter: 0 of 2 new lines did not match and were dropped)"
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_filter_is_invalid_input_and_consumes_nothing() {
+    let s = Session::new();
+    let id = start_background(&s, "echo one; echo two >&2; touch first").await;
+    printed(&s, "first").await;
+    let input = json!({"bash_id": id, "filter": "error: (unclosed"});
+    let err = s.call("BashOutput", input.clone()).await.unwrap_err();
+    assert!(
+        matches!(&err, ToolError::InvalidInput(m)
+            if m.contains("not a valid regular expression")
+                && m.contains("unclosed group")
+                && m.contains("No output was read")),
+        "{err:?}"
+    );
+    // the harness's validate stage rejects it too
+    let validated = s
+        .tool("BashOutput")
+        .validate(&input, &s.ctx(CancellationToken::new()));
+    assert!(
+        matches!(validated, Err(ToolError::InvalidInput(_))),
+        "{validated:?}"
+    );
+    let read = s.call("BashOutput", json!({"bash_id": id})).await.unwrap();
+    assert_eq!(body(&read), "one\ntwo\n");
+}
+
+#[tokio::test]
+async fn an_empty_filter_is_no_filter() {
+    let s = Session::new();
+    let id = start_background(&s, "echo one; echo two; touch first").await;
+    printed(&s, "first").await;
+    let read = s
+        .call("BashOutput", json!({"bash_id": id, "filter": ""}))
+        .await
+        .unwrap();
+    assert_eq!(body(&read), "one\ntwo\n");
+    assert_eq!(read.structured.as_ref().unwrap()["filter"], Value::Null);
+}
+
 #[tokio::test]
 async fn kill_shell_stops_a_background_command_and_its_children() {
     let s = Session::new();
@@ -501,7 +678,7 @@ async fn the_tool_set_has_claude_code_names_and_fields() {
         props("Bash"),
         ["command", "description", "run_in_background", "timeout"]
     );
-    assert_eq!(props("BashOutput"), ["bash_id"]);
+    assert_eq!(props("BashOutput"), ["bash_id", "filter"]);
     assert_eq!(props("KillShell"), ["shell_id"]);
     for tool in &s.tools {
         let schema = tool.input_schema();
