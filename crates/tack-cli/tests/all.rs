@@ -854,8 +854,9 @@ async fn mcp_servers_from_mcp_json_need_approval_then_list_call_and_run() {
 
 /// Runs `tack run PROMPT` on a pseudo-terminal (util-linux `script`), typing
 /// `answers` after a pause, so the permission prompt is really shown and answered.
-fn run_on_a_tty(w: &World, prompt: &str, answers: &str) -> (Option<i32>, String) {
-    let command = format!("{} run '{prompt}'", env!("CARGO_BIN_EXE_tack"));
+/// Runs `tack run ARGS` (ARGS as a shell would split them) on a pseudo-terminal.
+fn run_on_a_tty(w: &World, args: &str, answers: &str) -> (Option<i32>, String) {
+    let command = format!("{} run {args}", env!("CARGO_BIN_EXE_tack"));
     let mut cmd = w.tack();
     cmd.args(["-qec", &command, "/dev/null"]);
     let mut script = Command::new("script");
@@ -901,7 +902,7 @@ async fn on_a_terminal_ask_offers_once_always_and_deny_with_a_reason() {
     let w = std::sync::Arc::new(w);
     let world = w.clone();
     let (code, screen) = tokio::task::spawn_blocking(move || {
-        run_on_a_tty(&world, "make files", "a\nn\nnot in this repo\n")
+        run_on_a_tty(&world, "'make files'", "a\nn\nnot in this repo\n")
     })
     .await
     .unwrap();
@@ -939,4 +940,36 @@ async fn on_a_terminal_ask_offers_once_always_and_deny_with_a_reason() {
         .unwrap();
     let log = stdout(&log);
     assert!(log.contains("the user (always allow"), "{log}");
+}
+
+#[tokio::test]
+async fn a_command_cannot_reach_the_terminal_tack_runs_on() {
+    // A password prompt (sudo, ssh, git) opens /dev/tty. The command must get
+    // no terminal at once, not stop on it until its timeout, and must not
+    // write over tack's screen.
+    let w = World::new(vec![
+        Step::tool_use(
+            "t1",
+            "Bash",
+            json!({"command": "echo prompt-$((40+2)) > /dev/tty; read -r x < /dev/tty; echo status=$?", "timeout": 30000}),
+        ),
+        Step::text("done"),
+    ])
+    .await;
+    let w = std::sync::Arc::new(w);
+    let world = w.clone();
+    let started = std::time::Instant::now();
+    let (code, screen) = tokio::task::spawn_blocking(move || {
+        run_on_a_tty(&world, "--allowed-tools Bash 'read the terminal'", "")
+    })
+    .await
+    .unwrap();
+    let took = started.elapsed();
+    assert_eq!(code, Some(0), "{screen}");
+    assert!(took < Duration::from_secs(15), "took {took:?}: {screen}");
+    assert!(!screen.contains("prompt-42"), "{screen}");
+    let result = &w.mock.requests()[1].body["messages"][2]["content"][0];
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("/dev/tty"), "{result}");
+    assert!(text.contains("status=1"), "{result}");
 }

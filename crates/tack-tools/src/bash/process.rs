@@ -64,8 +64,16 @@ pub(crate) struct Spawned {
     pub pgid: Pid,
 }
 
-/// Starts `shell -c script` in `cwd`, in a new process group, with stdin empty
-/// and stdout and stderr on one pipe (so they interleave as printed).
+/// Starts `shell -c script` in `cwd`, in a new session (so in a new process
+/// group, and without a controlling terminal), with stdin empty and stdout
+/// and stderr on one pipe (so they interleave as printed).
+///
+/// Without a terminal, a command that opens `/dev/tty` (sudo's or ssh's
+/// password prompt, git's credential prompt) fails at once instead of
+/// stopping on the terminal tack runs on until its timeout, and cannot
+/// write over tack's screen. When tack itself has no terminal (CI, an MCP
+/// client's child) there is none to reach, and a plain new process group
+/// spares the fork that `setsid` needs (posix_spawn is ~0.2 ms faster).
 pub(crate) fn spawn(shell: &Path, script: &str, cwd: &Path) -> io::Result<Spawned> {
     let (reader, writer) = io::pipe()?;
     let writer_err = writer.try_clone()?;
@@ -77,8 +85,20 @@ pub(crate) fn spawn(shell: &Path, script: &str, cwd: &Path) -> io::Result<Spawne
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer))
         .stderr(Stdio::from(writer_err))
-        .process_group(0)
         .kill_on_drop(true);
+    if has_terminal() {
+        // std has no stable `setsid` for Command yet (rust-lang/rust#105376).
+        #[allow(unsafe_code)]
+        // SAFETY: the closure runs in the child between fork and exec. It
+        // calls only setsid(2), which is async-signal-safe, and allocates
+        // nothing (nix returns an Errno, made into an io::Error without
+        // allocating).
+        unsafe {
+            command.pre_exec(|| nix::unistd::setsid().map(drop).map_err(io::Error::from));
+        }
+    } else {
+        command.process_group(0);
+    }
     let child = command.spawn()?;
     // The command holds our copies of the write end: drop it so the pipe
     // reaches end-of-file once the shell and its children are done.
@@ -93,6 +113,12 @@ pub(crate) fn spawn(shell: &Path, script: &str, cwd: &Path) -> io::Result<Spawne
         output,
         pgid,
     })
+}
+
+/// Whether this process has a controlling terminal (checked once).
+fn has_terminal() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| std::fs::File::open("/dev/tty").is_ok())
 }
 
 /// Whether any process of group `pgid` is still alive (zombies do not count:
