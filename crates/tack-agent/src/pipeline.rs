@@ -29,8 +29,8 @@ use tack_protocol::{
     AuditRecord, ContentBlock, SessionEvent, ToolDefinition, ToolOutcome, ToolResultBlock,
 };
 use tack_tool::{
-    RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost,
-    ToolOutput, ToolRegistry,
+    Progress, ProgressSink, RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext,
+    ToolError, ToolHost, ToolOutput, ToolRegistry,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -285,7 +285,20 @@ impl Pipeline {
     }
 
     /// Runs one call through every stage. Never fails: errors are results.
+    /// The tool's progress reports become `tool_progress` events.
     pub async fn dispatch(&self, dispatch: Dispatch, cancel: &CancellationToken) -> ToolCallResult {
+        self.dispatch_with_progress(dispatch, cancel, ProgressSink::none())
+            .await
+    }
+
+    /// [`Pipeline::dispatch`], with the tool's progress reports also going to
+    /// `progress`.
+    pub async fn dispatch_with_progress(
+        &self,
+        dispatch: Dispatch,
+        cancel: &CancellationToken,
+        progress: ProgressSink,
+    ) -> ToolCallResult {
         let started = Instant::now();
         let Dispatch {
             mut call,
@@ -302,7 +315,7 @@ impl Pipeline {
             ..AuditRecord::default()
         };
         let answer = self
-            .run_stages(&mut call, input_error, cancel, &mut audit)
+            .run_stages(&mut call, input_error, cancel, progress, &mut audit)
             .await;
         audit.input = call.input.clone();
         self.record(&call, answer, started, audit)
@@ -313,6 +326,7 @@ impl Pipeline {
         call: &mut ToolCall,
         input_error: Option<String>,
         cancel: &CancellationToken,
+        progress: ProgressSink,
         audit: &mut AuditRecord,
     ) -> Stop {
         // find tool
@@ -326,7 +340,7 @@ impl Pipeline {
                 "the user interrupted the session before this call started; it did not run".into(),
             )));
         }
-        let ctx = self.context(call, cancel);
+        let ctx = self.context(call, cancel, progress);
         // validate input (null fields mean "not given")
         normalize(call);
         if let Err(e) = validate(tool, call, input_error, &ctx) {
@@ -380,12 +394,29 @@ impl Pipeline {
         Stop::Answer(result)
     }
 
-    fn context(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolContext {
+    fn context(
+        &self,
+        call: &ToolCall,
+        cancel: &CancellationToken,
+        progress: ProgressSink,
+    ) -> ToolContext {
+        let events = self.events.clone();
+        let (id, name) = (call.id.clone(), call.name.clone());
+        let on_bus = ProgressSink::new(move |p: Progress| {
+            events.emit(&SessionEvent::ToolProgress {
+                tool_use_id: id.clone(),
+                name: name.clone(),
+                progress: p.progress,
+                total: p.total,
+                message: p.message,
+            });
+        });
         ToolContext {
             cwd: self.cwd.clone(),
             session_id: self.session_id.clone(),
             tool_use_id: call.id.clone(),
             cancel: cancel.child_token(),
+            progress: on_bus.and(progress),
         }
     }
 
@@ -574,5 +605,15 @@ impl ToolHost for Pipeline {
 
     async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {
         self.dispatch(call.into(), &cancel).await
+    }
+
+    async fn call_with_progress(
+        &self,
+        call: ToolCall,
+        cancel: CancellationToken,
+        progress: ProgressSink,
+    ) -> ToolCallResult {
+        self.dispatch_with_progress(call.into(), &cancel, progress)
+            .await
     }
 }

@@ -81,6 +81,17 @@ impl Printer {
                     self.dim(&format!("● {name}({})", summarize(input, 100)))
                 );
             }
+            SessionEvent::ToolProgress { name, message, .. } => {
+                // A long call's last word, on the spinner line.
+                let label = match message {
+                    Some(m) => format!("{name}: {}", truncate(&m.replace('\n', " "), 100)),
+                    None => format!("{name}: running"),
+                };
+                match &state.spinner {
+                    Some(bar) => bar.set_message(label),
+                    None => self.start_spinner(state, &label),
+                }
+            }
             SessionEvent::ToolResult {
                 name,
                 is_error,
@@ -89,6 +100,7 @@ impl Printer {
                 outcome,
                 ..
             } => {
+                stop_spinner(state);
                 let first = content
                     .iter()
                     .find_map(|b| match b {

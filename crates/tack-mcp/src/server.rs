@@ -203,16 +203,35 @@ impl ToolServer {
             input,
         };
         let name = call.name.clone();
+        let token = context.meta.get_progress_token();
         let scope = scope::CallScope::new(
             context.peer.clone(),
-            context.meta.get_progress_token(),
+            token.clone(),
             self.log_gate(&context),
             context.client_capabilities(),
         );
+        // The tool's own progress reports, as notifications/progress when
+        // the client sent a progressToken.
+        let (progress, forwarder) = match token {
+            Some(token) => {
+                let (sink, forwarder) =
+                    scope::ProgressForwarder::start(context.peer.clone(), token);
+                (sink, Some(forwarder))
+            }
+            None => (tack_tool::ProgressSink::none(), None),
+        };
         // `context.ct` is cancelled by rmcp when the client sends
         // notifications/cancelled for this request (or the session ends).
-        let (result, protocol_error) =
-            scope::run(scope, self.host.call(call, context.ct.clone())).await;
+        let (result, protocol_error) = scope::run(
+            scope,
+            self.host
+                .call_with_progress(call, context.ct.clone(), progress),
+        )
+        .await;
+        if let Some(forwarder) = forwarder {
+            // Reports made during the call go out before its response; none after.
+            forwarder.finish().await;
+        }
         if let Some(error) = protocol_error {
             return Err(error);
         }

@@ -78,6 +78,16 @@ pub enum SessionEvent {
         name: String,
         input: Value,
     },
+    /// A running tool says how far it has got (ephemeral).
+    ToolProgress {
+        tool_use_id: String,
+        name: String,
+        progress: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// A tool call finished (or was answered without running).
     ToolResult {
         tool_use_id: String,
@@ -120,6 +130,9 @@ pub enum SessionEvent {
 impl SessionEvent {
     /// Streamed but not stored.
     pub fn is_ephemeral(&self) -> bool {
-        matches!(self, SessionEvent::TextDelta { .. })
+        matches!(
+            self,
+            SessionEvent::TextDelta { .. } | SessionEvent::ToolProgress { .. }
+        )
     }
 }

@@ -66,6 +66,92 @@ pub struct ToolContext {
     /// Cancelled when the user interrupts or the call times out; long-running
     /// tools should watch it and stop promptly.
     pub cancel: CancellationToken,
+    /// Where a long-running tool says how far it has got (the terminal shows
+    /// it; `tack mcp serve` sends it as `notifications/progress`).
+    pub progress: ProgressSink,
+}
+
+impl ToolContext {
+    /// A context without progress reporting.
+    pub fn new(
+        cwd: impl Into<PathBuf>,
+        session_id: impl Into<String>,
+        tool_use_id: impl Into<String>,
+        cancel: CancellationToken,
+    ) -> Self {
+        Self {
+            cwd: cwd.into(),
+            session_id: session_id.into(),
+            tool_use_id: tool_use_id.into(),
+            cancel,
+            progress: ProgressSink::none(),
+        }
+    }
+
+    /// Reports progress of this call (does nothing when nobody listens).
+    pub fn report(&self, progress: Progress) {
+        self.progress.report(progress);
+    }
+}
+
+/// How far a running call has got.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// Grows with every report of a call (e.g. seconds elapsed, files read).
+    pub progress: f64,
+    /// What `progress` reaches at the end, when known.
+    pub total: Option<f64>,
+    /// One line for a person, e.g. the last line a command printed.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress reports go: cheap to clone, never blocks.
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<dyn Fn(Progress) + Send + Sync>>);
+
+impl ProgressSink {
+    /// Sends every report to `f`, which must return quickly.
+    pub fn new(f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(f)))
+    }
+
+    /// Drops every report.
+    pub fn none() -> Self {
+        Self(None)
+    }
+
+    /// Whether anyone listens (a tool may skip work that only feeds reports).
+    pub fn is_active(&self) -> bool {
+        self.0.is_some()
+    }
+
+    pub fn report(&self, progress: Progress) {
+        if let Some(f) = &self.0 {
+            f(progress);
+        }
+    }
+
+    /// A sink that gives every report to both.
+    pub fn and(self, other: ProgressSink) -> ProgressSink {
+        match (self.0, other.0) {
+            (None, None) => ProgressSink(None),
+            (Some(f), None) | (None, Some(f)) => ProgressSink(Some(f)),
+            (Some(a), Some(b)) => ProgressSink::new(move |p| {
+                a(p.clone());
+                b(p);
+            }),
+        }
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.is_active() {
+            "ProgressSink(active)"
+        } else {
+            "ProgressSink(none)"
+        })
+    }
 }
 
 /// A successful tool result: content blocks for the model, and optionally
@@ -380,6 +466,18 @@ pub trait ToolHost: Send + Sync {
     fn annotations(&self, name: &str) -> Option<ToolAnnotations>;
     /// Runs one call; never fails: errors are `is_error` results.
     async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult;
+
+    /// [`ToolHost::call`], with the running tool's progress reports going to
+    /// `progress`. By default they are dropped.
+    async fn call_with_progress(
+        &self,
+        call: ToolCall,
+        cancel: CancellationToken,
+        progress: ProgressSink,
+    ) -> ToolCallResult {
+        let _ = progress;
+        self.call(call, cancel).await
+    }
 }
 
 /// Shared handle to a tool.

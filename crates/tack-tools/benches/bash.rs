@@ -46,6 +46,7 @@ fn main() {
         session_id: "bench".into(),
         tool_use_id: "toolu_bench".into(),
         cancel: CancellationToken::new(),
+        progress: Default::default(),
     };
 
     println!("{CALLS} calls each after {WARMUP} warm-up calls, the three kinds interleaved:");

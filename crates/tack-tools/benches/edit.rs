@@ -45,6 +45,7 @@ fn main() {
         session_id: "bench".into(),
         tool_use_id: "bench".into(),
         cancel: CancellationToken::new(),
+        progress: Default::default(),
     };
     let call = |tool: &dyn Tool, input: Value| -> (Duration, Result<ToolOutput, ToolError>) {
         let started = Instant::now();

@@ -49,6 +49,7 @@ fn main() {
                 session_id: "bench".into(),
                 tool_use_id: "bench".into(),
                 cancel: CancellationToken::new(),
+                progress: Default::default(),
             };
             let started = Instant::now();
             let out = rt

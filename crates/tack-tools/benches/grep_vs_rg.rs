@@ -87,6 +87,7 @@ fn time_tool(
             session_id: "bench".into(),
             tool_use_id: "bench".into(),
             cancel: CancellationToken::new(),
+            progress: Default::default(),
         };
         let started = Instant::now();
         let out = rt.block_on(tool.call(input.clone(), ctx)).unwrap();

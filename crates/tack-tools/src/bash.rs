@@ -377,7 +377,7 @@ impl TypedTool for Bash {
         let spawned =
             process::spawn(&state.shell, &script, &cwd).map_err(|e| state.spawn_error(&e))?;
         let pgid = spawned.pgid;
-        let finished = run_foreground(spawned, timeout, &ctx.cancel).await;
+        let finished = run_foreground(spawned, timeout, &ctx.cancel, &ctx.progress).await;
         let new_cwd = state.record_cwd(&cwd_file, &cwd);
         if finished.leftover_alive {
             state.remember_leftover(pgid);

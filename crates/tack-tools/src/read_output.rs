@@ -221,6 +221,7 @@ mod tests {
             session_id: "s".into(),
             tool_use_id: "t".into(),
             cancel: CancellationToken::new(),
+            progress: Default::default(),
         }
     }
 

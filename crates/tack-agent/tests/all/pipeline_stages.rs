@@ -220,3 +220,100 @@ async fn tools_added_mid_session_are_offered_and_never_removed() {
         .await;
     assert!(!result.block.is_error, "{:?}", result.block);
 }
+
+/// Reports two steps, the second from another task.
+struct TwoSteps;
+
+#[async_trait]
+impl tack_tool::Tool for TwoSteps {
+    fn name(&self) -> &str {
+        "TwoSteps"
+    }
+    fn description(&self) -> &str {
+        "Reports progress."
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(
+        &self,
+        _input: serde_json::Value,
+        ctx: tack_tool::ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let step = |n: f64| tack_tool::Progress {
+            progress: n,
+            total: Some(2.0),
+            message: Some(format!("step {n}")),
+        };
+        ctx.report(step(1.0));
+        tokio::spawn(async move { ctx.report(step(2.0)) })
+            .await
+            .map_err(|e| ToolError::Internal(e.to_string()))?;
+        Ok(ToolOutput::text("ok"))
+    }
+}
+
+#[tokio::test]
+async fn progress_goes_to_the_event_bus_and_to_the_callers_sink() {
+    use std::sync::Mutex;
+    use tack_protocol::SessionEvent;
+    use tack_tool::{ProgressSink, ToolHost as _, ToolRegistry};
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(TwoSteps)).unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let bus = tack_agent::EventBus::new().with(Arc::new(move |e: &SessionEvent| {
+        seen.lock().unwrap().push(e.clone());
+    }));
+    let pipeline = tack_agent::Pipeline::builder(Arc::new(registry), std::env::temp_dir(), "s")
+        .events(bus)
+        .build();
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&reports);
+    let call = ToolCall {
+        id: "t1".into(),
+        name: "TwoSteps".into(),
+        input: json!({}),
+    };
+    let result = pipeline
+        .call_with_progress(
+            call,
+            Default::default(),
+            ProgressSink::new(move |p| sink.lock().unwrap().push(p.progress)),
+        )
+        .await;
+    assert!(!result.block.is_error, "{:?}", result.block);
+    assert_eq!(*reports.lock().unwrap(), [1.0, 2.0]);
+    let events = events.lock().unwrap();
+    let progress: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolProgress {
+                tool_use_id,
+                name,
+                progress,
+                message,
+                ..
+            } => Some((
+                tool_use_id.as_str(),
+                name.as_str(),
+                *progress,
+                message.clone(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            ("t1", "TwoSteps", 1.0, Some("step 1".to_owned())),
+            ("t1", "TwoSteps", 2.0, Some("step 2".to_owned())),
+        ]
+    );
+    assert!(
+        events
+            .iter()
+            .filter(|e| matches!(e, SessionEvent::ToolProgress { .. }))
+            .all(SessionEvent::is_ephemeral)
+    );
+}

@@ -13,8 +13,8 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, ImageBlock, ToolDefinition, ToolOutcome, ToolResultBlock};
 use tack_tool::{
-    Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost, ToolOutput,
-    ToolRegistry,
+    ProgressSink, Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError,
+    ToolHost, ToolOutput, ToolRegistry,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -72,6 +72,16 @@ impl ToolHost for RegistryHost {
     }
 
     async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {
+        self.call_with_progress(call, cancel, ProgressSink::none())
+            .await
+    }
+
+    async fn call_with_progress(
+        &self,
+        call: ToolCall,
+        cancel: CancellationToken,
+        progress: ProgressSink,
+    ) -> ToolCallResult {
         let Some(tool) = self.registry.get(&call.name) else {
             let names = self.registry.names().join(", ");
             return ToolCallResult {
@@ -88,6 +98,7 @@ impl ToolHost for RegistryHost {
             session_id: self.session_id.clone(),
             tool_use_id: call.id.clone(),
             cancel: cancel.clone(),
+            progress,
         };
         if let Err(e) = tool
             .check_input(&call.input)

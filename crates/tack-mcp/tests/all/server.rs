@@ -17,8 +17,8 @@ use tack_mcp::server::{
 };
 use tack_protocol::{ToolOutcome, ToolResultBlock};
 use tack_tool::{
-    Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost, ToolOutput,
-    ToolRegistry,
+    Progress, Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost,
+    ToolOutput, ToolRegistry,
 };
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio_util::sync::CancellationToken;
@@ -333,6 +333,77 @@ async fn notifications_cancelled_cancels_the_host_call() {
     // The server stays usable after a cancelled call.
     let ping = client.request(8, "ping", json!({})).await;
     assert_eq!(ping["result"], json!({}));
+}
+
+/// Reports progress from another task, as a long-running tool would.
+struct Reporter;
+
+#[async_trait]
+impl Tool for Reporter {
+    fn name(&self) -> &str {
+        "Reporter"
+    }
+    fn description(&self) -> &str {
+        "Reports progress while it works."
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    async fn call(&self, _input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let worker = tokio::spawn(async move {
+            for (i, step) in [1.0, 2.0, 2.0, 3.0].into_iter().enumerate() {
+                ctx.report(Progress {
+                    progress: step,
+                    total: Some(3.0),
+                    message: Some(format!("step {i}")),
+                });
+                tokio::task::yield_now().await;
+            }
+        });
+        worker
+            .await
+            .map_err(|e| ToolError::Internal(e.to_string()))?;
+        Ok(ToolOutput::text("done"))
+    }
+}
+
+#[tokio::test]
+async fn a_tools_own_progress_reaches_a_client_that_asked_before_the_result() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(Reporter)).unwrap();
+    let mut client = Client::start(Arc::new(RegistryHost::new(registry)));
+    client.initialize("2025-11-25").await;
+    let done = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "Reporter", "arguments": {}, "_meta": {"progressToken": 42}}),
+        )
+        .await;
+    assert_eq!(done["result"]["content"][0]["text"], "done", "{done}");
+    let progress: Vec<Value> = client
+        .notifications("notifications/progress")
+        .iter()
+        .map(|n| n["params"].clone())
+        .collect();
+    // in order, before the response, and only growing (the repeated 2 is dropped)
+    assert_eq!(
+        progress,
+        [
+            json!({"progressToken": 42, "progress": 1.0, "total": 3.0, "message": "step 0"}),
+            json!({"progressToken": 42, "progress": 2.0, "total": 3.0, "message": "step 1"}),
+            json!({"progressToken": 42, "progress": 3.0, "total": 3.0, "message": "step 3"}),
+        ]
+    );
+    // without a progressToken nothing is sent
+    client
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "Reporter", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(client.notifications("notifications/progress").len(), 3);
 }
 
 #[tokio::test]

@@ -435,6 +435,7 @@ pub(crate) async fn run_foreground(
     spawned: Spawned,
     timeout: Duration,
     cancel: &tokio_util::sync::CancellationToken,
+    progress: &tack_tool::ProgressSink,
 ) -> Finished {
     let Spawned {
         mut child,
@@ -447,15 +448,37 @@ pub(crate) async fn run_foreground(
     let mut eof = false;
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
+    // Once a second, the elapsed time and the last line printed, for whoever
+    // watches the call (nothing is armed when nobody does).
+    let started = Instant::now();
+    let mut ticks =
+        tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut recent = RecentOutput::default();
     let ending = loop {
         tokio::select! {
             biased;
             read = output.read(&mut buf), if !eof => match read {
                 Ok(0) => eof = true,
-                Ok(n) => capture.push(&buf[..n]),
+                Ok(n) => {
+                    capture.push(&buf[..n]);
+                    recent.push(&buf[..n]);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => eof = true,
             },
+            _ = ticks.tick(), if progress.is_active() => {
+                let secs = started.elapsed().as_secs();
+                let message = match recent.last_line() {
+                    Some(line) => format!("{secs} s: {line}"),
+                    None => format!("{secs} s, no output yet"),
+                };
+                progress.report(tack_tool::Progress {
+                    progress: secs as f64,
+                    total: None,
+                    message: Some(message),
+                });
+            }
             status = child.wait() => match status {
                 Ok(status) => break Ending::Exited(status),
                 Err(e) => {
@@ -488,10 +511,56 @@ pub(crate) async fn run_foreground(
     }
 }
 
+/// How often a running command reports progress.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// The last bytes a command printed, for its progress line.
+#[derive(Default)]
+struct RecentOutput(Vec<u8>);
+
+impl RecentOutput {
+    const KEEP: usize = 1024;
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+        if self.0.len() > Self::KEEP {
+            self.0.drain(..self.0.len() - Self::KEEP);
+        }
+    }
+
+    /// The last non-blank line (the one being printed counts), cut to 120
+    /// characters; `\r` progress bars give their latest state.
+    fn last_line(&self) -> Option<String> {
+        let text = String::from_utf8_lossy(&self.0);
+        let line = text
+            .split(['\n', '\r'])
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())?;
+        let mut cut: String = line.chars().take(120).collect();
+        if cut.len() < line.len() {
+            cut.push('…');
+        }
+        Some(cut)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
     use super::*;
+
+    #[test]
+    fn the_progress_line_is_the_last_line_printed() {
+        let mut r = RecentOutput::default();
+        assert_eq!(r.last_line(), None);
+        r.push(b"Compiling a\nCompiling b\n\n");
+        assert_eq!(r.last_line().as_deref(), Some("Compiling b"));
+        r.push(b"[##  ] 40%\r[### ] 60%");
+        assert_eq!(r.last_line().as_deref(), Some("[### ] 60%"));
+        r.push(&vec![b'x'; 3000]);
+        let line = r.last_line().unwrap();
+        assert_eq!(line.chars().count(), 121, "120 and an ellipsis");
+    }
 
     #[test]
     fn capture_keeps_head_and_tail_within_the_cap() {

@@ -39,6 +39,7 @@ impl Session {
             session_id: "s1".into(),
             tool_use_id: "toolu_1".into(),
             cancel,
+            progress: Default::default(),
         }
     }
 
@@ -690,4 +691,38 @@ async fn the_tool_set_has_claude_code_names_and_fields() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn a_long_command_reports_elapsed_time_and_its_last_line() {
+    let s = Session::new();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::<tack_tool::Progress>::new()));
+    let mut ctx = s.ctx(CancellationToken::new());
+    let sink = Arc::clone(&seen);
+    ctx.progress = tack_tool::ProgressSink::new(move |p| sink.lock().unwrap().push(p));
+    let out = s
+        .tool("Bash")
+        .call(
+            json!({"command": "echo compiling one; sleep 1.4; printf 'compiling two\\n[## ] 50%%\\r[###] 75%%'; sleep 1.3; echo; echo done"}),
+            ctx,
+        )
+        .await
+        .unwrap();
+    assert!(text(&out).contains("done"), "{}", text(&out));
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert_eq!(seen[0].progress, 1.0);
+    assert_eq!(seen[0].message.as_deref(), Some("1 s: compiling one"));
+    assert_eq!(seen[1].progress, 2.0);
+    assert_eq!(seen[1].message.as_deref(), Some("2 s: [###] 75%"));
+    // a quick command reports nothing
+    let quick = Arc::new(std::sync::Mutex::new(0));
+    let mut ctx = s.ctx(CancellationToken::new());
+    let count = Arc::clone(&quick);
+    ctx.progress = tack_tool::ProgressSink::new(move |_| *count.lock().unwrap() += 1);
+    s.tool("Bash")
+        .call(json!({"command": "echo hi"}), ctx)
+        .await
+        .unwrap();
+    assert_eq!(*quick.lock().unwrap(), 0);
 }

@@ -54,6 +54,7 @@ impl Env {
             session_id: "test".into(),
             tool_use_id: "toolu_test".into(),
             cancel: CancellationToken::new(),
+            progress: Default::default(),
         }
     }
 

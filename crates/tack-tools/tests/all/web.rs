@@ -163,6 +163,7 @@ fn ctx(cancel: CancellationToken) -> ToolContext {
         session_id: "s1".into(),
         tool_use_id: "toolu_1".into(),
         cancel,
+        progress: Default::default(),
     }
 }
 

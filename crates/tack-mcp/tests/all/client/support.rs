@@ -228,6 +228,7 @@ pub fn ctx_with(cancel: CancellationToken) -> ToolContext {
         session_id: "test".into(),
         tool_use_id: "toolu_test".into(),
         cancel,
+        progress: Default::default(),
     }
 }
 
