@@ -14,7 +14,7 @@ use tack_agent::{EventBus, Pipeline};
 use tack_hooks::{HookContext, Hooks};
 use tack_mcp::client::{McpManager, StartOutcome};
 use tack_policy::{
-    CliPermissions, DecidedBy, LoadOptions, Policy, Request, RuleKind, Settings, evaluate,
+    CliPermissions, DecidedBy, Level, LoadOptions, Policy, Request, RuleKind, Settings, evaluate,
 };
 use tack_tool::ToolRegistry;
 use tack_tools::artifacts::ArtifactStore;
@@ -30,8 +30,11 @@ pub struct ProjectContext {
 }
 
 impl ProjectContext {
-    /// Loads user, project and local settings for `cwd` (default: the current
-    /// directory), plus the command-line permissions.
+    /// Loads user, project, local and managed settings for `cwd` (default:
+    /// the current directory), plus the command-line permissions.
+    /// `TACK_CONFIG_DIR` replaces the user configuration directory;
+    /// `TACK_MANAGED_SETTINGS` names the managed settings file on machines
+    /// that have none in the system location (see [`managed_settings_file`]).
     pub fn load(cwd: Option<&Path>, cli: &CliPermissions) -> Result<Self, Failure> {
         let cwd = match cwd {
             Some(dir) => dir.to_owned(),
@@ -49,12 +52,21 @@ impl ProjectContext {
             user_config_dir: std::env::var_os("TACK_CONFIG_DIR")
                 .map(PathBuf::from)
                 .or_else(Settings::default_user_config_dir),
+            managed_settings: managed_settings_file(),
             home: None,
             cwd: Some(cwd.clone()),
             cli: cli.clone(),
         };
         let settings = Settings::load_with(&load)
             .map_err(|e| Failure::usage(anyhow!("invalid settings: {e}")))?;
+        if let (Some(asked), (mode, source)) = (cli.mode, settings.mode())
+            && source.level == Level::Managed
+            && asked != mode
+        {
+            eprintln!(
+                "tack: --permission-mode {asked} is overridden by defaultMode {mode} in {source}"
+            );
+        }
         Ok(Self {
             state_dir: transcript::state_dir(&env),
             cwd,
@@ -94,15 +106,12 @@ impl ProjectContext {
     }
 
     /// `webFetch: {"allowPrivate": bool, "allowedHosts": [..]}`, read from the
-    /// user and local settings only: a checked-in project file must not open
-    /// the way to loopback and private addresses.
+    /// user, local and managed settings only: a checked-in project file must
+    /// not open the way to loopback and private addresses.
     fn web_fetch(&self) -> tack_tools::web::WebFetchOptions {
         let mut options = tack_tools::web::WebFetchOptions::default();
         for file in self.settings.files() {
-            if !matches!(
-                file.level,
-                tack_policy::Level::User | tack_policy::Level::Local
-            ) {
+            if !matches!(file.level, Level::User | Level::Local | Level::Managed) {
                 continue;
             }
             let config = &file.value["webFetch"];
@@ -118,15 +127,25 @@ impl ProjectContext {
         options
     }
 
-    /// The `(file, document)` pairs of every settings file, for hooks.
-    fn setting_documents(&self) -> Vec<(String, &serde_json::Value)> {
-        self.settings
-            .files()
-            .iter()
-            .map(|f| (f.path.display().to_string(), &f.value))
-            .collect()
+    /// The `(file, document)` pairs of the settings files, for hooks: user,
+    /// project and local first, then managed (whose hooks run last and judge
+    /// the input as the other hooks rewrote it).
+    fn setting_documents(&self) -> (Documents<'_>, Documents<'_>) {
+        let mut others = Vec::new();
+        let mut managed = Vec::new();
+        for f in self.settings.files() {
+            let pair = (f.path.display().to_string(), &f.value);
+            match f.level {
+                Level::Managed => managed.push(pair),
+                _ => others.push(pair),
+            }
+        }
+        (others, managed)
     }
 }
+
+/// `(file, document)` pairs of settings files, as tack-hooks reads them.
+type Documents<'a> = Vec<(String, &'a serde_json::Value)>;
 
 /// What a session is assembled from.
 pub struct SessionOptions<'a> {
@@ -252,7 +271,8 @@ pub async fn assemble(
         }
     }
 
-    let hooks = Hooks::from_settings(&ctx.setting_documents())
+    let (documents, managed) = ctx.setting_documents();
+    let hooks = Hooks::from_settings_with_managed(&documents, &managed)
         .map_err(|e| Failure::usage(anyhow!("invalid hooks: {e}")))?;
     let (mode, _) = ctx.settings.mode();
     let hooks = (!hooks.is_empty()).then(|| {
@@ -305,4 +325,19 @@ pub async fn assemble(
         hooks,
         mcp,
     })
+}
+
+/// The administrator's settings file: the system one when it exists (an
+/// environment variable must not let a user set the administrator's policy
+/// aside), else `TACK_MANAGED_SETTINGS` (for tests and packagers; empty is
+/// unset), else the system location (a missing file is no policy).
+fn managed_settings_file() -> Option<PathBuf> {
+    let system = Settings::default_managed_settings_path();
+    if system.as_deref().is_some_and(Path::exists) {
+        return system;
+    }
+    std::env::var_os("TACK_MANAGED_SETTINGS")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or(system)
 }

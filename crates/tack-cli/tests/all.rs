@@ -973,3 +973,87 @@ async fn a_command_cannot_reach_the_terminal_tack_runs_on() {
     assert!(text.contains("/dev/tty"), "{result}");
     assert!(text.contains("status=1"), "{result}");
 }
+
+/// `tack ARGS` with `TACK_MANAGED_SETTINGS` naming `managed`, off the runtime.
+async fn tack_with_managed(w: &World, managed: &Path, args: &[&str]) -> Output {
+    let mut cmd = w.tack();
+    cmd.env("TACK_MANAGED_SETTINGS", managed).args(args);
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn managed_settings_deny_beats_command_line_allow_and_bypass() {
+    let w = World::new(vec![
+        Step::tool_uses(vec![
+            ("t1", "Bash", json!({"command": "rm -rf precious"})),
+            ("t2", "Bash", json!({"command": "touch made-in-bypass"})),
+        ]),
+        Step::text("ok"),
+    ])
+    .await;
+    std::fs::create_dir_all(w.cwd.path().join("precious")).unwrap();
+    let admin = tempfile::tempdir().unwrap();
+    let managed = admin.path().join("managed-settings.json");
+    std::fs::write(&managed, r#"{"permissions": {"deny": ["Bash(rm *)"]}}"#).unwrap();
+    let flags = [
+        "--allowed-tools",
+        "Bash(rm *)",
+        "--permission-mode",
+        "bypassPermissions",
+    ];
+
+    let mut args = vec!["run", "--fixture-tools"];
+    args.extend(flags);
+    args.push("clean up");
+    let out = tack_with_managed(&w, &managed, &args).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        w.cwd.path().join("precious").exists(),
+        "the managed deny won"
+    );
+    assert!(
+        w.cwd.path().join("made-in-bypass").exists(),
+        "bypass mode was in force for the rest"
+    );
+    let sent = &w.mock.requests()[1].body["messages"][2]["content"];
+    assert_eq!(sent[0]["is_error"], true);
+    let denial = sent[0]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        denial.contains("Bash(rm *)")
+            && denial.contains(&format!("managed settings {}", managed.display())),
+        "{denial}"
+    );
+    assert!(sent[1].get("is_error").is_none(), "{}", sent[1]);
+
+    let mut args = vec!["permissions", "explain"];
+    args.extend(flags);
+    args.push("Bash(rm -rf precious)");
+    let explain = tack_with_managed(&w, &managed, &args).await;
+    assert_eq!(explain.status.code(), Some(0), "{}", stderr(&explain));
+    let text = stdout(&explain);
+    assert!(text.contains("decision: deny"), "{text}");
+    assert!(text.contains("managed settings"), "{text}");
+
+    // With bypass disabled by the administrator, asking for it is a
+    // configuration error naming the managed file.
+    std::fs::write(
+        &managed,
+        r#"{"permissions": {"disableBypassPermissionsMode": "disable"}}"#,
+    )
+    .unwrap();
+    let out = tack_with_managed(
+        &w,
+        &managed,
+        &["run", "--permission-mode", "bypassPermissions", "x"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&managed.display().to_string())
+            && err.contains("disableBypassPermissionsMode"),
+        "{err}"
+    );
+}

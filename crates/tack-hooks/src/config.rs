@@ -7,8 +7,9 @@
 //!              "timeout": 30, "failClosed": true}]}]}}
 //! ```
 //!
-//! Sources are read in the order given (user, project, local); hooks keep that
-//! order, and within a file the order of the file. `failClosed` is tack's
+//! Sources are read in the order given (user, project, local, then the
+//! administrator's managed settings); hooks keep that order, and within a
+//! file the order of the file. `failClosed` is tack's
 //! extension; every other unknown field is ignored so that files written for a
 //! newer Claude Code still load.
 
@@ -194,6 +195,8 @@ pub struct CommandHook {
 pub(crate) struct MatcherGroup {
     pub(crate) matcher: Matcher,
     pub(crate) hooks: Vec<CommandHook>,
+    /// From the administrator's managed settings.
+    pub(crate) managed: bool,
 }
 
 /// Everything read from the settings sources.
@@ -210,6 +213,67 @@ impl Config {
         for (file, settings) in sources {
             config.add_source(file, settings)?;
         }
+        Ok(config)
+    }
+
+    /// `sources` (user, project, local) then the administrator's `managed`
+    /// settings, whose hooks run last. `disableAllHooks` in `sources` turns
+    /// off only their hooks when managed hooks exist; in `managed` it turns
+    /// off every hook. `allowManagedHooksOnly: true` in `managed` leaves out
+    /// the hooks of `sources`.
+    pub(crate) fn parse_with_managed(
+        sources: &[(String, &Value)],
+        managed: &[(String, &Value)],
+    ) -> Result<Config> {
+        let mut config = Config::parse(sources)?;
+        if managed.is_empty() {
+            return Ok(config);
+        }
+        let mut admin = Config::parse(managed)?;
+        for (_, group) in &mut admin.groups {
+            group.managed = true;
+        }
+        let mut managed_only = None;
+        for (file, settings) in managed {
+            match settings.get("allowManagedHooksOnly") {
+                None | Some(Value::Bool(false)) => {}
+                Some(Value::Bool(true)) => managed_only = Some(file),
+                Some(other) => {
+                    return Err(Error::Config {
+                        file: file.clone(),
+                        path: "allowManagedHooksOnly".into(),
+                        message: format!("expected true or false, found {}", kind(other)),
+                    });
+                }
+            }
+        }
+        config.warnings.append(&mut admin.warnings);
+        if admin.disabled_by.is_some() {
+            config.disabled_by = admin.disabled_by;
+            return Ok(config);
+        }
+        let others = config
+            .groups
+            .iter()
+            .map(|(_, g)| g.hooks.len())
+            .sum::<usize>();
+        if let Some(file) = managed_only {
+            if others > 0 {
+                config.warnings.push(format!(
+                    "{file}: allowManagedHooksOnly leaves out {others} hook(s) of user, project and local settings"
+                ));
+            }
+            config.groups.clear();
+            config.disabled_by = None;
+        } else if !admin.groups.is_empty()
+            && let Some(by) = config.disabled_by.take()
+        {
+            config.warnings.push(format!(
+                "{by}: disableAllHooks turns off the hooks of user, project and local settings; the managed hooks still run"
+            ));
+            config.groups.clear();
+        }
+        config.groups.append(&mut admin.groups);
         Ok(config)
     }
 
@@ -338,6 +402,7 @@ impl Config {
         Ok(MatcherGroup {
             matcher,
             hooks: parsed,
+            managed: false,
         })
     }
 }

@@ -53,7 +53,8 @@ pub struct Hooks {
 
 impl Hooks {
     /// Reads the `hooks` key (and `disableAllHooks`) of each settings value,
-    /// given as `(file path, parsed JSON)` in the order user, project, local.
+    /// given as `(file path, parsed JSON)` in the order user, project, local
+    /// (managed settings: [`Hooks::from_settings_with_managed`]).
     /// Hooks run in that order, and within a file in the file's order.
     ///
     /// A value of the wrong shape, a missing `command` or a bad regex is an
@@ -63,6 +64,22 @@ impl Hooks {
     pub fn from_settings(sources: &[(String, &Value)]) -> Result<Hooks> {
         Ok(Hooks {
             config: Config::parse(sources)?,
+        })
+    }
+
+    /// [`Hooks::from_settings`] for `sources` (user, project, local) plus the
+    /// administrator's `managed` settings, whose hooks run last: they judge
+    /// the input as the other hooks rewrote it, and a copy of a managed
+    /// command in another file runs at the managed place, not before.
+    /// `disableAllHooks` in `sources` does not turn off managed hooks (in
+    /// `managed` it turns off every hook), and `allowManagedHooksOnly: true`
+    /// in `managed` leaves out every other hook, as in Claude Code.
+    pub fn from_settings_with_managed(
+        sources: &[(String, &Value)],
+        managed: &[(String, &Value)],
+    ) -> Result<Hooks> {
+        Ok(Hooks {
+            config: Config::parse_with_managed(sources, managed)?,
         })
     }
 
@@ -96,27 +113,41 @@ impl Hooks {
     /// source, session end reason), in order.
     ///
     /// Identical commands run once, at the place of the first, as in Claude
-    /// Code; if any of the copies is fail-closed, the one run is.
+    /// Code (except that a managed hook keeps its own place); if any of the
+    /// copies is fail-closed, the one run is.
     pub fn matching(&self, event: HookEvent, subject: &str) -> Vec<CommandHook> {
-        let mut hooks: Vec<CommandHook> = Vec::new();
+        // Each hook with whether it is managed.
+        let mut hooks: Vec<(CommandHook, bool)> = Vec::new();
         if self.config.disabled_by.is_some() {
-            return hooks;
+            return Vec::new();
         }
         for (e, group) in &self.config.groups {
             if *e != event || (event.uses_matcher() && !group.matcher.matches(subject)) {
                 continue;
             }
             for hook in &group.hooks {
-                match hooks
-                    .iter_mut()
-                    .find(|h| h.hook.command == hook.hook.command)
-                {
-                    Some(first) => first.fail_closed |= hook.fail_closed,
-                    None => hooks.push(hook.clone()),
+                let same = hooks
+                    .iter()
+                    .position(|(h, _)| h.hook.command == hook.hook.command);
+                match same {
+                    // A copy in another file must not move the
+                    // administrator's hook before the rewrites it judges.
+                    Some(i) if group.managed && !hooks.get(i).is_some_and(|(_, m)| *m) => {
+                        let (earlier, _) = hooks.remove(i);
+                        let mut hook = hook.clone();
+                        hook.fail_closed |= earlier.fail_closed;
+                        hooks.push((hook, true));
+                    }
+                    Some(i) => {
+                        if let Some((first, _)) = hooks.get_mut(i) {
+                            first.fail_closed |= hook.fail_closed;
+                        }
+                    }
+                    None => hooks.push((hook.clone(), group.managed)),
                 }
             }
         }
-        hooks
+        hooks.into_iter().map(|(h, _)| h).collect()
     }
 
     /// Runs the PreToolUse hooks of a call, one after the other: each sees the

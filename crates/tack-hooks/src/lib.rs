@@ -10,7 +10,8 @@
 //!
 //! **Key decision: defined behaviour where Claude Code leaves it open.** Hooks
 //! of one event run one after the other in the order declared (user, project,
-//! local settings; within a file in order), never in parallel. So each
+//! local settings, then the administrator's managed settings; within a file
+//! in order), never in parallel. So each
 //! PreToolUse hook sees the input as rewritten by the one before, the
 //! strictest decision wins (deny > ask > allow), and once a hook denies, later
 //! PreToolUse hooks do not run. A hook that times out, crashes, cannot start,

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::rule::{Level, Source};
+
 /// Result with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -70,6 +72,22 @@ pub enum Error {
         /// How the example was read (e.g. the resolved path).
         detail: String,
     },
+    /// bypassPermissions mode was asked for where
+    /// `permissions.disableBypassPermissionsMode: "disable"` forbids it.
+    #[error(
+        "{} asks for bypassPermissions mode, but `permissions.disableBypassPermissionsMode` is \"disable\" in {disabled_by}{}; {advice}",
+        requested_text(.requested_by),
+        if .disabled_by.level == Level::Managed { " (set by the administrator; it cannot be overridden)" } else { "" }
+    )]
+    BypassDisabled {
+        /// Where bypassPermissions was asked for (the command line or a
+        /// settings file's `defaultMode`).
+        requested_by: Source,
+        /// The settings file that disables it.
+        disabled_by: Source,
+        /// What to do instead.
+        advice: String,
+    },
     /// The argument of `tack permissions explain` cannot be read.
     #[error("cannot explain `{spec}`: {problem}")]
     Spec {
@@ -78,4 +96,11 @@ pub enum Error {
         /// What is wrong.
         problem: String,
     },
+}
+
+fn requested_text(source: &Source) -> String {
+    match source.level {
+        Level::CommandLine => "`--permission-mode bypassPermissions` on the command line".into(),
+        _ => format!("`\"defaultMode\": \"bypassPermissions\"` in {source}"),
+    }
 }

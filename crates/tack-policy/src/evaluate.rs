@@ -134,8 +134,19 @@ fn fallback(policy: &Policy, subject: &str, auto: Auto, suggestion: Option<Strin
         source: policy.mode_source.clone(),
     };
     let mut ask = Why::new(subject, DecidedBy::NoRuleMatched { mode: policy.mode });
-    ask.suggestions.extend(suggestion);
-    ask.settings_file = Some(policy.local_settings_path());
+    match &policy.managed_rules_only {
+        // An allow rule anywhere but the managed file would be ignored.
+        Some(m) => {
+            ask = ask.detail(format!(
+                "only rules in managed settings {} count (allowManagedPermissionRulesOnly), so only the administrator can allow it",
+                m.file.display()
+            ));
+        }
+        None => {
+            ask.suggestions.extend(suggestion);
+            ask.settings_file = Some(policy.local_settings_path());
+        }
+    }
     match (policy.mode, auto) {
         (Mode::BypassPermissions, _) => Decision::Allow(Why::new(subject, by_mode)),
         (_, Auto::Read) => Decision::Allow(

@@ -12,7 +12,8 @@ use crate::error::{Error, Result};
 use crate::evaluate::evaluate;
 use crate::policy::Policy;
 use crate::request::Request;
-use crate::settings::Mode;
+use crate::rule::{Level, Source};
+use crate::settings::{ManagedRulesOnly, Mode};
 
 /// The answer of `tack permissions explain`, printable ([`fmt::Display`])
 /// and serialisable (`--json`).
@@ -27,6 +28,11 @@ pub struct Explanation {
     pub input: Value,
     /// The mode in force.
     pub mode: Mode,
+    /// Where the mode was set (managed settings win over the command line).
+    pub mode_source: Source,
+    /// Set when managed settings allow only their own rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub managed_rules_only: Option<ManagedRulesOnly>,
     /// The decision (with its parts for Bash).
     pub decision: Decision,
     /// What happens without a terminal: an ask becomes this deny.
@@ -45,6 +51,8 @@ pub fn explain(spec: &str, policy: &Policy, cwd: &Path) -> Result<Explanation> {
         tool,
         input,
         mode: policy.mode(),
+        mode_source: policy.mode_source().clone(),
+        managed_rules_only: policy.managed_rules_only().cloned(),
         without_tty: decision.clone().without_tty(),
         decision,
     })
@@ -109,7 +117,21 @@ impl fmt::Display for Explanation {
             writeln!(f, "  decided by part: {via}")?;
         }
         writeln!(f, "  because: {}", reason_text(why))?;
-        writeln!(f, "  mode: {}", self.mode)?;
+        match self.mode_source.level {
+            Level::Code => writeln!(f, "  mode: {}", self.mode)?,
+            _ => writeln!(f, "  mode: {} (set in {})", self.mode, self.mode_source)?,
+        }
+        if let Some(m) = &self.managed_rules_only {
+            writeln!(
+                f,
+                "  rules: only those in managed settings {} count (allowManagedPermissionRulesOnly); {} from user, project and local settings and the command line ignored",
+                m.file.display(),
+                match m.ignored_rules {
+                    1 => "1 rule".to_string(),
+                    n => format!("{n} rules"),
+                }
+            )?;
+        }
         if !why.parts.is_empty() {
             writeln!(f, "  parts:")?;
             for p in &why.parts {

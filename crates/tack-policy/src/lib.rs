@@ -54,6 +54,6 @@ pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
 pub use rule::{Level, RuleKind, Source, split_rule_list};
 pub use settings::{
-    CliPermissions, LoadOptions, Mode, RuleEntry, Settings, SettingsFile, add_local_rule,
-    local_settings_path,
+    CliPermissions, LoadOptions, ManagedRulesOnly, Mode, RuleEntry, Settings, SettingsFile,
+    add_local_rule, local_settings_path,
 };

@@ -11,7 +11,7 @@ use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use crate::error::{Error, Result};
 use crate::paths::{self, Resolution, ResolvedPath};
 use crate::rule::{self, Anchor, PathSpec, RuleKind, Source, Target};
-use crate::settings::{Mode, RuleEntry};
+use crate::settings::{ManagedRulesOnly, Mode, RuleEntry};
 use crate::shell::{self, Item};
 
 /// A compiled rule.
@@ -67,6 +67,9 @@ pub struct Policy {
     pub(crate) additional: Vec<ResolvedPath>,
     pub(crate) home: Option<ResolvedPath>,
     pub(crate) resolution: Resolution,
+    /// `allowManagedPermissionRulesOnly` in force (the other rules were left
+    /// out before building).
+    pub(crate) managed_rules_only: Option<ManagedRulesOnly>,
     /// Indexed by `RuleKind as usize`: allow, ask, deny.
     pub(crate) index: [KindIndex; 3],
 }
@@ -91,6 +94,7 @@ pub struct PolicyBuilder {
     additional: Vec<PathBuf>,
     entries: Vec<RuleEntry>,
     resolution: Resolution,
+    managed_rules_only: Option<ManagedRulesOnly>,
 }
 
 impl PolicyBuilder {
@@ -106,6 +110,7 @@ impl PolicyBuilder {
             additional: Vec::new(),
             entries: Vec::new(),
             resolution: Resolution::FileSystem,
+            managed_rules_only: None,
         }
     }
 
@@ -160,6 +165,13 @@ impl PolicyBuilder {
         self.rule(RuleEntry::new(rule, RuleKind::Deny, Source::code()))
     }
 
+    /// Record that only managed rules count (the caller left the others
+    /// out): decisions then suggest no allow rules and say why.
+    pub(crate) fn managed_rules_only(mut self, m: Option<ManagedRulesOnly>) -> PolicyBuilder {
+        self.managed_rules_only = m;
+        self
+    }
+
     /// Do not touch the file system (no symlink resolution) when compiling
     /// rule directories; for pure tests.
     pub fn lexical_only(mut self) -> PolicyBuilder {
@@ -189,7 +201,8 @@ impl PolicyBuilder {
             .map(|d| dir(&paths::lexical(d, &cwd.lexical)))
             .collect();
 
-        // Report the strongest level first: command line, local, project, user.
+        // Report the strongest level first: managed, command line, local,
+        // project, user.
         let mut entries = self.entries;
         entries.sort_by_key(|e| std::cmp::Reverse(e.source.level));
 
@@ -275,6 +288,7 @@ impl PolicyBuilder {
             additional,
             home,
             resolution: how,
+            managed_rules_only: self.managed_rules_only,
             index,
         };
         for (i, e) in entries.iter().enumerate() {
@@ -375,6 +389,16 @@ impl Policy {
         self.mode
     }
 
+    /// Where the mode in force was set.
+    pub fn mode_source(&self) -> &Source {
+        &self.mode_source
+    }
+
+    /// Whether only managed rules count (`allowManagedPermissionRulesOnly`).
+    pub fn managed_rules_only(&self) -> Option<&ManagedRulesOnly> {
+        self.managed_rules_only.as_ref()
+    }
+
     /// Every compiled rule, strongest level first.
     pub fn rules(&self) -> &[Rule] {
         &self.rules
@@ -397,7 +421,8 @@ impl Policy {
         self.home.as_ref().map(|h| h.lexical.as_path())
     }
 
-    /// The local settings file, where "always allow" answers go.
+    /// The local settings file, where "always allow" answers go (never the
+    /// managed file).
     pub fn local_settings_path(&self) -> PathBuf {
         crate::settings::local_settings_path(&self.project_root.lexical)
     }

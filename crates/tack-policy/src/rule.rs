@@ -40,6 +40,7 @@ impl fmt::Display for RuleKind {
 }
 
 /// A settings level, from weakest to strongest precedence when reporting.
+/// Managed settings (the administrator's) are the strongest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
@@ -54,6 +55,10 @@ pub enum Level {
     CommandLine,
     /// Built directly in code (tests, embedders).
     Code,
+    /// The administrator's `managed-settings.json` (`/etc/tack/` on Linux,
+    /// `/Library/Application Support/tack/` on macOS): its mode wins over
+    /// every other level and the command line.
+    Managed,
 }
 
 impl fmt::Display for Level {
@@ -64,6 +69,7 @@ impl fmt::Display for Level {
             Level::Local => "local settings",
             Level::CommandLine => "command line",
             Level::Code => "built-in configuration",
+            Level::Managed => "managed settings",
         })
     }
 }

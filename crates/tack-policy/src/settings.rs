@@ -1,5 +1,6 @@
-//! Settings files with Claude Code's `permissions` schema, at three levels
-//! plus the command line.
+//! Settings files with Claude Code's `permissions` schema, at four levels
+//! (user, project, local, and the administrator's managed settings) plus
+//! the command line.
 //!
 //! ```json
 //! {"permissions": {
@@ -154,12 +155,28 @@ pub struct LoadOptions {
     pub project_root: PathBuf,
     /// The directory holding the user `settings.json`; None: no user level.
     pub user_config_dir: Option<PathBuf>,
+    /// The administrator's `managed-settings.json` (see
+    /// [`Settings::default_managed_settings_path`]); None: no managed level.
+    /// A missing file is skipped; an unreadable or malformed one is an error.
+    pub managed_settings: Option<PathBuf>,
     /// The home directory for `~/` paths; None: `$HOME`.
     pub home: Option<PathBuf>,
     /// The session's working directory for `./` rules; None: the project root.
     pub cwd: Option<PathBuf>,
     /// Command-line flags.
     pub cli: CliPermissions,
+}
+
+/// `permissions.allowManagedPermissionRulesOnly: true` in managed settings:
+/// only the managed file's allow, ask and deny rules count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ManagedRulesOnly {
+    /// The managed settings file that says so.
+    pub file: PathBuf,
+    /// How many rules from user, project and local settings and the command
+    /// line were left out.
+    pub ignored_rules: usize,
 }
 
 /// All settings levels, loaded and compiled.
@@ -170,6 +187,7 @@ pub struct Settings {
     mode: Mode,
     mode_source: Source,
     additional: Vec<PathBuf>,
+    managed_rules_only: Option<ManagedRulesOnly>,
     project_root: PathBuf,
     home: Option<PathBuf>,
     policy: Policy,
@@ -185,9 +203,27 @@ impl Settings {
         }
     }
 
+    /// Where an administrator puts managed settings, as Claude Code's
+    /// `managed-settings.json`: `/Library/Application Support/tack/managed-settings.json`
+    /// on macOS, `/etc/tack/managed-settings.json` on Linux and other Unix
+    /// systems; None on Windows (no default location; the CLI's
+    /// `TACK_MANAGED_SETTINGS` can name one).
+    pub fn default_managed_settings_path() -> Option<PathBuf> {
+        if cfg!(target_os = "macos") {
+            Some(PathBuf::from(
+                "/Library/Application Support/tack/managed-settings.json",
+            ))
+        } else if cfg!(windows) {
+            None
+        } else {
+            Some(PathBuf::from("/etc/tack/managed-settings.json"))
+        }
+    }
+
     /// Load user (`<user_config_dir>/settings.json`), project
-    /// (`<project_root>/.tack/settings.json`) and local
-    /// (`<project_root>/.tack/settings.local.json`) settings plus the
+    /// (`<project_root>/.tack/settings.json`), local
+    /// (`<project_root>/.tack/settings.local.json`) and managed
+    /// ([`Settings::default_managed_settings_path`]) settings plus the
     /// command line, check every rule and example, and compile the policy
     /// for a session working in `project_root`. Missing files are skipped.
     pub fn load(
@@ -198,6 +234,7 @@ impl Settings {
         Settings::load_with(&LoadOptions {
             project_root: project_root.to_path_buf(),
             user_config_dir: user_config_dir.map(Path::to_path_buf),
+            managed_settings: Settings::default_managed_settings_path(),
             home: None,
             cwd: None,
             cli: cli.clone(),
@@ -205,6 +242,14 @@ impl Settings {
     }
 
     /// [`Settings::load`] with every input explicit.
+    ///
+    /// Precedence: rules of every level are combined (a deny anywhere beats
+    /// an ask, which beats an allow); the mode is the strongest one set —
+    /// managed settings, then the command line, then local, project and user
+    /// settings. In managed settings, `disableBypassPermissionsMode:
+    /// "disable"` makes any request for bypassPermissions an error and
+    /// `allowManagedPermissionRulesOnly: true` leaves out every rule that is
+    /// not in the managed file.
     pub fn load_with(opts: &LoadOptions) -> Result<Settings> {
         let home = opts
             .home
@@ -217,23 +262,29 @@ impl Settings {
         }
         candidates.push((Level::Project, root.join(".tack/settings.json")));
         candidates.push((Level::Local, root.join(".tack/settings.local.json")));
+        if let Some(path) = &opts.managed_settings {
+            candidates.push((Level::Managed, path.clone()));
+        }
 
         let mut files = Vec::new();
         for (level, path) in candidates {
+            // Every level fails closed: a file that exists but cannot be
+            // read or parsed stops loading (only a missing file is skipped).
             if let Some(value) = read_json(&path)? {
                 files.push(SettingsFile { level, path, value });
             }
         }
 
         let mut entries = Vec::new();
-        let mut mode = Mode::Default;
-        let mut mode_source = Source::code();
+        // Every mode set, with where; the strongest level wins.
+        let mut modes: Vec<(Mode, Source)> = Vec::new();
         let mut additional = Vec::new();
-        let mut bypass_disabled: Option<PathBuf> = None;
-        // Files in increasing precedence, so later modes win.
+        let mut bypass_disabled: Option<Source> = None;
+        let mut managed_only: Option<PathBuf> = None;
         for file in &files {
             let source = Source::file(file.level, &file.path);
             let origin = file.path.display().to_string();
+            let managed = file.level == Level::Managed;
             let Some(perms) = file.value.get("permissions") else {
                 continue;
             };
@@ -255,11 +306,11 @@ impl Settings {
                         problem: "`permissions.defaultMode` must be a string".into(),
                     });
                 };
-                mode = s.parse().map_err(|problem| Error::Settings {
+                let mode = s.parse().map_err(|problem| Error::Settings {
                     origin: origin.clone(),
                     problem,
                 })?;
-                mode_source = source.clone();
+                modes.push((mode, source.clone()));
             }
             if let Some(dirs) = perms.get("additionalDirectories") {
                 let Some(dirs) = dirs.as_array() else {
@@ -281,12 +332,36 @@ impl Settings {
                     additional.push(expand_dir(d, root, home.as_deref()));
                 }
             }
-            if perms
-                .get("disableBypassPermissionsMode")
-                .and_then(Value::as_str)
-                == Some("disable")
-            {
-                bypass_disabled = Some(file.path.clone());
+            match perms.get("disableBypassPermissionsMode") {
+                Some(v) if v.as_str() == Some("disable") => {
+                    // The strongest level that disables it is the one named.
+                    bypass_disabled = Some(source.clone());
+                }
+                // An administrator's typo must not leave bypass enabled
+                // unnoticed; elsewhere other values are ignored.
+                Some(other) if managed => {
+                    return Err(Error::Settings {
+                        origin,
+                        problem: format!(
+                            "`permissions.disableBypassPermissionsMode` must be \"disable\" (or left out), not {other}"
+                        ),
+                    });
+                }
+                _ => {}
+            }
+            if managed {
+                match perms.get("allowManagedPermissionRulesOnly") {
+                    None | Some(Value::Bool(false)) => {}
+                    Some(Value::Bool(true)) => managed_only = Some(file.path.clone()),
+                    Some(other) => {
+                        return Err(Error::Settings {
+                            origin,
+                            problem: format!(
+                                "`permissions.allowManagedPermissionRulesOnly` must be true or false, not {other}"
+                            ),
+                        });
+                    }
+                }
             }
         }
         let cli_source = Source::command_line();
@@ -305,21 +380,28 @@ impl Settings {
             ));
         }
         if let Some(m) = opts.cli.mode {
-            mode = m;
-            mode_source = cli_source.clone();
+            modes.push((m, cli_source.clone()));
         }
+        // Stable: within a level, the order of the files (one file a level).
+        modes.sort_by_key(|(_, source)| source.level);
+        let (mode, mode_source) = modes
+            .last()
+            .cloned()
+            .unwrap_or((Mode::Default, Source::code()));
         for d in &opts.cli.additional_directories {
             additional.push(expand_dir(&d.to_string_lossy(), root, home.as_deref()));
         }
-        if let (Mode::BypassPermissions, Some(path)) = (mode, &bypass_disabled) {
-            return Err(Error::Settings {
-                origin: origin_of(&mode_source),
-                problem: format!(
-                    "bypassPermissions mode is disabled by `disableBypassPermissionsMode` in {}",
-                    path.display()
-                ),
-            });
+        if let Some(disabled_by) = bypass_disabled {
+            check_bypass(&modes, disabled_by)?;
         }
+        let managed_rules_only = managed_only.map(|file| {
+            let before = entries.len();
+            entries.retain(|e| e.source.level == Level::Managed);
+            ManagedRulesOnly {
+                file,
+                ignored_rules: before - entries.len(),
+            }
+        });
 
         let cwd = opts.cwd.clone().unwrap_or_else(|| root.clone());
         let policy = build_policy(
@@ -327,6 +409,7 @@ impl Settings {
             mode,
             &mode_source,
             &additional,
+            managed_rules_only.as_ref(),
             root,
             &cwd,
             home.clone(),
@@ -337,6 +420,7 @@ impl Settings {
             mode,
             mode_source,
             additional,
+            managed_rules_only,
             project_root: root.clone(),
             home,
             policy,
@@ -356,21 +440,31 @@ impl Settings {
             self.mode,
             &self.mode_source,
             &self.additional,
+            self.managed_rules_only.as_ref(),
             &self.project_root,
             cwd,
             self.home.clone(),
         )
     }
 
-    /// The settings files found, weakest level first (user, project, local),
-    /// with their whole JSON: tack-hooks reads `hooks` from here.
+    /// The settings files found, weakest level first (user, project, local,
+    /// managed), with their whole JSON: tack-hooks reads `hooks` from here,
+    /// so managed hooks run last and see the input as the other hooks left it.
     pub fn files(&self) -> &[SettingsFile] {
         &self.files
     }
 
-    /// Every rule, in the order given (files by level, then the command line).
+    /// Every rule in force, in the order given (files by level, then the
+    /// command line); only the managed ones under
+    /// [`Settings::managed_rules_only`].
     pub fn rules(&self) -> &[RuleEntry] {
         &self.entries
+    }
+
+    /// Whether managed settings allow only their own rules
+    /// (`allowManagedPermissionRulesOnly`), and how many rules that left out.
+    pub fn managed_rules_only(&self) -> Option<&ManagedRulesOnly> {
+        self.managed_rules_only.as_ref()
     }
 
     /// The permission mode in force and where it was set.
@@ -378,7 +472,8 @@ impl Settings {
         (self.mode, &self.mode_source)
     }
 
-    /// The local settings file (where "always allow" answers are written).
+    /// The local settings file (where "always allow" answers are written;
+    /// never the managed file).
     pub fn local_settings_path(&self) -> PathBuf {
         local_settings_path(&self.project_root)
     }
@@ -389,11 +484,59 @@ pub fn local_settings_path(project_root: &Path) -> PathBuf {
     project_root.join(".tack/settings.local.json")
 }
 
+/// With bypassPermissions disabled in `disabled_by`: an error naming the
+/// request for it. A managed file forbids every request (settings files or
+/// the command line, whichever level wins); a file at another level only the
+/// mode in force.
+fn check_bypass(modes: &[(Mode, Source)], disabled_by: Source) -> Result<()> {
+    let managed = disabled_by.level == Level::Managed;
+    let requests: Vec<&Source> = if managed {
+        modes
+            .iter()
+            .filter(|(m, _)| *m == Mode::BypassPermissions)
+            .map(|(_, s)| s)
+            .collect()
+    } else {
+        modes
+            .last()
+            .filter(|(m, _)| *m == Mode::BypassPermissions)
+            .map(|(_, s)| s)
+            .into_iter()
+            .collect()
+    };
+    // Name the strongest request: the one a person is most likely to have
+    // just typed (the command line) or the managed file itself.
+    let Some(requested_by) = requests.last() else {
+        return Ok(());
+    };
+    let advice = match (&requested_by.level, &requested_by.path) {
+        (Level::Managed, Some(path)) => format!(
+            "the managed settings file {} both sets and disables bypassPermissions; the administrator must fix it",
+            path.display()
+        ),
+        (_, Some(path)) => format!(
+            "remove `\"defaultMode\": \"bypassPermissions\"` from {} or set another mode there (default, acceptEdits, plan or dontAsk)",
+            path.display()
+        ),
+        _ => "run without `--permission-mode bypassPermissions`, or choose another mode (default, acceptEdits, plan or dontAsk) with allow rules for what the session needs".into(),
+    };
+    Err(Error::BypassDisabled {
+        requested_by: (*requested_by).clone(),
+        disabled_by,
+        advice,
+    })
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one private constructor fed from two places"
+)]
 fn build_policy(
     entries: &[RuleEntry],
     mode: Mode,
     mode_source: &Source,
     additional: &[PathBuf],
+    managed_rules_only: Option<&ManagedRulesOnly>,
     root: &Path,
     cwd: &Path,
     home: Option<PathBuf>,
@@ -401,7 +544,8 @@ fn build_policy(
     let mut b = PolicyBuilder::new(cwd)
         .project_root(root)
         .home(home)
-        .mode_from(mode, mode_source.clone());
+        .mode_from(mode, mode_source.clone())
+        .managed_rules_only(managed_rules_only.cloned());
     for d in additional {
         b = b.additional_directory(d);
     }

@@ -10,6 +10,8 @@ mod bash_bypasses;
 mod explain;
 #[path = "all/fuzz.rs"]
 mod fuzz;
+#[path = "all/managed.rs"]
+mod managed;
 #[path = "all/modes_and_tools.rs"]
 mod modes_and_tools;
 #[path = "all/paths.rs"]

@@ -177,3 +177,74 @@ async fn disable_all_hooks_in_any_file_turns_every_hook_off() {
     assert!(out.runs.is_empty());
     assert!(p.log().is_empty());
 }
+
+/// Commands of the PreToolUse hooks for Bash, with the files in `managed`
+/// read as the administrator's managed settings.
+fn managed_commands(others: &[(&str, Value)], managed: &[(&str, Value)]) -> (Vec<String>, Hooks) {
+    let others: Vec<(String, &Value)> = others.iter().map(|(f, v)| ((*f).to_owned(), v)).collect();
+    let managed: Vec<(String, &Value)> =
+        managed.iter().map(|(f, v)| ((*f).to_owned(), v)).collect();
+    let hooks = Hooks::from_settings_with_managed(&others, &managed).unwrap();
+    let commands = hooks
+        .matching(HookEvent::PreToolUse, "Bash")
+        .into_iter()
+        .map(|h| h.hook.command)
+        .collect();
+    (commands, hooks)
+}
+
+#[test]
+fn only_managed_settings_turn_managed_hooks_off() {
+    let user = settings("PreToolUse", None, vec![cmd("user.sh")]);
+    let admin = settings("PreToolUse", None, vec![cmd("admin.sh")]);
+
+    // disableAllHooks elsewhere turns off only the other hooks.
+    let (commands, hooks) = managed_commands(
+        &[
+            ("user.json", user.clone()),
+            ("local.json", json!({"disableAllHooks": true})),
+        ],
+        &[("managed.json", admin.clone())],
+    );
+    assert_eq!(commands, ["admin.sh"]);
+    assert_eq!(hooks.disabled_by(), None);
+    assert!(
+        hooks
+            .warnings()
+            .join("\n")
+            .contains("local.json: disableAllHooks"),
+        "{:?}",
+        hooks.warnings()
+    );
+
+    // In the managed file it turns off every hook.
+    let mut off = admin.clone();
+    off["disableAllHooks"] = json!(true);
+    let (commands, hooks) =
+        managed_commands(&[("user.json", user.clone())], &[("managed.json", off)]);
+    assert!(commands.is_empty());
+    assert_eq!(hooks.disabled_by(), Some("managed.json"));
+
+    // allowManagedHooksOnly leaves out the others; elsewhere it means nothing.
+    let mut only = admin.clone();
+    only["allowManagedHooksOnly"] = json!(true);
+    let (commands, _) = managed_commands(&[("user.json", user.clone())], &[("managed.json", only)]);
+    assert_eq!(commands, ["admin.sh"]);
+    let mut user_only = user.clone();
+    user_only["allowManagedHooksOnly"] = json!(true);
+    let (commands, _) = managed_commands(
+        &[("user.json", user_only)],
+        &[("managed.json", admin.clone())],
+    );
+    assert_eq!(commands, ["user.sh", "admin.sh"]);
+
+    let mut typo = admin;
+    typo["allowManagedHooksOnly"] = json!("yes");
+    let err = Hooks::from_settings_with_managed(&[], &[("managed.json".to_owned(), &typo)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("managed.json") && err.contains("allowManagedHooksOnly"),
+        "{err}"
+    );
+}

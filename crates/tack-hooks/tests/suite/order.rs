@@ -173,3 +173,33 @@ async fn identical_commands_run_once_and_keep_fail_closed() {
         .await;
     assert_eq!(p.log(), ["ran"]);
 }
+
+#[tokio::test]
+async fn managed_hooks_run_last_even_when_another_file_copies_them() {
+    let p = Project::new();
+    let admin = p.logs("m", "managed");
+    let user = settings(
+        "PreToolUse",
+        None,
+        vec![cmd(&admin), cmd(&p.logs("u", "user"))],
+    );
+    let local = settings("PreToolUse", None, vec![cmd(&p.logs("l", "local"))]);
+    let managed = settings("PreToolUse", Some("Bash"), vec![cmd(&admin)]);
+    let hooks = tack_hooks::Hooks::from_settings_with_managed(
+        &[
+            ("user.json".to_owned(), &user),
+            ("local.json".to_owned(), &local),
+        ],
+        &[("managed.json".to_owned(), &managed)],
+    )
+    .unwrap();
+
+    let out = hooks
+        .pre_tool_use(&p.ctx(), "Bash", "t1", &bash_input())
+        .await;
+
+    // The administrator's hook judges the input after every other hook, once.
+    assert_eq!(p.log(), ["user", "local", "managed"]);
+    let sources: Vec<_> = out.runs.iter().map(|r| r.hook.source.as_str()).collect();
+    assert_eq!(sources, ["user.json", "local.json", "managed.json"]);
+}

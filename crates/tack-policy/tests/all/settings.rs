@@ -25,6 +25,7 @@ fn load(fx: &Fixture, cli: CliPermissions) -> tack_policy::Result<Settings> {
     Settings::load_with(&LoadOptions {
         project_root: fx.project.clone(),
         user_config_dir: Some(fx.home.join(".config/tack")),
+        managed_settings: None,
         home: Some(fx.home.clone()),
         cwd: None,
         cli,
