@@ -11,8 +11,10 @@ pub struct PromptRequest {
     pub call: String,
     /// Why it asks (the rule and its file, or the mode).
     pub reason: String,
-    /// The rule "always allow" would add to the local settings.
-    pub always_rule: String,
+    /// The rule "always allow" would add to the local settings; `None` when
+    /// only the administrator's rules count (`allowManagedPermissionRulesOnly`),
+    /// so a rule of the user's would be ignored: the prompt offers no "always".
+    pub always_rule: Option<String>,
     /// The tool says it may be destructive (MCP destructiveHint).
     pub destructive: bool,
 }
@@ -113,6 +115,12 @@ impl PolicyStage {
             };
         };
         let why = decision.why();
+        let managed_only = self
+            .policy
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .managed_rules_only()
+            .is_some();
         let always_rule = why
             .suggestions
             .first()
@@ -121,12 +129,15 @@ impl PolicyStage {
         let request = PromptRequest {
             call: why.subject.clone(),
             reason,
-            always_rule: always_rule.clone(),
+            always_rule: (!managed_only).then(|| always_rule.clone()),
             destructive: tool.tool.annotations().destructive,
         };
         match prompter.ask(&request).await {
             PromptAnswer::AllowOnce => Permission::Allow {
                 by: "the user (allow once)".into(),
+            },
+            PromptAnswer::AllowAlways if managed_only => Permission::Allow {
+                by: "the user (allow once: only managed rules count, none was saved)".into(),
             },
             PromptAnswer::AllowAlways => {
                 let written =

@@ -24,6 +24,7 @@ pub fn config(project_root: &Path, settings: &Settings) -> Result<McpConfig, Fai
             Level::User => ConfigSource::UserSettings,
             Level::Project => ConfigSource::ProjectSettings,
             Level::Local => ConfigSource::LocalSettings,
+            Level::Managed => ConfigSource::ManagedSettings,
             _ => continue,
         };
         config

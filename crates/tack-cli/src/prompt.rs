@@ -39,11 +39,13 @@ fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
     }
     writeln!(out, "  why it asks: {}", request.reason)?;
     loop {
-        write!(
-            out,
-            "  [y] allow once   [a] always allow ({})   [n] deny  > ",
-            request.always_rule
-        )?;
+        match &request.always_rule {
+            Some(rule) => write!(
+                out,
+                "  [y] allow once   [a] always allow ({rule})   [n] deny  > "
+            )?,
+            None => write!(out, "  [y] allow once   [n] deny  > ")?,
+        }
         out.flush()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
@@ -53,7 +55,9 @@ fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
         }
         match line.trim().to_ascii_lowercase().as_str() {
             "y" | "yes" => return Ok(PromptAnswer::AllowOnce),
-            "a" | "always" => return Ok(PromptAnswer::AllowAlways),
+            "a" | "always" if request.always_rule.is_some() => {
+                return Ok(PromptAnswer::AllowAlways);
+            }
             "n" | "no" | "" => {
                 write!(out, "  reason for the model (optional) > ")?;
                 out.flush()?;

@@ -1057,3 +1057,36 @@ async fn managed_settings_deny_beats_command_line_allow_and_bypass() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn managed_mcp_servers_start_without_approval_and_cannot_be_redefined() {
+    let w = World::new(vec![Step::text("ok")]).await;
+    let (node, script) = everything_server();
+    // The project tries to put another command behind the administrator's name.
+    std::fs::write(
+        w.cwd.path().join(".mcp.json"),
+        json!({"mcpServers": {"everything": {"command": "/bin/false"}}}).to_string(),
+    )
+    .unwrap();
+    let admin = tempfile::tempdir().unwrap();
+    let managed = admin.path().join("managed-settings.json");
+    std::fs::write(
+        &managed,
+        json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let list = tack_with_managed(&w, &managed, &["mcp", "list", "--json"]).await;
+    assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
+    let servers: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(servers.as_array().unwrap().len(), 1, "{servers}");
+    assert_eq!(servers[0]["name"], "everything");
+    assert_ne!(servers[0]["state"], "needs_approval", "{servers}");
+    assert!(servers[0]["tools"].as_u64().unwrap() > 3, "{servers}");
+    assert!(
+        serde_json::to_string(&servers[0])
+            .unwrap()
+            .contains("managed"),
+        "{servers}"
+    );
+}

@@ -11,5 +11,6 @@ mod support;
 mod builtin_tools;
 mod hooks_in_the_loop;
 mod loop_tests;
+mod permission_prompt;
 mod pipeline_stages;
 mod providers_and_retries;

@@ -31,6 +31,9 @@ pub enum ConfigSource {
     ProjectSettings,
     /// `mcpServers` in the project's local settings (not committed).
     LocalSettings,
+    /// `mcpServers` in the administrator's managed settings: trusted, and
+    /// not to be redefined by any other file.
+    ManagedSettings,
 }
 
 impl ConfigSource {
@@ -38,18 +41,21 @@ impl ConfigSource {
     pub fn needs_approval(self) -> bool {
         match self {
             ConfigSource::McpJson | ConfigSource::ProjectSettings => true,
-            ConfigSource::UserSettings | ConfigSource::LocalSettings => false,
+            ConfigSource::UserSettings
+            | ConfigSource::LocalSettings
+            | ConfigSource::ManagedSettings => false,
         }
     }
 
-    /// Precedence when a name is defined twice: local > project settings >
-    /// `.mcp.json` > user.
+    /// Precedence when a name is defined twice: managed > local > project
+    /// settings > `.mcp.json` > user.
     fn precedence(self) -> u8 {
         match self {
             ConfigSource::UserSettings => 0,
             ConfigSource::McpJson => 1,
             ConfigSource::ProjectSettings => 2,
             ConfigSource::LocalSettings => 3,
+            ConfigSource::ManagedSettings => 4,
         }
     }
 
@@ -59,6 +65,7 @@ impl ConfigSource {
             ConfigSource::McpJson => ".mcp.json",
             ConfigSource::ProjectSettings => "project settings",
             ConfigSource::LocalSettings => "local settings",
+            ConfigSource::ManagedSettings => "managed settings",
         }
     }
 }
@@ -590,6 +597,23 @@ mod tests {
             .unwrap();
         let s = config.get("s").unwrap();
         assert_eq!(s.source, ConfigSource::LocalSettings);
+        // the administrator's server cannot be redefined by a project file,
+        // and needs no approval
+        config
+            .add_servers(
+                ConfigSource::ManagedSettings,
+                &json!({"mcpServers": {"s": {"command": "managed"}}}),
+            )
+            .unwrap();
+        config
+            .add_servers(
+                ConfigSource::LocalSettings,
+                &json!({"mcpServers": {"s": {"command": "local again"}}}),
+            )
+            .unwrap();
+        let s = config.get("s").unwrap();
+        assert_eq!(s.source, ConfigSource::ManagedSettings);
+        assert!(!s.source.needs_approval());
         let a = ServerConfig::from_value(
             "x",
             ConfigSource::McpJson,

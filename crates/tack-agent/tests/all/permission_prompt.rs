@@ -1,0 +1,118 @@
+//! The permission stage and the prompt it shows on a terminal.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tack_agent::permission::{PolicyStage, PromptAnswer, PromptRequest, Prompter};
+use tack_agent::{Permission, PermissionStage, PreHook};
+use tack_policy::{LoadOptions, Settings};
+use tack_tool::{Tool, ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry};
+
+/// Answers every prompt "always allow" and keeps what it was shown.
+#[derive(Default)]
+struct AlwaysAllow(Mutex<Vec<PromptRequest>>);
+
+#[async_trait]
+impl Prompter for AlwaysAllow {
+    async fn ask(&self, request: &PromptRequest) -> PromptAnswer {
+        self.0.lock().unwrap().push(request.clone());
+        PromptAnswer::AllowAlways
+    }
+}
+
+/// Stands in for Bash: the stage only needs its name and annotations.
+struct Bash;
+
+#[async_trait]
+impl Tool for Bash {
+    fn name(&self) -> &str {
+        "Bash"
+    }
+    fn description(&self) -> &str {
+        "Runs a command."
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"command": {"type": "string"}}})
+    }
+    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("ran"))
+    }
+}
+
+/// The stage for a project in `root` with `managed` as the administrator's settings.
+fn stage(root: &std::path::Path, managed: Value, prompter: Arc<AlwaysAllow>) -> PolicyStage {
+    let managed_file = root.join("managed-settings.json");
+    std::fs::write(&managed_file, managed.to_string()).unwrap();
+    let settings = Settings::load_with(&LoadOptions {
+        project_root: root.to_owned(),
+        user_config_dir: None,
+        managed_settings: Some(managed_file),
+        home: Some(root.to_owned()),
+        cwd: None,
+        cli: Default::default(),
+    })
+    .unwrap();
+    let policy = settings.policy_for_cwd(root).unwrap();
+    PolicyStage::new(
+        policy,
+        root.to_owned(),
+        root.to_owned(),
+        Some(prompter),
+        None,
+    )
+}
+
+async fn ask_for_touch(stage: &PolicyStage) -> Permission {
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(Bash)).unwrap();
+    let call = ToolCall {
+        id: "t1".into(),
+        name: "Bash".into(),
+        input: json!({"command": "touch x"}),
+    };
+    stage
+        .decide(&call, registry.get("Bash").unwrap(), &PreHook::Continue)
+        .await
+}
+
+#[tokio::test]
+async fn always_allow_saves_a_local_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let prompter = Arc::new(AlwaysAllow::default());
+    let stage = stage(&root, json!({}), Arc::clone(&prompter));
+    let permission = ask_for_touch(&stage).await;
+    assert!(
+        matches!(&permission, Permission::Allow { by } if by.contains("always allow")),
+        "{permission:?}"
+    );
+    let shown = prompter.0.lock().unwrap()[0].always_rule.clone();
+    assert!(
+        shown
+            .as_deref()
+            .is_some_and(|r| r.starts_with("Bash(touch")),
+        "{shown:?}"
+    );
+    let local = std::fs::read_to_string(root.join(".tack/settings.local.json")).unwrap();
+    assert!(local.contains("Bash(touch"), "{local}");
+}
+
+#[tokio::test]
+async fn with_only_managed_rules_the_prompt_offers_no_always_and_saves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let prompter = Arc::new(AlwaysAllow::default());
+    let stage = stage(
+        &root,
+        json!({"permissions": {"allowManagedPermissionRulesOnly": true}}),
+        Arc::clone(&prompter),
+    );
+    let permission = ask_for_touch(&stage).await;
+    assert!(
+        matches!(&permission, Permission::Allow { by } if by.contains("none was saved")),
+        "{permission:?}"
+    );
+    assert_eq!(prompter.0.lock().unwrap()[0].always_rule, None);
+    assert!(!root.join(".tack/settings.local.json").exists());
+}
