@@ -41,13 +41,12 @@ fn main() {
         .unwrap();
     let tools = tack_tools::bash::bash_tools(root.clone());
     let bash = tools.iter().find(|t| t.name() == "Bash").unwrap();
-    let ctx = ToolContext {
-        cwd: root.clone(),
-        session_id: "bench".into(),
-        tool_use_id: "toolu_bench".into(),
-        cancel: CancellationToken::new(),
-        progress: Default::default(),
-    };
+    let ctx = ToolContext::new(
+        root.clone(),
+        "bench",
+        "toolu_bench",
+        CancellationToken::new(),
+    );
 
     println!("{CALLS} calls each after {WARMUP} warm-up calls, the three kinds interleaved:");
     rt.block_on(async {

@@ -40,13 +40,7 @@ fn main() {
         .unwrap();
     let tools = tack_tools::files::file_tools();
     let (read, edit) = (&tools[0], &tools[2]);
-    let ctx = || ToolContext {
-        cwd: root.clone(),
-        session_id: "bench".into(),
-        tool_use_id: "bench".into(),
-        cancel: CancellationToken::new(),
-        progress: Default::default(),
-    };
+    let ctx = || ToolContext::new(root.clone(), "bench", "bench", CancellationToken::new());
     let call = |tool: &dyn Tool, input: Value| -> (Duration, Result<ToolOutput, ToolError>) {
         let started = Instant::now();
         let out = rt.block_on(tool.call(input, ctx()));

@@ -44,13 +44,7 @@ fn main() {
         let mut times: Vec<Duration> = Vec::new();
         let mut first_line = String::new();
         for _ in 0..RUNS {
-            let ctx = ToolContext {
-                cwd: root.clone(),
-                session_id: "bench".into(),
-                tool_use_id: "bench".into(),
-                cancel: CancellationToken::new(),
-                progress: Default::default(),
-            };
+            let ctx = ToolContext::new(root.clone(), "bench", "bench", CancellationToken::new());
             let started = Instant::now();
             let out = rt
                 .block_on(glob.call(json!({"pattern": pattern}), ctx))

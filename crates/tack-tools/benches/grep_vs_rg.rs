@@ -82,13 +82,12 @@ fn time_tool(
     let mut times = Vec::new();
     let mut lines = 0;
     for _ in 0..RUNS {
-        let ctx = ToolContext {
-            cwd: root.to_path_buf(),
-            session_id: "bench".into(),
-            tool_use_id: "bench".into(),
-            cancel: CancellationToken::new(),
-            progress: Default::default(),
-        };
+        let ctx = ToolContext::new(
+            root.to_path_buf(),
+            "bench",
+            "bench",
+            CancellationToken::new(),
+        );
         let started = Instant::now();
         let out = rt.block_on(tool.call(input.clone(), ctx)).unwrap();
         times.push(started.elapsed());

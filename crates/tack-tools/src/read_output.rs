@@ -216,13 +216,7 @@ mod tests {
     use tokio_util::sync::CancellationToken;
 
     fn ctx() -> ToolContext {
-        ToolContext {
-            cwd: std::env::temp_dir(),
-            session_id: "s".into(),
-            tool_use_id: "t".into(),
-            cancel: CancellationToken::new(),
-            progress: Default::default(),
-        }
+        ToolContext::new(std::env::temp_dir(), "s", "t", CancellationToken::new())
     }
 
     async fn call(

@@ -184,13 +184,7 @@ mod tests {
     use super::*;
 
     fn ctx() -> ToolContext {
-        ToolContext {
-            cwd: std::env::temp_dir(),
-            session_id: "s".into(),
-            tool_use_id: "t".into(),
-            cancel: CancellationToken::new(),
-            progress: Default::default(),
-        }
+        ToolContext::new(std::env::temp_dir(), "s", "t", CancellationToken::new())
     }
 
     fn item(content: &str, status: &str) -> Value {

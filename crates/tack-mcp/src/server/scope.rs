@@ -142,6 +142,17 @@ pub(crate) async fn progress(progress: f64, total: Option<f64>, message: Option<
     else {
         return false;
     };
+    notify_progress(&peer, token, progress, total, message).await
+}
+
+/// One `notifications/progress`; whether it was sent.
+async fn notify_progress(
+    peer: &Peer<RoleServer>,
+    token: ProgressToken,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<String>,
+) -> bool {
     let mut param = ProgressNotificationParam::new(token, progress);
     param.total = total;
     param.message = message;
@@ -170,10 +181,7 @@ impl ProgressForwarder {
                     return;
                 }
                 last = p.progress;
-                let mut param = ProgressNotificationParam::new(token.clone(), p.progress);
-                param.total = p.total;
-                param.message = p.message;
-                let _ = peer.notify_progress(param).await;
+                notify_progress(&peer, token.clone(), p.progress, p.total, p.message).await;
             };
             loop {
                 tokio::select! {

@@ -462,7 +462,9 @@ pub(crate) async fn run_foreground(
                 Ok(0) => eof = true,
                 Ok(n) => {
                     capture.push(&buf[..n]);
-                    recent.push(&buf[..n]);
+                    if progress.is_active() {
+                        recent.push(&buf[..n]);
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => eof = true,

@@ -34,13 +34,7 @@ impl Session {
     }
 
     fn ctx(&self, cancel: CancellationToken) -> ToolContext {
-        ToolContext {
-            cwd: self.root(),
-            session_id: "s1".into(),
-            tool_use_id: "toolu_1".into(),
-            cancel,
-            progress: Default::default(),
-        }
+        ToolContext::new(self.root(), "s1", "toolu_1", cancel)
     }
 
     async fn call(&self, name: &str, input: Value) -> Result<ToolOutput, ToolError> {

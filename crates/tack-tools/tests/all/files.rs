@@ -49,13 +49,12 @@ impl Env {
     }
 
     pub fn ctx(&self) -> ToolContext {
-        ToolContext {
-            cwd: self.root.clone(),
-            session_id: "test".into(),
-            tool_use_id: "toolu_test".into(),
-            cancel: CancellationToken::new(),
-            progress: Default::default(),
-        }
+        ToolContext::new(
+            self.root.clone(),
+            "test",
+            "toolu_test",
+            CancellationToken::new(),
+        )
     }
 
     /// Calls a tool as the pipeline does: schema check, validate, call.

@@ -158,13 +158,7 @@ fn local() -> Arc<dyn Tool> {
 }
 
 fn ctx(cancel: CancellationToken) -> ToolContext {
-    ToolContext {
-        cwd: std::env::temp_dir(),
-        session_id: "s1".into(),
-        tool_use_id: "toolu_1".into(),
-        cancel,
-        progress: Default::default(),
-    }
+    ToolContext::new(std::env::temp_dir(), "s1", "toolu_1", cancel)
 }
 
 async fn fetch(tool: &Arc<dyn Tool>, input: Value) -> Result<ToolOutput, ToolError> {

@@ -223,13 +223,7 @@ pub fn ctx() -> ToolContext {
 }
 
 pub fn ctx_with(cancel: CancellationToken) -> ToolContext {
-    ToolContext {
-        cwd: std::env::temp_dir(),
-        session_id: "test".into(),
-        tool_use_id: "toolu_test".into(),
-        cancel,
-        progress: Default::default(),
-    }
+    ToolContext::new(std::env::temp_dir(), "test", "toolu_test", cancel)
 }
 
 /// Calls a tool the manager offers, by its model name.
