@@ -13,8 +13,8 @@ use std::sync::Arc;
 use futures::future::join_all;
 use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent};
 use tack_protocol::{
-    ContentBlock, Message, MessagesRequest, Role, SessionEvent, StopReason, SystemPrompt,
-    ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
+    ContentBlock, Message, MessagesRequest, Role, RunStatus, SessionEvent, StopReason,
+    SystemPrompt, ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
 };
 use tack_tool::ToolCall;
 use tokio_util::sync::CancellationToken;
@@ -48,39 +48,6 @@ impl Default for AgentConfig {
             tool_choice: None,
             max_turns: None,
             stream: true,
-        }
-    }
-}
-
-/// Why a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunStatus {
-    /// The model ended its turn (end_turn or stop_sequence).
-    Completed,
-    /// The model refused.
-    Refusal,
-    /// The response hit max_tokens.
-    MaxTokens,
-    /// `max_turns` requests were made and the model still wanted tools.
-    MaxTurns,
-    /// The user interrupted (Ctrl-C).
-    Interrupted,
-    /// The model API failed (after retries).
-    ModelError,
-    /// A hook blocked the prompt or stopped the session (`continue: false`).
-    HookStopped,
-}
-
-impl RunStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Completed => "completed",
-            RunStatus::Refusal => "refusal",
-            RunStatus::MaxTokens => "max_tokens",
-            RunStatus::MaxTurns => "max_turns",
-            RunStatus::Interrupted => "interrupted",
-            RunStatus::ModelError => "model_error",
-            RunStatus::HookStopped => "hook_stopped",
         }
     }
 }
@@ -359,7 +326,7 @@ impl Agent {
             turns: run.turns,
             usage: run.usage.clone(),
             stop_reason: run.stop_reason.clone(),
-            status: run.status.as_str().to_owned(),
+            status: run.status,
             text: run.text.clone(),
             is_error: !matches!(run.status, RunStatus::Completed),
             error,

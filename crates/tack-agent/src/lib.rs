@@ -30,9 +30,10 @@ pub mod permission;
 pub mod pipeline;
 pub mod transcript;
 
-pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome, RunStatus};
+pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};
 pub use events::{EventBus, EventObserver};
 pub use pipeline::{
     AllowAll, BudgetStage, Budgeted, Dispatch, HookStage, NoHooks, Permission, PermissionStage,
     Pipeline, PreHook, PreHookOutcome, Unlimited,
 };
+pub use tack_protocol::RunStatus;

@@ -26,7 +26,8 @@ use async_trait::async_trait;
 use futures::FutureExt as _;
 use serde_json::Value;
 use tack_protocol::{
-    AuditRecord, ContentBlock, SessionEvent, ToolDefinition, ToolOutcome, ToolResultBlock,
+    AuditDecision, AuditRecord, ContentBlock, SessionEvent, ToolDefinition, ToolOutcome,
+    ToolResultBlock,
 };
 use tack_tool::{
     Progress, ProgressSink, RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext,
@@ -310,7 +311,7 @@ impl Pipeline {
             input: call.input.clone(),
         });
         let mut audit = AuditRecord {
-            decision: "not_reached".into(),
+            decision: AuditDecision::NotReached,
             started_ms: crate::transcript::now_ms(),
             ..AuditRecord::default()
         };
@@ -361,7 +362,7 @@ impl Pipeline {
         }
         // a hook's deny is final (the strictest decision wins)
         if let PreHook::Deny { reason, by } = &hooks.decision {
-            audit.decision = "deny".into();
+            audit.decision = AuditDecision::Deny;
             audit.decided_by.clone_from(by);
             return Stop::Answer(Err(ToolError::Denied(format!(
                 "{reason} (decided by {by})"
@@ -370,11 +371,11 @@ impl Pipeline {
         // permission, on the input as it will run
         match self.permission.decide(call, tool, &hooks.decision).await {
             Permission::Allow { by } => {
-                audit.decision = "allow".into();
+                audit.decision = AuditDecision::Allow;
                 audit.decided_by = by;
             }
             Permission::Deny { reason, by } => {
-                audit.decision = "deny".into();
+                audit.decision = AuditDecision::Deny;
                 audit.decided_by.clone_from(&by);
                 return Stop::Answer(Err(ToolError::Denied(format!(
                     "{reason} (decided by {by})"

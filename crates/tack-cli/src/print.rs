@@ -8,7 +8,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use tack_agent::EventObserver;
-use tack_protocol::{Role, SessionEvent};
+use tack_protocol::{Role, RunStatus, SessionEvent};
 
 use crate::cli::OutputFormat;
 
@@ -146,19 +146,19 @@ impl Printer {
                 if !state.at_line_start {
                     print_out(state, "\n");
                 }
-                match status.as_str() {
-                    "completed" => {}
-                    "interrupted" => eprintln!(
+                match status {
+                    RunStatus::Completed => {}
+                    RunStatus::Interrupted => eprintln!(
                         "tack: interrupted; the session is saved: tack run --resume {session_id} \"…\""
                     ),
-                    "max_turns" => eprintln!(
+                    RunStatus::MaxTurns => eprintln!(
                         "tack: stopped after --max-turns requests while the model still wanted tools; continue with: tack run --resume {session_id} \"…\""
                     ),
-                    "max_tokens" => eprintln!(
+                    RunStatus::MaxTokens => eprintln!(
                         "tack: the response was cut off by max_tokens; raise --max-tokens or continue with: tack run --resume {session_id} \"continue\""
                     ),
-                    "refusal" => eprintln!("tack: the model refused to continue"),
-                    "hook_stopped" => eprintln!(
+                    RunStatus::Refusal => eprintln!("tack: the model refused to continue"),
+                    RunStatus::HookStopped => eprintln!(
                         "tack: stopped by a hook: {}",
                         error.as_deref().unwrap_or("no reason given")
                     ),

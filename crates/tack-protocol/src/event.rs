@@ -22,13 +22,131 @@ pub enum ToolOutcome {
     NotRun,
 }
 
+/// A permission verdict, shared by the policy, hooks and the audit trail.
+/// Ordered so the strictest of several wins with `max()`: allow < ask < deny.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Run it.
+    #[default]
+    Allow,
+    /// Ask the user first (deny when nobody can be asked).
+    Ask,
+    /// Do not run it.
+    Deny,
+}
+
+impl Verdict {
+    /// The settings spelling: `allow`, `ask`, `deny`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the permission stage decided for one call, as the audit trail records it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditDecision {
+    /// The call was allowed (by a rule, a mode, a hook or the user).
+    Allow,
+    /// The call was refused.
+    Deny,
+    /// The call stopped before the permission stage (unknown tool, invalid input).
+    #[default]
+    NotReached,
+}
+
+impl std::fmt::Display for AuditDecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for AuditDecision {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl AuditDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditDecision::Allow => "allow",
+            AuditDecision::Deny => "deny",
+            AuditDecision::NotReached => "not_reached",
+        }
+    }
+}
+
+/// The tool call that made a nested call (code mode, a tool calling tools
+/// through the host handle in its context).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caller {
+    /// The outer tool's name.
+    pub tool: String,
+    /// The outer call's tool_use id.
+    pub tool_use_id: String,
+}
+
+/// How a run of the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The model ended its turn (end_turn or stop_sequence).
+    Completed,
+    /// The model refused.
+    Refusal,
+    /// The response hit max_tokens.
+    MaxTokens,
+    /// The turn limit was reached while the model still wanted tools.
+    MaxTurns,
+    /// The user interrupted (Ctrl-C).
+    Interrupted,
+    /// The model API failed (after retries).
+    ModelError,
+    /// A hook blocked the prompt or stopped the session (`continue: false`).
+    HookStopped,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Refusal => "refusal",
+            RunStatus::MaxTokens => "max_tokens",
+            RunStatus::MaxTurns => "max_turns",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::ModelError => "model_error",
+            RunStatus::HookStopped => "hook_stopped",
+        }
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The audit trail of one tool call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AuditRecord {
     /// The input as executed (after hook rewrites).
     pub input: Value,
-    /// allow, deny, or not_reached (the call stopped before the permission stage).
-    pub decision: String,
+    /// What the permission stage decided.
+    pub decision: AuditDecision,
     /// What decided: the rule and its file, the hook command, the user's answer or the mode.
     pub decided_by: String,
     /// Hooks that rewrote the input, in order.
@@ -42,6 +160,9 @@ pub struct AuditRecord {
     /// Artifacts holding the full output when it was cut.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub artifacts: Vec<String>,
+    /// The tool call that made this one, for a call made from inside a tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<Caller>,
 }
 
 /// One event of a session. Events marked ephemeral ([`SessionEvent::is_ephemeral`])
@@ -114,8 +235,8 @@ pub enum SessionEvent {
         /// Tokens used in this run.
         usage: Usage,
         stop_reason: Option<StopReason>,
-        /// Why the run ended: completed, max_turns, interrupted, refusal, error, max_tokens.
-        status: String,
+        /// Why the run ended.
+        status: RunStatus,
         text: String,
         is_error: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]

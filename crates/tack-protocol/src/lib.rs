@@ -21,7 +21,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 mod event;
-pub use event::{AuditRecord, SessionEvent, ToolOutcome};
+pub use event::{
+    AuditDecision, AuditRecord, Caller, RunStatus, SessionEvent, ToolOutcome, Verdict,
+};
 
 /// Fields tack does not model, kept so they survive a round trip.
 pub type Extra = Map<String, Value>;
