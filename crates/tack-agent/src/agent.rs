@@ -13,10 +13,10 @@ use std::sync::Arc;
 use futures::future::join_all;
 use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent};
 use tack_protocol::{
-    ContentBlock, Message, MessagesRequest, Role, RunStatus, SessionEvent, StopReason,
-    SystemPrompt, ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
+    ContentBlock, Message, MessagesRequest, RunStatus, SessionEvent, StopReason, SystemPrompt,
+    ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
 };
-use tack_tool::ToolCall;
+use tack_tool::{CallOptions, ToolCall};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventBus;
@@ -124,11 +124,6 @@ impl Agent {
 
     pub fn session_usage(&self) -> &Usage {
         &self.session_usage
-    }
-
-    /// Whether the conversation ends with a user message the model has not answered.
-    pub fn awaits_model(&self) -> bool {
-        self.messages.last().is_some_and(|m| m.role == Role::User)
     }
 
     fn push(&mut self, message: Message) {
@@ -390,7 +385,10 @@ impl Agent {
                 continue;
             }
             results.extend(self.run_batch(std::mem::take(&mut batch), cancel).await);
-            let result = self.pipeline.dispatch(dispatch, cancel).await;
+            let result = self
+                .pipeline
+                .dispatch(dispatch, CallOptions::new(cancel.clone()))
+                .await;
             results.push(ContentBlock::ToolResult(result.block));
         }
         results.extend(self.run_batch(batch, cancel).await);
@@ -402,10 +400,14 @@ impl Agent {
         batch: Vec<Dispatch>,
         cancel: &CancellationToken,
     ) -> Vec<ContentBlock> {
-        join_all(batch.into_iter().map(|d| self.pipeline.dispatch(d, cancel)))
-            .await
-            .into_iter()
-            .map(|r| ContentBlock::ToolResult(r.block))
-            .collect()
+        join_all(
+            batch
+                .into_iter()
+                .map(|d| self.pipeline.dispatch(d, CallOptions::new(cancel.clone()))),
+        )
+        .await
+        .into_iter()
+        .map(|r| ContentBlock::ToolResult(r.block))
+        .collect()
     }
 }

@@ -4,7 +4,9 @@
 //! A result over its tool's budget is never an error. The full text is saved as
 //! an artifact of the session; the model receives the head and the tail with a
 //! marker stating the total size, what was shown, the artifact id and how to
-//! get more (ReadOutput), plus a tool-specific hint on narrowing the query.
+//! get more (ReadOutput), plus the tool's own hint on narrowing the query.
+//! How to cut and the hint come from the tool ([`OutputBehaviour`]): this
+//! stage names no tool.
 //! Tokens are estimated from bytes (4 bytes a token) where no tokenizer is at hand.
 
 use std::collections::HashMap;
@@ -12,8 +14,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use tack_protocol::ContentBlock;
-use tack_tools::artifacts::ArtifactStore;
-use tack_tools::read_output::floor_char;
+use tack_tool::artifacts::{ArtifactError, ArtifactStore};
+use tack_tool::{OutputBehaviour, OutputCut, floor_char};
 
 use crate::pipeline::{BudgetStage, Budgeted};
 
@@ -59,29 +61,20 @@ impl OutputBudget {
     }
 }
 
-/// How to narrow the query of a tool whose output was cut.
-fn narrowing_hint(tool: &str) -> &'static str {
-    match tool {
-        "Read" => " You can also Read the file with offset and limit.",
-        "Grep" => {
-            " You can also narrow the search: a more specific pattern, path, glob or type, output_mode \"files_with_matches\", or head_limit."
-        }
-        "Glob" => " You can also use a more specific pattern or path.",
-        "Bash" => {
-            " You can also filter the command's output (grep, head, tail) or write it to a file and search that."
-        }
-        _ => "",
-    }
-}
-
 impl BudgetStage for OutputBudget {
-    fn apply(&self, tool: &str, tool_use_id: &str, content: Vec<ContentBlock>) -> Budgeted {
+    fn apply(
+        &self,
+        tool: &str,
+        output: &OutputBehaviour,
+        tool_use_id: &str,
+        content: Vec<ContentBlock>,
+    ) -> Budgeted {
         let unchanged = |content| Budgeted {
             content,
             artifact: None,
         };
         // ReadOutput caps its own answers and points at the same artifact.
-        if tool == "ReadOutput" {
+        if output.cut == OutputCut::SelfLimited {
             return unchanged(content);
         }
         let budget = self.budget_bytes(tool);
@@ -110,7 +103,7 @@ impl BudgetStage for OutputBudget {
         }
         let saved = self.store.save(tool_use_id, &full);
         let artifact = saved.as_ref().ok().cloned();
-        let mut out = vec![ContentBlock::text(cut(&full, budget, tool, saved))];
+        let mut out = vec![ContentBlock::text(cut(&full, budget, output, saved))];
         out.extend(others);
         Budgeted {
             content: out,
@@ -123,14 +116,19 @@ impl BudgetStage for OutputBudget {
 fn cut(
     full: &str,
     budget: usize,
-    tool: &str,
-    saved: Result<String, tack_tools::artifacts::ArtifactError>,
+    output: &OutputBehaviour,
+    saved: Result<String, ArtifactError>,
 ) -> String {
     let marker_room = 600.min(budget / 2);
     let room = budget.saturating_sub(marker_room);
-    let head_end = line_floor(full, room * 7 / 10);
-    let tail_start = line_ceil(full, full.len().saturating_sub(room - head_end.min(room)));
-    let tail_start = tail_start.max(head_end);
+    let (head_end, tail_start) = match output.cut {
+        OutputCut::Head => (line_floor(full, room), full.len()),
+        _ => {
+            let head_end = line_floor(full, room * 7 / 10);
+            let tail_start = line_ceil(full, full.len().saturating_sub(room - head_end.min(room)));
+            (head_end, tail_start.max(head_end))
+        }
+    };
     let head = &full[..head_end];
     let tail = &full[tail_start..];
     let total_lines = full.lines().count();
@@ -139,11 +137,19 @@ fn cut(
     let mut marker = String::new();
     let _ = write!(
         marker,
-        "[… output cut to fit the budget: {} bytes, {total_lines} lines in total (~{} tokens). Shown: lines 1–{head_lines} and {}–{total_lines}.",
+        "[… output cut to fit the budget: {} bytes, {total_lines} lines in total (~{} tokens). ",
         full.len(),
         full.len() / BYTES_PER_TOKEN,
-        total_lines - tail_lines + 1,
     );
+    if tail_lines == 0 {
+        let _ = write!(marker, "Shown: lines 1–{head_lines}.");
+    } else {
+        let _ = write!(
+            marker,
+            "Shown: lines 1–{head_lines} and {}–{total_lines}.",
+            total_lines - tail_lines + 1
+        );
+    }
     match saved {
         Ok(id) => {
             let _ = write!(
@@ -157,7 +163,9 @@ fn cut(
             let _ = write!(marker, " The full output could not be saved ({e}).");
         }
     }
-    marker.push_str(narrowing_hint(tool));
+    if let Some(hint) = &output.narrowing_hint {
+        marker.push_str(hint);
+    }
     marker.push(']');
     let mut out = String::with_capacity(head.len() + tail.len() + marker.len() + 2);
     out.push_str(head);
@@ -198,6 +206,13 @@ fn line_ceil(s: &str, i: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// What the Grep tool declares (tack-tools is not a dependency here).
+    fn grep_output() -> OutputBehaviour {
+        OutputBehaviour::with_hint(
+            " You can also narrow the search: a more specific pattern, path, glob or type, output_mode \"files_with_matches\", or head_limit.",
+        )
+    }
+
     fn text_of(b: &Budgeted) -> String {
         match &b.content[0] {
             ContentBlock::Text(t) => t.text.clone(),
@@ -210,7 +225,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let budget = OutputBudget::new(Arc::new(ArtifactStore::new(dir.path())));
         let content = vec![ContentBlock::text("short")];
-        assert_eq!(budget.apply("Bash", "t1", content.clone()).content, content);
+        assert_eq!(
+            budget
+                .apply("Bash", &OutputBehaviour::default(), "t1", content.clone())
+                .content,
+            content
+        );
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
     }
 
@@ -220,7 +240,12 @@ mod tests {
         let store = Arc::new(ArtifactStore::new(dir.path()));
         let budget = OutputBudget::new(store.clone()).tool_tokens("Grep", 500);
         let full: String = (1..=10_000).map(|i| format!("match {i}\n")).collect();
-        let out = budget.apply("Grep", "toolu_9", vec![ContentBlock::text(full.clone())]);
+        let out = budget.apply(
+            "Grep",
+            &grep_output(),
+            "toolu_9",
+            vec![ContentBlock::text(full.clone())],
+        );
         assert_eq!(out.artifact.as_deref(), Some("art_toolu_9"));
         let text = text_of(&out);
         assert!(text.len() <= 500 * BYTES_PER_TOKEN + 200, "{}", text.len());
@@ -245,8 +270,37 @@ mod tests {
         let budget =
             OutputBudget::new(Arc::new(ArtifactStore::new(dir.path()))).default_tokens(100);
         let full = "é".repeat(10_000);
-        let text = text_of(&budget.apply("X", "t", vec![ContentBlock::text(full)]));
+        let text = text_of(&budget.apply(
+            "X",
+            &OutputBehaviour::default(),
+            "t",
+            vec![ContentBlock::text(full)],
+        ));
         assert!(text.contains("output cut"));
         assert!(text.starts_with('é'));
+    }
+
+    #[test]
+    fn head_only_tools_keep_the_head_and_self_limited_ones_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget =
+            OutputBudget::new(Arc::new(ArtifactStore::new(dir.path()))).default_tokens(200);
+        let full: String = (1..=5_000).map(|i| format!("row {i}\n")).collect();
+        let head = OutputBehaviour::with_hint(" Ask for fewer rows.").cut(OutputCut::Head);
+        let text =
+            text_of(&budget.apply("Rows", &head, "t1", vec![ContentBlock::text(full.clone())]));
+        assert!(text.starts_with("row 1\nrow 2\n"), "{text}");
+        assert!(!text.contains("row 5000"), "no tail: {text}");
+        assert!(text.contains("Shown: lines 1–"), "{text}");
+        assert!(text.contains("Ask for fewer rows."), "{text}");
+        let content = vec![ContentBlock::text(full)];
+        let out = budget.apply(
+            "ReadOutput",
+            &OutputBehaviour::self_limited(),
+            "t2",
+            content.clone(),
+        );
+        assert_eq!(out.content, content);
+        assert!(out.artifact.is_none());
     }
 }

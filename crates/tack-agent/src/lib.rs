@@ -33,7 +33,7 @@ pub mod transcript;
 pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};
 pub use events::{EventBus, EventObserver};
 pub use pipeline::{
-    AllowAll, BudgetStage, Budgeted, Dispatch, HookStage, NoHooks, Permission, PermissionStage,
-    Pipeline, PreHook, PreHookOutcome, Unlimited,
+    AllowAll, BudgetStage, Budgeted, Dispatch, HookAdvice, HookStage, NoHooks, Permission,
+    PermissionStage, Pipeline, PreHook, PreHookOutcome, Unlimited,
 };
 pub use tack_protocol::RunStatus;

@@ -43,7 +43,7 @@ use std::sync::{Arc, RwLock};
 use tack_policy::{DecidedBy, Decision, Policy, Request, RuleKind, evaluate};
 use tack_tool::{RegisteredTool, ToolCall};
 
-use crate::pipeline::{Permission, PermissionStage, PreHook};
+use crate::pipeline::{HookAdvice, Permission, PermissionStage};
 
 /// Reloads the policy after the user chose "always allow" (the rule has been
 /// written to the local settings by then).
@@ -170,7 +170,12 @@ impl PolicyStage {
 
 #[async_trait]
 impl PermissionStage for PolicyStage {
-    async fn decide(&self, call: &ToolCall, tool: &RegisteredTool, hook: &PreHook) -> Permission {
+    async fn decide(
+        &self,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        hook: Option<&HookAdvice>,
+    ) -> Permission {
         let decision = self.evaluate(call);
         match (decision, hook) {
             // A deny rule always wins, whatever a hook said.
@@ -178,19 +183,15 @@ impl PermissionStage for PolicyStage {
                 reason: d.message(),
                 by: decided_by(&d),
             },
-            (_, PreHook::Deny { reason, by }) => Permission::Deny {
-                reason: reason.clone(),
-                by: by.clone(),
-            },
             // A hook's allow skips the prompt (never a deny rule: handled above).
-            (Decision::Ask(_), PreHook::Allow { by }) => Permission::Allow {
+            (Decision::Ask(_), Some(HookAdvice::Allow { by })) => Permission::Allow {
                 by: format!("{by} (a hook allowed a call the rules would ask about)"),
             },
             (d @ Decision::Ask(_), _) => {
                 let reason = d.to_string();
                 self.ask(d, tool, reason).await
             }
-            (d, PreHook::Ask { reason, by }) => {
+            (d, Some(HookAdvice::Ask { reason, by })) => {
                 let reason = format!("{reason} (asked by {by})");
                 self.ask(d, tool, reason).await
             }

@@ -224,8 +224,10 @@ impl ToolServer {
         // notifications/cancelled for this request (or the session ends).
         let (result, protocol_error) = scope::run(
             scope,
-            self.host
-                .call_with_progress(call, context.ct.clone(), progress),
+            self.host.call(
+                call,
+                tack_tool::CallOptions::new(context.ct.clone()).with_progress(progress),
+            ),
         )
         .await;
         if let Some(forwarder) = forwarder {

@@ -50,11 +50,18 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tack_protocol::{ContentBlock, ToolDefinition, ToolOutcome, ToolResultBlock};
+use tack_protocol::{ContentBlock, ToolOutcome, ToolResultBlock};
 use tokio_util::sync::CancellationToken;
 
+pub mod artifacts;
+mod host;
+mod output;
 mod registry;
-pub use registry::{RegisteredTool, RegistryError, ToolRegistry, definition_hash, drop_nulls};
+pub use host::{CallOptions, HostHandle, MAX_NESTING, ToolCall, ToolCallResult, ToolHost};
+pub use output::{OutputBehaviour, OutputCut, floor_char};
+pub use registry::{
+    Exposure, RegisteredTool, RegistryError, ToolRegistry, definition_hash, drop_nulls,
+};
 
 /// What a tool call knows about where it runs.
 #[derive(Debug, Clone)]
@@ -69,6 +76,10 @@ pub struct ToolContext {
     /// Where a long-running tool says how far it has got (the terminal shows
     /// it; `tack mcp serve` sends it as `notifications/progress`).
     pub progress: ProgressSink,
+    /// The way back to the host: other tools called through it meet the same
+    /// pipeline (validation, hooks, permission, budget, audit) and their audit
+    /// names this call as the caller. Empty outside a pipeline.
+    pub host: HostHandle,
 }
 
 impl ToolContext {
@@ -85,6 +96,7 @@ impl ToolContext {
             tool_use_id: tool_use_id.into(),
             cancel,
             progress: ProgressSink::none(),
+            host: HostHandle::none(),
         }
     }
 
@@ -307,6 +319,11 @@ pub trait Tool: Send + Sync + 'static {
     fn validate(&self, _input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
         Ok(())
     }
+    /// How the output budget cuts this tool's results and what it tells the
+    /// model when it does.
+    fn output(&self) -> OutputBehaviour {
+        OutputBehaviour::default()
+    }
     /// Runs the call. Must return promptly once `ctx.cancel` is cancelled.
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -329,6 +346,9 @@ pub trait TypedTool: Send + Sync + 'static {
     }
     fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), ToolError> {
         Ok(())
+    }
+    fn output(&self) -> OutputBehaviour {
+        OutputBehaviour::default()
     }
     async fn call(&self, input: Self::Input, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -366,6 +386,9 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
     fn validate(&self, input: &Value, ctx: &ToolContext) -> Result<(), ToolError> {
         self.0.validate(&Self::parse(input)?, ctx)
+    }
+    fn output(&self) -> OutputBehaviour {
+        self.0.output()
     }
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let input = Self::parse(&input)?;
@@ -438,47 +461,3 @@ fn trim_schema(schema: &mut Value) {
         _ => {}
     }
 }
-
-/// One call as the model asked for it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    pub id: String,
-    pub name: String,
-    pub input: Value,
-}
-
-/// The answer to one call, ready to send back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCallResult {
-    pub block: ToolResultBlock,
-    pub outcome: ToolOutcome,
-    pub structured: Option<Value>,
-}
-
-/// Runs tools through the agent's full dispatch pipeline (validation,
-/// permissions, hooks, budget, audit). Implemented by the agent; used by
-/// `tack mcp serve`, code mode and eval, which must not bypass policy.
-#[async_trait]
-pub trait ToolHost: Send + Sync {
-    /// The tools as the model sees them.
-    fn definitions(&self) -> Vec<ToolDefinition>;
-    /// The annotations of a tool, if it exists.
-    fn annotations(&self, name: &str) -> Option<ToolAnnotations>;
-    /// Runs one call; never fails: errors are `is_error` results.
-    async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult;
-
-    /// [`ToolHost::call`], with the running tool's progress reports going to
-    /// `progress`. By default they are dropped.
-    async fn call_with_progress(
-        &self,
-        call: ToolCall,
-        cancel: CancellationToken,
-        progress: ProgressSink,
-    ) -> ToolCallResult {
-        let _ = progress;
-        self.call(call, cancel).await
-    }
-}
-
-/// Shared handle to a tool.
-pub type ToolRef = Arc<dyn Tool>;

@@ -22,10 +22,25 @@ pub enum RegistryError {
     BadSchema { name: String, message: String },
 }
 
+/// Whether the model is sent a tool's definition.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Exposure {
+    /// Its definition is in every request.
+    #[default]
+    Direct,
+    /// Known and callable, found by search; its definition is sent from the
+    /// request after it is discovered ([`ToolRegistry::reveal`]) on.
+    Deferred,
+    /// Callable only by the host (from a tool through its host handle, e.g.
+    /// code mode); never sent, and unknown to the model.
+    Hidden,
+}
+
 /// A tool with its definition and compiled input validator.
 pub struct RegisteredTool {
     pub tool: Arc<dyn Tool>,
     pub definition: ToolDefinition,
+    pub exposure: Exposure,
     /// sha256 of the definition as the model sees it (hex, first 16 bytes).
     pub definition_hash: String,
     validator: jsonschema::Validator,
@@ -131,10 +146,17 @@ pub fn definition_hash(definition: &ToolDefinition) -> String {
 
 /// The tools of a session, in registration order. Cloning is cheap (the
 /// entries are shared), so a session can grow its tool set by copy-and-add.
+///
+/// The definitions sent to the model ([`ToolRegistry::definitions`]) are the
+/// `Direct` tools and the `Deferred` ones revealed so far, in the order they
+/// joined: the set only grows and its order never changes, so the tools part
+/// of successive requests is byte-identical and the prompt cache holds.
 #[derive(Debug, Default, Clone)]
 pub struct ToolRegistry {
     tools: Vec<Arc<RegisteredTool>>,
     index: HashMap<String, usize>,
+    /// Indexes into `tools` of the definitions sent, in send order.
+    sent: Vec<usize>,
 }
 
 impl ToolRegistry {
@@ -142,8 +164,17 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// Registers a tool; its schema is compiled once, here.
+    /// Registers a `Direct` tool; its schema is compiled once, here.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        self.register_as(tool, Exposure::Direct)
+    }
+
+    /// Registers a tool with the given exposure.
+    pub fn register_as(
+        &mut self,
+        tool: Arc<dyn Tool>,
+        exposure: Exposure,
+    ) -> Result<(), RegistryError> {
         let name = tool.name().to_owned();
         if !is_valid_tool_name(&name) {
             return Err(RegistryError::InvalidName(name));
@@ -170,14 +201,37 @@ impl ToolRegistry {
             extra: Extra::new(),
         };
         let definition_hash = definition_hash(&definition);
+        if exposure == Exposure::Direct {
+            self.sent.push(self.tools.len());
+        }
         self.index.insert(name, self.tools.len());
         self.tools.push(Arc::new(RegisteredTool {
             tool,
             definition,
+            exposure,
             definition_hash,
             validator,
         }));
         Ok(())
+    }
+
+    /// Starts sending a `Deferred` tool's definition (it was discovered).
+    /// Returns whether it was added: false when it is unknown, `Hidden`, or
+    /// sent already.
+    pub fn reveal(&mut self, name: &str) -> bool {
+        let Some(&i) = self.index.get(name) else {
+            return false;
+        };
+        if self.tools[i].exposure != Exposure::Deferred || self.sent.contains(&i) {
+            return false;
+        }
+        self.sent.push(i);
+        true
+    }
+
+    /// Whether the model is sent this tool's definition now.
+    pub fn is_sent(&self, name: &str) -> bool {
+        self.index.get(name).is_some_and(|i| self.sent.contains(i))
     }
 
     /// Registers a typed tool.
@@ -200,8 +254,22 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// The definitions sent to the model, in send order (see the type's docs).
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        self.tools.iter().map(|t| t.definition.clone()).collect()
+        self.sent
+            .iter()
+            .map(|&i| self.tools[i].definition.clone())
+            .collect()
+    }
+
+    /// The definitions of every tool a client may call (`Direct` and
+    /// `Deferred`, not `Hidden`), in registration order.
+    pub fn callable_definitions(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .filter(|t| t.exposure != Exposure::Hidden)
+            .map(|t| t.definition.clone())
+            .collect()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &RegisteredTool> {
@@ -223,6 +291,11 @@ impl ToolRegistry {
             .filter(|n| !self.index.contains_key(n.as_str()))
             .cloned()
             .collect();
+        let sent: Vec<String> = self
+            .sent
+            .iter()
+            .map(|&i| self.tools[i].definition.name.clone())
+            .collect();
         self.tools
             .retain(|t| names.iter().any(|n| n == &t.definition.name));
         self.index = self
@@ -230,6 +303,10 @@ impl ToolRegistry {
             .iter()
             .enumerate()
             .map(|(i, t)| (t.definition.name.clone(), i))
+            .collect();
+        self.sent = sent
+            .iter()
+            .filter_map(|n| self.index.get(n).copied())
             .collect();
         unknown
     }
@@ -346,6 +423,54 @@ mod tests {
             r.register_typed(Bad),
             Err(RegistryError::InvalidName(_))
         ));
+    }
+
+    struct Named(&'static str);
+
+    #[async_trait]
+    impl crate::Tool for Named {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn description(&self) -> &str {
+            "A test tool."
+        }
+        fn input_schema(&self) -> Value {
+            json!({"type": "object", "properties": {}})
+        }
+        async fn call(&self, _: Value, _: ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(self.0))
+        }
+    }
+
+    fn names_of(defs: &[ToolDefinition]) -> Vec<&str> {
+        defs.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    #[test]
+    fn only_direct_and_revealed_tools_are_sent_and_the_order_only_grows() {
+        let mut r = ToolRegistry::new();
+        r.register(Arc::new(Named("A"))).unwrap();
+        r.register_as(Arc::new(Named("Later")), Exposure::Deferred)
+            .unwrap();
+        r.register_as(Arc::new(Named("Inner")), Exposure::Hidden)
+            .unwrap();
+        r.register(Arc::new(Named("B"))).unwrap();
+        assert_eq!(names_of(&r.definitions()), ["A", "B"]);
+        assert_eq!(names_of(&r.callable_definitions()), ["A", "Later", "B"]);
+        assert!(r.get("Later").is_some() && r.get("Inner").is_some());
+        let before = serde_json::to_vec(&r.definitions()).unwrap();
+        assert!(!r.reveal("Inner"), "a hidden tool is never sent");
+        assert!(!r.reveal("A"), "a direct tool is sent already");
+        assert!(!r.reveal("Nope"));
+        assert!(r.reveal("Later"));
+        assert!(!r.reveal("Later"), "revealed once");
+        let after = serde_json::to_vec(&r.definitions()).unwrap();
+        assert_eq!(names_of(&r.definitions()), ["A", "B", "Later"]);
+        // Appended: the earlier definitions are a byte-identical prefix.
+        assert_eq!(&after[..before.len() - 1], &before[..before.len() - 1]);
+        r.retain_named(&["Later".into(), "A".into()]);
+        assert_eq!(names_of(&r.definitions()), ["A", "Later"]);
     }
 
     #[test]

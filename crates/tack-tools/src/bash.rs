@@ -330,6 +330,11 @@ with BashOutput and stop it with KillShell.";
 
 #[async_trait]
 impl TypedTool for Bash {
+    fn output(&self) -> tack_tool::OutputBehaviour {
+        tack_tool::OutputBehaviour::with_hint(
+            " You can also filter the command's output (grep, head, tail) or write it to a file and search that.",
+        )
+    }
     type Input = BashInput;
 
     fn name(&self) -> &str {

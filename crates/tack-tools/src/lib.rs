@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use tack_tool::{Tool, Typed};
 
-pub mod artifacts;
+pub use tack_tool::artifacts;
 pub mod bash;
 pub mod files;
 pub mod read_output;

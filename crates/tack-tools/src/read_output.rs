@@ -50,6 +50,9 @@ impl ReadOutput {
 
 #[async_trait]
 impl TypedTool for ReadOutput {
+    fn output(&self) -> tack_tool::OutputBehaviour {
+        tack_tool::OutputBehaviour::self_limited()
+    }
     type Input = ReadOutputInput;
 
     fn name(&self) -> &str {
@@ -199,14 +202,7 @@ fn grep(text: &str, pattern: &str, id: &str) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput::text(out))
 }
 
-/// The largest char boundary at or below `i`.
-pub fn floor_char(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
+pub use tack_tool::floor_char;
 
 #[cfg(test)]
 mod tests {

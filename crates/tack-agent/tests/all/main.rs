@@ -8,7 +8,6 @@
 
 mod support;
 
-mod builtin_tools;
 mod hooks_in_the_loop;
 mod loop_tests;
 mod permission_prompt;

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tack_agent::permission::{PolicyStage, PromptAnswer, PromptRequest, Prompter};
-use tack_agent::{Permission, PermissionStage, PreHook};
+use tack_agent::{Permission, PermissionStage};
 use tack_policy::{LoadOptions, Settings};
 use tack_tool::{Tool, ToolCall, ToolContext, ToolError, ToolOutput, ToolRegistry};
 
@@ -72,7 +72,7 @@ async fn ask_for_touch(stage: &PolicyStage) -> Permission {
         input: json!({"command": "touch x"}),
     };
     stage
-        .decide(&call, registry.get("Bash").unwrap(), &PreHook::Continue)
+        .decide(&call, registry.get("Bash").unwrap(), None)
         .await
 }
 

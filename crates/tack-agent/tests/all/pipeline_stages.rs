@@ -32,7 +32,12 @@ struct DenyEcho;
 
 #[async_trait]
 impl PermissionStage for DenyEcho {
-    async fn decide(&self, call: &ToolCall, _tool: &RegisteredTool, _hook: &PreHook) -> Permission {
+    async fn decide(
+        &self,
+        call: &ToolCall,
+        _tool: &RegisteredTool,
+        _hook: Option<&tack_agent::HookAdvice>,
+    ) -> Permission {
         if call.name == "Echo" {
             Permission::Deny {
                 reason: "Echo is not allowed here".into(),
@@ -152,7 +157,13 @@ async fn hook_stage_rewrites_input_blocks_and_sees_output() {
 struct FirstTenBytes;
 
 impl BudgetStage for FirstTenBytes {
-    fn apply(&self, _tool: &str, _id: &str, content: Vec<ContentBlock>) -> Budgeted {
+    fn apply(
+        &self,
+        _tool: &str,
+        _output: &tack_tool::OutputBehaviour,
+        _id: &str,
+        content: Vec<ContentBlock>,
+    ) -> Budgeted {
         let text: String = content
             .iter()
             .filter_map(|b| match b {
@@ -276,10 +287,11 @@ async fn progress_goes_to_the_event_bus_and_to_the_callers_sink() {
         input: json!({}),
     };
     let result = pipeline
-        .call_with_progress(
+        .call(
             call,
-            Default::default(),
-            ProgressSink::new(move |p| sink.lock().unwrap().push(p.progress)),
+            tack_tool::CallOptions::default().with_progress(ProgressSink::new(move |p| {
+                sink.lock().unwrap().push(p.progress)
+            })),
         )
         .await;
     assert!(!result.block.is_error, "{:?}", result.block);

@@ -13,10 +13,9 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, ImageBlock, ToolDefinition, ToolOutcome, ToolResultBlock};
 use tack_tool::{
-    ProgressSink, Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError,
-    ToolHost, ToolOutput, ToolRegistry,
+    CallOptions, Tool, ToolAnnotations, ToolCall, ToolCallResult, ToolContext, ToolError, ToolHost,
+    ToolOutput, ToolRegistry,
 };
-use tokio_util::sync::CancellationToken;
 
 use super::scope;
 
@@ -71,17 +70,10 @@ impl ToolHost for RegistryHost {
         self.registry.get(name).map(|t| t.tool.annotations())
     }
 
-    async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {
-        self.call_with_progress(call, cancel, ProgressSink::none())
-            .await
-    }
-
-    async fn call_with_progress(
-        &self,
-        call: ToolCall,
-        cancel: CancellationToken,
-        progress: ProgressSink,
-    ) -> ToolCallResult {
+    async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult {
+        let CallOptions {
+            cancel, progress, ..
+        } = options;
         let Some(tool) = self.registry.get(&call.name) else {
             let names = self.registry.names().join(", ");
             return ToolCallResult {
@@ -99,6 +91,7 @@ impl ToolHost for RegistryHost {
             tool_use_id: call.id.clone(),
             cancel: cancel.clone(),
             progress,
+            host: tack_tool::HostHandle::none(),
         };
         if let Err(e) = tool
             .check_input(&call.input)

@@ -21,7 +21,6 @@ use tack_tool::{
     ToolOutput, ToolRegistry,
 };
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -149,8 +148,8 @@ impl ToolHost for CancelProbe {
     fn annotations(&self, name: &str) -> Option<ToolAnnotations> {
         self.inner.annotations(name)
     }
-    async fn call(&self, call: ToolCall, cancel: CancellationToken) -> ToolCallResult {
-        cancel.cancelled().await;
+    async fn call(&self, call: ToolCall, options: tack_tool::CallOptions) -> ToolCallResult {
+        options.cancel.cancelled().await;
         self.fired.store(true, Ordering::SeqCst);
         ToolCallResult {
             block: ToolResultBlock::error(&call.id, "interrupted"),

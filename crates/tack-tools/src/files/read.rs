@@ -62,6 +62,9 @@ impl ReadTool {
 
 #[async_trait]
 impl TypedTool for ReadTool {
+    fn output(&self) -> tack_tool::OutputBehaviour {
+        tack_tool::OutputBehaviour::with_hint(" You can also Read the file with offset and limit.")
+    }
     type Input = ReadInput;
 
     fn name(&self) -> &str {

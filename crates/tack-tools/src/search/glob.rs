@@ -49,6 +49,9 @@ impl std::fmt::Debug for GlobTool {
 
 #[async_trait]
 impl TypedTool for GlobTool {
+    fn output(&self) -> tack_tool::OutputBehaviour {
+        tack_tool::OutputBehaviour::with_hint(" You can also use a more specific pattern or path.")
+    }
     type Input = GlobInput;
 
     fn name(&self) -> &str {

@@ -107,6 +107,11 @@ impl std::fmt::Debug for GrepTool {
 
 #[async_trait]
 impl TypedTool for GrepTool {
+    fn output(&self) -> tack_tool::OutputBehaviour {
+        tack_tool::OutputBehaviour::with_hint(
+            " You can also narrow the search: a more specific pattern, path, glob or type, output_mode \"files_with_matches\", or head_limit.",
+        )
+    }
     type Input = GrepInput;
 
     fn name(&self) -> &str {

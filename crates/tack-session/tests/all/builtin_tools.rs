@@ -36,6 +36,9 @@ impl Tool for Slow {
     fn is_concurrency_safe(&self, input: &Value) -> bool {
         self.0.is_concurrency_safe(input)
     }
+    fn output(&self) -> tack_tool::OutputBehaviour {
+        self.0.output()
+    }
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         tokio::time::sleep(Duration::from_millis(300)).await;
         self.0.call(input, ctx).await

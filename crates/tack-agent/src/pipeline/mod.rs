@@ -1,0 +1,369 @@
+//! The dispatch pipeline: the one path every tool call takes.
+//!
+//! ```text
+//!  call ─► find tool ─► validate input ─► pre-hooks ─► permission ─► execute (timeout,
+//!          │              (JSON, schema,   (may rewrite  (policy on the   cancel, panic
+//!          │               tool check)      → revalidate) input as run)   isolation)
+//!          ▼                                                                 │
+//!  result ◄─ record ◄─ output budget ◄─ post-hooks ◄────────────────────────┘
+//!            (event +    (stage; errors
+//!             audit)      too)
+//! ```
+//!
+//! The stages are named functions in [`stages`] (the orchestrator is
+//! `Pipeline::run_stages`), the execute stage is in [`execute`]. Permission,
+//! hooks and budget are pluggable ([`PermissionStage`], [`HookStage`],
+//! [`BudgetStage`]) and pass through by default. Pre-hooks run *before* the
+//! permission decision so the policy always judges the input that will
+//! actually run (a hook may rewrite it). A hook's deny ends the call there;
+//! its allow or ask is [`HookAdvice`] for the permission stage, which may let
+//! an allow skip a prompt but never override a deny rule.
+//! A stage that refuses short-circuits to the record stage, so every call is
+//! answered by exactly one result and recorded exactly once, with its audit.
+//!
+//! The pipeline is also the session's [`ToolHost`]: every call, from the
+//! model, an MCP client or a tool through its [`tack_tool::HostHandle`],
+//! takes this path. A `Hidden` tool is found only by a nested call.
+
+mod execute;
+mod stages;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tack_protocol::{ContentBlock, ToolDefinition};
+use tack_tool::{
+    CallOptions, OutputBehaviour, RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult,
+    ToolError, ToolHost, ToolOutput, ToolRegistry,
+};
+
+use crate::events::EventBus;
+
+/// How long a tool may run when it does not say (Claude Code's Bash default).
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The decision of the permission stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permission {
+    /// Run it; `by` says what allowed it (rule and file, mode, hook, user).
+    Allow { by: String },
+    /// Do not run it; `reason` goes to the model.
+    Deny { reason: String, by: String },
+}
+
+/// What the pre-hooks advise the permission stage (a hook's deny never gets
+/// there: it ends the call first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookAdvice {
+    /// A hook allowed the call: it may skip a prompt, never a deny rule.
+    Allow { by: String },
+    /// A hook wants the user asked.
+    Ask { reason: String, by: String },
+}
+
+/// Decides whether a call may run, given what the pre-hooks advised.
+#[async_trait]
+pub trait PermissionStage: Send + Sync {
+    async fn decide(
+        &self,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        hook: Option<&HookAdvice>,
+    ) -> Permission;
+}
+
+/// The default permission stage: everything is allowed.
+#[derive(Debug, Default)]
+pub struct AllowAll;
+
+#[async_trait]
+impl PermissionStage for AllowAll {
+    async fn decide(
+        &self,
+        _call: &ToolCall,
+        _tool: &RegisteredTool,
+        _hook: Option<&HookAdvice>,
+    ) -> Permission {
+        Permission::Allow {
+            by: "default (no permission rules configured)".into(),
+        }
+    }
+}
+
+/// What pre-hooks decided (the input may have been rewritten in place).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreHook {
+    /// No decision.
+    Continue,
+    /// A hook allowed the call (skips a prompt; never beats a deny rule).
+    Allow { by: String },
+    /// A hook wants the user asked.
+    Ask { reason: String, by: String },
+    /// A hook refused the call.
+    Deny { reason: String, by: String },
+}
+
+/// The result of the pre-hook stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreHookOutcome {
+    pub decision: PreHook,
+    /// Hooks that rewrote the input, in order.
+    pub rewritten_by: Vec<String>,
+    /// Context for the model, appended to the result.
+    pub context: Vec<String>,
+}
+
+impl Default for PreHookOutcome {
+    fn default() -> Self {
+        Self {
+            decision: PreHook::Continue,
+            rewritten_by: Vec::new(),
+            context: Vec::new(),
+        }
+    }
+}
+
+/// Hooks around each call.
+#[async_trait]
+pub trait HookStage: Send + Sync {
+    /// May rewrite `call.input` or decide on the call.
+    async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome;
+    /// Sees the outcome; may change it (e.g. add feedback for the model).
+    async fn post_tool_use(&self, call: &ToolCall, result: &mut Result<ToolOutput, ToolError>);
+}
+
+/// The default hook stage: no hooks.
+#[derive(Debug, Default)]
+pub struct NoHooks;
+
+#[async_trait]
+impl HookStage for NoHooks {
+    async fn pre_tool_use(&self, _call: &mut ToolCall) -> PreHookOutcome {
+        PreHookOutcome::default()
+    }
+    async fn post_tool_use(&self, _call: &ToolCall, _result: &mut Result<ToolOutput, ToolError>) {}
+}
+
+/// A result's content after the budget stage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Budgeted {
+    pub content: Vec<ContentBlock>,
+    /// The artifact holding the full output, when it was cut.
+    pub artifact: Option<String>,
+}
+
+/// Fits a result's content (success or error) to the budget of its tool,
+/// cut the way the tool's [`OutputBehaviour`] says.
+pub trait BudgetStage: Send + Sync {
+    fn apply(
+        &self,
+        tool: &str,
+        output: &OutputBehaviour,
+        tool_use_id: &str,
+        content: Vec<ContentBlock>,
+    ) -> Budgeted;
+}
+
+/// The default budget: outputs pass unchanged.
+#[derive(Debug, Default)]
+pub struct Unlimited;
+
+impl BudgetStage for Unlimited {
+    fn apply(
+        &self,
+        _tool: &str,
+        _output: &OutputBehaviour,
+        _tool_use_id: &str,
+        content: Vec<ContentBlock>,
+    ) -> Budgeted {
+        Budgeted {
+            content,
+            artifact: None,
+        }
+    }
+}
+
+/// A call as it enters the pipeline. `input_error` is set when the model's
+/// input could not be parsed as JSON (the call is then answered, not run).
+#[derive(Debug, Clone)]
+pub struct Dispatch {
+    pub call: ToolCall,
+    pub input_error: Option<String>,
+}
+
+impl From<ToolCall> for Dispatch {
+    fn from(call: ToolCall) -> Self {
+        Self {
+            call,
+            input_error: None,
+        }
+    }
+}
+
+/// The dispatch pipeline of one session. A cheap handle: clones share it.
+#[derive(Clone)]
+pub struct Pipeline {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    /// Replaced (never shrunk) when tools are added or revealed mid-session.
+    registry: std::sync::RwLock<Arc<ToolRegistry>>,
+    permission: Arc<dyn PermissionStage>,
+    hooks: Arc<dyn HookStage>,
+    budget: Arc<dyn BudgetStage>,
+    default_timeout: Duration,
+    cwd: std::path::PathBuf,
+    session_id: String,
+    events: EventBus,
+}
+
+/// Builder-style configuration of a [`Pipeline`].
+pub struct PipelineBuilder {
+    inner: Shared,
+}
+
+impl PipelineBuilder {
+    pub fn permission(mut self, stage: Arc<dyn PermissionStage>) -> Self {
+        self.inner.permission = stage;
+        self
+    }
+    pub fn hooks(mut self, stage: Arc<dyn HookStage>) -> Self {
+        self.inner.hooks = stage;
+        self
+    }
+    pub fn budget(mut self, stage: Arc<dyn BudgetStage>) -> Self {
+        self.inner.budget = stage;
+        self
+    }
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.inner.default_timeout = timeout;
+        self
+    }
+    pub fn events(mut self, events: EventBus) -> Self {
+        self.inner.events = events;
+        self
+    }
+    pub fn build(self) -> Pipeline {
+        Pipeline {
+            shared: Arc::new(self.inner),
+        }
+    }
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("session_id", &self.shared.session_id)
+            .field("tools", &self.registry().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    pub fn builder(
+        registry: Arc<ToolRegistry>,
+        cwd: std::path::PathBuf,
+        session_id: impl Into<String>,
+    ) -> PipelineBuilder {
+        PipelineBuilder {
+            inner: Shared {
+                registry: std::sync::RwLock::new(registry),
+                permission: Arc::new(AllowAll),
+                hooks: Arc::new(NoHooks),
+                budget: Arc::new(Unlimited),
+                default_timeout: DEFAULT_TOOL_TIMEOUT,
+                cwd,
+                session_id: session_id.into(),
+                events: EventBus::default(),
+            },
+        }
+    }
+
+    /// The tools now (a snapshot: later additions do not change it).
+    pub fn registry(&self) -> Arc<ToolRegistry> {
+        Arc::clone(
+            &self
+                .shared
+                .registry
+                .read()
+                .unwrap_or_else(|p| p.into_inner()),
+        )
+    }
+
+    /// Changes the registry by copy-and-swap (calls in flight keep their snapshot).
+    fn update_registry<T>(&self, change: impl FnOnce(&mut ToolRegistry) -> T) -> T {
+        let mut guard = self
+            .shared
+            .registry
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let mut next = ToolRegistry::clone(&guard);
+        let out = change(&mut next);
+        *guard = Arc::new(next);
+        out
+    }
+
+    /// Adds tools that are not there yet (e.g. announced by an MCP server's
+    /// `tools/list_changed`). Tools are only ever added within a session, so
+    /// the definitions the model saw stay valid and prompt caching holds.
+    /// Returns the names added.
+    pub fn add_tools(&self, tools: Vec<Arc<dyn tack_tool::Tool>>) -> Vec<String> {
+        self.update_registry(|registry| {
+            let mut added = Vec::new();
+            for tool in tools {
+                let name = tool.name().to_owned();
+                if registry.contains(&name) {
+                    continue;
+                }
+                match registry.register(tool) {
+                    Ok(()) => added.push(name),
+                    Err(e) => tracing::warn!("a new tool was left out: {e}"),
+                }
+            }
+            added
+        })
+    }
+
+    /// Starts sending the definitions of these `Deferred` tools (they were
+    /// discovered); they join the end of the tools part of the request.
+    /// Returns the names revealed.
+    pub fn reveal(&self, names: &[&str]) -> Vec<String> {
+        self.update_registry(|registry| {
+            names
+                .iter()
+                .filter(|n| registry.reveal(n))
+                .map(|n| (*n).to_owned())
+                .collect()
+        })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.shared.session_id
+    }
+
+    /// Whether a call may run at the same time as other safe calls.
+    pub fn is_concurrency_safe(&self, dispatch: &Dispatch) -> bool {
+        dispatch.input_error.is_none()
+            && self
+                .registry()
+                .get(&dispatch.call.name)
+                .is_some_and(|t| t.tool.is_concurrency_safe(&dispatch.call.input))
+    }
+}
+
+#[async_trait]
+impl ToolHost for Pipeline {
+    fn definitions(&self) -> Vec<ToolDefinition> {
+        self.registry().callable_definitions()
+    }
+
+    fn annotations(&self, name: &str) -> Option<ToolAnnotations> {
+        self.registry().get(name).map(|t| t.tool.annotations())
+    }
+
+    async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult {
+        self.dispatch(call.into(), options).await
+    }
+}

@@ -1,0 +1,1 @@
+//! A tack session as a library.

@@ -1,0 +1,12 @@
+//! tack-session end to end: sessions assembled from settings and tool
+//! sources, driven against the strict mock API over real HTTP.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests and benches fail loudly"
+)]
+
+mod support;
+
+mod builtin_tools;
