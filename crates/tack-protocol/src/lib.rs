@@ -21,6 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 mod event;
+pub mod exit;
 pub use event::{
     AuditDecision, AuditRecord, Caller, RunStatus, SessionEvent, ToolOutcome, Verdict,
 };

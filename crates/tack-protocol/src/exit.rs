@@ -1,0 +1,94 @@
+//! The exit codes of every `tack` subcommand: one table, one meaning per
+//! code (printed by `tack --help` and listed in the README).
+
+/// The command did what was asked.
+pub const OK: u8 = 0;
+/// A fault inside tack or the machine (an unreadable state file, a full disk).
+pub const INTERNAL: u8 = 1;
+/// Bad flags or configuration (settings, `.mcp.json`, hooks, no prompt, no provider).
+pub const USAGE: u8 = 2;
+/// The model API failed (after retries): a bad key, an unknown model, an outage.
+pub const MODEL_API: u8 = 3;
+/// `--max-turns` was reached while the model still wanted tools.
+pub const MAX_TURNS: u8 = 4;
+/// The response was cut off by max_tokens.
+pub const MAX_TOKENS: u8 = 5;
+/// The model refused.
+pub const REFUSAL: u8 = 6;
+/// A hook blocked the prompt or stopped the session (`continue: false`).
+pub const HOOK_STOPPED: u8 = 7;
+/// An MCP server failed to start or stopped answering.
+pub const SERVER_FAILED: u8 = 8;
+/// A tool call failed (`tack mcp call`).
+pub const TOOL_FAILED: u8 = 9;
+/// No such thing: an MCP server, a tool, a session.
+pub const NOT_FOUND: u8 = 10;
+/// An approval is needed first (`tack mcp approve NAME`).
+pub const NOT_APPROVED: u8 = 11;
+/// Interrupted (Ctrl-C); the session is saved and can be resumed.
+pub const INTERRUPTED: u8 = 130;
+
+/// Every code with its meaning, in order, for `--help` and the README.
+pub const TABLE: &[(u8, &str)] = &[
+    (OK, "the command completed"),
+    (
+        INTERNAL,
+        "an internal error (e.g. a state file could not be read or written)",
+    ),
+    (
+        USAGE,
+        "usage or configuration error (bad flags or settings, no prompt, no provider)",
+    ),
+    (
+        MODEL_API,
+        "the model API failed (after retries), e.g. a bad key or an unknown model",
+    ),
+    (
+        MAX_TURNS,
+        "--max-turns was reached while the model still wanted tools",
+    ),
+    (MAX_TOKENS, "the response was cut off by max_tokens"),
+    (REFUSAL, "the model refused"),
+    (
+        HOOK_STOPPED,
+        "a hook blocked the prompt or stopped the session (continue: false)",
+    ),
+    (SERVER_FAILED, "an MCP server failed to start or to answer"),
+    (TOOL_FAILED, "the tool call failed (tack mcp call)"),
+    (NOT_FOUND, "no such MCP server, tool or session"),
+    (
+        NOT_APPROVED,
+        "the MCP server is not approved yet (tack mcp approve NAME)",
+    ),
+    (
+        INTERRUPTED,
+        "interrupted (Ctrl-C); the session is saved and can be resumed",
+    ),
+];
+
+impl crate::RunStatus {
+    /// The exit code of a run that ended this way.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            crate::RunStatus::Completed => OK,
+            crate::RunStatus::MaxTurns => MAX_TURNS,
+            crate::RunStatus::MaxTokens => MAX_TOKENS,
+            crate::RunStatus::Refusal => REFUSAL,
+            crate::RunStatus::Interrupted => INTERRUPTED,
+            crate::RunStatus::ModelError => MODEL_API,
+            crate::RunStatus::HookStopped => HOOK_STOPPED,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_code_has_one_meaning() {
+        let mut codes: Vec<u8> = super::TABLE.iter().map(|(c, _)| *c).collect();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "a code appears twice");
+        assert!(super::TABLE.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}
