@@ -34,6 +34,6 @@ pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};
 pub use events::{EventBus, EventObserver};
 pub use pipeline::{
     AllowAll, BudgetStage, Budgeted, Dispatch, HookAdvice, HookStage, NoHooks, Permission,
-    PermissionStage, Pipeline, PreHook, PreHookOutcome, Unlimited,
+    PermissionStage, Pipeline, PreHook, PreHookOutcome, Unlimited, WeakPipeline,
 };
 pub use tack_protocol::RunStatus;

@@ -3,9 +3,7 @@
 mod cli;
 mod mcp;
 mod print;
-mod prompt;
 mod run;
-mod session;
 mod sessions;
 
 use std::process::ExitCode;
@@ -14,18 +12,8 @@ use clap::Parser as _;
 
 use crate::cli::{Cli, Command};
 
-/// Exit codes, one per failure class (listed in `--help`).
-pub mod exit {
-    pub const OK: u8 = 0;
-    pub const INTERNAL: u8 = 1;
-    pub const USAGE: u8 = 2;
-    pub const MODEL_API: u8 = 3;
-    pub const MAX_TURNS: u8 = 4;
-    pub const MAX_TOKENS: u8 = 5;
-    pub const REFUSAL: u8 = 6;
-    pub const HOOK_STOPPED: u8 = 7;
-    pub const INTERRUPTED: u8 = 130;
-}
+/// Exit codes, one table for every subcommand (listed in `--help` and the README).
+pub use tack_protocol::exit;
 
 /// An error that ends the command, with its exit code.
 #[derive(Debug)]
@@ -47,6 +35,27 @@ impl Failure {
             error: error.into(),
         }
     }
+}
+
+impl From<tack_session::Error> for Failure {
+    fn from(error: tack_session::Error) -> Self {
+        Self {
+            code: error.exit_code(),
+            error: error.into(),
+        }
+    }
+}
+
+/// The project of a command; warnings found while loading go to stderr.
+pub fn project(
+    cwd: Option<&std::path::Path>,
+    cli: &tack_policy::CliPermissions,
+) -> Result<tack_session::ProjectContext, Failure> {
+    let ctx = tack_session::ProjectContext::load(cwd, cli)?;
+    for warning in &ctx.warnings {
+        eprintln!("tack: {warning}");
+    }
+    Ok(ctx)
 }
 
 fn main() -> ExitCode {
@@ -104,9 +113,10 @@ fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
         json,
         permissions,
     } = args.command;
-    let ctx = session::ProjectContext::load(None, &permissions.to_cli()?)?;
+    let ctx = project(None, &permissions.to_cli()?)?;
     let policy = ctx
         .settings
+        .permissions
         .policy_for_cwd(&ctx.cwd)
         .map_err(|e| Failure::usage(anyhow::anyhow!("invalid settings: {e}")))?;
     let explanation = tack_policy::explain(&spec, &policy, &ctx.cwd)

@@ -1,62 +1,19 @@
 //! `tack mcp …`: MCP servers as tools (list, tools, call, approve, diff) and
 //! `tack mcp serve`, which exposes tack's tools, policy included.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::anyhow;
 use serde::Serialize;
-use tack_mcp::client::{
-    ClientError, ConfigSource, ManagerOptions, McpConfig, McpManager, ProgressUpdate,
-};
-use tack_policy::{Level, Settings};
+use tack_mcp::client::{ClientError, McpManager, ProgressUpdate};
+use tack_session::sources::Mcp;
+use tack_session::{Begin, Headless, Session, SessionOptions};
 
 use crate::cli::{McpArgs, McpCommand, ServeArgs};
-use crate::session::{ProjectContext, SessionOptions, assemble};
 use crate::{Failure, exit};
 
-/// The MCP servers of a project: `.mcp.json` plus `mcpServers` in every settings file.
-pub fn config(project_root: &Path, settings: &Settings) -> Result<McpConfig, Failure> {
-    let mut config = McpConfig::new();
-    config.load_project(project_root).map_err(mcp_failure)?;
-    for file in settings.files() {
-        let source = match file.level {
-            Level::User => ConfigSource::UserSettings,
-            Level::Project => ConfigSource::ProjectSettings,
-            Level::Local => ConfigSource::LocalSettings,
-            Level::Managed => ConfigSource::ManagedSettings,
-            _ => continue,
-        };
-        config
-            .add_servers(source, &file.value)
-            .map_err(mcp_failure)?;
-    }
-    Ok(config)
-}
-
-/// The manager of a session's servers (starts nothing).
-pub fn manager(
-    project_root: &Path,
-    state_dir: &Path,
-    settings: &Settings,
-    approve_project_servers: bool,
-) -> Result<McpManager, Failure> {
-    let mut options = ManagerOptions::new(
-        state_dir.to_owned(),
-        state_dir.join("mcp-cache"),
-        state_dir.join("logs").join("mcp"),
-        project_root.to_owned(),
-    );
-    options.approve_project_servers = approve_project_servers;
-    // Progress notifications of long MCP calls, on stderr.
-    options.progress = Some(Arc::new(|update: &ProgressUpdate| {
-        eprintln!("{}", progress_line(update));
-    }));
-    McpManager::new(config(project_root, settings)?, options).map_err(mcp_failure)
-}
-
 /// `mcp__server__tool: 3/10 (indexing)`.
-fn progress_line(update: &ProgressUpdate) -> String {
+pub fn progress_line(update: &ProgressUpdate) -> String {
     let amount = match update.total {
         Some(total) => format!("{}/{}", update.progress, total),
         None => format!("{}", update.progress),
@@ -88,8 +45,8 @@ pub async fn run(args: McpArgs) -> Result<u8, Failure> {
     if let McpCommand::Serve(serve) = args.command {
         return serve_command(serve).await;
     }
-    let ctx = ProjectContext::load(args.cwd.as_deref(), &Default::default())?;
-    let manager = manager(&ctx.cwd, &ctx.state_dir, &ctx.settings, false)?;
+    let ctx = crate::project(args.cwd.as_deref(), &Default::default())?;
+    let manager = Mcp::manager(&ctx, false)?;
     let result = command(&manager, args.command, args.json).await;
     manager.shutdown().await;
     result
@@ -201,40 +158,35 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
 /// or rule says otherwise.
 async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
     let info = tack_mcp::server::ServerInfo::new("tack", env!("CARGO_PKG_VERSION"));
+    let mut served: Option<Arc<Session>> = None;
     let host: Arc<dyn tack_tool::ToolHost> = if args.conformance_fixtures {
         Arc::new(tack_mcp::server::conformance_fixture_host())
     } else {
-        let ctx = ProjectContext::load(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
-        let session_id = format!("mcp-{}", uuid::Uuid::now_v7());
-        let writer = tack_agent::transcript::TranscriptWriter::open(
-            &tack_agent::transcript::sessions_dir(&ctx.state_dir),
-            &session_id,
-        )
-        .map_err(Failure::internal)?;
+        let ctx = crate::project(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
+        let session_id = format!("mcp-{}", SessionOptions::new_id());
+        let writer =
+            tack_agent::transcript::TranscriptWriter::open(&ctx.sessions_dir(), &session_id)
+                .map_err(Failure::internal)?;
         let events = tack_agent::EventBus::new().with(Arc::new(writer));
-        let assembled = assemble(
+        let session = Session::assemble(
             &ctx,
-            SessionOptions {
-                session_id: &session_id,
-                fixture_tools: args.fixture_tools,
-                only_tools: args.tools.as_deref(),
-                prompter: None,
-                approve_mcp: args.approve_mcp,
-            },
-            &events,
+            SessionOptions::new(session_id)
+                .sources(crate::run::sources(args.fixture_tools, args.approve_mcp))
+                .only_tools(args.tools.clone())
+                .interaction(Arc::new(Headless))
+                .events(events),
         )
         .await?;
-        events.emit(&tack_protocol::SessionEvent::SessionStart {
-            session_id: session_id.clone(),
-            cwd: ctx.cwd.to_string_lossy().into_owned(),
-            provider: "mcp-client".into(),
-            model: String::new(),
-            tools: assembled.pipeline.registry().names(),
-            resumed: false,
-            time: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
-        });
-        assembled.pipeline
+        let _ = session
+            .begin(Begin {
+                provider: "mcp-client".into(),
+                model: String::new(),
+                resumed: false,
+            })
+            .await;
+        let session = Arc::new(session);
+        served = Some(Arc::clone(&session));
+        Arc::new(session.pipeline().clone())
     };
     let result = match &args.http {
         Some(addr) => {
@@ -249,6 +201,9 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         }
         None => tack_mcp::server::serve_stdio(host, info).await,
     };
+    if let Some(session) = served {
+        session.end("other").await;
+    }
     result.map_err(|e| Failure::internal(anyhow!("MCP server: {e}")))?;
     Ok(exit::OK)
 }

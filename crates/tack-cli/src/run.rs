@@ -6,14 +6,18 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, anyhow};
 use tack_agent::transcript::{self, LoadedSession, TranscriptWriter};
-use tack_agent::{Agent, AgentConfig, EventBus, RunStatus};
+use tack_agent::{AgentConfig, EventBus};
 use tack_model::{ModelError, ProviderOptions, RetryPolicy, select_provider};
-use tack_protocol::{ContentBlock, SessionEvent, ToolChoice};
+use tack_protocol::{ContentBlock, ToolChoice};
+use tack_session::sources::{Builtins, Fixtures, Mcp, ToolSource};
+use tack_session::{
+    Begin, Headless, Interaction, ProjectContext, Resume, Session, SessionOptions, Terminal,
+    find_session,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{MockServerArgs, OutputFormat, RunArgs, ToolChoiceArg};
 use crate::print::Printer;
-use crate::session::{ProjectContext, SessionOptions, assemble};
 use crate::{Failure, exit};
 
 /// Everything `tack run` needs, built from the flags and the environment.
@@ -37,20 +41,17 @@ fn env(key: &str) -> Option<String> {
 
 impl RunConfig {
     fn build(args: RunArgs) -> Result<Self, Failure> {
-        let ctx = ProjectContext::load(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
-        let cwd = ctx.cwd.clone();
-        let sessions_dir = transcript::sessions_dir(&ctx.state_dir);
-        let resume = if let Some(id) = &args.resume {
-            let path = transcript::find(&sessions_dir, id).map_err(Failure::usage)?;
-            Some(transcript::load(&path).map_err(Failure::internal)?)
-        } else if args.continue_ {
-            Some(
-                transcript::latest_for(&sessions_dir, &cwd.to_string_lossy())
-                    .map_err(Failure::usage)?,
-            )
-        } else {
-            None
+        let ctx = crate::project(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
+        let sessions_dir = ctx.sessions_dir();
+        let resume = match (&args.resume, args.continue_) {
+            (Some(id), _) => Some(Resume::Id(id.clone())),
+            (None, true) => Some(Resume::Latest),
+            (None, false) => None,
         };
+        let resume = resume
+            .map(|r| find_session(&ctx, &r))
+            .transpose()
+            .map_err(Failure::from)?;
         let awaits_model = resume.as_ref().is_some_and(|s| {
             s.messages
                 .last()
@@ -178,92 +179,58 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
     let events = EventBus::new()
         .with(Arc::new(writer))
         .with(Arc::new(Printer::new(config.format)));
-    let prompter: Option<Arc<dyn tack_agent::permission::Prompter>> =
-        crate::prompt::TtyPrompter::detect().map(|p| Arc::new(p) as _);
-    let assembled = assemble(
+    let interaction: Arc<dyn Interaction> = match Terminal::detect() {
+        Some(terminal) => Arc::new(terminal),
+        None => Arc::new(Headless),
+    };
+    let session = Session::assemble(
         &config.ctx,
-        SessionOptions {
-            session_id: &session_id,
-            fixture_tools: config.fixture_tools,
-            only_tools: config.tools.as_deref(),
-            prompter,
-            approve_mcp: config.approve_mcp,
-        },
-        &events,
+        SessionOptions::new(session_id.clone())
+            .sources(sources(config.fixture_tools, config.approve_mcp))
+            .only_tools(config.tools.clone())
+            .interaction(interaction)
+            .events(events),
     )
     .await?;
-    events.emit(&SessionEvent::SessionStart {
-        session_id: session_id.clone(),
-        cwd: config.ctx.cwd.to_string_lossy().into_owned(),
-        provider: client.provider().to_owned(),
-        model: config
-            .agent
-            .model
-            .clone()
-            .unwrap_or_else(|| client.model().to_owned()),
-        tools: assembled.pipeline.registry().names(),
-        resumed: config.resume.is_some(),
-        time: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-    });
-
-    let mut agent = Agent::new(
-        client,
-        assembled.pipeline.clone(),
-        config.agent,
-        events.clone(),
-    );
-    if let Some(hooks) = &assembled.hooks {
-        agent = agent.with_hooks(hooks.clone());
-    }
-    if let Some(loaded) = &config.resume {
-        if loaded.skipped_lines > 0 {
-            tracing::warn!(
-                "{} unreadable line(s) in {} were skipped",
-                loaded.skipped_lines,
-                loaded.path.display()
-            );
-        }
-        let mut messages = loaded.messages.clone();
-        if let Some(fix) = transcript::repair(loaded) {
-            events.emit(&SessionEvent::Message {
-                message: fix.clone(),
-            });
-            messages.push(fix);
-        }
-        agent = agent.with_history(messages, loaded.usage.clone(), loaded.turns);
-    }
-
+    let context = session
+        .begin(Begin {
+            provider: client.provider().to_owned(),
+            model: config
+                .agent
+                .model
+                .clone()
+                .unwrap_or_else(|| client.model().to_owned()),
+            resumed: config.resume.is_some(),
+        })
+        .await;
+    let mut agent = match &config.resume {
+        Some(loaded) => session.resume(client, config.agent, loaded),
+        None => session.agent(client, config.agent),
+    };
     let mut prompt = config.prompt.map(|p| vec![ContentBlock::text(p)]);
-    if let Some(hooks) = &assembled.hooks {
-        let source = if config.resume.is_some() {
-            "resume"
-        } else {
-            "startup"
-        };
-        let context = hooks.session_start(source).await;
-        if let Some(prompt) = prompt.as_mut() {
-            prompt.extend(context.into_iter().map(ContentBlock::text));
-        }
+    if let Some(prompt) = prompt.as_mut() {
+        prompt.extend(context.into_iter().map(ContentBlock::text));
     }
     let cancel = CancellationToken::new();
     tokio::spawn(watch_ctrl_c(cancel.clone()));
     let outcome = agent.run(prompt, &cancel).await;
-    if let Some(hooks) = &assembled.hooks {
-        hooks.session_end("other").await;
+    session.end("other").await;
+    Ok(outcome.status.exit_code())
+}
+
+/// The tool sources of `tack run` and `tack mcp serve`: built-ins, the
+/// fixture tools when asked for, then MCP servers (progress on stderr).
+pub fn sources(fixture_tools: bool, approve_mcp: bool) -> Vec<Arc<dyn ToolSource>> {
+    let mut sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
+    if fixture_tools {
+        sources.push(Arc::new(Fixtures));
     }
-    if let Some(mcp) = &assembled.mcp {
-        mcp.shutdown().await;
-    }
-    Ok(match outcome.status {
-        RunStatus::Completed => exit::OK,
-        RunStatus::MaxTurns => exit::MAX_TURNS,
-        RunStatus::MaxTokens => exit::MAX_TOKENS,
-        RunStatus::Refusal => exit::REFUSAL,
-        RunStatus::Interrupted => exit::INTERRUPTED,
-        RunStatus::ModelError => exit::MODEL_API,
-        RunStatus::HookStopped => exit::HOOK_STOPPED,
-    })
+    sources.push(Arc::new(Mcp::new(approve_mcp).on_progress(Arc::new(
+        |update| {
+            eprintln!("{}", crate::mcp::progress_line(update));
+        },
+    ))));
+    sources
 }
 
 /// The first Ctrl-C cancels the run (calls in flight are answered

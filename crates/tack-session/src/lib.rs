@@ -1,1 +1,50 @@
-//! A tack session as a library.
+//! A tack session as a library: what turns settings into a running session.
+//!
+//! The key design decisions:
+//! - **Settings are read once into typed sections** ([`SessionSettings`]):
+//!   permissions (tack-policy's rule semantics), hooks, MCP servers, output
+//!   budget, WebFetch; coming sections read their key with
+//!   [`SessionSettings::section`].
+//! - **Tools come from sources** ([`ToolSource`]): built-ins, MCP servers,
+//!   fixtures, an embedder's Rust tools. Each contributes to one registry;
+//!   a new kind of tool is a new source, not a new branch in assembly.
+//! - **Everything that needs a person is an [`Interaction`]**: the
+//!   [`Terminal`], [`Headless`] (an ask is a deny naming the rule or flag
+//!   that would allow it) or [`Scripted`] (tests, embedders).
+//! - **The lifecycle happens once**: [`Session::begin`] emits
+//!   `session_start` and runs SessionStart hooks, [`Session::end`] runs
+//!   SessionEnd hooks and shuts the sources down.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use tack_session::{ProjectContext, Session, SessionOptions};
+//!
+//! let project = ProjectContext::load(None, &Default::default())?;
+//! let session = Session::assemble(&project, SessionOptions::new(SessionOptions::new_id())).await?;
+//! let client: Arc<dyn tack_model::ModelClient> =
+//!     Arc::from(tack_model::select_provider(&Default::default(), &|k| std::env::var(k).ok()).await?);
+//! let outcome = session.run(client, Default::default(), "hello", &Default::default()).await;
+//! println!("{}", outcome.text);
+//! # Ok(()) }
+//! ```
+//! `examples/embed.rs` registers a Rust tool and runs against the built-in mock.
+
+mod error;
+mod interaction;
+mod project;
+mod session;
+mod settings;
+pub mod sources;
+mod terminal;
+
+pub use error::{Error, Result};
+pub use interaction::{Asked, Headless, Interaction, Scripted};
+pub use project::{ProjectContext, managed_settings_file};
+pub use session::{Begin, Resume, Session, SessionOptions, find_session};
+pub use settings::{OutputBudgetSettings, Section, SessionSettings};
+pub use sources::{ToolSource, default_sources};
+pub use terminal::Terminal;
+
+pub use tack_agent::permission::{PromptAnswer, PromptRequest};
+pub use tack_protocol::exit;

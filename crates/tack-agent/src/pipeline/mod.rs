@@ -252,6 +252,17 @@ impl PipelineBuilder {
     }
 }
 
+/// A pipeline handle that does not keep it alive (for background tasks).
+#[derive(Clone)]
+pub struct WeakPipeline(std::sync::Weak<Shared>);
+
+impl WeakPipeline {
+    /// The pipeline, while its session lives.
+    pub fn upgrade(&self) -> Option<Pipeline> {
+        self.0.upgrade().map(|shared| Pipeline { shared })
+    }
+}
+
 impl std::fmt::Debug for Pipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pipeline")
@@ -341,6 +352,11 @@ impl Pipeline {
 
     pub fn session_id(&self) -> &str {
         &self.shared.session_id
+    }
+
+    /// A handle that does not keep the pipeline alive.
+    pub fn downgrade(&self) -> WeakPipeline {
+        WeakPipeline(Arc::downgrade(&self.shared))
     }
 
     /// Whether a call may run at the same time as other safe calls.

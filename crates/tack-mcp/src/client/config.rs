@@ -305,7 +305,7 @@ impl ServerConfig {
 
 /// The servers of a session, from every source, plus the entries that could
 /// not be read (reported, and left out).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct McpConfig {
     servers: BTreeMap<String, ServerConfig>,
     /// Entries that could not be read; each names its server and field.

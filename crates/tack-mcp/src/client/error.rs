@@ -43,6 +43,48 @@ pub enum ClientError {
     },
 }
 
+impl Clone for ClientError {
+    /// A copy; an I/O error is copied as its kind and text.
+    fn clone(&self) -> Self {
+        match self {
+            ClientError::Config {
+                server,
+                field,
+                message,
+            } => ClientError::Config {
+                server: server.clone(),
+                field: field.clone(),
+                message: message.clone(),
+            },
+            ClientError::NotApproved {
+                server,
+                source_name,
+            } => ClientError::NotApproved {
+                server: server.clone(),
+                source_name: source_name.clone(),
+            },
+            ClientError::StartFailed { server, message } => ClientError::StartFailed {
+                server: server.clone(),
+                message: message.clone(),
+            },
+            ClientError::Tool {
+                server,
+                tool,
+                error,
+            } => ClientError::Tool {
+                server: server.clone(),
+                tool: tool.clone(),
+                error: error.clone(),
+            },
+            ClientError::NotFound(what) => ClientError::NotFound(what.clone()),
+            ClientError::Io { path, source } => ClientError::Io {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+        }
+    }
+}
+
 impl ClientError {
     /// The process exit code for this failure class: 2 config, 3 server failed
     /// to start, 4 tool error, 5 not found, 6 approval needed, 1 anything else.

@@ -1,20 +1,24 @@
-//! The permission prompt on a terminal: allow once, always (written to the
-//! local settings), or deny with a reason for the model.
+//! The [`Interaction`] of a terminal: permission prompts (allow once,
+//! always (written to the local settings), or deny with a reason for the
+//! model) and yes/no approvals on the controlling terminal, notices on stderr.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
 use async_trait::async_trait;
-use tack_agent::permission::{PromptAnswer, PromptRequest, Prompter};
+use tack_agent::permission::{PromptAnswer, PromptRequest};
+use tack_mcp::client::ToolChange;
+
+use crate::interaction::Interaction;
 
 /// Asks on the controlling terminal (`/dev/tty`), so it works even when
 /// stdin carries the prompt.
 #[derive(Debug)]
-pub struct TtyPrompter {
+pub struct Terminal {
     lock: tokio::sync::Mutex<()>,
 }
 
-impl TtyPrompter {
-    /// A prompter when stderr is a terminal and /dev/tty can be opened.
+impl Terminal {
+    /// A terminal when stderr is one and /dev/tty can be opened.
     pub fn detect() -> Option<Self> {
         if !std::io::stderr().is_terminal() {
             return None;
@@ -78,8 +82,12 @@ fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
 }
 
 #[async_trait]
-impl Prompter for TtyPrompter {
-    async fn ask(&self, request: &PromptRequest) -> PromptAnswer {
+impl Interaction for Terminal {
+    fn can_ask(&self) -> bool {
+        true
+    }
+
+    async fn permission(&self, request: &PromptRequest) -> PromptAnswer {
         // One prompt at a time, even when safe calls run in parallel.
         let _guard = self.lock.lock().await;
         let request = request.clone();
@@ -91,10 +99,33 @@ impl Prompter for TtyPrompter {
                 reason: "the permission prompt could not be shown".into(),
             })
     }
+
+    async fn approve_server(&self, server: &str) -> bool {
+        let _guard = self.lock.lock().await;
+        confirm(&format!(
+            "The project configures the MCP server {server:?}. Start it?"
+        ))
+        .await
+    }
+
+    async fn approve_changes(&self, server: &str, changes: &[ToolChange]) -> bool {
+        let _guard = self.lock.lock().await;
+        let tools: Vec<&str> = changes.iter().map(|c| c.tool.as_str()).collect();
+        confirm(&format!(
+            "The MCP server {server:?} changed the definition of {} since it was approved ({}); `tack mcp diff {server}` shows how. Offer the new definitions?",
+            if tools.len() == 1 { "a tool" } else { "some tools" },
+            tools.join(", ")
+        ))
+        .await
+    }
+
+    fn notice(&self, text: &str) {
+        eprintln!("tack: {text}");
+    }
 }
 
 /// Asks a yes/no question on the terminal; false when there is none.
-pub async fn confirm(question: &str) -> bool {
+async fn confirm(question: &str) -> bool {
     let question = question.to_owned();
     tokio::task::spawn_blocking(move || -> std::io::Result<bool> {
         let tty = std::fs::OpenOptions::new()

@@ -1,0 +1,65 @@
+//! The session library's one error type.
+
+use std::path::PathBuf;
+
+use tack_agent::transcript::TranscriptError;
+use tack_protocol::exit;
+
+/// Why a session could not be assembled or resumed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The working directory cannot be used.
+    #[error("the working directory {} is not usable: {source}", path.display())]
+    WorkingDirectory {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A settings file or a command-line permission is wrong.
+    #[error("invalid settings: {0}")]
+    Settings(#[from] tack_policy::Error),
+    /// The `hooks` section of a settings file is wrong.
+    #[error("invalid hooks: {0}")]
+    Hooks(#[from] tack_hooks::Error),
+    /// MCP configuration, approval or a server.
+    #[error(transparent)]
+    Mcp(#[from] tack_mcp::client::ClientError),
+    /// A tool could not join the registry (a bad name or schema, a duplicate).
+    #[error(transparent)]
+    Registry(#[from] tack_tool::RegistryError),
+    /// `--tools` (or [`crate::SessionOptions::only_tools`]) names tools that do not exist.
+    #[error("--tools names unknown tools: {unknown}. Available: {available}")]
+    UnknownTools { unknown: String, available: String },
+    /// A transcript could not be opened, read or written.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    /// A tool source failed.
+    #[error("the tool source {source_name} failed: {message}")]
+    Source {
+        source_name: String,
+        message: String,
+    },
+}
+
+impl Error {
+    /// The exit code of this failure (see [`tack_protocol::exit`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::WorkingDirectory { .. }
+            | Error::Settings(_)
+            | Error::Hooks(_)
+            | Error::UnknownTools { .. } => exit::USAGE,
+            Error::Mcp(e) => mcp_exit_code(e),
+            Error::Transcript(
+                TranscriptError::NotFound { .. } | TranscriptError::NothingToContinue { .. },
+            ) => exit::NOT_FOUND,
+            Error::Registry(_) | Error::Transcript(_) | Error::Source { .. } => exit::INTERNAL,
+        }
+    }
+}
+
+fn mcp_exit_code(e: &tack_mcp::client::ClientError) -> u8 {
+    u8::try_from(e.exit_code()).unwrap_or(exit::INTERNAL)
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,158 @@
+//! Everything that needs a person goes through [`Interaction`]: permission
+//! prompts, approval of a project's MCP server, approval of changed tool
+//! definitions, and notices worth showing.
+//!
+//! Three implementations: [`crate::Terminal`] (asks on `/dev/tty`),
+//! [`Headless`] (nobody to ask: an ask is a deny whose message names the rule
+//! or flag that would allow the call; servers and changes stay unapproved)
+//! and [`Scripted`] (answers from a script and records every question, for
+//! tests and embedders).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use tack_agent::permission::{PromptAnswer, PromptRequest, Prompter};
+use tack_mcp::client::ToolChange;
+
+/// A question or notice for the person at the other end.
+#[async_trait]
+pub trait Interaction: Send + Sync {
+    /// Whether anyone can be asked. When not, the permission stage turns an
+    /// ask into a deny that says which rule or flag would allow the call.
+    fn can_ask(&self) -> bool;
+    /// May this call run? (Only asked when [`Interaction::can_ask`].)
+    async fn permission(&self, request: &PromptRequest) -> PromptAnswer;
+    /// May the project's MCP server `server` start? Yes is remembered.
+    async fn approve_server(&self, server: &str) -> bool;
+    /// The tools of `server` changed since they were approved: offer the new
+    /// definitions? Yes re-pins them.
+    async fn approve_changes(&self, server: &str, changes: &[ToolChange]) -> bool;
+    /// Something the person should know (a server left out, a flag overridden).
+    fn notice(&self, text: &str);
+}
+
+/// The permission stage's prompter, backed by an [`Interaction`].
+pub(crate) struct InteractionPrompter(pub(crate) Arc<dyn Interaction>);
+
+#[async_trait]
+impl Prompter for InteractionPrompter {
+    async fn ask(&self, request: &PromptRequest) -> PromptAnswer {
+        self.0.permission(request).await
+    }
+}
+
+/// Nobody to ask (CI, `tack mcp serve`, a pipe): notices go to stderr.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Headless;
+
+#[async_trait]
+impl Interaction for Headless {
+    fn can_ask(&self) -> bool {
+        false
+    }
+    async fn permission(&self, _request: &PromptRequest) -> PromptAnswer {
+        PromptAnswer::Deny {
+            reason: "nobody can be asked to allow this call".into(),
+        }
+    }
+    async fn approve_server(&self, _server: &str) -> bool {
+        false
+    }
+    async fn approve_changes(&self, _server: &str, _changes: &[ToolChange]) -> bool {
+        false
+    }
+    fn notice(&self, text: &str) {
+        eprintln!("tack: {text}");
+    }
+}
+
+/// What a [`Scripted`] interaction was asked, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    Permission(PromptRequest),
+    Server(String),
+    Changes { server: String, tools: Vec<String> },
+    Notice(String),
+}
+
+#[derive(Debug, Default)]
+struct Script {
+    permissions: VecDeque<PromptAnswer>,
+    servers: VecDeque<bool>,
+    changes: VecDeque<bool>,
+    asked: Vec<Asked>,
+}
+
+/// Answers from a script, in order, and records every question. A question
+/// the script has no answer for is answered no (deny).
+#[derive(Debug, Default, Clone)]
+pub struct Scripted {
+    script: Arc<Mutex<Script>>,
+}
+
+impl Scripted {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The answer to the next permission prompt.
+    pub fn permission(self, answer: PromptAnswer) -> Self {
+        self.lock().permissions.push_back(answer);
+        self
+    }
+
+    /// The answer to the next server approval.
+    pub fn approve_server(self, yes: bool) -> Self {
+        self.lock().servers.push_back(yes);
+        self
+    }
+
+    /// The answer to the next changed-definitions approval.
+    pub fn approve_changes(self, yes: bool) -> Self {
+        self.lock().changes.push_back(yes);
+        self
+    }
+
+    /// Everything asked so far.
+    pub fn asked(&self) -> Vec<Asked> {
+        self.lock().asked.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Script> {
+        self.script.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[async_trait]
+impl Interaction for Scripted {
+    fn can_ask(&self) -> bool {
+        true
+    }
+    async fn permission(&self, request: &PromptRequest) -> PromptAnswer {
+        let mut script = self.lock();
+        script.asked.push(Asked::Permission(request.clone()));
+        script
+            .permissions
+            .pop_front()
+            .unwrap_or_else(|| PromptAnswer::Deny {
+                reason: "the script has no answer for this prompt".into(),
+            })
+    }
+    async fn approve_server(&self, server: &str) -> bool {
+        let mut script = self.lock();
+        script.asked.push(Asked::Server(server.to_owned()));
+        script.servers.pop_front().unwrap_or(false)
+    }
+    async fn approve_changes(&self, server: &str, changes: &[ToolChange]) -> bool {
+        let mut script = self.lock();
+        script.asked.push(Asked::Changes {
+            server: server.to_owned(),
+            tools: changes.iter().map(|c| c.tool.clone()).collect(),
+        });
+        script.changes.pop_front().unwrap_or(false)
+    }
+    fn notice(&self, text: &str) {
+        self.lock().asked.push(Asked::Notice(text.to_owned()));
+    }
+}

@@ -1,0 +1,113 @@
+//! Where a session runs: the working directory, the state directory and the
+//! settings that apply there.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tack_agent::permission::Reload;
+use tack_agent::transcript;
+use tack_policy::{CliPermissions, Level, LoadOptions, Settings};
+
+use crate::error::{Error, Result};
+use crate::settings::SessionSettings;
+
+/// Where a command runs and the settings that apply there.
+#[derive(Debug, Clone)]
+pub struct ProjectContext {
+    /// The working directory (absolute, canonical).
+    pub cwd: PathBuf,
+    /// Where sessions, artifacts, approvals and logs are kept.
+    pub state_dir: PathBuf,
+    pub settings: SessionSettings,
+    /// Things a person should know, found while loading (e.g. a flag the
+    /// administrator's settings override). The front end shows them.
+    pub warnings: Vec<String>,
+    load: LoadOptions,
+}
+
+impl ProjectContext {
+    /// Loads user, project, local and managed settings for `cwd` (default:
+    /// the current directory), plus the command-line permissions.
+    /// `TACK_CONFIG_DIR` replaces the user configuration directory;
+    /// `TACK_MANAGED_SETTINGS` names the managed settings file on machines
+    /// that have none in the system location (see [`managed_settings_file`]).
+    pub fn load(cwd: Option<&Path>, cli: &CliPermissions) -> Result<Self> {
+        let env = |k: &str| std::env::var(k).ok();
+        let cwd = match cwd {
+            Some(dir) => dir.to_owned(),
+            None => std::env::current_dir().map_err(|source| Error::WorkingDirectory {
+                path: PathBuf::from("."),
+                source,
+            })?,
+        };
+        let load = LoadOptions {
+            project_root: PathBuf::new(),
+            user_config_dir: std::env::var_os("TACK_CONFIG_DIR")
+                .map(PathBuf::from)
+                .or_else(Settings::default_user_config_dir),
+            managed_settings: managed_settings_file(),
+            home: None,
+            cwd: None,
+            cli: cli.clone(),
+        };
+        Self::load_with(&cwd, transcript::state_dir(&env), load)
+    }
+
+    /// Loads the settings of `cwd` with explicit options (embedders, tests):
+    /// `load.project_root` and `load.cwd` are set to the canonical `cwd`.
+    pub fn load_with(cwd: &Path, state_dir: PathBuf, mut load: LoadOptions) -> Result<Self> {
+        let cwd = std::fs::canonicalize(cwd).map_err(|source| Error::WorkingDirectory {
+            path: cwd.to_owned(),
+            source,
+        })?;
+        load.project_root = cwd.clone();
+        load.cwd = Some(cwd.clone());
+        let settings = SessionSettings::load(&load)?;
+        let mut warnings = Vec::new();
+        if let (Some(asked), (mode, source)) = (load.cli.mode, settings.permissions.mode())
+            && source.level == Level::Managed
+            && asked != mode
+        {
+            warnings.push(format!(
+                "--permission-mode {asked} is overridden by defaultMode {mode} in {source}"
+            ));
+        }
+        Ok(Self {
+            cwd,
+            state_dir,
+            settings,
+            warnings,
+            load,
+        })
+    }
+
+    /// The directory of session transcripts.
+    pub fn sessions_dir(&self) -> PathBuf {
+        transcript::sessions_dir(&self.state_dir)
+    }
+
+    /// Re-reads the permissions (after "always allow" wrote a rule).
+    pub(crate) fn reloader(&self) -> Reload {
+        let load = self.load.clone();
+        Arc::new(move || {
+            Settings::load_with(&load)
+                .map(|s| s.policy().clone())
+                .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// The administrator's settings file: the system one when it exists (an
+/// environment variable must not let a user set the administrator's policy
+/// aside), else `TACK_MANAGED_SETTINGS` (for tests and packagers; empty is
+/// unset), else the system location (a missing file is no policy).
+pub fn managed_settings_file() -> Option<PathBuf> {
+    let system = Settings::default_managed_settings_path();
+    if system.as_deref().is_some_and(Path::exists) {
+        return system;
+    }
+    std::env::var_os("TACK_MANAGED_SETTINGS")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or(system)
+}

@@ -1,0 +1,393 @@
+//! Assembly and lifecycle: settings and tool sources → one registry, one
+//! dispatch pipeline with its stages → a session that begins (SessionStart
+//! event and hooks, once), runs the loop, and ends (SessionEnd hooks, sources
+//! shut down, once).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tack_agent::budget::OutputBudget;
+use tack_agent::hooks::HookRunner;
+use tack_agent::permission::{PolicyStage, Prompter};
+use tack_agent::transcript::{self, LoadedSession};
+use tack_agent::{Agent, AgentConfig, EventBus, Pipeline, RunOutcome};
+use tack_hooks::HookContext;
+use tack_model::ModelClient;
+use tack_protocol::{ContentBlock, SessionEvent};
+use tack_tool::artifacts::ArtifactStore;
+use tack_tool::{ToolRegistry, TypedTool};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{Error, Result};
+use crate::interaction::{Headless, Interaction, InteractionPrompter};
+use crate::project::ProjectContext;
+use crate::sources::{RustTools, SourceContext, ToolSource, default_sources, source_error};
+
+/// What a session is assembled from.
+pub struct SessionOptions {
+    pub session_id: String,
+    /// The tool sources, in the order their tools are registered.
+    pub sources: Vec<Arc<dyn ToolSource>>,
+    /// Only these tools (`--tools`); an unknown name is an error.
+    pub only_tools: Option<Vec<String>>,
+    /// Who answers questions (default: [`Headless`]).
+    pub interaction: Arc<dyn Interaction>,
+    /// Where the session's events go (transcript, printer…).
+    pub events: EventBus,
+}
+
+impl SessionOptions {
+    /// A new session with the default sources (built-ins, then MCP servers
+    /// that need no approval), headless, with no event consumers.
+    pub fn new(session_id: impl Into<String>) -> Self {
+        Self {
+            session_id: session_id.into(),
+            sources: default_sources(false),
+            only_tools: None,
+            interaction: Arc::new(Headless),
+            events: EventBus::new(),
+        }
+    }
+
+    /// A new session id (UUIDv7: sorts by time).
+    pub fn new_id() -> String {
+        uuid::Uuid::now_v7().to_string()
+    }
+
+    /// Replaces the sources.
+    pub fn sources(mut self, sources: Vec<Arc<dyn ToolSource>>) -> Self {
+        self.sources = sources;
+        self
+    }
+
+    /// Adds a source after the others.
+    pub fn source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.sources.push(source);
+        self
+    }
+
+    /// Adds one typed Rust tool (sent to the model).
+    pub fn tool<T: TypedTool>(self, tool: T) -> Self {
+        self.source(Arc::new(RustTools::new().typed(tool)))
+    }
+
+    pub fn interaction(mut self, interaction: Arc<dyn Interaction>) -> Self {
+        self.interaction = interaction;
+        self
+    }
+
+    pub fn events(mut self, events: EventBus) -> Self {
+        self.events = events;
+        self
+    }
+
+    pub fn only_tools(mut self, names: Option<Vec<String>>) -> Self {
+        self.only_tools = names;
+        self
+    }
+}
+
+/// How a session begins, for its `session_start` event and hooks.
+#[derive(Debug, Clone, Default)]
+pub struct Begin {
+    /// The model provider, or who the client is (`mcp-client`).
+    pub provider: String,
+    pub model: String,
+    /// A resumed session (SessionStart hooks get `resume`, else `startup`).
+    pub resumed: bool,
+}
+
+/// An assembled session.
+pub struct Session {
+    id: String,
+    cwd: std::path::PathBuf,
+    pipeline: Pipeline,
+    hooks: Option<Arc<HookRunner>>,
+    sources: Vec<Arc<dyn ToolSource>>,
+    events: EventBus,
+    begun: AtomicBool,
+    ended: AtomicBool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("pipeline", &self.pipeline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// Loads every source into one registry and builds the pipeline: the
+    /// policy of `project`, its hooks, the output budget, the interaction
+    /// for asks. Starts no model.
+    pub async fn assemble(project: &ProjectContext, options: SessionOptions) -> Result<Session> {
+        let SessionOptions {
+            session_id,
+            sources,
+            only_tools,
+            interaction,
+            events,
+        } = options;
+        let settings = &project.settings;
+        let artifacts = Arc::new(ArtifactStore::for_session(&project.state_dir, &session_id));
+        let policy = settings.permissions.policy_for_cwd(&project.cwd)?;
+        let cx = SourceContext {
+            project,
+            session_id: &session_id,
+            artifacts: &artifacts,
+            policy: &policy,
+            interaction: &interaction,
+        };
+        let mut registry = ToolRegistry::new();
+        for source in &sources {
+            for sourced in source.load(&cx).await? {
+                match registry.register_as(sourced.tool, sourced.exposure) {
+                    Ok(()) => {}
+                    Err(e) if source.strict() => return Err(source_error(source.as_ref(), e)),
+                    Err(e) => interaction.notice(&format!(
+                        "a tool of the {} was left out: {e}",
+                        source.name()
+                    )),
+                }
+            }
+        }
+        if let Some(names) = only_tools {
+            keep_only(&mut registry, &names)?;
+        }
+
+        let hooks = (!settings.hooks.is_empty()).then(|| {
+            let (mode, _) = settings.permissions.mode();
+            Arc::new(HookRunner::new(
+                settings.hooks.clone(),
+                HookContext {
+                    session_id: session_id.clone(),
+                    transcript_path: project.sessions_dir().join(format!("{session_id}.jsonl")),
+                    cwd: project.cwd.clone(),
+                    permission_mode: mode.as_str().to_owned(),
+                    project_dir: project.cwd.clone(),
+                },
+            ))
+        });
+        let prompter: Option<Arc<dyn Prompter>> = interaction
+            .can_ask()
+            .then(|| Arc::new(InteractionPrompter(Arc::clone(&interaction))) as _);
+        let permission = PolicyStage::new(
+            policy,
+            project.cwd.clone(),
+            project.cwd.clone(),
+            prompter,
+            Some(project.reloader()),
+        );
+        let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
+            .events(events.clone())
+            .permission(Arc::new(permission))
+            .budget(Arc::new(output_budget(project, artifacts)));
+        if let Some(hooks) = &hooks {
+            builder = builder.hooks(hooks.clone());
+        }
+        let pipeline = builder.build();
+        for source in &sources {
+            if let Some(updates) = source.updates() {
+                follow(updates, &pipeline);
+            }
+        }
+        Ok(Session {
+            id: session_id,
+            cwd: project.cwd.clone(),
+            pipeline,
+            hooks,
+            sources,
+            events,
+            begun: AtomicBool::new(false),
+            ended: AtomicBool::new(false),
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The session's dispatch pipeline (also its [`tack_tool::ToolHost`]).
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
+    }
+
+    pub fn events(&self) -> &EventBus {
+        &self.events
+    }
+
+    /// The command hooks, when the settings have any.
+    pub fn hooks(&self) -> Option<&Arc<HookRunner>> {
+        self.hooks.as_ref()
+    }
+
+    /// Emits `session_start` and runs the SessionStart hooks, once; returns
+    /// the context the hooks add (for the first prompt).
+    pub async fn begin(&self, begin: Begin) -> Vec<String> {
+        if self.begun.swap(true, Ordering::SeqCst) {
+            return Vec::new();
+        }
+        self.events.emit(&SessionEvent::SessionStart {
+            session_id: self.id.clone(),
+            cwd: self.cwd.to_string_lossy().into_owned(),
+            provider: begin.provider,
+            model: begin.model,
+            tools: self.pipeline.registry().names(),
+            resumed: begin.resumed,
+            time: humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        });
+        match &self.hooks {
+            Some(hooks) => {
+                let source = if begin.resumed { "resume" } else { "startup" };
+                hooks.session_start(source).await
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// The loop over this session's pipeline and hooks.
+    pub fn agent(&self, client: Arc<dyn ModelClient>, config: AgentConfig) -> Agent {
+        let agent = Agent::new(
+            client,
+            Arc::new(self.pipeline.clone()),
+            config,
+            self.events.clone(),
+        );
+        match &self.hooks {
+            Some(hooks) => agent.with_hooks(hooks.clone()),
+            None => agent,
+        }
+    }
+
+    /// The loop, continuing `loaded`: a transcript cut mid-turn is repaired
+    /// first (unanswered calls answered), and the repair recorded.
+    pub fn resume(
+        &self,
+        client: Arc<dyn ModelClient>,
+        config: AgentConfig,
+        loaded: &LoadedSession,
+    ) -> Agent {
+        if loaded.skipped_lines > 0 {
+            tracing::warn!(
+                "{} unreadable line(s) in {} were skipped",
+                loaded.skipped_lines,
+                loaded.path.display()
+            );
+        }
+        let mut messages = loaded.messages.clone();
+        if let Some(fix) = transcript::repair(loaded) {
+            self.events.emit(&SessionEvent::Message {
+                message: fix.clone(),
+            });
+            messages.push(fix);
+        }
+        self.agent(client, config)
+            .with_history(messages, loaded.usage.clone(), loaded.turns)
+    }
+
+    /// Runs the SessionEnd hooks and shuts the sources down, once.
+    pub async fn end(&self, reason: &str) {
+        if self.ended.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if let Some(hooks) = &self.hooks {
+            hooks.session_end(reason).await;
+        }
+        for source in &self.sources {
+            source.shutdown().await;
+        }
+    }
+
+    /// One prompt, start to end: begin, run the loop, end. For embedders;
+    /// `tack run` does the same with resume and Ctrl-C around it.
+    pub async fn run(
+        &self,
+        client: Arc<dyn ModelClient>,
+        config: AgentConfig,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> RunOutcome {
+        let begin = Begin {
+            provider: client.provider().to_owned(),
+            model: config
+                .model
+                .clone()
+                .unwrap_or_else(|| client.model().to_owned()),
+            resumed: false,
+        };
+        let context = self.begin(begin).await;
+        let mut blocks = vec![ContentBlock::text(prompt)];
+        blocks.extend(context.into_iter().map(ContentBlock::text));
+        let outcome = self.agent(client, config).run(Some(blocks), cancel).await;
+        self.end("other").await;
+        outcome
+    }
+}
+
+/// Keeps only the named tools; unknown names are an error listing what exists.
+fn keep_only(registry: &mut ToolRegistry, names: &[String]) -> Result<()> {
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .collect();
+    let available = registry.names();
+    let unknown = registry.retain_named(&names);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Error::UnknownTools {
+        unknown: unknown.join(", "),
+        available: available.join(", "),
+    })
+}
+
+fn output_budget(project: &ProjectContext, store: Arc<ArtifactStore>) -> OutputBudget {
+    let config = &project.settings.output_budget;
+    let mut budget = OutputBudget::new(store);
+    if let Some(tokens) = config.default_tokens {
+        budget = budget.default_tokens(tokens);
+    }
+    for (tool, tokens) in &config.tools {
+        budget = budget.tool_tokens(tool.clone(), *tokens);
+    }
+    budget
+}
+
+/// New tools of a source join the session; none is ever removed.
+fn follow(updates: crate::sources::ToolUpdates, pipeline: &Pipeline) {
+    let crate::sources::ToolUpdates { mut changed, tools } = updates;
+    let weak = pipeline.downgrade();
+    tokio::spawn(async move {
+        while changed.changed().await.is_ok() {
+            let Some(pipeline) = weak.upgrade() else {
+                break;
+            };
+            for name in pipeline.add_tools(tools()) {
+                tracing::info!("tool {name} is now available");
+            }
+        }
+    });
+}
+
+/// Finds the session to continue: by id (a unique prefix), or the latest
+/// one of `project`'s directory.
+pub fn find_session(project: &ProjectContext, resume: &Resume) -> Result<LoadedSession> {
+    let dir = project.sessions_dir();
+    Ok(match resume {
+        Resume::Id(id) => transcript::load(&transcript::find(&dir, id)?)?,
+        Resume::Latest => transcript::latest_for(&dir, &project.cwd.to_string_lossy())?,
+    })
+}
+
+/// Which session to continue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resume {
+    /// This id, or a unique prefix of it.
+    Id(String),
+    /// The latest session of the working directory.
+    Latest,
+}
