@@ -10,18 +10,17 @@
 
 use std::sync::Arc;
 
-use futures::future::join_all;
 use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent};
 use tack_protocol::{
     ContentBlock, Message, MessagesRequest, RunStatus, SessionEvent, StopReason, SystemPrompt,
     ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
 };
-use tack_tool::{CallOptions, ToolCall};
 use tokio_util::sync::CancellationToken;
 
 use crate::events::EventBus;
 use crate::hooks::HookRunner;
-use crate::pipeline::{Dispatch, Pipeline};
+use crate::pipeline::Pipeline;
+use crate::scheduler;
 
 /// Default `max_tokens` of each request.
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
@@ -169,24 +168,12 @@ impl Agent {
             error: None,
             error_text: None,
         };
-        if let Some(mut prompt) = prompt {
-            if let Some(hooks) = &self.hooks {
-                let text = Message::user(prompt.clone()).text();
-                match hooks.user_prompt_submit(&text).await {
-                    Ok(context) => prompt.extend(context.into_iter().map(ContentBlock::text)),
-                    Err(reason) => {
-                        run.status = RunStatus::HookStopped;
-                        run.error_text = Some(reason);
-                        return self.finish(run);
-                    }
-                }
-                if let Some(reason) = hooks.take_stop() {
-                    run.status = RunStatus::HookStopped;
-                    run.error_text = Some(reason);
-                    return self.finish(run);
-                }
-            }
-            self.push(Message::user(prompt));
+        if let Some(prompt) = prompt
+            && let Err(reason) = self.submit_prompt(prompt).await
+        {
+            run.status = RunStatus::HookStopped;
+            run.error_text = Some(reason);
+            return self.finish(run);
         }
         let mut stop_continuations = 0;
         loop {
@@ -194,91 +181,27 @@ impl Agent {
                 run.status = RunStatus::MaxTurns;
                 break;
             }
-            let request = self.request();
-            let events = self.events.clone();
-            let sink = move |event: StreamEvent| match event {
-                StreamEvent::TextDelta(text) => events.emit(&SessionEvent::TextDelta { text }),
-                StreamEvent::Retry {
-                    attempt,
-                    delay,
-                    reason,
-                } => events.emit(&SessionEvent::Retry {
-                    attempt,
-                    delay_ms: delay.as_millis() as u64,
-                    reason,
-                }),
+            let Some(turn) = self.ask_model(&mut run, cancel).await else {
+                break;
             };
-            let turn = tokio::select! {
-                turn = self.client.complete(&request, &sink) => turn,
-                () = cancel.cancelled() => {
-                    run.status = RunStatus::Interrupted;
-                    break;
-                }
-            };
-            let turn = match turn {
-                Ok(turn) => turn,
-                Err(error) => {
-                    run.status = RunStatus::ModelError;
-                    run.error = Some(error);
-                    break;
-                }
-            };
-            run.turns += 1;
-            self.session_turns += 1;
-            let response = turn.response;
-            run.usage.add(&response.usage);
-            self.session_usage.add(&response.usage);
-            let message = response.to_message();
-            let tool_uses: Vec<ToolUseBlock> = message.tool_uses().cloned().collect();
-            let stop = response
-                .stop_reason
-                .clone()
-                .unwrap_or(if tool_uses.is_empty() {
-                    StopReason::EndTurn
-                } else {
-                    StopReason::ToolUse
-                });
-            run.text = message.text();
-            run.stop_reason = Some(stop.clone());
-            // An empty assistant message would make the next request invalid.
-            if !message.content.is_empty() {
-                self.push(message);
-            }
-            self.events.emit(&SessionEvent::TurnEnd {
-                turn: self.session_turns,
-                stop_reason: stop.clone(),
-                usage: response.usage.clone(),
-            });
-            match stop {
+            let (stop, tool_uses) = self.record_response(&mut run, turn.response);
+            let next = match stop {
                 StopReason::ToolUse if !tool_uses.is_empty() => {
-                    let results = self
-                        .run_tools(tool_uses, turn.malformed_inputs, cancel)
-                        .await;
-                    self.push(Message::user(results));
-                    if cancel.is_cancelled() {
-                        run.status = RunStatus::Interrupted;
-                        break;
-                    }
-                    if let Some(reason) = self.hooks.as_ref().and_then(|h| h.take_stop()) {
-                        run.status = RunStatus::HookStopped;
-                        run.error_text = Some(reason);
-                        break;
-                    }
+                    self.answer_tools(tool_uses, turn.malformed_inputs, cancel)
+                        .await
                 }
                 // Resend as is: the API continues the paused turn.
-                StopReason::PauseTurn => {}
+                StopReason::PauseTurn => Next::Ask,
                 StopReason::MaxTokens => {
                     self.answer_unrun(
                         &tool_uses,
                         "the response reached max_tokens before this call was complete, so its input may be cut off. Send the call again, with a shorter input if it was long.",
                     );
-                    run.status = RunStatus::MaxTokens;
-                    break;
+                    Next::Finish(RunStatus::MaxTokens, None)
                 }
                 StopReason::Refusal => {
                     self.answer_unrun(&tool_uses, "the response ended with a refusal.");
-                    run.status = RunStatus::Refusal;
-                    break;
+                    Next::Finish(RunStatus::Refusal, None)
                 }
                 _ => {
                     // end_turn, stop_sequence and anything new. A tool_use left
@@ -287,26 +210,142 @@ impl Agent {
                         &tool_uses,
                         "the response ended without asking for tools to run (stop_reason was not tool_use).",
                     );
-                    run.status = RunStatus::Completed;
-                    if let Some(hooks) = self.hooks.clone() {
-                        let active = stop_continuations > 0;
-                        if stop_continuations < MAX_STOP_HOOK_CONTINUATIONS
-                            && let Some(reason) = hooks.stop_hooks(active).await
-                        {
-                            stop_continuations += 1;
-                            self.push(Message::user_text(reason));
-                            continue;
-                        }
-                        if let Some(reason) = hooks.take_stop() {
-                            run.status = RunStatus::HookStopped;
-                            run.error_text = Some(reason);
-                        }
-                    }
-                    break;
+                    self.end_turn(&mut stop_continuations).await
                 }
+            };
+            if let Next::Finish(status, reason) = next {
+                run.status = status;
+                run.error_text = reason;
+                break;
             }
         }
         self.finish(run)
+    }
+
+    /// The user's prompt, through the UserPromptSubmit hooks (which may add
+    /// context, or block it: `Err(reason)`), joins the conversation.
+    async fn submit_prompt(&mut self, mut prompt: Vec<ContentBlock>) -> Result<(), String> {
+        if let Some(hooks) = &self.hooks {
+            let text = Message::user(prompt.clone()).text();
+            let context = hooks.user_prompt_submit(&text).await?;
+            prompt.extend(context.into_iter().map(ContentBlock::text));
+            if let Some(reason) = hooks.take_stop() {
+                return Err(reason);
+            }
+        }
+        self.push(Message::user(prompt));
+        Ok(())
+    }
+
+    /// One model request, streamed to the event bus. `None` ends the run
+    /// (interrupted, or the API failed after its retries; `run` says which).
+    async fn ask_model(
+        &mut self,
+        run: &mut RunOutcome,
+        cancel: &CancellationToken,
+    ) -> Option<tack_model::ModelTurn> {
+        let request = self.request();
+        let events = self.events.clone();
+        let sink = move |event: StreamEvent| match event {
+            StreamEvent::TextDelta(text) => events.emit(&SessionEvent::TextDelta { text }),
+            StreamEvent::Retry {
+                attempt,
+                delay,
+                reason,
+            } => events.emit(&SessionEvent::Retry {
+                attempt,
+                delay_ms: delay.as_millis() as u64,
+                reason,
+            }),
+        };
+        let turn = tokio::select! {
+            turn = self.client.complete(&request, &sink) => turn,
+            () = cancel.cancelled() => {
+                run.status = RunStatus::Interrupted;
+                return None;
+            }
+        };
+        match turn {
+            Ok(turn) => Some(turn),
+            Err(error) => {
+                run.status = RunStatus::ModelError;
+                run.error = Some(error);
+                None
+            }
+        }
+    }
+
+    /// Counts the response, adds it to the conversation and emits `turn_end`;
+    /// returns its stop reason and tool calls.
+    fn record_response(
+        &mut self,
+        run: &mut RunOutcome,
+        response: tack_protocol::MessageResponse,
+    ) -> (StopReason, Vec<ToolUseBlock>) {
+        run.turns += 1;
+        self.session_turns += 1;
+        run.usage.add(&response.usage);
+        self.session_usage.add(&response.usage);
+        let message = response.to_message();
+        let tool_uses: Vec<ToolUseBlock> = message.tool_uses().cloned().collect();
+        let stop = response
+            .stop_reason
+            .clone()
+            .unwrap_or(if tool_uses.is_empty() {
+                StopReason::EndTurn
+            } else {
+                StopReason::ToolUse
+            });
+        run.text = message.text();
+        run.stop_reason = Some(stop.clone());
+        // An empty assistant message would make the next request invalid.
+        if !message.content.is_empty() {
+            self.push(message);
+        }
+        self.events.emit(&SessionEvent::TurnEnd {
+            turn: self.session_turns,
+            stop_reason: stop.clone(),
+            usage: response.usage,
+        });
+        (stop, tool_uses)
+    }
+
+    /// Runs the calls (the scheduler) and answers them in one user message.
+    async fn answer_tools(
+        &mut self,
+        tool_uses: Vec<ToolUseBlock>,
+        malformed: Vec<MalformedToolInput>,
+        cancel: &CancellationToken,
+    ) -> Next {
+        let results = scheduler::run_tools(&self.pipeline, tool_uses, malformed, cancel).await;
+        self.push(Message::user(results));
+        if cancel.is_cancelled() {
+            return Next::Finish(RunStatus::Interrupted, None);
+        }
+        match self.hooks.as_ref().and_then(|h| h.take_stop()) {
+            Some(reason) => Next::Finish(RunStatus::HookStopped, Some(reason)),
+            None => Next::Ask,
+        }
+    }
+
+    /// The model ended its turn: Stop hooks may make it go on (at most
+    /// [`MAX_STOP_HOOK_CONTINUATIONS`] times in a row) or stop the session.
+    async fn end_turn(&mut self, continuations: &mut u32) -> Next {
+        let Some(hooks) = self.hooks.clone() else {
+            return Next::Finish(RunStatus::Completed, None);
+        };
+        let active = *continuations > 0;
+        if *continuations < MAX_STOP_HOOK_CONTINUATIONS
+            && let Some(reason) = hooks.stop_hooks(active).await
+        {
+            *continuations += 1;
+            self.push(Message::user_text(reason));
+            return Next::Ask;
+        }
+        match hooks.take_stop() {
+            Some(reason) => Next::Finish(RunStatus::HookStopped, Some(reason)),
+            None => Next::Finish(RunStatus::Completed, None),
+        }
     }
 
     /// Emits the result event.
@@ -354,60 +393,12 @@ impl Agent {
             .collect();
         self.push(Message::user(results));
     }
+}
 
-    /// The scheduler: consecutive concurrency-safe calls run together, every
-    /// other call alone, in order. Results come back in tool_use order.
-    async fn run_tools(
-        &self,
-        tool_uses: Vec<ToolUseBlock>,
-        malformed: Vec<MalformedToolInput>,
-        cancel: &CancellationToken,
-    ) -> Vec<ContentBlock> {
-        let dispatches: Vec<Dispatch> = tool_uses
-            .into_iter()
-            .map(|t| Dispatch {
-                input_error: malformed
-                    .iter()
-                    .find(|m| m.tool_use_id == t.id)
-                    .map(|m| format!("{}; the input received was: {}", m.error, m.raw)),
-                call: ToolCall {
-                    id: t.id,
-                    name: t.name,
-                    input: t.input,
-                },
-            })
-            .collect();
-        let mut results = Vec::with_capacity(dispatches.len());
-        let mut batch: Vec<Dispatch> = Vec::new();
-        for dispatch in dispatches {
-            if self.pipeline.is_concurrency_safe(&dispatch) {
-                batch.push(dispatch);
-                continue;
-            }
-            results.extend(self.run_batch(std::mem::take(&mut batch), cancel).await);
-            let result = self
-                .pipeline
-                .dispatch(dispatch, CallOptions::new(cancel.clone()))
-                .await;
-            results.push(ContentBlock::ToolResult(result.block));
-        }
-        results.extend(self.run_batch(batch, cancel).await);
-        results
-    }
-
-    async fn run_batch(
-        &self,
-        batch: Vec<Dispatch>,
-        cancel: &CancellationToken,
-    ) -> Vec<ContentBlock> {
-        join_all(
-            batch
-                .into_iter()
-                .map(|d| self.pipeline.dispatch(d, CallOptions::new(cancel.clone()))),
-        )
-        .await
-        .into_iter()
-        .map(|r| ContentBlock::ToolResult(r.block))
-        .collect()
-    }
+/// What the loop does after a response.
+enum Next {
+    /// Send the next request.
+    Ask,
+    /// End the run, with a reason for a hook stop.
+    Finish(RunStatus, Option<String>),
 }

@@ -28,6 +28,7 @@ mod events;
 pub mod hooks;
 pub mod permission;
 pub mod pipeline;
+mod scheduler;
 pub mod transcript;
 
 pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub const AFTER_HELP: &str = "\
+const EXAMPLES: &str = "\
 Examples:
   tack run \"list the TODOs in src/\"            run with the provider found in the environment
   echo \"summarise\" | tack run --output-format json
@@ -17,38 +17,35 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL                               OpenAI-compatible Chat Completions
   OLLAMA_HOST        where to look for Ollama (default 127.0.0.1:11434)
   TACK_MODEL         default model;  TACK_STATE_DIR  where sessions are kept
-  TACK_LOG           log filter (e.g. debug);  NO_COLOR  disables colour
+  TACK_LOG           log filter (e.g. debug);  NO_COLOR  disables colour";
 
-Exit codes:
-  0    the run completed
-  1    an internal error (e.g. a transcript could not be read)
-  2    usage or configuration error (bad flags, no prompt, no provider configured)
-  3    the model API failed (after retries), e.g. a bad key or an unknown model
-  4    --max-turns was reached while the model still wanted tools
-  5    the response was cut off by max_tokens
-  6    the model refused
-  7    a hook blocked the prompt or stopped the session (continue: false)
-  130  interrupted (Ctrl-C); the session is saved and can be resumed";
-
-pub const MCP_AFTER_HELP: &str = "\
+const MCP_EXAMPLES: &str = "\
 Examples:
   tack mcp list --json
   tack mcp approve db                      approve a server from the project's .mcp.json
   tack mcp call fs read_file '{\"path\": \"/tmp/x\"}'
-  tack mcp serve --http 127.0.0.1:8765
+  tack mcp serve --http 127.0.0.1:8765";
 
-Exit codes of tack mcp:
-  0  ok
-  1  I/O error (state files)
-  2  configuration error (.mcp.json or settings)
-  3  a server failed to start
-  4  the tool call failed
-  5  no such server or tool
-  6  the server is not approved (tack mcp approve NAME)";
+/// The exit codes of every subcommand, one table (tack_protocol::exit).
+fn exit_codes() -> String {
+    let mut text = String::from("Exit codes: (one table for every subcommand)");
+    for (code, meaning) in tack_protocol::exit::TABLE {
+        text.push_str(&format!("\n  {code:<4} {meaning}"));
+    }
+    text
+}
+
+pub fn after_help() -> String {
+    format!("{EXAMPLES}\n\n{}", exit_codes())
+}
+
+pub fn mcp_after_help() -> String {
+    format!("{MCP_EXAMPLES}\n\n{}", exit_codes())
+}
 
 /// tack: a fast, strict harness between language models and tools.
 #[derive(Debug, Parser)]
-#[command(name = "tack", version, about, after_help = AFTER_HELP)]
+#[command(name = "tack", version, about, after_help = after_help())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -57,7 +54,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the agent on a prompt until the model stops asking for tools.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = after_help())]
     Run(Box<RunArgs>),
     /// List saved sessions, newest first.
     Sessions(SessionsArgs),
@@ -67,7 +64,7 @@ pub enum Command {
     /// Permission rules: explain what a call would meet.
     Permissions(PermissionsArgs),
     /// MCP servers: list, inspect, call, approve; and `tack mcp serve`.
-    #[command(after_help = MCP_AFTER_HELP)]
+    #[command(after_help = mcp_after_help())]
     Mcp(McpArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     MockServer(MockServerArgs),

@@ -1,16 +1,20 @@
 //! The `tack` command.
 
+mod out;
+
 mod cli;
 mod mcp;
 mod print;
 mod run;
 mod sessions;
+mod sources;
 
 use std::process::ExitCode;
 
 use clap::Parser as _;
 
 use crate::cli::{Cli, Command};
+use crate::out::outln;
 
 /// Exit codes, one table for every subcommand (listed in `--help` and the README).
 pub use tack_protocol::exit;
@@ -122,12 +126,12 @@ fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
     let explanation = tack_policy::explain(&spec, &policy, &ctx.cwd)
         .map_err(|e| Failure::usage(anyhow::anyhow!("{e}")))?;
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string(&explanation).map_err(Failure::internal)?
         );
     } else {
-        println!("{explanation}");
+        outln!("{explanation}");
     }
     Ok(exit::OK)
 }

@@ -5,26 +5,13 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use serde::Serialize;
-use tack_mcp::client::{ClientError, McpManager, ProgressUpdate};
+use tack_mcp::client::{ClientError, McpManager};
 use tack_session::sources::Mcp;
 use tack_session::{Begin, Headless, Session, SessionOptions};
 
 use crate::cli::{McpArgs, McpCommand, ServeArgs};
+use crate::out::outln;
 use crate::{Failure, exit};
-
-/// `mcp__server__tool: 3/10 (indexing)`.
-pub fn progress_line(update: &ProgressUpdate) -> String {
-    let amount = match update.total {
-        Some(total) => format!("{}/{}", update.progress, total),
-        None => format!("{}", update.progress),
-    };
-    let message = update
-        .message
-        .as_deref()
-        .map(|m| format!(" ({m})"))
-        .unwrap_or_default();
-    format!("  … {} {}: {amount}{message}", update.server, update.tool)
-}
 
 pub fn mcp_failure(e: ClientError) -> Failure {
     Failure {
@@ -35,7 +22,7 @@ pub fn mcp_failure(e: ClientError) -> Failure {
 
 fn print<T: Serialize>(json: bool, value: &T, text: impl FnOnce(&T)) {
     if json {
-        println!("{}", serde_json::to_string(value).unwrap_or_default());
+        outln!("{}", serde_json::to_string(value).unwrap_or_default());
     } else {
         text(value);
     }
@@ -63,7 +50,7 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                 }
                 for s in servers {
                     let state = serde_json::to_value(s.state).unwrap_or_default();
-                    println!(
+                    outln!(
                         "{:<20} {:<14} {:>3} tools  ~{:>6} tokens  {} ({})",
                         s.name,
                         state.as_str().unwrap_or(""),
@@ -73,7 +60,7 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                         s.source.as_str(),
                     );
                     if let Some(error) = &s.error {
-                        println!("    error: {error}");
+                        outln!("    error: {error}");
                     }
                 }
             });
@@ -96,8 +83,8 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                     .map(|(_, f)| *f)
                     .collect::<Vec<_>>()
                     .join(", ");
-                    println!("{}  [{flags}]", t.name);
-                    println!("    {}", t.description.lines().next().unwrap_or(""));
+                    outln!("{}  [{flags}]", t.name);
+                    outln!("    {}", t.description.lines().next().unwrap_or(""));
                 }
             });
             Ok(exit::OK)
@@ -113,7 +100,7 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                 .call(&server, &tool, arguments)
                 .await
                 .map_err(mcp_failure)?;
-            print(json, &outcome, |o| println!("{}", o.text));
+            print(json, &outcome, |o| outln!("{}", o.text));
             Ok(exit::OK)
         }
         McpCommand::Approve { server, changes } => {
@@ -123,7 +110,7 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                     .await
                     .map_err(mcp_failure)?;
                 print(json, &approved, |a| {
-                    println!(
+                    outln!(
                         "approved {} changed tool definition(s) of {server}",
                         a.len()
                     )
@@ -131,7 +118,7 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
             } else {
                 manager.approve_server(&server).map_err(mcp_failure)?;
                 if !json {
-                    println!("approved MCP server {server}");
+                    outln!("approved MCP server {server}");
                 }
             }
             Ok(exit::OK)
@@ -140,11 +127,11 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
             let changes = manager.diff(&server).await.map_err(mcp_failure)?;
             print(json, &changes, |changes| {
                 if changes.is_empty() {
-                    println!("no tool of {server} changed since it was approved");
+                    outln!("no tool of {server} changed since it was approved");
                 }
                 for c in changes {
                     let v = serde_json::to_value(c).unwrap_or_default();
-                    println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                    outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                 }
             });
             Ok(exit::OK)
@@ -171,7 +158,10 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         let session = Session::assemble(
             &ctx,
             SessionOptions::new(session_id)
-                .sources(crate::run::sources(args.fixture_tools, args.approve_mcp))
+                .sources(crate::sources::sources(
+                    args.fixture_tools,
+                    args.approve_mcp,
+                ))
                 .only_tools(args.tools.clone())
                 .interaction(Arc::new(Headless))
                 .events(events),

@@ -9,7 +9,6 @@ use tack_agent::transcript::{self, LoadedSession, TranscriptWriter};
 use tack_agent::{AgentConfig, EventBus};
 use tack_model::{ModelError, ProviderOptions, RetryPolicy, select_provider};
 use tack_protocol::{ContentBlock, ToolChoice};
-use tack_session::sources::{Builtins, Fixtures, Mcp, ToolSource};
 use tack_session::{
     Begin, Headless, Interaction, ProjectContext, Resume, Session, SessionOptions, Terminal,
     find_session,
@@ -17,6 +16,7 @@ use tack_session::{
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{MockServerArgs, OutputFormat, RunArgs, ToolChoiceArg};
+use crate::out::outln;
 use crate::print::Printer;
 use crate::{Failure, exit};
 
@@ -186,7 +186,10 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
     let session = Session::assemble(
         &config.ctx,
         SessionOptions::new(session_id.clone())
-            .sources(sources(config.fixture_tools, config.approve_mcp))
+            .sources(crate::sources::sources(
+                config.fixture_tools,
+                config.approve_mcp,
+            ))
             .only_tools(config.tools.clone())
             .interaction(interaction)
             .events(events),
@@ -216,21 +219,6 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
     let outcome = agent.run(prompt, &cancel).await;
     session.end("other").await;
     Ok(outcome.status.exit_code())
-}
-
-/// The tool sources of `tack run` and `tack mcp serve`: built-ins, the
-/// fixture tools when asked for, then MCP servers (progress on stderr).
-pub fn sources(fixture_tools: bool, approve_mcp: bool) -> Vec<Arc<dyn ToolSource>> {
-    let mut sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
-    if fixture_tools {
-        sources.push(Arc::new(Fixtures));
-    }
-    sources.push(Arc::new(Mcp::new(approve_mcp).on_progress(Arc::new(
-        |update| {
-            eprintln!("{}", crate::mcp::progress_line(update));
-        },
-    ))));
-    sources
 }
 
 /// The first Ctrl-C cancels the run (calls in flight are answered
@@ -271,7 +259,7 @@ pub async fn mock_server(args: MockServerArgs) -> Result<u8, Failure> {
         tack_testkit::Fallback::Echo
     });
     mock.push_all(steps);
-    println!("{}", mock.url());
+    outln!("{}", mock.url());
     eprintln!(
         "mock API listening. Try:\n  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=mock tack run \"hello\"\n  OPENAI_BASE_URL={url}/v1 OPENAI_API_KEY=mock tack run --provider openai --model mock \"hello\"\nCtrl-C stops it.",
         url = mock.url()

@@ -5,6 +5,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde_json::json;
 use tack_agent::transcript;
 
+use crate::out::outln;
 use crate::{Failure, exit};
 
 pub fn list(args: &crate::cli::SessionsArgs) -> Result<u8, Failure> {
@@ -34,23 +35,26 @@ pub fn list(args: &crate::cli::SessionsArgs) -> Result<u8, Failure> {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(rows));
+        outln!("{}", serde_json::Value::Array(rows));
         return Ok(exit::OK);
     }
     if sessions.is_empty() {
         eprintln!("no sessions yet in {}", dir.display());
         return Ok(exit::OK);
     }
-    println!(
+    outln!(
         "{:<36}  {:<20}  {:>5}  {:<24}  PROMPT",
-        "SESSION", "UPDATED (UTC)", "TURNS", "MODEL"
+        "SESSION",
+        "UPDATED (UTC)",
+        "TURNS",
+        "MODEL"
     );
     for s in &sessions {
         let when =
             humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(s.updated_ms))
                 .to_string();
         let title: String = s.title.replace('\n', " ").chars().take(50).collect();
-        println!(
+        outln!(
             "{:<36}  {:<20}  {:>5}  {:<24}  {title}",
             s.session_id,
             when.trim_end_matches('Z').replace('T', " "),
@@ -92,7 +96,7 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
     }
     if args.json {
         for (ts, id, name, outcome, is_error, duration_ms, audit) in &rows {
-            println!(
+            outln!(
                 "{}",
                 json!({
                     "finished_ms": ts,
@@ -112,23 +116,23 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
     }
     for (_, id, name, outcome, _, duration_ms, audit) in &rows {
         let Some(a) = audit else {
-            println!("{name} [{id}]  not run ({outcome:?})");
+            outln!("{name} [{id}]  not run ({outcome:?})");
             continue;
         };
         let when =
             humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(a.started_ms));
         let input = serde_json::to_string(&a.input).unwrap_or_default();
         let input: String = input.chars().take(160).collect();
-        println!("{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms");
-        println!("    input: {input}");
+        outln!("{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms");
+        outln!("    input: {input}");
         if !a.rewritten_by.is_empty() {
-            println!("    rewritten by: {}", a.rewritten_by.join(", "));
+            outln!("    rewritten by: {}", a.rewritten_by.join(", "));
         }
-        println!("    decision: {} by {}", a.decision, a.decided_by);
+        outln!("    decision: {} by {}", a.decision, a.decided_by);
         if !a.artifacts.is_empty() {
-            println!("    artifacts: {}", a.artifacts.join(", "));
+            outln!("    artifacts: {}", a.artifacts.join(", "));
         }
-        println!("    definition: {}", a.definition_hash);
+        outln!("    definition: {}", a.definition_hash);
     }
     Ok(exit::OK)
 }

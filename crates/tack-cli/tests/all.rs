@@ -1090,3 +1090,51 @@ async fn managed_mcp_servers_start_without_approval_and_cannot_be_redefined() {
         "{servers}"
     );
 }
+
+#[tokio::test]
+async fn every_printing_subcommand_stops_quietly_on_a_closed_stdout() {
+    let w = World::new(vec![Step::text("an answer")]).await;
+    let out = w.run(&["a question"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let commands: [&[&str]; 6] = [
+        &["sessions"],
+        &["sessions", "--json"],
+        &["log"],
+        &["permissions", "explain", "Bash(ls)"],
+        &["mcp", "list"],
+        &["--help"],
+    ];
+    for args in commands {
+        // The reader is gone before tack writes its first byte (`| head -0`).
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = w.tack().args(args).stdout(writer).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "tack {}: {}",
+            args.join(" "),
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn one_exit_code_table_in_help_and_readme() {
+    let help = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = stdout(&help);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    for (code, meaning) in tack_protocol::exit::TABLE {
+        let line = format!("{code:<4} {meaning}");
+        assert!(help.contains(&line), "--help lacks {line:?}:\n{help}");
+        assert!(
+            readme.contains(&format!("| {code} | {meaning} |")),
+            "README.md lacks exit code {code}"
+        );
+    }
+}
