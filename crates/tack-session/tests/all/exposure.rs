@@ -1,0 +1,244 @@
+//! Exposure and the host handle: a Deferred tool is callable but not sent
+//! until revealed, the tools part of requests only grows and stays
+//! byte-identical, a Hidden tool is reachable only from another tool, and a
+//! nested call meets the same rules and names its caller in the audit.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tack_protocol::{AuditDecision, Caller, ContentBlock, RunStatus};
+use tack_session::sources::{Builtins, RustTools};
+use tack_session::{Session, SessionOptions};
+use tack_testkit::{MockServer, Step};
+use tack_tool::{Exposure, ToolCall, ToolContext, ToolError, ToolOutput, Typed, TypedTool};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{Project, audits, client, recorder, results_of};
+
+#[derive(Deserialize, JsonSchema)]
+struct NoInput {}
+
+/// A tool that answers its own name.
+struct Named(&'static str);
+
+#[async_trait]
+impl TypedTool for Named {
+    type Input = NoInput;
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "Answers with its own name."
+    }
+    async fn call(&self, _: NoInput, _: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(format!("this is {}", self.0)))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct RelayInput {
+    /// The tool to call.
+    tool: String,
+    /// Its input.
+    input: Value,
+}
+
+/// Calls another tool through its host handle and returns what it got.
+struct Relay;
+
+#[async_trait]
+impl TypedTool for Relay {
+    type Input = RelayInput;
+    fn name(&self) -> &str {
+        "Relay"
+    }
+    fn description(&self) -> &str {
+        "Calls another tool and returns its result."
+    }
+    async fn call(&self, input: RelayInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let call = ToolCall {
+            id: format!("{}-inner", ctx.tool_use_id),
+            name: input.tool,
+            input: input.input,
+        };
+        let result = ctx.host.call(call, ctx.cancel.clone()).await;
+        Ok(ToolOutput::text(format!(
+            "inner outcome {:?}: {}",
+            result.outcome,
+            result.block.text()
+        )))
+    }
+}
+
+fn tools() -> RustTools {
+    RustTools::new()
+        .typed(Named("Now"))
+        .tool(Arc::new(Typed(Named("Later"))), Exposure::Deferred)
+        .tool(Arc::new(Typed(Named("Inner"))), Exposure::Hidden)
+        .typed(Relay)
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn deferred_tools_are_callable_unsent_until_revealed_and_the_tools_only_grow() {
+    let project = Project::new();
+    project.settings(json!({"permissions": {"allow": ["Later", "Inner"]}}));
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use("t1", "Later", json!({})),
+        Step::tool_use("t2", "Inner", json!({})),
+        Step::text("first run done"),
+        Step::text("second run done"),
+    ]);
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("x1").sources(vec![Arc::new(tools())]),
+    )
+    .await
+    .unwrap();
+    let mut agent = session.agent(client(&mock).await, Default::default());
+    let cancel = CancellationToken::new();
+    let out = agent
+        .run(Some(vec![ContentBlock::text("one")]), &cancel)
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    let results = results_of(&agent.messages()[2]);
+    assert!(
+        !results[0].is_error,
+        "a deferred tool is callable: {results:?}"
+    );
+    assert_eq!(results[0].text(), "this is Later");
+    let hidden = &results_of(&agent.messages()[4])[0];
+    assert!(hidden.is_error, "the model cannot call a hidden tool");
+    assert!(
+        hidden.text().contains("No tool named \"Inner\""),
+        "{}",
+        hidden.text()
+    );
+    assert!(
+        !hidden.text().contains("Inner,"),
+        "hidden tools are not listed"
+    );
+
+    assert_eq!(
+        session.pipeline().reveal(&["Later", "Inner", "Now"]),
+        ["Later"]
+    );
+    let out = agent
+        .run(Some(vec![ContentBlock::text("two")]), &cancel)
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 4);
+    assert_eq!(tool_names(&requests[0].body), ["Now", "Relay"]);
+    let tools_of = |i: usize| serde_json::to_string(&requests[i].body["tools"]).unwrap();
+    assert_eq!(
+        tools_of(0),
+        tools_of(1),
+        "byte-identical from request to request"
+    );
+    assert_eq!(tools_of(1), tools_of(2));
+    assert_eq!(tool_names(&requests[3].body), ["Now", "Relay", "Later"]);
+    let (before, after) = (tools_of(2), tools_of(3));
+    assert!(
+        after.starts_with(&before[..before.len() - 1]),
+        "a revealed tool is appended: the earlier tools stay a byte-identical prefix"
+    );
+}
+
+#[tokio::test]
+async fn a_nested_call_meets_the_deny_rule_and_its_audit_names_the_caller() {
+    let project = Project::new();
+    project.settings(json!({"permissions": {
+        "allow": ["Relay", "Inner", "Bash(touch *)"],
+        "deny": ["Bash(rm *)"]
+    }}));
+    let dir = project.path();
+    std::fs::write(dir.join("keep.txt"), "keep").unwrap();
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_uses([
+            (
+                "t1",
+                "Relay",
+                json!({"tool": "Bash", "input": {"command": "rm keep.txt"}}),
+            ),
+            ("t2", "Relay", json!({"tool": "Inner", "input": {}})),
+            (
+                "t3",
+                "Relay",
+                json!({"tool": "Bash", "input": {"command": "touch made.txt"}}),
+            ),
+        ]),
+        Step::text("done"),
+    ]);
+    let (events, seen) = recorder();
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("x2")
+            .sources(vec![Arc::new(Builtins), Arc::new(tools())])
+            .events(events),
+    )
+    .await
+    .unwrap();
+    let mut agent = session.agent(client(&mock).await, Default::default());
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("go")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    assert!(dir.join("keep.txt").exists(), "the nested rm was denied");
+    assert!(dir.join("made.txt").exists(), "the nested touch ran");
+    let results = results_of(&agent.messages()[2]);
+    assert!(
+        results[0].text().contains("Denied"),
+        "{}",
+        results[0].text()
+    );
+    assert!(
+        results[0].text().contains("Bash(rm *)"),
+        "{}",
+        results[0].text()
+    );
+    assert_eq!(results[1].text(), "inner outcome Ok: this is Inner");
+
+    let seen = seen.lock().unwrap();
+    let audits = audits(&seen);
+    let inner = |id: &str| audits.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    let denied = inner("t1-inner");
+    assert_eq!(denied.decision, AuditDecision::Deny);
+    assert!(
+        denied.decided_by.contains("Bash(rm *)"),
+        "{}",
+        denied.decided_by
+    );
+    assert_eq!(
+        denied.caller,
+        Some(Caller {
+            tool: "Relay".into(),
+            tool_use_id: "t1".into()
+        })
+    );
+    assert_eq!(inner("t3-inner").decision, AuditDecision::Allow);
+    assert_eq!(
+        inner("t1").caller,
+        None,
+        "the model's own call has no caller"
+    );
+}

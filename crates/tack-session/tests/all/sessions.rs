@@ -1,0 +1,203 @@
+//! Whole sessions assembled by tack-session and driven through the scripted
+//! Interaction: asks answered "always" and "deny", an MCP server approved.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tack_protocol::{AuditDecision, RunStatus, SessionEvent};
+use tack_session::{Asked, PromptAnswer, Scripted, Session, SessionOptions};
+use tack_testkit::{MockServer, Step};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{Project, audits, client, everything_server, recorder, results_of};
+
+#[tokio::test]
+async fn a_scripted_person_allows_always_then_denies_and_deny_rules_never_ask() {
+    let project = Project::new();
+    project.settings(json!({"permissions": {"deny": ["Bash(rm *)"]}}));
+    let dir = project.path();
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use("t1", "Bash", json!({"command": "touch a.txt"})),
+        // Allowed by the rule "always" saved: not asked again.
+        Step::tool_use("t2", "Bash", json!({"command": "touch b.txt"})),
+        Step::tool_use("t3", "Bash", json!({"command": "rm a.txt"})),
+        Step::tool_use("t4", "Bash", json!({"command": "mkdir made"})),
+        Step::text("done"),
+    ]);
+    let person = Scripted::new()
+        .permission(PromptAnswer::AllowAlways)
+        .permission(PromptAnswer::Deny {
+            reason: "not this one".into(),
+        });
+    let (events, seen) = recorder();
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("s1")
+            .interaction(Arc::new(person.clone()))
+            .events(events),
+    )
+    .await
+    .unwrap();
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "go",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+
+    assert!(dir.join("a.txt").exists(), "rm was denied by the rule");
+    assert!(dir.join("b.txt").exists());
+    assert!(!dir.join("made").exists(), "the person denied mkdir");
+    let local = std::fs::read_to_string(dir.join(".tack/settings.local.json")).unwrap();
+    assert!(local.contains("Bash(touch"), "{local}");
+
+    let asked: Vec<String> = person
+        .asked()
+        .into_iter()
+        .filter_map(|a| match a {
+            Asked::Permission(p) => Some(p.call),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, ["Bash(touch a.txt)", "Bash(mkdir made)"]);
+
+    let seen = seen.lock().unwrap();
+    let audits = audits(&seen);
+    let decision = |id: &str| audits.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    assert_eq!(decision("t1").decision, AuditDecision::Allow);
+    assert!(decision("t1").decided_by.contains("always allow"));
+    assert!(
+        decision("t2").decided_by.contains("rule"),
+        "{:?}",
+        decision("t2")
+    );
+    assert_eq!(decision("t3").decision, AuditDecision::Deny);
+    assert!(decision("t3").decided_by.contains("Bash(rm *)"));
+    assert_eq!(decision("t4").decision, AuditDecision::Deny);
+    let last = mock.requests().last().unwrap().body.clone();
+    let denied = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["tool_use_id"] == "t4")
+        .unwrap();
+    assert!(denied.to_string().contains("not this one"), "{denied}");
+    // The lifecycle ran once: one session_start, one result.
+    let starts = seen
+        .iter()
+        .filter(|e| matches!(e, SessionEvent::SessionStart { .. }))
+        .count();
+    assert_eq!(starts, 1);
+}
+
+#[tokio::test]
+async fn without_a_person_an_ask_is_a_deny_that_names_the_way_to_allow_it() {
+    let project = Project::new();
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use("t1", "Bash", json!({"command": "touch x"})),
+        Step::text("ok"),
+    ]);
+    let ctx = project.context();
+    let session = Session::assemble(&ctx, SessionOptions::new("s2"))
+        .await
+        .unwrap();
+    let client = client(&mock).await;
+    let mut agent = session.agent(client, Default::default());
+    let out = agent
+        .run(
+            Some(vec![tack_protocol::ContentBlock::text("go")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed);
+    let result = &results_of(&agent.messages()[2])[0];
+    assert!(result.is_error);
+    let text = result.text();
+    assert!(text.contains("no terminal to ask on"), "{text}");
+    assert!(text.contains("--allowed-tools 'Bash(touch x *)'"), "{text}");
+    assert!(!project.path().join("x").exists());
+}
+
+#[tokio::test]
+async fn a_project_mcp_server_starts_once_the_person_approves_it() {
+    let project = Project::new();
+    let (node, script) = everything_server();
+    project.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"everything": {"command": node, "args": [script, "stdio"]}}})
+            .to_string(),
+    );
+    project.settings(json!({"permissions": {"allow": ["mcp__everything"]}}));
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use(
+            "t1",
+            "mcp__everything__echo",
+            json!({"message": "hi there"}),
+        ),
+        Step::text("ok"),
+    ]);
+
+    // Declined: the server's tools are left out, with a notice.
+    let declined = Scripted::new().approve_server(false);
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("m0").interaction(Arc::new(declined.clone())),
+    )
+    .await
+    .unwrap();
+    assert!(
+        !session
+            .pipeline()
+            .registry()
+            .contains("mcp__everything__echo")
+    );
+    assert!(
+        declined
+            .asked()
+            .iter()
+            .any(|a| matches!(a, Asked::Notice(n) if n.contains("not approved")))
+    );
+    session.end("other").await;
+
+    // Approved: its tools join the session and run through the pipeline.
+    let person = Scripted::new().approve_server(true);
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("m1").interaction(Arc::new(person.clone())),
+    )
+    .await
+    .unwrap();
+    assert_eq!(person.asked()[0], Asked::Server("everything".into()));
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "echo",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let last = mock.requests().last().unwrap().body.to_string();
+    assert!(last.contains("hi there"), "{last}");
+
+    // The approval is remembered: a headless session starts the server too.
+    let session = Session::assemble(&ctx, SessionOptions::new("m2"))
+        .await
+        .unwrap();
+    assert!(
+        session
+            .pipeline()
+            .registry()
+            .contains("mcp__everything__echo")
+    );
+    session.end("other").await;
+}
