@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+use tack_protocol::Verdict;
 
 use crate::config::{CommandHook, Config, HookEvent, HookRef};
 use crate::error::Result;
@@ -25,7 +26,7 @@ use crate::outcome::{
     HookDecision, HookNote, HookReport, HookRun, HookStop, PostToolUseOutcome, PreToolUseOutcome,
     ReportKind, SessionEndOutcome, SessionStartOutcome, StopOutcome, UserPromptSubmitOutcome,
 };
-use crate::output::{HookOutput, PermissionDecision, TopDecision};
+use crate::output::{HookOutput, TopDecision};
 use crate::run::{self, RawRun, RunStatus};
 
 /// The session facts every hook receives.
@@ -493,7 +494,7 @@ struct PreState<'a> {
 }
 
 impl PreState<'_> {
-    fn decide(&mut self, decision: PermissionDecision, reason: Option<String>, r: &HookRef) {
+    fn decide(&mut self, decision: Verdict, reason: Option<String>, r: &HookRef) {
         let stricter = self
             .out
             .decision
@@ -502,9 +503,7 @@ impl PreState<'_> {
         if stricter {
             let reason = match (decision, reason.filter(|s| !s.trim().is_empty())) {
                 (_, Some(reason)) => Some(reason),
-                (PermissionDecision::Deny, None) => {
-                    Some(format!("denied by PreToolUse hook `{}`", r.command))
-                }
+                (Verdict::Deny, None) => Some(format!("denied by PreToolUse hook `{}`", r.command)),
                 (_, None) => None,
             };
             self.out.decision = Some(HookDecision {
@@ -540,11 +539,11 @@ impl EventState for PreState<'_> {
                 specific.and_then(|s| s.permission_decision_reason.clone()),
             )),
             None => output.decision.map(|d| match d {
-                TopDecision::Approve => (PermissionDecision::Allow, output.reason.clone()),
-                TopDecision::Block => (PermissionDecision::Deny, output.reason.clone()),
+                TopDecision::Approve => (Verdict::Allow, output.reason.clone()),
+                TopDecision::Block => (Verdict::Deny, output.reason.clone()),
             }),
         };
-        let denies = matches!(decision, Some((PermissionDecision::Deny, _)));
+        let denies = matches!(decision, Some((Verdict::Deny, _)));
         if let Some((decision, reason)) = decision {
             self.decide(decision, reason, r);
         }
@@ -561,17 +560,17 @@ impl EventState for PreState<'_> {
         }
     }
     fn on_block(&mut self, r: &HookRef, reason: String) {
-        self.decide(PermissionDecision::Deny, Some(reason), r);
+        self.decide(Verdict::Deny, Some(reason), r);
     }
     fn on_stop(&mut self, r: &HookRef, reason: Option<&str>) {
         let reason = match reason {
             Some(reason) if !reason.trim().is_empty() => format!("the agent was stopped: {reason}"),
             _ => format!("the agent was stopped by PreToolUse hook `{}`", r.command),
         };
-        self.decide(PermissionDecision::Deny, Some(reason), r);
+        self.decide(Verdict::Deny, Some(reason), r);
     }
     fn on_fail_closed(&mut self, r: &HookRef, reason: String) {
-        self.decide(PermissionDecision::Deny, Some(reason), r);
+        self.decide(Verdict::Deny, Some(reason), r);
     }
     fn fail_closed_effect(&self) -> &'static str {
         "the call is denied"
