@@ -62,7 +62,6 @@ pub enum Hold {
 /// One take of an [`Output`]: the text, split where bytes were dropped to
 /// stay under the cap. Invalid UTF-8 is replaced by U+FFFD.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Taken {
     /// The text, or its start when bytes were dropped.
     pub head: String,

@@ -183,7 +183,7 @@ pub fn spawn(spec: Spec) -> Result<Process> {
     tokio::spawn(async move {
         let ended = match child.wait().await {
             Ok(status) => State::Exited(Exit(status)),
-            Err(e) => State::Lost(format!("waiting for the process failed: {e}")),
+            Err(e) => State::Lost(e.to_string()),
         };
         reaped.send_replace(ended);
     });
