@@ -2,6 +2,12 @@
 //! the environment. Everything else starts processes through [`spawn`](crate::spawn),
 //! or takes a configured command from [`tokio_command`].
 
+#![expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the one module that builds a Command: everything else starts processes through it"
+)]
+
 use std::ffi::OsStr;
 use std::io;
 use std::process::Stdio;
