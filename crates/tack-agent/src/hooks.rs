@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use tack_hooks::{HookContext, HookDecision, HookRef, HookReport, Hooks, PermissionDecision};
+use tack_hooks::{HookContext, HookDecision, HookRef, HookReport, Hooks, Verdict};
 use tack_protocol::ContentBlock;
 use tack_tool::{ToolCall, ToolError, ToolOutput};
 
@@ -121,8 +121,8 @@ fn pre_hook(decision: HookDecision) -> PreHook {
         .reason
         .unwrap_or_else(|| format!("{} by {by}", decision.decision.as_str()));
     match decision.decision {
-        PermissionDecision::Allow => PreHook::Allow { by },
-        PermissionDecision::Ask => PreHook::Ask { reason, by },
+        Verdict::Allow => PreHook::Allow { by },
+        Verdict::Ask => PreHook::Ask { reason, by },
         // Deny, and any stricter decision a later version adds.
         _ => PreHook::Deny { reason, by },
     }

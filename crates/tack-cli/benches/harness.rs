@@ -8,6 +8,11 @@
 //! `cargo bench -p tack-cli --bench harness` (figures in BENCHMARKS.md).
 
 #![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "starts the tack binary and the mock API process"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "tests and benches fail loudly"

@@ -1,6 +1,11 @@
 //! The `tack` binary end to end, against the strict mock API over real HTTP.
 
 #![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "starts the tack binary and test peers"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "tests and benches fail loudly"

@@ -32,7 +32,7 @@
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use serde_json::json;
-//! use tack_hooks::{HookContext, Hooks, PermissionDecision};
+//! use tack_hooks::{HookContext, Hooks, Verdict};
 //!
 //! let project = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
 //!     {"type": "command", "command": "echo 'no rm here' >&2; exit 2"}]}]}});
@@ -50,7 +50,7 @@
 //!     &ctx, "Bash", "toolu_1", &json!({"command": "rm -rf /"})));
 //!
 //! let decision = outcome.decision.ok_or("expected a decision")?;
-//! assert_eq!(decision.decision, PermissionDecision::Deny);
+//! assert_eq!(decision.decision, Verdict::Deny);
 //! assert_eq!(decision.reason.as_deref(), Some("no rm here"));
 //! assert_eq!(decision.hook.command, "echo 'no rm here' >&2; exit 2");
 //! # Ok(())
@@ -71,5 +71,5 @@ pub use outcome::{
     HookDecision, HookNote, HookReport, HookRun, HookStop, PostToolUseOutcome, PreToolUseOutcome,
     ReportKind, SessionEndOutcome, SessionStartOutcome, StopOutcome, UserPromptSubmitOutcome,
 };
-pub use output::PermissionDecision;
 pub use run::{MAX_CAPTURE, PIPE_GRACE, RunStatus};
+pub use tack_protocol::Verdict;

@@ -11,13 +11,13 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::config::HookRef;
-use crate::output::PermissionDecision;
 use crate::run::RunStatus;
+use tack_protocol::Verdict;
 
 /// A decision about one tool call, and the hook that made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HookDecision {
-    pub decision: PermissionDecision,
+    pub decision: Verdict,
     /// For `Deny`, what the model is told; for `Allow`/`Ask`, what the user
     /// is shown. `None` if the hook gave none.
     pub reason: Option<String>,
@@ -126,7 +126,7 @@ impl PreToolUseOutcome {
     pub fn denied(&self) -> bool {
         self.decision
             .as_ref()
-            .is_some_and(|d| d.decision == PermissionDecision::Deny)
+            .is_some_and(|d| d.decision == Verdict::Deny)
     }
 }
 

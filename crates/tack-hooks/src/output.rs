@@ -10,31 +10,9 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use tack_protocol::Verdict;
+
 use crate::config::HookEvent;
-
-/// A permission decision from a hook. Ordered by strictness so that the
-/// strictest of several wins with `max()`: `Allow < Ask < Deny`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum PermissionDecision {
-    /// Run without asking (never overrides a deny rule).
-    Allow,
-    /// Ask the user.
-    Ask,
-    /// Do not run; the reason goes to the model.
-    Deny,
-}
-
-impl PermissionDecision {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionDecision::Allow => "allow",
-            PermissionDecision::Ask => "ask",
-            PermissionDecision::Deny => "deny",
-        }
-    }
-}
 
 /// Top-level `decision`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -74,7 +52,7 @@ pub(crate) struct SpecificOutput {
     #[serde(default)]
     pub(crate) hook_event_name: Option<String>,
     #[serde(default)]
-    pub(crate) permission_decision: Option<PermissionDecision>,
+    pub(crate) permission_decision: Option<Verdict>,
     #[serde(default)]
     pub(crate) permission_decision_reason: Option<String>,
     #[serde(default)]

@@ -1,22 +1,18 @@
-//! Runs one command hook as a child process.
+//! Runs one command hook as a child process, through tack-process.
 //!
 //! `sh -c COMMAND` in its own process group, cwd = the project directory,
 //! `CLAUDE_PROJECT_DIR` and `TACK_PROJECT_DIR` set, the event JSON on stdin,
-//! stdout and stderr captured (up to [`MAX_CAPTURE`] bytes each). On timeout,
-//! and if the run is dropped half-way (a cancelled turn), the whole process
-//! group is killed, so a `sleep` started by the script dies with it. If the
-//! shell exits but something it started keeps stdout or stderr open, the
-//! group is killed after [`PIPE_GRACE`] and the output read so far is used.
+//! stdout and stderr captured apart (the first [`MAX_CAPTURE`] bytes of
+//! each). On timeout, and if the run is dropped half-way (a cancelled turn),
+//! the whole process group is killed, so a `sleep` started by the script dies
+//! with it. If the shell exits but something it started keeps stdout or
+//! stderr open, the group is killed after [`PIPE_GRACE`] and the output read
+//! so far is used.
 
 use std::path::Path;
-use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::process::Command;
-use tokio_util::sync::CancellationToken;
+use tack_process::{Cap, Detach, Ending, Exit, Hold, Spec, Stdin, Streams};
 
 /// Bytes kept of each of stdout and stderr; the rest is read and dropped.
 pub const MAX_CAPTURE: usize = 4 * 1024 * 1024;
@@ -48,30 +44,6 @@ pub(crate) struct RawRun {
     pub(crate) truncated: bool,
 }
 
-/// Kills the process group when dropped, unless disarmed.
-struct GroupGuard {
-    pgid: Option<Pid>,
-}
-
-impl GroupGuard {
-    fn kill(&self) {
-        if let Some(pgid) = self.pgid {
-            // The group may already be gone; nothing to do then.
-            let _ = killpg(pgid, Signal::SIGKILL);
-        }
-    }
-
-    fn disarm(&mut self) {
-        self.pgid = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 /// Runs `command` and waits at most `timeout` for it.
 pub(crate) async fn run(
     command: &str,
@@ -80,24 +52,27 @@ pub(crate) async fn run(
     input: Vec<u8>,
 ) -> RawRun {
     let start = Instant::now();
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
+    let spec = Spec::new("sh")
+        .arg("-c")
         .arg(command)
-        .current_dir(project_dir)
+        .cwd(project_dir)
         .env("CLAUDE_PROJECT_DIR", project_dir)
         .env("TACK_PROJECT_DIR", project_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
-        Ok(child) => child,
+        .stdin(Stdin::Bytes(input))
+        .streams(Streams::Separate)
+        .cap(Cap::head(MAX_CAPTURE))
+        // A process group in tack's session, and SIGKILL at once on timeout:
+        // a hook has had its time when it runs out of it.
+        .detach(Detach::Group)
+        .grace(Duration::ZERO);
+    let process = match tack_process::spawn(spec) {
+        Ok(process) => process,
         Err(e) => {
             return RawRun {
                 status: RunStatus::Failed(format!(
-                    "could not start `sh -c` in {}: {e}",
-                    project_dir.display()
+                    "could not start `sh -c` in {}: {}",
+                    project_dir.display(),
+                    e.io_error()
                 )),
                 stdout: String::new(),
                 stderr: String::new(),
@@ -106,113 +81,38 @@ pub(crate) async fn run(
             };
         }
     };
-    let mut group = GroupGuard {
-        pgid: child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw),
-    };
 
-    let stop_reading = CancellationToken::new();
-    let stdout = child
-        .stdout
-        .take()
-        .map(|s| tokio::spawn(read_capped(s, stop_reading.clone())));
-    let stderr = child
-        .stderr
-        .take()
-        .map(|s| tokio::spawn(read_capped(s, stop_reading.clone())));
-    // Written from its own task: a hook that prints before reading its input
-    // must not deadlock against us.
-    let writer = child.stdin.take().map(|mut stdin| {
-        tokio::spawn(async move {
-            // A hook that does not read its input closes the pipe early.
-            let _ = stdin.write_all(&input).await;
-            let _ = stdin.shutdown().await;
-        })
-    });
-
-    let status = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(Ok(status)) => exit_status(status),
-        Ok(Err(e)) => {
-            group.kill();
-            RunStatus::Failed(format!("could not wait for the hook process: {e}"))
-        }
-        Err(_) => {
-            group.kill();
-            let _ = child.wait().await;
-            RunStatus::TimedOut
-        }
+    let status = match process.wait(Some(timeout), None).await {
+        Ending::Exited(exit) => exit_status(exit),
+        Ending::TimedOut(_) => RunStatus::TimedOut,
+        Ending::Lost(e) => RunStatus::Failed(format!("could not wait for the hook process: {e}")),
+        // Nothing cancels a hook here; any ending a later tack-process adds.
+        other => RunStatus::Failed(format!("the hook process was stopped: {other:?}")),
     };
-
-    let readers = async {
-        let out = match stdout {
-            Some(task) => task.await.unwrap_or_default(),
-            None => Captured::default(),
-        };
-        let err = match stderr {
-            Some(task) => task.await.unwrap_or_default(),
-            None => Captured::default(),
-        };
-        (out, err)
-    };
-    tokio::pin!(readers);
-    let (out, err) = match tokio::time::timeout(PIPE_GRACE, &mut readers).await {
-        Ok(captured) => captured,
-        Err(_) => {
-            // Something the hook started still holds a pipe open.
-            group.kill();
-            stop_reading.cancel();
-            readers.await
-        }
-    };
-    group.disarm();
-    if let Some(writer) = writer {
-        writer.abort();
+    if !process.output_closed(PIPE_GRACE).await {
+        // Something the hook started still holds a pipe open.
+        process.group().kill();
+        process.stop_reading();
     }
+    let stdout = process.stdout().take(Hold::Nothing);
+    let (stderr, stderr_omitted) = match process.stderr().map(|e| e.take(Hold::Nothing)) {
+        Some(taken) => (taken.head, taken.omitted),
+        None => (String::new(), 0),
+    };
 
     RawRun {
         status,
-        truncated: out.truncated || err.truncated,
-        stdout: String::from_utf8_lossy(&out.bytes).into_owned(),
-        stderr: String::from_utf8_lossy(&err.bytes).into_owned(),
+        truncated: stdout.omitted > 0 || stderr_omitted > 0,
+        stdout: stdout.head,
+        stderr,
         duration: start.elapsed(),
     }
 }
 
-fn exit_status(status: ExitStatus) -> RunStatus {
-    use std::os::unix::process::ExitStatusExt as _;
-    match (status.code(), status.signal()) {
+fn exit_status(exit: Exit) -> RunStatus {
+    match (exit.code(), exit.signal()) {
         (Some(code), _) => RunStatus::Exited(code),
         (None, Some(signal)) => RunStatus::Signaled(signal),
-        (None, None) => RunStatus::Failed(format!("unrecognised exit status {status}")),
+        (None, None) => RunStatus::Failed(format!("unrecognised exit status {}", exit.status())),
     }
-}
-
-#[derive(Debug, Default)]
-struct Captured {
-    bytes: Vec<u8>,
-    truncated: bool,
-}
-
-async fn read_capped<R: AsyncRead + Unpin>(mut reader: R, stop: CancellationToken) -> Captured {
-    let mut captured = Captured::default();
-    let mut chunk = vec![0u8; 16 * 1024];
-    loop {
-        tokio::select! {
-            biased;
-            () = stop.cancelled() => break,
-            read = reader.read(&mut chunk) => match read {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let room = MAX_CAPTURE.saturating_sub(captured.bytes.len());
-                    if n > room {
-                        captured.truncated = true;
-                    }
-                    captured.bytes.extend_from_slice(chunk.get(..n.min(room)).unwrap_or_default());
-                }
-            },
-        }
-    }
-    captured
 }

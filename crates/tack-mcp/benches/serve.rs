@@ -29,6 +29,11 @@
 //! server on one CPU, `TACK_MCP_BENCH_PIN=split` the driver on one and the
 //! servers on the other (see [`Placement`]).
 
+#![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "starts tack and the reference MCP servers as peers"
+)]
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;

@@ -4,6 +4,11 @@
 //! `cargo bench -p tack-tools --bench bash`. Prints mean, p50 and p99 per call.
 
 #![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "measures bare tokio and std spawns against the Bash tool"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "a benchmark fails loudly"

@@ -5,6 +5,11 @@
 //! match at any depth, so its counts can differ; rg does not sort by mtime).
 
 #![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "runs the rg binary to compare against"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "a benchmark fails loudly"

@@ -5,6 +5,11 @@
 //! Prints the median of several warm runs of each, and the ratio.
 
 #![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "runs the rg binary to compare against"
+)]
+#![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     reason = "a benchmark fails loudly"

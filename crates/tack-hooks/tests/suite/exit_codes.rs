@@ -3,7 +3,7 @@
 //! a non-blocking error that is reported and lets the call proceed.
 
 use serde_json::json;
-use tack_hooks::{PermissionDecision, ReportKind, RunStatus};
+use tack_hooks::{ReportKind, RunStatus, Verdict};
 
 use super::support::{Project, bash_input, cmd, pre};
 
@@ -37,7 +37,7 @@ async fn exit_0_with_json_stdout_is_parsed() {
         .await;
 
     let d = out.decision.expect("a decision");
-    assert_eq!(d.decision, PermissionDecision::Deny);
+    assert_eq!(d.decision, Verdict::Deny);
     assert_eq!(d.reason.as_deref(), Some("not on Fridays"));
 }
 
@@ -77,7 +77,7 @@ exit 2"#,
         .await;
 
     let d = out.decision.expect("a decision");
-    assert_eq!(d.decision, PermissionDecision::Deny);
+    assert_eq!(d.decision, Verdict::Deny);
     assert_eq!(d.reason.as_deref(), Some("rm is not allowed here"));
     assert_eq!(d.hook.command, guard);
     assert_eq!(out.runs[0].status, RunStatus::Exited(2));

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tack_hooks::{PermissionDecision, ReportKind, RunStatus};
+use tack_hooks::{ReportKind, RunStatus, Verdict};
 
 use super::support::{Project, bash_input, cmd, one, pre, settings};
 
@@ -79,7 +79,7 @@ async fn a_fail_closed_hook_that_times_out_denies_the_call() {
         .await;
 
     let d = out.decision.expect("denied");
-    assert_eq!(d.decision, PermissionDecision::Deny);
+    assert_eq!(d.decision, Verdict::Deny);
     let reason = d.reason.unwrap();
     assert!(
         reason.contains(&slow) && reason.contains("timed out after 0.5s"),

@@ -4,7 +4,7 @@
 //! updatedInput, additionalContext, hookEventName).
 
 use serde_json::{Value, json};
-use tack_hooks::{PermissionDecision, PreToolUseOutcome, ReportKind};
+use tack_hooks::{PreToolUseOutcome, ReportKind, Verdict};
 
 use super::support::{Project, bash_input, cmd, pre};
 
@@ -26,9 +26,9 @@ fn specific(fields: Value) -> Value {
 #[tokio::test]
 async fn permission_decision_allow_ask_deny_with_reason() {
     for (word, expected) in [
-        ("allow", PermissionDecision::Allow),
-        ("ask", PermissionDecision::Ask),
-        ("deny", PermissionDecision::Deny),
+        ("allow", Verdict::Allow),
+        ("ask", Verdict::Ask),
+        ("deny", Verdict::Deny),
     ] {
         let p = Project::new();
         let out = pre_with(
@@ -49,7 +49,7 @@ async fn legacy_top_level_decision_approve_and_block() {
     let d = out.decision.unwrap();
     assert_eq!(
         (d.decision, d.reason.as_deref()),
-        (PermissionDecision::Allow, Some("fine"))
+        (Verdict::Allow, Some("fine"))
     );
 
     let p = Project::new();
@@ -57,7 +57,7 @@ async fn legacy_top_level_decision_approve_and_block() {
     let d = out.decision.unwrap();
     assert_eq!(
         (d.decision, d.reason.as_deref()),
-        (PermissionDecision::Deny, Some("nope"))
+        (Verdict::Deny, Some("nope"))
     );
 }
 
@@ -67,7 +67,7 @@ async fn hook_specific_decision_wins_over_the_legacy_one() {
     let mut stdout = specific(json!({"permissionDecision": "ask"}));
     stdout["decision"] = json!("approve");
     let out = pre_with(&p, stdout).await;
-    assert_eq!(out.decision.unwrap().decision, PermissionDecision::Ask);
+    assert_eq!(out.decision.unwrap().decision, Verdict::Ask);
 }
 
 #[tokio::test]
@@ -91,7 +91,7 @@ async fn updated_input_replaces_the_whole_input() {
     .await;
     assert_eq!(out.updated_input, Some(json!({"command": "ls"})));
     assert_eq!(out.rewritten_by.len(), 1);
-    assert_eq!(out.decision.unwrap().decision, PermissionDecision::Allow);
+    assert_eq!(out.decision.unwrap().decision, Verdict::Allow);
 }
 
 #[tokio::test]
@@ -227,6 +227,6 @@ async fn unknown_fields_are_ignored() {
                "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "future": true}}),
     )
     .await;
-    assert_eq!(out.decision.unwrap().decision, PermissionDecision::Ask);
+    assert_eq!(out.decision.unwrap().decision, Verdict::Ask);
     assert!(out.reports.is_empty());
 }

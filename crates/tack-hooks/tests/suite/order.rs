@@ -3,7 +3,7 @@
 //! no hooks after a deny, identical commands once.
 
 use serde_json::json;
-use tack_hooks::PermissionDecision;
+use tack_hooks::Verdict;
 
 use super::support::{Project, bash_input, cmd, many, pre, settings};
 
@@ -112,7 +112,7 @@ async fn the_strictest_decision_wins() {
         .await;
 
     let d = out.decision.unwrap();
-    assert_eq!(d.decision, PermissionDecision::Ask);
+    assert_eq!(d.decision, Verdict::Ask);
     assert_eq!(
         d.hook.command, ask,
         "the first hook to reach the strictest level decides"
@@ -138,7 +138,7 @@ async fn deny_beats_earlier_allow_and_ask_and_later_hooks_do_not_run() {
     let d = out.decision.unwrap();
     assert_eq!(
         (d.decision, d.reason.as_deref()),
-        (PermissionDecision::Deny, Some("deny"))
+        (Verdict::Deny, Some("deny"))
     );
     assert_eq!(out.runs.len(), 3);
     assert!(p.log().is_empty(), "no PreToolUse hook runs after a deny");
@@ -146,7 +146,7 @@ async fn deny_beats_earlier_allow_and_ask_and_later_hooks_do_not_run() {
 
 #[test]
 fn decisions_order_by_strictness() {
-    use PermissionDecision::*;
+    use Verdict::*;
     assert!(Allow < Ask && Ask < Deny);
     assert_eq!([Allow, Deny, Ask].into_iter().max(), Some(Deny));
 }

@@ -402,7 +402,7 @@ fn spawn(
         argv.join(" "),
         cwd.display()
     );
-    let mut cmd = tokio::process::Command::new(command);
+    let mut cmd = tack_process::tokio_command(command);
     cmd.args(argv).envs(env).current_dir(cwd);
     let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
     // Its own process group: Ctrl-C in the terminal reaches tack (which sends

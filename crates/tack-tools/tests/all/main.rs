@@ -1,5 +1,10 @@
 //! Built-in tools against real files, processes and sockets.
 
+#![allow(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the search tests run the rg binary to compare against"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod bash;

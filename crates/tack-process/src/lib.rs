@@ -1,0 +1,48 @@
+//! Starting processes for tack's tools: Bash, hooks, and the MCP client's
+//! servers.
+//!
+//! **Key decision: a process is a group, and stopping it stops the group.**
+//! Every process starts in a new process group (and in a new session when tack
+//! has a terminal, so nothing it runs can open tack's terminal), and every
+//! way of stopping it — a timeout, a cancelled token, [`Process::terminate`],
+//! dropping the [`Process`] while it runs — signals the whole group, so a
+//! `sleep` a script started in the background dies with the script.
+//!
+//! Output is read from the start by tasks of the [`Process`] into
+//! [`Output`] buffers, capped ([`Cap`]) but counted in full, and can be taken
+//! while the process runs (background jobs) or once at the end. Stdout and
+//! stderr share one pipe with [`Streams::Merged`] (they interleave as
+//! printed) or are kept apart with [`Streams::Separate`].
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use tack_process::{Hold, Spec};
+//!
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! let spec = Spec::new("sh").args(["-c", "echo out; echo err >&2; exit 3"]);
+//! let process = tack_process::spawn(spec)?;
+//! let ending = process.wait(Some(Duration::from_secs(10)), None).await;
+//! assert!(process.output_closed(Duration::from_secs(1)).await);
+//!
+//! assert_eq!(ending.exit().and_then(|e| e.code()), Some(3));
+//! assert_eq!(process.stdout().take(Hold::Nothing).head, "out\nerr\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod command;
+mod error;
+mod group;
+mod output;
+mod process;
+mod spec;
+
+pub use command::tokio_command;
+pub use error::{Error, Result};
+pub use group::{Group, signal_name};
+pub use output::{Cap, Hold, Output, Taken};
+pub use process::{Ending, Exit, Process, State, spawn};
+pub use spec::{DEFAULT_GRACE, Detach, Spec, Stdin, Streams};

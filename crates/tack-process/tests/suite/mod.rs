@@ -1,0 +1,5 @@
+mod detach;
+mod ending;
+mod kill;
+mod output;
+mod support;

@@ -1,0 +1,258 @@
+//! The session's shell state shared by Bash, BashOutput and KillShell: the
+//! working directory carried across calls, the background jobs, the groups
+//! commands left running, and how a shell is started.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tack_process::{Group, Process, Spec};
+use tack_tool::ToolError;
+
+use super::jobs::Job;
+
+/// The session's shell: its working directory, background jobs and groups
+/// left running. Dropping it kills every job and leftover group.
+pub(crate) struct BashState {
+    shell: PathBuf,
+    session_cwd: PathBuf,
+    cwd: Mutex<PathBuf>,
+    jobs: Mutex<BTreeMap<u64, Arc<Job>>>,
+    leftovers: Mutex<Vec<Group>>,
+    next_job: AtomicU64,
+    next_call: AtomicU64,
+    temp_dir: Mutex<Option<PathBuf>>,
+}
+
+impl BashState {
+    /// A fresh shell state starting in `session_cwd`.
+    pub(crate) fn new(session_cwd: PathBuf) -> Self {
+        Self {
+            shell: find_shell(),
+            cwd: Mutex::new(session_cwd.clone()),
+            session_cwd,
+            jobs: Mutex::new(BTreeMap::new()),
+            leftovers: Mutex::new(Vec::new()),
+            next_job: AtomicU64::new(1),
+            next_call: AtomicU64::new(1),
+            temp_dir: Mutex::new(None),
+        }
+    }
+
+    /// The shell's current directory; a note when it had to fall back to the
+    /// session directory because the old one is gone.
+    pub(crate) fn current_cwd(&self) -> Result<(PathBuf, Option<String>), ToolError> {
+        let mut cwd = lock(&self.cwd);
+        if cwd.is_dir() {
+            return Ok((cwd.clone(), None));
+        }
+        if !self.session_cwd.is_dir() {
+            return Err(ToolError::Unavailable(format!(
+                "the working directory {} and the session directory {} no longer exist; \
+                 restore the session directory or start a new session",
+                cwd.display(),
+                self.session_cwd.display()
+            )));
+        }
+        let note = format!(
+            "[The working directory {} no longer exists; this command ran in the session directory {}.]",
+            cwd.display(),
+            self.session_cwd.display()
+        );
+        *cwd = self.session_cwd.clone();
+        Ok((cwd.clone(), Some(note)))
+    }
+
+    /// A fresh file for the EXIT trap to write the final directory into, in a
+    /// private directory made on first use.
+    pub(crate) fn cwd_file(&self) -> Result<PathBuf, ToolError> {
+        let mut dir = lock(&self.temp_dir);
+        let dir = match &*dir {
+            Some(d) if d.is_dir() => d.clone(),
+            _ => {
+                let made = make_private_dir().map_err(|e| {
+                    ToolError::Unavailable(format!(
+                        "could not create a temporary directory in {}: {e}; check TMPDIR",
+                        std::env::temp_dir().display()
+                    ))
+                })?;
+                *dir = Some(made.clone());
+                made
+            }
+        };
+        let n = self.next_call.fetch_add(1, Ordering::Relaxed);
+        Ok(dir.join(format!("cwd-{n}")))
+    }
+
+    /// Reads the directory the trap recorded; returns it when it changed.
+    pub(crate) fn record_cwd(&self, cwd_file: &Path, before: &Path) -> Option<PathBuf> {
+        let text = std::fs::read_to_string(cwd_file).ok();
+        let _ = std::fs::remove_file(cwd_file);
+        let recorded = text?;
+        let path = PathBuf::from(recorded.strip_suffix('\n').unwrap_or(&recorded));
+        if !path.is_absolute() || !path.is_dir() {
+            return None;
+        }
+        let mut cwd = lock(&self.cwd);
+        *cwd = path.clone();
+        (path != before).then_some(path)
+    }
+
+    /// Starts `shell -c script` in `cwd` (tack-process's defaults: its own
+    /// group, a new session on a terminal, empty stdin, stdout and stderr on
+    /// one pipe within 30 MB, 250 ms between SIGTERM and SIGKILL).
+    pub(crate) fn spawn(&self, script: &str, cwd: &Path) -> Result<Process, ToolError> {
+        let spec = Spec::new(&self.shell).arg("-c").arg(script).cwd(cwd);
+        tack_process::spawn(spec).map_err(|e| {
+            ToolError::Unavailable(format!(
+                "could not start the shell {}: {}",
+                self.shell.display(),
+                e.io_error()
+            ))
+        })
+    }
+
+    /// Keeps a group a foreground command left running, to kill at session end.
+    pub(crate) fn remember_leftover(&self, group: Group) {
+        let mut leftovers = lock(&self.leftovers);
+        leftovers.retain(|g| g.is_alive());
+        leftovers.push(group);
+    }
+
+    pub(crate) fn start_job(
+        &self,
+        command: &str,
+        cwd: &Path,
+    ) -> Result<(String, Group), ToolError> {
+        let process = self.spawn(command, cwd)?;
+        let n = self.next_job.fetch_add(1, Ordering::Relaxed);
+        let id = format!("bash_{n}");
+        let group = process.group();
+        let job = Job::new(id.clone(), command.to_owned(), process);
+        lock(&self.jobs).insert(n, Arc::new(job));
+        Ok((id, group))
+    }
+
+    pub(crate) fn job(&self, id: &str) -> Result<Arc<Job>, ToolError> {
+        let jobs = lock(&self.jobs);
+        let job = id
+            .strip_prefix("bash_")
+            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(|n| jobs.get(&n));
+        job.cloned().ok_or_else(|| {
+            let known: Vec<&str> = jobs.values().map(|j| j.id.as_str()).collect();
+            ToolError::InvalidInput(if known.is_empty() {
+                format!(
+                    "there is no background shell {id:?}: none was started in this session \
+                     (start one with Bash and run_in_background: true)"
+                )
+            } else {
+                format!(
+                    "there is no background shell {id:?}; the ids of this session are: {}",
+                    known.join(", ")
+                )
+            })
+        })
+    }
+}
+
+impl Drop for BashState {
+    fn drop(&mut self) {
+        for job in lock(&self.jobs).values() {
+            job.kill_now();
+        }
+        for group in lock(&self.leftovers).iter() {
+            if group.is_alive() {
+                group.kill();
+            }
+        }
+        if let Some(dir) = lock(&self.temp_dir).take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn make_private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let base = std::env::temp_dir();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mut last = None;
+    for attempt in 0..16u32 {
+        let dir = base.join(format!(
+            "tack-bash-{}-{nanos:x}-{attempt}",
+            std::process::id()
+        ));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no attempt made")))
+}
+
+/// The shell to run commands with: `bash` from `PATH`, else `/bin/sh`.
+fn find_shell() -> PathBuf {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("bash"))
+            .find(|candidate| candidate.is_file())
+    });
+    on_path
+        .or_else(|| {
+            ["/bin/bash", "/usr/bin/bash"]
+                .iter()
+                .map(PathBuf::from)
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| PathBuf::from("/bin/sh"))
+}
+
+/// Quotes `s` for a POSIX shell.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The script that runs `command` and records the shell's final directory in
+/// `cwd_file` from an EXIT trap (a builtin, so no extra process; the trap keeps
+/// the command's exit status, including for `exit N`).
+pub(crate) fn wrap_command(command: &str, cwd_file: &Path) -> String {
+    let record = format!(
+        "pwd -P >| {} 2>/dev/null",
+        sh_quote(&cwd_file.to_string_lossy())
+    );
+    format!("trap {} EXIT\n{command}\n", sh_quote(&record))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn the_wrapper_records_the_directory_and_keeps_the_exit_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("it's a \"dir\" $HOME");
+        std::fs::create_dir(&odd).unwrap();
+        let cwd_file = odd.join("cwd");
+        for shell in ["sh", "bash"] {
+            let script = wrap_command("cd / && exit 7", &cwd_file);
+            let process = tack_process::spawn(Spec::new(shell).arg("-c").arg(&script)).unwrap();
+            let ending = process.wait(Some(Duration::from_secs(10)), None).await;
+            assert_eq!(ending.exit().and_then(|e| e.code()), Some(7), "{shell}");
+            assert_eq!(
+                std::fs::read_to_string(&cwd_file).unwrap(),
+                "/\n",
+                "{shell}"
+            );
+            std::fs::remove_file(&cwd_file).unwrap();
+        }
+    }
+}
