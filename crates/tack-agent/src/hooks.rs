@@ -15,7 +15,7 @@ use tack_hooks::{HookContext, HookDecision, HookRef, HookReport, Hooks, Verdict}
 use tack_protocol::ContentBlock;
 use tack_tool::{ToolCall, ToolError, ToolOutput};
 
-use crate::pipeline::{HookStage, PreHook, PreHookOutcome};
+use crate::pipeline::{HookRuling, HookStage, PreHookOutcome};
 
 /// Command hooks of a session.
 pub struct HookRunner {
@@ -115,16 +115,15 @@ impl HookRunner {
     }
 }
 
-fn pre_hook(decision: HookDecision) -> PreHook {
+fn ruling(decision: HookDecision) -> HookRuling {
     let by = by(&decision.hook);
     let reason = decision
         .reason
         .unwrap_or_else(|| format!("{} by {by}", decision.decision.as_str()));
-    match decision.decision {
-        Verdict::Allow => PreHook::Allow { by },
-        Verdict::Ask => PreHook::Ask { reason, by },
-        // Deny, and any stricter decision a later version adds.
-        _ => PreHook::Deny { reason, by },
+    HookRuling {
+        verdict: decision.decision,
+        reason,
+        by,
     }
 }
 
@@ -171,13 +170,14 @@ impl HookStage for HookRunner {
         if let Some(input) = out.updated_input {
             call.input = input;
         }
-        let mut decision = out.decision.map(pre_hook).unwrap_or(PreHook::Continue);
+        let mut decision = out.decision.map(ruling);
         if let Some(stop) = &out.stop {
             self.request_stop(stop.reason.clone(), &stop.hook);
-            decision = PreHook::Deny {
+            decision = Some(HookRuling {
+                verdict: Verdict::Deny,
                 reason: "a hook stopped the session".into(),
                 by: by(&stop.hook),
-            };
+            });
         }
         PreHookOutcome {
             decision,

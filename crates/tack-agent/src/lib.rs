@@ -34,7 +34,7 @@ pub mod transcript;
 pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};
 pub use events::{EventBus, EventObserver};
 pub use pipeline::{
-    AllowAll, BudgetStage, Budgeted, Dispatch, HookAdvice, HookStage, NoHooks, Permission,
-    PermissionStage, Pipeline, PreHook, PreHookOutcome, Unlimited, WeakPipeline,
+    AllowAll, BudgetStage, Budgeted, Dispatch, HookRuling, HookStage, NoHooks, Permission,
+    PermissionStage, Pipeline, PreHookOutcome, Unlimited, WeakPipeline,
 };
 pub use tack_protocol::RunStatus;

@@ -43,7 +43,8 @@ use std::sync::{Arc, RwLock};
 use tack_policy::{DecidedBy, Decision, Policy, Request, RuleKind, evaluate};
 use tack_tool::{RegisteredTool, ToolCall};
 
-use crate::pipeline::{HookAdvice, Permission, PermissionStage};
+use crate::pipeline::{HookRuling, Permission, PermissionStage};
+use tack_protocol::Verdict;
 
 /// Reloads the policy after the user chose "always allow" (the rule has been
 /// written to the local settings by then).
@@ -174,24 +175,29 @@ impl PermissionStage for PolicyStage {
         &self,
         call: &ToolCall,
         tool: &RegisteredTool,
-        hook: Option<&HookAdvice>,
+        hook: Option<&HookRuling>,
     ) -> Permission {
         let decision = self.evaluate(call);
-        match (decision, hook) {
+        match (decision, hook.map(|h| (h.verdict, h))) {
             // A deny rule always wins, whatever a hook said.
             (d @ Decision::Deny(_), _) => Permission::Deny {
                 reason: d.message(),
                 by: decided_by(&d),
             },
+            // The strictest decision wins: a hook's deny too.
+            (_, Some((Verdict::Deny, h))) => Permission::Deny {
+                reason: h.reason.clone(),
+                by: h.by.clone(),
+            },
             // A hook's allow skips the prompt (never a deny rule: handled above).
-            (Decision::Ask(_), Some(HookAdvice::Allow { by })) => Permission::Allow {
-                by: format!("{by} (a hook allowed a call the rules would ask about)"),
+            (Decision::Ask(_), Some((Verdict::Allow, h))) => Permission::Allow {
+                by: format!("{} (a hook allowed a call the rules would ask about)", h.by),
             },
             (d @ Decision::Ask(_), _) => {
                 let reason = d.to_string();
                 self.ask(d, tool, reason).await
             }
-            (d, Some(HookAdvice::Ask { reason, by })) => {
+            (d, Some((Verdict::Ask, HookRuling { reason, by, .. }))) => {
                 let reason = format!("{reason} (asked by {by})");
                 self.ask(d, tool, reason).await
             }

@@ -16,7 +16,7 @@
 //! [`BudgetStage`]) and pass through by default. Pre-hooks run *before* the
 //! permission decision so the policy always judges the input that will
 //! actually run (a hook may rewrite it). A hook's deny ends the call there;
-//! its allow or ask is [`HookAdvice`] for the permission stage, which may let
+//! its allow or ask ([`HookRuling`]) goes to the permission stage, which may let
 //! an allow skip a prompt but never override a deny rule.
 //! A stage that refuses short-circuits to the record stage, so every call is
 //! answered by exactly one result and recorded exactly once, with its audit.
@@ -32,7 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use tack_protocol::{ContentBlock, ToolDefinition};
+use tack_protocol::{ContentBlock, ToolDefinition, Verdict};
 use tack_tool::{
     CallOptions, OutputBehaviour, RegisteredTool, ToolAnnotations, ToolCall, ToolCallResult,
     ToolError, ToolHost, ToolOutput, ToolRegistry,
@@ -52,24 +52,26 @@ pub enum Permission {
     Deny { reason: String, by: String },
 }
 
-/// What the pre-hooks advise the permission stage (a hook's deny never gets
-/// there: it ends the call first).
+/// A hook's decision on a call: the shared verdict, why, and which hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HookAdvice {
-    /// A hook allowed the call: it may skip a prompt, never a deny rule.
-    Allow { by: String },
-    /// A hook wants the user asked.
-    Ask { reason: String, by: String },
+pub struct HookRuling {
+    pub verdict: Verdict,
+    /// For the model (a deny) or the person (an ask).
+    pub reason: String,
+    /// The hook, for the audit trail.
+    pub by: String,
 }
 
-/// Decides whether a call may run, given what the pre-hooks advised.
+/// Decides whether a call may run, given what the pre-hooks decided (the
+/// pipeline ends a call a hook denied before it gets here; a stage called
+/// directly with a deny ruling must deny).
 #[async_trait]
 pub trait PermissionStage: Send + Sync {
     async fn decide(
         &self,
         call: &ToolCall,
         tool: &RegisteredTool,
-        hook: Option<&HookAdvice>,
+        hook: Option<&HookRuling>,
     ) -> Permission;
 }
 
@@ -83,31 +85,25 @@ impl PermissionStage for AllowAll {
         &self,
         _call: &ToolCall,
         _tool: &RegisteredTool,
-        _hook: Option<&HookAdvice>,
+        hook: Option<&HookRuling>,
     ) -> Permission {
-        Permission::Allow {
-            by: "default (no permission rules configured)".into(),
+        match hook {
+            Some(h) if h.verdict == Verdict::Deny => Permission::Deny {
+                reason: h.reason.clone(),
+                by: h.by.clone(),
+            },
+            _ => Permission::Allow {
+                by: "default (no permission rules configured)".into(),
+            },
         }
     }
-}
-
-/// What pre-hooks decided (the input may have been rewritten in place).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PreHook {
-    /// No decision.
-    Continue,
-    /// A hook allowed the call (skips a prompt; never beats a deny rule).
-    Allow { by: String },
-    /// A hook wants the user asked.
-    Ask { reason: String, by: String },
-    /// A hook refused the call.
-    Deny { reason: String, by: String },
 }
 
 /// The result of the pre-hook stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreHookOutcome {
-    pub decision: PreHook,
+    /// The strictest hook decision, if any hook decided.
+    pub decision: Option<HookRuling>,
     /// Hooks that rewrote the input, in order.
     pub rewritten_by: Vec<String>,
     /// Context for the model, appended to the result.
@@ -117,7 +113,7 @@ pub struct PreHookOutcome {
 impl Default for PreHookOutcome {
     fn default() -> Self {
         Self {
-            decision: PreHook::Continue,
+            decision: None,
             rewritten_by: Vec::new(),
             context: Vec::new(),
         }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tack_protocol::{
     AuditDecision, AuditRecord, Caller, ContentBlock, SessionEvent, ToolOutcome, ToolResultBlock,
+    Verdict,
 };
 use tack_tool::{
     CallOptions, Exposure, HostHandle, OutputBehaviour, Progress, ProgressSink, RegisteredTool,
@@ -14,7 +15,7 @@ use tack_tool::{
 };
 
 use super::execute::execute;
-use super::{Dispatch, HookAdvice, Permission, Pipeline, PreHook, PreHookOutcome};
+use super::{Dispatch, HookRuling, Permission, Pipeline, PreHookOutcome};
 
 /// Where a call ended before or after running.
 pub(super) enum Stop {
@@ -83,7 +84,10 @@ impl Pipeline {
             Ok(hooks) => hooks,
             Err(stop) => return stop,
         };
-        if let Err(stop) = self.permission(tool, call, &hooks.decision, audit).await {
+        if let Err(stop) = self
+            .permission(tool, call, hooks.decision.as_ref(), audit)
+            .await
+        {
             return stop;
         }
         let timeout = tool.tool.timeout().unwrap_or(self.shared.default_timeout);
@@ -117,7 +121,12 @@ impl Pipeline {
                 hooks.rewritten_by.join(", ")
             )))));
         }
-        if let PreHook::Deny { reason, by } = &hooks.decision {
+        if let Some(HookRuling {
+            verdict: Verdict::Deny,
+            reason,
+            by,
+        }) = &hooks.decision
+        {
             audit.decision = AuditDecision::Deny;
             audit.decided_by.clone_from(by);
             return Err(Stop::Answer(Err(ToolError::Denied(format!(
@@ -132,23 +141,10 @@ impl Pipeline {
         &self,
         tool: &RegisteredTool,
         call: &ToolCall,
-        hook: &PreHook,
+        hook: Option<&HookRuling>,
         audit: &mut AuditRecord,
     ) -> Result<(), Stop> {
-        let advice = match hook {
-            PreHook::Allow { by } => Some(HookAdvice::Allow { by: by.clone() }),
-            PreHook::Ask { reason, by } => Some(HookAdvice::Ask {
-                reason: reason.clone(),
-                by: by.clone(),
-            }),
-            PreHook::Continue | PreHook::Deny { .. } => None,
-        };
-        match self
-            .shared
-            .permission
-            .decide(call, tool, advice.as_ref())
-            .await
-        {
+        match self.shared.permission.decide(call, tool, hook).await {
             Permission::Allow { by } => {
                 audit.decision = AuditDecision::Allow;
                 audit.decided_by = by;

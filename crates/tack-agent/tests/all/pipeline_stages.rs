@@ -6,8 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::json;
 use tack_agent::{
-    BudgetStage, Budgeted, HookStage, Permission, PermissionStage, PreHook, PreHookOutcome,
-    RunStatus,
+    BudgetStage, Budgeted, HookStage, Permission, PermissionStage, PreHookOutcome, RunStatus,
 };
 use tack_protocol::{ContentBlock, ToolOutcome};
 use tack_testkit::Step;
@@ -36,7 +35,7 @@ impl PermissionStage for DenyEcho {
         &self,
         call: &ToolCall,
         _tool: &RegisteredTool,
-        _hook: Option<&tack_agent::HookAdvice>,
+        _hook: Option<&tack_agent::HookRuling>,
     ) -> Permission {
         if call.name == "Echo" {
             Permission::Deny {
@@ -92,10 +91,11 @@ impl HookStage for RewriteAndAnnotate {
     async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome {
         if call.input["text"] == "block me" {
             return PreHookOutcome {
-                decision: PreHook::Deny {
+                decision: Some(tack_agent::HookRuling {
+                    verdict: tack_protocol::Verdict::Deny,
                     reason: "blocked by hook".into(),
                     by: "hook test.sh".into(),
-                },
+                }),
                 ..PreHookOutcome::default()
             };
         }
