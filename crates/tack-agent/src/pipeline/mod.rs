@@ -100,7 +100,7 @@ impl PermissionStage for AllowAll {
 }
 
 /// The result of the pre-hook stage.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PreHookOutcome {
     /// The strictest hook decision, if any hook decided.
     pub decision: Option<HookRuling>,
@@ -110,15 +110,6 @@ pub struct PreHookOutcome {
     pub context: Vec<String>,
 }
 
-impl Default for PreHookOutcome {
-    fn default() -> Self {
-        Self {
-            decision: None,
-            rewritten_by: Vec::new(),
-            context: Vec::new(),
-        }
-    }
-}
 
 /// Hooks around each call.
 #[async_trait]
