@@ -45,15 +45,22 @@ mod rule;
 mod settings;
 mod shell;
 
-pub use decision::{DecidedBy, Decision, Part, Verdict, Why};
+pub use decision::{DecidedBy, Decision, Part, Why};
 pub use error::{Error, Result};
 pub use evaluate::evaluate;
 pub use explain::{Explanation, explain};
 pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
-pub use rule::{Level, RuleKind, Source, split_rule_list};
+pub use rule::{Level, Source, split_rule_list};
 pub use settings::{
     CliPermissions, LoadOptions, ManagedRulesOnly, Mode, RuleEntry, Settings, SettingsFile,
     add_local_rule, local_settings_path,
 };
+/// The outcome of a check, ordered so the strictest wins with `max`:
+/// allow < ask < deny. One type with the hooks and the audit trail.
+pub use tack_protocol::Verdict;
+/// Which list a rule is in (`permissions.allow`, `ask`, `deny`): the
+/// verdict a matching rule gives. The same type as [`Verdict`], named for
+/// callers that speak of lists; [`Verdict::as_str`] is the settings key.
+pub use tack_protocol::Verdict as RuleKind;

@@ -9,36 +9,6 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-/// Which list a rule is in. Ordered like [`crate::Verdict`]: allow < ask < deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum RuleKind {
-    /// `permissions.allow`, `--allowed-tools`.
-    Allow,
-    /// `permissions.ask`.
-    Ask,
-    /// `permissions.deny`, `--disallowed-tools`.
-    Deny,
-}
-
-impl RuleKind {
-    /// The settings key of this list.
-    pub fn key(self) -> &'static str {
-        match self {
-            RuleKind::Allow => "allow",
-            RuleKind::Ask => "ask",
-            RuleKind::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for RuleKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.key())
-    }
-}
-
 /// A settings level, from weakest to strongest precedence when reporting.
 /// Managed settings (the administrator's) are the strongest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -22,10 +22,11 @@ use std::str::FromStr;
 
 use serde::Serialize;
 use serde_json::Value;
+use tack_protocol::Verdict;
 
 use crate::error::{Error, Result};
 use crate::policy::{Policy, PolicyBuilder};
-use crate::rule::{Level, RuleKind, Source};
+use crate::rule::{Level, Source};
 
 /// A permission mode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -103,7 +104,7 @@ pub struct RuleEntry {
     /// The rule text, e.g. `Bash(git push *)`.
     pub text: String,
     /// Its list.
-    pub kind: RuleKind,
+    pub kind: Verdict,
     /// Where it was written.
     pub source: Source,
     /// Examples the rule must match (checked when loading).
@@ -114,7 +115,7 @@ pub struct RuleEntry {
 
 impl RuleEntry {
     /// A rule without examples.
-    pub fn new(text: impl Into<String>, kind: RuleKind, source: Source) -> RuleEntry {
+    pub fn new(text: impl Into<String>, kind: Verdict, source: Source) -> RuleEntry {
         RuleEntry {
             text: text.into(),
             kind,
@@ -294,8 +295,8 @@ impl Settings {
                     problem: "`permissions` must be an object".into(),
                 });
             };
-            for kind in [RuleKind::Allow, RuleKind::Ask, RuleKind::Deny] {
-                if let Some(list) = perms.get(kind.key()) {
+            for kind in [Verdict::Allow, Verdict::Ask, Verdict::Deny] {
+                if let Some(list) = perms.get(kind.as_str()) {
                     entries.extend(parse_rule_list(list, kind, &source, &origin)?);
                 }
             }
@@ -368,14 +369,14 @@ impl Settings {
         for text in &opts.cli.allowed_tools {
             entries.push(RuleEntry::new(
                 text.clone(),
-                RuleKind::Allow,
+                Verdict::Allow,
                 cli_source.clone(),
             ));
         }
         for text in &opts.cli.disallowed_tools {
             entries.push(RuleEntry::new(
                 text.clone(),
-                RuleKind::Deny,
+                Verdict::Deny,
                 cli_source.clone(),
             ));
         }
@@ -593,11 +594,11 @@ fn read_json(path: &Path) -> Result<Option<Value>> {
 
 fn parse_rule_list(
     list: &Value,
-    kind: RuleKind,
+    kind: Verdict,
     source: &Source,
     origin: &str,
 ) -> Result<Vec<RuleEntry>> {
-    let key = kind.key();
+    let key = kind.as_str();
     let Some(items) = list.as_array() else {
         return Err(Error::Settings {
             origin: origin.to_string(),
@@ -680,7 +681,7 @@ fn parse_rule_list(
 /// "always allow" answer of a prompt), keeping every other key. Returns the
 /// file written. The rule is checked first; a rule already present is not
 /// added twice.
-pub fn add_local_rule(project_root: &Path, kind: RuleKind, rule: &str) -> Result<PathBuf> {
+pub fn add_local_rule(project_root: &Path, kind: Verdict, rule: &str) -> Result<PathBuf> {
     let path = local_settings_path(project_root);
     let origin = path.display().to_string();
     crate::rule::parse_rule(rule).map_err(|problem| Error::Rule {
@@ -705,12 +706,12 @@ pub fn add_local_rule(project_root: &Path, kind: RuleKind, rule: &str) -> Result
         });
     };
     let list = perms
-        .entry(kind.key())
+        .entry(kind.as_str())
         .or_insert_with(|| Value::Array(Vec::new()));
     let Some(list) = list.as_array_mut() else {
         return Err(Error::Settings {
             origin,
-            problem: format!("`permissions.{}` must be an array of rules", kind.key()),
+            problem: format!("`permissions.{}` must be an array of rules", kind.as_str()),
         });
     };
     let present = list
