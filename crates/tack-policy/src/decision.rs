@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use serde::Serialize;
 use tack_protocol::Verdict;
 
+use crate::mode::Mode;
 use crate::rule::Source;
-use crate::settings::Mode;
 
 /// A permission decision and what decided it. Derives `Ord` with
 /// `Allow < Ask < Deny`, so `decisions.max()` is the strictest.

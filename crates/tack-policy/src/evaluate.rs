@@ -8,11 +8,11 @@
 use tack_protocol::Verdict;
 
 use crate::decision::{DecidedBy, Decision, Part, Why};
+use crate::mode::Mode;
 use crate::paths::ResolvedPath;
 use crate::policy::{Forms, Policy};
 use crate::request::{Request, Subject};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS};
-use crate::settings::Mode;
 use crate::shell::{Command, Family, Item, UncertainKind};
 
 /// Tools plan mode lets run (read-only).

@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
 use tack_protocol::Verdict;
 
+use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
+use crate::mode::Mode;
 use crate::paths::{self, Resolution, ResolvedPath};
 use crate::rule::{self, Anchor, PathSpec, Source, Target};
-use crate::settings::{ManagedRulesOnly, Mode, RuleEntry};
 use crate::shell::{self, Item};
 
 /// A compiled rule.
@@ -425,7 +426,7 @@ impl Policy {
     /// The local settings file, where "always allow" answers go (never the
     /// managed file).
     pub fn local_settings_path(&self) -> PathBuf {
-        crate::settings::local_settings_path(&self.project_root.lexical)
+        crate::files::local_settings_path(&self.project_root.lexical)
     }
 
     pub(crate) fn kind(&self, kind: Verdict) -> &KindIndex {
@@ -692,7 +693,7 @@ impl Policy {
                 ))
             }
             Target::Domain(d) => {
-                let host = crate::request::url_host(example)?;
+                let host = rule::url_host(example)?;
                 Ok((d.matches(&host), format!("read as the host {host}")))
             }
             Target::Mcp { server, tool } => Ok((

@@ -394,6 +394,25 @@ impl DomainPattern {
     }
 }
 
+/// The host of a URL as HTTP clients read it (WHATWG rules: userinfo,
+/// backslashes and percent-encoding cannot disguise it). A bare host is
+/// read as `https://host/`.
+pub(crate) fn url_host(url: &str) -> Result<String, String> {
+    let text = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("https://{url}")
+    };
+    let parsed = url::Url::parse(&text).map_err(|e| format!("cannot read the URL `{url}`: {e}"))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| format!("the URL `{url}` has no host"))?;
+    Ok(host
+        .trim_end_matches('.')
+        .trim_matches(['[', ']'])
+        .to_ascii_lowercase())
+}
+
 /// Whether an MCP rule matches a tool name.
 pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str) -> bool {
     let Some(rest) = name.strip_prefix("mcp__") else {

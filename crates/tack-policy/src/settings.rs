@@ -16,74 +16,17 @@
 //! ([`SettingsFile::value`]) so other crates read their keys from the same
 //! files.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use serde::Serialize;
 use serde_json::Value;
 use tack_protocol::Verdict;
 
+use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
+use crate::files::{SettingsFile, local_settings_path, read_json};
+use crate::mode::Mode;
 use crate::policy::{Policy, PolicyBuilder};
 use crate::rule::{Level, Source};
-
-/// A permission mode.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Mode {
-    /// Ask for anything not allowed; read-only built-ins inside the working
-    /// directories run without asking.
-    #[default]
-    Default,
-    /// Like default, and file edits inside the working directories (Edit,
-    /// Write, redirections, `mkdir touch mv cp`) run without asking.
-    AcceptEdits,
-    /// Read-only tools only; everything else is denied.
-    Plan,
-    /// Deny whatever is not allowed by a rule (never ask).
-    DontAsk,
-    /// Allow whatever no deny or ask rule stops.
-    BypassPermissions,
-}
-
-impl Mode {
-    /// The settings spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Default => "default",
-            Mode::AcceptEdits => "acceptEdits",
-            Mode::Plan => "plan",
-            Mode::DontAsk => "dontAsk",
-            Mode::BypassPermissions => "bypassPermissions",
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Mode, String> {
-        Ok(match s {
-            "default" => Mode::Default,
-            "acceptEdits" => Mode::AcceptEdits,
-            "plan" => Mode::Plan,
-            "dontAsk" => Mode::DontAsk,
-            "bypassPermissions" => Mode::BypassPermissions,
-            other => {
-                return Err(format!(
-                    "unknown permission mode `{other}`; expected default, acceptEdits, plan, dontAsk or bypassPermissions"
-                ));
-            }
-        })
-    }
-}
 
 /// Permission flags from the command line (parsed by the CLI).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -96,56 +39,6 @@ pub struct CliPermissions {
     pub mode: Option<Mode>,
     /// `--add-dir`.
     pub additional_directories: Vec<PathBuf>,
-}
-
-/// A rule as configured, before compilation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleEntry {
-    /// The rule text, e.g. `Bash(git push *)`.
-    pub text: String,
-    /// Its list.
-    pub kind: Verdict,
-    /// Where it was written.
-    pub source: Source,
-    /// Examples the rule must match (checked when loading).
-    pub matches: Vec<String>,
-    /// Examples the rule must not match.
-    pub not_matches: Vec<String>,
-}
-
-impl RuleEntry {
-    /// A rule without examples.
-    pub fn new(text: impl Into<String>, kind: Verdict, source: Source) -> RuleEntry {
-        RuleEntry {
-            text: text.into(),
-            kind,
-            source,
-            matches: Vec::new(),
-            not_matches: Vec::new(),
-        }
-    }
-
-    pub(crate) fn origin(&self) -> String {
-        origin_of(&self.source)
-    }
-}
-
-pub(crate) fn origin_of(source: &Source) -> String {
-    match &source.path {
-        Some(p) => p.display().to_string(),
-        None => source.level.to_string(),
-    }
-}
-
-/// One settings file as loaded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SettingsFile {
-    /// Its level.
-    pub level: Level,
-    /// Its path.
-    pub path: PathBuf,
-    /// The whole JSON document (hooks and other keys included).
-    pub value: Value,
 }
 
 /// Where to load settings from, for callers that need more than
@@ -166,18 +59,6 @@ pub struct LoadOptions {
     pub cwd: Option<PathBuf>,
     /// Command-line flags.
     pub cli: CliPermissions,
-}
-
-/// `permissions.allowManagedPermissionRulesOnly: true` in managed settings:
-/// only the managed file's allow, ask and deny rules count.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct ManagedRulesOnly {
-    /// The managed settings file that says so.
-    pub file: PathBuf,
-    /// How many rules from user, project and local settings and the command
-    /// line were left out.
-    pub ignored_rules: usize,
 }
 
 /// All settings levels, loaded and compiled.
@@ -480,11 +361,6 @@ impl Settings {
     }
 }
 
-/// `<project_root>/.tack/settings.local.json`.
-pub fn local_settings_path(project_root: &Path) -> PathBuf {
-    project_root.join(".tack/settings.local.json")
-}
-
 /// With bypassPermissions disabled in `disabled_by`: an error naming the
 /// request for it. A managed file forbids every request (settings files or
 /// the command line, whichever level wins); a file at another level only the
@@ -566,30 +442,6 @@ fn expand_dir(d: &str, root: &Path, home: Option<&Path>) -> PathBuf {
         return h.to_path_buf();
     }
     crate::paths::lexical(Path::new(d), root)
-}
-
-fn read_json(path: &Path) -> Result<Option<Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(Error::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if !value.is_object() {
-        return Err(Error::Settings {
-            origin: path.display().to_string(),
-            problem: "the settings file must hold a JSON object".into(),
-        });
-    }
-    Ok(Some(value))
 }
 
 fn parse_rule_list(
@@ -675,63 +527,4 @@ fn parse_rule_list(
         }
     }
     Ok(out)
-}
-
-/// Add `rule` to `permissions.<kind>` of the local settings file (the
-/// "always allow" answer of a prompt), keeping every other key. Returns the
-/// file written. The rule is checked first; a rule already present is not
-/// added twice.
-pub fn add_local_rule(project_root: &Path, kind: Verdict, rule: &str) -> Result<PathBuf> {
-    let path = local_settings_path(project_root);
-    let origin = path.display().to_string();
-    crate::rule::parse_rule(rule).map_err(|problem| Error::Rule {
-        origin: origin.clone(),
-        rule: rule.to_string(),
-        problem,
-    })?;
-    let mut value = read_json(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
-    let Some(root) = value.as_object_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: "the settings file must hold a JSON object".into(),
-        });
-    };
-    let perms = root
-        .entry("permissions")
-        .or_insert_with(|| Value::Object(Default::default()));
-    let Some(perms) = perms.as_object_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: "`permissions` must be an object".into(),
-        });
-    };
-    let list = perms
-        .entry(kind.as_str())
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Some(list) = list.as_array_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: format!("`permissions.{}` must be an array of rules", kind.as_str()),
-        });
-    };
-    let present = list
-        .iter()
-        .any(|v| v.as_str() == Some(rule) || v.get("rule").and_then(Value::as_str) == Some(rule));
-    if !present {
-        list.push(Value::String(rule.to_string()));
-    }
-    let io = |source| Error::Write {
-        path: path.clone(),
-        source,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::Settings {
-        origin: origin.clone(),
-        problem: e.to_string(),
-    })?;
-    text.push('\n');
-    std::fs::write(&path, text).map_err(io)?;
-    Ok(path)
 }
