@@ -21,6 +21,45 @@ pub struct SettingsFile {
     pub value: Value,
 }
 
+impl SettingsFile {
+    /// Read one settings file of `level`: None when it does not exist; an
+    /// error naming the file when it cannot be read or is not a JSON object.
+    pub fn read(level: Level, path: impl Into<PathBuf>) -> Result<Option<SettingsFile>> {
+        let path = path.into();
+        Ok(read_json(&path)?.map(|value| SettingsFile { level, path, value }))
+    }
+}
+
+/// Read the layered settings files, weakest level first: user
+/// (`<user_config_dir>/settings.json`), project
+/// (`<project_root>/.tack/settings.json`), local
+/// (`<project_root>/.tack/settings.local.json`) and managed
+/// (`managed_settings`, e.g. [`crate::Settings::default_managed_settings_path`]).
+/// A level whose directory or path is None is left out; a missing file is
+/// skipped. Every level fails closed: a file that exists but cannot be read
+/// or is not a JSON object is an error naming it. Nothing is interpreted
+/// here; [`crate::Settings::from_files`] compiles the `permissions`.
+pub fn read_settings_files(
+    project_root: &Path,
+    user_config_dir: Option<&Path>,
+    managed_settings: Option<&Path>,
+) -> Result<Vec<SettingsFile>> {
+    let mut candidates: Vec<(Level, PathBuf)> = Vec::new();
+    if let Some(dir) = user_config_dir {
+        candidates.push((Level::User, dir.join("settings.json")));
+    }
+    candidates.push((Level::Project, project_root.join(".tack/settings.json")));
+    candidates.push((Level::Local, local_settings_path(project_root)));
+    if let Some(path) = managed_settings {
+        candidates.push((Level::Managed, path.to_path_buf()));
+    }
+    let mut files = Vec::new();
+    for (level, path) in candidates {
+        files.extend(SettingsFile::read(level, path)?);
+    }
+    Ok(files)
+}
+
 /// `<project_root>/.tack/settings.local.json`.
 pub fn local_settings_path(project_root: &Path) -> PathBuf {
     project_root.join(".tack/settings.local.json")

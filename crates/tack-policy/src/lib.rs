@@ -53,7 +53,7 @@ pub use entry::{ManagedRulesOnly, RuleEntry};
 pub use error::{Error, Result};
 pub use evaluate::evaluate;
 pub use explain::{Explanation, explain};
-pub use files::{SettingsFile, add_local_rule, local_settings_path};
+pub use files::{SettingsFile, add_local_rule, local_settings_path, read_settings_files};
 pub use mode::Mode;
 pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
