@@ -71,7 +71,7 @@ fn progress_line(update: &ProgressUpdate) -> String {
 
 pub fn mcp_failure(e: ClientError) -> Failure {
     Failure {
-        code: u8::try_from(e.exit_code()).unwrap_or(exit::INTERNAL),
+        code: e.exit_code(),
         error: anyhow!(e),
     }
 }
