@@ -6,7 +6,8 @@
 //! permission rules, runs hooks, applies the output budget and writes the
 //! audit exactly as `tack run` does. This module only translates: tool
 //! definitions and annotations out, calls in, results back as MCP content, and
-//! a client's `notifications/cancelled` into the call's [`CancellationToken`].
+//! a client's `notifications/cancelled` into the call's
+//! [`CancellationToken`](tokio_util::sync::CancellationToken).
 //!
 //! Protocol: rmcp 3.11 speaks 2024-11-05 through 2026-07-28. Clients that send
 //! `initialize` negotiate 2025-11-25 or older (2026-07-28 has no handshake);
