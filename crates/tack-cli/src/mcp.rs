@@ -15,7 +15,7 @@ use crate::{Failure, exit};
 
 pub fn mcp_failure(e: ClientError) -> Failure {
     Failure {
-        code: u8::try_from(e.exit_code()).unwrap_or(exit::INTERNAL),
+        code: e.exit_code(),
         error: anyhow!(e),
     }
 }

@@ -830,7 +830,7 @@ async fn mcp_servers_from_mcp_json_need_approval_then_list_call_and_run() {
     let missing = w.tack().args(["mcp", "tools", "nope"]).output().unwrap();
     assert_eq!(
         missing.status.code(),
-        Some(5),
+        Some(i32::from(tack_protocol::exit::NOT_FOUND)),
         "no such server: {}",
         stderr(&missing)
     );

@@ -68,6 +68,7 @@ mod convert;
 mod error;
 mod manager;
 mod names;
+mod options;
 mod report;
 mod runtime;
 mod store;
@@ -78,10 +79,9 @@ pub use config::{
 pub use connection::{ProgressSink, ProgressUpdate};
 pub use convert::MAX_DESCRIPTION_CHARS;
 pub use error::{ClientError, Result};
-pub use manager::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EnvLookup, ManagerOptions, McpManager,
-};
+pub use manager::McpManager;
 pub use names::model_tool_name;
+pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EnvLookup, ManagerOptions};
 pub use report::{
     CallOutcome, PendingServer, ServerListing, ServerState, StartOutcome, StartReport, ToolListing,
 };

@@ -6,7 +6,8 @@
 //! permission rules, runs hooks, applies the output budget and writes the
 //! audit exactly as `tack run` does. This module only translates: tool
 //! definitions and annotations out, calls in, results back as MCP content, and
-//! a client's `notifications/cancelled` into the call's [`CancellationToken`].
+//! a client's `notifications/cancelled` into the call's
+//! [`CancellationToken`](tokio_util::sync::CancellationToken).
 //!
 //! Protocol: rmcp 3.11 speaks 2024-11-05 through 2026-07-28. Clients that send
 //! `initialize` negotiate 2025-11-25 or older (2026-07-28 has no handshake);
@@ -19,12 +20,19 @@
 //! that does not exist is a JSON-RPC protocol error `-32602` whose message is
 //! the host's own text (it names the available tools), as the spec requires.
 //!
-//! ```no_run
-//! # async fn run() -> tack_mcp::server::Result<()> {
-//! use std::sync::Arc;
-//! use tack_mcp::server::{HttpOptions, ServerInfo, conformance_fixture_host, serve_http};
+//! Test support (the `conformance` feature): `RegistryHost` runs a tool
+//! registry without the pipeline, and `conformance_fixture_host` serves the
+//! conformance suite's fixture tools, which log, report progress and ask the
+//! client for sampling or elicitation mid-call. Only once a fixture host is
+//! built does the server put each call in its MCP request's scope (the
+//! crate-internal `scope` module); serving tack's pipeline sets up nothing
+//! per call beyond progress forwarding.
 //!
-//! let host = Arc::new(conformance_fixture_host());
+//! ```no_run
+//! # async fn run(host: std::sync::Arc<dyn tack_tool::ToolHost>) -> tack_mcp::server::Result<()> {
+//! use tack_mcp::server::{HttpOptions, ServerInfo, serve_http};
+//!
+//! // `host`: tack's dispatch pipeline (implemented by the agent).
 //! let addr = "127.0.0.1:8808".parse().expect("address");
 //! serve_http(host, ServerInfo::new("tack", "0.1.0"), addr, HttpOptions::default()).await
 //! # }
@@ -33,7 +41,7 @@
 use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult,
@@ -42,16 +50,21 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _};
 use tack_protocol::ToolOutcome;
-use tack_tool::{ToolCall, ToolHost};
+use tack_tool::{CallOptions, ToolCall, ToolCallResult, ToolHost};
 
 mod convert;
+#[cfg(feature = "conformance")]
 mod fixtures;
 mod http;
+mod progress;
+#[cfg(feature = "conformance")]
 mod scope;
 mod stdio;
 
+#[cfg(feature = "conformance")]
 pub use fixtures::{RegistryHost, conformance_fixture_host};
 pub use http::{HttpOptions, HttpServer, serve_http};
+use progress::ProgressForwarder;
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -159,9 +172,10 @@ static CALL_SEQ: AtomicU64 = AtomicU64::new(1);
 pub(crate) struct ToolServer {
     host: Arc<dyn ToolHost>,
     info: Arc<ServerInfo>,
-    /// The minimum level of `notifications/message` the client asked for
-    /// (`logging/setLevel`), as an index into [`scope::LEVELS`].
-    log_level: Arc<AtomicU8>,
+    /// Set when this process serves the conformance fixtures: each call then
+    /// runs in its MCP request's scope.
+    #[cfg(feature = "conformance")]
+    scopes: Option<scope::RequestScopes>,
 }
 
 impl ToolServer {
@@ -169,24 +183,27 @@ impl ToolServer {
         Self {
             host,
             info: Arc::new(info),
-            log_level: Arc::new(AtomicU8::new(0)),
+            #[cfg(feature = "conformance")]
+            scopes: scope::RequestScopes::if_fixtures_served(),
         }
     }
 
-    /// 2026-07-28 requests carry their log level in `_meta` (no level: no
-    /// logs); sessions use the level of `logging/setLevel`.
-    fn log_gate(&self, context: &RequestContext<RoleServer>) -> scope::LogGate {
-        if let Some(level) = context.meta.log_level() {
-            return scope::LogGate::Request(scope::level_index(level));
+    /// The host's answer to one call. Serving the conformance fixtures, the
+    /// call runs in its request's scope and a fixture may answer with a
+    /// protocol error instead.
+    async fn run_host(
+        &self,
+        call: ToolCall,
+        options: CallOptions,
+        context: &RequestContext<RoleServer>,
+    ) -> std::result::Result<ToolCallResult, ErrorData> {
+        #[cfg(feature = "conformance")]
+        if let Some(scopes) = &self.scopes {
+            return scopes.run(context, self.host.call(call, options)).await;
         }
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|v| !v.has_initialize());
-        if stateless {
-            scope::LogGate::Off
-        } else {
-            scope::LogGate::Session(Arc::clone(&self.log_level))
-        }
+        #[cfg(not(feature = "conformance"))]
+        let _ = context;
+        Ok(self.host.call(call, options).await)
     }
 
     /// Runs one call through the host and maps its answer to MCP.
@@ -203,40 +220,24 @@ impl ToolServer {
             input,
         };
         let name = call.name.clone();
-        let token = context.meta.get_progress_token();
-        let scope = scope::CallScope::new(
-            context.peer.clone(),
-            token.clone(),
-            self.log_gate(&context),
-            context.client_capabilities(),
-        );
         // The tool's own progress reports, as notifications/progress when
         // the client sent a progressToken.
-        let (progress, forwarder) = match token {
+        let (progress, forwarder) = match context.meta.get_progress_token() {
             Some(token) => {
-                let (sink, forwarder) =
-                    scope::ProgressForwarder::start(context.peer.clone(), token);
+                let (sink, forwarder) = ProgressForwarder::start(context.peer.clone(), token);
                 (sink, Some(forwarder))
             }
             None => (tack_tool::ProgressSink::none(), None),
         };
         // `context.ct` is cancelled by rmcp when the client sends
         // notifications/cancelled for this request (or the session ends).
-        let (result, protocol_error) = scope::run(
-            scope,
-            self.host.call(
-                call,
-                tack_tool::CallOptions::new(context.ct.clone()).with_progress(progress),
-            ),
-        )
-        .await;
+        let options = CallOptions::new(context.ct.clone()).with_progress(progress);
+        let answer = self.run_host(call, options, &context).await;
         if let Some(forwarder) = forwarder {
             // Reports made during the call go out before its response; none after.
             forwarder.finish().await;
         }
-        if let Some(error) = protocol_error {
-            return Err(error);
-        }
+        let result = answer?;
         if result.outcome == ToolOutcome::UnknownTool {
             return Err(ErrorData::invalid_params(
                 result.block.text(),
@@ -291,13 +292,19 @@ impl ServerHandler for ToolServer {
         self.call(request, context).await
     }
 
+    /// Accepted always; only the conformance fixtures send log messages
+    /// (tack's tools have no MCP log channel).
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<(), ErrorData> {
-        self.log_level
-            .store(scope::level_index(request.level), Ordering::Relaxed);
+        #[cfg(feature = "conformance")]
+        if let Some(scopes) = &self.scopes {
+            scopes.set_level(request.level);
+        }
+        #[cfg(not(feature = "conformance"))]
+        let _ = request;
         Ok(())
     }
 

@@ -5,32 +5,10 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde::Serialize;
+use tack_protocol::Verdict;
 
-use crate::rule::{RuleKind, Source};
-use crate::settings::Mode;
-
-/// The bare outcome, ordered so the strictest wins with `max`: allow < ask < deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum Verdict {
-    /// Run it.
-    Allow,
-    /// Ask the user (on a terminal), or deny without one.
-    Ask,
-    /// Do not run it.
-    Deny,
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Verdict::Allow => "allow",
-            Verdict::Ask => "ask",
-            Verdict::Deny => "deny",
-        })
-    }
-}
+use crate::mode::Mode;
+use crate::rule::Source;
 
 /// A permission decision and what decided it. Derives `Ord` with
 /// `Allow < Ask < Deny`, so `decisions.max()` is the strictest.
@@ -56,7 +34,7 @@ pub enum DecidedBy {
         /// The rule text as written.
         rule: String,
         /// The list it is in.
-        list: RuleKind,
+        list: Verdict,
         /// Where it was written.
         source: Source,
     },
@@ -262,10 +240,10 @@ pub(crate) fn reason_text(why: &Why) -> String {
 fn how_to_allow(why: &Why) -> String {
     match &why.decided_by {
         DecidedBy::Rule {
-            list: RuleKind::Deny, ..
+            list: Verdict::Deny, ..
         } => String::new(),
         DecidedBy::Rule {
-            list: RuleKind::Ask,
+            list: Verdict::Ask,
             rule,
             source,
         } => format!(

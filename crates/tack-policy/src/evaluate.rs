@@ -5,12 +5,14 @@
 //! level. A Bash command is decided part by part (each simple command, each
 //! file written, each uncertainty) and the strictest part decides.
 
-use crate::decision::{DecidedBy, Decision, Part, Verdict, Why};
+use tack_protocol::Verdict;
+
+use crate::decision::{DecidedBy, Decision, Part, Why};
+use crate::mode::Mode;
 use crate::paths::ResolvedPath;
 use crate::policy::{Forms, Policy};
 use crate::request::{Request, Subject};
-use crate::rule::{EDIT_TOOLS, READ_TOOLS, RuleKind};
-use crate::settings::Mode;
+use crate::rule::{EDIT_TOOLS, READ_TOOLS};
 use crate::shell::{Command, Family, Item, UncertainKind};
 
 /// Tools plan mode lets run (read-only).
@@ -200,7 +202,7 @@ fn uncertain(
 }
 
 fn invalid(policy: &Policy, tool: &str, reason: &str) -> Decision {
-    if let Some(i) = policy.tool_rule(RuleKind::Deny, &family_tools(tool)) {
+    if let Some(i) = policy.tool_rule(Verdict::Deny, &family_tools(tool)) {
         return Decision::Deny(rule_why(policy, i, tool));
     }
     let why = Why::new(tool, DecidedBy::Uncertain).detail(reason.to_string());
@@ -235,9 +237,9 @@ fn other_tool(policy: &Policy, tool: &str) -> Decision {
         whole.into_iter().chain(m).min()
     };
     let found = Found {
-        deny: pick(RuleKind::Deny),
-        ask: pick(RuleKind::Ask),
-        allow: pick(RuleKind::Allow),
+        deny: pick(Verdict::Deny),
+        ask: pick(Verdict::Ask),
+        allow: pick(Verdict::Allow),
     };
     if found.deny.is_none()
         && found.ask.is_none()
@@ -265,9 +267,9 @@ fn web_fetch(policy: &Policy, url: &str, host: &Result<String, String>) -> Decis
                     .min()
             };
             let found = Found {
-                deny: pick(RuleKind::Deny),
-                ask: pick(RuleKind::Ask),
-                allow: pick(RuleKind::Allow),
+                deny: pick(Verdict::Deny),
+                ask: pick(Verdict::Ask),
+                allow: pick(Verdict::Allow),
             };
             decide(
                 policy,
@@ -278,18 +280,18 @@ fn web_fetch(policy: &Policy, url: &str, host: &Result<String, String>) -> Decis
             )
         }
         Err(reason) => {
-            if let Some(i) = policy.tool_rule(RuleKind::Deny, &tools) {
+            if let Some(i) = policy.tool_rule(Verdict::Deny, &tools) {
                 return Decision::Deny(rule_why(policy, i, &subject));
             }
-            let relevant = policy.has_domain_rules(RuleKind::Deny)
-                || policy.has_domain_rules(RuleKind::Ask)
-                || policy.tool_rule(RuleKind::Ask, &tools).is_some();
+            let relevant = policy.has_domain_rules(Verdict::Deny)
+                || policy.has_domain_rules(Verdict::Ask)
+                || policy.tool_rule(Verdict::Ask, &tools).is_some();
             uncertain(
                 policy,
                 &subject,
                 reason,
                 relevant,
-                policy.tool_rule(RuleKind::Allow, &tools),
+                policy.tool_rule(Verdict::Allow, &tools),
             )
         }
     }
@@ -339,9 +341,9 @@ fn path_found(
             .min()
     };
     Found {
-        deny: pick(RuleKind::Deny, Forms::Both),
-        ask: pick(RuleKind::Ask, Forms::Both),
-        allow: pick(RuleKind::Allow, Forms::Canonical),
+        deny: pick(Verdict::Deny, Forms::Both),
+        ask: pick(Verdict::Ask, Forms::Both),
+        allow: pick(Verdict::Allow, Forms::Canonical),
     }
 }
 
@@ -355,7 +357,7 @@ fn strictest(decisions: &mut Vec<Decision>) -> Option<Decision> {
 fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     let subject = format!("Bash({})", crate::shell::snippet(command));
     let bash_tool = ["Bash"];
-    if let Some(i) = policy.tool_rule(RuleKind::Deny, &bash_tool) {
+    if let Some(i) = policy.tool_rule(Verdict::Deny, &bash_tool) {
         return Decision::Deny(rule_why(policy, i, &subject));
     }
     let mut parts: Vec<Part> = Vec::new();
@@ -410,8 +412,8 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 reason,
             } => {
                 if *kind == UncertainKind::Opaque {
-                    let relevant = policy.has_bash_rules(RuleKind::Deny)
-                        || policy.has_bash_rules(RuleKind::Ask);
+                    let relevant =
+                        policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask);
                     if !relevant {
                         continue;
                     }
@@ -431,14 +433,13 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 }
                 let (relevant, wholesale) = match kind {
                     UncertainKind::Command => (
-                        policy.has_bash_rules(RuleKind::Deny)
-                            || policy.has_bash_rules(RuleKind::Ask),
-                        policy.tool_rule(RuleKind::Allow, &bash_tool),
+                        policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask),
+                        policy.tool_rule(Verdict::Allow, &bash_tool),
                     ),
                     UncertainKind::Edit | UncertainKind::Opaque => (
-                        policy.has_path_rules(RuleKind::Deny, &["Edit"])
-                            || policy.has_path_rules(RuleKind::Ask, &["Edit"]),
-                        policy.tool_rule(RuleKind::Allow, &["Edit"]),
+                        policy.has_path_rules(Verdict::Deny, &["Edit"])
+                            || policy.has_path_rules(Verdict::Ask, &["Edit"]),
+                        policy.tool_rule(Verdict::Allow, &["Edit"]),
                     ),
                 };
                 let s = format!("Bash({snippet})");
@@ -450,7 +451,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
         };
         parts.extend(part);
     }
-    if let Some(i) = policy.tool_rule(RuleKind::Ask, &bash_tool) {
+    if let Some(i) = policy.tool_rule(Verdict::Ask, &bash_tool) {
         let why = rule_why(policy, i, &subject);
         let mut d = if policy.mode == Mode::DontAsk {
             Decision::Deny(why)
@@ -539,13 +540,13 @@ fn command_part(policy: &Policy, c: &Command) -> Part {
         })
     };
     let found = Found {
-        deny: policy.bash_rule(RuleKind::Deny, deny_forms.iter().copied()),
-        ask: policy.bash_rule(RuleKind::Ask, deny_forms.iter().copied()),
+        deny: policy.bash_rule(Verdict::Deny, deny_forms.iter().copied()),
+        ask: policy.bash_rule(Verdict::Ask, deny_forms.iter().copied()),
         allow: None,
     };
     let decision = if found.deny.is_some() || found.ask.is_some() {
         decide(policy, &subject, found, Auto::No, None)
-    } else if let Some(i) = could(RuleKind::Deny).or_else(|| could(RuleKind::Ask)) {
+    } else if let Some(i) = could(Verdict::Deny).or_else(|| could(Verdict::Ask)) {
         let rule = policy
             .rules
             .get(i)
@@ -561,14 +562,14 @@ fn command_part(policy: &Policy, c: &Command) -> Part {
             Decision::Ask(why)
         }
     } else {
-        let wholesale = policy.tool_rule(RuleKind::Allow, &["Bash"]);
+        let wholesale = policy.tool_rule(Verdict::Allow, &["Bash"]);
         let main = wholesale
             .into_iter()
-            .chain(policy.bash_rule(RuleKind::Allow, [c.text.as_str(), c.raw.as_str()]))
+            .chain(policy.bash_rule(Verdict::Allow, [c.text.as_str(), c.raw.as_str()]))
             .min();
         let mut missing_privileged: Option<&str> = None;
         for p in &c.privileged {
-            if wholesale.is_none() && policy.bash_rule(RuleKind::Allow, [p.as_str()]).is_none() {
+            if wholesale.is_none() && policy.bash_rule(Verdict::Allow, [p.as_str()]).is_none() {
                 missing_privileged = Some(p);
                 break;
             }

@@ -8,12 +8,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::decision::{Decision, reason_text};
+use crate::entry::ManagedRulesOnly;
 use crate::error::{Error, Result};
 use crate::evaluate::evaluate;
+use crate::mode::Mode;
 use crate::policy::Policy;
 use crate::request::Request;
 use crate::rule::{Level, Source};
-use crate::settings::{ManagedRulesOnly, Mode};
 
 /// The answer of `tack permissions explain`, printable ([`fmt::Display`])
 /// and serialisable (`--json`).

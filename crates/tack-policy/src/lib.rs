@@ -35,9 +35,12 @@
 //! ```
 
 mod decision;
+mod entry;
 mod error;
 mod evaluate;
 mod explain;
+mod files;
+mod mode;
 mod paths;
 mod policy;
 mod request;
@@ -45,15 +48,22 @@ mod rule;
 mod settings;
 mod shell;
 
-pub use decision::{DecidedBy, Decision, Part, Verdict, Why};
+pub use decision::{DecidedBy, Decision, Part, Why};
+pub use entry::{ManagedRulesOnly, RuleEntry};
 pub use error::{Error, Result};
 pub use evaluate::evaluate;
 pub use explain::{Explanation, explain};
+pub use files::{SettingsFile, add_local_rule, local_settings_path, read_settings_files};
+pub use mode::Mode;
 pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
-pub use rule::{Level, RuleKind, Source, split_rule_list};
-pub use settings::{
-    CliPermissions, LoadOptions, ManagedRulesOnly, Mode, RuleEntry, Settings, SettingsFile,
-    add_local_rule, local_settings_path,
-};
+pub use rule::{Level, Source, split_rule_list};
+pub use settings::{CliPermissions, LoadOptions, Settings};
+/// The outcome of a check, ordered so the strictest wins with `max`:
+/// allow < ask < deny. One type with the hooks and the audit trail.
+pub use tack_protocol::Verdict;
+/// Which list a rule is in (`permissions.allow`, `ask`, `deny`): the
+/// verdict a matching rule gives. The same type as [`Verdict`], named for
+/// callers that speak of lists; [`Verdict::as_str`] is the settings key.
+pub use tack_protocol::Verdict as RuleKind;

@@ -7,11 +7,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Candidate, GlobBuilder, GlobSet, GlobSetBuilder};
+use tack_protocol::Verdict;
 
+use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
+use crate::mode::Mode;
 use crate::paths::{self, Resolution, ResolvedPath};
-use crate::rule::{self, Anchor, PathSpec, RuleKind, Source, Target};
-use crate::settings::{ManagedRulesOnly, Mode, RuleEntry};
+use crate::rule::{self, Anchor, PathSpec, Source, Target};
 use crate::shell::{self, Item};
 
 /// A compiled rule.
@@ -20,7 +22,7 @@ pub struct Rule {
     /// The rule text as written.
     pub text: String,
     /// Its list.
-    pub kind: RuleKind,
+    pub kind: Verdict,
     /// Where it was written.
     pub source: Source,
     pub(crate) target: Target,
@@ -70,15 +72,15 @@ pub struct Policy {
     /// `allowManagedPermissionRulesOnly` in force (the other rules were left
     /// out before building).
     pub(crate) managed_rules_only: Option<ManagedRulesOnly>,
-    /// Indexed by `RuleKind as usize`: allow, ask, deny.
+    /// Indexed by `Verdict as usize`: allow, ask, deny.
     pub(crate) index: [KindIndex; 3],
 }
 
-pub(crate) fn slot(kind: RuleKind) -> usize {
+pub(crate) fn slot(kind: Verdict) -> usize {
     match kind {
-        RuleKind::Allow => 0,
-        RuleKind::Ask => 1,
-        RuleKind::Deny => 2,
+        Verdict::Allow => 0,
+        Verdict::Ask => 1,
+        Verdict::Deny => 2,
     }
 }
 
@@ -152,17 +154,17 @@ impl PolicyBuilder {
 
     /// Add an allow rule written in code.
     pub fn allow(self, rule: &str) -> PolicyBuilder {
-        self.rule(RuleEntry::new(rule, RuleKind::Allow, Source::code()))
+        self.rule(RuleEntry::new(rule, Verdict::Allow, Source::code()))
     }
 
     /// Add an ask rule written in code.
     pub fn ask(self, rule: &str) -> PolicyBuilder {
-        self.rule(RuleEntry::new(rule, RuleKind::Ask, Source::code()))
+        self.rule(RuleEntry::new(rule, Verdict::Ask, Source::code()))
     }
 
     /// Add a deny rule written in code.
     pub fn deny(self, rule: &str) -> PolicyBuilder {
-        self.rule(RuleEntry::new(rule, RuleKind::Deny, Source::code()))
+        self.rule(RuleEntry::new(rule, Verdict::Deny, Source::code()))
     }
 
     /// Record that only managed rules count (the caller left the others
@@ -424,15 +426,15 @@ impl Policy {
     /// The local settings file, where "always allow" answers go (never the
     /// managed file).
     pub fn local_settings_path(&self) -> PathBuf {
-        crate::settings::local_settings_path(&self.project_root.lexical)
+        crate::files::local_settings_path(&self.project_root.lexical)
     }
 
-    pub(crate) fn kind(&self, kind: RuleKind) -> &KindIndex {
+    pub(crate) fn kind(&self, kind: Verdict) -> &KindIndex {
         &self.index[slot(kind)]
     }
 
     /// First whole-tool rule of `kind` for any of `tools`.
-    pub(crate) fn tool_rule(&self, kind: RuleKind, tools: &[&str]) -> Option<usize> {
+    pub(crate) fn tool_rule(&self, kind: Verdict, tools: &[&str]) -> Option<usize> {
         let idx = self.kind(kind);
         tools
             .iter()
@@ -443,7 +445,7 @@ impl Policy {
     /// First Bash rule of `kind` matching any of `forms`.
     pub(crate) fn bash_rule<'s>(
         &self,
-        kind: RuleKind,
+        kind: Verdict,
         forms: impl IntoIterator<Item = &'s str>,
     ) -> Option<usize> {
         let idx = self.kind(kind);
@@ -478,7 +480,7 @@ impl Policy {
     /// starting with `prefix` (whose rest is dynamic).
     pub(crate) fn bash_rule_could_match(
         &self,
-        kind: RuleKind,
+        kind: Verdict,
         first_word: &str,
         prefix: &str,
     ) -> Option<usize> {
@@ -502,7 +504,7 @@ impl Policy {
     }
 
     /// Whether any Bash rule of `kind` exists (whole-tool or pattern).
-    pub(crate) fn has_bash_rules(&self, kind: RuleKind) -> bool {
+    pub(crate) fn has_bash_rules(&self, kind: Verdict) -> bool {
         let idx = self.kind(kind);
         idx.tools.contains_key("Bash") || !idx.bash_keyed.is_empty() || !idx.bash_wild.is_empty()
     }
@@ -510,7 +512,7 @@ impl Policy {
     /// Whether deny or ask rules on Read or Edit paths exist (only then are
     /// paths named by Bash arguments worth collecting).
     pub(crate) fn restricts_paths(&self) -> bool {
-        [RuleKind::Deny, RuleKind::Ask].iter().any(|&k| {
+        [Verdict::Deny, Verdict::Ask].iter().any(|&k| {
             self.kind(k)
                 .paths
                 .keys()
@@ -519,7 +521,7 @@ impl Policy {
     }
 
     /// Whether any path or whole-tool rule of `kind` exists for `tools`.
-    pub(crate) fn has_path_rules(&self, kind: RuleKind, tools: &[&str]) -> bool {
+    pub(crate) fn has_path_rules(&self, kind: Verdict, tools: &[&str]) -> bool {
         let idx = self.kind(kind);
         tools
             .iter()
@@ -531,7 +533,7 @@ impl Policy {
     /// (a directory searched by Grep or Glob).
     pub(crate) fn path_rule(
         &self,
-        kind: RuleKind,
+        kind: Verdict,
         tools: &[&str],
         path: &ResolvedPath,
         forms: Forms,
@@ -566,7 +568,7 @@ impl Policy {
     }
 
     /// First domain rule of `kind` matching `host`.
-    pub(crate) fn domain_rule(&self, kind: RuleKind, host: &str) -> Option<usize> {
+    pub(crate) fn domain_rule(&self, kind: Verdict, host: &str) -> Option<usize> {
         let idx = self.kind(kind);
         let exact = idx.domains_exact.get(host).copied();
         let wild = idx.domains_wild.iter().copied().find(|&i| {
@@ -576,13 +578,13 @@ impl Policy {
     }
 
     /// Whether any domain rule of `kind` exists.
-    pub(crate) fn has_domain_rules(&self, kind: RuleKind) -> bool {
+    pub(crate) fn has_domain_rules(&self, kind: Verdict) -> bool {
         let idx = self.kind(kind);
         !idx.domains_exact.is_empty() || !idx.domains_wild.is_empty()
     }
 
     /// First MCP rule of `kind` matching the tool name.
-    pub(crate) fn mcp_rule(&self, kind: RuleKind, name: &str) -> Option<usize> {
+    pub(crate) fn mcp_rule(&self, kind: Verdict, name: &str) -> Option<usize> {
         self.kind(kind).mcp.iter().copied().find(|&i| {
             matches!(&self.rules.get(i).map(|r| &r.target),
                 Some(Target::Mcp { server, tool }) if rule::mcp_matches(server, tool.as_deref(), name))
@@ -630,7 +632,7 @@ impl Policy {
         let Some(rule) = self.rules.get(i) else {
             return Err("internal: no such rule".into());
         };
-        let deny_like = rule.kind != RuleKind::Allow;
+        let deny_like = rule.kind != Verdict::Allow;
         match &rule.target {
             Target::Tool(name) => {
                 let family_member = (name == "Read" && rule::READ_TOOLS.contains(&example))
@@ -691,7 +693,7 @@ impl Policy {
                 ))
             }
             Target::Domain(d) => {
-                let host = crate::request::url_host(example)?;
+                let host = rule::url_host(example)?;
                 Ok((d.matches(&host), format!("read as the host {host}")))
             }
             Target::Mcp { server, tool } => Ok((

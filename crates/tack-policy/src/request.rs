@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::paths::{self, Resolution, ResolvedPath};
 use crate::policy::Policy;
-use crate::rule::{EDIT_TOOLS, READ_TOOLS};
+use crate::rule::{EDIT_TOOLS, READ_TOOLS, url_host};
 use crate::shell::{self, Item};
 
 /// A tool call to decide on.
@@ -167,23 +167,4 @@ fn paths_subject(
         }
     }
     Subject::Paths { targets, search }
-}
-
-/// The host of a URL as HTTP clients read it (WHATWG rules: userinfo,
-/// backslashes and percent-encoding cannot disguise it). A bare host is
-/// read as `https://host/`.
-pub(crate) fn url_host(url: &str) -> Result<String, String> {
-    let text = if url.contains("://") {
-        url.to_string()
-    } else {
-        format!("https://{url}")
-    };
-    let parsed = url::Url::parse(&text).map_err(|e| format!("cannot read the URL `{url}`: {e}"))?;
-    let host = parsed
-        .host_str()
-        .ok_or_else(|| format!("the URL `{url}` has no host"))?;
-    Ok(host
-        .trim_end_matches('.')
-        .trim_matches(['[', ']'])
-        .to_ascii_lowercase())
 }

@@ -9,36 +9,6 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-/// Which list a rule is in. Ordered like [`crate::Verdict`]: allow < ask < deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum RuleKind {
-    /// `permissions.allow`, `--allowed-tools`.
-    Allow,
-    /// `permissions.ask`.
-    Ask,
-    /// `permissions.deny`, `--disallowed-tools`.
-    Deny,
-}
-
-impl RuleKind {
-    /// The settings key of this list.
-    pub fn key(self) -> &'static str {
-        match self {
-            RuleKind::Allow => "allow",
-            RuleKind::Ask => "ask",
-            RuleKind::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for RuleKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.key())
-    }
-}
-
 /// A settings level, from weakest to strongest precedence when reporting.
 /// Managed settings (the administrator's) are the strongest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -422,6 +392,25 @@ impl DomainPattern {
             host == self.host
         }
     }
+}
+
+/// The host of a URL as HTTP clients read it (WHATWG rules: userinfo,
+/// backslashes and percent-encoding cannot disguise it). A bare host is
+/// read as `https://host/`.
+pub(crate) fn url_host(url: &str) -> Result<String, String> {
+    let text = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("https://{url}")
+    };
+    let parsed = url::Url::parse(&text).map_err(|e| format!("cannot read the URL `{url}`: {e}"))?;
+    let host = parsed
+        .host_str()
+        .ok_or_else(|| format!("the URL `{url}` has no host"))?;
+    Ok(host
+        .trim_end_matches('.')
+        .trim_matches(['[', ']'])
+        .to_ascii_lowercase())
 }
 
 /// Whether an MCP rule matches a tool name.

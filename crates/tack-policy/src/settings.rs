@@ -12,77 +12,23 @@
 //!   "additionalDirectories": ["../docs/"]},
 //!  "hooks": {"…": "read by tack-hooks from the same files"}}
 //! ```
-//! Only `permissions` is interpreted; the whole JSON of every file is kept
-//! ([`SettingsFile::value`]) so other crates read their keys from the same
-//! files.
+//! Reading the files ([`crate::read_settings_files`]) is one step and
+//! compiling them ([`Settings::from_files`]) another, so a caller that reads
+//! the files itself still gets tack's rule semantics. Only `permissions` is
+//! interpreted; the whole JSON of every file is kept ([`SettingsFile::value`])
+//! so other crates read their keys from the same files.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use serde::Serialize;
 use serde_json::Value;
+use tack_protocol::Verdict;
 
+use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
+use crate::files::{SettingsFile, local_settings_path, read_settings_files};
+use crate::mode::Mode;
 use crate::policy::{Policy, PolicyBuilder};
-use crate::rule::{Level, RuleKind, Source};
-
-/// A permission mode.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Mode {
-    /// Ask for anything not allowed; read-only built-ins inside the working
-    /// directories run without asking.
-    #[default]
-    Default,
-    /// Like default, and file edits inside the working directories (Edit,
-    /// Write, redirections, `mkdir touch mv cp`) run without asking.
-    AcceptEdits,
-    /// Read-only tools only; everything else is denied.
-    Plan,
-    /// Deny whatever is not allowed by a rule (never ask).
-    DontAsk,
-    /// Allow whatever no deny or ask rule stops.
-    BypassPermissions,
-}
-
-impl Mode {
-    /// The settings spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Default => "default",
-            Mode::AcceptEdits => "acceptEdits",
-            Mode::Plan => "plan",
-            Mode::DontAsk => "dontAsk",
-            Mode::BypassPermissions => "bypassPermissions",
-        }
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Mode, String> {
-        Ok(match s {
-            "default" => Mode::Default,
-            "acceptEdits" => Mode::AcceptEdits,
-            "plan" => Mode::Plan,
-            "dontAsk" => Mode::DontAsk,
-            "bypassPermissions" => Mode::BypassPermissions,
-            other => {
-                return Err(format!(
-                    "unknown permission mode `{other}`; expected default, acceptEdits, plan, dontAsk or bypassPermissions"
-                ));
-            }
-        })
-    }
-}
+use crate::rule::{Level, Source};
 
 /// Permission flags from the command line (parsed by the CLI).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -97,58 +43,11 @@ pub struct CliPermissions {
     pub additional_directories: Vec<PathBuf>,
 }
 
-/// A rule as configured, before compilation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RuleEntry {
-    /// The rule text, e.g. `Bash(git push *)`.
-    pub text: String,
-    /// Its list.
-    pub kind: RuleKind,
-    /// Where it was written.
-    pub source: Source,
-    /// Examples the rule must match (checked when loading).
-    pub matches: Vec<String>,
-    /// Examples the rule must not match.
-    pub not_matches: Vec<String>,
-}
-
-impl RuleEntry {
-    /// A rule without examples.
-    pub fn new(text: impl Into<String>, kind: RuleKind, source: Source) -> RuleEntry {
-        RuleEntry {
-            text: text.into(),
-            kind,
-            source,
-            matches: Vec::new(),
-            not_matches: Vec::new(),
-        }
-    }
-
-    pub(crate) fn origin(&self) -> String {
-        origin_of(&self.source)
-    }
-}
-
-pub(crate) fn origin_of(source: &Source) -> String {
-    match &source.path {
-        Some(p) => p.display().to_string(),
-        None => source.level.to_string(),
-    }
-}
-
-/// One settings file as loaded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SettingsFile {
-    /// Its level.
-    pub level: Level,
-    /// Its path.
-    pub path: PathBuf,
-    /// The whole JSON document (hooks and other keys included).
-    pub value: Value,
-}
-
-/// Where to load settings from, for callers that need more than
-/// [`Settings::load`] (tests, a different working directory or home).
+/// Where to load settings from and how to compile them, for callers that
+/// need more than [`Settings::load`] (tests, a different working directory
+/// or home, files read elsewhere). [`Settings::from_files`] uses all but
+/// `user_config_dir` and `managed_settings`, which only say where
+/// [`Settings::load_with`] reads.
 #[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
     /// The project root (holds `.tack/`).
@@ -165,18 +64,6 @@ pub struct LoadOptions {
     pub cwd: Option<PathBuf>,
     /// Command-line flags.
     pub cli: CliPermissions,
-}
-
-/// `permissions.allowManagedPermissionRulesOnly: true` in managed settings:
-/// only the managed file's allow, ask and deny rules count.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct ManagedRulesOnly {
-    /// The managed settings file that says so.
-    pub file: PathBuf,
-    /// How many rules from user, project and local settings and the command
-    /// line were left out.
-    pub ignored_rules: usize,
 }
 
 /// All settings levels, loaded and compiled.
@@ -241,7 +128,8 @@ impl Settings {
         })
     }
 
-    /// [`Settings::load`] with every input explicit.
+    /// [`Settings::load`] with every input explicit: the files are read
+    /// ([`read_settings_files`]), then compiled ([`Settings::from_files`]).
     ///
     /// Precedence: rules of every level are combined (a deny anywhere beats
     /// an ask, which beats an allow); the mode is the strongest one set —
@@ -251,164 +139,49 @@ impl Settings {
     /// `allowManagedPermissionRulesOnly: true` leaves out every rule that is
     /// not in the managed file.
     pub fn load_with(opts: &LoadOptions) -> Result<Settings> {
+        let files = read_settings_files(
+            &opts.project_root,
+            opts.user_config_dir.as_deref(),
+            opts.managed_settings.as_deref(),
+        )?;
+        Settings::from_files(files, opts)
+    }
+
+    /// Compile settings files that were already read (by
+    /// [`read_settings_files`] or by the caller) with the command line in
+    /// `opts`: only each file's `permissions` is interpreted — its rules and
+    /// their examples, `defaultMode`, `additionalDirectories`,
+    /// `disableBypassPermissionsMode`, and in managed settings
+    /// `allowManagedPermissionRulesOnly`. Precedence as in
+    /// [`Settings::load_with`]. The files may come in any order; they are
+    /// kept weakest level first (stable within a level), as
+    /// [`Settings::files`] returns them. `opts.user_config_dir` and
+    /// `opts.managed_settings` are not used (they say where to read).
+    pub fn from_files(mut files: Vec<SettingsFile>, opts: &LoadOptions) -> Result<Settings> {
+        files.sort_by_key(|f| f.level);
         let home = opts
             .home
             .clone()
             .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
         let root = &opts.project_root;
-        let mut candidates: Vec<(Level, PathBuf)> = Vec::new();
-        if let Some(dir) = &opts.user_config_dir {
-            candidates.push((Level::User, dir.join("settings.json")));
-        }
-        candidates.push((Level::Project, root.join(".tack/settings.json")));
-        candidates.push((Level::Local, root.join(".tack/settings.local.json")));
-        if let Some(path) = &opts.managed_settings {
-            candidates.push((Level::Managed, path.clone()));
-        }
 
-        let mut files = Vec::new();
-        for (level, path) in candidates {
-            // Every level fails closed: a file that exists but cannot be
-            // read or parsed stops loading (only a missing file is skipped).
-            if let Some(value) = read_json(&path)? {
-                files.push(SettingsFile { level, path, value });
-            }
-        }
-
-        let mut entries = Vec::new();
-        // Every mode set, with where; the strongest level wins.
-        let mut modes: Vec<(Mode, Source)> = Vec::new();
-        let mut additional = Vec::new();
-        let mut bypass_disabled: Option<Source> = None;
-        let mut managed_only: Option<PathBuf> = None;
+        let mut found = Permissions::default();
         for file in &files {
-            let source = Source::file(file.level, &file.path);
-            let origin = file.path.display().to_string();
-            let managed = file.level == Level::Managed;
-            let Some(perms) = file.value.get("permissions") else {
-                continue;
-            };
-            let Some(perms) = perms.as_object() else {
-                return Err(Error::Settings {
-                    origin,
-                    problem: "`permissions` must be an object".into(),
-                });
-            };
-            for kind in [RuleKind::Allow, RuleKind::Ask, RuleKind::Deny] {
-                if let Some(list) = perms.get(kind.key()) {
-                    entries.extend(parse_rule_list(list, kind, &source, &origin)?);
-                }
-            }
-            if let Some(m) = perms.get("defaultMode") {
-                let Some(s) = m.as_str() else {
-                    return Err(Error::Settings {
-                        origin,
-                        problem: "`permissions.defaultMode` must be a string".into(),
-                    });
-                };
-                let mode = s.parse().map_err(|problem| Error::Settings {
-                    origin: origin.clone(),
-                    problem,
-                })?;
-                modes.push((mode, source.clone()));
-            }
-            if let Some(dirs) = perms.get("additionalDirectories") {
-                let Some(dirs) = dirs.as_array() else {
-                    return Err(Error::Settings {
-                        origin,
-                        problem: "`permissions.additionalDirectories` must be an array of paths"
-                            .into(),
-                    });
-                };
-                for d in dirs {
-                    let Some(d) = d.as_str() else {
-                        return Err(Error::Settings {
-                            origin,
-                            problem: format!(
-                                "`permissions.additionalDirectories` holds {d}, which is not a path string"
-                            ),
-                        });
-                    };
-                    additional.push(expand_dir(d, root, home.as_deref()));
-                }
-            }
-            match perms.get("disableBypassPermissionsMode") {
-                Some(v) if v.as_str() == Some("disable") => {
-                    // The strongest level that disables it is the one named.
-                    bypass_disabled = Some(source.clone());
-                }
-                // An administrator's typo must not leave bypass enabled
-                // unnoticed; elsewhere other values are ignored.
-                Some(other) if managed => {
-                    return Err(Error::Settings {
-                        origin,
-                        problem: format!(
-                            "`permissions.disableBypassPermissionsMode` must be \"disable\" (or left out), not {other}"
-                        ),
-                    });
-                }
-                _ => {}
-            }
-            if managed {
-                match perms.get("allowManagedPermissionRulesOnly") {
-                    None | Some(Value::Bool(false)) => {}
-                    Some(Value::Bool(true)) => managed_only = Some(file.path.clone()),
-                    Some(other) => {
-                        return Err(Error::Settings {
-                            origin,
-                            problem: format!(
-                                "`permissions.allowManagedPermissionRulesOnly` must be true or false, not {other}"
-                            ),
-                        });
-                    }
-                }
-            }
+            found.add_file(file, root, home.as_deref())?;
         }
-        let cli_source = Source::command_line();
-        for text in &opts.cli.allowed_tools {
-            entries.push(RuleEntry::new(
-                text.clone(),
-                RuleKind::Allow,
-                cli_source.clone(),
-            ));
+        found.add_command_line(&opts.cli, root, home.as_deref());
+        let (mode, mode_source) = found.settle_mode();
+        if let Some(disabled_by) = found.bypass_disabled.clone() {
+            check_bypass(&found.modes, disabled_by)?;
         }
-        for text in &opts.cli.disallowed_tools {
-            entries.push(RuleEntry::new(
-                text.clone(),
-                RuleKind::Deny,
-                cli_source.clone(),
-            ));
-        }
-        if let Some(m) = opts.cli.mode {
-            modes.push((m, cli_source.clone()));
-        }
-        // Stable: within a level, the order of the files (one file a level).
-        modes.sort_by_key(|(_, source)| source.level);
-        let (mode, mode_source) = modes
-            .last()
-            .cloned()
-            .unwrap_or((Mode::Default, Source::code()));
-        for d in &opts.cli.additional_directories {
-            additional.push(expand_dir(&d.to_string_lossy(), root, home.as_deref()));
-        }
-        if let Some(disabled_by) = bypass_disabled {
-            check_bypass(&modes, disabled_by)?;
-        }
-        let managed_rules_only = managed_only.map(|file| {
-            let before = entries.len();
-            entries.retain(|e| e.source.level == Level::Managed);
-            ManagedRulesOnly {
-                file,
-                ignored_rules: before - entries.len(),
-            }
-        });
+        let managed_rules_only = found.keep_managed_rules_only();
 
         let cwd = opts.cwd.clone().unwrap_or_else(|| root.clone());
         let policy = build_policy(
-            &entries,
+            &found.entries,
             mode,
             &mode_source,
-            &additional,
+            &found.additional,
             managed_rules_only.as_ref(),
             root,
             &cwd,
@@ -416,10 +189,10 @@ impl Settings {
         )?;
         Ok(Settings {
             files,
-            entries,
+            entries: found.entries,
             mode,
             mode_source,
-            additional,
+            additional: found.additional,
             managed_rules_only,
             project_root: root.clone(),
             home,
@@ -479,9 +252,172 @@ impl Settings {
     }
 }
 
-/// `<project_root>/.tack/settings.local.json`.
-pub fn local_settings_path(project_root: &Path) -> PathBuf {
-    project_root.join(".tack/settings.local.json")
+/// What the `permissions` sections of the files and the command line say,
+/// gathered before the policy is compiled.
+#[derive(Debug, Default)]
+struct Permissions {
+    entries: Vec<RuleEntry>,
+    /// Every mode set, with where; the strongest level wins.
+    modes: Vec<(Mode, Source)>,
+    additional: Vec<PathBuf>,
+    /// The strongest level whose `disableBypassPermissionsMode` is "disable".
+    bypass_disabled: Option<Source>,
+    /// The managed file that sets `allowManagedPermissionRulesOnly: true`.
+    managed_only: Option<PathBuf>,
+}
+
+impl Permissions {
+    /// One file's `permissions` (a file without it adds nothing).
+    fn add_file(&mut self, file: &SettingsFile, root: &Path, home: Option<&Path>) -> Result<()> {
+        let source = Source::file(file.level, &file.path);
+        let origin = file.path.display().to_string();
+        let Some(perms) = file.value.get("permissions") else {
+            return Ok(());
+        };
+        let Some(perms) = perms.as_object() else {
+            return Err(Error::Settings {
+                origin,
+                problem: "`permissions` must be an object".into(),
+            });
+        };
+        for kind in [Verdict::Allow, Verdict::Ask, Verdict::Deny] {
+            if let Some(list) = perms.get(kind.as_str()) {
+                self.entries
+                    .extend(parse_rule_list(list, kind, &source, &origin)?);
+            }
+        }
+        if let Some(m) = perms.get("defaultMode") {
+            self.modes.push((default_mode(m, &origin)?, source.clone()));
+        }
+        if let Some(dirs) = perms.get("additionalDirectories") {
+            self.additional
+                .extend(additional_directories(dirs, root, home, &origin)?);
+        }
+        let managed = file.level == Level::Managed;
+        if disables_bypass(perms.get("disableBypassPermissionsMode"), managed, &origin)? {
+            // The strongest level that disables it is the one named.
+            self.bypass_disabled = Some(source);
+        }
+        if managed && managed_rules_only_set(perms.get("allowManagedPermissionRulesOnly"), &origin)?
+        {
+            self.managed_only = Some(file.path.clone());
+        }
+        Ok(())
+    }
+
+    /// `--allowed-tools`, `--disallowed-tools`, `--permission-mode` and
+    /// `--add-dir`, after every file.
+    fn add_command_line(&mut self, cli: &CliPermissions, root: &Path, home: Option<&Path>) {
+        let source = Source::command_line();
+        for text in &cli.allowed_tools {
+            let entry = RuleEntry::new(text.clone(), Verdict::Allow, source.clone());
+            self.entries.push(entry);
+        }
+        for text in &cli.disallowed_tools {
+            let entry = RuleEntry::new(text.clone(), Verdict::Deny, source.clone());
+            self.entries.push(entry);
+        }
+        if let Some(m) = cli.mode {
+            self.modes.push((m, source));
+        }
+        for d in &cli.additional_directories {
+            self.additional
+                .push(expand_dir(&d.to_string_lossy(), root, home));
+        }
+    }
+
+    /// Orders the modes by level (stable: within a level, the order of the
+    /// files) and returns the one in force: the strongest, else default.
+    fn settle_mode(&mut self) -> (Mode, Source) {
+        self.modes.sort_by_key(|(_, source)| source.level);
+        self.modes
+            .last()
+            .cloned()
+            .unwrap_or((Mode::Default, Source::code()))
+    }
+
+    /// Under `allowManagedPermissionRulesOnly`, drops every rule not in the
+    /// managed file and says how many were dropped.
+    fn keep_managed_rules_only(&mut self) -> Option<ManagedRulesOnly> {
+        let file = self.managed_only.clone()?;
+        let before = self.entries.len();
+        self.entries.retain(|e| e.source.level == Level::Managed);
+        Some(ManagedRulesOnly {
+            file,
+            ignored_rules: before - self.entries.len(),
+        })
+    }
+}
+
+/// `permissions.defaultMode`.
+fn default_mode(value: &Value, origin: &str) -> Result<Mode> {
+    let Some(s) = value.as_str() else {
+        return Err(Error::Settings {
+            origin: origin.to_string(),
+            problem: "`permissions.defaultMode` must be a string".into(),
+        });
+    };
+    s.parse().map_err(|problem| Error::Settings {
+        origin: origin.to_string(),
+        problem,
+    })
+}
+
+/// `permissions.additionalDirectories`, expanded (`~/`, relative to the
+/// project root).
+fn additional_directories(
+    value: &Value,
+    root: &Path,
+    home: Option<&Path>,
+    origin: &str,
+) -> Result<Vec<PathBuf>> {
+    let Some(dirs) = value.as_array() else {
+        return Err(Error::Settings {
+            origin: origin.to_string(),
+            problem: "`permissions.additionalDirectories` must be an array of paths".into(),
+        });
+    };
+    dirs.iter()
+        .map(|d| match d.as_str() {
+            Some(d) => Ok(expand_dir(d, root, home)),
+            None => Err(Error::Settings {
+                origin: origin.to_string(),
+                problem: format!(
+                    "`permissions.additionalDirectories` holds {d}, which is not a path string"
+                ),
+            }),
+        })
+        .collect()
+}
+
+/// Whether `permissions.disableBypassPermissionsMode` is "disable". An
+/// administrator's typo must not leave bypass enabled unnoticed, so in
+/// managed settings any other value is an error; elsewhere it is ignored.
+fn disables_bypass(value: Option<&Value>, managed: bool, origin: &str) -> Result<bool> {
+    match value {
+        Some(v) if v.as_str() == Some("disable") => Ok(true),
+        Some(other) if managed => Err(Error::Settings {
+            origin: origin.to_string(),
+            problem: format!(
+                "`permissions.disableBypassPermissionsMode` must be \"disable\" (or left out), not {other}"
+            ),
+        }),
+        _ => Ok(false),
+    }
+}
+
+/// `permissions.allowManagedPermissionRulesOnly` of the managed file.
+fn managed_rules_only_set(value: Option<&Value>, origin: &str) -> Result<bool> {
+    match value {
+        None | Some(Value::Bool(false)) => Ok(false),
+        Some(Value::Bool(true)) => Ok(true),
+        Some(other) => Err(Error::Settings {
+            origin: origin.to_string(),
+            problem: format!(
+                "`permissions.allowManagedPermissionRulesOnly` must be true or false, not {other}"
+            ),
+        }),
+    }
 }
 
 /// With bypassPermissions disabled in `disabled_by`: an error naming the
@@ -567,37 +503,13 @@ fn expand_dir(d: &str, root: &Path, home: Option<&Path>) -> PathBuf {
     crate::paths::lexical(Path::new(d), root)
 }
 
-fn read_json(path: &Path) -> Result<Option<Value>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(Error::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if !value.is_object() {
-        return Err(Error::Settings {
-            origin: path.display().to_string(),
-            problem: "the settings file must hold a JSON object".into(),
-        });
-    }
-    Ok(Some(value))
-}
-
 fn parse_rule_list(
     list: &Value,
-    kind: RuleKind,
+    kind: Verdict,
     source: &Source,
     origin: &str,
 ) -> Result<Vec<RuleEntry>> {
-    let key = kind.key();
+    let key = kind.as_str();
     let Some(items) = list.as_array() else {
         return Err(Error::Settings {
             origin: origin.to_string(),
@@ -674,63 +586,4 @@ fn parse_rule_list(
         }
     }
     Ok(out)
-}
-
-/// Add `rule` to `permissions.<kind>` of the local settings file (the
-/// "always allow" answer of a prompt), keeping every other key. Returns the
-/// file written. The rule is checked first; a rule already present is not
-/// added twice.
-pub fn add_local_rule(project_root: &Path, kind: RuleKind, rule: &str) -> Result<PathBuf> {
-    let path = local_settings_path(project_root);
-    let origin = path.display().to_string();
-    crate::rule::parse_rule(rule).map_err(|problem| Error::Rule {
-        origin: origin.clone(),
-        rule: rule.to_string(),
-        problem,
-    })?;
-    let mut value = read_json(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
-    let Some(root) = value.as_object_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: "the settings file must hold a JSON object".into(),
-        });
-    };
-    let perms = root
-        .entry("permissions")
-        .or_insert_with(|| Value::Object(Default::default()));
-    let Some(perms) = perms.as_object_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: "`permissions` must be an object".into(),
-        });
-    };
-    let list = perms
-        .entry(kind.key())
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Some(list) = list.as_array_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: format!("`permissions.{}` must be an array of rules", kind.key()),
-        });
-    };
-    let present = list
-        .iter()
-        .any(|v| v.as_str() == Some(rule) || v.get("rule").and_then(Value::as_str) == Some(rule));
-    if !present {
-        list.push(Value::String(rule.to_string()));
-    }
-    let io = |source| Error::Write {
-        path: path.clone(),
-        source,
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::Settings {
-        origin: origin.clone(),
-        problem: e.to_string(),
-    })?;
-    text.push('\n');
-    std::fs::write(&path, text).map_err(io)?;
-    Ok(path)
 }

@@ -49,17 +49,13 @@ impl Error {
             | Error::Settings(_)
             | Error::Hooks(_)
             | Error::UnknownTools { .. } => exit::USAGE,
-            Error::Mcp(e) => mcp_exit_code(e),
+            Error::Mcp(e) => e.exit_code(),
             Error::Transcript(
                 TranscriptError::NotFound { .. } | TranscriptError::NothingToContinue { .. },
             ) => exit::NOT_FOUND,
             Error::Registry(_) | Error::Transcript(_) | Error::Source { .. } => exit::INTERNAL,
         }
     }
-}
-
-fn mcp_exit_code(e: &tack_mcp::client::ClientError) -> u8 {
-    u8::try_from(e.exit_code()).unwrap_or(exit::INTERNAL)
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

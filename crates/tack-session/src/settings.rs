@@ -46,9 +46,14 @@ pub struct SessionSettings {
 }
 
 impl SessionSettings {
-    /// Reads every level for `options` and interprets each section.
+    /// Reads every level for `options` once and interprets each section.
     pub fn load(options: &LoadOptions) -> Result<Self> {
-        let permissions = Settings::load_with(options)?;
+        let files = tack_policy::read_settings_files(
+            &options.project_root,
+            options.user_config_dir.as_deref(),
+            options.managed_settings.as_deref(),
+        )?;
+        let permissions = Settings::from_files(files, options)?;
         Self::from_permissions(permissions, &options.project_root)
     }
 

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use tack_protocol::exit;
 use tack_tool::ToolError;
 
 /// Why an MCP client operation failed.
@@ -86,16 +87,18 @@ impl Clone for ClientError {
 }
 
 impl ClientError {
-    /// The process exit code for this failure class: 2 config, 3 server failed
-    /// to start, 4 tool error, 5 not found, 6 approval needed, 1 anything else.
-    pub fn exit_code(&self) -> i32 {
+    /// The process exit code for this failure class, from the one table of
+    /// every `tack` subcommand ([`tack_protocol::exit`]): `USAGE` config,
+    /// `SERVER_FAILED` start failed, `TOOL_FAILED` tool error, `NOT_FOUND`,
+    /// `NOT_APPROVED`, `INTERNAL` for tack's own files.
+    pub fn exit_code(&self) -> u8 {
         match self {
-            ClientError::Config { .. } => 2,
-            ClientError::StartFailed { .. } => 3,
-            ClientError::Tool { .. } => 4,
-            ClientError::NotFound(_) => 5,
-            ClientError::NotApproved { .. } => 6,
-            ClientError::Io { .. } => 1,
+            ClientError::Config { .. } => exit::USAGE,
+            ClientError::StartFailed { .. } => exit::SERVER_FAILED,
+            ClientError::Tool { .. } => exit::TOOL_FAILED,
+            ClientError::NotFound(_) => exit::NOT_FOUND,
+            ClientError::NotApproved { .. } => exit::NOT_APPROVED,
+            ClientError::Io { .. } => exit::INTERNAL,
         }
     }
 

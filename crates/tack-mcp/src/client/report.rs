@@ -53,7 +53,7 @@ pub enum StartOutcome {
     },
 }
 
-/// What happened to one server in [`McpManager::start`]. Each server is
+/// What happened to one server in [`McpManager::start`](super::McpManager::start). Each server is
 /// reported once per session (a server waiting for approval again each time).
 #[derive(Debug, Serialize)]
 pub struct StartReport {

@@ -21,8 +21,8 @@ use super::config::ServerConfig;
 use super::connection::{ConnectArgs, Connection, connect};
 use super::convert::{ServerTool, convert_result};
 use super::error::{ClientError, Result};
-use super::manager::ManagerOptions;
 use super::names::{NameTable, model_tool_name};
+use super::options::ManagerOptions;
 use super::report::ServerState;
 use super::store::{CachedTools, PinCheck, PinnedTool, Pins, read_cache, write_cache};
 

@@ -118,7 +118,15 @@ const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 /// names (`test_simple_text`, `test_image_content`, … `json_schema_2020_12_tool`),
 /// and `echo` (for tests and benchmarks), behind a [`RegistryHost`]. Test-only: exposed by the hidden flag
 /// `tack mcp serve --conformance-fixtures`.
+///
+/// Building it makes every MCP server this process starts afterwards run
+/// each call in its request's scope, so these tools can send log messages
+/// and progress and ask the client for sampling or elicitation. A process
+/// that never builds it sets up no scope per call.
 pub fn conformance_fixture_host() -> RegistryHost {
+    // The fixtures log, report progress and ask the client mid-call through
+    // the request's scope, which servers set up only from now on.
+    scope::serve_fixtures();
     let mut registry = ToolRegistry::new();
     for fixture in fixtures() {
         // The names and schemas are fixed and valid; a failure here would be

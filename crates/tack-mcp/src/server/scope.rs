@@ -1,11 +1,15 @@
-//! What a tool running under `tack mcp serve` may say to the MCP client while
-//! it runs: progress, log messages and (before 2026-07-28) requests such as
-//! sampling or elicitation.
+//! What a conformance fixture tool may say to the MCP client while it runs:
+//! progress, log messages and (before 2026-07-28) requests such as sampling
+//! or elicitation. Only with the `conformance` feature, and only while this
+//! process serves the fixtures.
 //!
 //! The [`ToolHost`](tack_tool::ToolHost) contract has no such channel, so the
-//! server puts the request's peer in a task-local scope around the host call;
-//! a tool that runs in that task (as the fixture tools do) reaches it through
-//! the functions below. Outside a scope they do nothing and say so.
+//! server puts the request's peer in a task-local scope around the host call
+//! ([`RequestScopes::run`]); a tool that runs in that task (as the fixture
+//! tools do) reaches it through the functions below. Outside a scope they do
+//! nothing and say so. A server gets [`RequestScopes`] only once
+//! [`crate::server::conformance_fixture_host`] was built in this process
+//! ([`serve_fixtures`]), so serving any other host sets up no scope per call.
 #![expect(
     deprecated,
     reason = "logging and server-to-client requests are deprecated by SEP-2577 \
@@ -13,33 +17,105 @@
 )]
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     ClientCapabilities, ClientResult, CustomRequest, ErrorData, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ServerRequest,
+    LoggingMessageNotificationParam, ProgressToken, ServerRequest,
 };
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::Value;
+
+use super::progress::notify_progress;
+
+/// Whether this process serves the conformance fixtures.
+static FIXTURES_SERVED: AtomicBool = AtomicBool::new(false);
+
+/// Makes every MCP server of this process built from now on put each call in
+/// its request's scope (called when the fixture host is built).
+pub(crate) fn serve_fixtures() {
+    FIXTURES_SERVED.store(true, Ordering::Relaxed);
+}
+
+/// How one server (a stdio session, or every HTTP session of a listener)
+/// puts each call in its request's scope: with the log level the client set.
+#[derive(Clone)]
+pub(crate) struct RequestScopes {
+    /// The minimum level of `notifications/message` the client asked for
+    /// (`logging/setLevel`), as an index into [`LEVELS`].
+    log_level: Arc<AtomicU8>,
+}
+
+impl RequestScopes {
+    /// Some once this process serves the fixtures ([`serve_fixtures`]).
+    pub(crate) fn if_fixtures_served() -> Option<Self> {
+        FIXTURES_SERVED
+            .load(Ordering::Relaxed)
+            .then(|| RequestScopes {
+                log_level: Arc::new(AtomicU8::new(0)),
+            })
+    }
+
+    /// `logging/setLevel`.
+    pub(crate) fn set_level(&self, level: LoggingLevel) {
+        self.log_level.store(level_index(level), Ordering::Relaxed);
+    }
+
+    /// Runs the host call `f` in the scope of the request it answers; the
+    /// protocol error a tool asked for ([`fail_request`]) replaces its result.
+    pub(crate) async fn run<F: Future>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        f: F,
+    ) -> Result<F::Output, ErrorData> {
+        let scope = CallScope::new(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            self.log_gate(context),
+            context.client_capabilities(),
+        );
+        let (out, error) = run(scope, f).await;
+        match error {
+            Some(error) => Err(error),
+            None => Ok(out),
+        }
+    }
+
+    /// 2026-07-28 requests carry their log level in `_meta` (no level: no
+    /// logs); sessions use the level of `logging/setLevel`.
+    fn log_gate(&self, context: &RequestContext<RoleServer>) -> LogGate {
+        if let Some(level) = context.meta.log_level() {
+            return LogGate::Request(level_index(level));
+        }
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|v| !v.has_initialize());
+        if stateless {
+            LogGate::Off
+        } else {
+            LogGate::Session(Arc::clone(&self.log_level))
+        }
+    }
+}
 
 tokio::task_local! {
     static SCOPE: CallScope;
 }
 
 /// The MCP request a host call is answering.
-pub(crate) struct CallScope {
-    pub(crate) peer: Peer<RoleServer>,
-    pub(crate) progress_token: Option<ProgressToken>,
-    pub(crate) log: LogGate,
+struct CallScope {
+    peer: Peer<RoleServer>,
+    progress_token: Option<ProgressToken>,
+    log: LogGate,
     /// What the client declared it can do (`sampling`, `elicitation`…).
-    pub(crate) client_capabilities: Option<ClientCapabilities>,
+    client_capabilities: Option<ClientCapabilities>,
     /// Set by a tool that must answer with a protocol error instead of a result.
-    pub(crate) protocol_error: Mutex<Option<ErrorData>>,
+    protocol_error: Mutex<Option<ErrorData>>,
 }
 
 impl CallScope {
-    pub(crate) fn new(
+    fn new(
         peer: Peer<RoleServer>,
         progress_token: Option<ProgressToken>,
         log: LogGate,
@@ -56,7 +132,7 @@ impl CallScope {
 }
 
 /// Which log messages the client wants for this request.
-pub(crate) enum LogGate {
+enum LogGate {
     /// Session lifecycle (≤ 2025-11-25): the level set by `logging/setLevel`.
     Session(Arc<AtomicU8>),
     /// The request's `_meta` named a level (2026-07-28).
@@ -76,7 +152,7 @@ impl LogGate {
 }
 
 /// MCP log levels, lowest first.
-pub(crate) const LEVELS: [LoggingLevel; 8] = [
+const LEVELS: [LoggingLevel; 8] = [
     LoggingLevel::Debug,
     LoggingLevel::Info,
     LoggingLevel::Notice,
@@ -87,7 +163,7 @@ pub(crate) const LEVELS: [LoggingLevel; 8] = [
     LoggingLevel::Emergency,
 ];
 
-pub(crate) fn level_index(level: LoggingLevel) -> u8 {
+fn level_index(level: LoggingLevel) -> u8 {
     LEVELS
         .iter()
         .position(|l| *l == level)
@@ -97,7 +173,7 @@ pub(crate) fn level_index(level: LoggingLevel) -> u8 {
 
 /// Runs `f` with `scope` as the current MCP request; returns its output and
 /// the protocol error a tool asked for, if any.
-pub(crate) async fn run<F: Future>(scope: CallScope, f: F) -> (F::Output, Option<ErrorData>) {
+async fn run<F: Future>(scope: CallScope, f: F) -> (F::Output, Option<ErrorData>) {
     SCOPE
         .scope(scope, async {
             let out = f.await;
@@ -145,73 +221,6 @@ pub(crate) async fn progress(progress: f64, total: Option<f64>, message: Option<
     notify_progress(&peer, token, progress, total, message).await
 }
 
-/// One `notifications/progress`; whether it was sent.
-async fn notify_progress(
-    peer: &Peer<RoleServer>,
-    token: ProgressToken,
-    progress: f64,
-    total: Option<f64>,
-    message: Option<String>,
-) -> bool {
-    let mut param = ProgressNotificationParam::new(token, progress);
-    param.total = total;
-    param.message = message;
-    peer.notify_progress(param).await.is_ok()
-}
-
-/// Sends a host call's progress reports ([`tack_tool::ProgressSink`]) to the
-/// client as `notifications/progress`, in order, with a progress value that
-/// only grows (the spec requires it; a report that would not is dropped).
-pub(crate) struct ProgressForwarder {
-    done: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl ProgressForwarder {
-    pub(crate) fn start(
-        peer: Peer<RoleServer>,
-        token: ProgressToken,
-    ) -> (tack_tool::ProgressSink, ProgressForwarder) {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<tack_tool::Progress>();
-        let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let mut last = f64::NEG_INFINITY;
-            let mut send = async |p: tack_tool::Progress| {
-                if p.progress <= last || !p.progress.is_finite() {
-                    return;
-                }
-                last = p.progress;
-                notify_progress(&peer, token.clone(), p.progress, p.total, p.message).await;
-            };
-            loop {
-                tokio::select! {
-                    biased;
-                    report = rx.recv() => match report {
-                        Some(p) => send(p).await,
-                        None => return,
-                    },
-                    _ = &mut finished => {
-                        while let Ok(p) = rx.try_recv() {
-                            send(p).await;
-                        }
-                        return;
-                    }
-                }
-            }
-        });
-        let sink = tack_tool::ProgressSink::new(move |p| {
-            let _ = tx.send(p);
-        });
-        (sink, ProgressForwarder { done, task })
-    }
-
-    /// Sends what was reported so far and stops.
-    pub(crate) async fn finish(self) {
-        let _ = self.done.send(());
-        let _ = self.task.await;
-    }
-}
-
 /// Sends `notifications/message` at `level` unless the client set a higher
 /// minimum level. Returns whether a notification was sent.
 pub(crate) async fn log(level: LoggingLevel, logger: &str, data: Value) -> bool {
@@ -241,4 +250,20 @@ pub(crate) async fn client_request(method: &str, params: Value) -> Result<Value,
         other => serde_json::to_value(&other).map_err(|e| e.to_string())?,
     };
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestScopes;
+
+    /// The only unit test that builds a fixture host (the switch is per process).
+    #[test]
+    fn servers_set_up_request_scopes_only_once_the_fixtures_are_served() {
+        assert!(
+            RequestScopes::if_fixtures_served().is_none(),
+            "no fixture host was built, so a server sets up no scope per call"
+        );
+        let _host = crate::server::conformance_fixture_host();
+        assert!(RequestScopes::if_fixtures_served().is_some());
+    }
 }

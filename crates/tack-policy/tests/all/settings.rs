@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::json;
 use tack_policy::{
     CliPermissions, DecidedBy, Error, Level, LoadOptions, Mode, Request, RuleKind, Settings,
-    Verdict, add_local_rule, evaluate, split_rule_list,
+    SettingsFile, Verdict, add_local_rule, evaluate, read_settings_files, split_rule_list,
 };
 
 use crate::support::Fixture;
@@ -352,4 +352,119 @@ fn cwd_relative_rules_follow_the_session_directory() {
     assert_eq!(read(s.policy(), "secrets/key.txt"), Verdict::Allow);
     // `/docs` is relative to the project root, wherever the session is.
     assert_eq!(read(&in_secrets, "../docs/guide.md"), Verdict::Deny);
+}
+
+#[test]
+fn reading_the_files_then_compiling_them_is_load_with() {
+    let fx = Fixture::new();
+    let user_dir = fx.home.join(".config/tack");
+    let managed = fx.root.join("etc/managed-settings.json");
+    write(
+        &user_dir.join("settings.json"),
+        &json!({"permissions": {"deny": ["Bash(rm *)"]}, "theme": "dark"}),
+    );
+    write(
+        &fx.project.join(".tack/settings.json"),
+        &json!({"permissions": {"allow": ["Bash(git log *)"], "defaultMode": "acceptEdits"}}),
+    );
+    write(
+        &managed,
+        &json!({"permissions": {"ask": ["Bash(git push *)"], "defaultMode": "plan"}}),
+    );
+
+    // No local file: skipped.
+    let files = read_settings_files(&fx.project, Some(&user_dir), Some(&managed)).unwrap();
+    let levels: Vec<Level> = files.iter().map(|f| f.level).collect();
+    assert_eq!(levels, [Level::User, Level::Project, Level::Managed]);
+    assert_eq!(files[0].value["theme"], "dark");
+    assert_eq!(files[2].path, managed);
+
+    let opts = LoadOptions {
+        project_root: fx.project.clone(),
+        user_config_dir: Some(user_dir),
+        managed_settings: Some(managed.clone()),
+        home: Some(fx.home.clone()),
+        cwd: None,
+        cli: CliPermissions::default(),
+    };
+    let compiled = Settings::from_files(files, &opts).unwrap();
+    let loaded = Settings::load_with(&opts).unwrap();
+    assert_eq!(compiled.files(), loaded.files());
+    assert_eq!(compiled.rules(), loaded.rules());
+    assert_eq!(compiled.mode(), loaded.mode());
+    assert_eq!(compiled.mode().0, Mode::Plan);
+    assert_eq!(compiled.mode().1.path.as_deref(), Some(managed.as_path()));
+}
+
+#[test]
+fn from_files_compiles_files_it_did_not_read() {
+    let fx = Fixture::new();
+    // Where load_with would read: a deny-everything file from_files must not see.
+    let unused = fx.home.join(".config/tack");
+    write(
+        &unused.join("settings.json"),
+        &json!({"permissions": {"deny": ["Bash"]}}),
+    );
+    let file = |level, name: &str, value| SettingsFile {
+        level,
+        path: fx.root.join("given").join(name),
+        value,
+    };
+    // Given strongest first: kept weakest first.
+    let files = vec![
+        file(
+            Level::Managed,
+            "managed.json",
+            json!({"permissions": {"deny": ["Bash(rm *)"]}}),
+        ),
+        file(
+            Level::Local,
+            "local.json",
+            json!({"permissions": {"allow": ["Bash(rm x)", "Bash(ls *)"]}}),
+        ),
+        file(Level::User, "user.json", json!({"hooks": {"Stop": []}})),
+    ];
+    let opts = LoadOptions {
+        project_root: fx.project.clone(),
+        user_config_dir: Some(unused),
+        managed_settings: None,
+        home: Some(fx.home.clone()),
+        cwd: None,
+        cli: CliPermissions::default(),
+    };
+    let s = Settings::from_files(files, &opts).unwrap();
+    let levels: Vec<Level> = s.files().iter().map(|f| f.level).collect();
+    assert_eq!(levels, [Level::User, Level::Local, Level::Managed]);
+    assert_eq!(s.files()[0].value["hooks"]["Stop"], json!([]));
+
+    assert_eq!(bash(&s, "ls -la").verdict(), Verdict::Allow);
+    let d = bash(&s, "rm x");
+    assert_eq!(d.verdict(), Verdict::Deny);
+    match &d.why().decided_by {
+        DecidedBy::Rule { source, .. } => {
+            assert_eq!(source.level, Level::Managed);
+            assert_eq!(
+                source.path.as_deref(),
+                Some(fx.root.join("given/managed.json").as_path())
+            );
+        }
+        other => panic!("decided by {other:?}"),
+    }
+}
+
+#[test]
+fn reading_a_file_that_is_not_an_object_names_it() {
+    let fx = Fixture::new();
+    let path = fx.project.join(".tack/settings.local.json");
+    write(&path, &json!(["Bash(ls *)"]));
+    let err = read_settings_files(&fx.project, None, None).unwrap_err();
+    assert!(matches!(err, Error::Settings { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(
+        SettingsFile::read(Level::Local, fx.project.join("missing.json")).unwrap(),
+        None
+    );
 }

@@ -2,6 +2,7 @@
 
 use serde_json::json;
 use tack_mcp::client::{ClientError, ConfigSource, ServerConfig, ServerState};
+use tack_protocol::exit;
 use tack_tool::ToolError;
 
 use super::support::*;
@@ -62,18 +63,19 @@ async fn list_tools_and_call_with_distinct_exit_codes() {
         matches!(&err, ClientError::Tool { error: ToolError::InvalidInput(t), .. } if t.contains("bad")),
         "{err:?}"
     );
-    assert_eq!(err.exit_code(), 4);
+    assert_eq!(err.exit_code(), exit::TOOL_FAILED);
     let err = manager.call("nope", "echo", json!({})).await.unwrap_err();
-    assert_eq!(err.exit_code(), 5, "{err}");
+    assert_eq!(err.exit_code(), exit::NOT_FOUND, "{err}");
     let err = manager.call("py", "nope", json!({})).await.unwrap_err();
-    assert_eq!(err.exit_code(), 5, "{err}");
+    assert_eq!(err.exit_code(), exit::NOT_FOUND, "{err}");
     assert!(
         err.to_string().contains("echo"),
         "lists the server's tools: {err}"
     );
     let err = manager.call("broken", "x", json!({})).await.unwrap_err();
-    assert_eq!(err.exit_code(), 3, "{err}");
+    assert_eq!(err.exit_code(), exit::SERVER_FAILED, "{err}");
     let as_json = serde_json::to_value(&err).unwrap();
     assert_eq!(as_json["kind"], "start_failed");
+    assert_eq!(as_json["exit_code"], exit::SERVER_FAILED);
     manager.shutdown().await;
 }

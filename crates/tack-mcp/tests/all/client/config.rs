@@ -6,6 +6,7 @@ use serde_json::json;
 use tack_mcp::client::{
     ConfigSource, ManagerOptions, McpConfig, McpManager, ServerState, StartOutcome,
 };
+use tack_protocol::exit;
 
 use super::support::*;
 
@@ -50,7 +51,7 @@ async fn project_servers_start_only_once_approved_and_expand_variables() {
     assert_eq!(pending[0].source, ConfigSource::McpJson);
     assert!(pending[0].target.contains("server.py"), "{:?}", pending[0]);
     let err = manager.call("proj", "env", json!({})).await.unwrap_err();
-    assert_eq!(err.exit_code(), 6, "{err}");
+    assert_eq!(err.exit_code(), exit::NOT_APPROVED, "{err}");
 
     manager.approve_server("proj").unwrap();
     start_ok(&manager, &["proj"]).await;

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tack_mcp::client::{ClientError, ConfigSource, ServerConfig, ServerState, StartOutcome};
+use tack_protocol::exit;
 use tack_tool::ToolError;
 
 use super::support::*;
@@ -225,7 +226,7 @@ async fn servers_that_fail_are_reported_once_and_the_others_work() {
         "{unset}"
     );
     match outcome("unset") {
-        StartOutcome::Failed { error } => assert_eq!(error.exit_code(), 2),
+        StartOutcome::Failed { error } => assert_eq!(error.exit_code(), exit::USAGE),
         _ => unreachable!(),
     }
 

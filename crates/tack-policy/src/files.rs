@@ -1,0 +1,150 @@
+//! Settings files on disk: where they are, reading one as a JSON object,
+//! and writing an "always allow" rule to the local file. What the files mean
+//! is [`crate::Settings`]' business.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tack_protocol::Verdict;
+
+use crate::error::{Error, Result};
+use crate::rule::Level;
+
+/// One settings file as loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingsFile {
+    /// Its level.
+    pub level: Level,
+    /// Its path.
+    pub path: PathBuf,
+    /// The whole JSON document (hooks and other keys included).
+    pub value: Value,
+}
+
+impl SettingsFile {
+    /// Read one settings file of `level`: None when it does not exist; an
+    /// error naming the file when it cannot be read or is not a JSON object.
+    pub fn read(level: Level, path: impl Into<PathBuf>) -> Result<Option<SettingsFile>> {
+        let path = path.into();
+        Ok(read_json(&path)?.map(|value| SettingsFile { level, path, value }))
+    }
+}
+
+/// Read the layered settings files, weakest level first: user
+/// (`<user_config_dir>/settings.json`), project
+/// (`<project_root>/.tack/settings.json`), local
+/// (`<project_root>/.tack/settings.local.json`) and managed
+/// (`managed_settings`, e.g. [`crate::Settings::default_managed_settings_path`]).
+/// A level whose directory or path is None is left out; a missing file is
+/// skipped. Every level fails closed: a file that exists but cannot be read
+/// or is not a JSON object is an error naming it. Nothing is interpreted
+/// here; [`crate::Settings::from_files`] compiles the `permissions`.
+pub fn read_settings_files(
+    project_root: &Path,
+    user_config_dir: Option<&Path>,
+    managed_settings: Option<&Path>,
+) -> Result<Vec<SettingsFile>> {
+    let mut candidates: Vec<(Level, PathBuf)> = Vec::new();
+    if let Some(dir) = user_config_dir {
+        candidates.push((Level::User, dir.join("settings.json")));
+    }
+    candidates.push((Level::Project, project_root.join(".tack/settings.json")));
+    candidates.push((Level::Local, local_settings_path(project_root)));
+    if let Some(path) = managed_settings {
+        candidates.push((Level::Managed, path.to_path_buf()));
+    }
+    let mut files = Vec::new();
+    for (level, path) in candidates {
+        files.extend(SettingsFile::read(level, path)?);
+    }
+    Ok(files)
+}
+
+/// `<project_root>/.tack/settings.local.json`.
+pub fn local_settings_path(project_root: &Path) -> PathBuf {
+    project_root.join(".tack/settings.local.json")
+}
+
+/// A settings file as a JSON object; None when it does not exist.
+pub(crate) fn read_json(path: &Path) -> Result<Option<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|source| Error::Json {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !value.is_object() {
+        return Err(Error::Settings {
+            origin: path.display().to_string(),
+            problem: "the settings file must hold a JSON object".into(),
+        });
+    }
+    Ok(Some(value))
+}
+
+/// Add `rule` to `permissions.<kind>` of the local settings file (the
+/// "always allow" answer of a prompt), keeping every other key. Returns the
+/// file written. The rule is checked first; a rule already present is not
+/// added twice.
+pub fn add_local_rule(project_root: &Path, kind: Verdict, rule: &str) -> Result<PathBuf> {
+    let path = local_settings_path(project_root);
+    let origin = path.display().to_string();
+    crate::rule::parse_rule(rule).map_err(|problem| Error::Rule {
+        origin: origin.clone(),
+        rule: rule.to_string(),
+        problem,
+    })?;
+    let mut value = read_json(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
+    let Some(root) = value.as_object_mut() else {
+        return Err(Error::Settings {
+            origin,
+            problem: "the settings file must hold a JSON object".into(),
+        });
+    };
+    let perms = root
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Some(perms) = perms.as_object_mut() else {
+        return Err(Error::Settings {
+            origin,
+            problem: "`permissions` must be an object".into(),
+        });
+    };
+    let list = perms
+        .entry(kind.as_str())
+        .or_insert_with(|| Value::Array(Vec::new()));
+    let Some(list) = list.as_array_mut() else {
+        return Err(Error::Settings {
+            origin,
+            problem: format!("`permissions.{}` must be an array of rules", kind.as_str()),
+        });
+    };
+    let present = list
+        .iter()
+        .any(|v| v.as_str() == Some(rule) || v.get("rule").and_then(Value::as_str) == Some(rule));
+    if !present {
+        list.push(Value::String(rule.to_string()));
+    }
+    let io = |source| Error::Write {
+        path: path.clone(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut text = serde_json::to_string_pretty(&value).map_err(|e| Error::Settings {
+        origin: origin.clone(),
+        problem: e.to_string(),
+    })?;
+    text.push('\n');
+    std::fs::write(&path, text).map_err(io)?;
+    Ok(path)
+}
