@@ -6,6 +6,8 @@ mod support;
 
 #[path = "all/bash_bypasses.rs"]
 mod bash_bypasses;
+#[path = "all/bounds.rs"]
+mod bounds;
 #[path = "all/explain.rs"]
 mod explain;
 #[path = "all/fuzz.rs"]

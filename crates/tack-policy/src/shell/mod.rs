@@ -9,9 +9,12 @@
 //! `xargs`, `find -exec`, `sudo`, …) are seen through. The result is a flat
 //! list of [`Item`]s: simple commands, files written, files touched, and
 //! uncertainties (anything that cannot be known before running, which the
-//! policy turns into `ask`).
+//! policy turns into `ask`). What a command may cost to check is bounded
+//! (size, nesting, tokens, bytes parsed, time; see [`limits`]): beyond a
+//! bound it is uncertain too.
 
 mod commands;
+mod limits;
 pub(crate) mod words;
 
 use std::path::{Path, PathBuf};
@@ -153,39 +156,25 @@ pub(crate) fn analyze(
         functions: Vec::new(),
         relinked: Vec::new(),
         opts: brush_parser::ParserOptions::default(),
+        budget: limits::Budget::new(command.len()),
     };
-    a.script(command);
+    match limits::check_size(command) {
+        Ok(()) => a.script(command),
+        Err(reason) => a.uncertain(UncertainKind::Command, command, reason),
+    }
     a.items
 }
 
-/// Parse a program, turning parser panics into errors.
-fn parse_program(src: &str) -> Result<ast::Program, String> {
-    let result = std::panic::catch_unwind(|| {
-        let opts = brush_parser::ParserOptions::default();
-        let mut parser = brush_parser::Parser::new(std::io::BufReader::new(src.as_bytes()), &opts);
-        parser.parse_program()
-    });
-    match result {
+/// Parse tokens into a program, turning parser panics into errors.
+fn parse_tokens(
+    tokens: &[brush_parser::Token],
+    opts: &brush_parser::ParserOptions,
+) -> Result<ast::Program, String> {
+    match std::panic::catch_unwind(|| brush_parser::parse_tokens(tokens, opts)) {
         Ok(Ok(p)) => Ok(p),
         Ok(Err(e)) => Err(format!("the shell parser cannot read it ({e})")),
         Err(_) => Err("the shell parser failed on it".into()),
     }
-}
-
-fn parse_word(
-    raw: &str,
-    opts: &brush_parser::ParserOptions,
-    heredoc: bool,
-) -> Option<Vec<WordPieceWithSource>> {
-    std::panic::catch_unwind(|| {
-        if heredoc {
-            brush_parser::word::parse_heredoc(raw, opts)
-        } else {
-            brush_parser::word::parse(raw, opts)
-        }
-    })
-    .ok()
-    .and_then(Result::ok)
 }
 
 /// Shorten long snippets for messages.
@@ -232,6 +221,8 @@ pub(crate) struct Analyzer {
     /// `mv`, `cp` operands): what lies under them is unknown until run time.
     relinked: Vec<PathBuf>,
     opts: brush_parser::ParserOptions,
+    /// What is left of the work this command may cost (see [`limits`]).
+    budget: limits::Budget,
 }
 
 impl Analyzer {
@@ -256,6 +247,13 @@ impl Analyzer {
         });
     }
 
+    /// Text that was not parsed: uncertain, said once when the budget ran out.
+    fn refused(&mut self, snip: &str, refusal: limits::Refusal) {
+        if let limits::Refusal::Bound(reason) = refusal {
+            self.uncertain(UncertainKind::Command, snip, reason);
+        }
+    }
+
     /// Parse and walk a script (the top level, `bash -c`, `eval`, `$(…)`).
     fn script(&mut self, src: &str) {
         if self.depth >= MAX_DEPTH {
@@ -266,17 +264,26 @@ impl Analyzer {
             );
             return;
         }
+        let tokens = match limits::tokenize(src, &self.opts, &mut self.budget) {
+            Ok(tokens) => tokens,
+            Err(refusal) => return self.refused(src, refusal),
+        };
+        let levels = match limits::token_nesting(&tokens, &mut self.budget) {
+            Ok(levels) => levels,
+            Err(refusal) => return self.refused(src, refusal),
+        };
         self.depth += 1;
         let tail = std::mem::take(&mut self.open_tail);
         let functions = std::mem::take(&mut self.functions);
-        match parse_program(src) {
+        // Parse, walk and drop the tree on a stack deep enough for it.
+        limits::with_stack(levels, || match parse_tokens(&tokens, &self.opts) {
             Ok(program) => {
                 for list in &program.complete_commands {
                     self.compound_list(list);
                 }
             }
             Err(reason) => self.uncertain(UncertainKind::Command, src, reason),
-        }
+        });
         self.open_tail = tail;
         self.functions = functions;
         self.depth -= 1;
@@ -552,16 +559,7 @@ impl Analyzer {
             },
             ast::IoRedirect::HereDocument(_, doc) => {
                 if doc.requires_expansion {
-                    if let Some(pieces) = parse_word(&doc.doc.value, &self.opts, true) {
-                        let mut st = WordState::default();
-                        self.pieces(&pieces, true, &mut st);
-                    } else {
-                        self.uncertain(
-                            UncertainKind::Command,
-                            &doc.doc.value,
-                            "cannot read this here-document",
-                        );
-                    }
+                    self.read_word(&doc.doc.value, true, "cannot read this here-document");
                 }
             }
             ast::IoRedirect::HereString(_, w) => {
@@ -787,12 +785,9 @@ impl Analyzer {
     /// Evaluate a word: its fixed value if any, and every command its
     /// expansions would run.
     pub(crate) fn eval_word(&mut self, raw: &str) -> WordVal {
-        let Some(pieces) = parse_word(raw, &self.opts, false) else {
-            self.uncertain(UncertainKind::Command, raw, "cannot read this word");
+        let Some(st) = self.read_word(raw, false, "cannot read this word") else {
             return WordVal::dynamic(raw);
         };
-        let mut st = WordState::default();
-        self.pieces(&pieces, false, &mut st);
         let brace = words::has_brace_expansion(&st.skeleton);
         WordVal {
             raw: raw.to_string(),
@@ -800,6 +795,35 @@ impl Analyzer {
             tilde: st.tilde,
             glob: has_glob(&st.skeleton),
         }
+    }
+
+    /// Parse a word (or a here-document body) within the budget and walk
+    /// its pieces, on a stack deep enough for both. None when it cannot be
+    /// read (then it is uncertain).
+    fn read_word(&mut self, raw: &str, heredoc: bool, unreadable: &str) -> Option<WordState> {
+        let levels = match limits::check_word(raw, heredoc, &mut self.budget) {
+            Ok(levels) => levels,
+            Err(refusal) => {
+                self.refused(raw, refusal);
+                return None;
+            }
+        };
+        limits::with_stack(levels, || {
+            let parsed = std::panic::catch_unwind(|| {
+                if heredoc {
+                    brush_parser::word::parse_heredoc(raw, &self.opts)
+                } else {
+                    brush_parser::word::parse(raw, &self.opts)
+                }
+            });
+            let Ok(Ok(pieces)) = parsed else {
+                self.uncertain(UncertainKind::Command, raw, unreadable);
+                return None;
+            };
+            let mut st = WordState::default();
+            self.pieces(&pieces, heredoc, &mut st);
+            Some(st)
+        })
     }
 
     fn pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, st: &mut WordState) {
@@ -1012,7 +1036,10 @@ impl Analyzer {
         let strings: Vec<String> = strings.into_iter().map(str::to_string).collect();
         let arith: Vec<String> = arith.into_iter().map(str::to_string).collect();
         for s in strings {
-            if s.contains('$') || s.contains('`') || s.contains('(') {
+            // Only a substitution, a subscript, `${!…}` or `${…@P}` inside
+            // can run something; reading nothing else again keeps nested
+            // defaults (`${x:-${y:-…}}`) linear.
+            if s.contains(['`', '(', '[', '!', '@']) {
                 self.eval_word(&s);
             }
         }
