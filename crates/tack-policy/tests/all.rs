@@ -8,6 +8,8 @@ mod support;
 mod bash_bypasses;
 #[path = "all/bounds.rs"]
 mod bounds;
+#[path = "all/command_options.rs"]
+mod command_options;
 #[path = "all/explain.rs"]
 mod explain;
 #[path = "all/fuzz.rs"]
@@ -20,3 +22,5 @@ mod modes_and_tools;
 mod paths;
 #[path = "all/settings.rs"]
 mod settings;
+#[path = "all/write_options.rs"]
+mod write_options;

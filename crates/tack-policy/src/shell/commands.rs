@@ -9,7 +9,7 @@ use crate::paths;
 
 /// Commands whose operands are files they change: operands are checked
 /// against Edit deny/ask rules as well as Read ones.
-const WRITE_COMMANDS: &[&str] = &[
+pub(super) const WRITE_COMMANDS: &[&str] = &[
     "rm", "rmdir", "mv", "cp", "touch", "mkdir", "ln", "chmod", "chown", "chgrp", "truncate",
     "install", "shred", "unlink", "dd", "rsync", "patch",
 ];
@@ -155,7 +155,7 @@ fn literal_word(s: &str) -> WordVal {
 }
 
 /// The canonical text of some words.
-fn text_of(words: &[WordVal]) -> String {
+pub(super) fn text_of(words: &[WordVal]) -> String {
     let parts: Vec<String> = words
         .iter()
         .map(|w| match &w.literal {
@@ -356,26 +356,7 @@ impl Analyzer {
                     );
                 }
             }
-            "git" => {
-                self.emit(&argv);
-                let configures = argv[1..]
-                    .iter()
-                    .take_while(|w| {
-                        w.literal.as_deref().is_some_and(|l| l.starts_with('-'))
-                            || w.literal.is_none()
-                    })
-                    .any(|w| {
-                        w.literal.as_deref().is_none_or(|l| {
-                            l == "-c" || l.starts_with("--config-env") || l.starts_with("-c")
-                        })
-                    });
-                if configures {
-                    self.opaque(
-                        &argv,
-                        "git -c can set options that run commands (core.pager, alias.x=!cmd, …)",
-                    );
-                }
-            }
+            "git" => self.git(&argv),
             "tee" => {
                 self.emit(&argv);
                 if let Ok((start, _)) = skip_options(
@@ -404,7 +385,7 @@ impl Analyzer {
                 self.emit(&argv);
                 self.name_builtin(b, &argv);
             }
-            _ => self.emit(&argv),
+            _ => self.program(&base, &argv),
         }
     }
 
@@ -461,7 +442,7 @@ impl Analyzer {
     }
 
     /// Code that runs but is not written here.
-    fn opaque(&mut self, argv: &[WordVal], reason: &str) {
+    pub(super) fn opaque(&mut self, argv: &[WordVal], reason: &str) {
         let text = text_of(argv);
         self.uncertain(UncertainKind::Opaque, &text, reason);
     }
@@ -878,6 +859,7 @@ impl Analyzer {
     fn find(&mut self, argv: &[WordVal]) {
         let mut i = 1;
         let mut whole_known = true;
+        let mut deletes = false;
         while i < argv.len() {
             let Some(lit) = argv[i].literal.clone() else {
                 i += 1;
@@ -922,6 +904,10 @@ impl Analyzer {
                     }
                     i = end + 1;
                 }
+                "-delete" => {
+                    deletes = true;
+                    i += 1;
+                }
                 "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                     if let Some(file) = argv.get(i + 1).cloned() {
                         self.edit_target(&file);
@@ -932,6 +918,25 @@ impl Analyzer {
             }
         }
         self.emit(argv);
+        if deletes {
+            // What it deletes lies under its starting points (`.` if none).
+            let mut starts: Vec<WordVal> = argv[1..]
+                .iter()
+                .skip_while(|w| matches!(w.literal.as_deref(), Some("-H" | "-L" | "-P")))
+                .take_while(|w| {
+                    !w.literal
+                        .as_deref()
+                        .is_some_and(|l| l.starts_with(['-', '(', '!', ')', ',']))
+                })
+                .cloned()
+                .collect();
+            if starts.is_empty() {
+                starts.push(literal_word("."));
+            }
+            for start in &starts {
+                self.writes_inside(start);
+            }
+        }
         if !whole_known {
             let text = text_of(argv);
             self.uncertain(
@@ -1090,7 +1095,7 @@ impl Analyzer {
     }
 
     /// Analyse `script` as run by the command `argv` (`bash -c`, `eval`, …).
-    fn nested_script(&mut self, argv: &[WordVal], script: &str) {
+    pub(super) fn nested_script(&mut self, argv: &[WordVal], script: &str) {
         self.outer.push(text_of(argv));
         self.script(script);
         self.outer.pop();
@@ -1139,7 +1144,7 @@ impl Analyzer {
     }
 
     /// The possible directories after changing to `target`.
-    fn cwds_after_cd(&self, target: Option<&str>, tilde: bool) -> Cwds {
+    pub(super) fn cwds_after_cd(&self, target: Option<&str>, tilde: bool) -> Cwds {
         let Some(target) = target else {
             return Cwds::Unknown;
         };
@@ -1266,6 +1271,14 @@ impl Analyzer {
         for w in &argv[1..] {
             let Some(lit) = &w.literal else {
                 all = None;
+                if writes && self.touches {
+                    // `rm "$F"`: deny and ask rules cannot see the file.
+                    self.uncertain(
+                        UncertainKind::Edit,
+                        &w.raw,
+                        "a file it changes is named only at run time",
+                    );
+                }
                 continue;
             };
             let candidate: &str = if !operands_done && lit.starts_with('-') {

@@ -5,7 +5,8 @@
 //! pipelines, subshells, groups, `$(…)`, backticks, process substitution,
 //! if/while/for/case bodies, function bodies, here-documents, parameter
 //! expansions — and the strings run by `bash -c`, `eval`, `trap` and friends
-//! (parsed recursively up to [`MAX_DEPTH`]). Wrappers (`env`, `timeout`,
+//! (parsed recursively up to [`MAX_DEPTH`]), and the commands options run
+//! (`git grep -O`, `rsync -e`; see [`programs`] and [`git`]). Wrappers (`env`, `timeout`,
 //! `xargs`, `find -exec`, `sudo`, …) are seen through. The result is a flat
 //! list of [`Item`]s: simple commands, files written, files touched, and
 //! uncertainties (anything that cannot be known before running, which the
@@ -14,7 +15,10 @@
 //! bound it is uncertain too.
 
 mod commands;
+mod git;
 mod limits;
+mod options;
+mod programs;
 pub(crate) mod words;
 
 use std::path::{Path, PathBuf};
@@ -57,9 +61,22 @@ pub(crate) enum Family {
 pub(crate) enum Item {
     /// A simple command, wrappers removed.
     Command(Command),
-    /// A file written by a redirection, `tee`, `time -o`, `find -fprint`:
-    /// checked as an edit (must be allowed).
+    /// A file written by a redirection, `tee`, `time -o`, `find -fprint` or
+    /// a program's option (`sort -o`, `sed -i`; see [`programs`]): checked
+    /// as an edit (must be allowed).
     Edit { written: String, path: ResolvedPath },
+    /// Files whose names only the run knows, written inside a directory
+    /// (`tar -x -C dir`, `unzip -d dir`, `find dir -delete`): checked as
+    /// edits of everything inside it, asked when a deny or ask rule applies
+    /// somewhere inside. They must be allowed as edits, unless
+    /// `restrict_only` (`rm -r dir`, `git checkout`: commands whose Bash rule
+    /// is the user's word for the files they change), when only deny and
+    /// ask rules count.
+    EditInside {
+        written: String,
+        path: ResolvedPath,
+        restrict_only: bool,
+    },
     /// A path a command names (argument or input redirection): checked
     /// against deny and ask rules only.
     Touch {
