@@ -10,5 +10,7 @@
 mod support;
 
 mod builtin_tools;
+mod command_options;
 mod exposure;
 mod sessions;
+mod write_options;
