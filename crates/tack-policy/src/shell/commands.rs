@@ -14,6 +14,9 @@ pub(super) const WRITE_COMMANDS: &[&str] = &[
     "install", "shred", "unlink", "dd", "rsync", "patch",
 ];
 
+/// Wrappers (and `bash -c` levels) around one command before it is refused.
+const MAX_WRAPPERS: usize = 16;
+
 /// Commands that can put a link (or another tree) where a path was.
 const RELINKERS: &[&str] = &["ln", "mv", "cp", "rsync", "install"];
 
@@ -173,6 +176,16 @@ fn basename(name: &str) -> &str {
 impl Analyzer {
     /// Process the words of a simple command (after expansion analysis).
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
+        if self.outer.len() > MAX_WRAPPERS {
+            // `xargs xargs … cmd`: every level is read again (and takes
+            // stack); no real command nests wrappers this deep.
+            let text: String = text_of(&argv).chars().take(200).collect();
+            return self.uncertain(
+                UncertainKind::Command,
+                &text,
+                format!("more than {MAX_WRAPPERS} wrappers and nested scripts around one command are too many to check"),
+            );
+        }
         let Some(first) = argv.first() else { return };
         let Some(name) = first.literal.clone() else {
             let text = text_of(&argv);
@@ -442,7 +455,7 @@ impl Analyzer {
     }
 
     /// Code that runs but is not written here.
-    pub(super) fn opaque(&mut self, argv: &[WordVal], reason: &str) {
+    fn opaque(&mut self, argv: &[WordVal], reason: &str) {
         let text = text_of(argv);
         self.uncertain(UncertainKind::Opaque, &text, reason);
     }
@@ -1269,6 +1282,9 @@ impl Analyzer {
         let mut operands_done = false;
         let mut operand_count = 0usize;
         for w in &argv[1..] {
+            if self.is_full() {
+                return None;
+            }
             let Some(lit) = &w.literal else {
                 all = None;
                 if writes && self.touches {

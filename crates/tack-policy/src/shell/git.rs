@@ -16,7 +16,7 @@
 
 use super::commands::text_of;
 use super::options::could_be_option;
-use super::{Analyzer, Cwds, UncertainKind, WordVal};
+use super::{Analyzer, Cwds, WordVal};
 
 /// Configuration keys whose value is a shell command git runs.
 const COMMAND_KEYS: &[&str] = &[
@@ -269,8 +269,7 @@ impl Analyzer {
     }
 
     fn may_run_git(&mut self, argv: &[WordVal], reason: &str) {
-        let text = text_of(argv);
-        self.uncertain(UncertainKind::Command, &text, reason);
+        self.may_run(argv, reason);
     }
 
     /// `key=value` set for one git command.
@@ -328,7 +327,7 @@ impl Analyzer {
                 argv,
                 &format!("git's `{key}` makes git run code that is not written here"),
             ),
-            KeyKind::Unknown => self.opaque(
+            KeyKind::Unknown => self.runs_unwritten(
                 argv,
                 "git -c can set options that run commands (core.pager, alias.x=!cmd, …)",
             ),
@@ -511,7 +510,7 @@ impl Analyzer {
                     );
                 }
                 if has(&["--textconv"]) {
-                    self.opaque(
+                    self.runs_unwritten(
                         argv,
                         "--textconv runs the conversion programs set in git's configuration",
                     );
@@ -532,7 +531,7 @@ impl Analyzer {
             "difftool" | "mergetool" => {
                 let cmds = value_of(&["-x", "--extcmd"], true);
                 if cmds.is_empty() {
-                    self.opaque(
+                    self.runs_unwritten(
                         argv,
                         &format!("git {sub} runs the tool set in git's configuration"),
                     );
@@ -543,7 +542,7 @@ impl Analyzer {
             "rebase" => {
                 runs_each(self, value_of(&["-x", "--exec"], true), "git rebase --exec");
                 if has(&["-i", "--interactive"]) {
-                    self.opaque(
+                    self.runs_unwritten(
                         argv,
                         "an interactive rebase runs the sequence editor set in git's configuration",
                     );
@@ -696,14 +695,10 @@ impl Analyzer {
         match file {
             Some(f) if f.literal.as_deref() != Some("-") => self.edit_target(f),
             Some(_) => {}
-            None => {
-                let text = text_of(argv);
-                self.uncertain(
-                    UncertainKind::Edit,
-                    &text,
-                    "an option that names the file git writes has no value",
-                );
-            }
+            None => self.writes_unknown(
+                argv,
+                "an option that names the file git writes has no value",
+            ),
         }
     }
 
@@ -821,7 +816,7 @@ impl Analyzer {
                 | "--get-color" | "--get-colorbool" | "get" | "list" | "--show-origin"
                 | "--show-scope" | "--name-only" => reads = true,
                 "-e" | "--edit" | "edit" => {
-                    self.opaque(
+                    self.runs_unwritten(
                         argv,
                         "git config --edit runs the editor set in git's configuration",
                     );
@@ -852,7 +847,9 @@ impl Analyzer {
                 self.git_config_value(argv, key, v.as_deref());
             }
             (Some(_), None) => {}
-            (None, _) => self.opaque(argv, "git config sets an option computed at run time"),
+            (None, _) => {
+                self.runs_unwritten(argv, "git config sets an option computed at run time")
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ use brush_parser::Token;
 /// Longest command checked (the Write tool takes large files).
 pub(crate) const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// Tokens the shell parser may read for one command, all scripts together.
-const MAX_TOKENS: usize = 8 * 1024;
+const MAX_TOKENS: usize = 4 * 1024;
 /// Constructs that may nest, in one script or one word, before it is refused
 /// (an upper bound on its depth: each counts as a level).
 const MAX_NESTING: usize = 1024;
@@ -272,21 +272,63 @@ pub(crate) fn check_word(raw: &str, heredoc: bool, budget: &mut Budget) -> Resul
 }
 
 /// A rough count of tokens: operator characters and runs of blanks, quoted
-/// or not (over-counts words inside quotes, which only makes the bound
-/// stricter).
+/// or not, leaving out the bodies of here-documents (one token each). It
+/// only decides whether tokenizing is worth it: the tokens are counted
+/// exactly after.
 fn token_estimate(src: &str) -> usize {
     let mut n = 0usize;
     let mut blank = false;
-    for b in src.bytes() {
-        let is_blank = matches!(b, b' ' | b'\t');
-        if is_blank && !blank {
-            n += 1;
+    let mut pending: Vec<(String, bool)> = Vec::new();
+    let mut lines = src.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        for (k, b) in line.bytes().enumerate() {
+            let is_blank = matches!(b, b' ' | b'\t');
+            if is_blank && !blank {
+                n += 1;
+            }
+            blank = is_blank;
+            n += usize::from(matches!(
+                b,
+                b';' | b'&' | b'|' | b'\n' | b'(' | b')' | b'<' | b'>'
+            ));
+            if b == b'<'
+                && line[k..].starts_with("<<")
+                && !line[k..].starts_with("<<<")
+                && (k == 0 || line.as_bytes()[k - 1] != b'<')
+            {
+                let rest = &line[k + 2..];
+                let tabs = rest.starts_with('-');
+                let word: String = rest
+                    .trim_start_matches('-')
+                    .trim_start_matches([' ', '\t'])
+                    .chars()
+                    .take_while(|c| {
+                        !matches!(
+                            c,
+                            ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+                        )
+                    })
+                    .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                    .collect();
+                if !word.is_empty() {
+                    pending.push((word, tabs));
+                }
+            }
         }
-        blank = is_blank;
-        n += usize::from(matches!(
-            b,
-            b';' | b'&' | b'|' | b'\n' | b'(' | b')' | b'<' | b'>'
-        ));
+        // The bodies start on the next line, one after the other.
+        for (delimiter, tabs) in std::mem::take(&mut pending) {
+            for body in lines.by_ref() {
+                let body = body.trim_end_matches('\n');
+                let body = if tabs {
+                    body.trim_start_matches('\t')
+                } else {
+                    body
+                };
+                if body == delimiter {
+                    break;
+                }
+            }
+        }
     }
     n
 }
@@ -514,5 +556,11 @@ mod tests {
         assert_eq!(shape("${x:-${x:-${x}}}").levels, 3);
         assert_eq!(substitution_count("$($(${x}))"), 3);
         assert!(token_estimate("ls; ls | wc -l") >= 6);
+        let doc = format!(
+            "cat <<'EOF' > f\n{}EOF\nls; ls\n",
+            "a b; c | d\n".repeat(1000)
+        );
+        let n = token_estimate(&doc);
+        assert!((8..20).contains(&n), "{n}");
     }
 }

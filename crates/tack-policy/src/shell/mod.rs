@@ -256,6 +256,12 @@ impl Analyzer {
         }
     }
 
+    /// More items than are checked were found: the command is uncertain
+    /// already, and finding more (resolving their paths) is wasted work.
+    pub(crate) fn is_full(&self) -> bool {
+        self.items.len() > MAX_ITEMS
+    }
+
     fn uncertain(&mut self, kind: UncertainKind, snip: &str, reason: impl Into<String>) {
         self.push(Item::Uncertain {
             kind,
@@ -317,6 +323,10 @@ impl Analyzer {
 
     fn compound_list(&mut self, list: &ast::CompoundList) {
         for ast::CompoundListItem(and_or, separator) in &list.0 {
+            if self.is_full() {
+                // Too large to check already: reading on changes nothing.
+                return;
+            }
             let walk = |a: &mut Analyzer| {
                 a.pipeline(&and_or.first);
                 a.conditionally(|a| {
@@ -591,6 +601,9 @@ impl Analyzer {
 
     /// A file written: must be allowed as an edit.
     fn edit_target(&mut self, v: &WordVal) {
+        if self.is_full() {
+            return;
+        }
         let Some(lit) = &v.literal else {
             self.uncertain(
                 UncertainKind::Edit,
@@ -625,6 +638,9 @@ impl Analyzer {
 
     /// A path named: checked against deny and ask rules.
     fn touch(&mut self, family: Family, v: &WordVal) {
+        if self.is_full() {
+            return;
+        }
         let Some(lit) = &v.literal else { return };
         if lit.is_empty() || is_exempt_device(lit) {
             return;

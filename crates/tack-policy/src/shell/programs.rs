@@ -19,7 +19,7 @@
 
 use std::path::Path;
 
-use super::commands::{WRITE_COMMANDS, text_of};
+use super::commands::WRITE_COMMANDS;
 use super::options::{self, Parsed, Spec};
 use super::{Analyzer, Cwds, Item, UncertainKind, WordVal};
 
@@ -845,7 +845,7 @@ impl Analyzer {
                     }
                 }
                 if p.has(&["-C", "--config-file"]) {
-                    self.opaque(
+                    self.runs_unwritten(
                         argv,
                         "man reads a configuration file that names programs to run",
                     );
@@ -951,6 +951,9 @@ impl Analyzer {
     }
 
     fn inside(&mut self, dir: &WordVal, restrict_only: bool) {
+        if self.is_full() {
+            return;
+        }
         let Some(lit) = &dir.literal else {
             let raw = dir.raw.clone();
             return self.uncertain(
@@ -986,9 +989,8 @@ impl Analyzer {
         self.writes_inside(&literal("."));
     }
 
-    fn writes_unknown(&mut self, argv: &[WordVal], reason: &str) {
-        let text = text_of(argv);
-        self.uncertain(UncertainKind::Edit, &text, reason);
+    pub(super) fn writes_unknown(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(UncertainKind::Edit, &short_text(argv), reason);
     }
 
     /// A command run by an option: analysed when written out (with the
@@ -1005,9 +1007,13 @@ impl Analyzer {
         }
     }
 
-    fn may_run(&mut self, argv: &[WordVal], reason: &str) {
-        let text = text_of(argv);
-        self.uncertain(UncertainKind::Command, &text, reason);
+    pub(super) fn may_run(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(UncertainKind::Command, &short_text(argv), reason);
+    }
+
+    /// Code not written here (see [`UncertainKind::Opaque`]).
+    pub(super) fn runs_unwritten(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(UncertainKind::Opaque, &short_text(argv), reason);
     }
 
     /// Read the options of a writer; options it does not know may change
@@ -1072,7 +1078,7 @@ impl Analyzer {
             .collect();
         let mut files: &[WordVal] = &p.operands;
         if p.has(&["-f", "--file"]) {
-            self.opaque(argv, "the sed script is read from a file");
+            self.runs_unwritten(argv, "the sed script is read from a file");
             self.writes_unknown(argv, "a sed script read from a file can write files (`w`)");
         } else if scripts.is_empty() {
             scripts.push(p.operands.first().cloned());
@@ -1516,7 +1522,7 @@ impl Analyzer {
             p.values(&["-e", "--source"]).map(|v| v.cloned()).collect();
         let mut files: &[WordVal] = &p.operands;
         if p.has(&["-f", "--file", "-E", "--exec"]) {
-            self.opaque(argv, "the awk program is read from a file");
+            self.runs_unwritten(argv, "the awk program is read from a file");
             self.writes_unknown(argv, "an awk program read from a file can write files");
         } else if programs.is_empty() {
             programs.push(p.operands.first().cloned());
@@ -1856,7 +1862,7 @@ impl Analyzer {
             }
         }
         if p.has(&["-F"]) {
-            self.opaque(
+            self.runs_unwritten(
                 argv,
                 "ssh reads a configuration file, which can name commands to run",
             );
@@ -2015,6 +2021,26 @@ impl Analyzer {
             Cwds::Unknown => p.is_absolute() && p.is_dir(),
         }
     }
+}
+
+/// The start of a command line, for a message (the whole of a long one
+/// would be built again for every message about it).
+pub(super) fn short_text(argv: &[WordVal]) -> String {
+    let mut out = String::new();
+    for w in argv {
+        if out.len() > 160 {
+            out.push_str(" …");
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        match &w.literal {
+            Some(l) => out.push_str(&super::words::quote(l)),
+            None => out.push_str(&w.raw),
+        }
+    }
+    out
 }
 
 fn literal(s: &str) -> WordVal {

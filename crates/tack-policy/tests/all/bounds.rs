@@ -36,9 +36,29 @@ fn resident() -> Option<u64> {
     Some(pages * 4096)
 }
 
+/// brush-parser panics on some inputs, and tack-policy catches it; the
+/// default hook would still print each one and, with `RUST_BACKTRACE` set,
+/// symbolize a backtrace (which alone grows the process by 100 MiB). Keep
+/// quiet about those, and only those.
+fn quiet_parser_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_parser = info
+                .location()
+                .is_some_and(|l| l.file().contains("brush-parser"));
+            if !in_parser {
+                default(info);
+            }
+        }));
+    });
+}
+
 /// Decide on `command` on a 2 MiB thread; fail if it takes longer than
 /// [`TIME_LIMIT`] or the process grows by more than [`MEMORY_LIMIT`].
 pub fn decide_within_bounds(policy: &Policy, command: &str) -> Verdict {
+    quiet_parser_panics();
     let (tx, rx) = mpsc::channel();
     let (p, c) = (policy.clone(), command.to_string());
     let base = resident();
