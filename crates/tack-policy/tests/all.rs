@@ -16,5 +16,7 @@ mod managed;
 mod modes_and_tools;
 #[path = "all/paths.rs"]
 mod paths;
+#[path = "all/red_team.rs"]
+mod red_team;
 #[path = "all/settings.rs"]
 mod settings;

@@ -171,7 +171,24 @@ fn basename(name: &str) -> &str {
 }
 
 impl Analyzer {
-    /// Process the words of a simple command (after expansion analysis).
+    /// A simple command called bare (not through a wrapper): a function
+    /// defined earlier in the command when one has its name, else the
+    /// program. Only a bare call reaches a function; wrappers (`command`,
+    /// `exec`, `builtin`, `env`, `nice`, `timeout`, `xargs`, `sudo`, …) run
+    /// the program itself, so they go to [`Analyzer::argv`] directly.
+    pub(super) fn call(&mut self, argv: Vec<WordVal>) {
+        if !self.no_functions
+            && let Some(name) = argv.first().and_then(|w| w.literal.as_deref())
+            && self.functions.iter().any(|f| f == name)
+        {
+            self.function_called = true;
+            return self.emit_as(&argv, true);
+        }
+        self.argv(argv);
+    }
+
+    /// Process the words of a program's command line (after expansion
+    /// analysis): a builtin or a program, never a shell function.
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
         let Some(first) = argv.first() else { return };
         let Some(name) = first.literal.clone() else {
@@ -187,9 +204,7 @@ impl Analyzer {
         if base == "unset" {
             // `unset -f f`: later calls of f run a program again.
             self.functions.clear();
-        }
-        if self.functions.contains(&name) {
-            return self.emit(&argv);
+            self.functions_changed = true;
         }
         match base.as_str() {
             "command" => self.wrapper_command(&argv),
@@ -334,6 +349,9 @@ impl Analyzer {
             "cd" | "pushd" | "popd" | "chdir" => self.change_dir(&argv, &base),
             "watch" => self.wrapper_watch(&argv),
             "source" | "." => {
+                // The file may define or remove functions.
+                self.functions.clear();
+                self.functions_changed = true;
                 self.emit(&argv);
                 self.opaque(
                     &argv,
@@ -1179,6 +1197,12 @@ impl Analyzer {
 
     /// Emit a simple command (after unwrapping).
     pub(super) fn emit(&mut self, argv: &[WordVal]) {
+        self.emit_as(argv, false);
+    }
+
+    /// Emit a simple command; `local_function` when it is a bare call of a
+    /// function defined earlier in the command.
+    fn emit_as(&mut self, argv: &[WordVal], local_function: bool) {
         let Some(name) = argv.first().and_then(|w| w.literal.clone()) else {
             return;
         };
@@ -1229,7 +1253,6 @@ impl Analyzer {
             }
         }
         let path_args = self.path_args(&base, argv);
-        let local_function = self.functions.contains(&name);
         self.note_relinks(&base, argv);
         self.push(Item::Command(Command {
             base,

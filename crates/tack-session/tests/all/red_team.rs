@@ -1,0 +1,70 @@
+//! The red team's classes of Bash holes, end to end: a project whose
+//! settings allow or deny, the model asking for a command built to slip
+//! through, the real shell, and the file system checked afterwards. No
+//! person answers, so anything that is asked is refused.
+
+use serde_json::{Value, json};
+use tack_protocol::{ContentBlock, RunStatus, ToolResultBlock};
+use tack_session::{Session, SessionOptions};
+use tack_testkit::{MockServer, Step};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{Project, client, results_of};
+
+/// Run one headless session in which the model asks for each command in
+/// turn; the results, in order.
+async fn run_commands(project: &Project, commands: &[&str]) -> Vec<ToolResultBlock> {
+    let mock = MockServer::start().await;
+    let mut steps: Vec<Step> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Step::tool_use(format!("t{i}"), "Bash", json!({"command": c})))
+        .collect();
+    steps.push(Step::text("done"));
+    mock.push_all(steps);
+    let ctx = project.context();
+    let session = Session::assemble(&ctx, SessionOptions::new("red"))
+        .await
+        .unwrap();
+    let mut agent = session.agent(client(&mock).await, Default::default());
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("go")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    let messages = agent.messages();
+    (0..commands.len())
+        .map(|i| results_of(&messages[2 + 2 * i])[0].clone())
+        .collect()
+}
+
+fn project(permissions: Value) -> Project {
+    let project = Project::new();
+    project.settings(json!({ "permissions": permissions }));
+    project
+}
+
+#[tokio::test]
+async fn f3_a_wrapper_runs_the_program_not_the_function_named_like_it() {
+    let project = project(json!({"allow": ["Bash(ls *)"]}));
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &[
+            // A bare call reaches the function: ls runs, nothing is made.
+            "touch(){ ls; }; touch bare.txt",
+            "touch(){ ls; }; command touch made.txt",
+            "touch(){ ls; }; env touch made.txt",
+            "touch(){ ls; }; for i in 1 2; do touch made.txt; unset -f touch; done",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    assert!(!dir.join("bare.txt").exists());
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(!dir.join("made.txt").exists(), "the real touch ran");
+}
