@@ -213,14 +213,7 @@ impl Analyzer {
                     usize::from(argv.get(1).and_then(|w| w.literal.as_deref()) == Some("--"));
                 self.unwrap(&argv, 1 + from)
             }
-            "exec" => self.simple_wrapper(
-                &argv,
-                &Opts {
-                    flags: "cl",
-                    with_arg: "a",
-                    ..Opts::default()
-                },
-            ),
+            "exec" => self.wrapper_exec(&argv),
             "time" => self.wrapper_time(&argv),
             "nice" => self.wrapper_nice(&argv),
             "timeout" => self.wrapper_timeout(&argv),
@@ -675,6 +668,39 @@ impl Analyzer {
         }
     }
 
+    /// `exec [-cl] [-a name] cmd…`: `-l` (or a name starting with `-`)
+    /// makes a shell a login shell, which runs its startup files.
+    fn wrapper_exec(&mut self, argv: &[WordVal]) {
+        let spec = Opts {
+            flags: "cl",
+            with_arg: "a",
+            ..Opts::default()
+        };
+        let (start, found) = match skip_options(argv, 1, &spec) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        let login = found.iter().any(|f| {
+            f.opt == "-l"
+                || (f.opt == "-a"
+                    && f.value
+                        .as_ref()
+                        .is_none_or(|v| v.literal.as_deref().is_none_or(|l| l.starts_with('-'))))
+        });
+        let runs_shell = argv
+            .get(start)
+            .and_then(|w| w.literal.as_deref())
+            .is_some_and(|l| SHELLS.contains(&basename(l)));
+        if login && runs_shell {
+            self.emit(argv);
+            self.opaque(
+                argv,
+                "exec -l starts a login shell, which runs startup files whose commands are not written here",
+            );
+        }
+        self.unwrap(argv, start);
+    }
+
     fn wrapper_time(&mut self, argv: &[WordVal]) {
         match skip_options(
             argv,
@@ -1054,8 +1080,17 @@ impl Analyzer {
     }
 
     fn shell(&mut self, argv: &[WordVal]) {
+        let base = argv
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .map(basename)
+            .unwrap_or_default()
+            .to_string();
         let mut i = 1;
         let mut command_mode = false;
+        // Why the shell runs startup files (or code given by an option).
+        let mut startup: Option<String> = None;
+        let mut no_rcs = false;
         while let Some(w) = argv.get(i) {
             let Some(lit) = &w.literal else { break };
             if lit == "--" || lit == "-" {
@@ -1063,20 +1098,64 @@ impl Analyzer {
                 break;
             }
             if let Some(long) = lit.strip_prefix("--") {
-                i += if matches!(long, "rcfile" | "init-file") {
-                    2
-                } else {
-                    1
-                };
+                let name = long.split_once('=').map_or(long, |(n, _)| n);
+                match name {
+                    "rcfile" | "init-file" | "init-command" => {
+                        startup.get_or_insert_with(|| format!("`{lit}` runs code from a file"));
+                        i += if long.contains('=') { 1 } else { 2 };
+                    }
+                    "login" | "interactive" | "debugger" => {
+                        startup.get_or_insert_with(|| {
+                            format!("`{lit}` makes the shell run its startup files")
+                        });
+                        i += 1;
+                    }
+                    "norc" | "noprofile" | "no-rcs" | "no-config" | "posix" | "noediting"
+                    | "restricted" | "verbose" | "version" | "help" | "dump-strings"
+                    | "dump-po-strings" | "pretty-print" | "no-execute" | "private" => {
+                        no_rcs |= matches!(name, "no-rcs" | "no-config");
+                        i += 1;
+                    }
+                    _ => {
+                        startup.get_or_insert_with(|| {
+                            format!("unknown option `{lit}` of `{base}`: it may run startup files")
+                        });
+                        i += 1;
+                    }
+                }
                 continue;
             }
             if (lit.starts_with('-') || lit.starts_with('+')) && lit.len() > 1 {
-                let takes_arg = lit.contains('o') || lit.contains('O');
-                command_mode |= lit.starts_with('-') && lit.contains('c');
+                let minus = lit.starts_with('-');
+                let letters = &lit[1..];
+                command_mode |= minus && letters.contains('c');
+                if minus && (letters.contains('i') || letters.contains('l')) {
+                    startup.get_or_insert_with(|| {
+                        format!("`{lit}` makes an interactive or login shell, which runs its startup files")
+                    });
+                }
+                if base == "fish" && letters.contains('C') {
+                    startup.get_or_insert_with(|| format!("`{lit}` runs an init command"));
+                }
+                no_rcs |= minus && letters.contains('f') && base == "zsh";
+                no_rcs |= minus && letters.contains('N') && base == "fish";
+                let takes_arg = letters.contains('o') || letters.contains('O');
+                if takes_arg {
+                    let value = argv.get(i + 1).map(|v| v.literal.as_deref());
+                    if let Some(Some("interactive" | "login") | None) = value {
+                        startup.get_or_insert_with(|| {
+                            format!("`{lit}` may make an interactive or login shell")
+                        });
+                    }
+                }
                 i += if takes_arg { 2 } else { 1 };
                 continue;
             }
             break;
+        }
+        if matches!(base.as_str(), "zsh" | "fish") && !no_rcs {
+            // zsh reads ~/.zshenv and fish its config.fish even for `-c`.
+            startup.get_or_insert_with(|| format!("`{base}` runs its startup files"));
         }
         if !command_mode {
             // A script file, stdin or an interactive shell: the command
@@ -1086,6 +1165,12 @@ impl Analyzer {
                 argv,
                 "the shell runs commands from a file or its input, which are not written here",
             );
+        }
+        if let Some(why) = startup {
+            // The command itself must be allowed (as for `bash FILE`), and
+            // what the startup files do cannot be checked.
+            self.emit(argv);
+            self.opaque(argv, &format!("{why}, whose commands are not written here"));
         }
         match argv.get(i) {
             Some(WordVal {

@@ -92,5 +92,78 @@ fn functions_named_like_programs() {
     run(FUNCTIONS);
 }
 
+// F4: startup files and interactive or login shells run code that is not
+// written in the command: the shell command itself must be allowed, and
+// deny or ask rules make it ask.
+
+const ONLY_LS: &[&str] = &["allow Bash(ls *)"];
+const ALL_BUT_RM: &[&str] = &["allow Bash", "deny Bash(rm *)"];
+const BYPASS_BUT_RM: &[&str] = &["mode bypassPermissions", "deny Bash(rm *)"];
+
+const STARTUP: &[Case] = &[
+    case(ONLY_LS, B, "bash -c ls", Allow),
+    case(ONLY_LS, B, "bash --norc --noprofile -c ls", Allow),
+    case(ONLY_LS, B, "bash -o pipefail -O extglob -c ls", Allow),
+    case(ONLY_LS, B, "bash --rcfile ./evil -ic ls", Ask),
+    case(ONLY_LS, B, "bash --init-file ./evil -i -c ls", Ask),
+    case(ONLY_LS, B, "bash --rcfile <(echo x) -ic ls", Ask),
+    case(ONLY_LS, B, "bash -ic ls", Ask),
+    case(ONLY_LS, B, "bash -xic ls", Ask),
+    case(ONLY_LS, B, "bash -c -i ls", Ask),
+    case(ONLY_LS, B, "bash -lc ls", Ask),
+    case(ONLY_LS, B, "bash --login -c ls", Ask),
+    case(ONLY_LS, B, "bash --debugger -c ls", Ask),
+    case(ONLY_LS, B, "bash --some-new-option -c ls", Ask),
+    case(ONLY_LS, B, "sh -i -c ls", Ask),
+    case(ONLY_LS, B, "dash -ic ls", Ask),
+    case(ONLY_LS, B, "ksh -l -c ls", Ask),
+    case(ONLY_LS, B, "zsh -c ls", Ask),
+    case(ONLY_LS, B, "zsh -o login -f -c ls", Ask),
+    case(ONLY_LS, B, "zsh -f -c ls", Allow),
+    case(ONLY_LS, B, "/bin/bash -ic ls", Ask),
+    case(ONLY_LS, B, "exec -l bash -c ls", Ask),
+    case(ONLY_LS, B, "exec -a -bash bash -c ls", Ask),
+    case(ONLY_LS, B, "env bash -ic ls", Ask),
+    case(ONLY_LS, B, "BASH_ENV=./evil bash -c ls", Ask),
+    case(ONLY_LS, B, "env BASH_ENV=./evil bash -c ls", Ask),
+    case(ONLY_LS, B, "export BASH_ENV=./evil; bash -c ls", Ask),
+    case(ONLY_LS, B, "ENV=./evil sh -i", Ask),
+    case(ONLY_LS, B, "bash ./script.sh", Ask),
+    case(ONLY_LS, B, "source ./script.sh", Ask),
+    case(ONLY_LS, B, ". ./script.sh && ls", Ask),
+    case(ALL_BUT_RM, B, "bash --rcfile ./evil -ic ls", Ask),
+    case(ALL_BUT_RM, B, "bash -lc ls", Ask),
+    case(ALL_BUT_RM, B, "sh -i", Ask),
+    case(ALL_BUT_RM, B, "bash ./script.sh", Ask),
+    case(ALL_BUT_RM, B, "BASH_ENV=./evil bash -c ls", Ask),
+    case(ALL_BUT_RM, B, "bash -ic 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "bash -c ls", Allow),
+    case(BYPASS_BUT_RM, B, "bash --init-file ./evil -ic ls", Ask),
+    case(BYPASS_BUT_RM, B, "source ./evil", Ask),
+    case(&["allow Bash"], B, "bash --rcfile ./evil -ic ls", Allow),
+    // A rule allowing the whole command form keeps allowing it.
+    case(
+        &[
+            "allow Bash(bash --rcfile ./env.sh -ic *)",
+            "allow Bash(ls *)",
+        ],
+        B,
+        "bash --rcfile ./env.sh -ic 'ls -la'",
+        Allow,
+    ),
+    case(
+        &["allow Bash(bash --rcfile ./env.sh -ic *)"],
+        B,
+        "bash --rcfile ./env.sh -ic 'touch x'",
+        Ask,
+    ),
+    case(&["allow Bash(bash *)"], B, "bash build.sh", Allow),
+];
+
+#[test]
+fn startup_files_and_interactive_shells() {
+    run(STARTUP);
+}
+
 /// The number of table rows in this module.
-pub const COUNT: usize = FUNCTIONS.len();
+pub const COUNT: usize = FUNCTIONS.len() + STARTUP.len();

@@ -68,3 +68,45 @@ async fn f3_a_wrapper_runs_the_program_not_the_function_named_like_it() {
     }
     assert!(!dir.join("made.txt").exists(), "the real touch ran");
 }
+
+#[tokio::test]
+async fn f4_startup_files_never_run_unchecked() {
+    // Only ls is allowed: the rc file would make a file.
+    let project = project(json!({"allow": ["Bash(ls *)"]}));
+    project.write("evil.rc", "touch pwned\n");
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &[
+            "bash -c ls",
+            "bash --rcfile evil.rc -ic ls",
+            "BASH_ENV=evil.rc bash -c ls",
+            "bash evil.rc",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(!dir.join("pwned").exists(), "the rc file ran");
+
+    // Everything but rm is allowed: the rc file would run rm.
+    let project = project_all_but_rm();
+    project.write("evil.rc", "rm -f keep.txt\n");
+    project.write("keep.txt", "x");
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &["bash --init-file evil.rc -ic ls", "bash -lic ls"],
+    )
+    .await;
+    for r in &results {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(dir.join("keep.txt").exists(), "the rc file ran rm");
+}
+
+fn project_all_but_rm() -> Project {
+    project(json!({"allow": ["Bash"], "deny": ["Bash(rm *)"]}))
+}
