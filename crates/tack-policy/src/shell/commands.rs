@@ -1,6 +1,8 @@
 //! Simple commands: wrappers seen through, command strings parsed again,
 //! directory changes tracked, and the final [`Command`] emitted.
 
+mod builtins;
+
 use std::path::PathBuf;
 
 use super::words::{self, quote};
@@ -272,43 +274,8 @@ impl Analyzer {
             "xargs" => self.wrapper_xargs(&argv),
             "find" => self.find(&argv),
             "sudo" | "doas" => self.wrapper_sudo(&argv, &base),
-            "eval" => {
-                let all: Option<Vec<&str>> =
-                    argv[1..].iter().map(|w| w.literal.as_deref()).collect();
-                match all {
-                    Some(parts) if parts.is_empty() => {}
-                    Some(parts) => self.nested_script(&argv, &parts.join(" ")),
-                    None => {
-                        let text = text_of(&argv);
-                        self.uncertain(
-                            UncertainKind::Command,
-                            &text,
-                            "eval runs text computed at run time",
-                        );
-                    }
-                }
-            }
-            "trap" => {
-                self.emit(&argv);
-                let action = argv.get(1);
-                if let Some(action) = action {
-                    match &action.literal {
-                        Some(l) if l.starts_with('-') || argv.len() < 3 => {}
-                        Some(l) => {
-                            let l = l.clone();
-                            self.nested_script(&argv, &l);
-                        }
-                        None => {
-                            let raw = action.raw.clone();
-                            self.uncertain(
-                                UncertainKind::Command,
-                                &raw,
-                                "trap runs text computed at run time",
-                            );
-                        }
-                    }
-                }
-            }
+            "eval" => self.builtin_eval(&argv),
+            "trap" => self.builtin_trap(&argv),
             "alias" => {
                 self.emit(&argv);
                 if argv[1..]
@@ -323,14 +290,11 @@ impl Analyzer {
                     );
                 }
             }
-            "fc" | "compgen" | "complete" | "bind" => {
+            "compgen" | "complete" => self.builtin_completion(&argv),
+            "bind" => self.builtin_bind(&argv),
+            "fc" => {
                 self.emit(&argv);
-                let runs = base == "fc"
-                    && !argv[1..].iter().any(|w| w.literal.as_deref() == Some("-l"))
-                    || argv[1..]
-                        .iter()
-                        .any(|w| matches!(w.literal.as_deref(), Some("-C" | "-F" | "-x")));
-                if runs {
+                if !argv[1..].iter().any(|w| w.literal.as_deref() == Some("-l")) {
                     let text = text_of(&argv);
                     self.uncertain(
                         UncertainKind::Command,
@@ -414,6 +378,9 @@ impl Analyzer {
             b if NAME_BUILTINS.contains(&b) => {
                 self.emit(&argv);
                 self.name_builtin(b, &argv);
+                if matches!(b, "mapfile" | "readarray") {
+                    self.builtin_mapfile(&argv);
+                }
             }
             _ => self.emit(&argv),
         }
@@ -447,9 +414,11 @@ impl Analyzer {
                             "integer and name-reference variables evaluate what is later assigned to them",
                         );
                     }
-                    if declares && let Some((name, _)) = l.split_once('=') {
+                    if declares && let Some((name, value)) = l.split_once('=') {
                         let name = name.trim_end_matches('+');
-                        self.assigned_name(name.split('[').next().unwrap_or(name));
+                        let name = name.split('[').next().unwrap_or(name);
+                        self.assigned_name(name);
+                        self.code_variable(name, &literal_word(value));
                     }
                 }
                 None if names_here => {

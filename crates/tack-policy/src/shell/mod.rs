@@ -787,23 +787,29 @@ impl Analyzer {
     }
 
     fn assignment(&mut self, a: &ast::Assignment) {
-        match &a.name {
-            ast::AssignmentName::VariableName(n) => self.assigned_name(n),
+        let name = match &a.name {
+            ast::AssignmentName::VariableName(n) => {
+                self.assigned_name(n);
+                n
+            }
             ast::AssignmentName::ArrayElementName(n, index) => {
                 self.assigned_name(n);
                 self.subscript(index);
+                n
             }
-        }
+        };
         match &a.value {
             ast::AssignmentValue::Scalar(w) => {
-                self.eval_word(&w.value);
+                let v = self.eval_word(&w.value);
+                self.code_variable(name, &v);
             }
             ast::AssignmentValue::Array(elements) => {
                 for (key, value) in elements {
                     if let Some(k) = key {
                         self.subscript(&k.value);
                     }
-                    self.eval_word(&value.value);
+                    let v = self.eval_word(&value.value);
+                    self.code_variable(name, &v);
                 }
             }
         }

@@ -165,5 +165,58 @@ fn startup_files_and_interactive_shells() {
     run(STARTUP);
 }
 
+// F8: deny rules hold when Bash is allowed wholesale or in bypass mode:
+// builtins that run strings have those strings analysed.
+
+const STRINGS: &[Case] = &[
+    case(ALL_BUT_RM, B, "trap -- 'rm -f v' EXIT", Deny),
+    case(ALL_BUT_RM, B, "trap -- \"rm -f v\" EXIT INT", Deny),
+    case(ALL_BUT_RM, B, "command trap -- 'rm x' EXIT", Deny),
+    case(ALL_BUT_RM, B, "trap 'rm x' 0", Deny),
+    case(ALL_BUT_RM, B, "trap -x 'rm x' EXIT", Ask),
+    case(ALL_BUT_RM, B, "trap -- - EXIT", Allow),
+    case(ALL_BUT_RM, B, "trap -p EXIT", Allow),
+    case(ALL_BUT_RM, B, "trap '' INT", Allow),
+    case(ALL_BUT_RM, B, "eval -- 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "builtin eval -- rm x", Deny),
+    case(ALL_BUT_RM, B, "mapfile -C 'rm x' -c 1 a <<< a", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "readarray -t -C 'rm -f' -c1 a < /dev/null",
+        Deny,
+    ),
+    case(ALL_BUT_RM, B, "mapfile -tC'rm x' a <<< a", Deny),
+    case(ALL_BUT_RM, B, "mapfile -X 'rm x' a", Ask),
+    case(ALL_BUT_RM, B, "mapfile -t a < /dev/null", Allow),
+    case(ALL_BUT_RM, B, "compgen -W '$(rm x)' a", Deny),
+    case(ALL_BUT_RM, B, "compgen -o default -W '`rm x`' -- a", Deny),
+    case(ALL_BUT_RM, B, "compgen -W \"$WORDS\" a", Ask),
+    case(ALL_BUT_RM, B, "compgen -W 'a b c' a", Allow),
+    case(ALL_BUT_RM, B, "compgen -A file -C 'rm x' a", Deny),
+    case(ALL_BUT_RM, B, "compgen -C'rm x' a", Deny),
+    case(ALL_BUT_RM, B, "complete -C 'rm x' foo", Deny),
+    case(ALL_BUT_RM, B, "complete -o default -C 'rm x' foo", Deny),
+    case(ALL_BUT_RM, B, "complete -F rm ls", Deny),
+    case(ALL_BUT_RM, B, "bind -x '\"\\C-a\": rm x'", Ask),
+    case(ALL_BUT_RM, B, "bind -m emacs -x '\"\\C-a\": ls'", Ask),
+    case(ALL_BUT_RM, B, "PROMPT_COMMAND='rm x'", Deny),
+    case(ALL_BUT_RM, B, "PROMPT_COMMAND=('ls' 'rm x')", Deny),
+    case(ALL_BUT_RM, B, "export PROMPT_COMMAND='rm x'", Deny),
+    case(ALL_BUT_RM, B, "PS4='$(rm x)'; set -x; ls", Deny),
+    case(ALL_BUT_RM, B, "declare PS1='`rm x`'", Deny),
+    case(ALL_BUT_RM, B, "PS4='\\$(rm x)'; set -x", Ask),
+    case(BYPASS_BUT_RM, B, "trap -- 'rm x' EXIT", Deny),
+    case(BYPASS_BUT_RM, B, "eval -- 'rm x'", Deny),
+    case(BYPASS_BUT_RM, B, "mapfile -C 'rm x' a < /dev/null", Deny),
+    case(BYPASS_BUT_RM, B, "compgen -W '$(rm x)' a", Deny),
+    case(ONLY_LS, B, "mapfile -C ls a < /dev/null", Ask),
+];
+
+#[test]
+fn builtins_that_run_strings() {
+    run(STRINGS);
+}
+
 /// The number of table rows in this module.
-pub const COUNT: usize = FUNCTIONS.len() + STARTUP.len();
+pub const COUNT: usize = FUNCTIONS.len() + STARTUP.len() + STRINGS.len();
