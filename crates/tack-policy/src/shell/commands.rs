@@ -2,6 +2,7 @@
 //! directory changes tracked, and the final [`Command`] emitted.
 
 mod builtins;
+mod wrappers;
 
 use std::path::PathBuf;
 
@@ -207,6 +208,9 @@ impl Analyzer {
             // `unset -f f`: later calls of f run a program again.
             self.functions.clear();
             self.functions_changed = true;
+        }
+        if self.table_wrapper(&base, &argv) {
+            return;
         }
         match base.as_str() {
             "command" => self.wrapper_command(&argv),
@@ -575,12 +579,29 @@ impl Analyzer {
     /// `su [options] [user] -c 'script'`: a privileged shell.
     fn wrapper_su(&mut self, argv: &[WordVal]) {
         let mut script: Option<&WordVal> = None;
+        let mut login = false;
         let mut i = 1;
         while let Some(w) = argv.get(i) {
             match w.literal.as_deref() {
-                Some("-c" | "--command") => {
+                Some("-c" | "--command" | "--session-command") => {
                     script = argv.get(i + 1);
                     i += 2;
+                }
+                Some("-" | "-l" | "--login") => {
+                    login = true;
+                    i += 1;
+                }
+                Some("-s" | "--shell")
+                    if !argv
+                        .get(i + 1)
+                        .and_then(|w| w.literal.as_deref())
+                        .is_some_and(|s| SHELLS.contains(&basename(s))) =>
+                {
+                    return self.uncertain(
+                        UncertainKind::Command,
+                        &text_of(argv),
+                        "the shell it runs is not a known shell",
+                    );
                 }
                 Some(l) if l.starts_with("--command=") => {
                     return self.uncertain(
@@ -594,6 +615,12 @@ impl Analyzer {
             }
         }
         self.emit(argv);
+        if login && script.is_some() {
+            self.opaque(
+                argv,
+                "a login shell runs startup files whose commands are not written here",
+            );
+        }
         match script {
             None => self.opaque(
                 argv,
@@ -743,17 +770,20 @@ impl Analyzer {
         let mut i = 1;
         let mut chdir: Option<WordVal> = None;
         let mut split: Option<WordVal> = None;
+        let mut options_done = false;
         while let Some(w) = argv.get(i) {
             let Some(lit) = w.literal.clone() else { break };
-            if lit == "--" {
-                i += 1;
-                break;
-            }
-            if lit == "-" {
+            if lit == "--" && !options_done {
+                // Assignments may still follow.
+                options_done = true;
                 i += 1;
                 continue;
             }
-            if lit.starts_with('-') {
+            if lit == "-" && !options_done {
+                i += 1;
+                continue;
+            }
+            if lit.starts_with('-') && !options_done {
                 let (found, next) = match skip_options(
                     &argv[..(i + 2).min(argv.len())],
                     i,
@@ -781,14 +811,21 @@ impl Analyzer {
                     match f.opt.as_str() {
                         "-C" | "--chdir" => chdir = f.value,
                         "-S" | "--split-string" => split = f.value,
+                        // Unsetting PATH makes bash look in `.` too.
+                        "-u" | "--unset" => match f.value.and_then(|v| v.literal) {
+                            Some(name) => self.assigned_name(&name),
+                            None => self.assigned_name("PATH"),
+                        },
                         _ => {}
                     }
                 }
                 i = next;
                 continue;
             }
+            // Every word with `=` is an assignment to env, whatever the
+            // name (`BASH_FUNC_f%%=() { …; }` defines a function in bash).
             match lit.split_once('=') {
-                Some((name, _)) if words::is_name(name) => {
+                Some((name, _)) if !name.is_empty() => {
                     self.assigned_name(name);
                     i += 1;
                 }

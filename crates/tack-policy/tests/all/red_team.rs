@@ -166,7 +166,8 @@ fn startup_files_and_interactive_shells() {
 }
 
 // F8: deny rules hold when Bash is allowed wholesale or in bypass mode:
-// builtins that run strings have those strings analysed.
+// builtins that run strings have those strings analysed, and wrappers
+// are seen through by a table of their options (an unknown one asks).
 
 const STRINGS: &[Case] = &[
     case(ALL_BUT_RM, B, "trap -- 'rm -f v' EXIT", Deny),
@@ -213,10 +214,123 @@ const STRINGS: &[Case] = &[
     case(ONLY_LS, B, "mapfile -C ls a < /dev/null", Ask),
 ];
 
+const WRAPPER_TABLE: &[Case] = &[
+    case(ALL_BUT_RM, B, "taskset -c 0 rm x", Deny),
+    case(ALL_BUT_RM, B, "taskset 0x3 rm x", Deny),
+    case(ALL_BUT_RM, B, "taskset -a --cpu-list 0-3 rm x", Deny),
+    case(ALL_BUT_RM, B, "taskset 1 -- rm x", Deny),
+    case(ALL_BUT_RM, B, "taskset --frob 0 rm x", Ask),
+    case(ALL_BUT_RM, B, "taskset -p 1", Allow),
+    case(ALL_BUT_RM, B, "chrt -f 1 rm x", Deny),
+    case(ALL_BUT_RM, B, "chrt --other rm x", Deny),
+    case(ALL_BUT_RM, B, "chrt -T 100 -d 0 rm x", Deny),
+    case(ALL_BUT_RM, B, "chrt $P rm x", Ask),
+    case(ALL_BUT_RM, B, "prlimit --nofile=10 rm x", Deny),
+    case(ALL_BUT_RM, B, "prlimit -n10 --as rm x", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "setpriv --reuid 1000 --init-groups rm x",
+        Deny,
+    ),
+    case(ALL_BUT_RM, B, "chroot --userspec=a:b / rm x", Deny),
+    case(ALL_BUT_RM, B, "chroot /jail", Ask),
+    case(ALL_BUT_RM, B, "unshare -mr rm x", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "unshare --map-root-user --fork -- rm x",
+        Deny,
+    ),
+    case(ALL_BUT_RM, B, "unshare -r", Ask),
+    case(ALL_BUT_RM, B, "nsenter -t 1 -m rm x", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "nsenter --target=1 -m/proc/1/ns/mnt rm x",
+        Deny,
+    ),
+    case(ALL_BUT_RM, B, "strace -o log rm x", Deny),
+    case(ALL_BUT_RM, B, "strace -ff -e trace=open -s 100 rm x", Deny),
+    case(ALL_BUT_RM, B, "strace -o '|rm x' ls", Deny),
+    case(ALL_BUT_RM, B, "strace --output='!rm x' ls", Deny),
+    case(ALL_BUT_RM, B, "strace -E LD_PRELOAD=./x.so ls", Ask),
+    case(ALL_BUT_RM, B, "ltrace -S -o log rm x", Deny),
+    case(ALL_BUT_RM, B, "sg wheel -c 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "sg - wheel 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "sg wheel", Ask),
+    case(ALL_BUT_RM, B, "su -c 'rm x' root", Deny),
+    case(ALL_BUT_RM, B, "su - root -c ls", Ask),
+    case(ALL_BUT_RM, B, "su -s ./evil -c ls", Ask),
+    case(ALL_BUT_RM, B, "runuser -u nobody -- rm x", Deny),
+    case(ALL_BUT_RM, B, "runuser --user=nobody rm x", Deny),
+    case(ALL_BUT_RM, B, "runuser -l root -c 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "parallel rm ::: x", Deny),
+    case(ALL_BUT_RM, B, "parallel -j4 'rm {}' ::: a b", Deny),
+    case(ALL_BUT_RM, B, "parallel --jobs 4 -q rm ::: a", Deny),
+    case(ALL_BUT_RM, B, "parallel ::: ls 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "parallel {} ::: 'rm x'", Ask),
+    case(ALL_BUT_RM, B, "ls | parallel", Ask),
+    case(ALL_BUT_RM, B, "ls | parallel rm", Deny),
+    case(ALL_BUT_RM, B, "parallel 'echo {=system(1)=}' ::: a", Ask),
+    case(ALL_BUT_RM, B, "parallel --frob rm ::: a", Ask),
+    case(ALL_BUT_RM, B, "parallel -I ,, rm ,, ::: a", Deny),
+    case(ALL_BUT_RM, B, "script -qc 'rm x' /dev/null", Deny),
+    case(ALL_BUT_RM, B, "script /dev/null -q -c 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "script --command='rm x' -q /dev/null", Deny),
+    case(ALL_BUT_RM, B, "script -q /dev/null", Ask),
+    case(ALL_BUT_RM, B, "watch -n1 rm x", Deny),
+    case(ALL_BUT_RM, B, "flock -x /tmp/l rm x", Deny),
+    case(ALL_BUT_RM, B, "ionice -c2 -n7 rm x", Deny),
+    case(ALL_BUT_RM, B, "stdbuf -i0 -o0 -e0 rm x", Deny),
+    case(ALL_BUT_RM, B, "time -p rm x", Deny),
+    case(ALL_BUT_RM, B, "doas -u root rm x", Deny),
+    case(ALL_BUT_RM, B, "busybox sh -c 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "dbus-launch --exit-with-session rm x", Deny),
+    case(ALL_BUT_RM, B, "dbus-run-session -- rm x", Deny),
+    case(ALL_BUT_RM, B, "fakeroot -- rm x", Deny),
+    case(ALL_BUT_RM, B, "fakeroot -l ./evil.so ls", Ask),
+    case(ALL_BUT_RM, B, "xvfb-run -a rm x", Deny),
+    case(ALL_BUT_RM, B, "systemd-run --user --scope rm x", Deny),
+    case(ALL_BUT_RM, B, "run0 rm x", Deny),
+    case(ALL_BUT_RM, B, "setarch x86_64 -R rm x", Deny),
+    case(ALL_BUT_RM, B, "linux64 rm x", Deny),
+    case(ALL_BUT_RM, B, "numactl --interleave=all rm x", Deny),
+    case(ALL_BUT_RM, B, "eatmydata rm x", Deny),
+    case(ALL_BUT_RM, B, "torsocks rm x", Deny),
+    case(ALL_BUT_RM, B, "entr -s 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "valgrind --leak-check=full rm x", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "nohup nice -n 5 timeout 1 taskset 1 rm x",
+        Deny,
+    ),
+    case(
+        ALL_BUT_RM,
+        B,
+        "env 'BASH_FUNC_ls%%=() { rm x; }' bash -c ls",
+        Ask,
+    ),
+    case(ALL_BUT_RM, B, "env -- LD_PRELOAD=./x.so ls", Ask),
+    case(BYPASS_BUT_RM, B, "taskset -c 0 rm x", Deny),
+    case(BYPASS_BUT_RM, B, "script -qc 'rm x' /dev/null", Deny),
+    case(BYPASS_BUT_RM, B, "chrt 1 rm x", Deny),
+    case(BYPASS_BUT_RM, B, "taskset --frob 0 rm x", Ask),
+    case(ONLY_LS, B, "taskset 1 ls -la", Allow),
+    case(ONLY_LS, B, "chroot / ls", Ask),
+    case(ONLY_LS, B, "parallel ls ::: a b", Allow),
+];
+
 #[test]
 fn builtins_that_run_strings() {
     run(STRINGS);
 }
 
+#[test]
+fn wrappers_run_their_command() {
+    run(WRAPPER_TABLE);
+}
+
 /// The number of table rows in this module.
-pub const COUNT: usize = FUNCTIONS.len() + STARTUP.len() + STRINGS.len();
+pub const COUNT: usize = FUNCTIONS.len() + STARTUP.len() + STRINGS.len() + WRAPPER_TABLE.len();
