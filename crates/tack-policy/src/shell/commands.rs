@@ -972,6 +972,15 @@ impl Analyzer {
                     }
                     i = end + 1;
                 }
+                "-delete" => {
+                    // Removes what it finds: as `-exec rm -rf {} +`.
+                    self.outer.push(text_of(argv));
+                    self.open_tail = true;
+                    self.argv(vec![literal_word("rm"), literal_word("-rf")]);
+                    self.open_tail = false;
+                    self.outer.pop();
+                    i += 1;
+                }
                 "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                     if let Some(file) = argv.get(i + 1).cloned() {
                         self.edit_target(&file);

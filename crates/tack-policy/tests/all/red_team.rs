@@ -313,6 +313,8 @@ const WRAPPER_TABLE: &[Case] = &[
         Ask,
     ),
     case(ALL_BUT_RM, B, "env -- LD_PRELOAD=./x.so ls", Ask),
+    case(ALL_BUT_RM, B, "find . -delete", Deny),
+    case(ALL_BUT_RM, B, "find . -name '*.o' -delete -print", Deny),
     case(BYPASS_BUT_RM, B, "taskset -c 0 rm x", Deny),
     case(BYPASS_BUT_RM, B, "script -qc 'rm x' /dev/null", Deny),
     case(BYPASS_BUT_RM, B, "chrt 1 rm x", Deny),
@@ -320,6 +322,12 @@ const WRAPPER_TABLE: &[Case] = &[
     case(ONLY_LS, B, "taskset 1 ls -la", Allow),
     case(ONLY_LS, B, "chroot / ls", Ask),
     case(ONLY_LS, B, "parallel ls ::: a b", Allow),
+    case(
+        &["allow Bash(find *)"],
+        B,
+        "find . -name '*.o' -delete",
+        Ask,
+    ),
 ];
 
 #[test]

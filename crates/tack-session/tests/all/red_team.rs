@@ -110,3 +110,35 @@ async fn f4_startup_files_never_run_unchecked() {
 fn project_all_but_rm() -> Project {
     project(json!({"allow": ["Bash"], "deny": ["Bash(rm *)"]}))
 }
+
+#[tokio::test]
+async fn f8_deny_rules_hold_through_strings_and_wrappers_when_bash_is_allowed() {
+    let project = project_all_but_rm();
+    project.write("keep.txt", "x");
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &[
+            "touch made.txt",
+            "trap -- 'rm -f keep.txt' EXIT",
+            "eval -- 'rm -f keep.txt'",
+            "mapfile -C 'rm -f keep.txt' -c 1 a <<< a",
+            "compgen -W '$(rm -f keep.txt)' a",
+            "taskset -c 0 rm -f keep.txt",
+            "script -qc 'rm -f keep.txt' /dev/null",
+            "setpriv --no-new-privs rm -f keep.txt",
+            "find . -name keep.txt -delete",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    assert!(
+        dir.join("made.txt").exists(),
+        "wholesale allow runs commands"
+    );
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+        assert!(r.text().contains("Bash(rm *)"), "{}", r.text());
+    }
+    assert!(dir.join("keep.txt").exists(), "rm ran");
+}
