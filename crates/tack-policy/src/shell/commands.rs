@@ -41,6 +41,7 @@ const NAME_BUILTINS: &[&str] = &[
     "readarray",
     "wait",
     "let",
+    "getopts",
 ];
 
 /// Options of a wrapper command.
@@ -382,6 +383,7 @@ impl Analyzer {
             b if NAME_BUILTINS.contains(&b) => {
                 self.emit(&argv);
                 self.name_builtin(b, &argv);
+                self.builtin_assigns(b, &argv);
                 if matches!(b, "mapfile" | "readarray") {
                     self.builtin_mapfile(&argv);
                 }

@@ -407,6 +407,8 @@ impl Analyzer {
                         self.eval_word(&w.value);
                     }
                 }
+                // `for PATH in ./evil; do ls; done` assigns PATH.
+                self.assigned_name(&f.variable_name);
                 self.loop_body(|a| a.compound_list(&f.body.list));
             }
             ast::CompoundCommand::CaseClause(c) => {
@@ -442,7 +444,10 @@ impl Analyzer {
             }
             ast::CompoundCommand::Coprocess(c) => {
                 if let Some(name) = &c.name {
+                    // `coproc NAME …` assigns the array NAME and NAME_PID.
                     self.eval_word(&name.value);
+                    self.assigned_name(&name.value);
+                    self.assigned_name(&format!("{}_PID", name.value));
                 }
                 self.conditionally(|a| a.command(&c.body));
             }
@@ -756,10 +761,33 @@ impl Analyzer {
                 self.word_item(item, &mut argv, &mut redirects);
             }
         }
+        self.named_fds(sc);
         for r in redirects {
             self.redirect(r);
         }
         self.call(argv);
+    }
+
+    /// `{NAME}>file` opens a file and assigns its descriptor to NAME
+    /// (the parser reads `{NAME}` as a word before the redirection).
+    fn named_fds(&mut self, sc: &ast::SimpleCommand) {
+        use ast::CommandPrefixOrSuffixItem as I;
+        let name_item = sc.word_or_name.as_ref().map(|w| I::Word(w.clone()));
+        let items: Vec<&I> = sc
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter())
+            .chain(name_item.as_ref())
+            .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+            .collect();
+        for pair in items.windows(2) {
+            if let [I::Word(w), I::IoRedirect(_)] = pair
+                && let Some(name) = w.value.strip_prefix('{').and_then(|v| v.strip_suffix('}'))
+                && words::is_name(name)
+            {
+                self.assigned_name(name);
+            }
+        }
     }
 
     fn word_item<'b>(
@@ -1050,6 +1078,17 @@ impl Analyzer {
             }
             P::VariableNames { .. } | P::MemberKeys { .. } => (None, false),
         };
+        if let P::AssignDefaultValues {
+            parameter:
+                Parameter::Named(name)
+                | Parameter::NamedWithIndex { name, .. }
+                | Parameter::NamedWithAllIndices { name, .. },
+            ..
+        } = e
+        {
+            // `${PATH:=./evil}` assigns PATH when it is unset or empty.
+            self.assigned_name(name);
+        }
         if indirect {
             self.uncertain(
                 UncertainKind::Command,

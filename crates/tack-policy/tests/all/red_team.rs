@@ -340,5 +340,90 @@ fn wrappers_run_their_command() {
     run(WRAPPER_TABLE);
 }
 
+// F11: every way bash assigns a variable counts as setting it, so the
+// dangerous ones (PATH, IFS, LD_PRELOAD, BASH_ENV…) ask as prefix
+// assignments and `export` do.
+
+const BUILTINS: &[&str] = &[
+    "allow Bash(ls *)",
+    "allow Bash(echo *)",
+    "allow Bash(printf *)",
+    "allow Bash(read *)",
+    "allow Bash(mapfile *)",
+    "allow Bash(readarray *)",
+    "allow Bash(getopts *)",
+    "allow Bash(wait *)",
+    "allow Bash(declare *)",
+    "allow Bash(typeset *)",
+    "allow Bash(local *)",
+    "allow Bash(readonly *)",
+    "allow Bash(unset *)",
+    "allow Bash(compgen *)",
+];
+
+const ASSIGNMENTS: &[Case] = &[
+    case(BUILTINS, B, "for PATH in ./evil; do ls; done", Ask),
+    case(BUILTINS, B, "for LD_PRELOAD in ./x.so; do ls; done", Ask),
+    case(BUILTINS, B, "for BASH_ENV; do ls; done", Ask),
+    case(BUILTINS, B, "for f in a b; do ls $f; done", Allow),
+    case(BUILTINS, B, "printf -v PATH ./evil; ls", Ask),
+    case(BUILTINS, B, "printf -vIFS x; ls", Ask),
+    case(BUILTINS, B, "printf -v x %s y; echo \"$x\"", Allow),
+    case(BUILTINS, B, "read PATH <<< ./evil; ls", Ask),
+    case(BUILTINS, B, "read -r -a PATH < /dev/null; ls", Ask),
+    case(BUILTINS, B, "read -p prompt -t 1 x y PATH; ls", Ask),
+    case(BUILTINS, B, "read -r line < /dev/null", Allow),
+    case(
+        BUILTINS,
+        B,
+        "while read -r PATH; do ls; done < /dev/null",
+        Ask,
+    ),
+    case(BUILTINS, B, "mapfile PATH < /dev/null; ls", Ask),
+    case(
+        BUILTINS,
+        B,
+        "readarray -t -n 1 LD_PRELOAD < /dev/null; ls",
+        Ask,
+    ),
+    case(BUILTINS, B, "mapfile -t lines < /dev/null", Allow),
+    case(BUILTINS, B, "getopts ab PATH; ls", Ask),
+    case(BUILTINS, B, "getopts ab \"$name\"", Ask),
+    case(BUILTINS, B, "while getopts ab opt; do ls; done", Allow),
+    case(BUILTINS, B, "wait -p PATH; ls", Ask),
+    case(BUILTINS, B, "compgen -V PATH -W a; ls", Ask),
+    case(BUILTINS, B, "declare PATH=./evil; ls", Ask),
+    case(BUILTINS, B, "typeset -x IFS=x; ls", Ask),
+    case(BUILTINS, B, "readonly BASH_ENV=./evil", Ask),
+    case(BUILTINS, B, "f(){ local PATH; ls; }; f", Ask),
+    case(BUILTINS, B, "f(){ local x=1; ls; }; f", Allow),
+    case(BUILTINS, B, "declare -f ls", Allow),
+    case(BUILTINS, B, "unset PATH; ls", Ask),
+    case(BUILTINS, B, "unset -v IFS", Ask),
+    case(BUILTINS, B, "unset x", Allow),
+    case(BUILTINS, B, "let PATH=1; ls", Ask),
+    case(BUILTINS, B, "(( PATH = 1 )); ls", Ask),
+    case(BUILTINS, B, "echo $(( IFS = 1 ))", Ask),
+    case(BUILTINS, B, "echo ${PATH:=./evil}; ls", Ask),
+    case(BUILTINS, B, "echo ${BASH_ENV=./evil}", Ask),
+    case(BUILTINS, B, "echo ${x:=1}", Allow),
+    case(BUILTINS, B, "coproc PATH { ls; }", Ask),
+    case(ALL_BUT_RM, B, "for PATH in ./evil; do ls; done", Ask),
+    case(ALL_BUT_RM, B, "read PATH < ./f; ls", Ask),
+    case(ALL_BUT_RM, B, "exec {PATH}>/dev/null; ls", Ask),
+    case(ALL_BUT_RM, B, "env -u PATH bash -c ls", Ask),
+    case(ALL_BUT_RM, B, "XDG_CONFIG_HOME=./x git log", Ask),
+    case(ALL_BUT_RM, B, "ZDOTDIR=./x zsh -f -c ls", Ask),
+    case(ALL_BUT_RM, B, "for f in a b; do ls $f; done", Allow),
+    case(BYPASS_BUT_RM, B, "printf -v PATH ./evil; ls", Ask),
+    case(BYPASS_BUT_RM, B, "mapfile -t PATH < ./f; ls", Ask),
+];
+
+#[test]
+fn every_assignment_counts() {
+    run(ASSIGNMENTS);
+}
+
 /// The number of table rows in this module.
-pub const COUNT: usize = FUNCTIONS.len() + STARTUP.len() + STRINGS.len() + WRAPPER_TABLE.len();
+pub const COUNT: usize =
+    FUNCTIONS.len() + STARTUP.len() + STRINGS.len() + WRAPPER_TABLE.len() + ASSIGNMENTS.len();

@@ -142,3 +142,31 @@ async fn f8_deny_rules_hold_through_strings_and_wrappers_when_bash_is_allowed() 
     }
     assert!(dir.join("keep.txt").exists(), "rm ran");
 }
+
+#[tokio::test]
+async fn f11_a_variable_set_by_for_read_or_printf_never_picks_the_program() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = project(
+        json!({"allow": ["Bash(ls *)", "Bash(printf *)", "Bash(read *)", "Bash(mapfile *)"]}),
+    );
+    // An `ls` that would make a file, found only through PATH=./evil.
+    project.write("evil/ls", "#!/bin/sh\n: > pwned\n");
+    let dir = project.path();
+    std::fs::set_permissions(dir.join("evil/ls"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let results = run_commands(
+        &project,
+        &[
+            "ls",
+            "for PATH in ./evil; do ls; done",
+            "printf -v PATH ./evil; ls",
+            "read PATH <<< ./evil; ls",
+            "mapfile -t PATH <<< ./evil; ls",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(!dir.join("pwned").exists(), "./evil/ls ran");
+}

@@ -101,6 +101,14 @@ impl Analyzer {
         for f in found {
             match f.opt.as_str() {
                 "-W" => self.expanded_again(argv, f.value.as_ref()),
+                "-V" => match f.value.as_ref().and_then(|v| v.literal.as_deref()) {
+                    Some(name) => self.assigned_name(name),
+                    None => self.uncertain(
+                        UncertainKind::Command,
+                        &text_of(argv),
+                        "the variable assigned is computed at run time",
+                    ),
+                },
                 "-C" => self.callback(argv, f.value.as_ref()),
                 "-F" => match f.value {
                     Some(name) if name.literal.is_some() => {
@@ -135,6 +143,110 @@ impl Analyzer {
                 "bind -x runs a command on a key press that cannot be checked here",
             ),
             Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    /// The variables a builtin assigns (`read PATH`, `printf -v PATH`,
+    /// `mapfile PATH`, `getopts o PATH`, `wait -p PATH`, `local PATH`,
+    /// `unset PATH`): each counts as setting it, as a prefix assignment
+    /// does. (Names given as `NAME=value` to declare and friends, and
+    /// names computed at run time, are handled with the subscripts.)
+    pub(super) fn builtin_assigns(&mut self, b: &str, argv: &[WordVal]) {
+        let (spec, value_opts): (Opts, &[&str]) = match b {
+            "read" => (
+                Opts {
+                    flags: "ers",
+                    with_arg: "adinNptu",
+                    ..Opts::default()
+                },
+                &["-a"],
+            ),
+            "mapfile" | "readarray" => (
+                Opts {
+                    flags: "t",
+                    with_arg: "dnOsuCc",
+                    ..Opts::default()
+                },
+                &[],
+            ),
+            "printf" => (
+                Opts {
+                    with_arg: "v",
+                    ..Opts::default()
+                },
+                &["-v"],
+            ),
+            "wait" => (
+                Opts {
+                    flags: "fn",
+                    with_arg: "p",
+                    ..Opts::default()
+                },
+                &["-p"],
+            ),
+            "getopts" | "unset" | "declare" | "typeset" | "local" => (Opts::default(), &[]),
+            _ => return,
+        };
+        let mut names: Vec<String> = Vec::new();
+        let operands: &[WordVal] = if matches!(b, "unset" | "declare" | "typeset" | "local") {
+            // Options may be `+x` too; every word not an option is a name.
+            let opts: Vec<&str> = argv[1..]
+                .iter()
+                .filter_map(|w| w.literal.as_deref())
+                .filter(|l| l.starts_with('-') || l.starts_with('+'))
+                .collect();
+            let functions = opts.iter().any(|l| {
+                l.starts_with('-') && (l.contains('f') || l.contains('F') || l.contains('p'))
+            });
+            if functions {
+                return;
+            }
+            &argv[1..]
+        } else {
+            match skip_options(argv, 1, &spec) {
+                Ok((start, found)) => {
+                    for f in found
+                        .iter()
+                        .filter(|f| value_opts.contains(&f.opt.as_str()))
+                    {
+                        match f.value.as_ref().and_then(|v| v.literal.clone()) {
+                            Some(n) => names.push(n),
+                            None => self.uncertain(
+                                UncertainKind::Command,
+                                &text_of(argv),
+                                "the variable assigned is computed at run time",
+                            ),
+                        }
+                    }
+                    &argv[start..]
+                }
+                Err(opt) => return self.unknown_option(argv, &opt),
+            }
+        };
+        let operands: Vec<&WordVal> = match b {
+            "read" | "unset" | "declare" | "typeset" | "local" => operands.iter().collect(),
+            "mapfile" | "readarray" => operands.iter().take(1).collect(),
+            "getopts" => operands.iter().skip(1).take(1).collect(),
+            _ => Vec::new(),
+        };
+        for w in operands {
+            match w.literal.as_deref() {
+                Some(l) if l.starts_with('-') || l.starts_with('+') => {}
+                Some(l) => names.push(l.to_string()),
+                None if b == "getopts" => self.uncertain(
+                    UncertainKind::Command,
+                    &text_of(argv),
+                    "the variable assigned is computed at run time",
+                ),
+                None => {}
+            }
+        }
+        for name in names {
+            let name = name.split(['=', '[']).next().unwrap_or_default();
+            let name = name.trim_end_matches('+');
+            if !name.is_empty() {
+                self.assigned_name(name);
+            }
         }
     }
 
