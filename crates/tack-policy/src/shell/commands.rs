@@ -1107,7 +1107,6 @@ impl Analyzer {
         let mut command_mode = false;
         // Why the shell runs startup files (or code given by an option).
         let mut startup: Option<String> = None;
-        let mut no_rcs = false;
         while let Some(w) = argv.get(i) {
             let Some(lit) = &w.literal else { break };
             if lit == "--" || lit == "-" {
@@ -1130,7 +1129,6 @@ impl Analyzer {
                     "norc" | "noprofile" | "no-rcs" | "no-config" | "posix" | "noediting"
                     | "restricted" | "verbose" | "version" | "help" | "dump-strings"
                     | "dump-po-strings" | "pretty-print" | "no-execute" | "private" => {
-                        no_rcs |= matches!(name, "no-rcs" | "no-config");
                         i += 1;
                     }
                     _ => {
@@ -1154,8 +1152,6 @@ impl Analyzer {
                 if base == "fish" && letters.contains('C') {
                     startup.get_or_insert_with(|| format!("`{lit}` runs an init command"));
                 }
-                no_rcs |= minus && letters.contains('f') && base == "zsh";
-                no_rcs |= minus && letters.contains('N') && base == "fish";
                 let takes_arg = letters.contains('o') || letters.contains('O');
                 if takes_arg {
                     let value = argv.get(i + 1).map(|v| v.literal.as_deref());
@@ -1169,10 +1165,6 @@ impl Analyzer {
                 continue;
             }
             break;
-        }
-        if matches!(base.as_str(), "zsh" | "fish") && !no_rcs {
-            // zsh reads ~/.zshenv and fish its config.fish even for `-c`.
-            startup.get_or_insert_with(|| format!("`{base}` runs its startup files"));
         }
         if !command_mode {
             // A script file, stdin or an interactive shell: the command
