@@ -204,7 +204,8 @@ impl Analyzer {
             );
             return;
         };
-        let base = basename(&name).to_string();
+        // GNU tools installed with a `g` prefix (`gtimeout`) are the same.
+        let base = wrappers::gnu_name(basename(&name)).to_string();
         if base == "unset" {
             // `unset -f f`: later calls of f run a program again.
             self.functions.clear();
@@ -1084,7 +1085,18 @@ impl Analyzer {
         }
         if special || start >= argv.len() {
             // sudoedit, listing, a login shell: the sudo command itself.
-            return self.emit(argv);
+            self.emit(argv);
+            let shell = found
+                .iter()
+                .any(|f| matches!(f.opt.as_str(), "-s" | "--shell" | "-i" | "--login"));
+            if !special && shell {
+                // It reads its commands from the input.
+                self.opaque(
+                    argv,
+                    "it starts a shell whose commands are not written here",
+                );
+            }
+            return;
         }
         self.privileged.push(text_of(argv));
         let saved = self.cwds.clone();

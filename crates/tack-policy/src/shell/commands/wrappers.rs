@@ -527,7 +527,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             },
             ..Wrapper::default()
         },
-        "torsocks" => Wrapper {
+        "torsocks" | "torify" => Wrapper {
             opts: Opts {
                 flags: "idqhV",
                 with_arg: "uapP",
@@ -639,6 +639,46 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             privileged: true,
             ..Wrapper::default()
         },
+        "caffeinate" => Wrapper {
+            opts: Opts {
+                flags: "disum",
+                with_arg: "tw",
+                ..Opts::default()
+            },
+            ..Wrapper::default()
+        },
+        "cgexec" => Wrapper {
+            opts: Opts {
+                with_arg: "g",
+                long_flags: &["--sticky"],
+                ..Opts::default()
+            },
+            privileged: true,
+            ..Wrapper::default()
+        },
+        "systemd-inhibit" => Wrapper {
+            opts: Opts {
+                long_flags: &["--list", "--no-pager", "--no-legend", "--help", "--version"],
+                long_with_arg: &["--what", "--who", "--why", "--mode"],
+                ..Opts::default()
+            },
+            no_command: &["--list", "--help", "--version"],
+            ..Wrapper::default()
+        },
+        "chronic" => Wrapper {
+            opts: Opts {
+                flags: "ve",
+                ..Opts::default()
+            },
+            ..Wrapper::default()
+        },
+        "ifne" => Wrapper {
+            opts: Opts {
+                flags: "n",
+                ..Opts::default()
+            },
+            ..Wrapper::default()
+        },
         "entr" => Wrapper {
             opts: Opts {
                 flags: "acdnprz",
@@ -662,7 +702,24 @@ impl Analyzer {
                 self.interactive_shell(argv);
             }
             "parallel" | "sem" => self.wrapper_parallel(argv),
-            "valgrind" => self.wrapper_valgrind(argv),
+            "valgrind" | "firejail" => self.wrapper_valgrind(argv),
+            "pee" => {
+                // moreutils `pee 'cmd1' 'cmd2'`: each argument is run by a shell.
+                for w in &argv[1..] {
+                    match w.literal.as_deref() {
+                        Some(l) if l.starts_with("--") => {}
+                        Some(l) => {
+                            let l = l.to_string();
+                            self.nested_script(argv, &l);
+                        }
+                        None => self.uncertain(
+                            UncertainKind::Command,
+                            &text_of(argv),
+                            "pee runs a command computed at run time",
+                        ),
+                    }
+                }
+            }
             "runuser" if runs_without_shell(argv) => self.run_wrapper(
                 argv,
                 &Wrapper {
@@ -823,9 +880,14 @@ impl Analyzer {
         }
     }
 
-    /// `valgrind [--opt=value…] prog args`: its options never take the
-    /// next word, so the command is the first word not starting with `-`.
+    /// `valgrind [--opt=value…] prog args` (and `firejail`): their options
+    /// never take the next word, so the command is the first word not
+    /// starting with `-`.
     fn wrapper_valgrind(&mut self, argv: &[WordVal]) {
+        let firejail = argv
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .is_some_and(|l| l.ends_with("firejail"));
         let mut start = 1;
         while let Some(w) = argv.get(start) {
             let Some(lit) = w.literal.as_deref() else {
@@ -844,13 +906,22 @@ impl Analyzer {
             {
                 self.edit_target(&literal_word(file));
             }
-            if lit.starts_with("--db-command") {
+            if lit.starts_with("--db-command")
+                || (firejail
+                    && (lit.starts_with("--join")
+                        || lit.starts_with("--shell")
+                        || !lit.starts_with("--")))
+            {
                 return self.unknown_option(argv, lit);
             }
             start += 1;
         }
         if start >= argv.len() {
-            return self.emit(argv);
+            self.emit(argv);
+            if firejail {
+                self.interactive_shell(argv);
+            }
+            return;
         }
         self.unwrap(argv, start);
     }
@@ -1302,4 +1373,16 @@ fn runs_without_shell(argv: &[WordVal]) -> bool {
         )
     });
     user && !shell
+}
+
+/// The GNU name of a tool installed with a `g` prefix (`gtimeout`,
+/// `gxargs`, `gfind` on macOS).
+pub(super) fn gnu_name(base: &str) -> &str {
+    match base.strip_prefix('g') {
+        Some(
+            rest @ ("timeout" | "stdbuf" | "nohup" | "nice" | "env" | "xargs" | "find" | "time"
+            | "chroot"),
+        ) => rest,
+        _ => base,
+    }
 }
