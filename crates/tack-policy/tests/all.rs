@@ -6,6 +6,8 @@ mod support;
 
 #[path = "all/bash_bypasses.rs"]
 mod bash_bypasses;
+#[path = "all/differential.rs"]
+mod differential;
 #[path = "all/explain.rs"]
 mod explain;
 #[path = "all/fuzz.rs"]
