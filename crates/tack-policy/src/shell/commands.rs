@@ -1,5 +1,7 @@
-//! Simple commands: wrappers seen through, command strings parsed again,
-//! directory changes tracked, and the final [`Command`] emitted.
+//! Simple commands: wrappers seen through (more of them in the table of
+//! [`wrappers`]), command strings parsed again (the builtins that run
+//! strings in [`builtins`]), directory changes tracked, and the final
+//! [`Command`] emitted.
 
 mod builtins;
 mod wrappers;
