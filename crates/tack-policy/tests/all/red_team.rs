@@ -330,6 +330,15 @@ const WRAPPER_TABLE: &[Case] = &[
     case(BYPASS_BUT_RM, B, "chrt 1 rm x", Deny),
     case(BYPASS_BUT_RM, B, "taskset --frob 0 rm x", Ask),
     case(ONLY_LS, B, "taskset 1 ls -la", Allow),
+    // A file named like a wrapper runs itself: it must be allowed.
+    case(ONLY_LS, B, "./env ls", Ask),
+    case(ONLY_LS, B, "./bin/timeout 5 ls", Ask),
+    case(ONLY_LS, B, "/tmp/x/nice ls", Ask),
+    case(ONLY_LS, B, "./bash -c ls", Ask),
+    case(ONLY_LS, B, "./taskset 1 ls", Ask),
+    case(ONLY_LS, B, "/usr/bin/env ls -la", Allow),
+    case(ONLY_LS, B, "/bin/bash -c ls", Allow),
+    case(ALL_BUT_RM, B, "./env rm x", Deny),
     case(ONLY_LS, B, "chroot / ls", Ask),
     case(ONLY_LS, B, "parallel ls ::: a b", Allow),
     case(

@@ -1386,3 +1386,58 @@ pub(super) fn gnu_name(base: &str) -> &str {
         _ => base,
     }
 }
+
+/// Whether a program written as a path is in a system directory, where
+/// the wrapper it is named like is the real one.
+pub(super) fn in_system_dir(name: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "/bin",
+        "/sbin",
+        "/usr/bin",
+        "/usr/sbin",
+        "/usr/local/bin",
+        "/usr/local/sbin",
+        "/opt/homebrew/bin",
+    ];
+    let dir = name.rsplit_once('/').map_or("", |(d, _)| d);
+    DIRS.contains(&dir)
+}
+
+/// Whether the analysis sees through `base` to a command it runs (so the
+/// command line of `base` itself is not emitted as the command).
+pub(super) fn runs_a_command(base: &str) -> bool {
+    matches!(
+        base,
+        "command"
+            | "builtin"
+            | "exec"
+            | "eval"
+            | "nohup"
+            | "busybox"
+            | "time"
+            | "nice"
+            | "timeout"
+            | "stdbuf"
+            | "env"
+            | "setsid"
+            | "ionice"
+            | "unbuffer"
+            | "flock"
+            | "pkexec"
+            | "xargs"
+            | "sudo"
+            | "doas"
+            | "watch"
+            | "su"
+            | "runuser"
+            | "script"
+            | "sg"
+            | "parallel"
+            | "sem"
+            | "valgrind"
+            | "firejail"
+            | "pee"
+            | "entr"
+    ) || super::SHELLS.contains(&base)
+        || wrapper(base).is_some()
+}
