@@ -6,6 +6,8 @@ mod support;
 
 #[path = "all/bash_bypasses.rs"]
 mod bash_bypasses;
+#[path = "all/differential.rs"]
+mod differential;
 #[path = "all/explain.rs"]
 mod explain;
 #[path = "all/fuzz.rs"]
@@ -16,5 +18,7 @@ mod managed;
 mod modes_and_tools;
 #[path = "all/paths.rs"]
 mod paths;
+#[path = "all/red_team.rs"]
+mod red_team;
 #[path = "all/settings.rs"]
 mod settings;

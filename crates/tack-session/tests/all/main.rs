@@ -11,4 +11,5 @@ mod support;
 
 mod builtin_tools;
 mod exposure;
+mod red_team;
 mod sessions;
