@@ -361,6 +361,116 @@ async fn resume_repairs_a_transcript_cut_mid_turn_by_a_kill() {
     assert_eq!(msgs[3]["content"][0]["text"], "go on");
 }
 
+/// Lines of `events` of this type.
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+#[tokio::test]
+async fn resume_mends_a_result_line_cut_in_the_middle_of_the_conversation() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_echo", "Echo", json!({"text": "ping"})),
+        Step::text("one"),
+        Step::text("two"),
+        Step::text("three"),
+    ])
+    .await;
+    let out = w.run(&["start"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (path, events) = w.transcript();
+    let id = events[0]["session_id"].as_str().unwrap().to_owned();
+    // Cut the line of the message that answered the call in half: the model's
+    // later answer ("one") still follows the call in the conversation.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let e: Value = serde_json::from_str(l).unwrap();
+            if e["type"] == "message" && e["message"]["content"][0]["type"] == "tool_result" {
+                l[..l.len() / 2].to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    assert_ne!(cut.join("\n") + "\n", text, "the answer line was cut");
+    std::fs::write(&path, cut.join("\n") + "\n").unwrap();
+
+    let out = w.run(&["--resume", &id, "go on"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "two\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    let msgs = w.mock.requests()[2].body["messages"].clone();
+    let answer = &msgs[2]["content"][0];
+    assert_eq!(answer["tool_use_id"], "toolu_echo", "{msgs:#}");
+    assert_eq!(answer["content"][0]["text"], "ping", "the recorded result");
+    assert_eq!(msgs[3]["content"][0]["text"], "one");
+    assert_eq!(msgs[4]["content"][0]["text"], "go on");
+    assert_eq!(
+        of_type(&read_lines(&path), "conversation_repaired").len(),
+        1
+    );
+
+    // The repair is in the transcript: the next resume needs none.
+    let out = w.run(&["--resume", &id, "again"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "three\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    assert_eq!(
+        of_type(&read_lines(&path), "conversation_repaired").len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_second_resume_of_a_running_session_is_refused_and_the_transcript_stays_valid() {
+    let w = World::new(vec![
+        Step::text("first"),
+        Step::tool_use("toolu_sleep", "Sleep", json!({"ms": 4000})),
+        Step::text("slept"),
+        Step::text("after"),
+    ])
+    .await;
+    let out = w.run(&["start"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (path, events) = w.transcript();
+    let id = events[0]["session_id"].as_str().unwrap().to_owned();
+
+    let mut first = w.tack();
+    first
+        .args(["run", "--fixture-tools", "--allowed-tools", "Sleep"])
+        .args(["--resume", &id, "sleep"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let first = first.spawn().unwrap();
+    let dir = w.sessions_dir();
+    tokio::task::spawn_blocking(move || wait_for_tool_call(&dir))
+        .await
+        .unwrap();
+
+    let second = w.run(&["--resume", &id[..8], "intrude"]).await;
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(err.contains(&id) && err.contains("in use"), "{err}");
+    let second = w.run(&["--continue", "intrude"]).await;
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+
+    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(stdout(&first), "slept\n");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("intrude"), "the refused run wrote nothing");
+    assert_eq!(of_type(&read_lines(&path), "session_start").len(), 2);
+
+    let out = w.run(&["--resume", &id, "and then"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "after\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    assert_eq!(w.mock.requests().len(), 4, "the refused runs asked nothing");
+}
+
 #[tokio::test]
 async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
     let w = World::new(vec![Step::tool_use(
