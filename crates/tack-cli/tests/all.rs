@@ -742,6 +742,8 @@ fn conformance_against_tack(extra_serve: &[&str], extra_suite: &[&str]) -> Strin
     let port = free_port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_tack"))
         .args(["mcp", "serve", "--http", &format!("127.0.0.1:{port}")])
+        // The suite cannot send an Authorization header.
+        .arg("--no-auth")
         .args(extra_serve)
         .env("TACK_STATE_DIR", w_state.path())
         .env("TACK_CONFIG_DIR", w_state.path().join("config"))
@@ -768,6 +770,166 @@ fn conformance_against_tack(extra_serve: &[&str], extra_suite: &[&str]) -> Strin
         "unexpected conformance failures:\n{text}"
     );
     text
+}
+
+/// `tack mcp serve --http 127.0.0.1:PORT ARGS` with these environment
+/// variables; returns the child (stderr piped) once it listens.
+fn serve_http(
+    port: u16,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> (std::process::Child, tempfile::TempDir) {
+    let state = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .env_remove("TACK_MCP_TOKEN")
+        .envs(envs.iter().copied())
+        .env("TACK_STATE_DIR", state.path())
+        .env("TACK_CONFIG_DIR", state.path().join("config"))
+        .current_dir(state.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_port(port);
+    (child, state)
+}
+
+/// POSTs an MCP initialize to 127.0.0.1:PORT/mcp with these headers (Host
+/// included) over a raw socket; returns (status, response).
+fn post_initialize(port: u16, headers: &[(&str, &str)]) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let mut request = String::from("POST /mcp HTTP/1.1\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    socket.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    socket.read_to_string(&mut response).unwrap();
+    (response[9..12].parse().unwrap(), response)
+}
+
+#[test]
+fn tack_mcp_serve_http_needs_the_bearer_token() {
+    let port = free_port();
+    let host = format!("127.0.0.1:{port}");
+    let token = "a-token-chosen-by-the-test-0123456789";
+    let (mut server, _state) = serve_http(port, &[], &[("TACK_MCP_TOKEN", token)]);
+    let (status, response) = post_initialize(port, &[("Host", &host)]);
+    assert_eq!(status, 401, "{response}");
+    assert!(
+        response
+            .to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{response}"
+    );
+    let (status, response) = post_initialize(
+        port,
+        &[("Host", &host), ("Authorization", "Bearer not-the-token")],
+    );
+    assert_eq!(status, 401, "{response}");
+    let right = format!("Bearer {token}");
+    let (status, response) = post_initialize(port, &[("Host", &host), ("Authorization", &right)]);
+    assert_eq!(status, 200, "{response}");
+    assert!(response.contains("\"serverInfo\""), "{response}");
+    let (status, response) = post_initialize(
+        port,
+        &[
+            ("Host", &host),
+            ("Host", "evil.example"),
+            ("Authorization", &right),
+        ],
+    );
+    assert_eq!(status, 400, "{response}");
+    server.kill().unwrap();
+    let out = server.wait_with_output().unwrap();
+    assert!(
+        !stderr(&out).contains(token),
+        "a given token is not printed"
+    );
+
+    // From a file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let port = free_port();
+    let host = format!("127.0.0.1:{port}");
+    let (mut server, _state) = serve_http(port, &["--token-file", file.to_str().unwrap()], &[]);
+    let (status, _) = post_initialize(port, &[("Host", &host)]);
+    assert_eq!(status, 401);
+    let (status, response) = post_initialize(port, &[("Host", &host), ("Authorization", &right)]);
+    assert_eq!(status, 200, "{response}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+#[test]
+fn tack_mcp_serve_http_prints_a_generated_token_once() {
+    use std::io::BufRead as _;
+    let port = free_port();
+    let host = format!("127.0.0.1:{port}");
+    let (mut server, _state) = serve_http(port, &[], &[]);
+    let mut lines = std::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let mut printed = Vec::new();
+    let token = loop {
+        let line = lines.next().expect("the token on stderr").unwrap();
+        printed.push(line.clone());
+        if let Some(token) = line.trim().strip_prefix("Authorization: Bearer ") {
+            break token.to_owned();
+        }
+    };
+    assert_eq!(token.len(), 64, "{printed:?}");
+    let (status, _) = post_initialize(port, &[("Host", &host)]);
+    assert_eq!(status, 401);
+    let bearer = format!("Bearer {token}");
+    let (status, response) = post_initialize(port, &[("Host", &host), ("Authorization", &bearer)]);
+    assert_eq!(status, 200, "{response}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    printed.extend(lines.map_while(Result::ok));
+    let showing: Vec<&String> = printed.iter().filter(|l| l.contains(&token)).collect();
+    assert_eq!(
+        showing.len(),
+        2,
+        "the token is shown once, with a usage example: {printed:?}"
+    );
+    assert!(showing[1].contains("--header"), "{printed:?}");
+}
+
+#[test]
+fn tack_mcp_serve_http_refuses_a_non_loopback_address_without_allow_remote() {
+    let port = free_port();
+    let out = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("0.0.0.0:{port}")])
+        .env("TACK_STATE_DIR", tempfile::tempdir().unwrap().path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--allow-remote"), "{}", stderr(&out));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    let out = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("0.0.0.0:{port}")])
+        .args(["--allow-remote", "--no-auth"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
 #[test]
