@@ -144,6 +144,16 @@ impl TranscriptWriter {
                 path.display()
             ),
         }
+        // A line cut by a kill has no newline: end it, so the first line
+        // written now is not glued to it (and lost with it).
+        if ends_mid_line(&path).unwrap_or(false) {
+            (&file)
+                .write_all(b"\n")
+                .map_err(|source| TranscriptError::Write {
+                    path: path.clone(),
+                    source,
+                })?;
+        }
         Ok(Self {
             path,
             file: Mutex::new(file),
@@ -169,6 +179,19 @@ impl TranscriptWriter {
                 source,
             })
     }
+}
+
+/// Whether the file's last byte is something other than a newline.
+fn ends_mid_line(path: &Path) -> std::io::Result<bool> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let mut file = File::open(path)?;
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8];
+    file.read_exact(&mut last)?;
+    Ok(last != *b"\n")
 }
 
 /// `{"ts":…,` followed by the event's own fields and a newline. The event is

@@ -324,3 +324,25 @@ fn one_writer_at_a_time_per_session() {
     again.on_event(&message(Message::user_text("later")));
     assert_eq!(load(again.path()).unwrap().messages.len(), 1);
 }
+
+#[test]
+fn a_writer_opened_on_a_cut_last_line_starts_on_a_new_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = lines(&good_session());
+    let last = lines.len() - 1;
+    lines[last].truncate(20);
+    let path = write(dir.path(), &lines);
+    let w = TranscriptWriter::open(dir.path(), "s1").unwrap();
+    w.on_event(&message(Message::user_text("go on")));
+    let s = load(&path).unwrap();
+    assert_eq!(s.skipped_lines, 1);
+    assert_eq!(s.messages.last().unwrap().text(), "go on");
+    drop(w);
+    let w = TranscriptWriter::open(dir.path(), "s1").unwrap();
+    w.on_event(&message(Message::user_text("again")));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        !text.contains("\n\n"),
+        "no blank line when the last one was whole"
+    );
+}
