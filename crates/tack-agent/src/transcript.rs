@@ -3,10 +3,27 @@
 //! decided before it died.
 //!
 //! A line is a [`SessionEvent`] with a `ts` field (milliseconds since the Unix
-//! epoch). The conversation is exactly the sequence of `message` events;
-//! [`load`] rebuilds it and [`repair`] answers a trailing tool_use that a
-//! killed process left without a result.
+//! epoch). The conversation is the sequence of `message` events (a
+//! `conversation_repaired` event replaces what came before it).
+//!
+//! One damaged line never costs the session: [`load`] reads lines as bytes
+//! (invalid UTF-8 becomes U+FFFD), skips and counts only lines that do not
+//! parse, and makes the conversation valid for the model API again wherever a
+//! lost line broke it (the `mend` module: every call answered, every result
+//! with its call), listing what it fixed in [`LoadedSession::repairs`];
+//! [`repair`] answers a trailing tool_use that a killed process left without
+//! a result.
+//!
+//! One writer at a time: [`TranscriptWriter::open`] takes an advisory lock
+//! (`flock`) on the file for as long as the writer lives, so a second process
+//! resuming the same session is refused ([`TranscriptError::Locked`]) instead
+//! of interleaving its turns with the first one's. Readers take no lock.
 
+#[cfg(test)]
+mod damaged;
+mod mend;
+
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
@@ -16,9 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize;
-use tack_protocol::{
-    ContentBlock, Message, Role, SessionEvent, ToolOutcome, ToolResultBlock, Usage,
-};
+use tack_protocol::{ContentBlock, Message, Role, SessionEvent, ToolOutcome, Usage};
 
 use crate::events::EventObserver;
 
@@ -42,8 +57,12 @@ pub enum TranscriptError {
         "no earlier session to continue in {dir} for this directory; start one with `tack run \"…\"`"
     )]
     NothingToContinue { dir: PathBuf },
-    #[error("the transcript {path} is not a tack session (no session_start line)")]
+    #[error("the transcript {path} is not a tack session (no line of it is a session event)")]
     NotASession { path: PathBuf },
+    #[error(
+        "the session {session_id} is in use: another tack process is writing to it (its transcript {path} is locked). Wait for that run to end, or start a new session"
+    )]
+    Locked { session_id: String, path: PathBuf },
 }
 
 pub type Result<T, E = TranscriptError> = std::result::Result<T, E>;
@@ -90,15 +109,51 @@ pub struct TranscriptWriter {
 }
 
 impl TranscriptWriter {
-    /// Opens (creating if needed) `<dir>/<session_id>.jsonl` for appending.
+    /// Opens (creating if needed) `<dir>/<session_id>.jsonl` for appending
+    /// and locks it for as long as the writer lives: a second writer of the
+    /// same session, in this process or another, gets
+    /// [`TranscriptError::Locked`]. Read the transcript after opening its
+    /// writer, so what was read is what the writer appends to.
     pub fn open(dir: &Path, session_id: &str) -> Result<Self> {
-        let path = dir.join(format!("{session_id}.jsonl"));
+        Self::open_file(&dir.join(format!("{session_id}.jsonl")), session_id)
+    }
+
+    /// Like [`TranscriptWriter::open`], for the transcript at `path` (one
+    /// found by [`find`] or [`latest_for`]).
+    pub fn open_file(path: &Path, session_id: &str) -> Result<Self> {
+        let path = path.to_owned();
+        let dir = path.parent().unwrap_or(Path::new("."));
         let file = std::fs::create_dir_all(dir)
             .and_then(|()| OpenOptions::new().create(true).append(true).open(&path))
             .map_err(|source| TranscriptError::Write {
                 path: path.clone(),
                 source,
             })?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(TranscriptError::Locked {
+                    session_id: session_id.to_owned(),
+                    path,
+                });
+            }
+            // A file system without locks (some network mounts) must not stop
+            // the session; it just loses the guard against a second writer.
+            Err(std::fs::TryLockError::Error(e)) => tracing::warn!(
+                "cannot lock the session transcript {}: {e}; a second tack resuming this session at the same time would not be stopped",
+                path.display()
+            ),
+        }
+        // A line cut by a kill has no newline: end it, so the first line
+        // written now is not glued to it (and lost with it).
+        if ends_mid_line(&path).unwrap_or(false) {
+            (&file)
+                .write_all(b"\n")
+                .map_err(|source| TranscriptError::Write {
+                    path: path.clone(),
+                    source,
+                })?;
+        }
         Ok(Self {
             path,
             file: Mutex::new(file),
@@ -124,6 +179,19 @@ impl TranscriptWriter {
                 source,
             })
     }
+}
+
+/// Whether the file's last byte is something other than a newline.
+fn ends_mid_line(path: &Path) -> std::io::Result<bool> {
+    use std::io::{Read as _, Seek as _, SeekFrom};
+    let mut file = File::open(path)?;
+    if file.metadata()?.len() == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8];
+    file.read_exact(&mut last)?;
+    Ok(last != *b"\n")
 }
 
 /// `{"ts":…,` followed by the event's own fields and a newline. The event is
@@ -177,121 +245,157 @@ pub struct LoadedSession {
     pub turns: u32,
     /// Results recorded for tool calls (used to repair a cut transcript).
     pub tool_results: HashMap<String, (bool, Vec<ContentBlock>, ToolOutcome)>,
-    /// Lines that could not be read (e.g. a line cut by a kill).
+    /// Lines that could not be read (e.g. a line cut by a kill), skipped.
     pub skipped_lines: usize,
+    /// Lines with invalid UTF-8, read with the bad bytes replaced by U+FFFD.
+    pub lossy_lines: usize,
+    /// What was fixed to make the conversation valid for the model API again
+    /// (lost or damaged lines), one line per fix; empty when nothing was.
+    /// [`messages`](Self::messages) is the fixed conversation.
+    pub repairs: Vec<String>,
     /// The first user prompt's text, for listings.
     pub title: String,
 }
 
-/// Reads a transcript.
-pub fn load(path: &Path) -> Result<LoadedSession> {
+/// Calls `f` with each line of `path` (its newline removed) and whether it
+/// had invalid UTF-8. Lines are read as bytes and decoded lossily, so one bad
+/// byte costs at most its line's text, never the file.
+fn each_line(path: &Path, mut f: impl FnMut(&str, bool)) -> Result<()> {
     let read_err = |source| TranscriptError::Read {
         path: path.to_owned(),
         source,
     };
-    let file = File::open(path).map_err(read_err)?;
+    let mut reader = BufReader::new(File::open(path).map_err(read_err)?);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(read_err)? == 0 {
+            return Ok(());
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let lossy = matches!(line, Cow::Owned(_));
+        f(line.trim_end_matches(['\n', '\r']), lossy);
+    }
+}
+
+/// Reads a transcript: skips (and counts) lines that do not parse, and
+/// returns the conversation made valid for the model API (see
+/// [`LoadedSession::repairs`]). A trailing turn whose calls have no results
+/// is left for [`repair`].
+pub fn load(path: &Path) -> Result<LoadedSession> {
     let mut session: Option<LoadedSession> = None;
     let mut skipped = 0;
-    for line in BufReader::new(file).lines() {
-        let line = line.map_err(read_err)?;
+    let mut lossy = 0;
+    each_line(path, |line, bad_utf8| {
         if line.trim().is_empty() {
-            continue;
+            return;
         }
-        let Ok(LineIn { ts, event }) = serde_json::from_str::<LineIn>(&line) else {
+        lossy += usize::from(bad_utf8);
+        let Ok(LineIn { ts, event }) = serde_json::from_str::<LineIn>(line) else {
             skipped += 1;
-            continue;
+            return;
         };
-        if let SessionEvent::SessionStart {
+        read_event(&mut session, path, ts, event);
+    })?;
+    let mut session = session.ok_or_else(|| TranscriptError::NotASession {
+        path: path.to_owned(),
+    })?;
+    session.skipped_lines = skipped;
+    session.lossy_lines = lossy;
+    let (messages, repairs) =
+        mend::mend(std::mem::take(&mut session.messages), &session.tool_results);
+    session.messages = messages;
+    session.repairs = repairs;
+    if session.title.is_empty()
+        && let Some(first) = session.messages.iter().find(|m| m.role == Role::User)
+    {
+        session.title = first.text();
+    }
+    Ok(session)
+}
+
+/// Adds one event to the session being read. Events before the first
+/// `session_start` (its line was damaged) start the session themselves, named
+/// after the file, and a later `session_start` fills in what they lacked.
+fn read_event(session: &mut Option<LoadedSession>, path: &Path, ts: u64, event: SessionEvent) {
+    let s = session.get_or_insert_with(|| LoadedSession {
+        session_id: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        path: path.to_owned(),
+        cwd: String::new(),
+        provider: String::new(),
+        model: String::new(),
+        started_ms: ts,
+        updated_ms: ts,
+        messages: Vec::new(),
+        usage: Usage::default(),
+        turns: 0,
+        tool_results: HashMap::new(),
+        skipped_lines: 0,
+        lossy_lines: 0,
+        repairs: Vec::new(),
+        title: String::new(),
+    });
+    s.updated_ms = s.updated_ms.max(ts);
+    match event {
+        // A resumed run starts again; the newest model/provider win.
+        SessionEvent::SessionStart {
             session_id,
             cwd,
             provider,
             model,
             ..
-        } = &event
-        {
-            match session.as_mut() {
-                // A resumed run starts again; the newest model/provider win.
-                Some(s) => {
-                    s.provider.clone_from(provider);
-                    s.model.clone_from(model);
-                }
-                None => {
-                    session = Some(LoadedSession {
-                        session_id: session_id.clone(),
-                        path: path.to_owned(),
-                        cwd: cwd.clone(),
-                        provider: provider.clone(),
-                        model: model.clone(),
-                        started_ms: ts,
-                        updated_ms: ts,
-                        messages: Vec::new(),
-                        usage: Usage::default(),
-                        turns: 0,
-                        tool_results: HashMap::new(),
-                        skipped_lines: 0,
-                        title: String::new(),
-                    })
-                }
+        } => {
+            if s.cwd.is_empty() {
+                s.session_id = session_id;
+                s.cwd = cwd;
             }
-            continue;
+            s.provider = provider;
+            s.model = model;
         }
-        let Some(s) = session.as_mut() else {
-            return Err(TranscriptError::NotASession {
-                path: path.to_owned(),
-            });
-        };
-        s.updated_ms = s.updated_ms.max(ts);
-        match event {
-            SessionEvent::Message { message } => {
-                if s.title.is_empty() && message.role == Role::User {
-                    s.title = message.text();
-                }
-                s.messages.push(message);
+        SessionEvent::Message { message } => {
+            if s.title.is_empty() && message.role == Role::User {
+                s.title = message.text();
             }
-            SessionEvent::TurnEnd { usage, .. } => {
-                s.usage.add(&usage);
-                s.turns += 1;
-            }
-            SessionEvent::ToolResult {
-                tool_use_id,
-                outcome,
-                is_error,
-                content,
-                ..
-            } => {
-                s.tool_results
-                    .insert(tool_use_id, (is_error, content, outcome));
-            }
-            _ => {}
+            s.messages.push(message);
         }
+        SessionEvent::ConversationRepaired { messages, .. } => s.messages = messages,
+        SessionEvent::TurnEnd { usage, .. } => {
+            s.usage.add(&usage);
+            s.turns += 1;
+        }
+        SessionEvent::ToolResult {
+            tool_use_id,
+            outcome,
+            is_error,
+            content,
+            ..
+        } => {
+            s.tool_results
+                .insert(tool_use_id, (is_error, content, outcome));
+        }
+        _ => {}
     }
-    let mut session = session.ok_or_else(|| TranscriptError::NotASession {
-        path: path.to_owned(),
-    })?;
-    session.skipped_lines = skipped;
-    Ok(session)
 }
 
 /// Every readable event of a transcript with its timestamp (ms), in order.
 pub fn read_events(path: &Path) -> Result<Vec<(u64, SessionEvent)>> {
-    let read_err = |source| TranscriptError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    let file = File::open(path).map_err(read_err)?;
     let mut events = Vec::new();
-    for line in BufReader::new(file).lines() {
-        let line = line.map_err(read_err)?;
-        if let Ok(LineIn { ts, event }) = serde_json::from_str::<LineIn>(&line) {
+    each_line(path, |line, _| {
+        if let Ok(LineIn { ts, event }) = serde_json::from_str::<LineIn>(line) {
             events.push((ts, event));
         }
-    }
+    })?;
     Ok(events)
 }
 
 /// If the conversation ends with tool_use blocks that have no results (the
 /// process was killed mid-turn), returns the user message that answers them:
 /// the result recorded for a call that finished, "interrupted" for the others.
+/// Unanswered calls earlier in the conversation were already answered by
+/// [`load`].
 pub fn repair(session: &LoadedSession) -> Option<Message> {
     let last = session.messages.last()?;
     if last.role != Role::Assistant {
@@ -299,21 +403,7 @@ pub fn repair(session: &LoadedSession) -> Option<Message> {
     }
     let results: Vec<ContentBlock> = last
         .tool_uses()
-        .map(|t| {
-            let block = match session.tool_results.get(&t.id) {
-                Some((is_error, content, outcome)) if *outcome != ToolOutcome::Interrupted => {
-                    ToolResultBlock::new(&t.id, content.clone(), *is_error)
-                }
-                _ => ToolResultBlock::error(
-                    &t.id,
-                    format!(
-                        "{} was interrupted: the session stopped before this call finished, and it may or may not have taken effect. Check before repeating it.",
-                        t.name
-                    ),
-                ),
-            };
-            ContentBlock::ToolResult(block)
-        })
+        .map(|t| mend::answer(t, &session.tool_results, mend::INTERRUPTED))
         .collect();
     (!results.is_empty()).then(|| Message::user(results))
 }

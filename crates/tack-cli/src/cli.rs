@@ -24,7 +24,11 @@ Examples:
   tack mcp list --json
   tack mcp approve db                      approve a server from the project's .mcp.json
   tack mcp call fs read_file '{\"path\": \"/tmp/x\"}'
-  tack mcp serve --http 127.0.0.1:8765";
+  tack mcp serve --http 127.0.0.1:8765     streamable HTTP; prints the bearer token clients need
+  TACK_MCP_TOKEN=$(cat token) tack mcp serve --http 127.0.0.1:8765   a token of your choosing
+
+Environment:
+  TACK_MCP_TOKEN   the bearer token of tack mcp serve --http (else --token-file, else generated)";
 
 /// The exit codes of every subcommand, one table (tack_protocol::exit).
 fn exit_codes() -> String {
@@ -280,8 +284,28 @@ pub enum McpCommand {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Listen for streamable HTTP at ADDR (path /mcp), e.g. 127.0.0.1:8765.
+    /// Every request needs `Authorization: Bearer TOKEN`: the token comes from
+    /// --token-file, else TACK_MCP_TOKEN, else one is generated and printed
+    /// once on stderr. A loopback address unless --allow-remote.
     #[arg(long)]
     pub http: Option<String>,
+    /// Read the bearer token from FILE (its first line; keep it private).
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// Serve HTTP without authentication: any process on this machine could
+    /// call the tools (Bash included) as you. Loopback only; for tests and
+    /// clients that cannot send a header (the MCP conformance suite).
+    #[arg(long, requires = "http", conflicts_with_all = ["token_file", "allow_remote"])]
+    pub no_auth: bool,
+    /// Accept a --http address that is not loopback (e.g. 0.0.0.0:8765):
+    /// other machines can then connect, each with the bearer token.
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// The most MCP sessions open at once over HTTP (an initialize past it is
+    /// refused with 503; an idle session closes after 5 minutes).
+    #[arg(long, value_name = "N", default_value_t = tack_mcp::server::DEFAULT_MAX_SESSIONS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_sessions: usize,
     /// Host header values to accept besides loopback (DNS-rebinding protection).
     #[arg(long)]
     pub allowed_hosts: Vec<String>,

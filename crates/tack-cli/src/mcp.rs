@@ -1,11 +1,14 @@
 //! `tack mcp …`: MCP servers as tools (list, tools, call, approve, diff) and
 //! `tack mcp serve`, which exposes tack's tools, policy included.
 
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::anyhow;
 use serde::Serialize;
 use tack_mcp::client::{ClientError, McpManager};
+use tack_mcp::server::{BearerToken, Error as ServerError, HttpAuth, HttpOptions, HttpServer};
 use tack_session::sources::Mcp;
 use tack_session::{Begin, Headless, Session, SessionOptions};
 
@@ -144,6 +147,12 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
 /// (rules, hooks, budget, audit). No terminal: ask means deny unless a mode
 /// or rule says otherwise.
 async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
+    // The HTTP flags are checked before anything starts.
+    let http = args
+        .http
+        .as_deref()
+        .map(|addr| HttpConfig::build(addr, &args, &|k| std::env::var(k).ok()))
+        .transpose()?;
     let info = tack_mcp::server::ServerInfo::new("tack", env!("CARGO_PKG_VERSION"));
     let mut served: Option<Arc<Session>> = None;
     let host: Arc<dyn tack_tool::ToolHost> = if args.conformance_fixtures {
@@ -178,22 +187,150 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         served = Some(Arc::clone(&session));
         Arc::new(session.pipeline().clone())
     };
-    let result = match &args.http {
-        Some(addr) => {
-            let addr: std::net::SocketAddr = addr
-                .parse()
-                .map_err(|e| Failure::usage(anyhow!("--http {addr}: not an address: {e}")))?;
-            let mut options = tack_mcp::server::HttpOptions::default();
-            for host in &args.allowed_hosts {
-                options.allowed_hosts.push(host.clone());
+    let result = match http {
+        Some(http) => match HttpServer::bind(host, info, http.addr, http.options.clone()).await {
+            Ok(server) => {
+                http.announce(&server);
+                server.run().await
             }
-            tack_mcp::server::serve_http(host, info, addr, options).await
-        }
+            Err(e) => Err(e),
+        },
         None => tack_mcp::server::serve_stdio(host, info).await,
     };
     if let Some(session) = served {
         session.end("other").await;
     }
-    result.map_err(|e| Failure::internal(anyhow!("MCP server: {e}")))?;
+    result.map_err(|e| match e {
+        ServerError::InvalidOption(_) => Failure::usage(anyhow!("MCP server: {e}")),
+        e => Failure::internal(anyhow!("MCP server: {e}")),
+    })?;
     Ok(exit::OK)
+}
+
+/// Where the bearer token of `--http` came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TokenSource {
+    Generated,
+    File(PathBuf),
+    Env,
+    NoAuth,
+}
+
+/// `tack mcp serve --http`, built from the flags and the environment.
+#[derive(Debug)]
+struct HttpConfig {
+    addr: SocketAddr,
+    options: HttpOptions,
+    source: TokenSource,
+}
+
+/// Where `TACK_MCP_TOKEN` is read from.
+const TOKEN_ENV: &str = "TACK_MCP_TOKEN";
+
+impl HttpConfig {
+    fn build(
+        addr: &str,
+        args: &ServeArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, Failure> {
+        let addr: SocketAddr = addr
+            .parse()
+            .map_err(|e| Failure::usage(anyhow!("--http {addr}: not an address: {e}")))?;
+        if !addr.ip().is_loopback() && !args.allow_remote {
+            return Err(Failure::usage(anyhow!(
+                "refusing to listen on {addr}: it is not a loopback address, so any machine that can reach it could run tack's tools (Bash included) as you. Listen on 127.0.0.1:{port}, or add --allow-remote to accept other machines (each client then needs the bearer token)",
+                port = addr.port()
+            )));
+        }
+        let token =
+            |text: String| BearerToken::new(text).map_err(|e| Failure::usage(anyhow!("{e}")));
+        let (auth, source) = if args.no_auth {
+            (HttpAuth::None, TokenSource::NoAuth)
+        } else if let Some(path) = &args.token_file {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                Failure::usage(anyhow!("cannot read --token-file {}: {e}", path.display()))
+            })?;
+            let first = text.lines().next().unwrap_or_default().to_owned();
+            warn_if_readable_by_others(path);
+            (
+                HttpAuth::Token(token(first)?),
+                TokenSource::File(path.clone()),
+            )
+        } else if let Some(text) = env(TOKEN_ENV).filter(|t| !t.trim().is_empty()) {
+            (HttpAuth::Token(token(text)?), TokenSource::Env)
+        } else {
+            (HttpAuth::Generate, TokenSource::Generated)
+        };
+        if let HttpAuth::Token(t) = &auth
+            && t.as_str().len() < 16
+        {
+            eprintln!(
+                "tack: the bearer token is only {} characters long; a guessable token protects nothing (e.g. `openssl rand -hex 32` makes a good one)",
+                t.as_str().len()
+            );
+        }
+        let options = HttpOptions {
+            allowed_hosts: args.allowed_hosts.clone(),
+            auth,
+            allow_remote: args.allow_remote,
+            max_sessions: args.max_sessions,
+            ..HttpOptions::default()
+        };
+        Ok(Self {
+            addr,
+            options,
+            source,
+        })
+    }
+
+    /// Says on stderr where the server is, how to authenticate, and (once)
+    /// a generated token.
+    fn announce(&self, server: &HttpServer) {
+        let url = format!("http://{}{}", server.local_addr(), self.options.path);
+        eprintln!("tack: MCP server listening on {url}");
+        match (&self.source, server.token()) {
+            (TokenSource::NoAuth, _) | (_, None) => eprintln!(
+                "tack: WARNING: --no-auth: no authentication; any process on this machine can call these tools (Bash included) as you"
+            ),
+            (TokenSource::Generated, Some(token)) => eprintln!(
+                "tack: every request needs this header (a token generated for this run, not shown again):\n  \
+                 Authorization: Bearer {token}\n\
+                 tack: e.g. claude mcp add --transport http tack {url} --header \"Authorization: Bearer {token}\"\n\
+                 tack: to choose the token yourself, set {TOKEN_ENV} or pass --token-file FILE",
+                token = token.as_str()
+            ),
+            (TokenSource::File(path), Some(_)) => eprintln!(
+                "tack: every request needs `Authorization: Bearer <token>`, with the token in {}",
+                path.display()
+            ),
+            (TokenSource::Env, Some(_)) => eprintln!(
+                "tack: every request needs `Authorization: Bearer <token>`, with the token in {TOKEN_ENV}"
+            ),
+        }
+        if self.options.allow_remote && !self.addr.ip().is_loopback() {
+            eprintln!(
+                "tack: --allow-remote: other machines can reach {addr}; a bearer token is mandatory and every request must carry it. Plain HTTP sends it in clear text: use a network you trust, or put a TLS proxy in front. Clients must use a Host listed with --allowed-hosts (the name or address they connect to)",
+                addr = server.local_addr()
+            );
+        }
+    }
+}
+
+/// A token file others can read is a token others have.
+fn warn_if_readable_by_others(path: &std::path::Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            eprintln!(
+                "tack: --token-file {} can be read by other users (mode {:o}); `chmod 600` it",
+                path.display(),
+                meta.permissions().mode() & 0o777
+            );
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }

@@ -25,6 +25,8 @@ struct RunConfig {
     ctx: ProjectContext,
     sessions_dir: PathBuf,
     resume: Option<LoadedSession>,
+    /// The resumed session's transcript, locked (a new session's is opened in `run`).
+    writer: Option<TranscriptWriter>,
     prompt: Option<String>,
     provider: ProviderOptions,
     agent: AgentConfig,
@@ -48,10 +50,13 @@ impl RunConfig {
             (None, true) => Some(Resume::Latest),
             (None, false) => None,
         };
-        let resume = resume
-            .map(|r| find_session(&ctx, &r))
-            .transpose()
-            .map_err(Failure::from)?;
+        let (resume, writer) = match resume {
+            Some(r) => {
+                let (loaded, writer) = lock_and_load(&ctx, &r)?;
+                (Some(loaded), Some(writer))
+            }
+            None => (None, None),
+        };
         let awaits_model = resume.as_ref().is_some_and(|s| {
             s.messages
                 .last()
@@ -103,6 +108,7 @@ impl RunConfig {
             ctx,
             sessions_dir,
             resume,
+            writer,
             prompt,
             provider,
             agent,
@@ -113,6 +119,21 @@ impl RunConfig {
             approve_mcp: args.approve_mcp,
         })
     }
+}
+
+/// The session to resume, read after its transcript was locked: a second
+/// `tack run --resume` of a session that is running stops here, before it
+/// reads a conversation the first one is still adding to or writes a line.
+fn lock_and_load(
+    ctx: &ProjectContext,
+    resume: &Resume,
+) -> Result<(LoadedSession, TranscriptWriter), Failure> {
+    let found = find_session(ctx, resume)?;
+    let writer = TranscriptWriter::open_file(&found.path, &found.session_id)
+        .map_err(|e| Failure::from(tack_session::Error::from(e)))?;
+    let loaded =
+        transcript::load(writer.path()).map_err(|e| Failure::from(tack_session::Error::from(e)))?;
+    Ok((loaded, writer))
 }
 
 /// The prompt from the argument, or stdin when absent or "-". None is only
@@ -174,8 +195,11 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         })?;
     let client: Arc<dyn tack_model::ModelClient> = Arc::from(client);
 
-    let writer =
-        TranscriptWriter::open(&config.sessions_dir, &session_id).map_err(Failure::internal)?;
+    let writer = match config.writer.take() {
+        Some(writer) => writer,
+        None => TranscriptWriter::open(&config.sessions_dir, &session_id)
+            .map_err(|e| Failure::from(tack_session::Error::from(e)))?,
+    };
     let events = EventBus::new()
         .with(Arc::new(writer))
         .with(Arc::new(Printer::new(config.format)));

@@ -361,6 +361,116 @@ async fn resume_repairs_a_transcript_cut_mid_turn_by_a_kill() {
     assert_eq!(msgs[3]["content"][0]["text"], "go on");
 }
 
+/// Lines of `events` of this type.
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+#[tokio::test]
+async fn resume_mends_a_result_line_cut_in_the_middle_of_the_conversation() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_echo", "Echo", json!({"text": "ping"})),
+        Step::text("one"),
+        Step::text("two"),
+        Step::text("three"),
+    ])
+    .await;
+    let out = w.run(&["start"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (path, events) = w.transcript();
+    let id = events[0]["session_id"].as_str().unwrap().to_owned();
+    // Cut the line of the message that answered the call in half: the model's
+    // later answer ("one") still follows the call in the conversation.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let e: Value = serde_json::from_str(l).unwrap();
+            if e["type"] == "message" && e["message"]["content"][0]["type"] == "tool_result" {
+                l[..l.len() / 2].to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect();
+    assert_ne!(cut.join("\n") + "\n", text, "the answer line was cut");
+    std::fs::write(&path, cut.join("\n") + "\n").unwrap();
+
+    let out = w.run(&["--resume", &id, "go on"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "two\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    let msgs = w.mock.requests()[2].body["messages"].clone();
+    let answer = &msgs[2]["content"][0];
+    assert_eq!(answer["tool_use_id"], "toolu_echo", "{msgs:#}");
+    assert_eq!(answer["content"][0]["text"], "ping", "the recorded result");
+    assert_eq!(msgs[3]["content"][0]["text"], "one");
+    assert_eq!(msgs[4]["content"][0]["text"], "go on");
+    assert_eq!(
+        of_type(&read_lines(&path), "conversation_repaired").len(),
+        1
+    );
+
+    // The repair is in the transcript: the next resume needs none.
+    let out = w.run(&["--resume", &id, "again"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "three\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    assert_eq!(
+        of_type(&read_lines(&path), "conversation_repaired").len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_second_resume_of_a_running_session_is_refused_and_the_transcript_stays_valid() {
+    let w = World::new(vec![
+        Step::text("first"),
+        Step::tool_use("toolu_sleep", "Sleep", json!({"ms": 4000})),
+        Step::text("slept"),
+        Step::text("after"),
+    ])
+    .await;
+    let out = w.run(&["start"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (path, events) = w.transcript();
+    let id = events[0]["session_id"].as_str().unwrap().to_owned();
+
+    let mut first = w.tack();
+    first
+        .args(["run", "--fixture-tools", "--allowed-tools", "Sleep"])
+        .args(["--resume", &id, "sleep"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let first = first.spawn().unwrap();
+    let dir = w.sessions_dir();
+    tokio::task::spawn_blocking(move || wait_for_tool_call(&dir))
+        .await
+        .unwrap();
+
+    let second = w.run(&["--resume", &id[..8], "intrude"]).await;
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    let err = stderr(&second);
+    assert!(err.contains(&id) && err.contains("in use"), "{err}");
+    let second = w.run(&["--continue", "intrude"]).await;
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+
+    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert_eq!(stdout(&first), "slept\n");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("intrude"), "the refused run wrote nothing");
+    assert_eq!(of_type(&read_lines(&path), "session_start").len(), 2);
+
+    let out = w.run(&["--resume", &id, "and then"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "after\n");
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    assert_eq!(w.mock.requests().len(), 4, "the refused runs asked nothing");
+}
+
 #[tokio::test]
 async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
     let w = World::new(vec![Step::tool_use(
@@ -632,6 +742,8 @@ fn conformance_against_tack(extra_serve: &[&str], extra_suite: &[&str]) -> Strin
     let port = free_port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_tack"))
         .args(["mcp", "serve", "--http", &format!("127.0.0.1:{port}")])
+        // The suite cannot send an Authorization header.
+        .arg("--no-auth")
         .args(extra_serve)
         .env("TACK_STATE_DIR", w_state.path())
         .env("TACK_CONFIG_DIR", w_state.path().join("config"))
@@ -658,6 +770,166 @@ fn conformance_against_tack(extra_serve: &[&str], extra_suite: &[&str]) -> Strin
         "unexpected conformance failures:\n{text}"
     );
     text
+}
+
+/// `tack mcp serve --http 127.0.0.1:PORT ARGS` with these environment
+/// variables; returns the child (stderr piped) once it listens.
+fn serve_http(
+    port: u16,
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> (std::process::Child, tempfile::TempDir) {
+    let state = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .env_remove("TACK_MCP_TOKEN")
+        .envs(envs.iter().copied())
+        .env("TACK_STATE_DIR", state.path())
+        .env("TACK_CONFIG_DIR", state.path().join("config"))
+        .current_dir(state.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_port(port);
+    (child, state)
+}
+
+/// POSTs an MCP initialize to 127.0.0.1:PORT/mcp with these headers (Host
+/// included) over a raw socket; returns (status, response).
+fn post_initialize(port: u16, headers: &[(&str, &str)]) -> (u16, String) {
+    use std::io::{Read as _, Write as _};
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let mut request = String::from("POST /mcp HTTP/1.1\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!(
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    socket.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    socket.read_to_string(&mut response).unwrap();
+    (response[9..12].parse().unwrap(), response)
+}
+
+#[test]
+fn tack_mcp_serve_http_needs_the_bearer_token() {
+    let port = free_port();
+    let host = format!("127.0.0.1:{port}");
+    let token = "a-token-chosen-by-the-test-0123456789";
+    let (mut server, _state) = serve_http(port, &[], &[("TACK_MCP_TOKEN", token)]);
+    let (status, response) = post_initialize(port, &[("Host", &host)]);
+    assert_eq!(status, 401, "{response}");
+    assert!(
+        response
+            .to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{response}"
+    );
+    let (status, response) = post_initialize(
+        port,
+        &[("Host", &host), ("Authorization", "Bearer not-the-token")],
+    );
+    assert_eq!(status, 401, "{response}");
+    let right = format!("Bearer {token}");
+    let (status, response) = post_initialize(port, &[("Host", &host), ("Authorization", &right)]);
+    assert_eq!(status, 200, "{response}");
+    assert!(response.contains("\"serverInfo\""), "{response}");
+    let (status, response) = post_initialize(
+        port,
+        &[
+            ("Host", &host),
+            ("Host", "evil.example"),
+            ("Authorization", &right),
+        ],
+    );
+    assert_eq!(status, 400, "{response}");
+    server.kill().unwrap();
+    let out = server.wait_with_output().unwrap();
+    assert!(
+        !stderr(&out).contains(token),
+        "a given token is not printed"
+    );
+
+    // From a file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("token");
+    std::fs::write(&file, format!("{token}\n")).unwrap();
+    let port = free_port();
+    let host = format!("127.0.0.1:{port}");
+    let (mut server, _state) = serve_http(port, &["--token-file", file.to_str().unwrap()], &[]);
+    let (status, _) = post_initialize(port, &[("Host", &host)]);
+    assert_eq!(status, 401);
+    let (status, response) = post_initialize(port, &[("Host", &host), ("Authorization", &right)]);
+    assert_eq!(status, 200, "{response}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+#[test]
+fn tack_mcp_serve_http_prints_a_generated_token_once() {
+    use std::io::BufRead as _;
+    let port = free_port();
+    let host = format!("127.0.0.1:{port}");
+    let (mut server, _state) = serve_http(port, &[], &[]);
+    let mut lines = std::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    let mut printed = Vec::new();
+    let token = loop {
+        let line = lines.next().expect("the token on stderr").unwrap();
+        printed.push(line.clone());
+        if let Some(token) = line.trim().strip_prefix("Authorization: Bearer ") {
+            break token.to_owned();
+        }
+    };
+    assert_eq!(token.len(), 64, "{printed:?}");
+    let (status, _) = post_initialize(port, &[("Host", &host)]);
+    assert_eq!(status, 401);
+    let bearer = format!("Bearer {token}");
+    let (status, response) = post_initialize(port, &[("Host", &host), ("Authorization", &bearer)]);
+    assert_eq!(status, 200, "{response}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+    printed.extend(lines.map_while(Result::ok));
+    let showing: Vec<&String> = printed.iter().filter(|l| l.contains(&token)).collect();
+    assert_eq!(
+        showing.len(),
+        2,
+        "the token is shown once, with a usage example: {printed:?}"
+    );
+    assert!(showing[1].contains("--header"), "{printed:?}");
+}
+
+#[test]
+fn tack_mcp_serve_http_refuses_a_non_loopback_address_without_allow_remote() {
+    let port = free_port();
+    let out = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("0.0.0.0:{port}")])
+        .env("TACK_STATE_DIR", tempfile::tempdir().unwrap().path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--allow-remote"), "{}", stderr(&out));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    let out = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve", "--http", &format!("0.0.0.0:{port}")])
+        .args(["--allow-remote", "--no-auth"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 
 #[test]

@@ -3,12 +3,15 @@
 //! `tack mcp serve` (the agent's pipeline); this one has no permission rules.
 //!
 //! ```text
-//! mcp_fixture_server [--tools fixtures|builtin] [--http ADDR] [--allow-host H]... [--allow-origin O]...
+//! mcp_fixture_server [--tools fixtures|builtin] [--http ADDR] [--token T] [--allow-host H]... [--allow-origin O]...
 //!   --tools fixtures   the conformance fixture tools and `echo` (default)
 //!   --tools builtin    tack's built-in tools (Read, Glob, Grep, Bash, …), cwd = current dir
 //!   --http ADDR        streamable HTTP at http://ADDR/mcp (port 0: any free port);
 //!                      prints `MCP_URL=http://…/mcp` on stdout once listening.
 //!                      Without it: stdio.
+//!   --token T          require `Authorization: Bearer T`. Without it the HTTP
+//!                      server has no authentication (loopback only): the
+//!                      conformance suite cannot send a header.
 //! ```
 
 use std::net::SocketAddr;
@@ -16,7 +19,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use tack_mcp::server::{
-    HttpOptions, HttpServer, RegistryHost, ServerInfo, conformance_fixture_host, serve_stdio,
+    BearerToken, HttpAuth, HttpOptions, HttpServer, RegistryHost, ServerInfo,
+    conformance_fixture_host, serve_stdio,
 };
 use tack_tool::{ToolHost, ToolRegistry};
 
@@ -30,7 +34,10 @@ fn parse() -> Result<Args, String> {
     let mut args = Args {
         tools: "fixtures".into(),
         http: None,
-        options: HttpOptions::default(),
+        options: HttpOptions {
+            auth: HttpAuth::None,
+            ..HttpOptions::default()
+        },
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -41,12 +48,16 @@ fn parse() -> Result<Args, String> {
                 let v = value()?;
                 args.http = Some(v.parse().map_err(|e| format!("--http {v}: {e}"))?);
             }
+            "--token" => {
+                let token = BearerToken::new(value()?).map_err(|e| e.to_string())?;
+                args.options.auth = HttpAuth::Token(token);
+            }
             "--allow-host" => args.options.allowed_hosts.push(value()?),
             "--allow-origin" => args.options.allowed_origins.push(value()?),
             "-h" | "--help" => {
                 return Err(
                     "usage: mcp_fixture_server [--tools fixtures|builtin] [--http ADDR] \
-                            [--allow-host H]... [--allow-origin O]..."
+                            [--token T] [--allow-host H]... [--allow-origin O]..."
                         .into(),
                 );
             }

@@ -644,10 +644,8 @@ fn command_part(policy: &Policy, c: &Command) -> Part {
                 }
                 d
             }
-            (None, None) if c.local_function => {
-                Decision::Allow(Why::new(&subject, DecidedBy::NoPermissionNeeded).detail(
-                    "it calls a function defined earlier in the command, whose body was checked",
-                ))
+            (None, None) if let Some(why) = c.checked_elsewhere => {
+                Decision::Allow(Why::new(&subject, DecidedBy::NoPermissionNeeded).detail(why))
             }
             (None, None) => {
                 if let Some(d) = auto_command(policy, c, &subject) {

@@ -10,6 +10,8 @@ mod bash_bypasses;
 mod bounds;
 #[path = "all/command_options.rs"]
 mod command_options;
+#[path = "all/differential.rs"]
+mod differential;
 #[path = "all/explain.rs"]
 mod explain;
 #[path = "all/fuzz.rs"]
@@ -20,6 +22,8 @@ mod managed;
 mod modes_and_tools;
 #[path = "all/paths.rs"]
 mod paths;
+#[path = "all/red_team.rs"]
+mod red_team;
 #[path = "all/settings.rs"]
 mod settings;
 #[path = "all/write_options.rs"]

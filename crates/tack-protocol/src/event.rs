@@ -185,6 +185,14 @@ pub enum SessionEvent {
     /// A message appended to the conversation. The conversation of a session is
     /// exactly the sequence of these events.
     Message { message: Message },
+    /// The conversation so far was repaired on resume (a damaged or missing
+    /// line had left it invalid for the model API): from here on it is
+    /// `messages`, followed by the `message` events after this one.
+    ConversationRepaired {
+        messages: Vec<Message>,
+        /// What was changed, one line per fix, for a person.
+        repairs: Vec<String>,
+    },
     /// Text as it streams from the model.
     TextDelta { text: String },
     /// The provider retries a request (the previous attempt's deltas are void).

@@ -5,7 +5,10 @@
 pub const OK: u8 = 0;
 /// A fault inside tack or the machine (an unreadable state file, a full disk).
 pub const INTERNAL: u8 = 1;
-/// Bad flags or configuration (settings, `.mcp.json`, hooks, no prompt, no provider).
+/// Bad flags or configuration (settings, `.mcp.json`, hooks, no prompt, no
+/// provider), or a request that conflicts with what is running (resuming a
+/// session another tack is writing to): nothing is broken, the invocation
+/// has to change or wait.
 pub const USAGE: u8 = 2;
 /// The model API failed (after retries): a bad key, an unknown model, an outage.
 pub const MODEL_API: u8 = 3;
@@ -37,7 +40,7 @@ pub const TABLE: &[(u8, &str)] = &[
     ),
     (
         USAGE,
-        "usage or configuration error (bad flags or settings, no prompt, no provider)",
+        "usage or configuration error (bad flags or settings, no prompt, no provider, a session in use by another tack)",
     ),
     (
         MODEL_API,

@@ -53,6 +53,10 @@ impl Error {
             Error::Transcript(
                 TranscriptError::NotFound { .. } | TranscriptError::NothingToContinue { .. },
             ) => exit::NOT_FOUND,
+            // Nothing is broken and nothing is missing: this invocation
+            // conflicts with a run in progress, and the person fixes it by
+            // waiting or by not resuming (a usage error, like a bad flag).
+            Error::Transcript(TranscriptError::Locked { .. }) => exit::USAGE,
             Error::Registry(_) | Error::Transcript(_) | Error::Source { .. } => exit::INTERNAL,
         }
     }

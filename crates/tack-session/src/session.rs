@@ -262,20 +262,39 @@ impl Session {
         }
     }
 
-    /// The loop, continuing `loaded`: a transcript cut mid-turn is repaired
-    /// first (unanswered calls answered), and the repair recorded.
+    /// The loop, continuing `loaded`. What [`transcript::load`] fixed in
+    /// the conversation (lost or damaged lines) is recorded first, as a
+    /// `conversation_repaired` event; then a transcript cut mid-turn is
+    /// repaired (unanswered calls answered) and that recorded too. Hold the
+    /// session's [`transcript::TranscriptWriter`] (its lock) before loading.
     pub fn resume(
         &self,
         client: Arc<dyn ModelClient>,
         config: AgentConfig,
         loaded: &LoadedSession,
     ) -> Agent {
+        let path = loaded.path.display();
         if loaded.skipped_lines > 0 {
             tracing::warn!(
-                "{} unreadable line(s) in {} were skipped",
-                loaded.skipped_lines,
-                loaded.path.display()
+                "{} unreadable line(s) in {path} were skipped",
+                loaded.skipped_lines
             );
+        }
+        if loaded.lossy_lines > 0 {
+            tracing::warn!(
+                "{} line(s) in {path} had invalid UTF-8; the bad bytes were read as U+FFFD",
+                loaded.lossy_lines
+            );
+        }
+        if !loaded.repairs.is_empty() {
+            tracing::warn!(
+                "the conversation in {path} was repaired: {}",
+                loaded.repairs.join("; ")
+            );
+            self.events.emit(&SessionEvent::ConversationRepaired {
+                messages: loaded.messages.clone(),
+                repairs: loaded.repairs.clone(),
+            });
         }
         let mut messages = loaded.messages.clone();
         if let Some(fix) = transcript::repair(loaded) {

@@ -110,7 +110,6 @@ pub struct PreHookOutcome {
     pub context: Vec<String>,
 }
 
-
 /// Hooks around each call.
 #[async_trait]
 pub trait HookStage: Send + Sync {

@@ -1,23 +1,103 @@
-//! Streamable HTTP: rmcp's service mounted at `/mcp` in an axum router, with
-//! the Host and Origin checks that keep a browser page from reaching a local
-//! server through DNS rebinding.
+//! Streamable HTTP: rmcp's service mounted at `/mcp` in an axum router,
+//! served by hyper with a header-read timeout, behind a guard.
 //!
-//! - `Host` must name a loopback host (`localhost`, `127.0.0.1`, `[::1]`) with
-//!   the bound port, or be in [`HttpOptions::allowed_hosts`]; else 403.
+//! The key design decision: **a port on loopback is not a boundary.** Any
+//! process of any user on the machine can connect to it, and the tools run as
+//! the server's user (Bash included). So:
+//!
+//! - **Every request carries a bearer token** ([`HttpAuth`]): one generated
+//!   when the server binds (the default; read it with [`HttpServer::token`])
+//!   or one given. A request without it, or with another, is 401 with
+//!   `WWW-Authenticate: Bearer`. [`HttpAuth::None`] exists for tests and is
+//!   refused off loopback.
+//! - **Loopback addresses only**, unless [`HttpOptions::allow_remote`]; then
+//!   a token is mandatory.
+//! - `Host` must appear once (else 400) and name a loopback host
+//!   (`localhost`, `127.0.0.1`, `[::1]`) with the bound port, or be in
+//!   [`HttpOptions::allowed_hosts`]; else 403 (DNS rebinding).
 //! - `Origin`, when present, must be a loopback origin (any port, http or
 //!   https) or in [`HttpOptions::allowed_origins`]; else 403. Clients that are
 //!   not browsers send no `Origin` and pass.
+//! - A client has [`HttpOptions::header_read_timeout`] to send a request's
+//!   headers (slowloris), and at most [`HttpOptions::max_sessions`] MCP
+//!   sessions are open at once (503 past that).
+//!
+//! The order of the checks is in the `guard` module.
+//!
+//! All sessions share the one [`ToolHost`] the server was given (for `tack
+//! mcp serve`, one tack session: its Bash working directory, background jobs
+//! and artifacts). Only holders of the token get a session, so they are one
+//! principal; a host per MCP session would mean assembling a tack session
+//! (MCP servers as tools included) inside rmcp's synchronous service factory,
+//! and one per stateless (2026-07-28) request.
+
+mod guard;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tack_tool::ToolHost;
 use tokio_util::sync::CancellationToken;
 
 use super::{Error, Result, ServerInfo, ToolServer};
+
+/// Who may use the server.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpAuth {
+    /// A token generated when the server binds ([`HttpServer::token`]).
+    #[default]
+    Generate,
+    /// This token.
+    Token(BearerToken),
+    /// None: any process that can reach the port may call the tools.
+    /// Refused on a non-loopback address; for tests.
+    None,
+}
+
+/// A bearer token. Its `Debug` does not show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BearerToken(String);
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(…)")
+    }
+}
+
+impl BearerToken {
+    /// A token from a person or a file: surrounding whitespace is dropped;
+    /// the rest must be non-empty visible ASCII (it travels in a header).
+    pub fn new(token: impl Into<String>) -> Result<Self> {
+        let token = token.into();
+        let token = token.trim();
+        if token.is_empty() {
+            return Err(Error::InvalidOption("the bearer token is empty".into()));
+        }
+        if !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(Error::InvalidOption(
+                "the bearer token must be visible ASCII characters without spaces (e.g. the output of `openssl rand -hex 32`)".into(),
+            ));
+        }
+        Ok(Self(token.to_owned()))
+    }
+
+    /// 32 random bytes from the operating system's generator, as 64 hex digits.
+    pub fn generate() -> Self {
+        let bytes: [u8; 32] = rand::random();
+        Self(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
 
 /// Options of the HTTP transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +110,21 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     /// Where the MCP endpoint is mounted. Default `/mcp`.
     pub path: String,
+    /// Who may use the server. Default: a token generated at bind.
+    pub auth: HttpAuth,
+    /// Accept a bind address that is not loopback (then `auth` may not be
+    /// [`HttpAuth::None`]). Default false.
+    pub allow_remote: bool,
+    /// The most MCP sessions open at once. Default [`DEFAULT_MAX_SESSIONS`].
+    pub max_sessions: usize,
+    /// How long a client may take to send a request's headers before the
+    /// connection is closed. Default 10 s.
+    pub header_read_timeout: Duration,
 }
+
+/// The default of [`HttpOptions::max_sessions`]: many more than the clients
+/// one person runs, few enough that idle ones cannot pile up unbounded.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -38,11 +132,19 @@ impl Default for HttpOptions {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             path: "/mcp".into(),
+            auth: HttpAuth::default(),
+            allow_remote: false,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            header_read_timeout: Duration::from_secs(10),
         }
     }
 }
 
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// rmcp's own limit on a request body, which the guard applies too when it
+/// reads a body to tell an `initialize` apart.
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 impl HttpOptions {
     fn check(&self) -> Result<()> {
@@ -56,6 +158,29 @@ impl HttpOptions {
             return Err(Error::InvalidOption(format!(
                 "allowed origin {bad:?} has no scheme; write it as \"https://{bad}\""
             )));
+        }
+        if self.max_sessions == 0 {
+            return Err(Error::InvalidOption(
+                "the session limit must be at least 1".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Loopback only unless `allow_remote`, and never without a token then.
+    fn check_addr(&self, addr: SocketAddr) -> Result<()> {
+        if !addr.ip().is_loopback() {
+            if !self.allow_remote {
+                return Err(Error::InvalidOption(format!(
+                    "refusing to listen on {addr}: it is not a loopback address, so other machines could call the tools (Bash included) as this user. Listen on 127.0.0.1:{port}, or allow remote clients explicitly (allow_remote; `tack mcp serve --allow-remote`)",
+                    port = addr.port()
+                )));
+            }
+            if self.auth == HttpAuth::None {
+                return Err(Error::InvalidOption(format!(
+                    "refusing to listen on {addr} without authentication: a server other machines can reach needs a bearer token"
+                )));
+            }
         }
         Ok(())
     }
@@ -89,6 +214,8 @@ pub struct HttpServer {
     listener: tokio::net::TcpListener,
     router: axum::Router,
     addr: SocketAddr,
+    token: Option<BearerToken>,
+    header_read_timeout: Duration,
     sessions: CancellationToken,
 }
 
@@ -101,7 +228,8 @@ impl std::fmt::Debug for HttpServer {
 }
 
 impl HttpServer {
-    /// Binds `addr` and prepares the endpoint.
+    /// Binds `addr` and prepares the endpoint. Refuses a non-loopback `addr`
+    /// unless [`HttpOptions::allow_remote`], and then without a token.
     pub async fn bind(
         host: Arc<dyn ToolHost>,
         info: ServerInfo,
@@ -109,6 +237,12 @@ impl HttpServer {
         options: HttpOptions,
     ) -> Result<Self> {
         options.check()?;
+        options.check_addr(addr)?;
+        let token = match &options.auth {
+            HttpAuth::Generate => Some(BearerToken::generate()),
+            HttpAuth::Token(token) => Some(token.clone()),
+            HttpAuth::None => None,
+        };
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| Error::Bind { addr, source })?;
@@ -123,18 +257,27 @@ impl HttpServer {
             // Stateless (2026-07-28) calls that send nothing before their
             // result are answered as plain JSON rather than a one-event stream.
             .with_json_response(true)
+            .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_cancellation_token(sessions.clone());
         let server = ToolServer::new(host, info);
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let router = axum::Router::new().nest_service(&options.path, service);
+        let manager = Arc::new(LocalSessionManager::default());
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+        let guard = Arc::new(guard::Guard::new(
+            token.as_ref(),
+            manager,
+            options.max_sessions,
+            MAX_BODY_BYTES,
+        ));
+        let router = axum::Router::new()
+            .nest_service(&options.path, service)
+            .layer(axum::middleware::from_fn_with_state(guard, guard::guard));
         Ok(Self {
             listener,
             router,
             addr,
+            token,
+            header_read_timeout: options.header_read_timeout,
             sessions,
         })
     }
@@ -144,13 +287,20 @@ impl HttpServer {
         self.addr
     }
 
+    /// The token every request must carry (`Authorization: Bearer …`), unless
+    /// the server was bound with [`HttpAuth::None`].
+    pub fn token(&self) -> Option<&BearerToken> {
+        self.token.as_ref()
+    }
+
     /// Serves until the process ends or the listener fails.
     pub async fn run(self) -> Result<()> {
         self.run_until(std::future::pending()).await
     }
 
     /// Serves until `shutdown` completes, then closes every session (open
-    /// SSE streams included) and returns.
+    /// SSE streams included), lets requests in flight finish (for up to 5
+    /// s) and returns.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
@@ -159,26 +309,69 @@ impl HttpServer {
             listener,
             router,
             addr,
+            header_read_timeout,
             sessions,
+            ..
         } = self;
-        let stop = sessions.clone();
         tracing::info!("MCP server listening on http://{addr}");
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                stop.cancel();
-            })
-            .await
-            .map_err(|source| Error::Http { addr, source })?;
+        let connections = hyper_util::server::graceful::GracefulShutdown::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        accept_failed(e).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_read_timeout)
+                .serve_connection(
+                    TokioIo::new(stream),
+                    TowerToHyperService::new(router.clone()),
+                );
+            let connection = connections.watch(connection);
+            tokio::spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::debug!("an MCP HTTP connection ended: {e}");
+                }
+            });
+        }
+        drop(listener);
         sessions.cancel();
+        if tokio::time::timeout(Duration::from_secs(5), connections.shutdown())
+            .await
+            .is_err()
+        {
+            tracing::debug!("MCP HTTP connections still open after 5 s were dropped");
+        }
         Ok(())
     }
 }
 
+/// After a failed accept: a client that went away is nothing; running out of
+/// file descriptors (or worse) waits a little rather than spinning.
+async fn accept_failed(e: std::io::Error) {
+    use std::io::ErrorKind::{ConnectionAborted, ConnectionRefused, ConnectionReset};
+    if matches!(
+        e.kind(),
+        ConnectionAborted | ConnectionRefused | ConnectionReset
+    ) {
+        return;
+    }
+    tracing::warn!("the MCP HTTP server could not accept a connection: {e}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+}
+
 /// Serves `host` over streamable HTTP at `addr` (endpoint [`HttpOptions::path`],
-/// `/mcp` by default) until the process ends. Bind a loopback address unless
-/// the server must be reachable from elsewhere, and then list its public
-/// names in [`HttpOptions::allowed_hosts`].
+/// `/mcp` by default) until the process ends. With [`HttpAuth::Generate`]
+/// (the default) nobody learns the token: use [`HttpServer::bind`] and
+/// [`HttpServer::token`], or give one ([`HttpAuth::Token`]).
 pub async fn serve_http(
     host: Arc<dyn ToolHost>,
     info: ServerInfo,

@@ -1,5 +1,10 @@
-//! Simple commands: wrappers seen through, command strings parsed again,
-//! directory changes tracked, and the final [`Command`] emitted.
+//! Simple commands: wrappers seen through (more of them in the table of
+//! [`wrappers`]), command strings parsed again (the builtins that run
+//! strings in [`builtins`]), directory changes tracked, and the final
+//! [`Command`] emitted.
+
+mod builtins;
+mod wrappers;
 
 use std::path::PathBuf;
 
@@ -41,6 +46,7 @@ const NAME_BUILTINS: &[&str] = &[
     "readarray",
     "wait",
     "let",
+    "getopts",
 ];
 
 /// Options of a wrapper command.
@@ -174,7 +180,27 @@ fn basename(name: &str) -> &str {
 }
 
 impl Analyzer {
-    /// Process the words of a simple command (after expansion analysis).
+    /// A simple command called bare (not through a wrapper): a function
+    /// defined earlier in the command when one has its name, else the
+    /// program. Only a bare call reaches a function; wrappers (`command`,
+    /// `exec`, `builtin`, `env`, `nice`, `timeout`, `xargs`, `sudo`, …) run
+    /// the program itself, so they go to [`Analyzer::argv`] directly.
+    pub(super) fn call(&mut self, argv: Vec<WordVal>) {
+        if !self.no_functions
+            && let Some(name) = argv.first().and_then(|w| w.literal.as_deref())
+            && self.functions.iter().any(|f| f == name)
+        {
+            self.function_called = true;
+            return self.emit_as(
+                &argv,
+                Some("it calls a function defined earlier in the command, whose body was checked"),
+            );
+        }
+        self.argv(argv);
+    }
+
+    /// Process the words of a program's command line (after expansion
+    /// analysis): a builtin or a program, never a shell function.
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
         if self.outer.len() > MAX_WRAPPERS {
             // `xargs xargs … cmd`: every level is read again (and takes
@@ -196,13 +222,21 @@ impl Analyzer {
             );
             return;
         };
-        let base = basename(&name).to_string();
+        // GNU tools installed with a `g` prefix (`gtimeout`) are the same.
+        let base = wrappers::gnu_name(basename(&name)).to_string();
         if base == "unset" {
             // `unset -f f`: later calls of f run a program again.
             self.functions.clear();
+            self.functions_changed = true;
         }
-        if self.functions.contains(&name) {
-            return self.emit(&argv);
+        if name.contains('/') && !wrappers::in_system_dir(&name) && wrappers::runs_a_command(&base)
+        {
+            // `./env ls` runs ./env, whatever that file is: it must be
+            // allowed as itself; what the real one would run is checked too.
+            self.emit(&argv);
+        }
+        if self.table_wrapper(&base, &argv) {
+            return;
         }
         match base.as_str() {
             "command" => self.wrapper_command(&argv),
@@ -211,14 +245,7 @@ impl Analyzer {
                     usize::from(argv.get(1).and_then(|w| w.literal.as_deref()) == Some("--"));
                 self.unwrap(&argv, 1 + from)
             }
-            "exec" => self.simple_wrapper(
-                &argv,
-                &Opts {
-                    flags: "cl",
-                    with_arg: "a",
-                    ..Opts::default()
-                },
-            ),
+            "exec" => self.wrapper_exec(&argv),
             "time" => self.wrapper_time(&argv),
             "nice" => self.wrapper_nice(&argv),
             "timeout" => self.wrapper_timeout(&argv),
@@ -277,43 +304,8 @@ impl Analyzer {
             "xargs" => self.wrapper_xargs(&argv),
             "find" => self.find(&argv),
             "sudo" | "doas" => self.wrapper_sudo(&argv, &base),
-            "eval" => {
-                let all: Option<Vec<&str>> =
-                    argv[1..].iter().map(|w| w.literal.as_deref()).collect();
-                match all {
-                    Some(parts) if parts.is_empty() => {}
-                    Some(parts) => self.nested_script(&argv, &parts.join(" ")),
-                    None => {
-                        let text = text_of(&argv);
-                        self.uncertain(
-                            UncertainKind::Command,
-                            &text,
-                            "eval runs text computed at run time",
-                        );
-                    }
-                }
-            }
-            "trap" => {
-                self.emit(&argv);
-                let action = argv.get(1);
-                if let Some(action) = action {
-                    match &action.literal {
-                        Some(l) if l.starts_with('-') || argv.len() < 3 => {}
-                        Some(l) => {
-                            let l = l.clone();
-                            self.nested_script(&argv, &l);
-                        }
-                        None => {
-                            let raw = action.raw.clone();
-                            self.uncertain(
-                                UncertainKind::Command,
-                                &raw,
-                                "trap runs text computed at run time",
-                            );
-                        }
-                    }
-                }
-            }
+            "eval" => self.builtin_eval(&argv),
+            "trap" => self.builtin_trap(&argv),
             "alias" => {
                 self.emit(&argv);
                 if argv[1..]
@@ -328,14 +320,11 @@ impl Analyzer {
                     );
                 }
             }
-            "fc" | "compgen" | "complete" | "bind" => {
+            "compgen" | "complete" => self.builtin_completion(&argv),
+            "bind" => self.builtin_bind(&argv),
+            "fc" => {
                 self.emit(&argv);
-                let runs = base == "fc"
-                    && !argv[1..].iter().any(|w| w.literal.as_deref() == Some("-l"))
-                    || argv[1..]
-                        .iter()
-                        .any(|w| matches!(w.literal.as_deref(), Some("-C" | "-F" | "-x")));
-                if runs {
+                if !argv[1..].iter().any(|w| w.literal.as_deref() == Some("-l")) {
                     let text = text_of(&argv);
                     self.uncertain(
                         UncertainKind::Command,
@@ -347,6 +336,9 @@ impl Analyzer {
             "cd" | "pushd" | "popd" | "chdir" => self.change_dir(&argv, &base),
             "watch" => self.wrapper_watch(&argv),
             "source" | "." => {
+                // The file may define or remove functions.
+                self.functions.clear();
+                self.functions_changed = true;
                 self.emit(&argv);
                 self.opaque(
                     &argv,
@@ -397,6 +389,10 @@ impl Analyzer {
             b if NAME_BUILTINS.contains(&b) => {
                 self.emit(&argv);
                 self.name_builtin(b, &argv);
+                self.builtin_assigns(b, &argv);
+                if matches!(b, "mapfile" | "readarray") {
+                    self.builtin_mapfile(&argv);
+                }
             }
             _ => self.program(&base, &argv),
         }
@@ -430,9 +426,11 @@ impl Analyzer {
                             "integer and name-reference variables evaluate what is later assigned to them",
                         );
                     }
-                    if declares && let Some((name, _)) = l.split_once('=') {
+                    if declares && let Some((name, value)) = l.split_once('=') {
                         let name = name.trim_end_matches('+');
-                        self.assigned_name(name.split('[').next().unwrap_or(name));
+                        let name = name.split('[').next().unwrap_or(name);
+                        self.assigned_name(name);
+                        self.code_variable(name, &literal_word(value));
                     }
                 }
                 None if names_here => {
@@ -589,12 +587,29 @@ impl Analyzer {
     /// `su [options] [user] -c 'script'`: a privileged shell.
     fn wrapper_su(&mut self, argv: &[WordVal]) {
         let mut script: Option<&WordVal> = None;
+        let mut login = false;
         let mut i = 1;
         while let Some(w) = argv.get(i) {
             match w.literal.as_deref() {
-                Some("-c" | "--command") => {
+                Some("-c" | "--command" | "--session-command") => {
                     script = argv.get(i + 1);
                     i += 2;
+                }
+                Some("-" | "-l" | "--login") => {
+                    login = true;
+                    i += 1;
+                }
+                Some("-s" | "--shell")
+                    if !argv
+                        .get(i + 1)
+                        .and_then(|w| w.literal.as_deref())
+                        .is_some_and(|s| SHELLS.contains(&basename(s))) =>
+                {
+                    return self.uncertain(
+                        UncertainKind::Command,
+                        &text_of(argv),
+                        "the shell it runs is not a known shell",
+                    );
                 }
                 Some(l) if l.starts_with("--command=") => {
                     return self.uncertain(
@@ -608,6 +623,12 @@ impl Analyzer {
             }
         }
         self.emit(argv);
+        if login && script.is_some() {
+            self.opaque(
+                argv,
+                "a login shell runs startup files whose commands are not written here",
+            );
+        }
         match script {
             None => self.opaque(
                 argv,
@@ -649,6 +670,39 @@ impl Analyzer {
             Ok((start, _)) => self.unwrap(argv, start),
             Err(opt) => self.unknown_option(argv, &opt),
         }
+    }
+
+    /// `exec [-cl] [-a name] cmd…`: `-l` (or a name starting with `-`)
+    /// makes a shell a login shell, which runs its startup files.
+    fn wrapper_exec(&mut self, argv: &[WordVal]) {
+        let spec = Opts {
+            flags: "cl",
+            with_arg: "a",
+            ..Opts::default()
+        };
+        let (start, found) = match skip_options(argv, 1, &spec) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        let login = found.iter().any(|f| {
+            f.opt == "-l"
+                || (f.opt == "-a"
+                    && f.value
+                        .as_ref()
+                        .is_none_or(|v| v.literal.as_deref().is_none_or(|l| l.starts_with('-'))))
+        });
+        let runs_shell = argv
+            .get(start)
+            .and_then(|w| w.literal.as_deref())
+            .is_some_and(|l| SHELLS.contains(&basename(l)));
+        if login && runs_shell {
+            self.emit(argv);
+            self.opaque(
+                argv,
+                "exec -l starts a login shell, which runs startup files whose commands are not written here",
+            );
+        }
+        self.unwrap(argv, start);
     }
 
     fn wrapper_time(&mut self, argv: &[WordVal]) {
@@ -724,17 +778,20 @@ impl Analyzer {
         let mut i = 1;
         let mut chdir: Option<WordVal> = None;
         let mut split: Option<WordVal> = None;
+        let mut options_done = false;
         while let Some(w) = argv.get(i) {
             let Some(lit) = w.literal.clone() else { break };
-            if lit == "--" {
-                i += 1;
-                break;
-            }
-            if lit == "-" {
+            if lit == "--" && !options_done {
+                // Assignments may still follow.
+                options_done = true;
                 i += 1;
                 continue;
             }
-            if lit.starts_with('-') {
+            if lit == "-" && !options_done {
+                i += 1;
+                continue;
+            }
+            if lit.starts_with('-') && !options_done {
                 let (found, next) = match skip_options(
                     &argv[..(i + 2).min(argv.len())],
                     i,
@@ -762,14 +819,21 @@ impl Analyzer {
                     match f.opt.as_str() {
                         "-C" | "--chdir" => chdir = f.value,
                         "-S" | "--split-string" => split = f.value,
+                        // Unsetting PATH makes bash look in `.` too.
+                        "-u" | "--unset" => match f.value.and_then(|v| v.literal) {
+                            Some(name) => self.assigned_name(&name),
+                            None => self.assigned_name("PATH"),
+                        },
                         _ => {}
                     }
                 }
                 i = next;
                 continue;
             }
+            // Every word with `=` is an assignment to env, whatever the
+            // name (`BASH_FUNC_f%%=() { …; }` defines a function in bash).
             match lit.split_once('=') {
-                Some((name, _)) if words::is_name(name) => {
+                Some((name, _)) if !name.is_empty() => {
                     self.assigned_name(name);
                     i += 1;
                 }
@@ -919,6 +983,17 @@ impl Analyzer {
                 }
                 "-delete" => {
                     deletes = true;
+                    // Removes what it finds, as `-exec rm -rf {} +` would:
+                    // deny and ask rules for `rm` apply; what it removes is
+                    // an edit under its starting points (below).
+                    self.outer.push(text_of(argv));
+                    self.open_tail = true;
+                    self.emit_as(
+                        &[literal_word("rm"), literal_word("-rf")],
+                        Some("find -delete removes only what it finds, and that was checked as edits"),
+                    );
+                    self.open_tail = false;
+                    self.outer.pop();
                     i += 1;
                 }
                 "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
@@ -1041,7 +1116,18 @@ impl Analyzer {
         }
         if special || start >= argv.len() {
             // sudoedit, listing, a login shell: the sudo command itself.
-            return self.emit(argv);
+            self.emit(argv);
+            let shell = found
+                .iter()
+                .any(|f| matches!(f.opt.as_str(), "-s" | "--shell" | "-i" | "--login"));
+            if !special && shell {
+                // It reads its commands from the input.
+                self.opaque(
+                    argv,
+                    "it starts a shell whose commands are not written here",
+                );
+            }
+            return;
         }
         self.privileged.push(text_of(argv));
         let saved = self.cwds.clone();
@@ -1054,8 +1140,16 @@ impl Analyzer {
     }
 
     fn shell(&mut self, argv: &[WordVal]) {
+        let base = argv
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .map(basename)
+            .unwrap_or_default()
+            .to_string();
         let mut i = 1;
         let mut command_mode = false;
+        // Why the shell runs startup files (or code given by an option).
+        let mut startup: Option<String> = None;
         while let Some(w) = argv.get(i) {
             let Some(lit) = &w.literal else { break };
             if lit == "--" || lit == "-" {
@@ -1063,16 +1157,53 @@ impl Analyzer {
                 break;
             }
             if let Some(long) = lit.strip_prefix("--") {
-                i += if matches!(long, "rcfile" | "init-file") {
-                    2
-                } else {
-                    1
-                };
+                let name = long.split_once('=').map_or(long, |(n, _)| n);
+                match name {
+                    "rcfile" | "init-file" | "init-command" => {
+                        startup.get_or_insert_with(|| format!("`{lit}` runs code from a file"));
+                        i += if long.contains('=') { 1 } else { 2 };
+                    }
+                    "login" | "interactive" | "debugger" => {
+                        startup.get_or_insert_with(|| {
+                            format!("`{lit}` makes the shell run its startup files")
+                        });
+                        i += 1;
+                    }
+                    "norc" | "noprofile" | "no-rcs" | "no-config" | "posix" | "noediting"
+                    | "restricted" | "verbose" | "version" | "help" | "dump-strings"
+                    | "dump-po-strings" | "pretty-print" | "no-execute" | "private" => {
+                        i += 1;
+                    }
+                    _ => {
+                        startup.get_or_insert_with(|| {
+                            format!("unknown option `{lit}` of `{base}`: it may run startup files")
+                        });
+                        i += 1;
+                    }
+                }
                 continue;
             }
             if (lit.starts_with('-') || lit.starts_with('+')) && lit.len() > 1 {
-                let takes_arg = lit.contains('o') || lit.contains('O');
-                command_mode |= lit.starts_with('-') && lit.contains('c');
+                let minus = lit.starts_with('-');
+                let letters = &lit[1..];
+                command_mode |= minus && letters.contains('c');
+                if minus && (letters.contains('i') || letters.contains('l')) {
+                    startup.get_or_insert_with(|| {
+                        format!("`{lit}` makes an interactive or login shell, which runs its startup files")
+                    });
+                }
+                if base == "fish" && letters.contains('C') {
+                    startup.get_or_insert_with(|| format!("`{lit}` runs an init command"));
+                }
+                let takes_arg = letters.contains('o') || letters.contains('O');
+                if takes_arg {
+                    let value = argv.get(i + 1).map(|v| v.literal.as_deref());
+                    if let Some(Some("interactive" | "login") | None) = value {
+                        startup.get_or_insert_with(|| {
+                            format!("`{lit}` may make an interactive or login shell")
+                        });
+                    }
+                }
                 i += if takes_arg { 2 } else { 1 };
                 continue;
             }
@@ -1086,6 +1217,12 @@ impl Analyzer {
                 argv,
                 "the shell runs commands from a file or its input, which are not written here",
             );
+        }
+        if let Some(why) = startup {
+            // The command itself must be allowed (as for `bash FILE`), and
+            // what the startup files do cannot be checked.
+            self.emit(argv);
+            self.opaque(argv, &format!("{why}, whose commands are not written here"));
         }
         match argv.get(i) {
             Some(WordVal {
@@ -1197,6 +1334,12 @@ impl Analyzer {
 
     /// Emit a simple command (after unwrapping).
     pub(super) fn emit(&mut self, argv: &[WordVal]) {
+        self.emit_as(argv, None);
+    }
+
+    /// Emit a simple command; `checked_elsewhere` when it needs no allow
+    /// rule of its own (see [`Command::checked_elsewhere`]).
+    fn emit_as(&mut self, argv: &[WordVal], checked_elsewhere: Option<&'static str>) {
         let Some(name) = argv.first().and_then(|w| w.literal.clone()) else {
             return;
         };
@@ -1247,7 +1390,6 @@ impl Analyzer {
             }
         }
         let path_args = self.path_args(&base, argv);
-        let local_function = self.functions.contains(&name);
         self.note_relinks(&base, argv);
         self.push(Item::Command(Command {
             base,
@@ -1259,7 +1401,7 @@ impl Analyzer {
             privileged: self.privileged.clone(),
             dynamic_prefix,
             path_args,
-            local_function,
+            checked_elsewhere,
         }));
     }
 

@@ -6,8 +6,11 @@
 //! if/while/for/case bodies, function bodies, here-documents, parameter
 //! expansions — and the strings run by `bash -c`, `eval`, `trap` and friends
 //! (parsed recursively up to [`MAX_DEPTH`]), and the commands options run
-//! (`git grep -O`, `rsync -e`; see [`programs`] and [`git`]). Wrappers (`env`, `timeout`,
-//! `xargs`, `find -exec`, `sudo`, …) are seen through. The result is a flat
+//! (`git grep -O`, `rsync -e`; see [`programs`] and [`git`]). Wrappers
+//! (`env`, `timeout`, `xargs`, `find -exec`, `sudo`, …) are seen through; they
+//! always run the program, so only a bare call reaches a function defined
+//! earlier in the command (whose body was checked where it was defined). The
+//! result is a flat
 //! list of [`Item`]s: simple commands, files written, files touched, and
 //! uncertainties (anything that cannot be known before running, which the
 //! policy turns into `ask`). What a command may cost to check is bounded
@@ -35,6 +38,13 @@ pub(crate) const MAX_DEPTH: usize = 8;
 const MAX_CWDS: usize = 8;
 /// Items collected before giving up.
 const MAX_ITEMS: usize = 1024;
+/// POSIX special builtins: in POSIX mode they are found before functions
+/// (and a function cannot be defined with their name), so a function so
+/// named is never taken to shadow them.
+const SPECIAL_BUILTINS: &[&str] = &[
+    "break", ":", ".", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
+    "shift", "times", "trap", "unset", "source",
+];
 
 /// What an uncertainty is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,9 +124,12 @@ pub(crate) struct Command {
     pub dynamic_prefix: Option<String>,
     /// Resolved operands (None when one is dynamic or the directory is unknown).
     pub path_args: Option<Vec<ResolvedPath>>,
-    /// A call of a function defined earlier in the same command (its body
-    /// was checked where it was defined).
-    pub local_function: bool,
+    /// What it does is checked in another form, so it meets deny and ask
+    /// rules but needs no allow rule of its own; says which form. A call of
+    /// a function defined earlier in the command (its body was checked where
+    /// it was defined); the `rm -rf …` that `find -delete` amounts to (what
+    /// it removes was checked as edits).
+    pub checked_elsewhere: Option<&'static str>,
 }
 
 /// Where the shell might be when a command runs.
@@ -171,13 +184,42 @@ pub(crate) fn analyze(
         open_tail: false,
         cd_seen: 0,
         functions: Vec::new(),
+        no_functions: false,
+        functions_changed: false,
+        function_called: false,
         relinked: Vec::new(),
         opts: brush_parser::ParserOptions::default(),
         budget: limits::Budget::new(command.len()),
     };
-    match limits::check_size(command) {
-        Ok(()) => a.script(command),
-        Err(reason) => a.uncertain(UncertainKind::Command, command, reason),
+    if let Err(reason) = limits::check_size(command) {
+        a.uncertain(UncertainKind::Command, command, reason);
+        return a.items;
+    }
+    a.script(command);
+    if a.function_called && a.functions_changed {
+        // Something may remove or replace a function (`unset`, `source`),
+        // and order alone (loops, traps, function bodies, `eval`) cannot
+        // tell which calls still reach it: judge every call as the program.
+        a = Analyzer {
+            resolver: a.resolver,
+            touches,
+            home: a.home,
+            cwds: Cwds::Known(vec![cwd.to_path_buf()]),
+            items: Vec::new(),
+            depth: 0,
+            outer: Vec::new(),
+            privileged: Vec::new(),
+            open_tail: false,
+            cd_seen: 0,
+            functions: Vec::new(),
+            no_functions: true,
+            functions_changed: false,
+            function_called: false,
+            relinked: Vec::new(),
+            opts: a.opts,
+            budget: limits::Budget::new(command.len()),
+        };
+        a.script(command);
     }
     a.items
 }
@@ -234,6 +276,13 @@ pub(crate) struct Analyzer {
     cd_seen: usize,
     /// Functions defined so far and visible here.
     functions: Vec<String>,
+    /// Judge every call as the program, functions or not.
+    no_functions: bool,
+    /// Something may have removed or replaced a function (`unset`,
+    /// `source`).
+    functions_changed: bool,
+    /// A call was judged as a call of a function defined earlier.
+    function_called: bool,
     /// Paths that an earlier command may have replaced by a link (`ln`,
     /// `mv`, `cp` operands): what lies under them is unknown until run time.
     relinked: Vec<PathBuf>,
@@ -398,6 +447,8 @@ impl Analyzer {
                         self.eval_word(&w.value);
                     }
                 }
+                // `for PATH in ./evil; do ls; done` assigns PATH.
+                self.assigned_name(&f.variable_name);
                 self.loop_body(|a| a.compound_list(&f.body.list));
             }
             ast::CompoundCommand::CaseClause(c) => {
@@ -433,7 +484,10 @@ impl Analyzer {
             }
             ast::CompoundCommand::Coprocess(c) => {
                 if let Some(name) = &c.name {
+                    // `coproc NAME …` assigns the array NAME and NAME_PID.
                     self.eval_word(&name.value);
+                    self.assigned_name(&name.value);
+                    self.assigned_name(&format!("{}_PID", name.value));
                 }
                 self.conditionally(|a| a.command(&c.body));
             }
@@ -457,7 +511,9 @@ impl Analyzer {
     }
 
     /// A function body runs whenever it is called, from wherever the shell
-    /// is then: walk it with the directory unknown.
+    /// is then: walk it with the directory unknown. Later bare calls of its
+    /// name reach it (see [`Analyzer::call`]), unless it is named like a
+    /// special builtin, which POSIX mode finds before any function.
     fn function(&mut self, f: &ast::FunctionDefinition) {
         let saved = std::mem::replace(&mut self.cwds, Cwds::Unknown);
         let seen = self.cd_seen;
@@ -468,8 +524,9 @@ impl Analyzer {
             }
             a.compound(body);
         });
-        if !f.fname.value.contains('/') {
-            self.functions.push(f.fname.value.clone());
+        let name = &f.fname.value;
+        if !name.contains('/') && !SPECIAL_BUILTINS.contains(&name.as_str()) && !self.no_functions {
+            self.functions.push(name.clone());
         }
         self.cwds = if self.cd_seen != seen {
             Cwds::Unknown
@@ -741,10 +798,33 @@ impl Analyzer {
                 self.word_item(item, &mut argv, &mut redirects);
             }
         }
+        self.named_fds(sc);
         for r in redirects {
             self.redirect(r);
         }
-        self.argv(argv);
+        self.call(argv);
+    }
+
+    /// `{NAME}>file` opens a file and assigns its descriptor to NAME
+    /// (the parser reads `{NAME}` as a word before the redirection).
+    fn named_fds(&mut self, sc: &ast::SimpleCommand) {
+        use ast::CommandPrefixOrSuffixItem as I;
+        let name_item = sc.word_or_name.as_ref().map(|w| I::Word(w.clone()));
+        let items: Vec<&I> = sc
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter())
+            .chain(name_item.as_ref())
+            .chain(sc.suffix.iter().flat_map(|s| s.0.iter()))
+            .collect();
+        for pair in items.windows(2) {
+            if let [I::Word(w), I::IoRedirect(_)] = pair
+                && let Some(name) = w.value.strip_prefix('{').and_then(|v| v.strip_suffix('}'))
+                && words::is_name(name)
+            {
+                self.assigned_name(name);
+            }
+        }
     }
 
     fn word_item<'b>(
@@ -772,23 +852,29 @@ impl Analyzer {
     }
 
     fn assignment(&mut self, a: &ast::Assignment) {
-        match &a.name {
-            ast::AssignmentName::VariableName(n) => self.assigned_name(n),
+        let name = match &a.name {
+            ast::AssignmentName::VariableName(n) => {
+                self.assigned_name(n);
+                n
+            }
             ast::AssignmentName::ArrayElementName(n, index) => {
                 self.assigned_name(n);
                 self.subscript(index);
+                n
             }
-        }
+        };
         match &a.value {
             ast::AssignmentValue::Scalar(w) => {
-                self.eval_word(&w.value);
+                let v = self.eval_word(&w.value);
+                self.code_variable(name, &v);
             }
             ast::AssignmentValue::Array(elements) => {
                 for (key, value) in elements {
                     if let Some(k) = key {
                         self.subscript(&k.value);
                     }
-                    self.eval_word(&value.value);
+                    let v = self.eval_word(&value.value);
+                    self.code_variable(name, &v);
                 }
             }
         }
@@ -1055,6 +1141,17 @@ impl Analyzer {
             }
             P::VariableNames { .. } | P::MemberKeys { .. } => (None, false),
         };
+        if let P::AssignDefaultValues {
+            parameter:
+                Parameter::Named(name)
+                | Parameter::NamedWithIndex { name, .. }
+                | Parameter::NamedWithAllIndices { name, .. },
+            ..
+        } = e
+        {
+            // `${PATH:=./evil}` assigns PATH when it is unset or empty.
+            self.assigned_name(name);
+        }
         if indirect {
             self.uncertain(
                 UncertainKind::Command,

@@ -213,6 +213,15 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
         "GIT_DIR",
         "SSH_ASKPASS",
         "SUDO_ASKPASS",
+        // Startup files and code found through them (zsh, fish, git, iconv).
+        "ZDOTDIR",
+        "XDG_CONFIG_HOME",
+        "XDG_CONFIG_DIRS",
+        "FPATH",
+        "GCONV_PATH",
+        "EXECIGNORE",
+        "PARALLEL",
+        "PARALLEL_SHELL",
     ];
     const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG"];
     EXACT.contains(&name)

@@ -242,3 +242,43 @@ async fn a_nested_call_meets_the_deny_rule_and_its_audit_names_the_caller() {
         "the model's own call has no caller"
     );
 }
+
+#[tokio::test]
+async fn calls_nested_deeper_than_the_limit_are_refused() {
+    let project = Project::new();
+    project.settings(json!({"permissions": {"allow": ["Relay", "Now"]}}));
+    let mut input = json!({"tool": "Now", "input": {}});
+    for _ in 0..tack_tool::MAX_NESTING + 1 {
+        input = json!({"tool": "Relay", "input": input});
+    }
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use("t1", "Relay", input["input"].clone()),
+        Step::tool_use(
+            "t2",
+            "Relay",
+            json!({"tool": "Relay", "input": {"tool": "Now", "input": {}}}),
+        ),
+        Step::text("done"),
+    ]);
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("x3").sources(vec![Arc::new(tools())]),
+    )
+    .await
+    .unwrap();
+    let mut agent = session.agent(client(&mock).await, Default::default());
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("go")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    let deep = results_of(&agent.messages()[2])[0].text();
+    assert!(deep.contains("nested more than 4 deep"), "{deep}");
+    assert!(!deep.contains("this is Now"), "{deep}");
+    let shallow = results_of(&agent.messages()[4])[0].text();
+    assert!(shallow.ends_with("this is Now"), "{shallow}");
+}

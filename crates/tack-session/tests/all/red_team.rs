@@ -1,0 +1,172 @@
+//! The red team's classes of Bash holes, end to end: a project whose
+//! settings allow or deny, the model asking for a command built to slip
+//! through, the real shell, and the file system checked afterwards. No
+//! person answers, so anything that is asked is refused.
+
+use serde_json::{Value, json};
+use tack_protocol::{ContentBlock, RunStatus, ToolResultBlock};
+use tack_session::{Session, SessionOptions};
+use tack_testkit::{MockServer, Step};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{Project, client, results_of};
+
+/// Run one headless session in which the model asks for each command in
+/// turn; the results, in order.
+async fn run_commands(project: &Project, commands: &[&str]) -> Vec<ToolResultBlock> {
+    let mock = MockServer::start().await;
+    let mut steps: Vec<Step> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Step::tool_use(format!("t{i}"), "Bash", json!({"command": c})))
+        .collect();
+    steps.push(Step::text("done"));
+    mock.push_all(steps);
+    let ctx = project.context();
+    let session = Session::assemble(&ctx, SessionOptions::new("red"))
+        .await
+        .unwrap();
+    let mut agent = session.agent(client(&mock).await, Default::default());
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("go")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    let messages = agent.messages();
+    (0..commands.len())
+        .map(|i| results_of(&messages[2 + 2 * i])[0].clone())
+        .collect()
+}
+
+fn project(permissions: Value) -> Project {
+    let project = Project::new();
+    project.settings(json!({ "permissions": permissions }));
+    project
+}
+
+#[tokio::test]
+async fn f3_a_wrapper_runs_the_program_not_the_function_named_like_it() {
+    let project = project(json!({"allow": ["Bash(ls *)"]}));
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &[
+            // A bare call reaches the function: ls runs, nothing is made.
+            "touch(){ ls; }; touch bare.txt",
+            "touch(){ ls; }; command touch made.txt",
+            "touch(){ ls; }; env touch made.txt",
+            "touch(){ ls; }; for i in 1 2; do touch made.txt; unset -f touch; done",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    assert!(!dir.join("bare.txt").exists());
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(!dir.join("made.txt").exists(), "the real touch ran");
+}
+
+#[tokio::test]
+async fn f4_startup_files_never_run_unchecked() {
+    // Only ls is allowed: the rc file would make a file.
+    let project = project(json!({"allow": ["Bash(ls *)"]}));
+    project.write("evil.rc", "touch pwned\n");
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &[
+            "bash -c ls",
+            "bash --rcfile evil.rc -ic ls",
+            "BASH_ENV=evil.rc bash -c ls",
+            "bash evil.rc",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(!dir.join("pwned").exists(), "the rc file ran");
+
+    // Everything but rm is allowed: the rc file would run rm.
+    let project = project_all_but_rm();
+    project.write("evil.rc", "rm -f keep.txt\n");
+    project.write("keep.txt", "x");
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &["bash --init-file evil.rc -ic ls", "bash -lic ls"],
+    )
+    .await;
+    for r in &results {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(dir.join("keep.txt").exists(), "the rc file ran rm");
+}
+
+fn project_all_but_rm() -> Project {
+    project(json!({"allow": ["Bash"], "deny": ["Bash(rm *)"]}))
+}
+
+#[tokio::test]
+async fn f8_deny_rules_hold_through_strings_and_wrappers_when_bash_is_allowed() {
+    let project = project_all_but_rm();
+    project.write("keep.txt", "x");
+    let dir = project.path();
+    let results = run_commands(
+        &project,
+        &[
+            "touch made.txt",
+            "trap -- 'rm -f keep.txt' EXIT",
+            "eval -- 'rm -f keep.txt'",
+            "mapfile -C 'rm -f keep.txt' -c 1 a <<< a",
+            "compgen -W '$(rm -f keep.txt)' a",
+            "taskset -c 0 rm -f keep.txt",
+            "script -qc 'rm -f keep.txt' /dev/null",
+            "setpriv --no-new-privs rm -f keep.txt",
+            "find . -name keep.txt -delete",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    assert!(
+        dir.join("made.txt").exists(),
+        "wholesale allow runs commands"
+    );
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+        assert!(r.text().contains("Bash(rm *)"), "{}", r.text());
+    }
+    assert!(dir.join("keep.txt").exists(), "rm ran");
+}
+
+#[tokio::test]
+async fn f11_a_variable_set_by_for_read_or_printf_never_picks_the_program() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = project(
+        json!({"allow": ["Bash(ls *)", "Bash(printf *)", "Bash(read *)", "Bash(mapfile *)"]}),
+    );
+    // An `ls` that would make a file, found only through PATH=./evil.
+    project.write("evil/ls", "#!/bin/sh\n: > pwned\n");
+    let dir = project.path();
+    std::fs::set_permissions(dir.join("evil/ls"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let results = run_commands(
+        &project,
+        &[
+            "ls",
+            "for PATH in ./evil; do ls; done",
+            "printf -v PATH ./evil; ls",
+            "read PATH <<< ./evil; ls",
+            "mapfile -t PATH <<< ./evil; ls",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    for r in &results[1..] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(!dir.join("pwned").exists(), "./evil/ls ran");
+}
