@@ -1,7 +1,9 @@
 //! One permission decision with 1,000 rules loaded (Bash, Read, Edit,
 //! WebFetch, MCP): a compound Bash command and a Read path. Prints mean,
 //! p50 and p99 for the whole decision (resolve + evaluate) and for the pure
-//! evaluation alone.
+//! evaluation alone. Then commands built to exhaust the checker (deep
+//! nesting, a here-document pending at the end of input, super-linear
+//! shapes, 100 KB inputs), resolve + evaluate.
 //!
 //! `cargo bench -p tack-policy --bench decide`
 #![allow(clippy::expect_used, reason = "a benchmark fails loudly")]
@@ -63,11 +65,15 @@ fn report(name: &str, mut samples: Vec<Duration>) {
     );
 }
 
-fn measure(mut f: impl FnMut()) -> Vec<Duration> {
-    for _ in 0..1_000 {
+fn measure(f: impl FnMut()) -> Vec<Duration> {
+    measure_n(ITERATIONS, f)
+}
+
+fn measure_n(iterations: usize, mut f: impl FnMut()) -> Vec<Duration> {
+    for _ in 0..iterations / 20 {
         f();
     }
-    (0..ITERATIONS)
+    (0..iterations)
         .map(|_| {
             let start = Instant::now();
             f();
@@ -125,4 +131,49 @@ fn main() {
             black_box(evaluate(black_box(&read_req), &policy));
         }),
     );
+
+    for (name, command) in adversarial() {
+        let input = json!({ "command": command });
+        let r = Request::resolve("Bash", &input, &root, &policy);
+        assert!(!evaluate(&r, &policy).is_allow(), "{name}");
+        report(
+            &format!("{name} ({} B)", command.len()),
+            measure_n(200, || {
+                let r = Request::resolve("Bash", black_box(&input), &root, &policy);
+                black_box(evaluate(&r, &policy));
+            }),
+        );
+    }
+}
+
+/// Commands from the red team's reports (F5, F6, F13) and their 100 KB kin.
+fn adversarial() -> Vec<(&'static str, String)> {
+    let nested = |open: &str, middle: &str, close: &str, n: usize| {
+        format!("{}{middle}{}", open.repeat(n), close.repeat(n))
+    };
+    vec![
+        ("F5 1,459 nested `{ `", "{ ".repeat(1459)),
+        ("F6 `x <<'' $(`", "x <<'' $(".to_string()),
+        (
+            "F13 `${x:-` 3,000 deep",
+            format!("echo {}", nested("${x:-", "x", "}", 3000)),
+        ),
+        (
+            "`${x:-$(rm x)` 500 deep",
+            format!("echo {}", nested("${x:-$(rm x)", "x", "}", 500)),
+        ),
+        (
+            "`${a[` 6 deep",
+            format!("echo {}", nested("${a[", "x", "]}", 6)),
+        ),
+        ("`((` 24 in a row", nested("(", "ls;", ")", 24)),
+        ("100 KB of `{ `", "{ ".repeat(50_000)),
+        (
+            "100 KB of `${x:-`",
+            format!("echo {}", nested("${x:-", "x", "}", 16_600)),
+        ),
+        ("100 KB of `ls;`", "ls;".repeat(33_000)),
+        ("60 KB of `rm x;`", "rm x;".repeat(12_000)),
+        ("60 KB of `a[`", format!("echo {}", "a[".repeat(30_000))),
+    ]
 }

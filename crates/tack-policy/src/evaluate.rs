@@ -380,6 +380,11 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     subject: s,
                 })
             }
+            Item::EditInside {
+                path,
+                written,
+                restrict_only,
+            } => edit_inside(policy, path, written, *restrict_only),
             Item::Touch {
                 family,
                 path,
@@ -511,6 +516,59 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     Decision::with_verdict(max, why)
 }
 
+/// Files of names known only at run time written inside `dir`: an edit of
+/// everything inside it; asked when a deny or ask rule applies to some path
+/// inside it that the directory's own rules do not settle. With
+/// `restrict_only`, only deny and ask rules count (no part otherwise).
+fn edit_inside(
+    policy: &Policy,
+    dir: &ResolvedPath,
+    written: &str,
+    restrict_only: bool,
+) -> Option<Part> {
+    let subject = format!("Edit({}/**)", dir.canonical.display());
+    let mut found = path_found(policy, &["Edit"], dir, true, !restrict_only);
+    if restrict_only {
+        found.allow = None;
+    }
+    let inside = if found.deny.is_none() && found.ask.is_none() {
+        policy
+            .path_rule_inside(Verdict::Deny, &["Edit"], dir)
+            .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Edit"], dir))
+    } else {
+        None
+    };
+    let mut decision = match inside {
+        Some(i) => {
+            let rule = policy
+                .rules
+                .get(i)
+                .map(|r| r.text.clone())
+                .unwrap_or_default();
+            let why = Why::new(&subject, DecidedBy::Uncertain).detail(format!(
+                "it writes files whose names are known only when it runs, inside a directory where the rule `{rule}` applies to some paths"
+            ));
+            if policy.mode == Mode::DontAsk {
+                Decision::Deny(why)
+            } else {
+                Decision::Ask(why)
+            }
+        }
+        None if restrict_only && found.deny.is_none() && found.ask.is_none() => return None,
+        None => {
+            let auto = if policy.in_working_dirs(dir) {
+                Auto::Edit
+            } else {
+                Auto::No
+            };
+            let suggestion = format!("Edit(/{}/**)", dir.canonical.display());
+            decide(policy, &subject, found, auto, Some(suggestion))
+        }
+    };
+    note_written(&mut decision, written, dir);
+    Some(Part { decision, subject })
+}
+
 /// Say how a path was written when it differs from what it resolved to.
 fn note_written(decision: &mut Decision, written: &str, path: &ResolvedPath) {
     let why = decision.why_mut();
@@ -586,10 +644,8 @@ fn command_part(policy: &Policy, c: &Command) -> Part {
                 }
                 d
             }
-            (None, None) if c.local_function => {
-                Decision::Allow(Why::new(&subject, DecidedBy::NoPermissionNeeded).detail(
-                    "it calls a function defined earlier in the command, whose body was checked",
-                ))
+            (None, None) if let Some(why) = c.checked_elsewhere => {
+                Decision::Allow(Why::new(&subject, DecidedBy::NoPermissionNeeded).detail(why))
             }
             (None, None) => {
                 if let Some(d) = auto_command(policy, c, &subject) {

@@ -7,8 +7,12 @@
 //! process substitution, loop and function bodies, strings run by `bash -c`,
 //! `eval`, `trap`…) is extracted with wrappers such as `env`, `timeout`,
 //! `xargs`, `find -exec` and `sudo` seen through, and the command is allowed
-//! only when every part is. What cannot be known before running (a command
-//! name in a variable, an unparsable string) is `ask`, never `allow`.
+//! only when every part is. Files a program writes through its options
+//! (`sed -i`, `sort -o`, `tar -x -C dir`, `curl -o`) are edits, as
+//! redirections are, and options that run a command (`git grep -O`,
+//! `rsync -e`, `ssh -o ProxyCommand=`) have the command analysed. What
+//! cannot be known before running (a command name in a variable, an
+//! unparsable string) is `ask`, never `allow`.
 //!
 //! Read and Edit rules match canonical paths (symlinks resolved, `..`
 //! removed). Resolution is the one IO step ([`Request::resolve`]);

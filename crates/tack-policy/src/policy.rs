@@ -54,6 +54,9 @@ pub(crate) struct KindIndex {
 pub(crate) struct PathIndex {
     set: GlobSet,
     owners: Vec<usize>,
+    /// Each glob's literal leading directories (what it can match lies
+    /// below them).
+    prefixes: Vec<PathBuf>,
 }
 
 /// A compiled permission policy: rules from every level, the mode, and the
@@ -266,18 +269,27 @@ impl PolicyBuilder {
             for (tool, list) in by_tool {
                 let mut b = GlobSetBuilder::new();
                 let mut owners = Vec::with_capacity(list.len());
+                let mut prefixes = Vec::with_capacity(list.len());
                 for (s, owner) in list {
                     // Compiled once above already; cannot fail here.
                     if let Ok(g) = compile_glob(&s) {
                         b.add(g);
                         owners.push(owner);
+                        prefixes.push(literal_prefix(&s));
                     }
                 }
                 let set = b.build().map_err(|err| Error::Settings {
                     origin: "path rules".into(),
                     problem: err.to_string(),
                 })?;
-                index[k].paths.insert(tool, PathIndex { set, owners });
+                index[k].paths.insert(
+                    tool,
+                    PathIndex {
+                        set,
+                        owners,
+                        prefixes,
+                    },
+                );
             }
         }
 
@@ -306,6 +318,32 @@ fn compile_glob(s: &str) -> std::result::Result<globset::Glob, String> {
         .backslash_escape(true)
         .build()
         .map_err(|e| format!("bad path pattern: {e}"))
+}
+
+/// The literal leading directories of an absolute glob made by
+/// [`glob_strings`] (escaped meta-characters are `[c]`).
+fn literal_prefix(glob: &str) -> PathBuf {
+    let mut prefix = PathBuf::from("/");
+    for component in glob.split('/').filter(|c| !c.is_empty()) {
+        let mut plain = String::new();
+        let chars: Vec<char> = component.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            match chars[i] {
+                '[' if chars.get(i + 2) == Some(&']') => {
+                    plain.push(chars[i + 1]);
+                    i += 3;
+                }
+                '*' | '?' | '[' | '{' | '\\' => return prefix,
+                c => {
+                    plain.push(c);
+                    i += 1;
+                }
+            }
+        }
+        prefix.push(plain);
+    }
+    prefix
 }
 
 fn has_meta(component: &str) -> bool {
@@ -565,6 +603,28 @@ impl Policy {
             }
         }
         best
+    }
+
+    /// First path rule of `kind` (for any of `tools`) that could match
+    /// something inside the directory `dir`: its literal leading
+    /// directories lie inside `dir`, or `dir` inside them.
+    pub(crate) fn path_rule_inside(
+        &self,
+        kind: Verdict,
+        tools: &[&str],
+        dir: &ResolvedPath,
+    ) -> Option<usize> {
+        let idx = self.kind(kind);
+        tools
+            .iter()
+            .filter_map(|t| idx.paths.get(*t))
+            .flat_map(|s| s.prefixes.iter().zip(&s.owners))
+            .filter(|(prefix, _)| {
+                dir.forms()
+                    .any(|d| prefix.starts_with(d) || d.starts_with(prefix))
+            })
+            .map(|(_, &owner)| owner)
+            .min()
     }
 
     /// First domain rule of `kind` matching `host`.

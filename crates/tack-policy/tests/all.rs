@@ -6,6 +6,10 @@ mod support;
 
 #[path = "all/bash_bypasses.rs"]
 mod bash_bypasses;
+#[path = "all/bounds.rs"]
+mod bounds;
+#[path = "all/command_options.rs"]
+mod command_options;
 #[path = "all/differential.rs"]
 mod differential;
 #[path = "all/explain.rs"]
@@ -22,3 +26,5 @@ mod paths;
 mod red_team;
 #[path = "all/settings.rs"]
 mod settings;
+#[path = "all/write_options.rs"]
+mod write_options;

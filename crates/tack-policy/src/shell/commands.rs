@@ -14,10 +14,13 @@ use crate::paths;
 
 /// Commands whose operands are files they change: operands are checked
 /// against Edit deny/ask rules as well as Read ones.
-const WRITE_COMMANDS: &[&str] = &[
+pub(super) const WRITE_COMMANDS: &[&str] = &[
     "rm", "rmdir", "mv", "cp", "touch", "mkdir", "ln", "chmod", "chown", "chgrp", "truncate",
     "install", "shred", "unlink", "dd", "rsync", "patch",
 ];
+
+/// Wrappers (and `bash -c` levels) around one command before it is refused.
+const MAX_WRAPPERS: usize = 16;
 
 /// Commands that can put a link (or another tree) where a path was.
 const RELINKERS: &[&str] = &["ln", "mv", "cp", "rsync", "install"];
@@ -161,7 +164,7 @@ fn literal_word(s: &str) -> WordVal {
 }
 
 /// The canonical text of some words.
-fn text_of(words: &[WordVal]) -> String {
+pub(super) fn text_of(words: &[WordVal]) -> String {
     let parts: Vec<String> = words
         .iter()
         .map(|w| match &w.literal {
@@ -188,7 +191,10 @@ impl Analyzer {
             && self.functions.iter().any(|f| f == name)
         {
             self.function_called = true;
-            return self.emit_as(&argv, true);
+            return self.emit_as(
+                &argv,
+                Some("it calls a function defined earlier in the command, whose body was checked"),
+            );
         }
         self.argv(argv);
     }
@@ -196,6 +202,16 @@ impl Analyzer {
     /// Process the words of a program's command line (after expansion
     /// analysis): a builtin or a program, never a shell function.
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
+        if self.outer.len() > MAX_WRAPPERS {
+            // `xargs xargs … cmd`: every level is read again (and takes
+            // stack); no real command nests wrappers this deep.
+            let text: String = text_of(&argv).chars().take(200).collect();
+            return self.uncertain(
+                UncertainKind::Command,
+                &text,
+                format!("more than {MAX_WRAPPERS} wrappers and nested scripts around one command are too many to check"),
+            );
+        }
         let Some(first) = argv.first() else { return };
         let Some(name) = first.literal.clone() else {
             let text = text_of(&argv);
@@ -345,26 +361,7 @@ impl Analyzer {
                     );
                 }
             }
-            "git" => {
-                self.emit(&argv);
-                let configures = argv[1..]
-                    .iter()
-                    .take_while(|w| {
-                        w.literal.as_deref().is_some_and(|l| l.starts_with('-'))
-                            || w.literal.is_none()
-                    })
-                    .any(|w| {
-                        w.literal.as_deref().is_none_or(|l| {
-                            l == "-c" || l.starts_with("--config-env") || l.starts_with("-c")
-                        })
-                    });
-                if configures {
-                    self.opaque(
-                        &argv,
-                        "git -c can set options that run commands (core.pager, alias.x=!cmd, …)",
-                    );
-                }
-            }
+            "git" => self.git(&argv),
             "tee" => {
                 self.emit(&argv);
                 if let Ok((start, _)) = skip_options(
@@ -397,7 +394,7 @@ impl Analyzer {
                     self.builtin_mapfile(&argv);
                 }
             }
-            _ => self.emit(&argv),
+            _ => self.program(&base, &argv),
         }
     }
 
@@ -939,6 +936,7 @@ impl Analyzer {
     fn find(&mut self, argv: &[WordVal]) {
         let mut i = 1;
         let mut whole_known = true;
+        let mut deletes = false;
         while i < argv.len() {
             let Some(lit) = argv[i].literal.clone() else {
                 i += 1;
@@ -984,10 +982,16 @@ impl Analyzer {
                     i = end + 1;
                 }
                 "-delete" => {
-                    // Removes what it finds: as `-exec rm -rf {} +`.
+                    deletes = true;
+                    // Removes what it finds, as `-exec rm -rf {} +` would:
+                    // deny and ask rules for `rm` apply; what it removes is
+                    // an edit under its starting points (below).
                     self.outer.push(text_of(argv));
                     self.open_tail = true;
-                    self.argv(vec![literal_word("rm"), literal_word("-rf")]);
+                    self.emit_as(
+                        &[literal_word("rm"), literal_word("-rf")],
+                        Some("find -delete removes only what it finds, and that was checked as edits"),
+                    );
                     self.open_tail = false;
                     self.outer.pop();
                     i += 1;
@@ -1002,6 +1006,25 @@ impl Analyzer {
             }
         }
         self.emit(argv);
+        if deletes {
+            // What it deletes lies under its starting points (`.` if none).
+            let mut starts: Vec<WordVal> = argv[1..]
+                .iter()
+                .skip_while(|w| matches!(w.literal.as_deref(), Some("-H" | "-L" | "-P")))
+                .take_while(|w| {
+                    !w.literal
+                        .as_deref()
+                        .is_some_and(|l| l.starts_with(['-', '(', '!', ')', ',']))
+                })
+                .cloned()
+                .collect();
+            if starts.is_empty() {
+                starts.push(literal_word("."));
+            }
+            for start in &starts {
+                self.writes_inside(start);
+            }
+        }
         if !whole_known {
             let text = text_of(argv);
             self.uncertain(
@@ -1222,7 +1245,7 @@ impl Analyzer {
     }
 
     /// Analyse `script` as run by the command `argv` (`bash -c`, `eval`, …).
-    fn nested_script(&mut self, argv: &[WordVal], script: &str) {
+    pub(super) fn nested_script(&mut self, argv: &[WordVal], script: &str) {
         self.outer.push(text_of(argv));
         self.script(script);
         self.outer.pop();
@@ -1271,7 +1294,7 @@ impl Analyzer {
     }
 
     /// The possible directories after changing to `target`.
-    fn cwds_after_cd(&self, target: Option<&str>, tilde: bool) -> Cwds {
+    pub(super) fn cwds_after_cd(&self, target: Option<&str>, tilde: bool) -> Cwds {
         let Some(target) = target else {
             return Cwds::Unknown;
         };
@@ -1311,12 +1334,12 @@ impl Analyzer {
 
     /// Emit a simple command (after unwrapping).
     pub(super) fn emit(&mut self, argv: &[WordVal]) {
-        self.emit_as(argv, false);
+        self.emit_as(argv, None);
     }
 
-    /// Emit a simple command; `local_function` when it is a bare call of a
-    /// function defined earlier in the command.
-    fn emit_as(&mut self, argv: &[WordVal], local_function: bool) {
+    /// Emit a simple command; `checked_elsewhere` when it needs no allow
+    /// rule of its own (see [`Command::checked_elsewhere`]).
+    fn emit_as(&mut self, argv: &[WordVal], checked_elsewhere: Option<&'static str>) {
         let Some(name) = argv.first().and_then(|w| w.literal.clone()) else {
             return;
         };
@@ -1378,7 +1401,7 @@ impl Analyzer {
             privileged: self.privileged.clone(),
             dynamic_prefix,
             path_args,
-            local_function,
+            checked_elsewhere,
         }));
     }
 
@@ -1401,8 +1424,19 @@ impl Analyzer {
         let mut operands_done = false;
         let mut operand_count = 0usize;
         for w in &argv[1..] {
+            if self.is_full() {
+                return None;
+            }
             let Some(lit) = &w.literal else {
                 all = None;
+                if writes && self.touches {
+                    // `rm "$F"`: deny and ask rules cannot see the file.
+                    self.uncertain(
+                        UncertainKind::Edit,
+                        &w.raw,
+                        "a file it changes is named only at run time",
+                    );
+                }
                 continue;
             };
             let candidate: &str = if !operands_done && lit.starts_with('-') {

@@ -5,15 +5,23 @@
 //! pipelines, subshells, groups, `$(…)`, backticks, process substitution,
 //! if/while/for/case bodies, function bodies, here-documents, parameter
 //! expansions — and the strings run by `bash -c`, `eval`, `trap` and friends
-//! (parsed recursively up to [`MAX_DEPTH`]). Wrappers (`env`, `timeout`,
-//! `xargs`, `find -exec`, `sudo`, …) are seen through; they always run the
-//! program, so only a bare call reaches a function defined earlier in the
-//! command (whose body was checked where it was defined). The result is a flat
+//! (parsed recursively up to [`MAX_DEPTH`]), and the commands options run
+//! (`git grep -O`, `rsync -e`; see [`programs`] and [`git`]). Wrappers
+//! (`env`, `timeout`, `xargs`, `find -exec`, `sudo`, …) are seen through; they
+//! always run the program, so only a bare call reaches a function defined
+//! earlier in the command (whose body was checked where it was defined). The
+//! result is a flat
 //! list of [`Item`]s: simple commands, files written, files touched, and
 //! uncertainties (anything that cannot be known before running, which the
-//! policy turns into `ask`).
+//! policy turns into `ask`). What a command may cost to check is bounded
+//! (size, nesting, tokens, bytes parsed, time; see [`limits`]): beyond a
+//! bound it is uncertain too.
 
 mod commands;
+mod git;
+mod limits;
+mod options;
+mod programs;
 pub(crate) mod words;
 
 use std::path::{Path, PathBuf};
@@ -63,9 +71,22 @@ pub(crate) enum Family {
 pub(crate) enum Item {
     /// A simple command, wrappers removed.
     Command(Command),
-    /// A file written by a redirection, `tee`, `time -o`, `find -fprint`:
-    /// checked as an edit (must be allowed).
+    /// A file written by a redirection, `tee`, `time -o`, `find -fprint` or
+    /// a program's option (`sort -o`, `sed -i`; see [`programs`]): checked
+    /// as an edit (must be allowed).
     Edit { written: String, path: ResolvedPath },
+    /// Files whose names only the run knows, written inside a directory
+    /// (`tar -x -C dir`, `unzip -d dir`, `find dir -delete`): checked as
+    /// edits of everything inside it, asked when a deny or ask rule applies
+    /// somewhere inside. They must be allowed as edits, unless
+    /// `restrict_only` (`rm -r dir`, `git checkout`: commands whose Bash rule
+    /// is the user's word for the files they change), when only deny and
+    /// ask rules count.
+    EditInside {
+        written: String,
+        path: ResolvedPath,
+        restrict_only: bool,
+    },
     /// A path a command names (argument or input redirection): checked
     /// against deny and ask rules only.
     Touch {
@@ -103,9 +124,12 @@ pub(crate) struct Command {
     pub dynamic_prefix: Option<String>,
     /// Resolved operands (None when one is dynamic or the directory is unknown).
     pub path_args: Option<Vec<ResolvedPath>>,
-    /// A call of a function defined earlier in the same command (its body
-    /// was checked where it was defined).
-    pub local_function: bool,
+    /// What it does is checked in another form, so it meets deny and ask
+    /// rules but needs no allow rule of its own; says which form. A call of
+    /// a function defined earlier in the command (its body was checked where
+    /// it was defined); the `rm -rf …` that `find -delete` amounts to (what
+    /// it removes was checked as edits).
+    pub checked_elsewhere: Option<&'static str>,
 }
 
 /// Where the shell might be when a command runs.
@@ -165,7 +189,12 @@ pub(crate) fn analyze(
         function_called: false,
         relinked: Vec::new(),
         opts: brush_parser::ParserOptions::default(),
+        budget: limits::Budget::new(command.len()),
     };
+    if let Err(reason) = limits::check_size(command) {
+        a.uncertain(UncertainKind::Command, command, reason);
+        return a.items;
+    }
     a.script(command);
     if a.function_called && a.functions_changed {
         // Something may remove or replace a function (`unset`, `source`),
@@ -188,40 +217,23 @@ pub(crate) fn analyze(
             function_called: false,
             relinked: Vec::new(),
             opts: a.opts,
+            budget: limits::Budget::new(command.len()),
         };
         a.script(command);
     }
     a.items
 }
 
-/// Parse a program, turning parser panics into errors.
-fn parse_program(src: &str) -> Result<ast::Program, String> {
-    let result = std::panic::catch_unwind(|| {
-        let opts = brush_parser::ParserOptions::default();
-        let mut parser = brush_parser::Parser::new(std::io::BufReader::new(src.as_bytes()), &opts);
-        parser.parse_program()
-    });
-    match result {
+/// Parse tokens into a program, turning parser panics into errors.
+fn parse_tokens(
+    tokens: &[brush_parser::Token],
+    opts: &brush_parser::ParserOptions,
+) -> Result<ast::Program, String> {
+    match std::panic::catch_unwind(|| brush_parser::parse_tokens(tokens, opts)) {
         Ok(Ok(p)) => Ok(p),
         Ok(Err(e)) => Err(format!("the shell parser cannot read it ({e})")),
         Err(_) => Err("the shell parser failed on it".into()),
     }
-}
-
-fn parse_word(
-    raw: &str,
-    opts: &brush_parser::ParserOptions,
-    heredoc: bool,
-) -> Option<Vec<WordPieceWithSource>> {
-    std::panic::catch_unwind(|| {
-        if heredoc {
-            brush_parser::word::parse_heredoc(raw, opts)
-        } else {
-            brush_parser::word::parse(raw, opts)
-        }
-    })
-    .ok()
-    .and_then(Result::ok)
 }
 
 /// Shorten long snippets for messages.
@@ -275,6 +287,8 @@ pub(crate) struct Analyzer {
     /// `mv`, `cp` operands): what lies under them is unknown until run time.
     relinked: Vec<PathBuf>,
     opts: brush_parser::ParserOptions,
+    /// What is left of the work this command may cost (see [`limits`]).
+    budget: limits::Budget,
 }
 
 impl Analyzer {
@@ -291,12 +305,25 @@ impl Analyzer {
         }
     }
 
+    /// More items than are checked were found: the command is uncertain
+    /// already, and finding more (resolving their paths) is wasted work.
+    pub(crate) fn is_full(&self) -> bool {
+        self.items.len() > MAX_ITEMS
+    }
+
     fn uncertain(&mut self, kind: UncertainKind, snip: &str, reason: impl Into<String>) {
         self.push(Item::Uncertain {
             kind,
             snippet: snippet(snip),
             reason: reason.into(),
         });
+    }
+
+    /// Text that was not parsed: uncertain, said once when the budget ran out.
+    fn refused(&mut self, snip: &str, refusal: limits::Refusal) {
+        if let limits::Refusal::Bound(reason) = refusal {
+            self.uncertain(UncertainKind::Command, snip, reason);
+        }
     }
 
     /// Parse and walk a script (the top level, `bash -c`, `eval`, `$(…)`).
@@ -309,17 +336,26 @@ impl Analyzer {
             );
             return;
         }
+        let tokens = match limits::tokenize(src, &self.opts, &mut self.budget) {
+            Ok(tokens) => tokens,
+            Err(refusal) => return self.refused(src, refusal),
+        };
+        let levels = match limits::token_nesting(&tokens, &mut self.budget) {
+            Ok(levels) => levels,
+            Err(refusal) => return self.refused(src, refusal),
+        };
         self.depth += 1;
         let tail = std::mem::take(&mut self.open_tail);
         let functions = std::mem::take(&mut self.functions);
-        match parse_program(src) {
+        // Parse, walk and drop the tree on a stack deep enough for it.
+        limits::with_stack(levels, || match parse_tokens(&tokens, &self.opts) {
             Ok(program) => {
                 for list in &program.complete_commands {
                     self.compound_list(list);
                 }
             }
             Err(reason) => self.uncertain(UncertainKind::Command, src, reason),
-        }
+        });
         self.open_tail = tail;
         self.functions = functions;
         self.depth -= 1;
@@ -336,6 +372,10 @@ impl Analyzer {
 
     fn compound_list(&mut self, list: &ast::CompoundList) {
         for ast::CompoundListItem(and_or, separator) in &list.0 {
+            if self.is_full() {
+                // Too large to check already: reading on changes nothing.
+                return;
+            }
             let walk = |a: &mut Analyzer| {
                 a.pipeline(&and_or.first);
                 a.conditionally(|a| {
@@ -603,16 +643,7 @@ impl Analyzer {
             },
             ast::IoRedirect::HereDocument(_, doc) => {
                 if doc.requires_expansion {
-                    if let Some(pieces) = parse_word(&doc.doc.value, &self.opts, true) {
-                        let mut st = WordState::default();
-                        self.pieces(&pieces, true, &mut st);
-                    } else {
-                        self.uncertain(
-                            UncertainKind::Command,
-                            &doc.doc.value,
-                            "cannot read this here-document",
-                        );
-                    }
+                    self.read_word(&doc.doc.value, true, "cannot read this here-document");
                 }
             }
             ast::IoRedirect::HereString(_, w) => {
@@ -627,6 +658,9 @@ impl Analyzer {
 
     /// A file written: must be allowed as an edit.
     fn edit_target(&mut self, v: &WordVal) {
+        if self.is_full() {
+            return;
+        }
         let Some(lit) = &v.literal else {
             self.uncertain(
                 UncertainKind::Edit,
@@ -661,6 +695,9 @@ impl Analyzer {
 
     /// A path named: checked against deny and ask rules.
     fn touch(&mut self, family: Family, v: &WordVal) {
+        if self.is_full() {
+            return;
+        }
         let Some(lit) = &v.literal else { return };
         if lit.is_empty() || is_exempt_device(lit) {
             return;
@@ -867,12 +904,9 @@ impl Analyzer {
     /// Evaluate a word: its fixed value if any, and every command its
     /// expansions would run.
     pub(crate) fn eval_word(&mut self, raw: &str) -> WordVal {
-        let Some(pieces) = parse_word(raw, &self.opts, false) else {
-            self.uncertain(UncertainKind::Command, raw, "cannot read this word");
+        let Some(st) = self.read_word(raw, false, "cannot read this word") else {
             return WordVal::dynamic(raw);
         };
-        let mut st = WordState::default();
-        self.pieces(&pieces, false, &mut st);
         let brace = words::has_brace_expansion(&st.skeleton);
         WordVal {
             raw: raw.to_string(),
@@ -880,6 +914,35 @@ impl Analyzer {
             tilde: st.tilde,
             glob: has_glob(&st.skeleton),
         }
+    }
+
+    /// Parse a word (or a here-document body) within the budget and walk
+    /// its pieces, on a stack deep enough for both. None when it cannot be
+    /// read (then it is uncertain).
+    fn read_word(&mut self, raw: &str, heredoc: bool, unreadable: &str) -> Option<WordState> {
+        let levels = match limits::check_word(raw, heredoc, &mut self.budget) {
+            Ok(levels) => levels,
+            Err(refusal) => {
+                self.refused(raw, refusal);
+                return None;
+            }
+        };
+        limits::with_stack(levels, || {
+            let parsed = std::panic::catch_unwind(|| {
+                if heredoc {
+                    brush_parser::word::parse_heredoc(raw, &self.opts)
+                } else {
+                    brush_parser::word::parse(raw, &self.opts)
+                }
+            });
+            let Ok(Ok(pieces)) = parsed else {
+                self.uncertain(UncertainKind::Command, raw, unreadable);
+                return None;
+            };
+            let mut st = WordState::default();
+            self.pieces(&pieces, heredoc, &mut st);
+            Some(st)
+        })
     }
 
     fn pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool, st: &mut WordState) {
@@ -1103,7 +1166,10 @@ impl Analyzer {
         let strings: Vec<String> = strings.into_iter().map(str::to_string).collect();
         let arith: Vec<String> = arith.into_iter().map(str::to_string).collect();
         for s in strings {
-            if s.contains('$') || s.contains('`') || s.contains('(') {
+            // Only a substitution, a subscript, `${!…}` or `${…@P}` inside
+            // can run something; reading nothing else again keeps nested
+            // defaults (`${x:-${y:-…}}`) linear.
+            if s.contains(['`', '(', '[', '!', '@']) {
                 self.eval_word(&s);
             }
         }

@@ -115,27 +115,25 @@ pub(crate) fn quote(word: &str) -> String {
 /// contains a brace expansion such as `{a,b}` or `{1..3}`, which turns one
 /// word into several.
 pub(crate) fn has_brace_expansion(skeleton: &str) -> bool {
+    // One pass: match braces with a stack; a pair not opened by `${`
+    // expands when a `,` or a `..` lies between its braces.
     let bytes = skeleton.as_bytes();
+    let mut open: Vec<(bool, usize)> = Vec::new();
+    let mut marks = 0usize;
     for (i, &b) in bytes.iter().enumerate() {
-        if b != b'{' || (i > 0 && bytes[i - 1] == b'$') {
-            continue;
-        }
-        let mut depth = 0usize;
-        for (j, &c) in bytes[i..].iter().enumerate() {
-            match c {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        let inner = &skeleton[i + 1..i + j];
-                        if inner.contains(',') || inner.contains("..") {
-                            return true;
-                        }
-                        break;
-                    }
+        match b {
+            b'{' => open.push((i == 0 || bytes[i - 1] != b'$', marks)),
+            b'}' => {
+                if let Some((candidate, at_open)) = open.pop()
+                    && candidate
+                    && marks > at_open
+                {
+                    return true;
                 }
-                _ => {}
             }
+            b',' => marks += 1,
+            b'.' if i > 0 && bytes[i - 1] == b'.' => marks += 1,
+            _ => {}
         }
     }
     false
@@ -259,6 +257,12 @@ mod tests {
         assert!(has_brace_expansion("a{1..3}"));
         assert!(!has_brace_expansion("{}"));
         assert!(!has_brace_expansion("x{y}"));
+        assert!(has_brace_expansion("{{b,c}}"));
+        assert!(has_brace_expansion("${x}{a..b}"));
+        assert!(!has_brace_expansion("${x,y}"));
+        assert!(!has_brace_expansion("..{x}.."));
+        assert!(!has_brace_expansion("{a,"));
+        assert!(!has_brace_expansion(&"{".repeat(100_000)));
     }
 
     #[test]

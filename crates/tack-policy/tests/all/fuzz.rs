@@ -1,5 +1,7 @@
 //! Property tests over the rule parser and the shell analysis: no panics on
-//! any input, and a compound command is allowed only if each part is.
+//! any input, no input judged in over a second or with over 100 MiB (see
+//! [`crate::bounds`]), and a compound command is allowed only if each part
+//! is.
 
 use proptest::prelude::*;
 use serde_json::json;
@@ -68,6 +70,83 @@ const WRAPPERS: &[&str] = &[
     "stdbuf -o0 ",
     "builtin ",
 ];
+
+/// Pieces that nest, stay open or repeat: what made the parsers overflow
+/// the stack, loop or backtrack exponentially.
+const NASTY: &[&str] = &[
+    "${",
+    "}",
+    "[",
+    "]",
+    "$(",
+    ")",
+    "$((",
+    "))",
+    "\"",
+    "'",
+    "x",
+    ":-",
+    "/",
+    "#",
+    "%",
+    "@",
+    "!",
+    "`",
+    "$[",
+    "(",
+    " ",
+    "<<",
+    "<<-",
+    "''",
+    "EOF\n",
+    "\n",
+    ";",
+    "|",
+    "&&",
+    "{ ",
+    "$'",
+    "\\",
+    "a[",
+    "=",
+    "if ",
+    "case ",
+    "\t",
+    "<<<",
+    "x)",
+    "*",
+    // Programs whose options write files or run commands.
+    "sed ",
+    "-i",
+    "s/a/b/w ",
+    "e ",
+    "tar ",
+    "-x",
+    "-C ",
+    "-f ",
+    "git ",
+    "grep ",
+    "-O",
+    "-c ",
+    "curl ",
+    "-o ",
+    "find ",
+    "-delete",
+    "rm ",
+    "-r ",
+    "awk ",
+    "{print > x}",
+    "ssh ",
+    "ProxyCommand=",
+    "--output=",
+    "--upload-pack=",
+    "xargs ",
+    "secrets/",
+    "-- ",
+];
+
+fn nasty(pieces: &[usize]) -> String {
+    pieces.iter().map(|&i| NASTY[i]).collect()
+}
 
 fn single_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -184,6 +263,29 @@ proptest! {
         command in "[a-z $(){}`'\";&|<>\\\\\n*?=!#~\\[\\]-]{0,80}"
     ) {
         let _ = decide(&policy(), &command);
+    }
+
+    #[test]
+    fn nasty_text_is_judged_within_bounds(
+        pieces in proptest::collection::vec(0..NASTY.len(), 0..48)
+    ) {
+        crate::bounds::decide_within_bounds(&policy(), &nasty(&pieces));
+    }
+
+    #[test]
+    fn nasty_nesting_is_judged_within_bounds(
+        open in proptest::collection::vec(0..NASTY.len(), 1..4),
+        middle in proptest::collection::vec(0..NASTY.len(), 0..3),
+        close in proptest::collection::vec(0..NASTY.len(), 0..3),
+        n in 1usize..3000,
+    ) {
+        let command = format!(
+            "{}{}{}",
+            nasty(&open).repeat(n),
+            nasty(&middle),
+            nasty(&close).repeat(n)
+        );
+        crate::bounds::decide_within_bounds(&policy(), &command);
     }
 
     #[test]

@@ -10,6 +10,8 @@
 mod support;
 
 mod builtin_tools;
+mod command_options;
 mod exposure;
 mod red_team;
 mod sessions;
+mod write_options;

@@ -1,0 +1,2361 @@
+//! What known programs do besides running: the files their options and
+//! operands write, and the commands their options run.
+//!
+//! A program whose job is something else and that writes a file as a side
+//! effect of an option or a mode (`sed -i`, `sort -o`, `tar -x`, `curl -o`,
+//! `gzip`) writes like a redirection: the file is an edit and must be
+//! allowed as one ([`Item::Edit`]); files whose names only the run knows
+//! are edits of everything inside the directory they land in
+//! ([`Item::EditInside`]). (File-management commands — `rm mv cp touch
+//! mkdir ln chmod …` — are judged in `commands.rs`: their operands are
+//! checked against Edit deny and ask rules.) An option that runs a command
+//! (`rsync -e`, `ssh -o ProxyCommand=`, `tar --to-command`, `sed e`) has the
+//! command analysed like `bash -c` when it is written out, and is uncertain
+//! otherwise. An option a writer's table does not know is uncertain: it may
+//! change what is written.
+//!
+//! Each program's table says which options take a value ([`Spec`]), then a
+//! small function says what the options and operands write or run.
+
+use std::path::Path;
+
+use super::commands::WRITE_COMMANDS;
+use super::options::{self, Parsed, Spec};
+use super::{Analyzer, Cwds, Item, UncertainKind, WordVal};
+
+/// Compressors: program, whether it decompresses by default, its suffix.
+const COMPRESSORS: &[(&str, bool, &str)] = &[
+    ("gzip", false, ".gz"),
+    ("gunzip", true, ".gz"),
+    ("pigz", false, ".gz"),
+    ("unpigz", true, ".gz"),
+    ("bzip2", false, ".bz2"),
+    ("bunzip2", true, ".bz2"),
+    ("pbzip2", false, ".bz2"),
+    ("xz", false, ".xz"),
+    ("unxz", true, ".xz"),
+    ("lzma", false, ".lzma"),
+    ("unlzma", true, ".lzma"),
+    ("zstd", false, ".zst"),
+    ("unzstd", true, ".zst"),
+    ("lz4", false, ".lz4"),
+    ("unlz4", true, ".lz4"),
+    ("lzip", false, ".lz"),
+    ("compress", false, ".Z"),
+    ("uncompress", true, ".Z"),
+    ("brotli", false, ".br"),
+];
+
+const SED: Spec = Spec {
+    flags: "nrEsuzb",
+    with_arg: "efl",
+    optional_arg: "i",
+    long_flags: &[
+        "--quiet",
+        "--silent",
+        "--regexp-extended",
+        "--separate",
+        "--unbuffered",
+        "--null-data",
+        "--zero-terminated",
+        "--posix",
+        "--sandbox",
+        "--debug",
+        "--follow-symlinks",
+        "--binary",
+        "--help",
+        "--version",
+    ],
+    long_with_arg: &["--expression", "--file", "--line-length"],
+    long_optional: &["--in-place"],
+    posix: false,
+};
+
+const SORT: Spec = Spec {
+    flags: "bdfghiMnRrVcCmsuz",
+    with_arg: "ktoST",
+    optional_arg: "",
+    long_flags: &[
+        "--ignore-leading-blanks",
+        "--dictionary-order",
+        "--ignore-case",
+        "--general-numeric-sort",
+        "--ignore-nonprinting",
+        "--month-sort",
+        "--human-numeric-sort",
+        "--numeric-sort",
+        "--random-sort",
+        "--reverse",
+        "--version-sort",
+        "--merge",
+        "--stable",
+        "--unique",
+        "--zero-terminated",
+        "--debug",
+        "--help",
+        "--version",
+    ],
+    long_with_arg: &[
+        "--key",
+        "--field-separator",
+        "--output",
+        "--buffer-size",
+        "--temporary-directory",
+        "--random-source",
+        "--files0-from",
+        "--parallel",
+        "--batch-size",
+        "--compress-program",
+        "--sort",
+    ],
+    long_optional: &["--check"],
+    posix: false,
+};
+
+const TAR: Spec = Spec {
+    flags: "AcdrtuxazjJZvkmOpPsSUWhiGMnwlBoR",
+    with_arg: "bCfFgHIKLNTVX",
+    optional_arg: "",
+    long_flags: &[
+        "--append",
+        "--concatenate",
+        "--catenate",
+        "--create",
+        "--diff",
+        "--compare",
+        "--delete",
+        "--extract",
+        "--get",
+        "--list",
+        "--update",
+        "--test-label",
+        "--verbose",
+        "--gzip",
+        "--gunzip",
+        "--ungzip",
+        "--bzip2",
+        "--xz",
+        "--lzma",
+        "--lzip",
+        "--lzop",
+        "--zstd",
+        "--compress",
+        "--uncompress",
+        "--auto-compress",
+        "--no-auto-compress",
+        "--keep-old-files",
+        "--skip-old-files",
+        "--overwrite",
+        "--overwrite-dir",
+        "--no-overwrite-dir",
+        "--keep-newer-files",
+        "--keep-directory-symlink",
+        "--unlink-first",
+        "--recursive-unlink",
+        "--remove-files",
+        "--to-stdout",
+        "--absolute-names",
+        "--preserve-permissions",
+        "--same-permissions",
+        "--no-same-permissions",
+        "--same-owner",
+        "--no-same-owner",
+        "--numeric-owner",
+        "--preserve-order",
+        "--same-order",
+        "--sparse",
+        "--touch",
+        "--dereference",
+        "--hard-dereference",
+        "--one-file-system",
+        "--ignore-zeros",
+        "--ignore-failed-read",
+        "--wildcards",
+        "--no-wildcards",
+        "--wildcards-match-slash",
+        "--no-wildcards-match-slash",
+        "--anchored",
+        "--no-anchored",
+        "--ignore-case",
+        "--no-ignore-case",
+        "--recursion",
+        "--no-recursion",
+        "--null",
+        "--no-null",
+        "--unquote",
+        "--no-unquote",
+        "--verbatim-files-from",
+        "--no-verbatim-files-from",
+        "--exclude-vcs",
+        "--exclude-vcs-ignores",
+        "--exclude-backups",
+        "--exclude-caches",
+        "--exclude-caches-all",
+        "--exclude-caches-under",
+        "--totals",
+        "--check-links",
+        "--show-defaults",
+        "--show-omitted-dirs",
+        "--show-transformed-names",
+        "--show-stored-names",
+        "--utc",
+        "--full-time",
+        "--interactive",
+        "--confirmation",
+        "--seek",
+        "--no-seek",
+        "--multi-volume",
+        "--force-local",
+        "--delay-directory-restore",
+        "--no-delay-directory-restore",
+        "--help",
+        "--version",
+        "--usage",
+        "--restrict",
+        "--xattrs",
+        "--no-xattrs",
+        "--acls",
+        "--no-acls",
+        "--selinux",
+        "--no-selinux",
+        "--posix",
+        "--ignore-command-error",
+        "--no-ignore-command-error",
+        "--clamp-mtime",
+        "--preserve",
+        "--incremental",
+        "--no-check-device",
+        "--check-device",
+        "--block-number",
+    ],
+    long_with_arg: &[
+        "--file",
+        "--directory",
+        "--exclude",
+        "--exclude-from",
+        "--files-from",
+        "--exclude-tag",
+        "--exclude-tag-all",
+        "--exclude-tag-under",
+        "--transform",
+        "--xform",
+        "--strip-components",
+        "--owner",
+        "--group",
+        "--mode",
+        "--mtime",
+        "--newer",
+        "--after-date",
+        "--newer-mtime",
+        "--format",
+        "--label",
+        "--blocking-factor",
+        "--record-size",
+        "--listed-incremental",
+        "--level",
+        "--tape-length",
+        "--volno-file",
+        "--use-compress-program",
+        "--to-command",
+        "--checkpoint-action",
+        "--info-script",
+        "--new-volume-script",
+        "--rsh-command",
+        "--rmt-command",
+        "--index-file",
+        "--suffix",
+        "--quoting-style",
+        "--quote-chars",
+        "--no-quote-chars",
+        "--warning",
+        "--sort",
+        "--xattrs-include",
+        "--xattrs-exclude",
+        "--pax-option",
+        "--hole-detection",
+        "--owner-map",
+        "--group-map",
+        "--starting-file",
+    ],
+    long_optional: &[
+        "--checkpoint",
+        "--backup",
+        "--one-top-level",
+        "--occurrence",
+        "--atime-preserve",
+    ],
+    posix: false,
+};
+
+/// Options of tar that run a command.
+const TAR_RUNS: &[&str] = &[
+    "--to-command",
+    "--use-compress-program",
+    "-I",
+    "--info-script",
+    "-F",
+    "--new-volume-script",
+    "--rsh-command",
+    "--rmt-command",
+];
+
+const CURL: Spec = Spec {
+    flags: "0123456aBfgGhiIjJklLMnNOpqRsSvVZ#:",
+    with_arg: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
+    optional_arg: "",
+    long_flags: &[
+        "--remote-name",
+        "--remote-name-all",
+        "--remote-header-name",
+        "--create-dirs",
+        "--silent",
+        "--show-error",
+        "--location",
+        "--location-trusted",
+        "--fail",
+        "--fail-with-body",
+        "--fail-early",
+        "--insecure",
+        "--include",
+        "--head",
+        "--verbose",
+        "--compressed",
+        "--compressed-ssh",
+        "--get",
+        "--globoff",
+        "--http1.0",
+        "--http1.1",
+        "--http2",
+        "--http2-prior-knowledge",
+        "--http3",
+        "--http3-only",
+        "--ipv4",
+        "--ipv6",
+        "--no-buffer",
+        "--no-keepalive",
+        "--no-progress-meter",
+        "--no-sessionid",
+        "--progress-bar",
+        "--raw",
+        "--remote-time",
+        "--tcp-nodelay",
+        "--tr-encoding",
+        "--ssl",
+        "--ssl-reqd",
+        "--tlsv1",
+        "--tlsv1.0",
+        "--tlsv1.1",
+        "--tlsv1.2",
+        "--tlsv1.3",
+        "--list-only",
+        "--append",
+        "--basic",
+        "--digest",
+        "--ntlm",
+        "--negotiate",
+        "--anyauth",
+        "--netrc",
+        "--netrc-optional",
+        "--junk-session-cookies",
+        "--path-as-is",
+        "--post301",
+        "--post302",
+        "--post303",
+        "--proxytunnel",
+        "--suppress-connect-headers",
+        "--styled-output",
+        "--no-styled-output",
+        "--parallel",
+        "--parallel-immediate",
+        "--disable",
+        "--disallow-username-in-url",
+        "--manual",
+        "--help",
+        "--version",
+        "--ignore-content-length",
+        "--crlf",
+        "--use-ascii",
+        "--disable-eprt",
+        "--disable-epsv",
+        "--ftp-pasv",
+        "--ftp-create-dirs",
+        "--ssl-allow-beast",
+        "--ssl-no-revoke",
+        "--cert-status",
+        "--false-start",
+        "--xattr",
+        "--clobber",
+        "--no-clobber",
+        "--retry-all-errors",
+        "--retry-connrefused",
+        "--trace-time",
+        "--keepalive",
+        "--no-keepalive",
+        "--tcp-fastopen",
+        "--proxy-insecure",
+        "--ssl-revoke-best-effort",
+        "--no-alpn",
+        "--sasl-ir",
+        "--http0.9",
+        "--ca-native",
+        "--skip-existing",
+        "--remove-on-error",
+    ],
+    long_with_arg: &[
+        "--output",
+        "--output-dir",
+        "--dump-header",
+        "--cookie-jar",
+        "--trace",
+        "--trace-ascii",
+        "--stderr",
+        "--libcurl",
+        "--etag-save",
+        "--etag-compare",
+        "--hsts",
+        "--alt-svc",
+        "--config",
+        "--user-agent",
+        "--cookie",
+        "--continue-at",
+        "--data",
+        "--data-raw",
+        "--data-binary",
+        "--data-ascii",
+        "--data-urlencode",
+        "--json",
+        "--referer",
+        "--cert",
+        "--cert-type",
+        "--key",
+        "--key-type",
+        "--cacert",
+        "--capath",
+        "--form",
+        "--form-string",
+        "--header",
+        "--proxy-header",
+        "--max-time",
+        "--connect-timeout",
+        "--retry",
+        "--retry-delay",
+        "--retry-max-time",
+        "--max-redirs",
+        "--max-filesize",
+        "--range",
+        "--upload-file",
+        "--user",
+        "--proxy-user",
+        "--write-out",
+        "--proxy",
+        "--noproxy",
+        "--request",
+        "--time-cond",
+        "--limit-rate",
+        "--speed-limit",
+        "--speed-time",
+        "--resolve",
+        "--connect-to",
+        "--interface",
+        "--dns-servers",
+        "--ciphers",
+        "--tls-max",
+        "--oauth2-bearer",
+        "--url",
+        "--url-query",
+        "--variable",
+        "--expand-url",
+        "--aws-sigv4",
+        "--pinnedpubkey",
+        "--unix-socket",
+        "--abstract-unix-socket",
+        "--local-port",
+        "--keepalive-time",
+        "--happy-eyeballs-timeout-ms",
+        "--expect100-timeout",
+        "--quote",
+        "--mail-from",
+        "--mail-rcpt",
+        "--socks4",
+        "--socks4a",
+        "--socks5",
+        "--socks5-hostname",
+        "--preproxy",
+        "--proto",
+        "--proto-redir",
+        "--proto-default",
+        "--sasl-authzid",
+        "--login-options",
+        "--service-name",
+        "--ftp-port",
+        "--ftp-method",
+        "--ftp-account",
+        "--delegation",
+        "--krb",
+        "--engine",
+        "--pass",
+        "--rate",
+        "--parallel-max",
+        "--create-file-mode",
+        "--doh-url",
+        "--tls13-ciphers",
+        "--proxy-cacert",
+        "--proxy-cert",
+        "--proxy-key",
+    ],
+    long_optional: &[],
+    posix: false,
+};
+
+/// curl options whose value is a file it writes.
+const CURL_WRITES: &[&str] = &[
+    "-o",
+    "--output",
+    "-D",
+    "--dump-header",
+    "-c",
+    "--cookie-jar",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+    "--libcurl",
+    "--etag-save",
+    "--hsts",
+    "--alt-svc",
+];
+
+const WGET: Spec = Spec {
+    flags: "VhbdqvFcNSrkKmpHLExc46",
+    with_arg: "oaOPiBtTwQeUlARDIXn",
+    optional_arg: "",
+    long_flags: &[
+        "--version",
+        "--help",
+        "--background",
+        "--debug",
+        "--quiet",
+        "--verbose",
+        "--no-verbose",
+        "--force-html",
+        "--continue",
+        "--timestamping",
+        "--no-clobber",
+        "--server-response",
+        "--spider",
+        "--recursive",
+        "--convert-links",
+        "--backup-converted",
+        "--mirror",
+        "--page-requisites",
+        "--span-hosts",
+        "--relative",
+        "--no-parent",
+        "--adjust-extension",
+        "--force-directories",
+        "--no-directories",
+        "--no-host-directories",
+        "--no-check-certificate",
+        "--inet4-only",
+        "--inet6-only",
+        "--content-disposition",
+        "--trust-server-names",
+        "--no-cookies",
+        "--keep-session-cookies",
+        "--ignore-case",
+        "--no-proxy",
+        "--no-cache",
+        "--no-dns-cache",
+        "--show-progress",
+        "--no-if-modified-since",
+        "--auth-no-challenge",
+        "--https-only",
+        "--ignore-length",
+        "--delete-after",
+        "--protocol-directories",
+        "--retry-connrefused",
+        "--content-on-error",
+        "--no-glob",
+        "--no-hsts",
+    ],
+    long_with_arg: &[
+        "--output-document",
+        "--output-file",
+        "--append-output",
+        "--directory-prefix",
+        "--input-file",
+        "--base",
+        "--tries",
+        "--timeout",
+        "--wait",
+        "--quota",
+        "--execute",
+        "--config",
+        "--user-agent",
+        "--level",
+        "--accept",
+        "--reject",
+        "--domains",
+        "--include-directories",
+        "--exclude-directories",
+        "--header",
+        "--user",
+        "--password",
+        "--http-user",
+        "--http-password",
+        "--post-data",
+        "--post-file",
+        "--method",
+        "--body-data",
+        "--body-file",
+        "--referer",
+        "--load-cookies",
+        "--save-cookies",
+        "--save-headers",
+        "--limit-rate",
+        "--ca-certificate",
+        "--certificate",
+        "--private-key",
+        "--warc-file",
+        "--cut-dirs",
+        "--dns-timeout",
+        "--connect-timeout",
+        "--read-timeout",
+        "--waitretry",
+        "--bind-address",
+        "--restrict-file-names",
+        "--local-encoding",
+        "--remote-encoding",
+        "--progress",
+        "--secure-protocol",
+        "--max-redirect",
+        "--default-page",
+    ],
+    long_optional: &[],
+    posix: false,
+};
+
+const UNIQ: Spec = Spec {
+    flags: "cdDiuz",
+    with_arg: "fsw",
+    optional_arg: "",
+    long_flags: &[
+        "--count",
+        "--repeated",
+        "--ignore-case",
+        "--unique",
+        "--zero-terminated",
+        "--help",
+        "--version",
+    ],
+    long_with_arg: &["--skip-fields", "--skip-chars", "--check-chars", "--group"],
+    long_optional: &["--all-repeated"],
+    posix: false,
+};
+
+const SPLIT: Spec = Spec {
+    flags: "dxeu",
+    with_arg: "abClnt",
+    optional_arg: "",
+    long_flags: &[
+        "--elide-empty-files",
+        "--unbuffered",
+        "--verbose",
+        "--help",
+        "--version",
+    ],
+    long_with_arg: &[
+        "--suffix-length",
+        "--additional-suffix",
+        "--bytes",
+        "--line-bytes",
+        "--lines",
+        "--number",
+        "--separator",
+        "--filter",
+    ],
+    long_optional: &["--numeric-suffixes", "--hex-suffixes"],
+    posix: false,
+};
+
+const CSPLIT: Spec = Spec {
+    flags: "ksz",
+    with_arg: "bfn",
+    optional_arg: "",
+    long_flags: &[
+        "--keep-files",
+        "--suppress-matched",
+        "--quiet",
+        "--silent",
+        "--elide-empty-files",
+        "--help",
+        "--version",
+    ],
+    long_with_arg: &["--suffix-format", "--prefix", "--digits"],
+    long_optional: &[],
+    posix: false,
+};
+
+const COMPRESS: Spec = Spec {
+    flags: "cdfhklLnNqrtvV0123456789zeFH",
+    with_arg: "SToM",
+    optional_arg: "",
+    long_flags: &[
+        "--stdout",
+        "--to-stdout",
+        "--decompress",
+        "--uncompress",
+        "--compress",
+        "--force",
+        "--keep",
+        "--list",
+        "--no-name",
+        "--name",
+        "--quiet",
+        "--recursive",
+        "--test",
+        "--verbose",
+        "--fast",
+        "--best",
+        "--rsyncable",
+        "--synchronous",
+        "--rm",
+        "--extreme",
+        "--ultra",
+        "--help",
+        "--version",
+        "--no-progress",
+        "--progress",
+        "--sparse",
+        "--no-sparse",
+    ],
+    long_with_arg: &["--suffix", "--threads", "--format", "--check", "--memlimit"],
+    long_optional: &["--long"],
+    posix: false,
+};
+
+const UNZIP: Spec = Spec {
+    flags: "cflptTuvzabBCDejJKLMnoqsUVWXYZ12",
+    with_arg: "dPIO",
+    optional_arg: "",
+    long_flags: &[],
+    long_with_arg: &[],
+    long_optional: &[],
+    posix: false,
+};
+
+impl Analyzer {
+    /// A program with no rule of its own: emitted, then what its options
+    /// and operands write or run.
+    pub(super) fn program(&mut self, base: &str, argv: &[WordVal]) {
+        // xargs or `find -exec … +` gives it more operands at run time.
+        let more = self.open_tail;
+        self.emit(argv);
+        if more && self.touches && WRITE_COMMANDS.contains(&base) {
+            self.writes_unknown(
+                argv,
+                "xargs or find give it more files to change at run time",
+            );
+        }
+        let args = &argv[1..];
+        if self.touches && matches!(base, "rm" | "chmod" | "chown" | "chgrp" | "shred") {
+            self.recursive_operands(base, args);
+        }
+        match base {
+            "sed" | "gsed" => self.sed(argv, more),
+            "sort" => self.sort(argv),
+            "tar" | "gtar" | "bsdtar" => self.tar(argv),
+            "curl" => self.curl(argv),
+            "wget" => self.wget(argv),
+            "uniq" => {
+                let p = self.read_options(argv, &UNIQ, true);
+                if let Some(out) = p.operands.get(1) {
+                    self.writes(out);
+                }
+            }
+            "split" | "csplit" => self.split(argv, base),
+            "unzip" => self.unzip(argv),
+            "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
+            "perl" => self.perl(argv, more),
+            "sponge" | "dos2unix" | "unix2dos" | "mac2unix" | "unix2mac" => {
+                let p = options::parse(args, &Spec::default());
+                self.writes_all(argv, &p.operands, more);
+            }
+            "iconv" | "gpg" | "gpg2" | "pandoc" => {
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        with_arg: "o",
+                        long_with_arg: &["--output"],
+                        ..Spec::default()
+                    },
+                );
+                for v in p.values(&["-o", "--output"]).collect::<Vec<_>>() {
+                    self.writes_value(argv, v);
+                }
+            }
+            "openssl" => {
+                for (k, w) in args.iter().enumerate() {
+                    if matches!(w.literal.as_deref(), Some("-out" | "-keyout")) {
+                        self.writes_value(argv, args.get(k + 1));
+                    }
+                }
+            }
+            "xxd" => {
+                let operands: Vec<&WordVal> = args
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, w)| {
+                        let after_value = *k > 0
+                            && matches!(
+                                args[k - 1].literal.as_deref(),
+                                Some("-c" | "-g" | "-l" | "-o" | "-s" | "-n" | "-cols" | "-len")
+                            );
+                        !after_value && !w.literal.as_deref().is_some_and(|l| l.starts_with('-'))
+                    })
+                    .map(|(_, w)| w)
+                    .collect();
+                if let Some(out) = operands.get(1) {
+                    self.writes(out);
+                }
+            }
+            "strace" | "ltrace" | "tcpdump" => self.output_option(argv, base),
+            "script" => self.script_command(argv),
+            "zip" => self.zip(argv),
+            "cpio" => self.cpio(argv),
+            "scp" => self.scp(argv),
+            "rsync" => self.rsync(argv),
+            "ssh" | "sftp" => self.ssh(argv, base),
+            "less" => self.less(argv),
+            "man" => {
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        with_arg: "PCMSemLp",
+                        optional_arg: "H",
+                        long_with_arg: &["--pager", "--config-file", "--manpath"],
+                        long_optional: &["--html"],
+                        ..Spec::default()
+                    },
+                );
+                for (name, v) in [("-P", "--pager"), ("-H", "--html")] {
+                    for value in p.values(&[name, v]).collect::<Vec<_>>() {
+                        if value.is_some() || name == "-P" {
+                            self.runs(argv, value, "man's pager or browser");
+                        }
+                    }
+                }
+                if p.has(&["-C", "--config-file"]) {
+                    self.runs_unwritten(
+                        argv,
+                        "man reads a configuration file that names programs to run",
+                    );
+                }
+            }
+            "vi" | "vim" | "nvim" | "view" | "ex" | "vimdiff" | "gvim" | "rvim" | "nvi" => {
+                let runs = args.iter().any(|w| match w.literal.as_deref() {
+                    Some(l) => {
+                        matches!(l, "-c" | "--cmd" | "-S" | "-s" | "-u" | "-W" | "-w")
+                            || (l.starts_with('+')
+                                && l.len() > 1
+                                && !l[1..].chars().all(|c| c.is_ascii_digit())
+                                && !l.starts_with("+/"))
+                    }
+                    None => true,
+                });
+                if runs {
+                    self.may_run(
+                        argv,
+                        "the editor runs the commands it is given, and they can run shell commands and write files",
+                    );
+                }
+            }
+            "socat" => {
+                if args.iter().any(|w| {
+                    w.literal.as_deref().is_none_or(|l| {
+                        let u = l.to_ascii_uppercase();
+                        u.contains("EXEC:") || u.contains("SYSTEM:")
+                    })
+                }) {
+                    self.may_run(argv, "an EXEC or SYSTEM address runs a program");
+                }
+            }
+            "nc" | "ncat" | "netcat" => {
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        with_arg: "ecpswiIOqTVxXKbgGMmP",
+                        long_with_arg: &["--exec", "--sh-exec", "--lua-exec"],
+                        ..Spec::default()
+                    },
+                );
+                for v in p
+                    .values(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"])
+                    .collect::<Vec<_>>()
+                {
+                    self.runs(argv, v, "netcat's -e or -c");
+                }
+            }
+            "patch" => self.patch(argv),
+            b => {
+                if let Some(&(_, decompress, suffix)) =
+                    COMPRESSORS.iter().find(|(name, ..)| *name == b)
+                {
+                    self.compressor(argv, decompress, suffix, more);
+                }
+            }
+        }
+    }
+
+    // ---- what the checks emit ----
+
+    /// A file written: an edit (must be allowed).
+    fn writes(&mut self, w: &WordVal) {
+        if w.literal.as_deref() == Some("-") {
+            return; // standard output
+        }
+        self.edit_target(w);
+    }
+
+    /// The value of an option that names a file written.
+    fn writes_value(&mut self, argv: &[WordVal], v: Option<&WordVal>) {
+        match v {
+            Some(w) => self.writes(w),
+            None => {
+                self.writes_unknown(argv, "an option that names the file it writes has no value")
+            }
+        }
+    }
+
+    /// Each file operand written, and the ones still to come.
+    fn writes_all(&mut self, argv: &[WordVal], files: &[WordVal], more: bool) {
+        for f in files {
+            self.writes(f);
+        }
+        if more {
+            self.writes_unknown(
+                argv,
+                "it also writes the files xargs or find give it at run time",
+            );
+        }
+    }
+
+    /// Files of names known only at run time written inside `dir`.
+    pub(super) fn writes_inside(&mut self, dir: &WordVal) {
+        self.inside(dir, false);
+    }
+
+    /// Files inside `dir` changed by a command whose Bash rule speaks for
+    /// them (`rm -r`, `git checkout`): only Edit deny and ask rules count.
+    pub(super) fn changes_inside(&mut self, dir: &WordVal) {
+        self.inside(dir, true);
+    }
+
+    fn inside(&mut self, dir: &WordVal, restrict_only: bool) {
+        if self.is_full() {
+            return;
+        }
+        let Some(lit) = &dir.literal else {
+            let raw = dir.raw.clone();
+            return self.uncertain(
+                UncertainKind::Edit,
+                &raw,
+                "the directory it writes into is computed at run time",
+            );
+        };
+        match self.resolve_word_path(lit, dir.tilde, dir.glob) {
+            Ok(paths) => {
+                for path in paths {
+                    if self.is_relinked(&path) {
+                        self.uncertain(
+                            UncertainKind::Edit,
+                            lit,
+                            "an earlier command may have replaced part of this path by a link",
+                        );
+                    } else {
+                        self.push(Item::EditInside {
+                            written: lit.clone(),
+                            path,
+                            restrict_only,
+                        });
+                    }
+                }
+            }
+            Err(reason) => self.uncertain(UncertainKind::Edit, lit, reason),
+        }
+    }
+
+    /// Files written where the current directory is.
+    fn writes_here(&mut self) {
+        self.writes_inside(&literal("."));
+    }
+
+    pub(super) fn writes_unknown(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(UncertainKind::Edit, &short_text(argv), reason);
+    }
+
+    /// A command run by an option: analysed when written out (with the
+    /// arguments the program adds), uncertain otherwise.
+    fn runs(&mut self, argv: &[WordVal], value: Option<&WordVal>, what: &str) {
+        match value.and_then(|v| v.literal.clone()) {
+            Some(script) if !script.trim().is_empty() => {
+                self.nested_script(argv, &format!("{script} \"$@\""));
+            }
+            _ => self.may_run(
+                argv,
+                &format!("{what} runs a command that is not written here"),
+            ),
+        }
+    }
+
+    pub(super) fn may_run(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(UncertainKind::Command, &short_text(argv), reason);
+    }
+
+    /// Code not written here (see [`UncertainKind::Opaque`]).
+    pub(super) fn runs_unwritten(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(UncertainKind::Opaque, &short_text(argv), reason);
+    }
+
+    /// Read the options of a writer; options it does not know may change
+    /// what it writes.
+    fn read_options(&mut self, argv: &[WordVal], spec: &Spec, writes: bool) -> Parsed {
+        let p = options::parse(&argv[1..], spec);
+        if writes && let Some(opt) = p.unknown.first() {
+            let name = argv.first().map(|w| w.raw.clone()).unwrap_or_default();
+            self.writes_unknown(
+                argv,
+                &format!("unknown option `{opt}` of `{name}`: cannot tell what it writes"),
+            );
+        } else if writes && p.dynamic {
+            self.writes_unknown(
+                argv,
+                "an option computed at run time may change what it writes",
+            );
+        }
+        p
+    }
+
+    /// `rm -r dir`, `chmod -R … dir`: everything inside each directory
+    /// operand is changed.
+    fn recursive_operands(&mut self, base: &str, args: &[WordVal]) {
+        let recursive = args.iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l == "--recursive"
+                    || (l.starts_with('-')
+                        && !l.starts_with("--")
+                        && (l.contains('R') || (base == "rm" && l.contains('r'))))
+            })
+        });
+        if !recursive {
+            return;
+        }
+        let mut mode_given = matches!(base, "rm" | "shred");
+        let mut options_done = false;
+        for w in args {
+            match w.literal.as_deref() {
+                Some("--") if !options_done => options_done = true,
+                Some(l) if !options_done && l.starts_with('-') && l.len() > 1 => {
+                    mode_given |= l.starts_with("--reference");
+                }
+                Some(_) if !mode_given => mode_given = true, // chmod's mode, chown's owner
+                Some(_) => {
+                    let w = w.clone();
+                    self.changes_inside(&w);
+                }
+                None => {}
+            }
+        }
+    }
+
+    // ---- the programs ----
+
+    fn sed(&mut self, argv: &[WordVal], more: bool) {
+        let p = self.read_options(argv, &SED, true);
+        let sandbox = p.has(&["--sandbox"]);
+        let mut scripts: Vec<Option<WordVal>> = p
+            .values(&["-e", "--expression"])
+            .map(|v| v.cloned())
+            .collect();
+        let mut files: &[WordVal] = &p.operands;
+        if p.has(&["-f", "--file"]) {
+            self.runs_unwritten(argv, "the sed script is read from a file");
+            self.writes_unknown(argv, "a sed script read from a file can write files (`w`)");
+        } else if scripts.is_empty() {
+            scripts.push(p.operands.first().cloned());
+            files = p.operands.get(1..).unwrap_or(&[]);
+        }
+        if !sandbox {
+            for script in scripts {
+                match script.and_then(|s| s.literal) {
+                    Some(text) => self.sed_script(argv, &text),
+                    None => {
+                        self.may_run(argv, "the sed script is computed at run time");
+                        self.writes_unknown(argv, "the sed script is computed at run time");
+                    }
+                }
+            }
+        }
+        let in_place: Vec<Option<WordVal>> = p
+            .values(&["-i", "--in-place"])
+            .map(|v| v.cloned())
+            .collect();
+        if in_place.is_empty() {
+            return;
+        }
+        self.writes_all(argv, files, more);
+        let suffix = in_place.last().cloned().flatten().and_then(|v| v.literal);
+        if let Some(suffix) = suffix.filter(|s| !s.is_empty()) {
+            for f in files {
+                match (&f.literal, suffix.contains('/')) {
+                    (Some(file), false) => {
+                        let backup = if suffix.contains('*') {
+                            let (dir, name) = match file.rsplit_once('/') {
+                                Some((d, n)) => (format!("{d}/"), n),
+                                None => (String::new(), file.as_str()),
+                            };
+                            format!("{dir}{}", suffix.replace('*', name))
+                        } else {
+                            format!("{file}{suffix}")
+                        };
+                        self.writes(&WordVal {
+                            literal: Some(backup.clone()),
+                            raw: backup,
+                            ..f.clone()
+                        });
+                    }
+                    _ => self.writes_unknown(argv, "where sed puts the backup copy is not known"),
+                }
+            }
+        }
+    }
+
+    /// What a sed script writes, reads and runs (`w`, `r`, `e`, `s///w`,
+    /// `s///e`).
+    fn sed_script(&mut self, argv: &[WordVal], script: &str) {
+        let Some(effects) = sed_effects(script) else {
+            self.may_run(argv, "cannot read the sed script");
+            return self.writes_unknown(argv, "cannot read the sed script");
+        };
+        for e in effects {
+            match e {
+                SedEffect::Write(file) => self.writes(&literal(&file)),
+                SedEffect::Read(file) => {
+                    self.touch(super::Family::Read, &literal(&file));
+                }
+                SedEffect::Run(Some(command)) => self.runs(argv, Some(&literal(&command)), "sed"),
+                SedEffect::Run(None) => self.may_run(
+                    argv,
+                    "sed runs the text it edits as a command (`e`), which is not known before it runs",
+                ),
+            }
+        }
+    }
+
+    fn sort(&mut self, argv: &[WordVal]) {
+        let p = self.read_options(argv, &SORT, true);
+        for v in p.values(&["-o", "--output"]).collect::<Vec<_>>() {
+            self.writes_value(argv, v);
+        }
+        for v in p.values(&["--compress-program"]).collect::<Vec<_>>() {
+            self.runs(argv, v, "sort --compress-program");
+        }
+        for v in p.values(&["--files0-from"]).flatten().collect::<Vec<_>>() {
+            self.touch(super::Family::Read, v);
+        }
+    }
+
+    fn tar(&mut self, argv: &[WordVal]) {
+        // `tar xzf a.tar -C dir`: the first word is a cluster of letters
+        // whose values follow in order.
+        let mut words: Vec<WordVal> = Vec::with_capacity(argv.len());
+        words.push(argv[0].clone());
+        let mut rest = &argv[1..];
+        if let Some(first) = rest.first()
+            && let Some(l) = &first.literal
+            && !l.starts_with('-')
+            && !l.is_empty()
+            && l.chars()
+                .all(|c| TAR.flags.contains(c) || TAR.with_arg.contains(c))
+        {
+            let mut values = rest[1..].iter();
+            for c in l.chars() {
+                words.push(literal(&format!("-{c}")));
+                if TAR.with_arg.contains(c) {
+                    words.extend(values.next().cloned());
+                }
+            }
+            rest = values.as_slice();
+        }
+        words.extend(rest.iter().cloned());
+        let p = self.read_options(&words, &TAR, true);
+        let mode = |short: &str, long: &[&str]| p.has(&[short]) || p.has(long);
+        let extract = mode("-x", &["--extract", "--get"]);
+        let archive_written = mode("-c", &["--create"])
+            || mode("-r", &["--append"])
+            || mode("-u", &["--update"])
+            || mode("-A", &["--concatenate", "--catenate"])
+            || p.has(&["--delete"]);
+        if archive_written {
+            for v in p.values(&["-f", "--file"]).collect::<Vec<_>>() {
+                self.writes_value(argv, v);
+            }
+            if p.has(&["--remove-files"]) {
+                self.writes_all(argv, &p.operands, false);
+            }
+        }
+        if extract && !p.has(&["-O", "--to-stdout", "--to-command"]) {
+            if p.has(&["-P", "--absolute-names"]) {
+                self.writes_unknown(
+                    argv,
+                    "tar -P extracts to the paths the archive names, anywhere",
+                );
+            }
+            // Each `-C` is relative to the one before.
+            let mut dirs: Vec<WordVal> = Vec::new();
+            for v in p.values(&["-C", "--directory"]) {
+                let Some(v) = v else { continue };
+                let joined = match (dirs.last().and_then(|d| d.literal.clone()), &v.literal) {
+                    (Some(prev), Some(next)) if !next.starts_with('/') && !v.tilde => {
+                        let j = format!("{prev}/{next}");
+                        WordVal {
+                            raw: j.clone(),
+                            literal: Some(j),
+                            ..v.clone()
+                        }
+                    }
+                    _ => v.clone(),
+                };
+                dirs.push(joined);
+            }
+            if dirs.is_empty() {
+                self.writes_here();
+            }
+            for d in &dirs {
+                self.writes_inside(d);
+            }
+            // `--one-top-level=DIR` is relative to where it extracts.
+            for v in p.values(&["--one-top-level"]).collect::<Vec<_>>() {
+                let Some(v) = v else { continue };
+                match (&v.literal, dirs.last().and_then(|d| d.literal.clone())) {
+                    (Some(top), Some(base)) if !top.starts_with('/') => {
+                        self.writes_inside(&literal(&format!("{base}/{top}")));
+                    }
+                    _ => self.writes_inside(v),
+                }
+            }
+        }
+        for v in p
+            .values(&["-g", "--listed-incremental", "--index-file", "--volno-file"])
+            .collect::<Vec<_>>()
+        {
+            self.writes_value(argv, v);
+        }
+        for v in p.values(TAR_RUNS).collect::<Vec<_>>() {
+            self.runs(argv, v, "tar");
+        }
+        for v in p.values(&["--checkpoint-action"]).collect::<Vec<_>>() {
+            let action = v.and_then(|v| v.literal.clone());
+            match action.as_deref().and_then(|a| a.strip_prefix("exec=")) {
+                Some(cmd) => self.runs(argv, Some(&literal(cmd)), "tar --checkpoint-action"),
+                None if action.is_none() => {
+                    self.may_run(argv, "tar --checkpoint-action is computed at run time");
+                }
+                None => {}
+            }
+        }
+    }
+
+    fn curl(&mut self, argv: &[WordVal]) {
+        let p = self.read_options(argv, &CURL, true);
+        for v in p.values(CURL_WRITES).collect::<Vec<_>>() {
+            self.writes_value(argv, v);
+        }
+        if p.has(&["-K", "--config"]) {
+            self.writes_unknown(argv, "a curl config file can name files it writes");
+        }
+        let dir = p
+            .values(&["--output-dir"])
+            .last()
+            .flatten()
+            .cloned()
+            .unwrap_or_else(|| literal("."));
+        let remote_names = p.values(&["-O", "--remote-name"]).count();
+        let all = p.has(&["--remote-name-all"]);
+        let urls: Vec<&WordVal> = p.operands.iter().collect();
+        let named = if all { urls.len() } else { remote_names };
+        if p.has(&["-J", "--remote-header-name"]) && named > 0 {
+            return self.writes_inside(&dir);
+        }
+        for url in urls.iter().take(named) {
+            match url.literal.as_deref().and_then(url_file_name) {
+                Some(name) => {
+                    let path = match &dir.literal {
+                        Some(d) => format!("{d}/{name}"),
+                        None => {
+                            self.writes_inside(&dir);
+                            continue;
+                        }
+                    };
+                    self.writes(&WordVal {
+                        literal: Some(path.clone()),
+                        raw: path,
+                        tilde: dir.tilde,
+                        glob: false,
+                    });
+                }
+                None => self.writes_inside(&dir),
+            }
+        }
+        if named > urls.len() {
+            self.writes_inside(&dir);
+        }
+    }
+
+    fn wget(&mut self, argv: &[WordVal]) {
+        let p = self.read_options(argv, &WGET, true);
+        for v in p
+            .values(&[
+                "-o",
+                "--output-file",
+                "-a",
+                "--append-output",
+                "--save-cookies",
+                "--warc-file",
+            ])
+            .collect::<Vec<_>>()
+        {
+            self.writes_value(argv, v);
+        }
+        if p.has(&["-e", "--execute", "--config"]) {
+            self.writes_unknown(
+                argv,
+                "wget commands (-e, --config) can name files it writes",
+            );
+        }
+        let document: Vec<Option<WordVal>> = p
+            .values(&["-O", "--output-document"])
+            .map(|v| v.cloned())
+            .collect();
+        if !document.is_empty() {
+            for v in &document {
+                self.writes_value(argv, v.as_ref());
+            }
+        } else if !p.has(&["--spider"]) {
+            let dir = p
+                .values(&["-P", "--directory-prefix"])
+                .last()
+                .flatten()
+                .cloned()
+                .unwrap_or_else(|| literal("."));
+            self.writes_inside(&dir);
+        }
+    }
+
+    fn split(&mut self, argv: &[WordVal], base: &str) {
+        let spec = if base == "split" { &SPLIT } else { &CSPLIT };
+        let p = self.read_options(argv, spec, true);
+        let prefix = if base == "split" {
+            p.operands.get(1).cloned()
+        } else {
+            p.values(&["-f", "--prefix"]).last().flatten().cloned()
+        };
+        for v in p.values(&["--filter"]).collect::<Vec<_>>() {
+            self.runs(argv, v, "split --filter");
+        }
+        match prefix {
+            Some(w) => match &w.literal {
+                Some(l) => match l.rsplit_once('/') {
+                    Some((dir, _)) => {
+                        let dir = if dir.is_empty() { "/" } else { dir };
+                        self.writes_inside(&WordVal {
+                            raw: dir.to_string(),
+                            literal: Some(dir.to_string()),
+                            ..w.clone()
+                        });
+                    }
+                    None => self.writes_here(),
+                },
+                None => self.writes_inside(&w),
+            },
+            None => self.writes_here(),
+        }
+    }
+
+    fn unzip(&mut self, argv: &[WordVal]) {
+        // `-x` takes every following word up to the next option.
+        let mut words: Vec<WordVal> = Vec::new();
+        let mut excluding = false;
+        for w in argv {
+            match w.literal.as_deref() {
+                Some("-x") => excluding = true,
+                Some(l) if l.starts_with('-') => {
+                    excluding = false;
+                    words.push(w.clone());
+                }
+                _ if excluding => {}
+                _ => words.push(w.clone()),
+            }
+        }
+        let p = self.read_options(&words, &UNZIP, true);
+        if p.has(&["-l", "-t", "-v", "-p", "-c", "-Z", "-z"]) {
+            return;
+        }
+        match p.values(&["-d"]).last().flatten().cloned() {
+            Some(dir) => self.writes_inside(&dir),
+            None => self.writes_here(),
+        }
+    }
+
+    fn zip(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "bdnOiptxPsZ",
+                long_with_arg: &[
+                    "--unzip-command",
+                    "--output-file",
+                    "--temp-path",
+                    "--password",
+                    "--split-size",
+                    "--exclude",
+                    "--include",
+                    "--suffixes",
+                    "--compression-method",
+                ],
+                ..Spec::default()
+            },
+        );
+        for v in p.values(&["--unzip-command"]).collect::<Vec<_>>() {
+            self.runs(argv, v, "zip --unzip-command");
+        }
+        // `-TT cmd` is two letters.
+        for (k, w) in argv.iter().enumerate() {
+            if w.literal.as_deref() == Some("-TT") {
+                self.runs(argv, argv.get(k + 1), "zip -TT");
+            }
+        }
+        for v in p.values(&["-O", "--output-file"]).collect::<Vec<_>>() {
+            self.writes_value(argv, v);
+        }
+        if let Some(archive) = p.operands.first() {
+            self.writes(archive);
+        }
+        if argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l == "--move" || (l.starts_with('-') && !l.starts_with("--") && l.contains('m'))
+            })
+        }) {
+            self.writes_all(argv, p.operands.get(1..).unwrap_or(&[]), false);
+        }
+    }
+
+    fn cpio(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "DEFHIMORs",
+                long_with_arg: &[
+                    "--directory",
+                    "--file",
+                    "--format",
+                    "--owner",
+                    "--pattern-file",
+                ],
+                ..Spec::default()
+            },
+        );
+        for v in p.values(&["-O", "-F", "--file"]).collect::<Vec<_>>() {
+            if p.has(&["-o", "--create"]) || p.has(&["-O"]) {
+                self.writes_value(argv, v);
+            }
+        }
+        if p.has(&["-i", "--extract"]) && !p.has(&["-t", "--list"]) {
+            match p.values(&["-D", "--directory"]).last().flatten().cloned() {
+                Some(dir) => self.writes_inside(&dir),
+                None => self.writes_here(),
+            }
+        }
+        if p.has(&["-p", "--pass-through"]) {
+            match p.operands.first() {
+                Some(dir) => {
+                    let dir = dir.clone();
+                    self.writes_inside(&dir);
+                }
+                None => self.writes_unknown(argv, "cpio -p has no destination"),
+            }
+        }
+    }
+
+    fn awk(&mut self, argv: &[WordVal], more: bool) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "FvfeiElW",
+                optional_arg: "dDLopM",
+                long_with_arg: &[
+                    "--field-separator",
+                    "--assign",
+                    "--file",
+                    "--source",
+                    "--include",
+                    "--exec",
+                    "--load",
+                ],
+                long_optional: &[
+                    "--dump-variables",
+                    "--debug",
+                    "--lint",
+                    "--pretty-print",
+                    "--profile",
+                ],
+                posix: true,
+                ..Spec::default()
+            },
+        );
+        if p.has(&["-S", "--sandbox"]) {
+            return;
+        }
+        let in_place = p
+            .values(&["-i", "--include"])
+            .any(|v| v.and_then(|v| v.literal.as_deref()) == Some("inplace"));
+        let mut programs: Vec<Option<WordVal>> =
+            p.values(&["-e", "--source"]).map(|v| v.cloned()).collect();
+        let mut files: &[WordVal] = &p.operands;
+        if p.has(&["-f", "--file", "-E", "--exec"]) {
+            self.runs_unwritten(argv, "the awk program is read from a file");
+            self.writes_unknown(argv, "an awk program read from a file can write files");
+        } else if programs.is_empty() {
+            programs.push(p.operands.first().cloned());
+            files = p.operands.get(1..).unwrap_or(&[]);
+        }
+        for v in p
+            .values(&[
+                "-o",
+                "--pretty-print",
+                "-p",
+                "--profile",
+                "-d",
+                "--dump-variables",
+            ])
+            .flatten()
+            .collect::<Vec<_>>()
+        {
+            self.writes(v);
+        }
+        for program in programs {
+            match program.and_then(|w| w.literal) {
+                Some(text) => {
+                    let (runs, writes) = awk_effects(&text);
+                    if runs {
+                        self.may_run(argv, "the awk program runs commands (`system`, `|`)");
+                    }
+                    if writes {
+                        self.writes_unknown(
+                            argv,
+                            "the awk program writes to files it names (`print > file`)",
+                        );
+                    }
+                }
+                None => {
+                    self.may_run(argv, "the awk program is computed at run time");
+                    self.writes_unknown(argv, "the awk program is computed at run time");
+                }
+            }
+        }
+        if in_place {
+            let files: Vec<WordVal> = files
+                .iter()
+                .filter(|w| !w.literal.as_deref().is_some_and(|l| l.contains('=')))
+                .cloned()
+                .collect();
+            self.writes_all(argv, &files, more);
+        }
+    }
+
+    /// `perl -i[ext]` edits its file operands in place.
+    fn perl(&mut self, argv: &[WordVal], more: bool) {
+        let mut in_place: Option<String> = None;
+        let mut script_given = false;
+        let mut files: Vec<WordVal> = Vec::new();
+        let mut i = 1;
+        let mut options_done = false;
+        while let Some(w) = argv.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                files.push(w.clone());
+                continue;
+            };
+            if options_done || !l.starts_with('-') || l == "-" {
+                options_done = true;
+                if script_given {
+                    files.push(w.clone());
+                } else {
+                    script_given = true;
+                }
+                continue;
+            }
+            if l == "--" {
+                options_done = true;
+                continue;
+            }
+            let chars: Vec<char> = l.chars().skip(1).collect();
+            for (k, &c) in chars.iter().enumerate() {
+                let rest: String = chars[k + 1..].iter().collect();
+                match c {
+                    'e' | 'E' => {
+                        script_given = true;
+                        if rest.is_empty() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    'i' => {
+                        in_place = Some(rest);
+                        break;
+                    }
+                    'I' | 'M' | 'm' | 'd' | 'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => {
+                        if c == 'I' && rest.is_empty() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let Some(ext) = in_place else { return };
+        self.writes_all(argv, &files, more);
+        if !ext.is_empty() {
+            for f in &files {
+                if let Some(file) = &f.literal {
+                    let backup = if ext.contains('*') {
+                        ext.replace('*', file)
+                    } else {
+                        format!("{file}{ext}")
+                    };
+                    self.writes(&literal(&backup));
+                }
+            }
+        }
+    }
+
+    fn output_option(&mut self, argv: &[WordVal], base: &str) {
+        let (with_arg, writes, runs): (&'static str, &[&str], &[&str]) = match base {
+            "tcpdump" => ("cCEFGiMmrsTwWyzZBj", &["-w"], &["-z"]),
+            _ => ("abeEoOpPsSuUXI", &["-o"], &[]),
+        };
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg,
+                long_with_arg: &["--output"],
+                posix: base != "tcpdump",
+                ..Spec::default()
+            },
+        );
+        for v in p.values(writes).collect::<Vec<_>>() {
+            self.writes_value(argv, v);
+        }
+        for v in p.values(&["--output"]).collect::<Vec<_>>() {
+            self.writes_value(argv, v);
+        }
+        for v in p.values(runs).collect::<Vec<_>>() {
+            self.runs(argv, v, "tcpdump -z");
+        }
+    }
+
+    /// `script [-c cmd] [file]`: runs the command, writes the file.
+    fn script_command(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                flags: "aeEfqhV",
+                with_arg: "cBIOmT",
+                optional_arg: "t",
+                long_with_arg: &[
+                    "--command",
+                    "--log-io",
+                    "--log-in",
+                    "--log-out",
+                    "--log-timing",
+                    "--logging-format",
+                    "--echo",
+                    "--output-limit",
+                ],
+                long_optional: &["--timing"],
+                ..Spec::default()
+            },
+        );
+        for v in p.values(&["-c", "--command"]).collect::<Vec<_>>() {
+            self.runs(argv, v, "script -c");
+        }
+        for v in p
+            .values(&[
+                "-B",
+                "-I",
+                "-O",
+                "-T",
+                "--log-io",
+                "--log-in",
+                "--log-out",
+                "--log-timing",
+                "-t",
+                "--timing",
+            ])
+            .flatten()
+            .collect::<Vec<_>>()
+        {
+            self.writes(v);
+        }
+        match p.operands.first() {
+            Some(file) => {
+                let file = file.clone();
+                self.writes(&file);
+            }
+            None => self.writes(&literal("typescript")),
+        }
+    }
+
+    fn scp(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "cDFiJlPoSX",
+                ..Spec::default()
+            },
+        );
+        self.ssh_options(argv, &p);
+        for v in p.values(&["-S"]).collect::<Vec<_>>() {
+            self.runs(argv, v, "scp -S");
+        }
+        let Some((dest, sources)) = p.operands.split_last() else {
+            return;
+        };
+        let remote = |w: &WordVal| {
+            w.literal
+                .as_deref()
+                .is_none_or(|l| l.split('/').next().is_some_and(|head| head.contains(':')))
+        };
+        if sources.is_empty() || remote(dest) {
+            return;
+        }
+        let is_dir = dest
+            .literal
+            .as_deref()
+            .is_some_and(|l| l.ends_with('/') || l == "." || l == ".." || self.is_directory(l));
+        if is_dir || sources.len() > 1 || p.has(&["-r"]) {
+            self.writes_inside(dest);
+        } else {
+            self.writes(dest);
+        }
+    }
+
+    fn rsync(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "eBfMT@",
+                long_with_arg: &[
+                    "--rsh",
+                    "--rsync-path",
+                    "--log-file",
+                    "--write-batch",
+                    "--only-write-batch",
+                    "--filter",
+                    "--exclude",
+                    "--include",
+                    "--exclude-from",
+                    "--include-from",
+                    "--files-from",
+                    "--backup-dir",
+                    "--suffix",
+                    "--temp-dir",
+                    "--partial-dir",
+                    "--compare-dest",
+                    "--copy-dest",
+                    "--link-dest",
+                    "--chmod",
+                    "--chown",
+                    "--usermap",
+                    "--groupmap",
+                    "--password-file",
+                    "--port",
+                    "--timeout",
+                    "--contimeout",
+                    "--bwlimit",
+                    "--max-size",
+                    "--min-size",
+                    "--block-size",
+                    "--compress-choice",
+                    "--checksum-choice",
+                    "--info",
+                    "--debug",
+                    "--out-format",
+                    "--log-file-format",
+                    "--remote-option",
+                    "--modify-window",
+                ],
+                ..Spec::default()
+            },
+        );
+        for v in p.values(&["-e", "--rsh"]).collect::<Vec<_>>() {
+            self.runs(argv, v, "rsync -e");
+        }
+        for v in p
+            .values(&["--log-file", "--write-batch", "--only-write-batch"])
+            .collect::<Vec<_>>()
+        {
+            self.writes_value(argv, v);
+        }
+    }
+
+    fn ssh(&mut self, argv: &[WordVal], base: &str) {
+        let with_arg = if base == "ssh" {
+            "BbcDEeFIiJLlmOoPpQRSWw"
+        } else {
+            "BbcDFiJloPRsS"
+        };
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg,
+                posix: base == "ssh",
+                ..Spec::default()
+            },
+        );
+        self.ssh_options(argv, &p);
+        if base == "sftp" {
+            for v in p.values(&["-S", "-D"]).collect::<Vec<_>>() {
+                self.runs(argv, v, "sftp -S or -D");
+            }
+        }
+    }
+
+    /// `-o ProxyCommand=…` and friends, `-F config`.
+    fn ssh_options(&mut self, argv: &[WordVal], p: &Parsed) {
+        for v in p.values(&["-o"]).collect::<Vec<_>>() {
+            let Some(text) = v.and_then(|v| v.literal.clone()) else {
+                self.may_run(argv, "an ssh option computed at run time can run a command");
+                continue;
+            };
+            let (key, value) = match text.split_once(['=', ' ', '\t']) {
+                Some((k, v)) => (
+                    k.trim().to_ascii_lowercase(),
+                    v.trim_start_matches(['=', ' ', '\t']),
+                ),
+                None => (text.to_ascii_lowercase(), ""),
+            };
+            match key.as_str() {
+                "proxycommand" | "localcommand" | "knownhostscommand" => {
+                    if value.eq_ignore_ascii_case("none") {
+                        continue;
+                    }
+                    self.runs(argv, Some(&literal(value)), &format!("ssh's {key}"));
+                }
+                "pkcs11provider" | "securitykeyprovider" | "permitlocalcommand" | "include" => {
+                    self.may_run(
+                        argv,
+                        &format!("ssh's {key} can run code that is not written here"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        if p.has(&["-F"]) {
+            self.runs_unwritten(
+                argv,
+                "ssh reads a configuration file, which can name commands to run",
+            );
+        }
+    }
+
+    fn less(&mut self, argv: &[WordVal]) {
+        // `+cmd` runs less commands at start: `!` and `|` run shell
+        // commands, `v` an editor, `s` saves to a file; a search
+        // (`+/pattern`) does none of these.
+        let runs = argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                let cmd = l.trim_start_matches('+');
+                l.starts_with('+')
+                    && !cmd.starts_with(['/', '?'])
+                    && (cmd.contains(['!', '|']) || cmd.starts_with(['v', 's']))
+            })
+        });
+        if runs {
+            self.may_run(
+                argv,
+                "less runs the commands given with `+`, which can run shell commands",
+            );
+        }
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "bhjkoOpPtTxyz#",
+                long_with_arg: &[
+                    "--log-file",
+                    "--LOG-FILE",
+                    "--lesskey-file",
+                    "--tag",
+                    "--prompt",
+                ],
+                ..Spec::default()
+            },
+        );
+        for v in p
+            .values(&["-o", "-O", "--log-file", "--LOG-FILE"])
+            .collect::<Vec<_>>()
+        {
+            self.writes_value(argv, v);
+        }
+    }
+
+    /// `patch`: its file operand (or the files its input names) is written.
+    fn patch(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                with_arg: "BdDFgiopqrVYz",
+                long_with_arg: &[
+                    "--prefix",
+                    "--directory",
+                    "--ifdef",
+                    "--fuzz",
+                    "--get",
+                    "--input",
+                    "--output",
+                    "--strip",
+                    "--reject-file",
+                    "--version-control",
+                    "--basename-prefix",
+                    "--suffix",
+                    "--quoting-style",
+                    "--reject-format",
+                ],
+                ..Spec::default()
+            },
+        );
+        for v in p
+            .values(&["-o", "--output", "-r", "--reject-file"])
+            .collect::<Vec<_>>()
+        {
+            self.writes_value(argv, v);
+        }
+        if p.has(&["--dry-run", "-C", "--check"]) {
+            return;
+        }
+        if p.operands.is_empty() && !p.has(&["-o", "--output"]) {
+            // The files are named inside the patch; like its operands, they
+            // meet Edit deny and ask rules.
+            let dir = p
+                .values(&["-d", "--directory"])
+                .last()
+                .flatten()
+                .cloned()
+                .unwrap_or_else(|| literal("."));
+            self.changes_inside(&dir);
+        }
+    }
+
+    fn compressor(&mut self, argv: &[WordVal], decompress: bool, suffix: &str, more: bool) {
+        let p = self.read_options(argv, &COMPRESS, true);
+        if p.has(&[
+            "-c",
+            "--stdout",
+            "--to-stdout",
+            "-t",
+            "--test",
+            "-l",
+            "--list",
+        ]) {
+            return;
+        }
+        for v in p.values(&["-o"]).collect::<Vec<_>>() {
+            self.writes_value(argv, v);
+        }
+        let decompress = decompress || p.has(&["-d", "--decompress", "--uncompress"]);
+        let suffix = p
+            .values(&["-S", "--suffix"])
+            .last()
+            .flatten()
+            .and_then(|v| v.literal.clone())
+            .unwrap_or_else(|| suffix.to_string());
+        let recursive = p.has(&["-r", "--recursive"]);
+        for f in &p.operands {
+            if recursive {
+                self.writes_inside(f);
+                continue;
+            }
+            self.writes(f);
+            if let Some(name) = &f.literal {
+                let other = if decompress {
+                    name.strip_suffix(suffix.as_str()).map(str::to_string)
+                } else {
+                    Some(format!("{name}{suffix}"))
+                };
+                if let Some(other) = other {
+                    self.writes(&WordVal {
+                        raw: other.clone(),
+                        literal: Some(other),
+                        ..f.clone()
+                    });
+                }
+            }
+        }
+        if more {
+            self.writes_unknown(
+                argv,
+                "it also writes the files xargs or find give it at run time",
+            );
+        }
+    }
+
+    /// Whether a literal path is a directory now (only when paths are
+    /// resolved through the file system).
+    fn is_directory(&self, lit: &str) -> bool {
+        if !self.resolver.uses_file_system() {
+            return false;
+        }
+        let p = Path::new(lit);
+        match &self.cwds {
+            Cwds::Known(dirs) => dirs.iter().any(|d| d.join(p).is_dir()),
+            Cwds::Unknown => p.is_absolute() && p.is_dir(),
+        }
+    }
+}
+
+/// The start of a command line, for a message (the whole of a long one
+/// would be built again for every message about it).
+pub(super) fn short_text(argv: &[WordVal]) -> String {
+    let mut out = String::new();
+    for w in argv {
+        if out.len() > 160 {
+            out.push_str(" …");
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        match &w.literal {
+            Some(l) => out.push_str(&super::words::quote(l)),
+            None => out.push_str(&w.raw),
+        }
+    }
+    out
+}
+
+fn literal(s: &str) -> WordVal {
+    WordVal {
+        raw: s.to_string(),
+        literal: Some(s.to_string()),
+        tilde: false,
+        glob: false,
+    }
+}
+
+/// The file name `curl -O` gives a URL: its path's last segment.
+fn url_file_name(url: &str) -> Option<String> {
+    let without_query = url.split(['?', '#']).next()?;
+    let after_scheme = without_query
+        .split_once("://")
+        .map_or(without_query, |(_, r)| r);
+    let (_, path) = after_scheme.split_once('/')?;
+    let name = path.rsplit('/').next()?;
+    (!name.is_empty() && name != "." && name != "..").then(|| name.to_string())
+}
+
+/// What a sed command does besides editing its stream.
+#[derive(Debug, PartialEq, Eq)]
+enum SedEffect {
+    Write(String),
+    Read(String),
+    /// `e command`, or the pattern space run as a command (None).
+    Run(Option<String>),
+}
+
+/// Read a sed script (GNU syntax) for what it writes, reads and runs.
+/// None when it cannot be read.
+fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
+    let s: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    let mut out = Vec::new();
+    let to_eol = |i: &mut usize| -> String {
+        let start = *i;
+        while *i < s.len() && s[*i] != '\n' {
+            *i += 1;
+        }
+        s[start..*i].iter().collect::<String>()
+    };
+    let skip_blanks = |i: &mut usize| {
+        while *i < s.len() && (s[*i] == ' ' || s[*i] == '\t') {
+            *i += 1;
+        }
+    };
+    // Text up to an unescaped `delim`; None if it never comes.
+    let delimited = |i: &mut usize, delim: char| -> Option<()> {
+        while *i < s.len() {
+            match s[*i] {
+                '\\' => *i += 2,
+                c if c == delim => {
+                    *i += 1;
+                    return Some(());
+                }
+                '\n' if delim != '\n' => return None,
+                _ => *i += 1,
+            }
+        }
+        None
+    };
+    loop {
+        while i < s.len() && matches!(s[i], ' ' | '\t' | '\n' | ';') {
+            i += 1;
+        }
+        if i >= s.len() {
+            break;
+        }
+        if s[i] == '#' {
+            to_eol(&mut i);
+            continue;
+        }
+        // Addresses: `N`, `$`, `/re/`, `\cREc`, `first~step`, `addr1,addr2`,
+        // `addr,+N`, `addr,~N`, each with `I`/`M` after a regex; then `!`.
+        for n in 0..2 {
+            if n == 1 {
+                if s.get(i) != Some(&',') {
+                    break;
+                }
+                i += 1;
+                skip_blanks(&mut i);
+            }
+            match s.get(i) {
+                Some('/') => {
+                    i += 1;
+                    delimited(&mut i, '/')?;
+                    while matches!(s.get(i), Some('I' | 'M')) {
+                        i += 1;
+                    }
+                }
+                Some('\\') => {
+                    let d = *s.get(i + 1)?;
+                    i += 2;
+                    delimited(&mut i, d)?;
+                    while matches!(s.get(i), Some('I' | 'M')) {
+                        i += 1;
+                    }
+                }
+                Some('$') => i += 1,
+                Some(c) if c.is_ascii_digit() || matches!(c, '+' | '~') => {
+                    i += 1;
+                    while i < s.len() && (s[i].is_ascii_digit() || s[i] == '~') {
+                        i += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        skip_blanks(&mut i);
+        while s.get(i) == Some(&'!') {
+            i += 1;
+            skip_blanks(&mut i);
+        }
+        let c = *s.get(i)?;
+        i += 1;
+        match c {
+            // A block's first command may follow at once.
+            '{' => continue,
+            '}' | '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z'
+            | 'F' => {}
+            'l' | 'L' | 'q' | 'Q' => {
+                skip_blanks(&mut i);
+                while i < s.len() && s[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            ':' | 'b' | 't' | 'T' | 'v' => {
+                skip_blanks(&mut i);
+                while i < s.len() && !matches!(s[i], '\n' | ';') && !(c != ':' && s[i] == '}') {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' => {
+                // Text to the end of the line; `\` at its end continues it.
+                loop {
+                    let line = to_eol(&mut i);
+                    if line.ends_with('\\') && i < s.len() {
+                        i += 1;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            'r' | 'R' | 'w' | 'W' => {
+                skip_blanks(&mut i);
+                let file = to_eol(&mut i);
+                if file.is_empty() {
+                    return None;
+                }
+                out.push(if matches!(c, 'w' | 'W') {
+                    SedEffect::Write(file)
+                } else {
+                    SedEffect::Read(file)
+                });
+            }
+            'e' => {
+                skip_blanks(&mut i);
+                let command = to_eol(&mut i);
+                out.push(SedEffect::Run(
+                    (!command.trim().is_empty()).then_some(command),
+                ));
+            }
+            's' | 'y' => {
+                let d = *s.get(i)?;
+                if d == '\n' || d == '\\' {
+                    return None;
+                }
+                i += 1;
+                delimited(&mut i, d)?;
+                // The replacement may span lines (`\` + newline).
+                while i < s.len() && s[i] != d {
+                    i += if s[i] == '\\' { 2 } else { 1 };
+                }
+                if i >= s.len() {
+                    return None;
+                }
+                i += 1;
+                if c == 's' {
+                    while let Some(&f) = s.get(i) {
+                        match f {
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' => i += 1,
+                            '0'..='9' => i += 1,
+                            'e' => {
+                                out.push(SedEffect::Run(None));
+                                i += 1;
+                            }
+                            'w' => {
+                                i += 1;
+                                skip_blanks(&mut i);
+                                let file = to_eol(&mut i);
+                                if file.is_empty() {
+                                    return None;
+                                }
+                                out.push(SedEffect::Write(file));
+                            }
+                            _ => break,
+                        }
+                    }
+                }
+            }
+            _ => return None,
+        }
+        skip_blanks(&mut i);
+        match s.get(i) {
+            None | Some(';' | '\n' | '}' | '#') => {}
+            Some(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Whether an awk program runs commands (`system(…)`, `print | "cmd"`,
+/// `"cmd" | getline`, `|&`) and whether it writes files (`print > file`).
+/// String literals are left out first, so `"a|b"` is text.
+fn awk_effects(program: &str) -> (bool, bool) {
+    let mut code = String::with_capacity(program.len());
+    let mut chars = program.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            code.push_str("\"\"");
+            while let Some(d) = chars.next() {
+                match d {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => break,
+                    _ => {}
+                }
+            }
+        } else {
+            code.push(c);
+        }
+    }
+    let runs = code.contains("system")
+        || code.contains("|&")
+        || code.contains("getline") && {
+            code.match_indices('|').any(|(k, _)| {
+                code[k + 1..].trim_start().starts_with("getline") && !code[..k].ends_with('|')
+            })
+        };
+    let mut pipes = false;
+    let mut writes = false;
+    for (k, _) in code.match_indices("print") {
+        let statement: String = code[k..]
+            .chars()
+            .take_while(|c| !matches!(c, ';' | '}' | '\n'))
+            .collect();
+        let without_or = statement.replace("||", "");
+        pipes |= without_or.contains('|');
+        // `print (a > b)` compares; a `>` outside parentheses redirects.
+        let mut depth = 0i32;
+        for ch in statement.chars() {
+            match ch {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '>' if depth <= 0 => writes = true,
+                _ => {}
+            }
+        }
+    }
+    (runs || pipes, writes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sed_scripts() {
+        use SedEffect::*;
+        assert_eq!(sed_effects("s/a/b/g").unwrap(), []);
+        assert_eq!(
+            sed_effects("s/a/b/w out.txt").unwrap(),
+            [Write("out.txt".into())]
+        );
+        assert_eq!(
+            sed_effects("/x/w secrets/k\np").unwrap(),
+            [Write("secrets/k".into())]
+        );
+        assert_eq!(
+            sed_effects("1e touch X").unwrap(),
+            [Run(Some("touch X".into()))]
+        );
+        assert_eq!(sed_effects("s/x/touch X/e").unwrap(), [Run(None)]);
+        assert_eq!(sed_effects("1,/re/{s|a|b|;p};$d").unwrap(), []);
+        assert_eq!(sed_effects("2r in.txt").unwrap(), [Read("in.txt".into())]);
+        assert_eq!(sed_effects(":a;N;$!ba;s/\\n/ /g").unwrap(), []);
+        assert_eq!(sed_effects("a hello; w x").unwrap(), []);
+        assert!(sed_effects("k").is_none());
+        assert!(sed_effects("s/a/b").is_none());
+    }
+
+    #[test]
+    fn awk_programs() {
+        assert_eq!(awk_effects("{print $1}"), (false, false));
+        assert_eq!(awk_effects("/a|b/ {print}"), (false, false));
+        assert_eq!(awk_effects("$1 > 5 {print \"a|b>c\"}"), (false, false));
+        assert_eq!(awk_effects("{system(\"rm x\")}"), (true, false));
+        assert_eq!(awk_effects("{print | \"sh\"}"), (true, false));
+        assert_eq!(awk_effects("{\"date\" | getline d}"), (true, false));
+        assert_eq!(awk_effects("{print > \"out\"}"), (false, true));
+        assert_eq!(awk_effects("{print ($1 > 2)}"), (false, false));
+        assert_eq!(awk_effects("a || b {print}"), (false, false));
+    }
+
+    #[test]
+    fn curl_names() {
+        assert_eq!(
+            url_file_name("https://x.org/a/b.tar.gz?x=1").as_deref(),
+            Some("b.tar.gz")
+        );
+        assert_eq!(url_file_name("https://x.org/"), None);
+        assert_eq!(url_file_name("https://x.org"), None);
+    }
+}

@@ -1,0 +1,257 @@
+//! Commands built to exhaust the checker: deep nesting (a stack overflow
+//! aborts the process), here-documents pending at the end of input (the
+//! tokenizer loops, allocating), and shapes that make parsing or analysis
+//! super-linear. Each is decided on a 2 MiB thread (a tokio worker's stack)
+//! under a guard that fails the test, rather than hanging it, when a
+//! decision takes over a second or grows the process by 100 MiB.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tack_policy::{Policy, PolicyBuilder, Request, Verdict, evaluate};
+
+/// Longest a decision may take here (a debug build, other tests running).
+pub const TIME_LIMIT: Duration = Duration::from_secs(1);
+/// Most a decision may grow the process by.
+pub const MEMORY_LIMIT: u64 = 100 << 20;
+
+fn policy() -> Policy {
+    PolicyBuilder::new("/w/project")
+        .home(Some("/w/home".into()))
+        .allow("Bash(ls *)")
+        .allow("Bash(echo *)")
+        .allow("Bash(cat *)")
+        .deny("Bash(rm *)")
+        .deny("Edit(./secrets/**)")
+        .lexical_only()
+        .build()
+        .unwrap()
+}
+
+/// Resident memory of this process, where the system tells it.
+fn resident() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// brush-parser panics on some inputs, and tack-policy catches it; the
+/// default hook would still print each one and, with `RUST_BACKTRACE` set,
+/// symbolize a backtrace (which alone grows the process by 100 MiB). Keep
+/// quiet about those, and only those.
+fn quiet_parser_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_parser = info
+                .location()
+                .is_some_and(|l| l.file().contains("brush-parser"));
+            if !in_parser {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// Decide on `command` on a 2 MiB thread; fail if it takes longer than
+/// [`TIME_LIMIT`] or the process grows by more than [`MEMORY_LIMIT`].
+pub fn decide_within_bounds(policy: &Policy, command: &str) -> Verdict {
+    quiet_parser_panics();
+    let (tx, rx) = mpsc::channel();
+    let (p, c) = (policy.clone(), command.to_string());
+    let base = resident();
+    let started = Instant::now();
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let req = Request::lexical("Bash", &json!({"command": c}), "/w/project".as_ref(), &p);
+            let _ = tx.send(evaluate(&req, &p).verdict());
+        })
+        .unwrap();
+    let shown: String = command.chars().take(60).collect();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(2)) {
+            Ok(v) => return v,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                panic!("the decision on {shown:?} panicked")
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        assert!(
+            started.elapsed() < TIME_LIMIT,
+            "deciding on {shown:?} ({} bytes) took over {TIME_LIMIT:?}",
+            command.len()
+        );
+        if let (Some(b), Some(now)) = (base, resident()) {
+            assert!(
+                now.saturating_sub(b) < MEMORY_LIMIT,
+                "deciding on {shown:?} ({} bytes) grew the process by {} MiB",
+                command.len(),
+                (now - b) >> 20
+            );
+        }
+    }
+}
+
+fn nested(open: &str, middle: &str, close: &str, n: usize) -> String {
+    format!("{}{middle}{}", open.repeat(n), close.repeat(n))
+}
+
+#[test]
+fn deep_nesting_is_asked_not_a_crash() {
+    let p = policy();
+    // The report: 1,459 nested `{ ` (7 KB) overflowed the stack.
+    let cases = [
+        "{ ".repeat(1459),
+        nested("{ ", "ls", "; }", 1459),
+        nested("( ", "ls", " )", 3000),
+        nested("$(", "ls", ")", 3000),
+        nested("echo \"$(", "ls", ")\"", 2000),
+        nested("if ", "true", "; then ls; fi", 2000),
+        nested("while ", "true", "; do ls; done", 2000),
+        nested("case x in x) ", "ls", ";; esac", 2000),
+        nested("f() { ", "ls", "; }", 2000),
+        format!("echo {}", nested("${x:-", "x", "}", 3000)),
+        nested("[[ ( ", "a", " ) ]]", 2000),
+        format!("[[ {}a ]]", "a && ".repeat(3000)),
+        format!("bash -c '{}'", nested("{ ", "ls", "; }", 2000)),
+    ];
+    for c in &cases {
+        assert_eq!(decide_within_bounds(&p, c), Verdict::Ask, "{}", &c[..40]);
+    }
+}
+
+#[test]
+fn nesting_within_the_bounds_is_still_checked() {
+    let p = policy();
+    // Deeper than a 2 MiB stack holds without growing it, and still judged
+    // part by part.
+    assert_eq!(
+        decide_within_bounds(&p, &nested("{ ", "ls", "; }", 600)),
+        Verdict::Allow
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &nested("{ ", "rm x", "; }", 600)),
+        Verdict::Deny
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &nested("if true; then ", "rm x", "; fi", 300)),
+        Verdict::Deny
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &nested("echo \"$(", "rm x", ")\"", 7)),
+        Verdict::Deny
+    );
+}
+
+#[test]
+fn a_here_document_pending_at_the_end_of_input_is_asked() {
+    let p = policy();
+    // The report: `x <<'' $(` (9 bytes) allocated 2 GiB in under 3 s.
+    // Forms the fuzzer found: an empty (or all-quote) delimiter with no line
+    // end after it, inside substitutions or after a trailing backslash.
+    for c in [
+        "x <<'' $(",
+        "x <<'' ",
+        "x <<\"\" ",
+        "x <<\"\" $(",
+        "x <<- '' $(",
+        "x <<'' <<'' $(",
+        "x <<'' ${",
+        "x <<'' $((",
+        "$(x <<'' ",
+        "<<-'' \\",
+        "<<-${''} ",
+        "${<<x$((''\t",
+        "\n&<<-''( ({&\t",
+        "${|#x-<<-$((''))$(",
+    ] {
+        // Returns at all; `<<-'' \` runs nothing, so it may be allowed.
+        decide_within_bounds(&p, c);
+    }
+    assert_eq!(decide_within_bounds(&p, "rm x <<'' "), Verdict::Deny);
+    assert_eq!(decide_within_bounds(&p, "ls <<'' $(rm x"), Verdict::Ask);
+    // A well-formed here-document with an empty delimiter still reads.
+    assert_eq!(
+        decide_within_bounds(&p, "cat <<''\nhello\n\n"),
+        Verdict::Allow
+    );
+    assert_eq!(
+        decide_within_bounds(&p, "cat <<''\n$(rm x)\n\nrm y"),
+        Verdict::Deny
+    );
+}
+
+#[test]
+fn super_linear_shapes_are_bounded() {
+    let p = policy();
+    // The report: 3,000 levels (18 KB) took 7–21 s. Within the nesting
+    // bound such words are judged, in linear time.
+    let defaults = |open: &str, close: &str, n| format!("echo {}", nested(open, "x", close, n));
+    assert_eq!(
+        decide_within_bounds(&p, &defaults("${x:-", "}", 1000)),
+        Verdict::Allow
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &defaults("${x:-${y}", "}", 500)),
+        Verdict::Allow
+    );
+    // Read again at every level until the budget runs out: the first
+    // levels already deny.
+    assert_eq!(
+        decide_within_bounds(&p, &defaults("${x:-$(rm y)", "}", 500)),
+        Verdict::Deny
+    );
+    // Brace expansion was found by a quadratic scan.
+    assert_eq!(
+        decide_within_bounds(&p, &format!("echo {}", "{".repeat(60_000))),
+        Verdict::Allow
+    );
+    let cases = [
+        defaults("${x:-", "}", 3000),
+        defaults("${x:-$(:)", "}", 1000),
+        defaults("${x:-$(ls)", "}", 300),
+        defaults("${x:-\"$(echo ", ")\"}", 300),
+        // The word parser backtracks exponentially on these.
+        defaults("${a[", "]}", 6),
+        defaults("${a[$((", "))]}", 5),
+        format!("echo \"{}\"", "$(".repeat(30)),
+        format!("cat <<EOF\n{}\nEOF", "$(".repeat(30)),
+        format!("cat <<EOF\n{}\nEOF", "${x/".repeat(30)),
+        format!("cat <<EOF\n{}\nEOF", "$((".repeat(30)),
+        format!("cat <<EOF\n{}\nEOF", "${a[".repeat(30)),
+        // Too long, too many words.
+        "ls;".repeat(33_000),
+        "ls;".repeat(20_000),
+        format!("echo {}", "a ".repeat(30_000)),
+        "ls | ".repeat(12_000) + "ls",
+        format!("echo {}", "$(ls) ".repeat(9_000)),
+    ];
+    for c in &cases {
+        assert_eq!(decide_within_bounds(&p, c), Verdict::Ask, "{}", &c[..40]);
+    }
+}
+
+#[test]
+fn large_ordinary_commands_are_still_judged() {
+    let p = policy();
+    let body = "some text (a) {b} [c] $x\n".repeat(2000);
+    assert_eq!(
+        decide_within_bounds(&p, &format!("cat <<'EOF'\n{body}EOF")),
+        Verdict::Allow
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &format!("cat <<EOF\n{body}$(rm x)\nEOF")),
+        Verdict::Deny
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &format!("{}rm x", "ls; ".repeat(1000))),
+        Verdict::Deny
+    );
+    assert_eq!(
+        decide_within_bounds(&p, &format!("echo {}", "\"${x:-$y}\" ".repeat(500))),
+        Verdict::Allow
+    );
+}
