@@ -389,6 +389,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 family,
                 path,
                 written,
+                ..
             } => {
                 let name = match family {
                     Family::Read => "Read",
@@ -436,12 +437,38 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     });
                     continue;
                 }
+                if let UncertainKind::Touch(family) = kind {
+                    let tools: &[&str] = match family {
+                        Family::Read => &["Read"],
+                        Family::Edit => &["Edit"],
+                    };
+                    let relevant = policy.has_path_rules(Verdict::Deny, tools)
+                        || policy.has_path_rules(Verdict::Ask, tools);
+                    if !relevant {
+                        continue;
+                    }
+                    let s = format!("Bash({snippet})");
+                    let detail = format!(
+                        "{reason}; {} deny and ask rules cannot be checked against it",
+                        tools[0]
+                    );
+                    let why = Why::new(&s, DecidedBy::Uncertain).detail(detail);
+                    parts.push(Part {
+                        decision: if policy.mode == Mode::DontAsk {
+                            Decision::Deny(why)
+                        } else {
+                            Decision::Ask(why)
+                        },
+                        subject: s,
+                    });
+                    continue;
+                }
                 let (relevant, wholesale) = match kind {
                     UncertainKind::Command => (
                         policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask),
                         policy.tool_rule(Verdict::Allow, &bash_tool),
                     ),
-                    UncertainKind::Edit | UncertainKind::Opaque => (
+                    UncertainKind::Edit | UncertainKind::Opaque | UncertainKind::Touch(_) => (
                         policy.has_path_rules(Verdict::Deny, &["Edit"])
                             || policy.has_path_rules(Verdict::Ask, &["Edit"]),
                         policy.tool_rule(Verdict::Allow, &["Edit"]),

@@ -122,6 +122,9 @@ impl Resolver {
                 continue;
             }
             cur.push(&part);
+            if let Some(why) = process_relative(&cur) {
+                return Err(why);
+            }
             if !exists {
                 continue;
             }
@@ -208,6 +211,14 @@ impl Resolver {
 
     /// Resolve `path` (relative to `base`).
     pub(crate) fn resolve(&self, path: &Path, base: &Path) -> Result<ResolvedPath, String> {
+        let joined = base.join(path);
+        let mut prefix = PathBuf::new();
+        for c in joined.components() {
+            prefix.push(c);
+            if let Some(why) = process_relative(&prefix) {
+                return Err(why);
+            }
+        }
         let lexical_path = lexical(path, base);
         let canonical_path = match self.how {
             Resolution::Lexical => lexical_path.clone(),
@@ -224,6 +235,41 @@ impl Resolver {
             canonical: canonical_path,
         })
     }
+}
+
+/// Why `path` names a file only the process that opens it can resolve:
+/// `/proc/self/cwd`, `/proc/<pid>/root`, `/proc/thread-self/fd`, `/dev/fd`,
+/// `/dev/stdin`… lead somewhere else in every process (the shell that runs
+/// a command is not tack), so where they lead cannot be checked here.
+/// `path` is absolute and not normalised (`/proc/self/cwd/..` counts).
+fn process_relative(path: &Path) -> Option<String> {
+    /// Entries of a `/proc/<pid>/` directory that lead elsewhere.
+    const LEADS_ELSEWHERE: &[&str] = &["cwd", "root", "fd", "exe", "map_files", "task", "ns"];
+    let mut parts = path.components().filter_map(|c| match c {
+        Component::Normal(n) => Some(n.to_string_lossy()),
+        _ => None,
+    });
+    let first = parts.next()?;
+    let second = parts.next()?;
+    let leads = match first.as_ref() {
+        "proc" => {
+            let process = second == "self"
+                || second == "thread-self"
+                || second.bytes().all(|b| b.is_ascii_digit());
+            process
+                && parts
+                    .next()
+                    .is_some_and(|third| LEADS_ELSEWHERE.contains(&third.as_ref()))
+        }
+        "dev" => matches!(second.as_ref(), "fd" | "stdin" | "stdout" | "stderr"),
+        _ => false,
+    };
+    leads.then(|| {
+        format!(
+            "`{}` leads wherever the process that opens it is (its directory, its root, its open files), so where it leads cannot be checked before it runs",
+            path.display()
+        )
+    })
 }
 
 /// Canonicalise once, without a shared cache.

@@ -7,11 +7,12 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use tack_protocol::Verdict;
 
 use crate::paths::{self, Resolution, ResolvedPath};
-use crate::policy::Policy;
+use crate::policy::{Forms, Policy};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS, url_host};
-use crate::shell::{self, Item};
+use crate::shell::{self, Family, Item, UncertainKind};
 
 /// A tool call to decide on.
 #[derive(Debug, Clone)]
@@ -65,7 +66,11 @@ impl Request {
             "Bash" => match str_field("command") {
                 Some(command) => Subject::Bash {
                     command: command.to_string(),
-                    items: shell::analyze(command, &cwd, home, how, policy.restricts_paths()),
+                    items: look_inside(
+                        shell::analyze(command, &cwd, home, how, policy.restricts_paths()),
+                        policy,
+                        how,
+                    ),
                 },
                 None => Subject::Invalid("the input has no `command` string".into()),
             },
@@ -143,6 +148,140 @@ impl Request {
             Subject::Tool | Subject::Invalid(_) => self.tool.clone(),
         }
     }
+}
+
+/// Entries one command's recursive reads may visit, all directories
+/// together, before what lies inside is called unknown.
+const MAX_INSIDE: usize = 20_000;
+
+/// A directory read whole (`grep -r KEY .`) reads every file under it: each
+/// file there that a Read deny or ask rule names becomes a path the command
+/// touches, so the rule holds as it does for `cat .env`. Only the subtrees
+/// where such a rule could match are walked; links are followed to where
+/// they lead. When the walk is too large, or may not touch the file system,
+/// what is inside is uncertain.
+fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> {
+    if !items.iter().any(|i| {
+        matches!(
+            i,
+            Item::Touch {
+                recursive: true,
+                ..
+            }
+        )
+    }) {
+        return items;
+    }
+    let restricting = |dir: &ResolvedPath| {
+        policy
+            .path_rule_inside(Verdict::Deny, &["Read"], dir)
+            .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Read"], dir))
+    };
+    let mut budget = MAX_INSIDE;
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Item::Touch {
+            family,
+            written,
+            path,
+            recursive: true,
+        } = item
+        else {
+            out.push(item);
+            continue;
+        };
+        out.push(Item::Touch {
+            family,
+            written: written.clone(),
+            path: path.clone(),
+            recursive: false,
+        });
+        let Some(rule) = restricting(&path) else {
+            continue;
+        };
+        let unknown = |reason: String| Item::Uncertain {
+            kind: UncertainKind::Touch(Family::Read),
+            snippet: written.clone(),
+            reason,
+        };
+        if how == Resolution::Lexical {
+            out.push(unknown(format!(
+                "it reads everything under `{written}`, where `{}` may apply",
+                policy.rules[rule].text
+            )));
+            continue;
+        }
+        let resolver = paths::Resolver::new(how);
+        let mut found = Vec::new();
+        if walk_inside(&path.canonical, policy, &resolver, &mut budget, &mut found).is_err() {
+            out.push(unknown(format!(
+                "it reads everything under `{written}`, which holds too many files to check against `{}`",
+                policy.rules[rule].text
+            )));
+            continue;
+        }
+        out.extend(found.into_iter().map(|inside| Item::Touch {
+            family: Family::Read,
+            written: format!("{} (read as part of `{written}`)", inside.lexical.display()),
+            path: inside,
+            recursive: false,
+        }));
+    }
+    out
+}
+
+/// Collect the entries under `dir` that a Read deny or ask rule matches.
+/// Err when more than `budget` entries would be visited.
+fn walk_inside(
+    dir: &Path,
+    policy: &Policy,
+    resolver: &paths::Resolver,
+    budget: &mut usize,
+    found: &mut Vec<ResolvedPath>,
+) -> Result<(), ()> {
+    let restricts = |p: &ResolvedPath| {
+        policy
+            .path_rule(Verdict::Deny, &["Read"], p, Forms::Both, false)
+            .or_else(|| policy.path_rule(Verdict::Ask, &["Read"], p, Forms::Both, false))
+            .is_some()
+    };
+    let may_hold = |p: &ResolvedPath| {
+        policy
+            .path_rule_inside(Verdict::Deny, &["Read"], p)
+            .is_some()
+            || policy
+                .path_rule_inside(Verdict::Ask, &["Read"], p)
+                .is_some()
+    };
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            *budget = budget.checked_sub(1).ok_or(())?;
+            let lexical = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let canonical = if kind.is_symlink() {
+                match resolver.canonical(&lexical) {
+                    Ok(c) => c,
+                    // A link that leads somewhere unknowable.
+                    Err(_) => return Err(()),
+                }
+            } else {
+                lexical.clone()
+            };
+            let p = ResolvedPath { lexical, canonical };
+            if restricts(&p) {
+                found.push(p);
+            } else if kind.is_dir() && may_hold(&p) {
+                stack.push(p.canonical);
+            }
+        }
+    }
+    Ok(())
 }
 
 fn paths_subject(

@@ -8,8 +8,11 @@ mod wrappers;
 
 use std::path::PathBuf;
 
+use super::reads;
 use super::words::{self, quote};
-use super::{Analyzer, Command, Cwds, Family, Item, MAX_CWDS, UncertainKind, WordVal};
+use super::{
+    Analyzer, Command, Cwds, Family, Item, MAX_CWDS, UncertainKind, WordVal, is_exempt_device,
+};
 use crate::paths;
 
 /// Commands whose operands are files they change: operands are checked
@@ -177,6 +180,24 @@ pub(super) fn text_of(words: &[WordVal]) -> String {
 
 fn basename(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
+}
+
+/// The starting points of `find` (`.` if none).
+fn find_roots(argv: &[WordVal]) -> Vec<WordVal> {
+    let mut starts: Vec<WordVal> = argv[1..]
+        .iter()
+        .skip_while(|w| matches!(w.literal.as_deref(), Some("-H" | "-L" | "-P")))
+        .take_while(|w| {
+            !w.literal
+                .as_deref()
+                .is_some_and(|l| l.starts_with(['-', '(', '!', ')', ',']))
+        })
+        .cloned()
+        .collect();
+    if starts.is_empty() {
+        starts.push(literal_word("."));
+    }
+    starts
 }
 
 impl Analyzer {
@@ -965,11 +986,13 @@ impl Analyzer {
                         break;
                     };
                     let mut inner: Vec<WordVal> = argv[start..end].to_vec();
+                    let roots = find_roots(argv);
                     for w in &mut inner {
                         if w.raw.contains("{}") {
                             w.literal = None;
                         }
                     }
+                    let saved_roots = self.find_roots.replace(roots);
                     if inner.is_empty() {
                         whole_known = false;
                     } else if lit.ends_with("dir") {
@@ -979,6 +1002,7 @@ impl Analyzer {
                     } else {
                         self.argv(inner);
                     }
+                    self.find_roots = saved_roots;
                     i = end + 1;
                 }
                 "-delete" => {
@@ -1007,21 +1031,8 @@ impl Analyzer {
         }
         self.emit(argv);
         if deletes {
-            // What it deletes lies under its starting points (`.` if none).
-            let mut starts: Vec<WordVal> = argv[1..]
-                .iter()
-                .skip_while(|w| matches!(w.literal.as_deref(), Some("-H" | "-L" | "-P")))
-                .take_while(|w| {
-                    !w.literal
-                        .as_deref()
-                        .is_some_and(|l| l.starts_with(['-', '(', '!', ')', ',']))
-                })
-                .cloned()
-                .collect();
-            if starts.is_empty() {
-                starts.push(literal_word("."));
-            }
-            for start in &starts {
+            // What it deletes lies under its starting points.
+            for start in &find_roots(argv) {
                 self.writes_inside(start);
             }
         }
@@ -1369,7 +1380,8 @@ impl Analyzer {
             }
             raw.push_str(&w.raw);
         }
-        if std::mem::take(&mut self.open_tail) {
+        let open_tail = std::mem::take(&mut self.open_tail);
+        if open_tail {
             if dynamic_prefix.is_none() {
                 dynamic_prefix = Some(format!("{text} "));
             }
@@ -1390,6 +1402,14 @@ impl Analyzer {
             }
         }
         let path_args = self.path_args(&base, argv);
+        if open_tail && self.touches && reads::is_reader(&base) {
+            // `… | xargs cat`: the files come from the input.
+            self.uncertain(
+                UncertainKind::Touch(Family::Read),
+                &text,
+                "it reads files named only at run time (its further arguments)",
+            );
+        }
         self.note_relinks(&base, argv);
         self.push(Item::Command(Command {
             base,
@@ -1423,12 +1443,28 @@ impl Analyzer {
         let mut all = Some(Vec::new());
         let mut operands_done = false;
         let mut operand_count = 0usize;
+        let reach = reads::reach(base, argv);
+        let recursive = reach != reads::Reach::Named;
+        let non_paths = reads::leading_non_paths(base, argv);
+        let reader = reads::is_reader(base);
         for w in &argv[1..] {
             if self.is_full() {
                 return None;
             }
             let Some(lit) = &w.literal else {
                 all = None;
+                if self.touches && w.raw == "{}" && self.find_roots.is_some() {
+                    // `find ROOTS … -exec cat {} +`: files under the roots.
+                    for root in self.find_roots.clone().unwrap_or_default() {
+                        self.touch_inside(&root);
+                    }
+                } else if self.touches && reader {
+                    self.uncertain(
+                        UncertainKind::Touch(Family::Read),
+                        &w.raw,
+                        "a file it reads is named only at run time",
+                    );
+                }
                 if writes && self.touches {
                     // `rm "$F"`: deny and ask rules cannot see the file.
                     self.uncertain(
@@ -1455,9 +1491,13 @@ impl Analyzer {
                 }
             } else {
                 operand_count += 1;
+                if operand_count <= non_paths {
+                    // grep's pattern, not a file.
+                    continue;
+                }
                 lit
             };
-            if candidate.is_empty() || candidate.contains("://") {
+            if candidate.is_empty() || candidate.contains("://") || is_exempt_device(candidate) {
                 continue;
             }
             match self.resolve_word_path(candidate, w.tilde && candidate == lit.as_str(), w.glob) {
@@ -1484,12 +1524,14 @@ impl Analyzer {
                             family: Family::Read,
                             written: candidate.to_string(),
                             path: p.clone(),
+                            recursive,
                         });
                         if writes {
                             self.push(Item::Touch {
                                 family: Family::Edit,
                                 written: candidate.to_string(),
                                 path: p.clone(),
+                                recursive: false,
                             });
                         }
                         if let Some(all) = &mut all {
@@ -1497,13 +1539,53 @@ impl Analyzer {
                         }
                     }
                 }
-                Err(_) => all = None,
+                Err(reason) => {
+                    all = None;
+                    if self.touches {
+                        self.uncertain(
+                            UncertainKind::Touch(Family::Read),
+                            candidate,
+                            reason.clone(),
+                        );
+                        if writes {
+                            self.uncertain(UncertainKind::Touch(Family::Edit), candidate, reason);
+                        }
+                    }
+                }
             }
+        }
+        if self.touches && reach == reads::Reach::RecursiveOrHere && operand_count <= non_paths {
+            // `grep -r KEY`, `rg KEY`: the working directory.
+            self.touch_inside(&literal_word("."));
         }
         if matches!(base, "cd" | "pushd" | "chdir") && operand_count == 0 {
             return None;
         }
         all
+    }
+
+    /// Everything under `dir` is read (`grep -r`, `tar -c`, `find -exec`).
+    fn touch_inside(&mut self, dir: &WordVal) {
+        let Some(lit) = &dir.literal else {
+            return self.uncertain(
+                UncertainKind::Touch(Family::Read),
+                &dir.raw,
+                "it reads everything under a directory named only at run time",
+            );
+        };
+        match self.resolve_word_path(lit, dir.tilde, dir.glob) {
+            Ok(paths) => {
+                for path in paths {
+                    self.push(Item::Touch {
+                        family: Family::Read,
+                        written: lit.clone(),
+                        path,
+                        recursive: true,
+                    });
+                }
+            }
+            Err(reason) => self.uncertain(UncertainKind::Touch(Family::Read), lit, reason),
+        }
     }
 
     /// After `ln` (or `cp -s/-l`, or a move or copy of something that is a

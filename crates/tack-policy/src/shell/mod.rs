@@ -22,6 +22,7 @@ mod git;
 mod limits;
 mod options;
 mod programs;
+mod reads;
 pub(crate) mod words;
 
 use std::path::{Path, PathBuf};
@@ -57,6 +58,10 @@ pub(crate) enum UncertainKind {
     /// stdin, `git -c core.pager=…`): it matters only when deny or ask
     /// rules could be circumvented through it.
     Opaque,
+    /// Which file a command reads (or changes) cannot be known: it matters
+    /// only when Read (or Edit) deny or ask rules exist, since a path a
+    /// command touches is checked against those alone.
+    Touch(Family),
 }
 
 /// Read or Edit family, for paths a command touches.
@@ -93,6 +98,10 @@ pub(crate) enum Item {
         family: Family,
         written: String,
         path: ResolvedPath,
+        /// Everything under it is read (`grep -r`, `tar -c`): a Read deny
+        /// or ask rule for something inside applies (the request looks
+        /// inside; see [`crate::request`]).
+        recursive: bool,
     },
     /// Something that cannot be known before running.
     Uncertain {
@@ -188,6 +197,7 @@ pub(crate) fn analyze(
         functions_changed: false,
         function_called: false,
         relinked: Vec::new(),
+        find_roots: None,
         opts: brush_parser::ParserOptions::default(),
         budget: limits::Budget::new(command.len()),
     };
@@ -216,6 +226,7 @@ pub(crate) fn analyze(
             functions_changed: false,
             function_called: false,
             relinked: Vec::new(),
+            find_roots: None,
             opts: a.opts,
             budget: limits::Budget::new(command.len()),
         };
@@ -286,6 +297,9 @@ pub(crate) struct Analyzer {
     /// Paths that an earlier command may have replaced by a link (`ln`,
     /// `mv`, `cp` operands): what lies under them is unknown until run time.
     relinked: Vec<PathBuf>,
+    /// The starting points of the `find` whose `-exec` command is being
+    /// read: its `{}` is a file under them.
+    find_roots: Option<Vec<WordVal>>,
     opts: brush_parser::ParserOptions,
     /// What is left of the work this command may cost (see [`limits`]).
     budget: limits::Budget,
@@ -702,7 +716,11 @@ impl Analyzer {
         if lit.is_empty() || is_exempt_device(lit) {
             return;
         }
-        if let Ok(paths) = self.resolve_word_path(lit, v.tilde, v.glob) {
+        let paths = match self.resolve_word_path(lit, v.tilde, v.glob) {
+            Ok(paths) => paths,
+            Err(reason) => return self.uncertain(UncertainKind::Touch(family), lit, reason),
+        };
+        {
             for path in paths {
                 if self.is_relinked(&path) {
                     self.uncertain(
@@ -716,6 +734,7 @@ impl Analyzer {
                     family,
                     written: lit.clone(),
                     path,
+                    recursive: false,
                 });
             }
         }
@@ -1180,9 +1199,16 @@ impl Analyzer {
 }
 
 /// Device files a redirection may write without being an edit.
-fn is_exempt_device(path: &str) -> bool {
+pub(super) fn is_exempt_device(path: &str) -> bool {
     matches!(
         path,
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/fd/1" | "/dev/fd/2"
+        "/dev/null"
+            | "/dev/stdin"
+            | "/dev/stdout"
+            | "/dev/stderr"
+            | "/dev/tty"
+            | "/dev/fd/0"
+            | "/dev/fd/1"
+            | "/dev/fd/2"
     )
 }

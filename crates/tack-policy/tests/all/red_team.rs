@@ -3,7 +3,7 @@
 
 use tack_policy::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{Case, case, run};
+use crate::support::{Case, case, case_in, run};
 
 const B: &str = "Bash";
 
@@ -446,3 +446,168 @@ fn every_assignment_counts() {
 /// The number of table rows in this module.
 pub const COUNT: usize =
     FUNCTIONS.len() + STARTUP.len() + STRINGS.len() + WRAPPER_TABLE.len() + ASSIGNMENTS.len();
+
+// F1: relative paths are judged where the shell is: the directory a
+// persisted `cd` left it in (the request's cwd; see tack-agent's
+// permission stage), and after any `cd` earlier in the same command.
+
+const CD_CAT: &[&str] = &[
+    "allow Bash(cd *)",
+    "allow Bash(cat *)",
+    "allow Bash(ls *)",
+    "allow Bash(echo *)",
+    "allow Bash(cp *)",
+    "deny Read(./secrets/**)",
+    "deny Edit(./docs/**)",
+    "allow Edit(./**)",
+];
+
+const WHERE_THE_SHELL_IS: &[Case] = &[
+    case_in("src", CD_CAT, B, "cat ../secrets/key.txt", Deny),
+    case_in("src", CD_CAT, B, "cat ./../secrets/key.txt", Deny),
+    case_in("src", CD_CAT, B, "cat ../secrets", Deny),
+    case_in("src", CD_CAT, B, "cat < ../secrets/key.txt", Deny),
+    case_in("src", CD_CAT, B, "echo x > ../docs/guide.md", Deny),
+    case_in("src", CD_CAT, B, "cp main.rs ../docs/", Deny),
+    case_in("a", CD_CAT, B, "cd .. && cat secrets/key.txt", Deny),
+    case_in("a", CD_CAT, B, "cat ../src/main.rs", Allow),
+    case_in("src", CD_CAT, B, "cat main.rs", Allow),
+    case_in("secrets", CD_CAT, B, "cat key.txt", Deny),
+    case_in("secrets", CD_CAT, B, "ls", Allow),
+    case_in("src", CD_CAT, B, "echo x > ../out/f", Allow),
+    case(CD_CAT, B, "cd src && cat ../secrets/key.txt", Deny),
+    case(CD_CAT, B, "cd src; cd ..; cat secrets/key.txt", Deny),
+    case(
+        CD_CAT,
+        B,
+        "cd a && cd ../src && cat ../secrets/key.txt",
+        Deny,
+    ),
+    case(CD_CAT, B, "cd src || cd a; cat ../secrets/key.txt", Deny),
+    case(CD_CAT, B, "pushd src && cat ../secrets/key.txt", Deny),
+    case(CD_CAT, B, "cd src && echo x > ../docs/x", Deny),
+    case(CD_CAT, B, "cd src && cat main.rs", Allow),
+    // Where a loop or function leaves the shell is unknown.
+    case(
+        CD_CAT,
+        B,
+        "for d in src a; do cd $d; cat ../secrets/key.txt; done",
+        Ask,
+    ),
+];
+
+#[test]
+fn paths_are_judged_where_the_shell_is() {
+    run(WHERE_THE_SHELL_IS);
+}
+
+// F2: paths through /proc/<pid>/… and /dev/fd lead wherever the process
+// that opens them is; they cannot be resolved here.
+
+const READ_DENIED: &[&str] = &[
+    "allow Bash(cd *)",
+    "allow Bash(cat *)",
+    "allow Bash(ls *)",
+    "allow Bash(grep *)",
+    "allow Bash(echo *)",
+    "deny Read(./.env)",
+    "deny Read(./secrets/**)",
+];
+
+const PROCESS_RELATIVE: &[Case] = &[
+    case(READ_DENIED, B, "cd src && cat /proc/self/cwd/../.env", Ask),
+    case(READ_DENIED, B, "cat /proc/self/cwd/.env", Ask),
+    case(READ_DENIED, B, "cat /proc/thread-self/cwd/.env", Ask),
+    case(READ_DENIED, B, "cat /proc/$$/cwd/.env", Ask),
+    case(READ_DENIED, B, "cat /proc/1/root/etc/hostname", Ask),
+    case(READ_DENIED, B, "cat /proc/self/root{project}/.env", Ask),
+    case(READ_DENIED, B, "cat /dev/fd/3 3< /dev/null", Ask),
+    case(READ_DENIED, B, "cat < /proc/self/cwd/.env", Ask),
+    case(
+        READ_DENIED,
+        B,
+        "grep KEY /proc/self/cwd/secrets/key.txt",
+        Ask,
+    ),
+    case(READ_DENIED, B, "cat /proc/self/task/1/cwd/.env", Ask),
+    case(READ_DENIED, "Read", "/proc/self/cwd/.env", Ask),
+    // Harmless /proc files and the standard streams stay as they were.
+    case(READ_DENIED, B, "cat /proc/cpuinfo", Allow),
+    case(READ_DENIED, B, "cat /proc/self/status", Allow),
+    case(READ_DENIED, B, "cat /dev/stdin", Allow),
+    case(READ_DENIED, B, "echo x > /dev/stderr", Allow),
+    // Without a rule to get around, nothing to ask.
+    case(&["allow Bash(cat *)"], B, "cat /proc/self/cwd/x", Allow),
+];
+
+#[test]
+fn process_relative_paths_are_uncertain() {
+    run(PROCESS_RELATIVE);
+}
+
+// F12: a command that reads a whole directory reads what its Read deny
+// rules protect; so does one whose files are named only at run time.
+
+const GREP_ETC: &[&str] = &[
+    "allow Bash(grep *)",
+    "allow Bash(rg *)",
+    "allow Bash(tar *)",
+    "allow Bash(cat *)",
+    "allow Bash(cp *)",
+    "allow Bash(find *)",
+    "allow Bash(xargs *)",
+    "allow Bash(zip *)",
+    "allow Bash(rsync *)",
+    "allow Bash(diff *)",
+    "allow Bash(ls *)",
+    "allow Bash(echo *)",
+    "allow Edit(./**)",
+    "deny Read(./.env)",
+    "ask Read(./secrets/**)",
+];
+
+const WHOLE_DIRECTORIES: &[Case] = &[
+    case(GREP_ETC, B, "grep -r KEY .", Deny),
+    case(GREP_ETC, B, "grep -rn KEY .", Deny),
+    case(GREP_ETC, B, "grep -R KEY {project}", Deny),
+    case(GREP_ETC, B, "grep --recursive KEY .", Deny),
+    case(GREP_ETC, B, "grep -d recurse KEY .", Deny),
+    case(GREP_ETC, B, "grep -r KEY", Deny),
+    case(GREP_ETC, B, "grep -ri -e KEY .", Deny),
+    case(GREP_ETC, B, "rg KEY", Deny),
+    case(GREP_ETC, B, "rg --hidden KEY .", Deny),
+    case(GREP_ETC, B, "tar -cf - . | cat", Deny),
+    case(GREP_ETC, B, "tar czf /dev/stdout .", Deny),
+    case(GREP_ETC, B, "cp -r . out/backup", Deny),
+    case(GREP_ETC, B, "cp -a . out/backup", Deny),
+    case(GREP_ETC, B, "rsync -a ./ out/backup", Deny),
+    case(GREP_ETC, B, "zip -r out/a.zip .", Deny),
+    case(GREP_ETC, B, "diff -r . out", Deny),
+    case(GREP_ETC, B, "find . -type f -exec cat {} +", Deny),
+    case(GREP_ETC, B, "find . -name '*' -exec grep KEY {} \\;", Deny),
+    case_in("src", GREP_ETC, B, "grep -r KEY ..", Deny),
+    // An ask rule inside asks.
+    case(GREP_ETC, B, "grep -r KEY secrets", Ask),
+    case(GREP_ETC, B, "grep -r KEY src secrets", Ask),
+    // Files named at run time.
+    case(GREP_ETC, B, "find . -type f | xargs cat", Ask),
+    case(GREP_ETC, B, "ls | xargs grep KEY", Ask),
+    case(GREP_ETC, B, "cat $(ls -a)", Ask),
+    case(GREP_ETC, B, "cat \"$F\"", Ask),
+    // Directories that hold nothing a rule names.
+    case(GREP_ETC, B, "grep -r KEY src", Allow),
+    case(GREP_ETC, B, "rg KEY src docs", Allow),
+    case(GREP_ETC, B, "tar -cf out/src.tar src", Allow),
+    case(GREP_ETC, B, "find src -type f -exec cat {} +", Allow),
+    case(GREP_ETC, B, "grep KEY .", Allow),
+    case(GREP_ETC, B, "grep KEY src/main.rs", Allow),
+    case(GREP_ETC, B, "grep .env src/main.rs", Allow),
+    case(GREP_ETC, B, "tar -xf out/x.tar -C out", Allow),
+    case(GREP_ETC, B, "ls -R .", Allow),
+    case(GREP_ETC, B, "echo \"$HOME\"", Allow),
+];
+
+#[test]
+fn reading_a_directory_reads_what_is_inside() {
+    run(WHOLE_DIRECTORIES);
+}

@@ -113,14 +113,17 @@ impl Fixture {
         }
     }
 
-    pub fn decide(&self, policy: &Policy, tool: &str, arg: &str) -> Decision {
-        let req = Request::resolve(tool, &self.input(tool, arg), &self.project, policy);
+    /// Decide a call that runs in `cwd`.
+    pub fn decide_in(&self, cwd: &Path, policy: &Policy, tool: &str, arg: &str) -> Decision {
+        let req = Request::resolve(tool, &self.input(tool, arg), cwd, policy);
         evaluate(&req, policy)
     }
 }
 
 /// One row: rules, the call, the expected verdict.
 pub struct Case {
+    /// Where the call runs, relative to the project (`""`: the project).
+    pub cwd: &'static str,
     pub rules: &'static [&'static str],
     pub tool: &'static str,
     pub arg: &'static str,
@@ -134,7 +137,20 @@ pub const fn case(
     arg: &'static str,
     expect: Verdict,
 ) -> Case {
+    case_in("", rules, tool, arg, expect)
+}
+
+/// `case_in(cwd, rules, tool, arg, verdict)`: the call runs in `cwd`
+/// (relative to the project), as Bash does after a `cd`.
+pub const fn case_in(
+    cwd: &'static str,
+    rules: &'static [&'static str],
+    tool: &'static str,
+    arg: &'static str,
+    expect: Verdict,
+) -> Case {
     Case {
+        cwd,
         rules,
         tool,
         arg,
@@ -148,10 +164,15 @@ pub fn run(table: &[Case]) -> usize {
     let mut failures = Vec::new();
     for (i, c) in table.iter().enumerate() {
         let policy = fx.policy(c.rules);
-        let d = fx.decide(&policy, c.tool, c.arg);
+        let d = fx.decide_in(&fx.project.join(c.cwd), &policy, c.tool, c.arg);
         if d.verdict() != c.expect {
             failures.push(format!(
-                "#{i} {}({}) with {:?}: expected {}, got {d}",
+                "#{i} {}{}({}) with {:?}: expected {}, got {d}",
+                if c.cwd.is_empty() {
+                    String::new()
+                } else {
+                    format!("in {}: ", c.cwd)
+                },
                 c.tool,
                 c.arg.replace('\n', "\\n"),
                 c.rules,

@@ -1,0 +1,234 @@
+//! What a command reads beyond the paths it names: programs that read
+//! files named only at run time (`xargs cat`, `cat "$f"`), and programs that
+//! read everything under a directory they are given (`grep -r`, `rg`,
+//! `tar -c`, `cp -r`, `find … -exec cat {} +`). A Read deny rule for
+//! `./.env` must hold against `grep -r KEY .` as against `cat .env`: the
+//! directory is checked for what lies inside it (see
+//! [`crate::request`]'s walk).
+
+use super::WordVal;
+
+/// Programs whose operands are files they read (so an operand computed at
+/// run time is a file read that Read deny and ask rules cannot see).
+const READERS: &[&str] = &[
+    "cat",
+    "tac",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "most",
+    "nl",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "base64",
+    "base32",
+    "basenc",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "ugrep",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sort",
+    "uniq",
+    "cut",
+    "paste",
+    "join",
+    "comm",
+    "wc",
+    "diff",
+    "cmp",
+    "sdiff",
+    "diff3",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "sum",
+    "jq",
+    "yq",
+    "tar",
+    "zip",
+    "gzip",
+    "gunzip",
+    "zcat",
+    "bzip2",
+    "bzcat",
+    "xz",
+    "xzcat",
+    "zstd",
+    "zstdcat",
+    "lz4",
+    "cp",
+    "rsync",
+    "scp",
+    "install",
+    "iconv",
+    "fold",
+    "fmt",
+    "pr",
+    "expand",
+    "unexpand",
+    "column",
+    "split",
+    "csplit",
+    "tee",
+    "look",
+    "shuf",
+    "tr",
+    "vim",
+    "vi",
+    "view",
+    "nano",
+    "emacs",
+    "bat",
+    "batcat",
+    "file",
+    "openssl",
+    "gpg",
+    "curl",
+    "nc",
+    "socat",
+    "mail",
+    "xclip",
+    "xsel",
+    "wl-copy",
+];
+
+/// Whether `base` reads the files it is given.
+pub(super) fn is_reader(base: &str) -> bool {
+    READERS.contains(&base)
+}
+
+/// How a program reads the directories it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// Only the paths named (a directory operand is read as a directory).
+    Named,
+    /// Everything under each path operand.
+    Recursive,
+    /// Everything under each path operand, and under `.` when it is given
+    /// none (`grep -r KEY`, `rg KEY`).
+    RecursiveOrHere,
+}
+
+/// How `base` with these words reads directories.
+pub(super) fn reach(base: &str, argv: &[WordVal]) -> Reach {
+    let words: Vec<&str> = argv[1..]
+        .iter()
+        .filter_map(|w| w.literal.as_deref())
+        .collect();
+    let long = |names: &[&str]| {
+        words.iter().any(|w| {
+            names
+                .iter()
+                .any(|n| w == n || w.starts_with(&format!("{n}=")))
+        })
+    };
+    // A short-option cluster holding one of `letters` before any letter
+    // that takes a value (`-rn` yes, `-e r` no).
+    let short = |letters: &str, valued: &str| {
+        words.iter().take_while(|w| **w != "--").any(|w| {
+            w.starts_with('-')
+                && !w.starts_with("--")
+                && w.chars()
+                    .skip(1)
+                    .take_while(|c| !valued.contains(*c))
+                    .any(|c| letters.contains(c))
+        })
+    };
+    match base {
+        "grep" | "egrep" | "fgrep" | "ugrep" => {
+            let by_option = short("rR", "efmABCdDX")
+                || long(&["--recursive", "--dereference-recursive"])
+                || words.contains(&"--directories=recurse")
+                || words.windows(2).any(|p| p == ["-d", "recurse"]);
+            if by_option {
+                Reach::RecursiveOrHere
+            } else {
+                Reach::Named
+            }
+        }
+        "rg" | "ag" | "ack" => Reach::RecursiveOrHere,
+        "tar" => {
+            let mode_word = words.first().is_some_and(|w| {
+                !w.starts_with('-') && w.chars().any(|c| matches!(c, 'c' | 'r' | 'u'))
+            });
+            let creates = mode_word
+                || short("cru", "fCbgHKLNTVX")
+                || long(&["--create", "--append", "--update"]);
+            if creates && !long(&["--no-recursion"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        "cp" => {
+            if short("rRa", "StT") || long(&["--recursive", "--archive"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        "rsync" => {
+            if short("ra", "eBfT") || long(&["--recursive", "--archive"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        "scp" => {
+            if short("r", "cFiJlloPS") {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        "zip" => {
+            if short("rR", "bdDinstTxZ") || long(&["--recurse-paths", "--recurse-patterns"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        "diff" => {
+            if short("r", "CDFILSUWx") || long(&["--recursive"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        "7z" | "7za" | "7zr" => Reach::Recursive,
+        _ => Reach::Named,
+    }
+}
+
+/// How many leading operands of `base` are not paths (grep's pattern).
+pub(super) fn leading_non_paths(base: &str, argv: &[WordVal]) -> usize {
+    let given_by_option = argv[1..].iter().any(|w| {
+        w.literal.as_deref().is_some_and(|l| {
+            l == "-e"
+                || l == "-f"
+                || l.starts_with("--regexp")
+                || l.starts_with("--file")
+                || (l.starts_with('-') && !l.starts_with("--") && l.contains(['e', 'f']))
+        })
+    });
+    match base {
+        "grep" | "egrep" | "fgrep" | "ugrep" | "rg" | "ag" | "ack" if !given_by_option => 1,
+        _ => 0,
+    }
+}
