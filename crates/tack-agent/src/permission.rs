@@ -37,7 +37,7 @@ pub trait Prompter: Send + Sync {
     async fn ask(&self, request: &PromptRequest) -> PromptAnswer;
 }
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use tack_policy::{DecidedBy, Decision, Policy, Request, RuleKind, evaluate};
@@ -101,9 +101,12 @@ impl PolicyStage {
         }
     }
 
-    fn evaluate(&self, call: &ToolCall) -> Decision {
+    /// The decision on `call` running in `dir` (the session's directory
+    /// unless the tool keeps its own).
+    fn evaluate(&self, call: &ToolCall, dir: Option<&Path>) -> Decision {
         let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
-        let request = Request::resolve(&call.name, &call.input, &self.cwd, &policy);
+        let cwd = dir.unwrap_or(&self.cwd);
+        let request = Request::resolve(&call.name, &call.input, cwd, &policy);
         evaluate(&request, &policy)
     }
 
@@ -176,8 +179,9 @@ impl PermissionStage for PolicyStage {
         call: &ToolCall,
         tool: &RegisteredTool,
         hook: Option<&HookRuling>,
+        dir: Option<&Path>,
     ) -> Permission {
-        let decision = self.evaluate(call);
+        let decision = self.evaluate(call, dir);
         match (decision, hook.map(|h| (h.verdict, h))) {
             // A deny rule always wins, whatever a hook said.
             (d @ Decision::Deny(_), _) => Permission::Deny {

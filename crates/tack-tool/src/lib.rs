@@ -80,6 +80,11 @@ pub struct ToolContext {
     /// pipeline (validation, hooks, permission, budget, audit) and their audit
     /// names this call as the caller. Empty outside a pipeline.
     pub host: HostHandle,
+    /// The directory the permission check judged the call's relative paths
+    /// in ([`Tool::working_dir`]), when the tool keeps its own. A tool that
+    /// would now run elsewhere (another call moved it in between) must not
+    /// run the call. `None` outside a pipeline.
+    pub checked_dir: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -97,6 +102,7 @@ impl ToolContext {
             cancel,
             progress: ProgressSink::none(),
             host: HostHandle::none(),
+            checked_dir: None,
         }
     }
 
@@ -324,6 +330,13 @@ pub trait Tool: Send + Sync + 'static {
     fn output(&self) -> OutputBehaviour {
         OutputBehaviour::default()
     }
+    /// The directory a call made now would run in, for a tool that keeps
+    /// its own (Bash's shell stays where a `cd` left it); `None`: the
+    /// session's. The permission check resolves the call's relative paths
+    /// against it, and passes it on as [`ToolContext::checked_dir`].
+    fn working_dir(&self) -> Option<PathBuf> {
+        None
+    }
     /// Runs the call. Must return promptly once `ctx.cancel` is cancelled.
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -349,6 +362,9 @@ pub trait TypedTool: Send + Sync + 'static {
     }
     fn output(&self) -> OutputBehaviour {
         OutputBehaviour::default()
+    }
+    fn working_dir(&self) -> Option<PathBuf> {
+        None
     }
     async fn call(&self, input: Self::Input, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -389,6 +405,9 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
     fn output(&self) -> OutputBehaviour {
         self.0.output()
+    }
+    fn working_dir(&self) -> Option<PathBuf> {
+        self.0.working_dir()
     }
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let input = Self::parse(&input)?;

@@ -36,6 +36,7 @@ mod output;
 mod state;
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -119,8 +120,28 @@ impl Bash {
         }
     }
 
-    async fn run_background(&self, input: &BashInput) -> Result<ToolOutput, ToolError> {
+    /// The shell's directory, which must be the one the permission check
+    /// judged the command in: a call that ran `cd` in between (another
+    /// session sharing this shell, a concurrent caller) would move relative
+    /// paths somewhere the rules never saw.
+    fn cwd_checked(&self, ctx: &ToolContext) -> Result<(PathBuf, Option<String>), ToolError> {
         let (cwd, note) = self.state.current_cwd()?;
+        match &ctx.checked_dir {
+            Some(checked) if *checked != cwd => Err(ToolError::Transient(format!(
+                "the shell's working directory changed from {} to {} after this command was checked, so it did not run; run it again to have it checked where the shell is now",
+                checked.display(),
+                cwd.display()
+            ))),
+            _ => Ok((cwd, note)),
+        }
+    }
+
+    async fn run_background(
+        &self,
+        input: &BashInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let (cwd, note) = self.cwd_checked(ctx)?;
         let (id, group) = self.state.start_job(&input.command, &cwd)?;
         let mut text = String::new();
         if let Some(note) = note {
@@ -171,6 +192,10 @@ impl TypedTool for Bash {
         BASH_DESCRIPTION
     }
 
+    fn working_dir(&self) -> Option<PathBuf> {
+        Some(self.state.next_cwd())
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
             read_only: false,
@@ -199,10 +224,10 @@ impl TypedTool for Bash {
         self.validate(&input, &ctx)?;
         let timeout = Self::check_timeout(&input)?;
         if input.run_in_background {
-            return self.run_background(&input).await;
+            return self.run_background(&input, &ctx).await;
         }
         let state = &self.state;
-        let (cwd, note) = state.current_cwd()?;
+        let (cwd, note) = self.cwd_checked(&ctx)?;
         let cwd_file = state.cwd_file()?;
         let script = wrap_command(&input.command, &cwd_file);
         let process = state.spawn(&script, &cwd)?;

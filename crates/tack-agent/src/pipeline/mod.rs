@@ -28,6 +28,7 @@
 mod execute;
 mod stages;
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -64,7 +65,9 @@ pub struct HookRuling {
 
 /// Decides whether a call may run, given what the pre-hooks decided (the
 /// pipeline ends a call a hook denied before it gets here; a stage called
-/// directly with a deny ruling must deny).
+/// directly with a deny ruling must deny). `dir`: where the call would run,
+/// when the tool keeps its own directory ([`tack_tool::Tool::working_dir`]);
+/// the call's relative paths are judged there.
 #[async_trait]
 pub trait PermissionStage: Send + Sync {
     async fn decide(
@@ -72,6 +75,7 @@ pub trait PermissionStage: Send + Sync {
         call: &ToolCall,
         tool: &RegisteredTool,
         hook: Option<&HookRuling>,
+        dir: Option<&Path>,
     ) -> Permission;
 }
 
@@ -86,6 +90,7 @@ impl PermissionStage for AllowAll {
         _call: &ToolCall,
         _tool: &RegisteredTool,
         hook: Option<&HookRuling>,
+        _dir: Option<&Path>,
     ) -> Permission {
         match hook {
             Some(h) if h.verdict == Verdict::Deny => Permission::Deny {

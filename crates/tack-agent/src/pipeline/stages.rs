@@ -76,7 +76,7 @@ impl Pipeline {
                 "the user interrupted the session before this call started; it did not run".into(),
             )));
         }
-        let ctx = self.context(call, options);
+        let mut ctx = self.context(call, options);
         if let Err(e) = validate(tool, call, input_error, &ctx) {
             return Stop::Answer(Err(e));
         }
@@ -84,8 +84,17 @@ impl Pipeline {
             Ok(hooks) => hooks,
             Err(stop) => return stop,
         };
+        // Judged where it will run, and run only there (see
+        // `ToolContext::checked_dir`).
+        ctx.checked_dir = tool.tool.working_dir();
         if let Err(stop) = self
-            .permission(tool, call, hooks.decision.as_ref(), audit)
+            .permission(
+                tool,
+                call,
+                hooks.decision.as_ref(),
+                ctx.checked_dir.as_deref(),
+                audit,
+            )
             .await
         {
             return stop;
@@ -142,9 +151,10 @@ impl Pipeline {
         tool: &RegisteredTool,
         call: &ToolCall,
         hook: Option<&HookRuling>,
+        dir: Option<&std::path::Path>,
         audit: &mut AuditRecord,
     ) -> Result<(), Stop> {
-        match self.shared.permission.decide(call, tool, hook).await {
+        match self.shared.permission.decide(call, tool, hook, dir).await {
             Permission::Allow { by } => {
                 audit.decision = AuditDecision::Allow;
                 audit.decided_by = by;
@@ -185,6 +195,7 @@ impl Pipeline {
             cancel: options.cancel.child_token(),
             progress: on_bus.and(options.progress),
             host: HostHandle::new(Arc::new(self.clone()), caller, options.depth),
+            checked_dir: None,
         }
     }
 

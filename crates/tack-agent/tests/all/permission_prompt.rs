@@ -72,7 +72,7 @@ async fn ask_for_touch(stage: &PolicyStage) -> Permission {
         input: json!({"command": "touch x"}),
     };
     stage
-        .decide(&call, registry.get("Bash").unwrap(), None)
+        .decide(&call, registry.get("Bash").unwrap(), None, None)
         .await
 }
 

@@ -36,6 +36,7 @@ impl PermissionStage for DenyEcho {
         call: &ToolCall,
         _tool: &RegisteredTool,
         _hook: Option<&tack_agent::HookRuling>,
+        _dir: Option<&std::path::Path>,
     ) -> Permission {
         if call.name == "Echo" {
             Permission::Deny {

@@ -92,6 +92,7 @@ impl ToolHost for RegistryHost {
             cancel: cancel.clone(),
             progress,
             host: tack_tool::HostHandle::none(),
+            checked_dir: None,
         };
         if let Err(e) = tool
             .check_input(&call.input)

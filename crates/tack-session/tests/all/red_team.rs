@@ -170,3 +170,94 @@ async fn f11_a_variable_set_by_for_read_or_printf_never_picks_the_program() {
     }
     assert!(!dir.join("pwned").exists(), "./evil/ls ran");
 }
+
+fn project_with_secrets() -> Project {
+    let project = project(json!({
+        "allow": ["Bash(cd *)", "Bash(cat *)", "Bash(grep *)", "Bash(tar *)", "Bash(ls *)",
+                  "Bash(echo *)", "Edit(./**)"],
+        "deny": ["Read(./secrets/**)", "Read(./.env)", "Edit(./locked/**)"]
+    }));
+    project.write("secrets/key", "SECRET-KEY-123\n");
+    project.write(".env", "API_KEY=SECRET-ENV-456\n");
+    project.write("sub/readme", "hello\n");
+    project.write("locked/keep", "keep\n");
+    project
+}
+
+fn leaks(results: &[ToolResultBlock]) -> Option<String> {
+    results
+        .iter()
+        .map(ToolResultBlock::text)
+        .find(|t| t.contains("SECRET-"))
+}
+
+#[tokio::test]
+async fn f1_relative_paths_are_judged_where_the_shell_is() {
+    let project = project_with_secrets();
+    let results = run_commands(
+        &project,
+        &[
+            "cd sub",
+            // The shell is in sub/ now: these reach the denied files.
+            "cat ../secrets/key",
+            "cat ../.env",
+            "echo overwritten > ../locked/keep",
+            // What sub/ holds is fine.
+            "cat readme",
+            "cd .. && cat secrets/key",
+        ],
+    )
+    .await;
+    assert!(!results[0].is_error, "{}", results[0].text());
+    assert_eq!(leaks(&results), None, "a secret was printed");
+    for r in &results[1..4] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(results[4].text().contains("hello"), "{}", results[4].text());
+    assert!(results[5].is_error, "{}", results[5].text());
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("locked/keep")).unwrap(),
+        "keep\n"
+    );
+}
+
+#[tokio::test]
+async fn f2_paths_through_proc_are_never_resolved_in_tack() {
+    let project = project_with_secrets();
+    let results = run_commands(
+        &project,
+        &[
+            "cd sub && cat /proc/self/cwd/../.env",
+            "cd sub",
+            "cat /proc/self/cwd/../secrets/key",
+            "cat /proc/$$/cwd/../.env",
+            "cat /dev/fd/3 3< ../.env",
+        ],
+    )
+    .await;
+    assert_eq!(leaks(&results), None, "a secret was printed");
+    for i in [0, 2, 3, 4] {
+        assert!(results[i].is_error, "{}", results[i].text());
+    }
+}
+
+#[tokio::test]
+async fn f12_reading_a_directory_never_reads_the_files_denied_inside_it() {
+    let project = project_with_secrets();
+    let results = run_commands(
+        &project,
+        &[
+            "grep -r SECRET .",
+            "grep -rh SECRET",
+            "tar -cf - . | cat",
+            "cat $(ls -A)",
+            "grep -r hello sub",
+        ],
+    )
+    .await;
+    assert_eq!(leaks(&results), None, "a secret was printed");
+    for r in &results[..4] {
+        assert!(r.is_error, "{}", r.text());
+    }
+    assert!(results[4].text().contains("hello"), "{}", results[4].text());
+}

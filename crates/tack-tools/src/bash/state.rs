@@ -40,6 +40,17 @@ impl BashState {
         }
     }
 
+    /// Where the next command would run: the shell's directory, or the
+    /// session's when that one is gone (see [`BashState::current_cwd`]).
+    pub(crate) fn next_cwd(&self) -> PathBuf {
+        let cwd = lock(&self.cwd);
+        if cwd.is_dir() {
+            cwd.clone()
+        } else {
+            self.session_cwd.clone()
+        }
+    }
+
     /// The shell's current directory; a note when it had to fall back to the
     /// session directory because the old one is gone.
     pub(crate) fn current_cwd(&self) -> Result<(PathBuf, Option<String>), ToolError> {

@@ -720,3 +720,38 @@ async fn a_long_command_reports_elapsed_time_and_its_last_line() {
         .unwrap();
     assert_eq!(*quick.lock().unwrap(), 0);
 }
+
+#[tokio::test]
+async fn it_runs_only_in_the_directory_the_permission_check_judged() {
+    let s = Session::new();
+    std::fs::create_dir(s.root().join("sub")).unwrap();
+    let bash = s.tool("Bash");
+    assert_eq!(bash.working_dir(), Some(s.root()));
+    s.run("cd sub").await;
+    assert_eq!(bash.working_dir(), Some(s.root().join("sub")));
+    // Judged in sub/: runs.
+    let mut ctx = s.ctx(CancellationToken::new());
+    ctx.checked_dir = Some(s.root().join("sub"));
+    let out = bash
+        .call(json!({"command": "touch here"}), ctx)
+        .await
+        .unwrap();
+    assert!(s.root().join("sub/here").exists(), "{}", text(&out));
+    // Judged in the root, but the shell has moved on: nothing runs.
+    for background in [false, true] {
+        let mut ctx = s.ctx(CancellationToken::new());
+        ctx.checked_dir = Some(s.root());
+        let err = bash
+            .call(
+                json!({"command": "touch moved", "run_in_background": background}),
+                ctx,
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ToolError::Transient(_)), "{err}");
+        assert!(err.to_string().contains("changed"), "{err}");
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!s.root().join("sub/moved").exists());
+    assert!(!s.root().join("moved").exists());
+}
