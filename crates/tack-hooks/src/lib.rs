@@ -59,6 +59,8 @@
 
 mod config;
 mod error;
+#[cfg(test)]
+mod fuzz;
 mod hooks;
 mod outcome;
 mod output;
