@@ -1415,3 +1415,148 @@ fn one_exit_code_table_in_help_and_readme() {
         );
     }
 }
+
+/// `tack mcp serve` (stdio) in `project`, driven with raw JSON-RPC: each
+/// command is one `tools/call` of Bash; the result texts and error flags.
+fn serve_bash_calls(project: &Path, commands: &[&str]) -> Vec<(bool, String)> {
+    use std::io::{BufRead as _, Write as _};
+    let state = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["mcp", "serve"])
+        .env("TACK_STATE_DIR", state.path())
+        .env("TACK_CONFIG_DIR", state.path().join("config"))
+        .env("HOME", state.path())
+        .current_dir(project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "red-team", "version": "1"}}}));
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // One call at a time, as a model's turn would: the server runs
+    // concurrent requests concurrently.
+    let mut results = Vec::with_capacity(commands.len());
+    let mut line = String::new();
+    for (i, c) in commands.iter().enumerate() {
+        send(
+            json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+            "params": {"name": "Bash", "arguments": {"command": c}}}),
+        );
+        loop {
+            line.clear();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "tack mcp serve ended early"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"].as_u64() != Some(i as u64 + 1) {
+                continue;
+            }
+            let r = &v["result"];
+            let text: String = r["content"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|b| b["text"].as_str()).collect())
+                .unwrap_or_else(|| v.to_string());
+            results.push((r["isError"].as_bool().unwrap_or(true), text));
+            break;
+        }
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    results
+}
+
+/// The red team's classes through `tack mcp serve`, with the effect checked
+/// on disk: every command here is one a rule was meant to stop.
+#[test]
+fn tack_mcp_serve_holds_the_rules_against_the_red_teams_classes() {
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path().canonicalize().unwrap();
+    std::fs::create_dir_all(p.join(".tack")).unwrap();
+    std::fs::write(
+        p.join(".tack/settings.json"),
+        json!({"permissions": {
+            "allow": ["Bash(ls *)", "Bash(cd *)", "Bash(cat *)", "Bash(grep *)", "Bash(echo *)",
+                      "Bash(sed *)", "Bash(sort *)", "Bash(git grep *)", "Bash(git fetch *)",
+                      "Bash(find *)", "Bash(tar *)", "Edit(./**)"],
+            "deny": ["Read(./secrets/**)", "Read(./.env)", "Edit(./locked/**)", "Bash(rm *)"]
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    for (f, text) in [
+        ("secrets/key", "SECRET-KEY\n"),
+        (".env", "TOKEN=SECRET-ENV\n"),
+        ("sub/readme", "hello\n"),
+        ("locked/keep", "keep\n"),
+        ("evil.rc", "touch pwned-rc\n"),
+    ] {
+        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+        std::fs::write(p.join(f), text).unwrap();
+    }
+    let commands = [
+        // F3, F4: functions named like programs; startup files.
+        "touch(){ ls; }; command touch pwned-f3",
+        "bash --rcfile evil.rc -ic ls",
+        // F8: strings and wrappers that run rm.
+        "trap -- 'rm -f locked/keep' EXIT",
+        "find locked -delete",
+        // F9: programs that write files.
+        "sed -i s/keep/gone/ locked/keep",
+        "sort -o locked/keep sub/readme",
+        // F10: git options that run commands.
+        "git grep -O'touch pwned-f10' x",
+        "git fetch --upload-pack='touch pwned-f10b;' .",
+        // F11: a variable that picks the program.
+        "for PATH in ./evil; do ls; done",
+        // F1: the shell's own directory.
+        "cd sub",
+        "cat ../secrets/key",
+        "echo gone > ../locked/keep",
+        // F2: /proc/self/cwd resolves in the shell.
+        "cat /proc/self/cwd/../.env",
+        // F12: a directory read whole.
+        "grep -r SECRET ..",
+        "tar -cf - .. | cat",
+        // F5, F6, F13: bounded work, the server still answers.
+        &"{ ".repeat(1459),
+        "x <<'' $(",
+        &format!("echo {}x{}", "${x:-".repeat(3000), "}".repeat(3000)),
+        // Still allowed.
+        "cat readme",
+    ];
+    let results = serve_bash_calls(&p, &commands);
+    let last = results.last().unwrap();
+    assert!(!last.0 && last.1.contains("hello"), "{last:?}");
+    for (i, (is_error, text)) in results[..results.len() - 1].iter().enumerate() {
+        if commands[i] == "cd sub" {
+            assert!(!is_error, "{text}");
+            continue;
+        }
+        assert!(is_error, "`{}` was allowed: {text}", commands[i]);
+        assert!(
+            !text.contains("SECRET-"),
+            "`{}` printed a secret: {text}",
+            commands[i]
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.join("locked/keep")).unwrap(),
+        "keep\n"
+    );
+    for made in [
+        "pwned-f3",
+        "pwned-rc",
+        "pwned-f10",
+        "pwned-f10b",
+        "sub/pwned-rc",
+    ] {
+        assert!(!p.join(made).exists(), "{made} was created");
+    }
+}
