@@ -543,7 +543,10 @@ fn message_text(message: &Value) -> String {
             .iter()
             .filter_map(|p| p.get("text").and_then(Value::as_str))
             .collect(),
-        _ => String::new(),
+        Some(Value::Null) | None => String::new(),
+        // Some servers (Cloudflare's, for structured output) send the
+        // answer as a JSON value instead of a string: it is the answer.
+        Some(other) => other.to_string(),
     };
     if text.is_empty()
         && let Some(refusal) = message.get("refusal").and_then(Value::as_str)
@@ -662,11 +665,15 @@ impl ChunkAssembler {
             return Ok(Flow::Continue);
         };
         for key in ["content", "refusal"] {
-            if let Some(piece) = delta.get(key).and_then(Value::as_str)
-                && !piece.is_empty()
-            {
-                self.text.push_str(piece);
-                sink.event(StreamEvent::TextDelta(piece.to_owned()));
+            let piece = match delta.get(key) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => continue,
+                // A JSON value instead of a string (see `message_text`).
+                Some(other) => other.to_string(),
+            };
+            if !piece.is_empty() {
+                self.text.push_str(&piece);
+                sink.event(StreamEvent::TextDelta(piece));
             }
         }
         for fragment in delta
@@ -934,6 +941,32 @@ mod tests {
         assert_eq!(with(Value::Null, true), StopReason::ToolUse);
         assert_eq!(with(json!("stop"), true), StopReason::ToolUse);
         assert_eq!(with(Value::Null, false), StopReason::EndTurn);
+    }
+
+    #[test]
+    fn content_sent_as_a_json_value_is_the_answer_text() {
+        // Cloudflare's OpenAI-compatible API, asked for structured output.
+        let object = json!({"title": "Apples are tasty", "author": "Hadley Wickham"});
+        let resp = json!({"choices":[{"finish_reason":"stop",
+            "message":{"role":"assistant","content": object}}]});
+        let turn = from_chat_response(&resp, &ids()).unwrap();
+        let text: String = turn
+            .response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), object);
+        for (content, want) in [
+            (Value::Null, ""),
+            (json!("plain"), "plain"),
+            (json!(42), "42"),
+        ] {
+            assert_eq!(message_text(&json!({ "content": content })), want);
+        }
     }
 
     fn feed(chunks: &[Value], done: bool) -> (Result<ModelTurn, ModelError>, Vec<StreamEvent>) {
