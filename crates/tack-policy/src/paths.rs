@@ -227,7 +227,6 @@ impl Resolver {
 }
 
 /// Canonicalise once, without a shared cache.
-#[cfg(test)]
 pub(crate) fn canonical(abs: &Path) -> Result<PathBuf, String> {
     Resolver::new(Resolution::FileSystem).canonical(abs)
 }
