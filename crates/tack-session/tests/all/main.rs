@@ -12,6 +12,7 @@ mod support;
 mod builtin_tools;
 mod command_options;
 mod exposure;
+mod project_trust;
 mod red_team;
 mod sessions;
 mod write_options;
