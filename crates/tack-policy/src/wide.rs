@@ -121,9 +121,7 @@ impl Mode {
 fn wholesale(tool: &str) -> Option<String> {
     if tool == "Bash" {
         Some("every Bash command".into())
-    } else if READ_TOOLS.contains(&tool) {
-        Some(format!("{tool} of every file, outside the project too"))
-    } else if EDIT_TOOLS.contains(&tool) {
+    } else if READ_TOOLS.contains(&tool) || EDIT_TOOLS.contains(&tool) {
         Some(format!("{tool} of every file, outside the project too"))
     } else if tool == "WebFetch" {
         Some("fetches from every host".into())

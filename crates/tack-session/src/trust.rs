@@ -97,9 +97,9 @@ impl UntrustedSettings {
             "the project settings file {} {}, so it is ignored: {}. The rest of the file applies. Check it, then run `tack settings approve{}` to apply it from now on (or pass --trust-project-settings for one run)",
             self.file.display(),
             if self.changed {
-                "changed since you approved it and asks for what would run without asking"
+                "changed since you approved it and asks for what would let commands run without asking"
             } else {
-                "asks for what would run without asking and is not approved"
+                "asks for what would let commands run without asking and is not approved"
             },
             self.items().join("; "),
             root.map(|r| format!(" --cwd {}", r.display()))
