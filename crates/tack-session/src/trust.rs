@@ -173,8 +173,12 @@ fn split(
         withheld: Value::Null,
         hash: String::new(),
     };
-    if let Some(hooks) = obj.remove("hooks") {
-        untrusted.hooks = hook_commands(&hooks);
+    // `"hooks": {}` (or events without groups) runs nothing and stays.
+    let commands = obj.get("hooks").map(hook_commands).unwrap_or_default();
+    if !commands.is_empty()
+        && let Some(hooks) = obj.remove("hooks")
+    {
+        untrusted.hooks = commands;
         withheld.insert("hooks".into(), hooks);
     }
     if let Some(perms) = obj.get_mut("permissions").and_then(Value::as_object_mut) {
@@ -271,7 +275,7 @@ fn hook_commands(hooks: &Value) -> Vec<HookCommand> {
                 });
             }
         }
-        if groups.as_array().is_none_or(|g| g.is_empty()) {
+        if groups.as_array().is_none() {
             out.push(HookCommand {
                 event: event.clone(),
                 matcher: None,
@@ -473,7 +477,17 @@ mod tests {
             "allow": ["Bash(git status)"],
             "ask": ["Bash"],
             "deny": ["Read(//**)"]
-        }, "disableAllHooks": true}));
+        }, "disableAllHooks": true, "hooks": {"PreToolUse": []}}));
         assert!(split(&f, Path::new("/p"), None).is_none());
+    }
+
+    #[test]
+    fn hooks_of_another_shape_are_withheld_and_shown_whole() {
+        let f = file(json!({"hooks": {"PreToolUse": "touch x"}}));
+        let (trusted, untrusted) = split(&f, Path::new("/p"), None).unwrap();
+        assert_eq!(trusted, json!({}));
+        assert_eq!(untrusted.hooks[0].command, "\"touch x\"");
+        let f = file(json!({"hooks": "touch x"}));
+        assert!(split(&f, Path::new("/p"), None).is_some());
     }
 }
