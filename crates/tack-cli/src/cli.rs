@@ -30,6 +30,23 @@ Examples:
 Environment:
   TACK_MCP_TOKEN   the bearer token of tack mcp serve --http (else --token-file, else generated)";
 
+const SETTINGS_EXAMPLES: &str = "\
+Examples:
+  tack settings review                     what the project file asks for that is not approved
+  tack settings approve                    approve it as it is now (asked again when it changes)
+  tack settings approve --cwd ../repo --json
+
+A checked-in .tack/settings.json is the repository's, not yours: its hooks,
+defaultMode acceptEdits/bypassPermissions, additionalDirectories outside the
+project and allow rules that reach past it (Bash, Read, Bash(python *),
+Read(~/**), …) apply only once approved. Its other rules always apply.
+Approvals are kept in the state directory (TACK_STATE_DIR), never in the
+repository. Your own .tack/settings.local.json needs no approval.";
+
+pub fn settings_after_help() -> String {
+    format!("{SETTINGS_EXAMPLES}\n\n{}", exit_codes())
+}
+
 /// The exit codes of every subcommand, one table (tack_protocol::exit).
 fn exit_codes() -> String {
     let mut text = String::from("Exit codes: (one table for every subcommand)");
@@ -70,6 +87,11 @@ pub enum Command {
     /// MCP servers: list, inspect, call, approve; and `tack mcp serve`.
     #[command(after_help = mcp_after_help())]
     Mcp(McpArgs),
+    /// Project settings: review and approve what .tack/settings.json asks for
+    /// that would run without asking (hooks, a permissive mode, directories
+    /// and wide allow rules outside the project).
+    #[command(after_help = settings_after_help())]
+    Settings(SettingsArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     MockServer(MockServerArgs),
 }
@@ -199,6 +221,13 @@ pub struct PermissionArgs {
     /// Another directory the read-only tools may use without asking (repeatable).
     #[arg(long = "add-dir")]
     pub add_dirs: Vec<std::path::PathBuf>,
+    /// Apply what the project's .tack/settings.json asks for that would run
+    /// without asking (hooks, acceptEdits/bypassPermissions, directories and
+    /// wide allow rules outside the project) without an approval, for this
+    /// run only (CI on a repository you control; `tack settings approve`
+    /// records an approval instead).
+    #[arg(long)]
+    pub trust_project_settings: bool,
 }
 
 impl PermissionArgs {
@@ -241,6 +270,28 @@ pub enum PermissionsCommand {
         #[command(flatten)]
         permissions: PermissionArgs,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    #[command(subcommand)]
+    pub command: SettingsCommand,
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Project directory (default: the current directory).
+    #[arg(long, global = true)]
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SettingsCommand {
+    /// What the project settings file asks for that would run without asking
+    /// and is not approved (nothing is changed).
+    Review,
+    /// Approve what the project settings file asks for, exactly as it is
+    /// now; it applies from the next run until the file changes it.
+    Approve,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod mcp;
 mod print;
 mod run;
 mod sessions;
+mod settings;
 mod sources;
 
 use std::process::ExitCode;
@@ -50,12 +51,17 @@ impl From<tack_session::Error> for Failure {
     }
 }
 
-/// The project of a command; warnings found while loading go to stderr.
+/// The project of a command, with its permission flags
+/// (`--trust-project-settings` included); warnings found while loading go to
+/// stderr.
 pub fn project(
     cwd: Option<&std::path::Path>,
-    cli: &tack_policy::CliPermissions,
+    permissions: &cli::PermissionArgs,
 ) -> Result<tack_session::ProjectContext, Failure> {
-    let ctx = tack_session::ProjectContext::load(cwd, cli)?;
+    let mut ctx = tack_session::ProjectContext::load(cwd, &permissions.to_cli()?)?;
+    if permissions.trust_project_settings {
+        ctx = ctx.trusting_project_settings()?;
+    }
     for warning in &ctx.warnings {
         eprintln!("tack: {warning}");
     }
@@ -96,6 +102,7 @@ fn main() -> ExitCode {
             Command::Log(args) => sessions::log(&args),
             Command::Permissions(args) => permissions(args),
             Command::Mcp(args) => mcp::run(args).await,
+            Command::Settings(args) => settings::run(args),
             Command::MockServer(args) => run::mock_server(args).await,
         }
     });
@@ -117,7 +124,7 @@ fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
         json,
         permissions,
     } = args.command;
-    let ctx = project(None, &permissions.to_cli()?)?;
+    let ctx = project(None, &permissions)?;
     let policy = ctx
         .settings
         .permissions
@@ -125,13 +132,24 @@ fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
         .map_err(|e| Failure::usage(anyhow::anyhow!("invalid settings: {e}")))?;
     let explanation = tack_policy::explain(&spec, &policy, &ctx.cwd)
         .map_err(|e| Failure::usage(anyhow::anyhow!("{e}")))?;
+    // What the project file asks for without an approval is not in the
+    // policy: say so, since it may be why the decision is not what the
+    // file says.
+    let unapproved = &ctx.settings.unapproved;
     if json {
-        outln!(
-            "{}",
-            serde_json::to_string(&explanation).map_err(Failure::internal)?
-        );
+        let mut value = serde_json::to_value(&explanation).map_err(Failure::internal)?;
+        if let Some(obj) = value.as_object_mut()
+            && !unapproved.is_empty()
+        {
+            let ignored = serde_json::to_value(unapproved).map_err(Failure::internal)?;
+            obj.insert("unapproved_project_settings".into(), ignored);
+        }
+        outln!("{value}");
     } else {
         outln!("{explanation}");
+        for untrusted in unapproved {
+            outln!("not applied: {}", untrusted.notice());
+        }
     }
     Ok(exit::OK)
 }

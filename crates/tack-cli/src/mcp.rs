@@ -158,7 +158,7 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
     let host: Arc<dyn tack_tool::ToolHost> = if args.conformance_fixtures {
         Arc::new(tack_mcp::server::conformance_fixture_host())
     } else {
-        let ctx = crate::project(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
+        let ctx = crate::project(args.cwd.as_deref(), &args.permissions)?;
         let session_id = format!("mcp-{}", SessionOptions::new_id());
         let writer =
             tack_agent::transcript::TranscriptWriter::open(&ctx.sessions_dir(), &session_id)

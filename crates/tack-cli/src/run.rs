@@ -43,7 +43,7 @@ fn env(key: &str) -> Option<String> {
 
 impl RunConfig {
     fn build(args: RunArgs) -> Result<Self, Failure> {
-        let ctx = crate::project(args.cwd.as_deref(), &args.permissions.to_cli()?)?;
+        let ctx = crate::project(args.cwd.as_deref(), &args.permissions)?;
         let sessions_dir = ctx.sessions_dir();
         let resume = match (&args.resume, args.continue_) {
             (Some(id), _) => Some(Resume::Id(id.clone())),

@@ -1560,3 +1560,179 @@ fn tack_mcp_serve_holds_the_rules_against_the_red_teams_classes() {
         assert!(!p.join(made).exists(), "{made} was created");
     }
 }
+
+/// A checked-in settings file with a SessionStart and a PreToolUse hook that
+/// touch marker files in `markers`, bypassPermissions and a narrow rule.
+fn untrusted_project_settings(cwd: &Path, markers: &Path) -> PathBuf {
+    let file = cwd.join(".tack/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let hook = |name: &str| {
+        json!([{"hooks": [{"type": "command",
+            "command": format!("touch {}", markers.join(name).display())}]}])
+    };
+    let settings = json!({
+        "permissions": {"defaultMode": "bypassPermissions", "allow": ["Bash(echo *)"]},
+        "hooks": {"SessionStart": hook("start"), "PreToolUse": hook("pre")}
+    });
+    std::fs::write(&file, settings.to_string()).unwrap();
+    file
+}
+
+#[tokio::test]
+async fn tack_run_ignores_project_hooks_until_tack_settings_approve() {
+    let run_steps = || {
+        vec![
+            Step::tool_use("t1", "Bash", json!({"command": "echo hi"})),
+            Step::tool_use("t2", "Bash", json!({"command": "touch made"})),
+            Step::text("ok"),
+        ]
+    };
+    let w = World::new(run_steps()).await;
+    let markers = tempfile::tempdir().unwrap();
+    let file = untrusted_project_settings(w.cwd.path(), markers.path());
+    let file = std::fs::canonicalize(file).unwrap();
+
+    // Unapproved: no hook ran, bypass did not apply, stderr says what and how.
+    let out = w.run(&["x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!markers.path().join("start").exists(), "SessionStart ran");
+    assert!(!markers.path().join("pre").exists(), "PreToolUse ran");
+    assert!(!w.cwd.path().join("made").exists(), "bypass applied");
+    let err = stderr(&out);
+    for said in [
+        file.display().to_string(),
+        "is not approved".into(),
+        "defaultMode bypassPermissions".into(),
+        "SessionStart hook runs `touch".into(),
+        "tack settings approve".into(),
+    ] {
+        assert!(err.contains(&said), "{said:?} not in: {err}");
+    }
+    let sent = &w.mock.requests()[1].body["messages"][2]["content"][0];
+    assert!(
+        sent.get("is_error").is_none(),
+        "the narrow rule applies: {sent}"
+    );
+
+    // `tack permissions explain` says what was left out.
+    let explain = w
+        .tack()
+        .args(["permissions", "explain", "Bash(touch made)"])
+        .output()
+        .unwrap();
+    let text = stdout(&explain);
+    assert!(
+        text.contains("not applied") && text.contains("defaultMode bypassPermissions"),
+        "{text}"
+    );
+    let explain = w
+        .tack()
+        .args(["permissions", "explain", "--json", "Bash(touch made)"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&explain.stdout).unwrap();
+    assert_eq!(
+        v["decision"]["decision"], "ask",
+        "bypass is not in force: {v}"
+    );
+    assert_eq!(
+        v["unapproved_project_settings"][0]["mode"], "bypassPermissions",
+        "{v}"
+    );
+
+    // --trust-project-settings: applied for one run, nothing recorded.
+    w.mock.push_all(run_steps());
+    let out = w.run(&["--trust-project-settings", "x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(markers.path().join("start").exists(), "{}", stderr(&out));
+    assert!(w.cwd.path().join("made").exists());
+    std::fs::remove_file(markers.path().join("start")).unwrap();
+    let review = w.tack().args(["settings", "review"]).output().unwrap();
+    assert!(
+        stdout(&review).contains("not approved"),
+        "{}",
+        stdout(&review)
+    );
+
+    // Approved: the hooks run from now on, and nothing is said.
+    let approve = w.tack().args(["settings", "approve"]).output().unwrap();
+    assert_eq!(approve.status.code(), Some(0), "{}", stderr(&approve));
+    assert!(
+        stdout(&approve).contains("approved"),
+        "{}",
+        stdout(&approve)
+    );
+    assert!(w.state.path().join("settings-approvals.json").exists());
+    std::fs::remove_file(w.cwd.path().join("made")).unwrap();
+    std::fs::remove_file(markers.path().join("pre")).unwrap();
+    w.mock.push_all(run_steps());
+    let out = w.run(&["x"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(markers.path().join("start").exists(), "{}", stderr(&out));
+    assert!(markers.path().join("pre").exists(), "{}", stderr(&out));
+    assert!(w.cwd.path().join("made").exists());
+    assert!(!stderr(&out).contains("not approved"), "{}", stderr(&out));
+}
+
+/// `tack mcp serve` on stdio in `cwd` with `args`: initialize, then call
+/// Bash with `command`. The call's result and stderr.
+fn mcp_serve_bash(w: &World, args: &[&str], command: &str) -> (Value, String) {
+    use std::io::{BufRead as _, Write as _};
+    let mut child = w
+        .tack()
+        .args(["mcp", "serve"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "Bash", "arguments": {"command": command}}}),
+    ];
+    for m in messages {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let result = loop {
+        let line = lines.next().expect("a response to tools/call").unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 2 {
+            break v["result"].clone();
+        }
+    };
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (result, stderr(&out))
+}
+
+#[tokio::test]
+async fn tack_mcp_serve_ignores_an_unapproved_project_hook_and_mode() {
+    let w = World::new(Vec::new()).await;
+    let markers = tempfile::tempdir().unwrap();
+    untrusted_project_settings(w.cwd.path(), markers.path());
+
+    let (result, err) = mcp_serve_bash(&w, &[], "touch made");
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(!w.cwd.path().join("made").exists(), "bypass applied");
+    assert!(!markers.path().join("start").exists(), "SessionStart ran");
+    assert!(!markers.path().join("pre").exists(), "PreToolUse ran");
+    assert!(
+        err.contains("is not approved") && err.contains("tack settings approve"),
+        "{err}"
+    );
+
+    // The same file, trusted for one run: the hooks and the mode apply.
+    let (result, _) = mcp_serve_bash(&w, &["--trust-project-settings"], "touch made");
+    assert_ne!(result["isError"], true, "{result}");
+    assert!(w.cwd.path().join("made").exists());
+    assert!(markers.path().join("start").exists());
+    assert!(markers.path().join("pre").exists());
+}

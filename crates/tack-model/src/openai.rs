@@ -668,6 +668,12 @@ impl ChunkAssembler {
             let piece = match delta.get(key) {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Null) | None => continue,
+                // Content parts (Mistral): their text; thinking parts have
+                // none at the top.
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect(),
                 // A JSON value instead of a string (see `message_text`).
                 Some(other) => other.to_string(),
             };

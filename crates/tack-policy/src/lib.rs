@@ -51,6 +51,7 @@ mod request;
 mod rule;
 mod settings;
 mod shell;
+mod wide;
 
 pub use decision::{DecidedBy, Decision, Part, Why};
 pub use entry::{ManagedRulesOnly, RuleEntry};
@@ -71,3 +72,4 @@ pub use tack_protocol::Verdict;
 /// verdict a matching rule gives. The same type as [`Verdict`], named for
 /// callers that speak of lists; [`Verdict::as_str`] is the settings key.
 pub use tack_protocol::Verdict as RuleKind;
+pub use wide::{wide_additional_directory, wide_allow_rule};

@@ -273,7 +273,6 @@ fn process_relative(path: &Path) -> Option<String> {
 }
 
 /// Canonicalise once, without a shared cache.
-#[cfg(test)]
 pub(crate) fn canonical(abs: &Path) -> Result<PathBuf, String> {
     Resolver::new(Resolution::FileSystem).canonical(abs)
 }

@@ -491,7 +491,7 @@ fn build_policy(
     b.build()
 }
 
-fn expand_dir(d: &str, root: &Path, home: Option<&Path>) -> PathBuf {
+pub(crate) fn expand_dir(d: &str, root: &Path, home: Option<&Path>) -> PathBuf {
     if let (Some(rest), Some(h)) = (d.strip_prefix("~/"), home) {
         return h.join(rest);
     }

@@ -24,6 +24,12 @@ pub enum Error {
     /// MCP configuration, approval or a server.
     #[error(transparent)]
     Mcp(#[from] tack_mcp::client::ClientError),
+    /// The record of approved project settings cannot be read or written.
+    #[error("cannot use the record of approved project settings {}: {source}; fix the file or delete it (every project settings file then needs approval again)", path.display())]
+    Approvals {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// A tool could not join the registry (a bad name or schema, a duplicate).
     #[error(transparent)]
     Registry(#[from] tack_tool::RegistryError),
@@ -57,7 +63,10 @@ impl Error {
             // conflicts with a run in progress, and the person fixes it by
             // waiting or by not resuming (a usage error, like a bad flag).
             Error::Transcript(TranscriptError::Locked { .. }) => exit::USAGE,
-            Error::Registry(_) | Error::Transcript(_) | Error::Source { .. } => exit::INTERNAL,
+            Error::Registry(_)
+            | Error::Transcript(_)
+            | Error::Source { .. }
+            | Error::Approvals { .. } => exit::INTERNAL,
         }
     }
 }

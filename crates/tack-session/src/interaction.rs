@@ -1,6 +1,7 @@
 //! Everything that needs a person goes through [`Interaction`]: permission
 //! prompts, approval of a project's MCP server, approval of changed tool
-//! definitions, and notices worth showing.
+//! definitions, approval of what a project settings file asks for, and
+//! notices worth showing.
 //!
 //! Three implementations: [`crate::Terminal`] (asks on `/dev/tty`),
 //! [`Headless`] (nobody to ask: an ask is a deny whose message names the rule
@@ -9,11 +10,14 @@
 //! tests and embedders).
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use tack_agent::permission::{PromptAnswer, PromptRequest, Prompter};
 use tack_mcp::client::ToolChange;
+
+use crate::trust::UntrustedSettings;
 
 /// A question or notice for the person at the other end.
 #[async_trait]
@@ -28,6 +32,11 @@ pub trait Interaction: Send + Sync {
     /// The tools of `server` changed since they were approved: offer the new
     /// definitions? Yes re-pins them.
     async fn approve_changes(&self, server: &str, changes: &[ToolChange]) -> bool;
+    /// The project settings file asks for what would let something run
+    /// without asking (hooks, a permissive mode, directories or allow rules
+    /// outside the project): apply it? Yes is remembered until the file
+    /// changes what it asks for.
+    async fn approve_project_settings(&self, settings: &UntrustedSettings) -> bool;
     /// Something the person should know (a server left out, a flag overridden).
     fn notice(&self, text: &str);
 }
@@ -62,6 +71,9 @@ impl Interaction for Headless {
     async fn approve_changes(&self, _server: &str, _changes: &[ToolChange]) -> bool {
         false
     }
+    async fn approve_project_settings(&self, _settings: &UntrustedSettings) -> bool {
+        false
+    }
     fn notice(&self, text: &str) {
         eprintln!("tack: {text}");
     }
@@ -72,7 +84,15 @@ impl Interaction for Headless {
 pub enum Asked {
     Permission(PromptRequest),
     Server(String),
-    Changes { server: String, tools: Vec<String> },
+    Changes {
+        server: String,
+        tools: Vec<String>,
+    },
+    /// The project settings file, and what it asked for.
+    ProjectSettings {
+        file: PathBuf,
+        items: Vec<String>,
+    },
     Notice(String),
 }
 
@@ -81,6 +101,7 @@ struct Script {
     permissions: VecDeque<PromptAnswer>,
     servers: VecDeque<bool>,
     changes: VecDeque<bool>,
+    project_settings: VecDeque<bool>,
     asked: Vec<Asked>,
 }
 
@@ -111,6 +132,12 @@ impl Scripted {
     /// The answer to the next changed-definitions approval.
     pub fn approve_changes(self, yes: bool) -> Self {
         self.lock().changes.push_back(yes);
+        self
+    }
+
+    /// The answer to the next project settings approval.
+    pub fn approve_project_settings(self, yes: bool) -> Self {
+        self.lock().project_settings.push_back(yes);
         self
     }
 
@@ -151,6 +178,14 @@ impl Interaction for Scripted {
             tools: changes.iter().map(|c| c.tool.clone()).collect(),
         });
         script.changes.pop_front().unwrap_or(false)
+    }
+    async fn approve_project_settings(&self, settings: &UntrustedSettings) -> bool {
+        let mut script = self.lock();
+        script.asked.push(Asked::ProjectSettings {
+            file: settings.file.clone(),
+            items: settings.items(),
+        });
+        script.project_settings.pop_front().unwrap_or(false)
     }
     fn notice(&self, text: &str) {
         self.lock().asked.push(Asked::Notice(text.to_owned()));

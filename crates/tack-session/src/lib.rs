@@ -11,6 +11,10 @@
 //! - **Everything that needs a person is an [`Interaction`]**: the
 //!   [`Terminal`], [`Headless`] (an ask is a deny naming the rule or flag
 //!   that would allow it) or [`Scripted`] (tests, embedders).
+//! - **A checked-in project file is not the user's word**: its hooks, a
+//!   permissive mode, directories outside the project and wide allow rules
+//!   apply only once the user approves them ([`UntrustedSettings`], asked
+//!   through the [`Interaction`] when a session is assembled).
 //! - **The lifecycle happens once**: [`Session::begin`] emits
 //!   `session_start` and runs SessionStart hooks, [`Session::end`] runs
 //!   SessionEnd hooks and shuts the sources down.
@@ -37,6 +41,7 @@ mod session;
 mod settings;
 pub mod sources;
 mod terminal;
+mod trust;
 
 pub use error::{Error, Result};
 pub use interaction::{Asked, Headless, Interaction, Scripted};
@@ -45,6 +50,7 @@ pub use session::{Begin, Resume, Session, SessionOptions, find_session};
 pub use settings::{OutputBudgetSettings, Section, SessionSettings};
 pub use sources::{ToolSource, default_sources};
 pub use terminal::Terminal;
+pub use trust::{HookCommand, UntrustedSettings, WideRule};
 
 pub use tack_agent::permission::{PromptAnswer, PromptRequest};
 pub use tack_protocol::exit;

@@ -9,7 +9,8 @@ use tack_agent::transcript;
 use tack_policy::{CliPermissions, Level, LoadOptions, Settings};
 
 use crate::error::{Error, Result};
-use crate::settings::SessionSettings;
+use crate::settings::{SessionSettings, read_permissions};
+use crate::trust::{Approvals, UntrustedSettings};
 
 /// Where a command runs and the settings that apply there.
 #[derive(Debug, Clone)]
@@ -18,11 +19,15 @@ pub struct ProjectContext {
     pub cwd: PathBuf,
     /// Where sessions, artifacts, approvals and logs are kept.
     pub state_dir: PathBuf,
+    /// The settings in force: what the project file asks for that would let
+    /// something run without asking only once approved (see
+    /// [`SessionSettings::unapproved`]).
     pub settings: SessionSettings,
     /// Things a person should know, found while loading (e.g. a flag the
     /// administrator's settings override). The front end shows them.
     pub warnings: Vec<String>,
     load: LoadOptions,
+    trust_project: bool,
 }
 
 impl ProjectContext {
@@ -55,6 +60,9 @@ impl ProjectContext {
 
     /// Loads the settings of `cwd` with explicit options (embedders, tests):
     /// `load.project_root` and `load.cwd` are set to the canonical `cwd`.
+    /// What the project settings file asks for that would let something run
+    /// without asking applies only when `<state_dir>/settings-approvals.json`
+    /// holds its approval.
     pub fn load_with(cwd: &Path, state_dir: PathBuf, mut load: LoadOptions) -> Result<Self> {
         let cwd = std::fs::canonicalize(cwd).map_err(|source| Error::WorkingDirectory {
             path: cwd.to_owned(),
@@ -62,23 +70,55 @@ impl ProjectContext {
         })?;
         load.project_root = cwd.clone();
         load.cwd = Some(cwd.clone());
-        let settings = SessionSettings::load(&load)?;
-        let mut warnings = Vec::new();
-        if let (Some(asked), (mode, source)) = (load.cli.mode, settings.permissions.mode())
-            && source.level == Level::Managed
-            && asked != mode
-        {
-            warnings.push(format!(
-                "--permission-mode {asked} is overridden by defaultMode {mode} in {source}"
-            ));
-        }
-        Ok(Self {
+        let settings = SessionSettings::load_approved(&load, &Approvals::load(&state_dir)?, false)?;
+        let mut ctx = Self {
             cwd,
             state_dir,
             settings,
-            warnings,
+            warnings: Vec::new(),
             load,
-        })
+            trust_project: false,
+        };
+        ctx.note_overrides();
+        Ok(ctx)
+    }
+
+    /// Everything the project settings files ask for applies, approved or
+    /// not, for this process only (`--trust-project-settings`; nothing is
+    /// recorded).
+    pub fn trusting_project_settings(mut self) -> Result<Self> {
+        self.trust_project = true;
+        self.reload()?;
+        Ok(self)
+    }
+
+    /// Records the user's approval of `settings` (as it was shown: a file
+    /// that changed since needs approval again) and reloads, so it applies
+    /// from now on, in this process and the next.
+    pub fn approve_project_settings(&mut self, settings: &UntrustedSettings) -> Result<()> {
+        Approvals::load(&self.state_dir)?.approve(settings)?;
+        self.reload()
+    }
+
+    /// Reads the settings again, with the approvals recorded now.
+    fn reload(&mut self) -> Result<()> {
+        let approvals = Approvals::load(&self.state_dir)?;
+        self.settings = SessionSettings::load_approved(&self.load, &approvals, self.trust_project)?;
+        self.warnings.clear();
+        self.note_overrides();
+        Ok(())
+    }
+
+    fn note_overrides(&mut self) {
+        if let (Some(asked), (mode, source)) =
+            (self.load.cli.mode, self.settings.permissions.mode())
+            && source.level == Level::Managed
+            && asked != mode
+        {
+            self.warnings.push(format!(
+                "--permission-mode {asked} is overridden by defaultMode {mode} in {source}"
+            ));
+        }
     }
 
     /// The directory of session transcripts.
@@ -86,12 +126,16 @@ impl ProjectContext {
         transcript::sessions_dir(&self.state_dir)
     }
 
-    /// Re-reads the permissions (after "always allow" wrote a rule).
+    /// Re-reads the permissions (after "always allow" wrote a rule), with
+    /// the same care for project settings as at load.
     pub(crate) fn reloader(&self) -> Reload {
         let load = self.load.clone();
+        let state_dir = self.state_dir.clone();
+        let trust_project = self.trust_project;
         Arc::new(move || {
-            Settings::load_with(&load)
-                .map(|s| s.policy().clone())
+            let approvals = Approvals::load(&state_dir).map_err(|e| e.to_string())?;
+            read_permissions(&load, &approvals, trust_project)
+                .map(|(s, _)| s.policy().clone())
                 .map_err(|e| e.to_string())
         })
     }

@@ -1,7 +1,8 @@
-//! Assembly and lifecycle: settings and tool sources → one registry, one
-//! dispatch pipeline with its stages → a session that begins (SessionStart
-//! event and hooks, once), runs the loop, and ends (SessionEnd hooks, sources
-//! shut down, once).
+//! Assembly and lifecycle: settings (with what the project file asks for
+//! that needs approval asked about first) and tool sources → one registry,
+//! one dispatch pipeline with its stages → a session that begins
+//! (SessionStart event and hooks, once), runs the loop, and ends (SessionEnd
+//! hooks, sources shut down, once).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,7 +122,10 @@ impl std::fmt::Debug for Session {
 impl Session {
     /// Loads every source into one registry and builds the pipeline: the
     /// policy of `project`, its hooks, the output budget, the interaction
-    /// for asks. Starts no model.
+    /// for asks. Starts no model. First, what the project settings file asks
+    /// for that is not approved is put to the person (yes is recorded); when
+    /// nobody can be asked, or the answer is no, it stays out and a notice
+    /// says what and how to approve it.
     pub async fn assemble(project: &ProjectContext, options: SessionOptions) -> Result<Session> {
         let SessionOptions {
             session_id,
@@ -130,6 +134,13 @@ impl Session {
             interaction,
             events,
         } = options;
+        let approved;
+        let project = if project.settings.unapproved.is_empty() {
+            project
+        } else {
+            approved = settle_project_settings(project, interaction.as_ref()).await?;
+            &approved
+        };
         let settings = &project.settings;
         let artifacts = Arc::new(ArtifactStore::for_session(&project.state_dir, &session_id));
         let policy = settings.permissions.policy_for_cwd(&project.cwd)?;
@@ -344,6 +355,23 @@ impl Session {
         self.end("other").await;
         outcome
     }
+}
+
+/// Asks about each project settings file's unapproved part; a yes is
+/// recorded and applied, the rest is left out with a notice.
+async fn settle_project_settings(
+    project: &ProjectContext,
+    interaction: &dyn Interaction,
+) -> Result<ProjectContext> {
+    let mut project = project.clone();
+    for untrusted in project.settings.unapproved.clone() {
+        if interaction.can_ask() && interaction.approve_project_settings(&untrusted).await {
+            project.approve_project_settings(&untrusted)?;
+        } else {
+            interaction.notice(&untrusted.notice());
+        }
+    }
+    Ok(project)
 }
 
 /// Keeps only the named tools; unknown names are an error listing what exists.

@@ -3,7 +3,9 @@
 //! The files (user `~/.config/tack/settings.json`, project
 //! `.tack/settings.json`, local `.tack/settings.local.json`, the
 //! administrator's managed file, strongest) and the command line are read
-//! once per session. Each section a part of tack needs is interpreted here,
+//! once per session. What the project file asks for that would let
+//! something run without asking is left out unless approved
+//! ([`crate::trust`]). Each section a part of tack needs is interpreted here,
 //! once: permissions (rule semantics stay in tack-policy), hooks, MCP
 //! servers, the output budget and WebFetch. A section that is coming next
 //! (skills, tools, tool search, code mode, sandbox, compaction) reads its
@@ -19,6 +21,7 @@ use tack_policy::{Level, LoadOptions, Settings};
 use tack_tools::web::WebFetchOptions;
 
 use crate::error::Result;
+use crate::trust::{self, Approvals, UntrustedSettings};
 
 /// `outputBudget: {"default": TOKENS, "tools": {"Bash": TOKENS}}`; later
 /// levels override earlier ones.
@@ -43,21 +46,35 @@ pub struct SessionSettings {
     /// From the user, local and managed files only: a checked-in project file
     /// must not open the way to loopback and private addresses.
     pub web_fetch: WebFetchOptions,
+    /// What project settings files ask for that would let something run
+    /// without asking, left out of every section above because the user has
+    /// not approved it (see [`UntrustedSettings::notice`]).
+    pub unapproved: Vec<UntrustedSettings>,
 }
 
 impl SessionSettings {
     /// Reads every level for `options` once and interprets each section.
+    /// Nothing of the project file that needs approval applies (no record
+    /// of approvals is read): [`crate::ProjectContext`] reads them.
     pub fn load(options: &LoadOptions) -> Result<Self> {
-        let files = tack_policy::read_settings_files(
-            &options.project_root,
-            options.user_config_dir.as_deref(),
-            options.managed_settings.as_deref(),
-        )?;
-        let permissions = Settings::from_files(files, options)?;
-        Self::from_permissions(permissions, &options.project_root)
+        Self::load_approved(options, &Approvals::none(), false)
     }
 
-    /// The sections, from settings already loaded by tack-policy.
+    /// [`SessionSettings::load`] with the project settings `approvals` has,
+    /// or (`trust_project`) all of them.
+    pub(crate) fn load_approved(
+        options: &LoadOptions,
+        approvals: &Approvals,
+        trust_project: bool,
+    ) -> Result<Self> {
+        let (permissions, unapproved) = read_permissions(options, approvals, trust_project)?;
+        let mut settings = Self::from_permissions(permissions, &options.project_root)?;
+        settings.unapproved = unapproved;
+        Ok(settings)
+    }
+
+    /// The sections, from settings already loaded by tack-policy. Every file
+    /// in them applies as it is: the caller chose them.
     pub fn from_permissions(permissions: Settings, project_root: &Path) -> Result<Self> {
         let hooks = hooks(&permissions)?;
         let mcp_servers = mcp_servers(&permissions, project_root)?;
@@ -69,6 +86,7 @@ impl SessionSettings {
             mcp_servers,
             output_budget,
             web_fetch,
+            unapproved: Vec::new(),
         })
     }
 
@@ -83,6 +101,32 @@ impl SessionSettings {
             })
         })
     }
+}
+
+/// The permissions of every level, with what the project files ask for
+/// that is not approved left out (and returned).
+pub(crate) fn read_permissions(
+    options: &LoadOptions,
+    approvals: &Approvals,
+    trust_project: bool,
+) -> Result<(Settings, Vec<UntrustedSettings>)> {
+    let files = tack_policy::read_settings_files(
+        &options.project_root,
+        options.user_config_dir.as_deref(),
+        options.managed_settings.as_deref(),
+    )?;
+    let home = options
+        .home
+        .clone()
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let (files, unapproved) = trust::withhold(
+        files,
+        &options.project_root,
+        home.as_deref(),
+        approvals,
+        trust_project,
+    );
+    Ok((Settings::from_files(files, options)?, unapproved))
 }
 
 /// One file's value of a settings key.

@@ -9,6 +9,7 @@ use tack_agent::permission::{PromptAnswer, PromptRequest};
 use tack_mcp::client::ToolChange;
 
 use crate::interaction::Interaction;
+use crate::trust::UntrustedSettings;
 
 /// Asks on the controlling terminal (`/dev/tty`), so it works even when
 /// stdin carries the prompt.
@@ -115,6 +116,25 @@ impl Interaction for Terminal {
             "The MCP server {server:?} changed the definition of {} since it was approved ({}); `tack mcp diff {server}` shows how. Offer the new definitions?",
             if tools.len() == 1 { "a tool" } else { "some tools" },
             tools.join(", ")
+        ))
+        .await
+    }
+
+    async fn approve_project_settings(&self, settings: &UntrustedSettings) -> bool {
+        let _guard = self.lock.lock().await;
+        let items: String = settings
+            .items()
+            .iter()
+            .map(|item| format!("\n  {item}"))
+            .collect();
+        confirm(&format!(
+            "The project settings file {} {} that would run without asking:{items}\nIt is a file of the repository, not your settings. Apply it (remembered until the file changes)?",
+            settings.file.display(),
+            if settings.changed {
+                "changed since you approved it and asks for"
+            } else {
+                "asks for"
+            },
         ))
         .await
     }

@@ -13,6 +13,7 @@ mod builtin_tools;
 mod command_options;
 mod exposure;
 mod fuzz;
+mod project_trust;
 mod red_team;
 mod sessions;
 mod write_options;

@@ -107,8 +107,12 @@ async fn f4_startup_files_never_run_unchecked() {
     assert!(dir.join("keep.txt").exists(), "the rc file ran rm");
 }
 
+/// Bash allowed wholesale is the user's own word (local settings): from a
+/// checked-in file it would need approval.
 fn project_all_but_rm() -> Project {
-    project(json!({"allow": ["Bash"], "deny": ["Bash(rm *)"]}))
+    let project = Project::new();
+    project.local_settings(json!({"permissions": {"allow": ["Bash"], "deny": ["Bash(rm *)"]}}));
+    project
 }
 
 #[tokio::test]

@@ -47,6 +47,11 @@ impl Project {
         self.write(".tack/settings.json", &value.to_string())
     }
 
+    /// Writes `.tack/settings.local.json` (the user's own, trusted).
+    pub fn local_settings(&self, value: Value) -> &Self {
+        self.write(".tack/settings.local.json", &value.to_string())
+    }
+
     pub fn write(&self, rel: &str, text: &str) -> &Self {
         let path = self.dir.path().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1,0 +1,493 @@
+//! A checked-in project settings file is not the user's word: what in it
+//! would let something run without asking — hooks (commands tack runs), a
+//! permissive `defaultMode` (acceptEdits, bypassPermissions),
+//! `additionalDirectories` outside the project, and wide allow rules
+//! (tack-policy's [`tack_policy::wide_allow_rule`]) — is withheld until the
+//! user approves it. The rest of the file (narrow allow rules, ask and deny
+//! rules, modes that restrict) applies as written.
+//!
+//! An approval is bound to a hash of exactly what was withheld (canonical
+//! JSON, sorted keys) and to the file's path, and kept in tack's state
+//! directory (`settings-approvals.json`), outside the repository, so a
+//! repository cannot approve itself; when the file changes what it asks
+//! for, it is withheld again. User, local and managed settings and the
+//! command line are the user's (or the administrator's) and always apply.
+//! `webFetch` of a project file is never read and its MCP servers have their
+//! own approval (see [`crate::sources::Mcp`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tack_policy::{Level, Mode, SettingsFile, wide_additional_directory, wide_allow_rule};
+
+use crate::error::{Error, Result};
+
+const APPROVALS_FILE: &str = "settings-approvals.json";
+
+/// What a project settings file asks for that would let something run
+/// without asking, left out until the user approves it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UntrustedSettings {
+    /// The project settings file.
+    pub file: PathBuf,
+    /// An approval is recorded for this file, for something else: the file
+    /// changed since.
+    pub changed: bool,
+    /// Its hooks, one per command.
+    pub hooks: Vec<HookCommand>,
+    /// A `defaultMode` that widens (acceptEdits, bypassPermissions).
+    pub mode: Option<String>,
+    /// `additionalDirectories` outside the project.
+    pub additional_directories: Vec<String>,
+    /// Allow rules that reach past the project, each with why.
+    pub allow: Vec<WideRule>,
+    /// What is withheld, as it is in the file.
+    pub withheld: Value,
+    /// The hash an approval is bound to.
+    pub hash: String,
+}
+
+/// One hook command of a project file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookCommand {
+    pub event: String,
+    pub matcher: Option<String>,
+    pub command: String,
+}
+
+/// An allow rule that reaches past the project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WideRule {
+    pub rule: String,
+    pub why: String,
+}
+
+impl UntrustedSettings {
+    /// What is withheld, one item a line, for a person to check.
+    pub fn items(&self) -> Vec<String> {
+        let mut items = Vec::new();
+        for h in &self.hooks {
+            let matcher = h
+                .matcher
+                .as_deref()
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default();
+            items.push(format!("{} hook{matcher} runs `{}`", h.event, h.command));
+        }
+        if let Some(mode) = &self.mode {
+            items.push(format!("defaultMode {mode}"));
+        }
+        for dir in &self.additional_directories {
+            items.push(format!("additionalDirectories {dir}"));
+        }
+        for rule in &self.allow {
+            items.push(format!("allow {} ({})", rule.rule, rule.why));
+        }
+        items
+    }
+
+    /// What a person reads when it is left out: the file, what was ignored
+    /// and how to approve it.
+    pub fn notice(&self) -> String {
+        let root = project_root_of(&self.file);
+        format!(
+            "the project settings file {} {}, so it is ignored: {}. The rest of the file applies. Check it, then run `tack settings approve{}` to apply it from now on (or pass --trust-project-settings for one run)",
+            self.file.display(),
+            if self.changed {
+                "changed since you approved it and asks for what would let commands run without asking"
+            } else {
+                "asks for what would let commands run without asking and is not approved"
+            },
+            self.items().join("; "),
+            root.map(|r| format!(" --cwd {}", r.display()))
+                .unwrap_or_default(),
+        )
+    }
+}
+
+impl fmt::Display for UntrustedSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}:", self.file.display())?;
+        for item in self.items() {
+            writeln!(f, "  {item}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `<root>` of `<root>/.tack/settings.json`.
+fn project_root_of(file: &Path) -> Option<&Path> {
+    file.parent()?.parent()
+}
+
+/// The settings files with what needs approval and has none taken out of
+/// the project files, and what was taken out.
+pub(crate) fn withhold(
+    files: Vec<SettingsFile>,
+    project_root: &Path,
+    home: Option<&Path>,
+    approvals: &Approvals,
+    trust_project: bool,
+) -> (Vec<SettingsFile>, Vec<UntrustedSettings>) {
+    let mut kept = Vec::with_capacity(files.len());
+    let mut unapproved = Vec::new();
+    for mut file in files {
+        if file.level == Level::Project
+            && let Some((trusted, mut untrusted)) = split(&file, project_root, home)
+            && !trust_project
+        {
+            match approvals.hash_of(&file.path) {
+                Some(hash) if hash == untrusted.hash => {}
+                previous => {
+                    untrusted.changed = previous.is_some();
+                    file.value = trusted;
+                    unapproved.push(untrusted);
+                }
+            }
+        }
+        kept.push(file);
+    }
+    (kept, unapproved)
+}
+
+/// The project file without what needs approval, and that part; None when
+/// nothing in it needs approval.
+fn split(
+    file: &SettingsFile,
+    root: &Path,
+    home: Option<&Path>,
+) -> Option<(Value, UntrustedSettings)> {
+    let mut trusted = file.value.clone();
+    let obj = trusted.as_object_mut()?;
+    let mut withheld = Map::new();
+    let mut untrusted = UntrustedSettings {
+        file: file.path.clone(),
+        changed: false,
+        hooks: Vec::new(),
+        mode: None,
+        additional_directories: Vec::new(),
+        allow: Vec::new(),
+        withheld: Value::Null,
+        hash: String::new(),
+    };
+    // `"hooks": {}` (or events without groups) runs nothing and stays.
+    let commands = obj.get("hooks").map(hook_commands).unwrap_or_default();
+    if !commands.is_empty()
+        && let Some(hooks) = obj.remove("hooks")
+    {
+        untrusted.hooks = commands;
+        withheld.insert("hooks".into(), hooks);
+    }
+    if let Some(perms) = obj.get_mut("permissions").and_then(Value::as_object_mut) {
+        let mut held = Map::new();
+        let mode = perms.get("defaultMode").and_then(Value::as_str);
+        if let Some(mode) = mode.and_then(|m| m.parse::<Mode>().ok())
+            && mode.widens()
+            && let Some(value) = perms.remove("defaultMode")
+        {
+            untrusted.mode = Some(mode.as_str().to_owned());
+            held.insert("defaultMode".into(), value);
+        }
+        // A list of the wrong shape stays, for loading to report.
+        if let Some(Value::Array(dirs)) = perms.get_mut("additionalDirectories") {
+            let wide: Vec<Value> = take(dirs, |d| {
+                d.as_str()
+                    .is_some_and(|d| wide_additional_directory(d, root, home).is_some())
+            });
+            untrusted
+                .additional_directories
+                .extend(wide.iter().filter_map(Value::as_str).map(str::to_owned));
+            if !wide.is_empty() {
+                held.insert("additionalDirectories".into(), Value::Array(wide));
+            }
+        }
+        if let Some(Value::Array(rules)) = perms.get_mut("allow") {
+            let why = |r: &Value| {
+                let text = r
+                    .as_str()
+                    .or_else(|| r.get("rule").and_then(Value::as_str))?;
+                Some((text.to_owned(), wide_allow_rule(text, root, home)?))
+            };
+            let wide: Vec<Value> = take(rules, |r| why(r).is_some());
+            untrusted.allow.extend(
+                wide.iter()
+                    .filter_map(why)
+                    .map(|(rule, why)| WideRule { rule, why }),
+            );
+            if !wide.is_empty() {
+                held.insert("allow".into(), Value::Array(wide));
+            }
+        }
+        if !held.is_empty() {
+            withheld.insert("permissions".into(), Value::Object(held));
+        }
+    }
+    if withheld.is_empty() {
+        return None;
+    }
+    untrusted.withheld = Value::Object(withheld);
+    untrusted.hash = hash_hex(canonical_json(&untrusted.withheld).as_bytes());
+    Some((trusted, untrusted))
+}
+
+/// Removes the items `wide` says yes to, in order, and returns them.
+fn take(items: &mut Vec<Value>, wide: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let (out, keep): (Vec<Value>, Vec<Value>) = std::mem::take(items).into_iter().partition(wide);
+    *items = keep;
+    out
+}
+
+/// The commands of a `hooks` section, as far as it has the expected shape
+/// (a section of another shape is shown whole).
+fn hook_commands(hooks: &Value) -> Vec<HookCommand> {
+    let mut out = Vec::new();
+    let Some(events) = hooks.as_object() else {
+        return vec![HookCommand {
+            event: "hooks".into(),
+            matcher: None,
+            command: hooks.to_string(),
+        }];
+    };
+    for (event, groups) in events {
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group
+                .get("matcher")
+                .and_then(Value::as_str)
+                .filter(|m| !m.is_empty())
+                .map(str::to_owned);
+            for hook in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let command = match hook.get("command").and_then(Value::as_str) {
+                    Some(c) => c.to_owned(),
+                    None => hook.to_string(),
+                };
+                out.push(HookCommand {
+                    event: event.clone(),
+                    matcher: matcher.clone(),
+                    command,
+                });
+            }
+        }
+        if groups.as_array().is_none() {
+            out.push(HookCommand {
+                event: event.clone(),
+                matcher: None,
+                command: groups.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// JSON with every object's keys sorted: the same value hashes the same
+/// however its file orders it.
+fn canonical_json(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let sorted: BTreeMap<&String, Value> =
+                    map.iter().map(|(k, v)| (k, sort(v))).collect();
+                Value::Object(sorted.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
+}
+
+/// sha256, the first 16 bytes in hex (as tack-mcp's approvals).
+fn hash_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    use std::fmt::Write as _;
+    sha2::Sha256::digest(bytes)[..16]
+        .iter()
+        .fold(String::with_capacity(32), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct ApprovalsFile {
+    /// By the settings file's absolute path.
+    #[serde(default)]
+    files: BTreeMap<PathBuf, Approval>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Approval {
+    /// The hash of what was approved ([`UntrustedSettings::hash`]).
+    hash: String,
+}
+
+/// The project settings the user approved, in
+/// `<state_dir>/settings-approvals.json`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Approvals {
+    path: Option<PathBuf>,
+    file: ApprovalsFile,
+}
+
+impl Approvals {
+    /// Nothing approved, nowhere to record (settings loaded without a state
+    /// directory).
+    pub(crate) fn none() -> Self {
+        Self::default()
+    }
+
+    /// Loads `<state_dir>/settings-approvals.json` (missing: nothing approved).
+    pub(crate) fn load(state_dir: &Path) -> Result<Self> {
+        let path = state_dir.join(APPROVALS_FILE);
+        let file = read(&path)?;
+        Ok(Self {
+            path: Some(path),
+            file,
+        })
+    }
+
+    fn hash_of(&self, file: &Path) -> Option<&str> {
+        self.file.files.get(file).map(|a| a.hash.as_str())
+    }
+
+    /// Records the approval of `settings` (as it was shown), and saves.
+    pub(crate) fn approve(&mut self, settings: &UntrustedSettings) -> Result<()> {
+        let Some(path) = self.path.clone() else {
+            return Ok(());
+        };
+        // Merge with what another tack process may have written meanwhile.
+        let mut latest = read(&path)?;
+        latest.files.insert(
+            settings.file.clone(),
+            Approval {
+                hash: settings.hash.clone(),
+            },
+        );
+        write(&path, &latest)?;
+        self.file = latest;
+        Ok(())
+    }
+}
+
+fn read(path: &Path) -> Result<ApprovalsFile> {
+    let error = |source| Error::Approvals {
+        path: path.to_owned(),
+        source,
+    };
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| error(std::io::Error::new(std::io::ErrorKind::InvalidData, e))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ApprovalsFile::default()),
+        Err(e) => Err(error(e)),
+    }
+}
+
+/// Written atomically (temp file + rename).
+fn write(path: &Path, value: &ApprovalsFile) -> Result<()> {
+    let error = |source| Error::Approvals {
+        path: path.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(error)?;
+    }
+    let bytes = serde_json::to_vec_pretty(value)
+        .map_err(|e| error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(error)?;
+    std::fs::rename(&tmp, path).map_err(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn file(value: Value) -> SettingsFile {
+        SettingsFile {
+            level: Level::Project,
+            path: PathBuf::from("/p/.tack/settings.json"),
+            value,
+        }
+    }
+
+    #[test]
+    fn only_what_widens_is_withheld_and_the_hash_ignores_key_order() {
+        let f = file(json!({
+            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch x"}]}]},
+            "permissions": {
+                "defaultMode": "bypassPermissions",
+                "allow": ["Bash", "Bash(npm run test *)", {"rule": "Read(//**)"}],
+                "deny": ["Bash(rm *)"],
+                "additionalDirectories": ["/", "docs"]
+            },
+            "outputBudget": {"default": 100}
+        }));
+        let (trusted, untrusted) = split(&f, Path::new("/p"), None).unwrap();
+        assert_eq!(
+            trusted,
+            json!({
+                "permissions": {
+                    "allow": ["Bash(npm run test *)"],
+                    "deny": ["Bash(rm *)"],
+                    "additionalDirectories": ["docs"]
+                },
+                "outputBudget": {"default": 100}
+            })
+        );
+        assert_eq!(untrusted.mode.as_deref(), Some("bypassPermissions"));
+        assert_eq!(untrusted.additional_directories, ["/"]);
+        assert_eq!(untrusted.hooks[0].command, "touch x");
+        let rules: Vec<&str> = untrusted.allow.iter().map(|r| r.rule.as_str()).collect();
+        assert_eq!(rules, ["Bash", "Read(//**)"]);
+
+        let reordered = file(json!({
+            "permissions": {
+                "additionalDirectories": ["docs", "/"],
+                "allow": [{"rule": "Read(//**)"}, "Bash(npm run test *)", "Bash"],
+                "defaultMode": "bypassPermissions"
+            },
+            "hooks": {"SessionStart": [{"hooks": [{"command": "touch x", "type": "command"}]}]}
+        }));
+        let (_, again) = split(&reordered, Path::new("/p"), None).unwrap();
+        assert_ne!(again.hash, untrusted.hash, "the order of rules is kept");
+        let same = file(json!({
+            "permissions": {
+                "allow": ["Bash", "Bash(npm run test *)", {"rule": "Read(//**)"}],
+                "additionalDirectories": ["/", "docs"],
+                "defaultMode": "bypassPermissions"
+            },
+            "hooks": {"SessionStart": [{"hooks": [{"command": "touch x", "type": "command"}]}]}
+        }));
+        let (_, same) = split(&same, Path::new("/p"), None).unwrap();
+        assert_eq!(same.hash, untrusted.hash, "keys are sorted");
+    }
+
+    #[test]
+    fn a_file_that_only_restricts_needs_no_approval() {
+        let f = file(json!({"permissions": {
+            "defaultMode": "plan",
+            "allow": ["Bash(git status)"],
+            "ask": ["Bash"],
+            "deny": ["Read(//**)"]
+        }, "disableAllHooks": true, "hooks": {"PreToolUse": []}}));
+        assert!(split(&f, Path::new("/p"), None).is_none());
+    }
+
+    #[test]
+    fn hooks_of_another_shape_are_withheld_and_shown_whole() {
+        let f = file(json!({"hooks": {"PreToolUse": "touch x"}}));
+        let (trusted, untrusted) = split(&f, Path::new("/p"), None).unwrap();
+        assert_eq!(trusted, json!({}));
+        assert_eq!(untrusted.hooks[0].command, "\"touch x\"");
+        let f = file(json!({"hooks": "touch x"}));
+        assert!(split(&f, Path::new("/p"), None).is_some());
+    }
+}
