@@ -46,13 +46,17 @@ use tack_tool::{RegisteredTool, ToolCall};
 use crate::pipeline::{HookRuling, Permission, PermissionStage};
 use tack_protocol::Verdict;
 
+/// How long a Bash command's check may take before it is "ask" (its own
+/// bounds stop it far sooner; this is the wall behind them).
+const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Reloads the policy after the user chose "always allow" (the rule has been
 /// written to the local settings by then).
 pub type Reload = Arc<dyn Fn() -> Result<Policy, String> + Send + Sync>;
 
 /// The permission stage backed by tack-policy.
 pub struct PolicyStage {
-    policy: RwLock<Policy>,
+    policy: Arc<RwLock<Policy>>,
     cwd: PathBuf,
     project_root: PathBuf,
     prompter: Option<Arc<dyn Prompter>>,
@@ -93,7 +97,7 @@ impl PolicyStage {
         reload: Option<Reload>,
     ) -> Self {
         Self {
-            policy: RwLock::new(policy),
+            policy: Arc::new(RwLock::new(policy)),
             cwd,
             project_root,
             prompter,
@@ -102,12 +106,38 @@ impl PolicyStage {
     }
 
     /// The decision on `call` running in `dir` (the session's directory
-    /// unless the tool keeps its own).
-    fn evaluate(&self, call: &ToolCall, dir: Option<&Path>) -> Decision {
+    /// unless the tool keeps its own). A Bash command is parsed on a worker
+    /// thread, with a deadline: the thread that serves calls (one thread in
+    /// `tack mcp serve`) never waits on a command built to be slow to read.
+    async fn evaluate(&self, call: &ToolCall, dir: Option<&Path>) -> Decision {
+        let cwd = dir.unwrap_or(&self.cwd).to_path_buf();
+        let decide = {
+            let policy = Arc::clone(&self.policy);
+            let (name, input) = (call.name.clone(), call.input.clone());
+            move || {
+                let policy = policy.read().unwrap_or_else(|p| p.into_inner());
+                let request = Request::resolve(&name, &input, &cwd, &policy);
+                evaluate(&request, &policy)
+            }
+        };
+        if call.name != "Bash" {
+            return decide();
+        }
+        let checked = tokio::time::timeout(CHECK_DEADLINE, tokio::task::spawn_blocking(decide));
+        let failed = match checked.await {
+            Ok(Ok(decision)) => return decision,
+            Ok(Err(join)) => format!("the check failed: {join}"),
+            Err(_) => "the check did not finish".to_owned(),
+        };
+        tracing::warn!("{failed}");
+        let command: String = call.input["command"]
+            .as_str()
+            .unwrap_or_default()
+            .chars()
+            .take(120)
+            .collect();
         let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
-        let cwd = dir.unwrap_or(&self.cwd);
-        let request = Request::resolve(&call.name, &call.input, cwd, &policy);
-        evaluate(&request, &policy)
+        tack_policy::unfinished(&policy, &format!("Bash({command})"), CHECK_DEADLINE)
     }
 
     async fn ask(&self, decision: Decision, tool: &RegisteredTool, reason: String) -> Permission {
@@ -181,7 +211,7 @@ impl PermissionStage for PolicyStage {
         hook: Option<&HookRuling>,
         dir: Option<&Path>,
     ) -> Permission {
-        let decision = self.evaluate(call, dir);
+        let decision = self.evaluate(call, dir).await;
         match (decision, hook.map(|h| (h.verdict, h))) {
             // A deny rule always wins, whatever a hook said.
             (d @ Decision::Deny(_), _) => Permission::Deny {

@@ -169,6 +169,20 @@ fn fallback(policy: &Policy, subject: &str, auto: Auto, suggestion: Option<Strin
 /// An uncertainty: ask, unless every possibility would be allowed anyway
 /// (bypass mode or the tool allowed wholesale, and no deny or ask rule that
 /// could apply).
+/// The decision on a call whose check did not finish within `limit`
+/// (the caller stopped waiting): uncertain, so ask (deny in dontAsk).
+pub fn unfinished(policy: &Policy, subject: &str, limit: std::time::Duration) -> Decision {
+    let why = Why::new(subject, DecidedBy::Uncertain).detail(format!(
+        "checking it took longer than {} ms; write the command more simply",
+        limit.as_millis()
+    ));
+    if policy.mode == Mode::DontAsk {
+        Decision::Deny(why)
+    } else {
+        Decision::Ask(why)
+    }
+}
+
 fn uncertain(
     policy: &Policy,
     subject: &str,

@@ -56,7 +56,7 @@ mod wide;
 pub use decision::{DecidedBy, Decision, Part, Why};
 pub use entry::{ManagedRulesOnly, RuleEntry};
 pub use error::{Error, Result};
-pub use evaluate::evaluate;
+pub use evaluate::{evaluate, unfinished};
 pub use explain::{Explanation, explain};
 pub use files::{SettingsFile, add_local_rule, local_settings_path, read_settings_files};
 pub use mode::Mode;

@@ -228,6 +228,17 @@ fn super_linear_shapes_are_bounded() {
         format!("echo {}", "a ".repeat(30_000)),
         "ls | ".repeat(12_000) + "ls",
         format!("echo {}", "$(ls) ".repeat(9_000)),
+        // Found by the fuzzer and by `examples/scan.rs`: `((` left open with
+        // anything between them (fourfold per level), `name[` left open in
+        // a word (twofold; 28 of them took 4 minutes).
+        "((<<".repeat(9),
+        "((<<".repeat(1000),
+        "(( x".repeat(12),
+        "((>".repeat(12),
+        "((--upload-pack=".repeat(9),
+        "a[$()".repeat(28),
+        "a[''x".repeat(28),
+        "a[\\x".repeat(28),
     ];
     for c in &cases {
         assert_eq!(decide_within_bounds(&p, c), Verdict::Ask, "{}", &c[..40]);
