@@ -1,7 +1,10 @@
 //! Bash, BashOutput and KillShell: a shell for the model, with Claude Code's
 //! names and inputs.
 //!
-//! Each call runs `bash -c` (or `sh -c` without bash) as a fresh process,
+//! Each call runs `bash FILE` (or `sh FILE` without bash) as a fresh process,
+//! the command written to a file (mode 0600) in the session's private
+//! temporary directory, not passed in argv (whose arguments the kernel limits
+//! to 128 KiB each),
 //! started by tack-process in a process group of its own (a session of its
 //! own when tack has a terminal), with stdout and stderr on one pipe so they
 //! interleave as printed. The three tools share one `BashState` per session:
@@ -203,9 +206,9 @@ impl TypedTool for Bash {
         }
         let state = &self.state;
         let (cwd, note) = state.current_cwd()?;
-        let cwd_file = state.cwd_file()?;
-        let script = wrap_command(&input.command, &cwd_file);
-        let process = state.spawn(&script, &cwd)?;
+        let files = state.call_files()?;
+        let script = wrap_command(&input.command, &files.cwd);
+        let process = state.spawn(&script, &files.script, &cwd)?;
         let ending = wait_reporting_progress(&process, timeout, &ctx).await;
         // Output may still be in the pipe, or processes the command left
         // running may hold it open: read it a moment longer, not more.
@@ -216,7 +219,8 @@ impl TypedTool for Bash {
         // The leader has ended: dropping the process leaves what it started
         // running (killed at session end), its output drained and not kept.
         drop(process);
-        let new_cwd = state.record_cwd(&cwd_file, &cwd);
+        let _ = std::fs::remove_file(&files.script);
+        let new_cwd = state.record_cwd(&files.cwd, &cwd);
         if leftover_alive {
             state.remember_leftover(group);
         }

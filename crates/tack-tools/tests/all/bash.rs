@@ -720,3 +720,59 @@ async fn a_long_command_reports_elapsed_time_and_its_last_line() {
         .unwrap();
     assert_eq!(*quick.lock().unwrap(), 0);
 }
+
+/// A command of `lines` lines of `: padding…` (the no-op builtin) then `tail`,
+/// about 100 bytes a line.
+fn long_command(lines: usize, tail: &str) -> String {
+    let mut command = ": ".to_owned() + &"x".repeat(96) + "\n";
+    command = command.repeat(lines);
+    command.push_str(tail);
+    command
+}
+
+#[tokio::test]
+async fn a_one_mebibyte_command_runs_and_keeps_its_directory_change() {
+    let s = Session::new();
+    std::fs::create_dir(s.root().join("sub")).unwrap();
+    // 1 MiB on one line too: one argv string may hold only 128 KiB.
+    let one_line = format!("echo {} | wc -c", "y".repeat(1024 * 1024));
+    let command = long_command(10_000, &format!("{one_line}\ncd sub && echo done\nexit 3"));
+    assert!(command.len() > 2_000_000);
+
+    let out = s.run(&command).await;
+
+    assert!(out.contains("1048577\ndone\n"), "{out}");
+    assert!(out.contains("Exit code: 3"), "{out}");
+    assert!(
+        s.run("pwd")
+            .await
+            .starts_with(&format!("{}/sub", s.root().display())),
+        "the cd carried over"
+    );
+}
+
+#[tokio::test]
+async fn a_one_mebibyte_background_command_runs() {
+    let s = Session::new();
+    let command = long_command(11_000, "sleep 0.3; echo finished > bg-done");
+
+    start_background(&s, &command).await;
+
+    printed(&s, "bg-done").await;
+    assert_eq!(
+        std::fs::read_to_string(s.root().join("bg-done")).unwrap(),
+        "finished\n"
+    );
+}
+
+#[tokio::test]
+async fn the_script_file_is_private_and_removed_after_the_call() {
+    let s = Session::new();
+    // $0 is the script the shell runs.
+    let out = s.run("stat -c %a \"$0\"; echo \"$0\"").await;
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("600"), "{out}");
+    let script = PathBuf::from(lines.next().unwrap());
+    assert!(script.is_absolute(), "{out}");
+    assert!(!script.exists(), "{} was left behind", script.display());
+}
