@@ -1415,3 +1415,50 @@ fn one_exit_code_table_in_help_and_readme() {
         );
     }
 }
+
+#[tokio::test]
+async fn bash_and_hooks_do_not_see_tacks_api_key() {
+    let w = World::new(vec![
+        Step::tool_use(
+            "t1",
+            "Bash",
+            json!({"command": "echo key=${ANTHROPIC_API_KEY:-unset} token=${TACK_MCP_TOKEN:-unset}"}),
+        ),
+        Step::text("done"),
+    ])
+    .await;
+    let settings = w.cwd.path().join(".tack");
+    std::fs::create_dir_all(&settings).unwrap();
+    let hook = "echo hook-key=${ANTHROPIC_API_KEY:-unset} >> hook-saw";
+    std::fs::write(
+        settings.join("settings.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut cmd = w.tack();
+    // The test key is in tack's environment (World sets it); so is the token.
+    cmd.env("TACK_MCP_TOKEN", "t0ken")
+        .args(["run", "--allowed-tools", "Bash", "x"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = &w.mock.requests()[1].body["messages"][2]["content"][0];
+    assert_eq!(
+        result["content"][0]["text"], "key=unset token=unset\n",
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.cwd.path().join("hook-saw")).unwrap(),
+        "hook-key=unset\n"
+    );
+    // The key still reached the model API.
+    let sent_key = w.mock.requests()[0]
+        .headers
+        .iter()
+        .find(|(k, _)| k == "x-api-key")
+        .map(|(_, v)| v.clone());
+    assert_eq!(sent_key.as_deref(), Some("test-key"));
+}

@@ -16,19 +16,38 @@ use tokio::process::Command;
 
 use crate::spec::{Detach, Spec};
 
+/// The variables tack reads its own credentials from: the model providers'
+/// keys and the bearer token of `tack mcp serve --http`. No process tack
+/// starts inherits them (`echo $ANTHROPIC_API_KEY` in Bash answers nothing);
+/// a caller that means to pass one sets it explicitly
+/// ([`Spec::env`](crate::Spec::env), or `Command::env` on a
+/// [`tokio_command`]), as an MCP server whose configuration lists it in its
+/// own `env` does.
+pub const WITHHELD_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "TACK_MCP_TOKEN",
+];
+
 /// A `tokio::process::Command` for `program` in a new process group
-/// (`process_group(0)`), for a library that insists on starting the
-/// process itself (rmcp's child-process transport). Stdio, waiting and
-/// killing are then the caller's; everything else should use
+/// (`process_group(0)`) and without tack's credentials ([`WITHHELD_ENV`]:
+/// an `env` set on it afterwards passes one on), for a library that insists
+/// on starting the process itself (rmcp's child-process transport). Stdio,
+/// waiting and killing are then the caller's; everything else should use
 /// [`spawn`](crate::spawn).
 pub fn tokio_command(program: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new(program);
     command.process_group(0);
+    for key in WITHHELD_ENV {
+        command.env_remove(key);
+    }
     command
 }
 
 /// The command for `spec` with the given stdio, in a new process group and,
-/// as `spec.detach` says, a new session. The leader is killed if its
+/// as `spec.detach` says, a new session, without tack's credentials
+/// ([`WITHHELD_ENV`]) unless the spec sets one. The leader is killed if its
 /// `Child` is dropped unreaped (the runtime shut down).
 pub(crate) fn build(spec: &Spec, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Command {
     let mut command = Command::new(&spec.program);
@@ -40,6 +59,11 @@ pub(crate) fn build(spec: &Spec, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> 
         .kill_on_drop(true);
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
+    }
+    // tack's credentials, unless the spec passes one on explicitly (the
+    // explicit value is set below).
+    for key in WITHHELD_ENV {
+        command.env_remove(key);
     }
     for (key, value) in &spec.env {
         match value {

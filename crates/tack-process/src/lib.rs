@@ -8,6 +8,10 @@
 //! dropping the [`Process`] while it runs — signals the whole group, so a
 //! `sleep` a script started in the background dies with the script.
 //!
+//! No process started here inherits tack's own credentials
+//! ([`WITHHELD_ENV`]: the model providers' keys, the MCP bearer token) unless
+//! its [`Spec`] sets one explicitly.
+//!
 //! Output is read from the start by tasks of the [`Process`] into
 //! [`Output`] buffers, capped ([`Cap`]) but counted in full, and can be taken
 //! while the process runs (background jobs) or once at the end. Stdout and
@@ -40,7 +44,7 @@ mod output;
 mod process;
 mod spec;
 
-pub use command::tokio_command;
+pub use command::{WITHHELD_ENV, tokio_command};
 pub use error::{Error, Result};
 pub use group::{Group, signal_name};
 pub use output::{Cap, Hold, Output, Taken};

@@ -1,5 +1,6 @@
 mod detach;
 mod ending;
+mod env;
 mod kill;
 mod output;
 mod support;
