@@ -359,6 +359,30 @@ async fn resume_repairs_a_transcript_cut_mid_turn_by_a_kill() {
             .contains("interrupted")
     );
     assert_eq!(msgs[3]["content"][0]["text"], "go on");
+    // The audit trail has the interrupted call too, once.
+    let events = read_lines(&path);
+    let audits: Vec<&Value> = of_type(&events, "tool_result")
+        .into_iter()
+        .filter(|e| e["tool_use_id"] == "toolu_slow")
+        .collect();
+    assert_eq!(audits.len(), 1, "{audits:#?}");
+    assert_eq!(audits[0]["outcome"], "interrupted");
+    assert_eq!(audits[0]["audit"]["interrupted"], "unfinished");
+    assert_eq!(audits[0]["audit"]["decision"], "unknown");
+    assert_eq!(audits[0]["audit"]["input"], json!({"ms": 30000}));
+    let log = w.tack().args(["log", &id]).output().unwrap();
+    let log = stdout(&log);
+    assert!(
+        log.contains("Sleep [toolu_slow]") && log.contains("interrupted: unfinished"),
+        "{log}"
+    );
+
+    // A second resume records nothing more about it.
+    w.mock.push_all(vec![Step::text("again")]);
+    let out = w.run(&["--resume", &id[..8], "more"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let again = of_type(&read_lines(&path), "tool_result").len();
+    assert_eq!(again, 1);
 }
 
 /// Lines of `events` of this type.
@@ -410,6 +434,8 @@ async fn resume_mends_a_result_line_cut_in_the_middle_of_the_conversation() {
         of_type(&read_lines(&path), "conversation_repaired").len(),
         1
     );
+    // The call's result was recorded: no second audit record for it.
+    assert_eq!(of_type(&read_lines(&path), "tool_result").len(), 1);
 
     // The repair is in the transcript: the next resume needs none.
     let out = w.run(&["--resume", &id, "again"]).await;
@@ -519,6 +545,9 @@ async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
         answered,
         "the interrupted call is answered in the transcript"
     );
+    let audit = &of_type(&events, "tool_result")[0]["audit"];
+    assert_eq!(audit["interrupted"], "cancelled", "{audit}");
+    assert_eq!(audit["decision"], "allow", "{audit}");
     assert_eq!(types(&events).last().unwrap(), "result");
 }
 

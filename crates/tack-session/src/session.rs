@@ -303,6 +303,11 @@ impl Session {
             });
             messages.push(fix);
         }
+        // Every call answered without a recorded result gets its audit
+        // record now: interrupted, by the session stopping.
+        for call in transcript::unrecorded(&messages, loaded) {
+            self.events.emit(&transcript::unrecorded_result(&call));
+        }
         self.agent(client, config)
             .with_history(messages, loaded.usage.clone(), loaded.turns)
     }
