@@ -1491,3 +1491,61 @@ async fn bash_and_hooks_do_not_see_tacks_api_key() {
         .map(|(_, v)| v.clone());
     assert_eq!(sent_key.as_deref(), Some("test-key"));
 }
+
+#[tokio::test]
+async fn nothing_a_command_started_outlives_a_kill_9_of_tack() {
+    let w = World::new(vec![Step::tool_use(
+        "t1",
+        "Bash",
+        json!({"command": "setsid sleep 300 & echo $! > escaped; sleep 300 & echo $! > grouped; wait", "timeout": 300000}),
+    )])
+    .await;
+    let mut cmd = w.tack();
+    let log = w.state.path().join("tack.stderr");
+    cmd.args(["run", "--permission-mode", "bypassPermissions", "x"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    let mut tack = cmd.spawn().unwrap();
+    let pid_in = |file: &str| -> Option<i32> {
+        std::fs::read_to_string(w.cwd.path().join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (escaped, grouped) = loop {
+        if let (Some(e), Some(g)) = (pid_in("escaped"), pid_in("grouped")) {
+            break (e, g);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the command never ran: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let running = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat[stat.rfind(')').unwrap() + 1..]
+                .trim_start()
+                .chars()
+                .next();
+            !matches!(state, Some('Z' | 'X'))
+        })
+    };
+    assert!(running(escaped) && running(grouped));
+
+    tack.kill().unwrap(); // SIGKILL: tack runs no code of its own after this
+    tack.wait().unwrap();
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while (running(escaped) || running(grouped)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!running(escaped), "setsid sleep {escaped} outlived tack");
+    assert!(
+        !running(grouped),
+        "background sleep {grouped} outlived tack"
+    );
+}

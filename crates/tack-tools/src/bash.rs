@@ -19,6 +19,10 @@
 //! - **Background jobs die with the session.** Dropping the last tool of a set
 //!   (the session ends) kills every background job and every group a command
 //!   left running (`server &`).
+//! - **Nothing escapes.** A process that leaves the command's group (`setsid`,
+//!   a double fork into a new session) is still found by tack-process (by the
+//!   tag it inherited): a foreground command's are killed when the call ends,
+//!   a background job's with the job, and everything when tack is gone.
 //!
 //! A timed-out command answers with its output so far and a note saying it was
 //! killed (the model needs the partial output, and [`ToolError::Timeout`] has
@@ -210,6 +214,14 @@ impl TypedTool for Bash {
         let script = wrap_command(&input.command, &files.cwd);
         let process = state.spawn(&script, &files.script, &cwd)?;
         let ending = wait_reporting_progress(&process, timeout, &ctx).await;
+        // What left the command's process group (setsid, a double fork into a
+        // new session) dies with the call; a timeout or cancel killed it
+        // already. What stayed in the group is a leftover, killed at session
+        // end.
+        let strays_killed = match ending {
+            Ending::Exited(_) => process.group().kill_strays(),
+            _ => 0,
+        };
         // Output may still be in the pipe, or processes the command left
         // running may hold it open: read it a moment longer, not more.
         process.output_closed(DRAIN_AFTER_EXIT).await;
@@ -229,6 +241,7 @@ impl TypedTool for Bash {
             output,
             group,
             leftover_alive,
+            strays_killed,
             timeout,
             cwd_note: note,
             cwd: new_cwd.clone().unwrap_or(cwd),

@@ -776,3 +776,80 @@ async fn the_script_file_is_private_and_removed_after_the_call() {
     assert!(script.is_absolute(), "{out}");
     assert!(!script.exists(), "{} was left behind", script.display());
 }
+
+/// Every number printed on a line of its own.
+fn pids(text: &str) -> Vec<i32> {
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+#[tokio::test]
+async fn processes_that_leave_the_group_die_when_a_foreground_call_ends() {
+    let s = Session::new();
+    let started = Instant::now();
+    // setsid into a new session; a double fork into another; nohup in the group.
+    let out = s
+        .run(
+            "setsid sleep 1000 & echo $!; setsid sh -c 'sleep 1000 & echo $!'; \
+             nohup sleep 1000 >/dev/null 2>&1 & echo $!",
+        )
+        .await;
+
+    assert!(started.elapsed() < Duration::from_secs(3), "{out}");
+    let [setsid, double_fork, nohup] = pids(&out)[..] else {
+        panic!("{out}")
+    };
+    assert!(
+        gone(setsid).await,
+        "setsid sleep {setsid} outlived the call: {out}"
+    );
+    assert!(
+        gone(double_fork).await,
+        "double-forked {double_fork} outlived the call"
+    );
+    assert!(
+        out.contains("2 process(es)") && out.contains("left its process group"),
+        "{out}"
+    );
+    // nohup stays in the group: a leftover, killed at session end.
+    assert!(alive(nohup), "{out}");
+    assert!(out.contains("still running"), "{out}");
+    drop(s);
+    assert!(
+        gone(nohup).await,
+        "nohup sleep {nohup} outlived the session"
+    );
+}
+
+#[tokio::test]
+async fn processes_that_leave_a_background_jobs_group_die_with_the_session_and_kill_shell() {
+    let s = Session::new();
+    let first = start_background(&s, "setsid sleep 1000 & echo $! > first; wait").await;
+    start_background(
+        &s,
+        "setsid sh -c 'sleep 1000 & echo $! > second'; sleep 1000",
+    )
+    .await;
+    printed(&s, "first").await;
+    printed(&s, "second").await;
+    let read = |f: &str| -> i32 {
+        std::fs::read_to_string(s.root().join(f))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let (first_pid, second_pid) = (read("first"), read("second"));
+    assert!(
+        alive(first_pid) && alive(second_pid),
+        "jobs keep theirs while they run"
+    );
+
+    s.call("KillShell", json!({"shell_id": first}))
+        .await
+        .unwrap();
+    assert!(gone(first_pid).await, "KillShell left {first_pid}");
+    assert!(alive(second_pid));
+
+    drop(s);
+    assert!(gone(second_pid).await, "{second_pid} outlived the session");
+}
