@@ -33,7 +33,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize;
-use tack_protocol::{ContentBlock, Message, Role, SessionEvent, ToolOutcome, Usage};
+use tack_protocol::{
+    AuditDecision, AuditRecord, ContentBlock, Interruption, Message, Role, SessionEvent,
+    ToolOutcome, ToolResultContent, Usage,
+};
 
 use crate::events::EventObserver;
 
@@ -406,6 +409,46 @@ pub fn repair(session: &LoadedSession) -> Option<Message> {
         .map(|t| mend::answer(t, &session.tool_results, mend::INTERRUPTED))
         .collect();
     (!results.is_empty()).then(|| Message::user(results))
+}
+
+pub use mend::Unrecorded;
+
+/// The calls of `messages` (a loaded conversation, with [`repair`]'s message
+/// appended) that mending or repair answered and that have no recorded
+/// result: the audit trail has no record of them. See [`unrecorded_result`].
+pub fn unrecorded(messages: &[Message], session: &LoadedSession) -> Vec<Unrecorded> {
+    mend::unrecorded(messages, &session.tool_results)
+}
+
+/// The `tool_result` event, with its audit record, for a call the session
+/// stopped in before its result was recorded: interrupted, decision unknown.
+pub fn unrecorded_result(unrecorded: &Unrecorded) -> SessionEvent {
+    let Unrecorded { call, answer } = unrecorded;
+    SessionEvent::ToolResult {
+        tool_use_id: call.id.clone(),
+        name: call.name.clone(),
+        outcome: ToolOutcome::Interrupted,
+        is_error: true,
+        content: match answer {
+            ContentBlock::ToolResult(r) => match &r.content {
+                None => Vec::new(),
+                Some(ToolResultContent::Text(t)) => vec![ContentBlock::text(t.clone())],
+                Some(ToolResultContent::Blocks(b)) => b.clone(),
+            },
+            other => vec![other.clone()],
+        },
+        duration_ms: 0,
+        audit: Some(AuditRecord {
+            input: call.input.clone(),
+            decision: AuditDecision::Unknown,
+            decided_by: "not recorded: the session stopped before this call's result was \
+                         written; recorded when the session resumed"
+                .to_owned(),
+            started_ms: now_ms(),
+            interrupted: Some(Interruption::Unfinished),
+            ..AuditRecord::default()
+        }),
+    }
 }
 
 /// Finds the transcript of a session id (a unique prefix is enough).

@@ -188,7 +188,7 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         Arc::new(session.pipeline().clone())
     };
     let result = match http {
-        Some(http) => match HttpServer::bind(host, info, http.addr, http.options.clone()).await {
+        Some(http) => match bind_http(host, served.as_ref(), info, &http).await {
             Ok(server) => {
                 http.announce(&server);
                 server.run().await
@@ -205,6 +205,34 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         e => Failure::internal(anyhow!("MCP server: {e}")),
     })?;
     Ok(exit::OK)
+}
+
+/// The HTTP server: over a tack session, each MCP session gets a pipeline of
+/// its own (`Session::client_pipeline`: its own shell, jobs and artifacts;
+/// the session's rules, hooks, audit and MCP servers); stateless requests,
+/// and everything without a tack session, use `host`.
+async fn bind_http(
+    host: Arc<dyn tack_tool::ToolHost>,
+    session: Option<&Arc<Session>>,
+    info: tack_mcp::server::ServerInfo,
+    http: &HttpConfig,
+) -> tack_mcp::server::Result<HttpServer> {
+    let options = http.options.clone();
+    match session {
+        Some(session) => {
+            // The factory holds the session weakly: the session ends (and its
+            // sources shut down) when serving stops, not when the last
+            // client's session closes.
+            let weak = Arc::downgrade(session);
+            let shared = Arc::clone(&host);
+            let hosts: tack_mcp::server::HostFactory = Arc::new(move || match weak.upgrade() {
+                Some(session) => Arc::new(session.client_pipeline()),
+                None => Arc::clone(&shared),
+            });
+            HttpServer::bind_per_session(host, hosts, info, http.addr, options).await
+        }
+        None => HttpServer::bind(host, info, http.addr, options).await,
+    }
 }
 
 /// Where the bearer token of `--http` came from.

@@ -129,6 +129,9 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
             outln!("    rewritten by: {}", a.rewritten_by.join(", "));
         }
         outln!("    decision: {} by {}", a.decision, a.decided_by);
+        if let Some(how) = a.interrupted {
+            outln!("    interrupted: {}", how.as_str());
+        }
         if !a.artifacts.is_empty() {
             outln!("    artifacts: {}", a.artifacts.join(", "));
         }

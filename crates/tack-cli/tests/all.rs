@@ -359,6 +359,30 @@ async fn resume_repairs_a_transcript_cut_mid_turn_by_a_kill() {
             .contains("interrupted")
     );
     assert_eq!(msgs[3]["content"][0]["text"], "go on");
+    // The audit trail has the interrupted call too, once.
+    let events = read_lines(&path);
+    let audits: Vec<&Value> = of_type(&events, "tool_result")
+        .into_iter()
+        .filter(|e| e["tool_use_id"] == "toolu_slow")
+        .collect();
+    assert_eq!(audits.len(), 1, "{audits:#?}");
+    assert_eq!(audits[0]["outcome"], "interrupted");
+    assert_eq!(audits[0]["audit"]["interrupted"], "unfinished");
+    assert_eq!(audits[0]["audit"]["decision"], "unknown");
+    assert_eq!(audits[0]["audit"]["input"], json!({"ms": 30000}));
+    let log = w.tack().args(["log", &id]).output().unwrap();
+    let log = stdout(&log);
+    assert!(
+        log.contains("Sleep [toolu_slow]") && log.contains("interrupted: unfinished"),
+        "{log}"
+    );
+
+    // A second resume records nothing more about it.
+    w.mock.push_all(vec![Step::text("again")]);
+    let out = w.run(&["--resume", &id[..8], "more"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let again = of_type(&read_lines(&path), "tool_result").len();
+    assert_eq!(again, 1);
 }
 
 /// Lines of `events` of this type.
@@ -410,6 +434,8 @@ async fn resume_mends_a_result_line_cut_in_the_middle_of_the_conversation() {
         of_type(&read_lines(&path), "conversation_repaired").len(),
         1
     );
+    // The call's result was recorded: no second audit record for it.
+    assert_eq!(of_type(&read_lines(&path), "tool_result").len(), 1);
 
     // The repair is in the transcript: the next resume needs none.
     let out = w.run(&["--resume", &id, "again"]).await;
@@ -519,6 +545,9 @@ async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
         answered,
         "the interrupted call is answered in the transcript"
     );
+    let audit = &of_type(&events, "tool_result")[0]["audit"];
+    assert_eq!(audit["interrupted"], "cancelled", "{audit}");
+    assert_eq!(audit["decision"], "allow", "{audit}");
     assert_eq!(types(&events).last().unwrap(), "result");
 }
 
@@ -1735,4 +1764,307 @@ async fn tack_mcp_serve_ignores_an_unapproved_project_hook_and_mode() {
     assert!(w.cwd.path().join("made").exists());
     assert!(markers.path().join("start").exists());
     assert!(markers.path().join("pre").exists());
+}
+
+#[tokio::test]
+async fn bash_and_hooks_do_not_see_tacks_api_key() {
+    let w = World::new(vec![
+        Step::tool_use(
+            "t1",
+            "Bash",
+            json!({"command": "echo key=${ANTHROPIC_API_KEY:-unset} token=${TACK_MCP_TOKEN:-unset}"}),
+        ),
+        Step::text("done"),
+    ])
+    .await;
+    let settings = w.cwd.path().join(".tack");
+    std::fs::create_dir_all(&settings).unwrap();
+    let hook = "echo hook-key=${ANTHROPIC_API_KEY:-unset} >> hook-saw";
+    std::fs::write(
+        settings.join("settings.json"),
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut cmd = w.tack();
+    // The test key is in tack's environment (World sets it); so is the token.
+    cmd.env("TACK_MCP_TOKEN", "t0ken")
+        .args(["run", "--allowed-tools", "Bash", "x"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = &w.mock.requests()[1].body["messages"][2]["content"][0];
+    assert_eq!(
+        result["content"][0]["text"], "key=unset token=unset\n",
+        "{result}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.cwd.path().join("hook-saw")).unwrap(),
+        "hook-key=unset\n"
+    );
+    // The key still reached the model API.
+    let sent_key = w.mock.requests()[0]
+        .headers
+        .iter()
+        .find(|(k, _)| k == "x-api-key")
+        .map(|(_, v)| v.clone());
+    assert_eq!(sent_key.as_deref(), Some("test-key"));
+}
+
+#[tokio::test]
+async fn nothing_a_command_started_outlives_a_kill_9_of_tack() {
+    let w = World::new(vec![Step::tool_use(
+        "t1",
+        "Bash",
+        json!({"command": "setsid sleep 300 & echo $! > escaped; sleep 300 & echo $! > grouped; wait", "timeout": 300000}),
+    )])
+    .await;
+    let mut cmd = w.tack();
+    let log = w.state.path().join("tack.stderr");
+    cmd.args(["run", "--permission-mode", "bypassPermissions", "x"])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    let mut tack = cmd.spawn().unwrap();
+    let pid_in = |file: &str| -> Option<i32> {
+        std::fs::read_to_string(w.cwd.path().join(file))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (escaped, grouped) = loop {
+        if let (Some(e), Some(g)) = (pid_in("escaped"), pid_in("grouped")) {
+            break (e, g);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the command never ran: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let running = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat[stat.rfind(')').unwrap() + 1..]
+                .trim_start()
+                .chars()
+                .next();
+            !matches!(state, Some('Z' | 'X'))
+        })
+    };
+    assert!(running(escaped) && running(grouped));
+
+    tack.kill().unwrap(); // SIGKILL: tack runs no code of its own after this
+    tack.wait().unwrap();
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while (running(escaped) || running(grouped)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!running(escaped), "setsid sleep {escaped} outlived tack");
+    assert!(
+        !running(grouped),
+        "background sleep {grouped} outlived tack"
+    );
+}
+
+/// A client of `tack mcp serve --http` that opens an MCP session with the
+/// 2025-11-25 handshake (tack's own client speaks stateless 2026-07-28, which
+/// has no sessions), over raw HTTP.
+struct SessionClient {
+    port: u16,
+    token: String,
+    session: String,
+    next_id: u64,
+}
+
+impl SessionClient {
+    /// POSTs one JSON-RPC message; the response's headers and body.
+    fn post(port: u16, token: &str, session: Option<&str>, body: &Value) -> (String, String) {
+        use std::io::{Read as _, Write as _};
+        let body = body.to_string();
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        if let Some(session) = session {
+            request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(&body);
+        let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        socket.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        let _ = socket.read_to_string(&mut response);
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        (head.to_owned(), body.to_owned())
+    }
+
+    fn open(port: u16, token: &str) -> Self {
+        let (head, body) = Self::post(
+            port,
+            token,
+            None,
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "test", "version": "1"}}}),
+        );
+        let session = head
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no session id: {head}\n{body}"));
+        Self::post(
+            port,
+            token,
+            Some(&session),
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        Self {
+            port,
+            token: token.to_owned(),
+            session,
+            next_id: 1,
+        }
+    }
+
+    /// Calls a tool; the text of its result (or of the error).
+    fn call(&mut self, tool: &str, arguments: Value) -> String {
+        self.next_id += 1;
+        let (head, body) = Self::post(
+            self.port,
+            &self.token,
+            Some(&self.session),
+            &json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+                    "params": {"name": tool, "arguments": arguments}}),
+        );
+        let message: Value = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .chain(std::iter::once(body.as_str()))
+            .find_map(|d| {
+                serde_json::from_str::<Value>(d.trim())
+                    .ok()
+                    .filter(|v| v["id"] == self.next_id)
+            })
+            .unwrap_or_else(|| panic!("no answer: {head}\n{body}"));
+        message["result"]["content"][0]["text"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| message.to_string())
+    }
+
+    fn bash(&mut self, command: &str) -> String {
+        self.call("Bash", json!({"command": command}))
+    }
+
+    /// Closes the session (DELETE).
+    fn close(self) {
+        use std::io::{Read as _, Write as _};
+        let request = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n\
+             Mcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+            self.port, self.token, self.session
+        );
+        let mut socket = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        socket.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        let _ = socket.read_to_string(&mut response);
+        assert!(response.starts_with("HTTP/1.1 2"), "{response}");
+    }
+}
+
+fn process_running(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat[stat.rfind(')').unwrap() + 1..]
+            .trim_start()
+            .chars()
+            .next();
+        !matches!(state, Some('Z' | 'X'))
+    })
+}
+
+#[test]
+fn each_http_mcp_session_has_its_own_shell_and_background_jobs() {
+    let port = free_port();
+    let token = "a-token-chosen-by-the-test-0123456789";
+    let (server, state) = serve_http(
+        port,
+        &["--permission-mode", "bypassPermissions"],
+        &[("TACK_MCP_TOKEN", token)],
+    );
+    // Killed however the test ends.
+    struct Serving(std::process::Child);
+    impl Drop for Serving {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _server = Serving(server);
+    let served_in = std::fs::canonicalize(state.path()).unwrap();
+    let job_pid = served_in.join("a-job");
+    let mut a = SessionClient::open(port, token);
+    let mut b = SessionClient::open(port, token);
+
+    let a_cd = a.bash("cd /tmp && export X=1 && pwd");
+    let b_pwd = b.bash("pwd; echo X=${X:-unset}");
+    let a_pwd = a.bash("pwd");
+    let a_job = a.call(
+        "Bash",
+        json!({"command": format!("echo $$ > {}; exec sleep 1000", job_pid.display()),
+               "run_in_background": true}),
+    );
+    let b_reads_a_job = b.call("BashOutput", json!({"bash_id": "bash_1"}));
+
+    assert!(a_cd.starts_with("/tmp\n"), "A: {a_cd}");
+    assert!(
+        b_pwd.starts_with(&format!("{}\nX=unset\n", served_in.display())),
+        "B: {b_pwd}"
+    );
+    assert!(a_pwd.starts_with("/tmp\n"), "A's cd stays A's: {a_pwd}");
+    assert!(a_job.contains("bash_1"), "{a_job}");
+    assert!(
+        b_reads_a_job.contains("none was started in this session"),
+        "B must not see A's job: {b_reads_a_job}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let pid: i32 = loop {
+        if let Some(pid) = std::fs::read_to_string(&job_pid)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "A's job never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(process_running(pid));
+
+    // A closes its session: its job goes; B's session goes on.
+    a.close();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while process_running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !process_running(pid),
+        "A's background job {pid} outlived A's session"
+    );
+    assert!(b.bash("echo still").starts_with("still"));
+    b.close();
 }

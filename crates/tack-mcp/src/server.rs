@@ -48,8 +48,8 @@
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult,
@@ -71,7 +71,9 @@ mod stdio;
 
 #[cfg(feature = "conformance")]
 pub use fixtures::{RegistryHost, conformance_fixture_host};
-pub use http::{BearerToken, DEFAULT_MAX_SESSIONS, HttpAuth, HttpOptions, HttpServer, serve_http};
+pub use http::{
+    BearerToken, DEFAULT_MAX_SESSIONS, HostFactory, HttpAuth, HttpOptions, HttpServer, serve_http,
+};
 use progress::ProgressForwarder;
 
 /// Why the server could not start or stopped with an error.
@@ -174,11 +176,17 @@ where
 /// sessions (MCP request ids repeat from one session to the next).
 static CALL_SEQ: AtomicU64 = AtomicU64::new(1);
 
+/// A session's own host, set when the client initializes it.
+type SessionHost = Arc<OnceLock<Arc<dyn ToolHost>>>;
+
 /// The MCP handler: one per stdio session or HTTP session (stateless HTTP
 /// requests get a fresh one each), sharing the host.
 #[derive(Clone)]
 pub(crate) struct ToolServer {
     host: Arc<dyn ToolHost>,
+    /// Over HTTP: the factory of a session's own host, and that host once the
+    /// client initialized the session (stateless requests use `host`).
+    session_host: Option<(http::HostFactory, SessionHost)>,
     info: Arc<ServerInfo>,
     /// Set when this process serves the conformance fixtures: each call then
     /// runs in its MCP request's scope.
@@ -188,11 +196,32 @@ pub(crate) struct ToolServer {
 
 impl ToolServer {
     pub(crate) fn new(host: Arc<dyn ToolHost>, info: ServerInfo) -> Self {
+        Self::with_info(host, Arc::new(info))
+    }
+
+    pub(crate) fn with_info(host: Arc<dyn ToolHost>, info: Arc<ServerInfo>) -> Self {
         Self {
             host,
-            info: Arc::new(info),
+            session_host: None,
+            info,
             #[cfg(feature = "conformance")]
             scopes: scope::RequestScopes::if_fixtures_served(),
+        }
+    }
+
+    /// A server whose MCP session, once initialized, gets a host of its own
+    /// from `factory`.
+    pub(crate) fn with_session_hosts(mut self, factory: http::HostFactory) -> Self {
+        self.session_host = Some((factory, Arc::new(OnceLock::new())));
+        self
+    }
+
+    /// The host of this session: its own once initialized with a factory,
+    /// else the shared one.
+    fn host(&self) -> &Arc<dyn ToolHost> {
+        match &self.session_host {
+            Some((_, own)) => own.get().unwrap_or(&self.host),
+            None => &self.host,
         }
     }
 
@@ -207,11 +236,11 @@ impl ToolServer {
     ) -> std::result::Result<ToolCallResult, ErrorData> {
         #[cfg(feature = "conformance")]
         if let Some(scopes) = &self.scopes {
-            return scopes.run(context, self.host.call(call, options)).await;
+            return scopes.run(context, self.host().call(call, options)).await;
         }
         #[cfg(not(feature = "conformance"))]
         let _ = context;
-        Ok(self.host.call(call, options).await)
+        Ok(self.host().call(call, options).await)
     }
 
     /// Runs one call through the host and maps its answer to MCP.
@@ -280,7 +309,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
-        let host = &self.host;
+        let host = self.host();
         let tools = host
             .definitions()
             .into_iter()
@@ -298,6 +327,19 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    /// A session starts: over HTTP with a host factory, it gets its host.
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<InitializeResult, ErrorData> {
+        if let Some((factory, own)) = &self.session_host {
+            own.get_or_init(|| factory());
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     /// Accepted always; only the conformance fixtures send log messages

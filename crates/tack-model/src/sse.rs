@@ -25,12 +25,23 @@ pub struct SseEvent {
 }
 
 /// Incremental decoder: feed it chunks, get complete events back.
+///
+/// Linear in the bytes fed, however they are chunked: the unfinished last line
+/// stays in `buf` and `scanned` remembers how much of it holds no line end, so
+/// a 16 MiB `data:` line arriving in 8 KiB chunks is searched once, not once
+/// per chunk (which was quadratic: 10 s for that line).
 #[derive(Debug, Default)]
 pub struct SseDecoder {
     buf: Vec<u8>,
+    /// The first `scanned` bytes of `buf` hold no `\n` or `\r`.
+    scanned: usize,
     event: Option<String>,
     data: String,
     has_data: bool,
+    /// Bytes looked at for a line end, in all: the tests check it stays
+    /// linear in the input.
+    #[cfg(test)]
+    looked_at: usize,
 }
 
 impl SseDecoder {
@@ -42,18 +53,23 @@ impl SseDecoder {
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         self.buf.extend_from_slice(chunk);
         let mut events = Vec::new();
+        // Where the current line starts, and where to look for its end.
         let mut start = 0;
-        while let Some(rel) = self.buf[start..]
-            .iter()
-            .position(|&b| b == b'\n' || b == b'\r')
-        {
-            let end = start + rel;
+        let mut from = self.scanned;
+        loop {
+            let found = memchr::memchr2(b'\n', b'\r', &self.buf[from..]);
+            #[cfg(test)]
+            {
+                self.looked_at += found.map_or(self.buf.len() - from, |rel| rel + 1);
+            }
+            let Some(rel) = found else { break };
+            let end = from + rel;
             let terminator = if self.buf[end] == b'\r' {
                 match self.buf.get(end + 1) {
                     Some(b'\n') => 2,
                     Some(_) => 1,
                     // A `\r` at the end of what we have: a `\n` may follow in
-                    // the next chunk, so wait for it.
+                    // the next chunk, so wait for it (and look at it again).
                     None => break,
                 }
             } else {
@@ -61,11 +77,18 @@ impl SseDecoder {
             };
             let line = String::from_utf8_lossy(&self.buf[start..end]).into_owned();
             start = end + terminator;
+            from = start;
             if let Some(event) = self.line(&line) {
                 events.push(event);
             }
         }
+        // Up to a held-back `\r` (looked at again next time), or all of it.
+        let searched = match self.buf.last() {
+            Some(b'\r') if self.buf.len() > start => self.buf.len() - 1,
+            _ => self.buf.len(),
+        };
         self.buf.drain(..start);
+        self.scanned = searched - start;
         events
     }
 
@@ -75,6 +98,7 @@ impl SseDecoder {
     /// is dropped, so a half-sent JSON object never reaches a parser.
     pub fn finish(&mut self) -> Option<SseEvent> {
         let rest = std::mem::take(&mut self.buf);
+        self.scanned = 0;
         if let Some(line) = rest.strip_suffix(b"\r") {
             // A `\r` held back in case a `\n` followed: the line was complete.
             let line = String::from_utf8_lossy(line).into_owned();
@@ -307,6 +331,53 @@ pub(crate) mod tests {
                 .is_empty()
         );
         assert_eq!(d.finish(), None);
+    }
+
+    /// A 16 MiB `data:` line of multi-byte characters fed in 8 KiB chunks
+    /// (each cutting a character), ended by `\r\n` split between two chunks,
+    /// then events ended by a lone `\r` at the end of a chunk and by `\n`.
+    #[test]
+    fn a_long_line_in_many_chunks_is_searched_once_and_decodes_whole() {
+        let text = "é✓x".repeat(16 * 1024 * 1024 / 6);
+        let mut input = format!("event: big\r\ndata: {text}\r\n\r\n").into_bytes();
+        let cut = input.len() - 3; // between the `\r` and `\n` ending the data line
+        input.extend_from_slice(b"data: after-cr\r\rdata: last\n\n");
+        let mut d = SseDecoder::new();
+        let mut got = Vec::new();
+        let mut at = 0;
+        while at < cut {
+            let next = (at + 8 * 1024).min(cut);
+            got.extend(d.feed(&input[at..next]));
+            at = next;
+        }
+        assert!(got.is_empty());
+        got.extend(d.feed(&input[cut..cut + 17])); // "\n\r\ndata: after-cr\r"
+        assert_eq!(got.len(), 1, "the big event, once its blank line came");
+        got.extend(d.feed(&input[cut + 17..]));
+
+        assert_eq!(
+            got,
+            [
+                SseEvent {
+                    event: Some("big".into()),
+                    data: text
+                },
+                SseEvent {
+                    event: None,
+                    data: "after-cr".into()
+                },
+                SseEvent {
+                    event: None,
+                    data: "last".into()
+                },
+            ]
+        );
+        assert!(
+            d.looked_at <= input.len() + 2,
+            "looked at {} bytes for line ends in an input of {}",
+            d.looked_at,
+            input.len()
+        );
     }
 
     #[tokio::test]

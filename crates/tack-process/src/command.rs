@@ -10,36 +10,87 @@
 
 use std::ffi::OsStr;
 use std::io;
+use std::os::unix::process::CommandExt as _;
 use std::process::Stdio;
 
 use tokio::process::Command;
 
+use crate::group::{TAG_VAR, tag_value};
 use crate::spec::{Detach, Spec};
 
+/// The variables tack reads its own credentials from: the model providers'
+/// keys and the bearer token of `tack mcp serve --http`. No process tack
+/// starts inherits them (`echo $ANTHROPIC_API_KEY` in Bash answers nothing);
+/// a caller that means to pass one sets it explicitly
+/// ([`Spec::env`](crate::Spec::env), or `Command::env` on a
+/// [`tokio_command`]), as an MCP server whose configuration lists it in its
+/// own `env` does.
+pub const WITHHELD_ENV: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "TACK_MCP_TOKEN",
+];
+
 /// A `tokio::process::Command` for `program` in a new process group
-/// (`process_group(0)`), for a library that insists on starting the
-/// process itself (rmcp's child-process transport). Stdio, waiting and
-/// killing are then the caller's; everything else should use
+/// (`process_group(0)`) and without tack's credentials ([`WITHHELD_ENV`]:
+/// an `env` set on it afterwards passes one on), for a library that insists
+/// on starting the process itself (rmcp's child-process transport). Stdio,
+/// waiting and killing are then the caller's; everything else should use
 /// [`spawn`](crate::spawn).
+///
+/// What it starts carries this tack's tag 0, so the sentinel kills it (and
+/// what it started) once tack is gone; while tack runs, stopping it is the
+/// caller's.
 pub fn tokio_command(program: impl AsRef<OsStr>) -> Command {
+    crate::sentinel::ensure();
     let mut command = Command::new(program);
-    command.process_group(0);
+    command.process_group(0).env(TAG_VAR, tag_value(0));
+    for key in WITHHELD_ENV {
+        command.env_remove(key);
+    }
     command
 }
 
+/// The sentinel: `sh -c script sentinel <owner>` in a process group of its
+/// own, tack's credentials and tag removed, stdin a pipe whose write end
+/// stays in tack; nothing of it on tack's terminal.
+pub(crate) fn sentinel(script: &str, owner: &str) -> io::Result<std::process::Child> {
+    let mut command = std::process::Command::new("/bin/sh");
+    command
+        .args(["-c", script, "tack-sentinel", owner])
+        .env_remove(TAG_VAR)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .current_dir("/")
+        .process_group(0);
+    for key in WITHHELD_ENV {
+        command.env_remove(key);
+    }
+    command.spawn()
+}
+
 /// The command for `spec` with the given stdio, in a new process group and,
-/// as `spec.detach` says, a new session. The leader is killed if its
+/// as `spec.detach` says, a new session, without tack's credentials
+/// ([`WITHHELD_ENV`]) unless the spec sets one, carrying `tag`. The leader is killed if its
 /// `Child` is dropped unreaped (the runtime shut down).
-pub(crate) fn build(spec: &Spec, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Command {
+pub(crate) fn build(spec: &Spec, tag: u64, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Command {
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
+        .env(TAG_VAR, tag_value(tag))
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr)
         .kill_on_drop(true);
     if let Some(dir) = &spec.cwd {
         command.current_dir(dir);
+    }
+    // tack's credentials, unless the spec passes one on explicitly (the
+    // explicit value is set below).
+    for key in WITHHELD_ENV {
+        command.env_remove(key);
     }
     for (key, value) in &spec.env {
         match value {

@@ -7,6 +7,16 @@
 //! way of stopping it — a timeout, a cancelled token, [`Process::terminate`],
 //! dropping the [`Process`] while it runs — signals the whole group, so a
 //! `sleep` a script started in the background dies with the script.
+//! What leaves the group (`setsid`, a double fork into a new session) is
+//! still found: every process carries a tag in its environment that its
+//! descendants inherit, [`Group::kill`] and [`Group::kill_strays`] kill the
+//! tagged ones too, and a sentinel process kills every tagged process of this
+//! tack once tack is gone, even after `kill -9` (see the README for why not a
+//! subreaper or a cgroup).
+//!
+//! No process started here inherits tack's own credentials
+//! ([`WITHHELD_ENV`]: the model providers' keys, the MCP bearer token) unless
+//! its [`Spec`] sets one explicitly.
 //!
 //! Output is read from the start by tasks of the [`Process`] into
 //! [`Output`] buffers, capped ([`Cap`]) but counted in full, and can be taken
@@ -38,9 +48,10 @@ mod error;
 mod group;
 mod output;
 mod process;
+mod sentinel;
 mod spec;
 
-pub use command::tokio_command;
+pub use command::{WITHHELD_ENV, tokio_command};
 pub use error::{Error, Result};
 pub use group::{Group, signal_name};
 pub use output::{Cap, Hold, Output, Taken};

@@ -141,7 +141,9 @@ pub fn spawn(spec: Spec) -> Result<Process> {
         }
         Streams::Separate => (Stdio::piped(), Stdio::piped(), None),
     };
-    let mut command = command::build(&spec, stdin, stdout, stderr);
+    crate::sentinel::ensure();
+    let tag = crate::group::new_tag();
+    let mut command = command::build(&spec, tag, stdin, stdout, stderr);
     let spawned = command.spawn();
     // The command holds our copies of the write end: drop it so the pipe
     // reaches end-of-file once the process and its children are done.
@@ -152,7 +154,10 @@ pub fn spawn(spec: Spec) -> Result<Process> {
         source,
     };
     let mut child = spawned.map_err(spawn_error)?;
-    let Some((pid, group)) = child.id().and_then(|pid| Some((pid, Group::led_by(pid)?))) else {
+    let Some((pid, group)) = child
+        .id()
+        .and_then(|pid| Some((pid, Group::led_by(pid, tag)?)))
+    else {
         return Err(spawn_error(io::Error::other(
             "the process ended before its pid was known",
         )));

@@ -15,7 +15,8 @@ pub const DEFAULT_GRACE: Duration = Duration::from_millis(250);
 /// A process to start with [`spawn`](crate::spawn): a program and its
 /// arguments (a shell script is `bash -c SCRIPT`, built by the caller).
 ///
-/// Defaults: tack's directory and environment, stdin empty
+/// Defaults: tack's directory and environment less its credentials
+/// ([`WITHHELD_ENV`](crate::WITHHELD_ENV)), stdin empty
 /// ([`Stdin::Null`]), stdout and stderr on one pipe ([`Streams::Merged`])
 /// kept within [`Cap::DEFAULT`], detached with
 /// [`Detach::SessionIfTerminal`], stopped with [`DEFAULT_GRACE`].
@@ -71,7 +72,8 @@ impl Spec {
         self
     }
 
-    /// Sets a variable on top of tack's environment.
+    /// Sets a variable on top of tack's environment. Setting one of
+    /// [`WITHHELD_ENV`](crate::WITHHELD_ENV) passes tack's credential on.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Spec {
         self.env.push((key.into(), Some(value.into())));
         self

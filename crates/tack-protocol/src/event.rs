@@ -66,6 +66,9 @@ pub enum AuditDecision {
     /// The call stopped before the permission stage (unknown tool, invalid input).
     #[default]
     NotReached,
+    /// Not recorded: the session stopped (tack was killed) before the call's
+    /// record was written; the record was made when the session resumed.
+    Unknown,
 }
 
 impl std::fmt::Display for AuditDecision {
@@ -86,6 +89,7 @@ impl AuditDecision {
             AuditDecision::Allow => "allow",
             AuditDecision::Deny => "deny",
             AuditDecision::NotReached => "not_reached",
+            AuditDecision::Unknown => "unknown",
         }
     }
 }
@@ -163,6 +167,33 @@ pub struct AuditRecord {
     /// The tool call that made this one, for a call made from inside a tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<Caller>,
+    /// Set when the call did not finish: how it was stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interruption>,
+}
+
+/// How a call that did not finish was stopped, as its audit record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Interruption {
+    /// Cancelled (Ctrl-C, or the caller of a served call) before or while it
+    /// ran; its answer says so.
+    Cancelled,
+    /// The session stopped before the call's result was recorded (tack was
+    /// killed, or the transcript line was lost); the conversation was mended
+    /// with an answer saying so when the session resumed, and this record
+    /// written then.
+    Unfinished,
+}
+
+impl Interruption {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Interruption::Cancelled => "cancelled",
+            Interruption::Unfinished => "unfinished",
+        }
+    }
 }
 
 /// One event of a session. Events marked ephemeral ([`SessionEvent::is_ephemeral`])

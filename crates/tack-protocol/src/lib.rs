@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 mod event;
 pub mod exit;
 pub use event::{
-    AuditDecision, AuditRecord, Caller, RunStatus, SessionEvent, ToolOutcome, Verdict,
+    AuditDecision, AuditRecord, Caller, Interruption, RunStatus, SessionEvent, ToolOutcome, Verdict,
 };
 
 /// Fields tack does not model, kept so they survive a round trip.

@@ -22,7 +22,9 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::interaction::{Headless, Interaction, InteractionPrompter};
 use crate::project::ProjectContext;
-use crate::sources::{RustTools, SourceContext, ToolSource, default_sources, source_error};
+use crate::sources::{
+    Builtins, RustTools, SourceContext, ToolSource, default_sources, source_error,
+};
 
 /// What a session is assembled from.
 pub struct SessionOptions {
@@ -108,6 +110,17 @@ pub struct Session {
     events: EventBus,
     begun: AtomicBool,
     ended: AtomicBool,
+    /// What [`Session::client_pipeline`] builds a client's tools from.
+    recipe: ClientRecipe,
+}
+
+/// What a client's own built-in tools and artifact store are made from.
+struct ClientRecipe {
+    project: ProjectContext,
+    policy: tack_policy::Policy,
+    /// Whether the session has the built-in tools at all.
+    builtins: bool,
+    next: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Session {
@@ -144,6 +157,12 @@ impl Session {
         let settings = &project.settings;
         let artifacts = Arc::new(ArtifactStore::for_session(&project.state_dir, &session_id));
         let policy = settings.permissions.policy_for_cwd(&project.cwd)?;
+        let recipe = ClientRecipe {
+            project: project.clone(),
+            policy: policy.clone(),
+            builtins: sources.iter().any(|s| s.name() == Builtins::NAME),
+            next: std::sync::atomic::AtomicU64::new(1),
+        };
         let cx = SourceContext {
             project,
             session_id: &session_id,
@@ -213,7 +232,32 @@ impl Session {
             events,
             begun: AtomicBool::new(false),
             ended: AtomicBool::new(false),
+            recipe,
         })
+    }
+
+    /// A pipeline for one client of a shared server (`tack mcp serve
+    /// --http`: one per MCP session): the session's policy, hooks, audit
+    /// trail and MCP servers, with built-in tools of its own — its own shell
+    /// (working directory, background jobs), read-file state and artifact
+    /// store (`<state>/artifacts/<session>-client-<n>`). Dropping it (the
+    /// client's session closed) kills its background jobs. Tools the session
+    /// gains later (an MCP server's `list_changed`) do not reach it.
+    pub fn client_pipeline(&self) -> Pipeline {
+        let recipe = &self.recipe;
+        let n = recipe.next.fetch_add(1, Ordering::Relaxed);
+        let project = &recipe.project;
+        let artifacts = Arc::new(ArtifactStore::for_session(
+            &project.state_dir,
+            &format!("{}-client-{n}", self.id),
+        ));
+        let tools = if recipe.builtins {
+            Builtins::tools(project, &recipe.policy, &artifacts)
+        } else {
+            Vec::new()
+        };
+        self.pipeline
+            .with_own_tools(tools, Arc::new(output_budget(project, artifacts)))
     }
 
     pub fn id(&self) -> &str {
@@ -313,6 +357,11 @@ impl Session {
                 message: fix.clone(),
             });
             messages.push(fix);
+        }
+        // Every call answered without a recorded result gets its audit
+        // record now: interrupted, by the session stopping.
+        for call in transcript::unrecorded(&messages, loaded) {
+            self.events.emit(&transcript::unrecorded_result(&call));
         }
         self.agent(client, config)
             .with_history(messages, loaded.usage.clone(), loaded.turns)

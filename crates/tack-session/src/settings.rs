@@ -164,7 +164,7 @@ fn mcp_servers(settings: &Settings, project_root: &Path) -> Result<McpConfig> {
             Level::Managed => ConfigSource::ManagedSettings,
             _ => continue,
         };
-        config.add_servers(source, &file.value)?;
+        config.add_servers_from(source, Some(&file.path), &file.value)?;
     }
     Ok(config)
 }

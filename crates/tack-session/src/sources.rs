@@ -81,17 +81,32 @@ pub struct Builtins;
 #[async_trait]
 impl ToolSource for Builtins {
     fn name(&self) -> &str {
-        "built-in tools"
+        Builtins::NAME
     }
 
     async fn load(&self, cx: &SourceContext<'_>) -> Result<Vec<SourcedTool>> {
-        let tools = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
-            cwd: cx.project.cwd.clone(),
-            artifacts: Arc::clone(cx.artifacts),
-            web: cx.project.settings.web_fetch.clone(),
-            read_filter: read_filter(cx.project, cx.policy),
-        });
+        let tools = Builtins::tools(cx.project, cx.policy, cx.artifacts);
         Ok(tools.into_iter().map(SourcedTool::direct).collect())
+    }
+}
+
+impl Builtins {
+    /// The name this source goes by.
+    pub(crate) const NAME: &'static str = "built-in tools";
+
+    /// A fresh set of the built-in tools, with state of their own (a shell,
+    /// read files) and the given artifact store.
+    pub(crate) fn tools(
+        project: &ProjectContext,
+        policy: &Policy,
+        artifacts: &Arc<ArtifactStore>,
+    ) -> Vec<Arc<dyn Tool>> {
+        tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
+            cwd: project.cwd.clone(),
+            artifacts: Arc::clone(artifacts),
+            web: project.settings.web_fetch.clone(),
+            read_filter: read_filter(project, policy),
+        })
     }
 }
 

@@ -43,7 +43,8 @@ pub struct RegisteredTool {
     pub exposure: Exposure,
     /// sha256 of the definition as the model sees it (hex, first 16 bytes).
     pub definition_hash: String,
-    validator: jsonschema::Validator,
+    /// Shared by the instances of one tool ([`ToolRegistry::replace_instance`]).
+    validator: Arc<jsonschema::Validator>,
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -210,9 +211,30 @@ impl ToolRegistry {
             definition,
             exposure,
             definition_hash,
-            validator,
+            validator: Arc::new(validator),
         }));
         Ok(())
+    }
+
+    /// Puts `tool` in the place of the registered tool of the same name,
+    /// keeping its definition, exposure, hash and compiled schema: for
+    /// another instance of the same tool with state of its own (the built-in
+    /// tools of one client of `tack mcp serve --http`). The definition is not
+    /// compared: the caller makes the instance the way the first was made.
+    /// Returns false (and changes nothing) when no tool has that name.
+    pub fn replace_instance(&mut self, tool: Arc<dyn Tool>) -> bool {
+        let Some(&i) = self.index.get(tool.name()) else {
+            return false;
+        };
+        let old = &self.tools[i];
+        self.tools[i] = Arc::new(RegisteredTool {
+            tool,
+            definition: old.definition.clone(),
+            exposure: old.exposure,
+            definition_hash: old.definition_hash.clone(),
+            validator: Arc::clone(&old.validator),
+        });
+        true
     }
 
     /// Starts sending a `Deferred` tool's definition (it was discovered).

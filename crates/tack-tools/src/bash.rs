@@ -1,7 +1,10 @@
 //! Bash, BashOutput and KillShell: a shell for the model, with Claude Code's
 //! names and inputs.
 //!
-//! Each call runs `bash -c` (or `sh -c` without bash) as a fresh process,
+//! Each call runs `bash FILE` (or `sh FILE` without bash) as a fresh process,
+//! the command written to a file (mode 0600) in the session's private
+//! temporary directory, not passed in argv (whose arguments the kernel limits
+//! to 128 KiB each),
 //! started by tack-process in a process group of its own (a session of its
 //! own when tack has a terminal), with stdout and stderr on one pipe so they
 //! interleave as printed. The three tools share one `BashState` per session:
@@ -16,6 +19,10 @@
 //! - **Background jobs die with the session.** Dropping the last tool of a set
 //!   (the session ends) kills every background job and every group a command
 //!   left running (`server &`).
+//! - **Nothing escapes.** A process that leaves the command's group (`setsid`,
+//!   a double fork into a new session) is still found by tack-process (by the
+//!   tag it inherited): a foreground command's are killed when the call ends,
+//!   a background job's with the job, and everything when tack is gone.
 //!
 //! A timed-out command answers with its output so far and a note saying it was
 //! killed (the model needs the partial output, and [`ToolError::Timeout`] has
@@ -228,10 +235,18 @@ impl TypedTool for Bash {
         }
         let state = &self.state;
         let (cwd, note) = self.cwd_checked(&ctx)?;
-        let cwd_file = state.cwd_file()?;
-        let script = wrap_command(&input.command, &cwd_file);
-        let process = state.spawn(&script, &cwd)?;
+        let files = state.call_files()?;
+        let script = wrap_command(&input.command, &files.cwd);
+        let process = state.spawn(&script, &files.script, &cwd)?;
         let ending = wait_reporting_progress(&process, timeout, &ctx).await;
+        // What left the command's process group (setsid, a double fork into a
+        // new session) dies with the call; a timeout or cancel killed it
+        // already. What stayed in the group is a leftover, killed at session
+        // end.
+        let strays_killed = match ending {
+            Ending::Exited(_) => process.group().kill_strays(),
+            _ => 0,
+        };
         // Output may still be in the pipe, or processes the command left
         // running may hold it open: read it a moment longer, not more.
         process.output_closed(DRAIN_AFTER_EXIT).await;
@@ -241,7 +256,8 @@ impl TypedTool for Bash {
         // The leader has ended: dropping the process leaves what it started
         // running (killed at session end), its output drained and not kept.
         drop(process);
-        let new_cwd = state.record_cwd(&cwd_file, &cwd);
+        let _ = std::fs::remove_file(&files.script);
+        let new_cwd = state.record_cwd(&files.cwd, &cwd);
         if leftover_alive {
             state.remember_leftover(group);
         }
@@ -250,6 +266,7 @@ impl TypedTool for Bash {
             output,
             group,
             leftover_alive,
+            strays_killed,
             timeout,
             cwd_note: note,
             cwd: new_cwd.clone().unwrap_or(cwd),

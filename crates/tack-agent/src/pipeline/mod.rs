@@ -341,6 +341,37 @@ impl Pipeline {
         })
     }
 
+    /// A pipeline with the same permission stage, hooks, events (so one
+    /// audit trail), timeout and the tools registered now, except that
+    /// `tools` replace the same-named ones (those not registered are left
+    /// out) and `budget` is its own: for one client of `tack mcp serve
+    /// --http`, whose built-in tools keep state of their own (the shell's
+    /// directory and jobs, read files, artifacts). Tools added to this
+    /// pipeline later do not reach it. Dropping it drops its tools.
+    pub fn with_own_tools(
+        &self,
+        tools: Vec<Arc<dyn tack_tool::Tool>>,
+        budget: Arc<dyn BudgetStage>,
+    ) -> Pipeline {
+        let mut registry = ToolRegistry::clone(&self.registry());
+        for tool in tools {
+            registry.replace_instance(tool);
+        }
+        let shared = &self.shared;
+        Pipeline {
+            shared: Arc::new(Shared {
+                registry: std::sync::RwLock::new(Arc::new(registry)),
+                permission: Arc::clone(&shared.permission),
+                hooks: Arc::clone(&shared.hooks),
+                budget,
+                default_timeout: shared.default_timeout,
+                cwd: shared.cwd.clone(),
+                session_id: shared.session_id.clone(),
+                events: shared.events.clone(),
+            }),
+        }
+    }
+
     pub fn session_id(&self) -> &str {
         &self.shared.session_id
     }

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 use tack_protocol::{
-    AuditDecision, AuditRecord, Caller, ContentBlock, SessionEvent, ToolOutcome, ToolResultBlock,
-    Verdict,
+    AuditDecision, AuditRecord, Caller, ContentBlock, Interruption, SessionEvent, ToolOutcome,
+    ToolResultBlock, Verdict,
 };
 use tack_tool::{
     CallOptions, Exposure, HostHandle, OutputBehaviour, Progress, ProgressSink, RegisteredTool,
@@ -229,6 +229,9 @@ impl Pipeline {
             .budget
             .apply(&call.name, output, &call.id, content);
         audit.artifacts.extend(budgeted.artifact);
+        if outcome == ToolOutcome::Interrupted {
+            audit.interrupted = Some(Interruption::Cancelled);
+        }
         let block = ToolResultBlock::new(&call.id, budgeted.content, is_error);
         self.shared.events.emit(&SessionEvent::ToolResult {
             tool_use_id: call.id.clone(),

@@ -38,21 +38,67 @@ pub(super) fn mend(messages: Vec<Message>, recorded: &Recorded) -> (Vec<Message>
     (messages, fixes)
 }
 
+/// A call answered by mending (or by [`super::repair`]) that has no
+/// `tool_result` event, so the audit trail has no record of it yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unrecorded {
+    pub call: ToolUseBlock,
+    /// The answer the conversation now holds for it.
+    pub answer: ContentBlock,
+}
+
+/// The calls of `messages` whose answer was made by this module (it names
+/// the call and says it was interrupted or not recorded) and that have no
+/// recorded result. A trailing unanswered turn is not looked at.
+pub(super) fn unrecorded(messages: &[Message], recorded: &Recorded) -> Vec<Unrecorded> {
+    let mut out = Vec::new();
+    for pair in messages.windows(2) {
+        let [asked, answered] = pair else { continue };
+        for call in asked.tool_uses() {
+            if recorded.contains_key(&call.id) {
+                continue;
+            }
+            let made_here = answered
+                .content
+                .iter()
+                .find(|b| matches!(b, ContentBlock::ToolResult(r) if r.tool_use_id == call.id));
+            if let Some(answer) = made_here.filter(|a| is_made_answer(a, call)) {
+                out.push(Unrecorded {
+                    call: call.clone(),
+                    answer: answer.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether `block` is the answer [`answer`] makes for `call` when nothing
+/// was recorded.
+fn is_made_answer(block: &ContentBlock, call: &ToolUseBlock) -> bool {
+    [INTERRUPTED, NOT_RECORDED]
+        .iter()
+        .any(|wording| *block == made_answer(call, wording))
+}
+
+fn made_answer(call: &ToolUseBlock, not_recorded: &str) -> ContentBlock {
+    ContentBlock::ToolResult(ToolResultBlock::error(
+        &call.id,
+        format!(
+            "{} {not_recorded}, and it may or may not have taken effect. Check before repeating it.",
+            call.name
+        ),
+    ))
+}
+
 /// The answer to one call whose result is not in the conversation.
 pub(super) fn answer(call: &ToolUseBlock, recorded: &Recorded, not_recorded: &str) -> ContentBlock {
-    let block = match recorded.get(&call.id) {
+    match recorded.get(&call.id) {
         Some((is_error, content, outcome)) if *outcome != ToolOutcome::Interrupted => {
-            ToolResultBlock::new(&call.id, content.clone(), *is_error)
+            ContentBlock::ToolResult(ToolResultBlock::new(&call.id, content.clone(), *is_error))
         }
-        _ => ToolResultBlock::error(
-            &call.id,
-            format!(
-                "{} {not_recorded}, and it may or may not have taken effect. Check before repeating it.",
-                call.name
-            ),
-        ),
-    };
-    ContentBlock::ToolResult(block)
+        _ => made_answer(call, not_recorded),
+    }
 }
 
 /// The wording for a call the session stopped in (the last turn).

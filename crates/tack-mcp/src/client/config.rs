@@ -330,13 +330,24 @@ impl McpConfig {
             field: None,
             message: format!("{} is not valid JSON: {e}", path.display()),
         })?;
-        self.add_servers(ConfigSource::McpJson, &value)
+        self.add_servers_from(ConfigSource::McpJson, Some(&path), &value)
     }
 
     /// Adds the servers of one settings file (or `.mcp.json` document): a JSON
     /// object with an `mcpServers` key. A document without the key adds
     /// nothing. Higher-precedence sources replace lower ones by name.
     pub fn add_servers(&mut self, source: ConfigSource, document: &Value) -> Result<()> {
+        self.add_servers_from(source, None, document)
+    }
+
+    /// [`add_servers`](Self::add_servers) from the file at `path`, which an
+    /// entry that cannot be read names.
+    pub fn add_servers_from(
+        &mut self,
+        source: ConfigSource,
+        path: Option<&Path>,
+        document: &Value,
+    ) -> Result<()> {
         let Some(servers) = document.get("mcpServers") else {
             return Ok(());
         };
@@ -352,7 +363,9 @@ impl McpConfig {
             if entry.get("disabled").and_then(Value::as_bool) == Some(true) {
                 continue;
             }
-            match ServerConfig::from_value(name, source, entry) {
+            let read = check_server_name(name, source, path)
+                .and_then(|()| ServerConfig::from_value(name, source, entry));
+            match read {
                 Ok(server) => self.insert(server),
                 Err(e) => self.invalid.push(e),
             }
@@ -380,6 +393,53 @@ impl McpConfig {
 
     pub fn is_empty(&self) -> bool {
         self.servers.is_empty()
+    }
+}
+
+/// Refuses a server name that would make its tools' names ambiguous. Tools
+/// are named `mcp__<server>__<tool>` (the server's characters outside
+/// `[A-Za-z0-9_-]` made `_`), and rules match a server by that prefix: with
+/// `a__b` (or `a..b`), `mcp__a__b__x` would be both server `a__b`'s tool `x`
+/// and server `a`'s tool `b__x`, so a rule for `a` would reach `a__b`; a name
+/// ending in `_` clashes the same way. Refused rather than escaped: the model
+/// and the rules see the names as written, as in Claude Code.
+fn check_server_name(name: &str, source: ConfigSource, path: Option<&Path>) -> Result<()> {
+    let safe = super::names::sanitize(name);
+    let why = if name.is_empty() {
+        "the name is empty"
+    } else if safe.contains("__") {
+        "it contains `__` (or characters that become `_` next to another `_`)"
+    } else if safe.ends_with('_') {
+        "it ends in `_` (or a character that becomes `_`)"
+    } else {
+        return Ok(());
+    };
+    let place = path.map_or_else(|| source.as_str().to_owned(), |p| p.display().to_string());
+    Err(config_error(
+        name,
+        None,
+        format!(
+            "in {place}: the server name {name:?} is refused because {why}: its tools are named \
+             mcp__<server>__<tool>, so rules and tool names for this server could not be told \
+             apart from another's; rename it, e.g. {:?}",
+            suggest_name(&safe)
+        ),
+    ))
+}
+
+/// `safe` with runs of `_` made one `-` and the ends trimmed.
+fn suggest_name(safe: &str) -> String {
+    let mut out = String::new();
+    for part in safe.split('_').filter(|p| !p.is_empty()) {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(part);
+    }
+    if out.is_empty() {
+        "server".to_owned()
+    } else {
+        out
     }
 }
 

@@ -14,7 +14,7 @@ use super::hash_hex;
 const MAX: usize = 64;
 const SUFFIX_LEN: usize = 7; // '_' + 6 hex digits
 
-fn sanitize(part: &str) -> String {
+pub(crate) fn sanitize(part: &str) -> String {
     part.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {

@@ -24,12 +24,14 @@
 //!
 //! The order of the checks is in the `guard` module.
 //!
-//! All sessions share the one [`ToolHost`] the server was given (for `tack
-//! mcp serve`, one tack session: its Bash working directory, background jobs
-//! and artifacts). Only holders of the token get a session, so they are one
-//! principal; a host per MCP session would mean assembling a tack session
-//! (MCP servers as tools included) inside rmcp's synchronous service factory,
-//! and one per stateless (2026-07-28) request.
+//! With [`HttpServer::bind_per_session`], each MCP session a client
+//! initializes gets the host a [`HostFactory`] makes for it, and keeps it
+//! until the session closes: for `tack mcp serve`, a pipeline of the one
+//! tack session (its policy, hooks, audit trail and MCP servers) with
+//! built-in tools of the client's own, so one client's `cd`, background jobs
+//! and artifacts are not another's, and closing a session drops its host and
+//! so kills its jobs. Stateless (2026-07-28) requests belong to no session
+//! and share the host given, as every session does with [`HttpServer::bind`].
 
 mod guard;
 
@@ -46,6 +48,11 @@ use tack_tool::ToolHost;
 use tokio_util::sync::CancellationToken;
 
 use super::{Error, Result, ServerInfo, ToolServer};
+
+/// Makes the host of one MCP session: called (synchronously, so it must be
+/// quick) when a client initializes a session. The host lives as long as
+/// its session.
+pub type HostFactory = Arc<dyn Fn() -> Arc<dyn ToolHost> + Send + Sync>;
 
 /// Who may use the server.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -236,6 +243,28 @@ impl HttpServer {
         addr: SocketAddr,
         options: HttpOptions,
     ) -> Result<Self> {
+        Self::bind_with(host, None, info, addr, options).await
+    }
+
+    /// [`bind`](Self::bind), with a host of its own for each MCP session,
+    /// made by `hosts`; stateless requests use `host`.
+    pub async fn bind_per_session(
+        host: Arc<dyn ToolHost>,
+        hosts: HostFactory,
+        info: ServerInfo,
+        addr: SocketAddr,
+        options: HttpOptions,
+    ) -> Result<Self> {
+        Self::bind_with(host, Some(hosts), info, addr, options).await
+    }
+
+    async fn bind_with(
+        host: Arc<dyn ToolHost>,
+        hosts: Option<HostFactory>,
+        info: ServerInfo,
+        addr: SocketAddr,
+        options: HttpOptions,
+    ) -> Result<Self> {
         options.check()?;
         options.check_addr(addr)?;
         let token = match &options.auth {
@@ -259,10 +288,19 @@ impl HttpServer {
             .with_json_response(true)
             .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_cancellation_token(sessions.clone());
-        let server = ToolServer::new(host, info);
+        let info = Arc::new(info);
         let manager = Arc::new(LocalSessionManager::default());
-        let service =
-            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+        let service = StreamableHttpService::new(
+            move || {
+                let server = ToolServer::with_info(Arc::clone(&host), Arc::clone(&info));
+                Ok(match &hosts {
+                    Some(hosts) => server.with_session_hosts(Arc::clone(hosts)),
+                    None => server,
+                })
+            },
+            Arc::clone(&manager),
+            config,
+        );
         let guard = Arc::new(guard::Guard::new(
             token.as_ref(),
             manager,

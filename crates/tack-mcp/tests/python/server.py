@@ -11,7 +11,8 @@ Environment:
     TACK_TEST_DESC     replaces the description of `echo` (pin-change tests)
     TACK_TEST_MARKERS  a directory: each start appends its pid to `started`, and
                        `slow` writes `cancelled` there when it is cancelled
-    TACK_TEST_EXTRA    any value: shown by `env` (env-expansion tests)
+    TACK_TEST_EXTRA    any value: shown by `env` (env-expansion tests); `env`
+                       with a `name` shows that variable instead
 """
 
 import os
@@ -76,9 +77,9 @@ def pid() -> str:
     return str(os.getpid())
 
 
-@server.tool(description="Returns the value of TACK_TEST_EXTRA.")
-def env() -> str:
-    return os.environ.get("TACK_TEST_EXTRA", "<unset>")
+@server.tool(description="Returns the value of TACK_TEST_EXTRA (or of the variable named).")
+def env(name: str = "TACK_TEST_EXTRA") -> str:
+    return os.environ.get(name, "<unset>")
 
 
 @server.tool(description="Returns the Authorization header of the HTTP request, if any.")

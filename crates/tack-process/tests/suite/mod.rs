@@ -1,5 +1,7 @@
 mod detach;
 mod ending;
+mod env;
+mod escape;
 mod kill;
 mod output;
 mod support;

@@ -265,3 +265,45 @@ async fn f12_reading_a_directory_never_reads_the_files_denied_inside_it() {
     }
     assert!(results[4].text().contains("hello"), "{}", results[4].text());
 }
+
+#[test]
+fn mcp_server_names_that_would_make_tool_names_ambiguous_are_refused_naming_the_file() {
+    let entry = json!({"command": "true"});
+    let project = Project::new();
+    project
+        .write(
+            ".mcp.json",
+            &json!({"mcpServers": {"a__b": entry, "ok-name": entry}}).to_string(),
+        )
+        .settings(json!({"mcpServers": {"db.": entry, "x..y": entry, "db": entry}}));
+
+    let ctx = project.context();
+
+    let config = &ctx.settings.mcp_servers;
+    let kept: Vec<&str> = config.servers().map(|s| s.name.as_str()).collect();
+    assert_eq!(kept, ["db", "ok-name"]);
+    let errors: Vec<String> = config.invalid.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    let about = |name: &str| {
+        errors
+            .iter()
+            .find(|e| e.contains(&format!("server {name:?}")))
+            .unwrap_or_else(|| panic!("no error about {name}: {errors:#?}"))
+    };
+    let mcp_json = project.path().join(".mcp.json");
+    let settings = project.path().join(".tack/settings.json");
+    assert!(
+        about("a__b").contains(&mcp_json.display().to_string()),
+        "{errors:#?}"
+    );
+    assert!(about("a__b").contains("contains `__`"), "{errors:#?}");
+    assert!(
+        about("a__b").contains("\"a-b\""),
+        "suggests a name: {errors:#?}"
+    );
+    assert!(
+        about("x..y").contains(&settings.display().to_string()),
+        "{errors:#?}"
+    );
+    assert!(about("db.").contains("ends in `_`"), "{errors:#?}");
+}

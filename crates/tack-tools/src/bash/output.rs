@@ -64,6 +64,8 @@ pub(crate) struct Run {
     pub group: Group,
     /// Processes the command started are still running (e.g. `server &`).
     pub leftover_alive: bool,
+    /// Processes that had left the command's group, killed when it ended.
+    pub strays_killed: usize,
     pub timeout: Duration,
     pub cwd_note: Option<String>,
     pub cwd: PathBuf,
@@ -80,6 +82,7 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
         output,
         group,
         leftover_alive,
+        strays_killed,
         timeout,
         cwd_note,
         cwd,
@@ -124,6 +127,13 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
         Ending::Lost(why) => return Err(wait_failed(&why, &text)),
         // Any ending a later tack-process adds.
         other => return Err(wait_failed(&format!("{other:?}"), &text)),
+    }
+    if strays_killed > 0 {
+        notes.push(format!(
+            "[{strays_killed} process(es) this command started had left its process group \
+             (setsid, a double fork) and were killed when it ended. Use run_in_background \
+             to keep a command running.]"
+        ));
     }
     if leftover_alive {
         notes.push(format!(

@@ -75,9 +75,10 @@ impl BashState {
         Ok((cwd.clone(), Some(note)))
     }
 
-    /// A fresh file for the EXIT trap to write the final directory into, in a
-    /// private directory made on first use.
-    pub(crate) fn cwd_file(&self) -> Result<PathBuf, ToolError> {
+    /// Fresh paths for one call's files in the session's private directory
+    /// (made on first use, mode 0700): the script to run and the file its
+    /// EXIT trap writes the final directory into.
+    pub(crate) fn call_files(&self) -> Result<CallFiles, ToolError> {
         let mut dir = lock(&self.temp_dir);
         let dir = match &*dir {
             Some(d) if d.is_dir() => d.clone(),
@@ -93,7 +94,10 @@ impl BashState {
             }
         };
         let n = self.next_call.fetch_add(1, Ordering::Relaxed);
-        Ok(dir.join(format!("cwd-{n}")))
+        Ok(CallFiles {
+            script: dir.join(format!("script-{n}")),
+            cwd: dir.join(format!("cwd-{n}")),
+        })
     }
 
     /// Reads the directory the trap recorded; returns it when it changed.
@@ -110,12 +114,29 @@ impl BashState {
         (path != before).then_some(path)
     }
 
-    /// Starts `shell -c script` in `cwd` (tack-process's defaults: its own
-    /// group, a new session on a terminal, empty stdin, stdout and stderr on
-    /// one pipe within 30 MB, 250 ms between SIGTERM and SIGKILL).
-    pub(crate) fn spawn(&self, script: &str, cwd: &Path) -> Result<Process, ToolError> {
-        let spec = Spec::new(&self.shell).arg("-c").arg(script).cwd(cwd);
+    /// Writes `script` to `file` (mode 0600) and starts `shell file` in
+    /// `cwd` (tack-process's defaults: its own group, a new session on a
+    /// terminal, empty stdin, stdout and stderr on one pipe within 30 MB,
+    /// 250 ms between SIGTERM and SIGKILL). The script goes in a file, not in
+    /// argv, so a command of any size runs: one argument is limited to
+    /// 128 KiB by the kernel. The shell reads the file as it runs, so it must
+    /// stay until the process ends; `remove_script` then deletes it (the
+    /// directory goes at session end in any case).
+    pub(crate) fn spawn(
+        &self,
+        script: &str,
+        file: &Path,
+        cwd: &Path,
+    ) -> Result<Process, ToolError> {
+        write_private(file, script).map_err(|e| {
+            ToolError::Unavailable(format!(
+                "could not write the command to {}: {e}; check TMPDIR",
+                file.display()
+            ))
+        })?;
+        let spec = Spec::new(&self.shell).arg(file).cwd(cwd);
         tack_process::spawn(spec).map_err(|e| {
+            let _ = std::fs::remove_file(file);
             ToolError::Unavailable(format!(
                 "could not start the shell {}: {}",
                 self.shell.display(),
@@ -136,7 +157,8 @@ impl BashState {
         command: &str,
         cwd: &Path,
     ) -> Result<(String, Group), ToolError> {
-        let process = self.spawn(command, cwd)?;
+        let files = self.call_files()?;
+        let process = self.spawn(command, &files.script, cwd)?;
         let n = self.next_job.fetch_add(1, Ordering::Relaxed);
         let id = format!("bash_{n}");
         let group = process.group();
@@ -182,6 +204,26 @@ impl Drop for BashState {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// The files of one call: its script and where its EXIT trap records the
+/// final directory.
+pub(crate) struct CallFiles {
+    pub script: PathBuf,
+    pub cwd: PathBuf,
+}
+
+/// Creates `path` (it must not exist) readable and writable by the owner only,
+/// holding `text`.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(text.as_bytes())
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -255,7 +297,9 @@ mod tests {
         let cwd_file = odd.join("cwd");
         for shell in ["sh", "bash"] {
             let script = wrap_command("cd / && exit 7", &cwd_file);
-            let process = tack_process::spawn(Spec::new(shell).arg("-c").arg(&script)).unwrap();
+            let file = dir.path().join(format!("script-{shell}"));
+            write_private(&file, &script).unwrap();
+            let process = tack_process::spawn(Spec::new(shell).arg(&file)).unwrap();
             let ending = process.wait(Some(Duration::from_secs(10)), None).await;
             assert_eq!(ending.exit().and_then(|e| e.code()), Some(7), "{shell}");
             assert_eq!(

@@ -755,3 +755,136 @@ async fn it_runs_only_in_the_directory_the_permission_check_judged() {
     assert!(!s.root().join("sub/moved").exists());
     assert!(!s.root().join("moved").exists());
 }
+
+/// A command of `lines` lines of `: padding…` (the no-op builtin) then `tail`,
+/// about 100 bytes a line.
+fn long_command(lines: usize, tail: &str) -> String {
+    let mut command = ": ".to_owned() + &"x".repeat(96) + "\n";
+    command = command.repeat(lines);
+    command.push_str(tail);
+    command
+}
+
+#[tokio::test]
+async fn a_one_mebibyte_command_runs_and_keeps_its_directory_change() {
+    let s = Session::new();
+    std::fs::create_dir(s.root().join("sub")).unwrap();
+    // 1 MiB on one line too: one argv string may hold only 128 KiB.
+    let one_line = format!("echo {} | wc -c", "y".repeat(1024 * 1024));
+    let command = long_command(10_000, &format!("{one_line}\ncd sub && echo done\nexit 3"));
+    assert!(command.len() > 2_000_000);
+
+    let out = s.run(&command).await;
+
+    assert!(out.contains("1048577\ndone\n"), "{out}");
+    assert!(out.contains("Exit code: 3"), "{out}");
+    assert!(
+        s.run("pwd")
+            .await
+            .starts_with(&format!("{}/sub", s.root().display())),
+        "the cd carried over"
+    );
+}
+
+#[tokio::test]
+async fn a_one_mebibyte_background_command_runs() {
+    let s = Session::new();
+    let command = long_command(11_000, "sleep 0.3; echo finished > bg-done");
+
+    start_background(&s, &command).await;
+
+    printed(&s, "bg-done").await;
+    assert_eq!(
+        std::fs::read_to_string(s.root().join("bg-done")).unwrap(),
+        "finished\n"
+    );
+}
+
+#[tokio::test]
+async fn the_script_file_is_private_and_removed_after_the_call() {
+    let s = Session::new();
+    // $0 is the script the shell runs.
+    let out = s.run("stat -c %a \"$0\"; echo \"$0\"").await;
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("600"), "{out}");
+    let script = PathBuf::from(lines.next().unwrap());
+    assert!(script.is_absolute(), "{out}");
+    assert!(!script.exists(), "{} was left behind", script.display());
+}
+
+/// Every number printed on a line of its own.
+fn pids(text: &str) -> Vec<i32> {
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+#[tokio::test]
+async fn processes_that_leave_the_group_die_when_a_foreground_call_ends() {
+    let s = Session::new();
+    let started = Instant::now();
+    // setsid into a new session; a double fork into another; nohup in the group.
+    let out = s
+        .run(
+            "setsid sleep 1000 & echo $!; setsid sh -c 'sleep 1000 & echo $!'; \
+             nohup sleep 1000 >/dev/null 2>&1 & echo $!",
+        )
+        .await;
+
+    assert!(started.elapsed() < Duration::from_secs(3), "{out}");
+    let [setsid, double_fork, nohup] = pids(&out)[..] else {
+        panic!("{out}")
+    };
+    assert!(
+        gone(setsid).await,
+        "setsid sleep {setsid} outlived the call: {out}"
+    );
+    assert!(
+        gone(double_fork).await,
+        "double-forked {double_fork} outlived the call"
+    );
+    assert!(
+        out.contains("2 process(es)") && out.contains("left its process group"),
+        "{out}"
+    );
+    // nohup stays in the group: a leftover, killed at session end.
+    assert!(alive(nohup), "{out}");
+    assert!(out.contains("still running"), "{out}");
+    drop(s);
+    assert!(
+        gone(nohup).await,
+        "nohup sleep {nohup} outlived the session"
+    );
+}
+
+#[tokio::test]
+async fn processes_that_leave_a_background_jobs_group_die_with_the_session_and_kill_shell() {
+    let s = Session::new();
+    let first = start_background(&s, "setsid sleep 1000 & echo $! > first; wait").await;
+    start_background(
+        &s,
+        "setsid sh -c 'sleep 1000 & echo $! > second'; sleep 1000",
+    )
+    .await;
+    printed(&s, "first").await;
+    printed(&s, "second").await;
+    let read = |f: &str| -> i32 {
+        std::fs::read_to_string(s.root().join(f))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let (first_pid, second_pid) = (read("first"), read("second"));
+    assert!(
+        alive(first_pid) && alive(second_pid),
+        "jobs keep theirs while they run"
+    );
+
+    s.call("KillShell", json!({"shell_id": first}))
+        .await
+        .unwrap();
+    assert!(gone(first_pid).await, "KillShell left {first_pid}");
+    assert!(alive(second_pid));
+
+    drop(s);
+    assert!(gone(second_pid).await, "{second_pid} outlived the session");
+}

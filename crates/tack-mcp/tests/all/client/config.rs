@@ -100,3 +100,40 @@ async fn the_headless_flag_approves_for_the_session_only() {
         StartOutcome::NeedsApproval
     ));
 }
+
+#[tokio::test]
+async fn a_server_gets_a_credential_tack_withholds_only_when_its_env_lists_it() {
+    let peers = require_peers!();
+    let home = Home::new();
+    let doc = json!({"mcpServers": {
+        "keyed": {
+            "command": path(&peers.python),
+            "args": [path(&peers.server_py)],
+            "env": {"OPENAI_API_KEY": "${OPENAI_API_KEY}"}
+        },
+        "plain": {"command": path(&peers.python), "args": [path(&peers.server_py)]}
+    }});
+    std::fs::write(home.project().join(".mcp.json"), doc.to_string()).unwrap();
+    let manager = project_manager(&home, |o| {
+        o.approve_project_servers = true;
+        o.env = Some(Arc::new(|v: &str| {
+            (v == "OPENAI_API_KEY").then(|| "sk-for-the-server".to_owned())
+        }));
+    });
+    start_ok(&manager, &["keyed", "plain"]).await;
+    let key = |server: &str| {
+        let name = format!("mcp__{server}__env");
+        let manager = &manager;
+        async move {
+            text(
+                &call(manager, &name, json!({"name": "OPENAI_API_KEY"}))
+                    .await
+                    .unwrap(),
+            )
+        }
+    };
+
+    assert_eq!(key("keyed").await, "sk-for-the-server");
+    assert_eq!(key("plain").await, "<unset>");
+    manager.shutdown().await;
+}
