@@ -1780,8 +1780,9 @@ async fn bash_and_hooks_do_not_see_tacks_api_key() {
     let settings = w.cwd.path().join(".tack");
     std::fs::create_dir_all(&settings).unwrap();
     let hook = "echo hook-key=${ANTHROPIC_API_KEY:-unset} >> hook-saw";
+    // Local settings: the user's own, so the hook runs without approval.
     std::fs::write(
-        settings.join("settings.json"),
+        settings.join("settings.local.json"),
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
             .to_string(),
     )
@@ -2067,4 +2068,35 @@ fn each_http_mcp_session_has_its_own_shell_and_background_jobs() {
     );
     assert!(b.bash("echo still").starts_with("still"));
     b.close();
+}
+
+/// The README's test command is what CI runs, and it installs what the
+/// tests need itself.
+#[test]
+fn the_readme_test_command_is_what_ci_runs() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let command = readme
+        .lines()
+        .find(|l| l.contains("# the whole test suite"))
+        .and_then(|l| l.split('#').next())
+        .map(str::trim)
+        .expect("README.md names the test command");
+    assert_eq!(command, "scripts/test");
+    let ci = std::fs::read_to_string(format!("{root}/.ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == format!("exec {command}")),
+        "{ci}"
+    );
+    let script = std::fs::read_to_string(format!("{root}/{command}")).unwrap();
+    for needed in [
+        "crates/tack-mcp/tests/setup.sh",
+        "ripgrep",
+        "--no-fail-fast",
+    ] {
+        assert!(
+            script.contains(needed),
+            "{command} does not mention {needed}"
+        );
+    }
 }

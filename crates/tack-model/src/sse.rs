@@ -255,6 +255,36 @@ pub(crate) mod tests {
         out
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300),
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Bounded fuzzing: any bytes, cut anywhere, decode without a panic
+        /// and to the same events as the whole input at once.
+        #[test]
+        fn any_bytes_in_any_chunks_decode_as_the_whole(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::collection::vec(proptest::prelude::any::<u8>(), 0..16),
+                    proptest::sample::select(vec![
+                        b"data: ".to_vec(), b"event: x".to_vec(), b"\r\n".to_vec(),
+                        b"\n".to_vec(), b"\r".to_vec(), b":".to_vec(), b"\n\n".to_vec(),
+                        "é".as_bytes().to_vec(), b"data:{}".to_vec(), b"id: 1".to_vec(),
+                    ]),
+                ],
+                0..64,
+            ),
+            cuts in proptest::collection::vec(1usize..40, 1..16),
+        ) {
+            let input: Vec<u8> = pieces.concat();
+            let whole = decode_in_chunks(&input, &[input.len().max(1)]);
+            let cut = decode_in_chunks(&input, &cuts);
+            proptest::prop_assert_eq!(whole, cut);
+        }
+    }
+
     #[test]
     fn fixture_decodes_the_same_whatever_the_chunking() {
         let whole = decode_in_chunks(ANTHROPIC_TOOL_STREAM.as_bytes(), &[usize::MAX]);
