@@ -4,7 +4,9 @@
 //! to the `tack` binary by the corpus's own runner, read in place. Every
 //! item must end ok or in its expected error.
 //!
-//! `TACK_REALMODEL_DIR` points elsewhere; `TACK_REALMODEL_GLOB` replays a
+//! The corpus is found beside the checkout (`../shared/realmodel` of the
+//! workspace, or of a parent); `TACK_REALMODEL_DIR` points elsewhere;
+//! `TACK_REALMODEL_GLOB` replays a
 //! subset (`o28*.json`); `TACK_REALMODEL_JOBS` sets the parallel runs.
 
 #![allow(
@@ -17,22 +19,32 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn corpus_dir() -> PathBuf {
+/// `TACK_REALMODEL_DIR`, else `shared/realmodel` beside the checkout or
+/// one of its parents (`../shared/realmodel` of the workspace).
+fn corpus_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("TACK_REALMODEL_DIR") {
-        return PathBuf::from(dir);
+        return Some(PathBuf::from(dir));
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/realmodel")
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .map(|a| a.join("shared/realmodel"))
+        .find(|d| d.join("run.sh").is_file())
 }
 
 #[test]
 fn every_recorded_exchange_replays_ok_or_as_its_expected_error() {
-    let dir = corpus_dir();
+    let Some(dir) = corpus_dir() else {
+        // A checkout without the corpus beside it: nothing to replay. Set
+        // TACK_REALMODEL_REQUIRED=1 to make that a failure.
+        assert!(
+            std::env::var_os("TACK_REALMODEL_REQUIRED").is_none(),
+            "the real-traffic corpus was not found (set TACK_REALMODEL_DIR)"
+        );
+        eprintln!("SKIPPED: no shared/realmodel beside the checkout (set TACK_REALMODEL_DIR)");
+        return;
+    };
     let runner = dir.join("run.sh");
-    assert!(
-        runner.is_file(),
-        "the real-traffic corpus is not at {} (set TACK_REALMODEL_DIR)",
-        dir.display()
-    );
+    assert!(runner.is_file(), "no run.sh in {}", dir.display());
     let glob = std::env::var("TACK_REALMODEL_GLOB").unwrap_or_else(|_| "*.json".into());
     let jobs = std::env::var("TACK_REALMODEL_JOBS").unwrap_or_else(|_| {
         std::thread::available_parallelism()
