@@ -4,8 +4,9 @@
 //! The key decisions:
 //!
 //! - **Servers are untrusted.** Project servers (`.mcp.json`, project
-//!   settings) start only after the user approves them ([`Approvals`], keyed
-//!   by a hash of the entry). Every tool definition is pinned (a hash of name,
+//!   settings) start only after the user approves them ([`Approvals`], keyed per
+//!   project by a hash of the entry: the same entry in another repository runs
+//!   its own code, so it is asked about again). Every tool definition is pinned (a hash of name,
 //!   description and schema, in [`Pins`]) the first time it is seen; a later
 //!   change withholds that tool until the user approves it
 //!   ([`McpManager::diff`], [`McpManager::approve_changes`]). Descriptions and

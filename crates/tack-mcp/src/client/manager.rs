@@ -78,7 +78,7 @@ fn safe_file_name(name: &str) -> String {
 impl McpManager {
     /// Builds the manager; loads approvals and pins from the state dir. Starts nothing.
     pub fn new(config: McpConfig, options: ManagerOptions) -> Result<Self> {
-        let approvals = Approvals::load(&options.state_dir)?;
+        let approvals = Approvals::load(&options.state_dir, &options.cwd)?;
         let pins = Pins::load(&options.state_dir)?;
         let (generation, _) = watch::channel(0);
         let registry = Arc::new(Registry {

@@ -45,10 +45,15 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(io)
 }
 
+/// Approvals per project: the same server entry in another repository runs
+/// that repository's code, so it is approved there on its own.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct ApprovalsFile {
+    /// Project root (absolute) → server name → approval. (A top-level
+    /// `servers` map, from before approvals were per project, is ignored:
+    /// those servers are asked about again.)
     #[serde(default)]
-    servers: BTreeMap<String, Approval>,
+    projects: BTreeMap<String, BTreeMap<String, Approval>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -56,20 +61,31 @@ struct Approval {
     config_hash: String,
 }
 
-/// The project servers the user approved, each with a hash of its config: a
-/// changed entry needs approval again.
+/// The project servers the user approved in one project, each with a hash
+/// of its config: a changed entry needs approval again, and so does the
+/// same entry in another project.
 #[derive(Debug, Clone)]
 pub struct Approvals {
     path: PathBuf,
+    project: String,
     file: ApprovalsFile,
 }
 
 impl Approvals {
-    /// Loads `<state_dir>/mcp-approvals.json` (missing = nothing approved).
-    pub fn load(state_dir: &Path) -> Result<Self> {
+    /// Loads `<state_dir>/mcp-approvals.json` (missing = nothing approved)
+    /// for the project at `project_root`.
+    pub fn load(state_dir: &Path, project_root: &Path) -> Result<Self> {
         let path = state_dir.join(APPROVALS_FILE);
         let file = read_json(&path)?;
-        Ok(Self { path, file })
+        let project = std::fs::canonicalize(project_root)
+            .unwrap_or_else(|_| project_root.to_owned())
+            .to_string_lossy()
+            .into_owned();
+        Ok(Self {
+            path,
+            project,
+            file,
+        })
     }
 
     /// Whether `server`, exactly as configured now, was approved. Servers from
@@ -79,8 +95,9 @@ impl Approvals {
             return true;
         }
         self.file
-            .servers
-            .get(&server.name)
+            .projects
+            .get(&self.project)
+            .and_then(|servers| servers.get(&server.name))
             .is_some_and(|a| a.config_hash == server.config_hash())
     }
 
@@ -88,12 +105,16 @@ impl Approvals {
     pub fn approve(&mut self, server: &ServerConfig) -> Result<()> {
         // Merge with what another tack process may have written meanwhile.
         let mut latest: ApprovalsFile = read_json(&self.path)?;
-        latest.servers.insert(
-            server.name.clone(),
-            Approval {
-                config_hash: server.config_hash(),
-            },
-        );
+        latest
+            .projects
+            .entry(self.project.clone())
+            .or_default()
+            .insert(
+                server.name.clone(),
+                Approval {
+                    config_hash: server.config_hash(),
+                },
+            );
         write_json(&self.path, &latest)?;
         self.file = latest;
         Ok(())
@@ -102,7 +123,9 @@ impl Approvals {
     /// Forgets the approval of a server, and saves.
     pub fn revoke(&mut self, name: &str) -> Result<()> {
         let mut latest: ApprovalsFile = read_json(&self.path)?;
-        latest.servers.remove(name);
+        if let Some(servers) = latest.projects.get_mut(&self.project) {
+            servers.remove(name);
+        }
         write_json(&self.path, &latest)?;
         self.file = latest;
         Ok(())

@@ -85,6 +85,38 @@ async fn project_servers_start_only_once_approved_and_expand_variables() {
 }
 
 #[tokio::test]
+async fn an_approval_holds_in_its_own_project_only() {
+    // The same entry in another repository runs that repository's code.
+    let peers = require_peers!();
+    let home = Home::new();
+    write_mcp_json(&home, &peers, None);
+    let manager = project_manager(&home, |_| {});
+    manager.start().await;
+    manager.approve_server("proj").unwrap();
+    manager.shutdown().await;
+
+    let other = home.dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(home.project().join(".mcp.json"), other.join(".mcp.json")).unwrap();
+    let mut config = McpConfig::new();
+    config.load_project(&other).unwrap();
+    let mut options = home.options();
+    options.cwd = other;
+    let manager = McpManager::new(config, options).unwrap();
+    assert!(
+        matches!(
+            manager.start().await[0].outcome,
+            StartOutcome::NeedsApproval
+        ),
+        "approved in another project"
+    );
+    // Still approved where it was approved.
+    let manager = project_manager(&home, |o| o.lazy = false);
+    start_ok(&manager, &["proj"]).await;
+    manager.shutdown().await;
+}
+
+#[tokio::test]
 async fn the_headless_flag_approves_for_the_session_only() {
     let peers = require_peers!();
     let home = Home::new();
