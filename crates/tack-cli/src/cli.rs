@@ -10,6 +10,7 @@ Examples:
   echo \"summarise\" | tack run --output-format json
   tack run --provider openai --base-url http://127.0.0.1:8080 --model qwen3 \"hi\"
   tack run --continue \"and now the tests\"       continue the latest session of this directory
+  tack run --append-system-prompt \"Answer in French.\" \"what does main.rs do?\"
   tack mock-server --port 8787                  a local mock API to try tack without a key
 
 Environment:
@@ -126,9 +127,15 @@ pub struct RunArgs {
     /// Base URL of the API (e.g. http://127.0.0.1:11434 for Ollama).
     #[arg(long)]
     pub base_url: Option<String>,
-    /// System prompt.
-    #[arg(long)]
-    pub system: Option<String>,
+    /// Replace the whole system prompt: tack's own text (environment, how
+    /// to use the tools) and the instruction files (CLAUDE.md, AGENTS.md…)
+    /// are not sent, only TEXT.
+    #[arg(long, value_name = "TEXT", alias = "system")]
+    pub system_prompt: Option<String>,
+    /// Add TEXT at the end of the system prompt (after the instruction
+    /// files, or after --system-prompt).
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
     /// Stop after this many model requests.
     #[arg(long)]
     pub max_turns: Option<u32>,
