@@ -1782,8 +1782,9 @@ async fn bash_and_hooks_do_not_see_tacks_api_key() {
     let settings = w.cwd.path().join(".tack");
     std::fs::create_dir_all(&settings).unwrap();
     let hook = "echo hook-key=${ANTHROPIC_API_KEY:-unset} >> hook-saw";
+    // The local file: a checked-in project file's hooks wait for approval.
     std::fs::write(
-        settings.join("settings.json"),
+        settings.join("settings.local.json"),
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}})
             .to_string(),
     )
