@@ -18,6 +18,8 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL                               OpenAI-compatible Chat Completions
   OLLAMA_HOST        where to look for Ollama (default 127.0.0.1:11434)
   TACK_MODEL         default model;  TACK_STATE_DIR  where sessions are kept
+  TACK_CONFIG_DIR    user settings.json and AGENTS.md (default ~/.config/tack)
+  CLAUDE_CONFIG_DIR  the user's CLAUDE.md (default ~/.claude)
   TACK_LOG           log filter (e.g. debug);  NO_COLOR  disables colour";
 
 const MCP_EXAMPLES: &str = "\
