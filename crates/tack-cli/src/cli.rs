@@ -10,6 +10,7 @@ Examples:
   echo \"summarise\" | tack run --output-format json
   tack run --provider openai --base-url http://127.0.0.1:8080 --model qwen3 \"hi\"
   tack run --continue \"and now the tests\"       continue the latest session of this directory
+  tack run --append-system-prompt \"Answer in French.\" \"what does main.rs do?\"
   tack mock-server --port 8787                  a local mock API to try tack without a key
 
 Environment:
@@ -17,6 +18,8 @@ Environment:
   OPENAI_API_KEY, OPENAI_BASE_URL                               OpenAI-compatible Chat Completions
   OLLAMA_HOST        where to look for Ollama (default 127.0.0.1:11434)
   TACK_MODEL         default model;  TACK_STATE_DIR  where sessions are kept
+  TACK_CONFIG_DIR    user settings.json and AGENTS.md (default ~/.config/tack)
+  CLAUDE_CONFIG_DIR  the user's CLAUDE.md (default ~/.claude)
   TACK_LOG           log filter (e.g. debug);  NO_COLOR  disables colour";
 
 const MCP_EXAMPLES: &str = "\
@@ -126,9 +129,15 @@ pub struct RunArgs {
     /// Base URL of the API (e.g. http://127.0.0.1:11434 for Ollama).
     #[arg(long)]
     pub base_url: Option<String>,
-    /// System prompt.
-    #[arg(long)]
-    pub system: Option<String>,
+    /// Replace the whole system prompt: tack's own text (environment, how
+    /// to use the tools) and the instruction files (CLAUDE.md, AGENTS.md…)
+    /// are not sent, only TEXT.
+    #[arg(long, value_name = "TEXT", alias = "system")]
+    pub system_prompt: Option<String>,
+    /// Add TEXT at the end of the system prompt (after the instruction
+    /// files, or after --system-prompt).
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
     /// Stop after this many model requests.
     #[arg(long)]
     pub max_turns: Option<u32>,

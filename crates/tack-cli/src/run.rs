@@ -31,6 +31,9 @@ struct RunConfig {
     provider: ProviderOptions,
     agent: AgentConfig,
     tools: Option<Vec<String>>,
+    /// `--system-prompt`, `--append-system-prompt`.
+    system_prompt: Option<String>,
+    append_system_prompt: Option<String>,
     fixture_tools: bool,
     format: OutputFormat,
     mock: bool,
@@ -99,7 +102,8 @@ impl RunConfig {
         let agent = AgentConfig {
             model: args.model,
             max_tokens: args.max_tokens,
-            system: args.system,
+            // The session's own (Session::agent), or --system-prompt's.
+            system: None,
             tool_choice,
             max_turns: args.max_turns,
             stream: !args.no_stream,
@@ -113,6 +117,8 @@ impl RunConfig {
             provider,
             agent,
             tools: args.tools,
+            system_prompt: args.system_prompt,
+            append_system_prompt: args.append_system_prompt,
             fixture_tools: args.fixture_tools,
             format: args.output_format,
             mock: args.mock,
@@ -207,18 +213,21 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         Some(terminal) => Arc::new(terminal),
         None => Arc::new(Headless),
     };
-    let session = Session::assemble(
-        &config.ctx,
-        SessionOptions::new(session_id.clone())
-            .sources(crate::sources::sources(
-                config.fixture_tools,
-                config.approve_mcp,
-            ))
-            .only_tools(config.tools.clone())
-            .interaction(interaction)
-            .events(events),
-    )
-    .await?;
+    let mut options = SessionOptions::new(session_id.clone())
+        .sources(crate::sources::sources(
+            config.fixture_tools,
+            config.approve_mcp,
+        ))
+        .only_tools(config.tools.clone())
+        .interaction(interaction)
+        .events(events);
+    if let Some(text) = config.system_prompt.take() {
+        options = options.system_prompt(text);
+    }
+    if let Some(text) = config.append_system_prompt.take() {
+        options = options.append_system_prompt(text);
+    }
+    let session = Session::assemble(&config.ctx, options).await?;
     let context = session
         .begin(Begin {
             provider: client.provider().to_owned(),

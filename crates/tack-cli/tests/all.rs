@@ -53,6 +53,8 @@ impl World {
             .env("ANTHROPIC_BASE_URL", self.mock.url())
             .env("TACK_STATE_DIR", self.state.path())
             .env("TACK_CONFIG_DIR", self.state.path().join("config"))
+            // The user's ~/.claude/CLAUDE.md stays out of the requests.
+            .env("CLAUDE_CONFIG_DIR", self.state.path().join("claude"))
             .env("TACK_MAX_RETRIES", "2")
             .env("OLLAMA_HOST", "127.0.0.1:9")
             .env("NO_COLOR", "1")
@@ -2099,4 +2101,61 @@ fn the_readme_test_command_is_what_ci_runs() {
             "{command} does not mention {needed}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_system_prompt_is_tacks_text_and_the_projects_files_the_same_every_request() {
+    let w = World::new(vec![
+        Step::tool_use("toolu_1", "Echo", json!({"text": "ping"})),
+        Step::text("done"),
+    ])
+    .await;
+    std::fs::write(w.cwd.path().join("CLAUDE.md"), "Always run the linter.\n").unwrap();
+    let claude = w.state.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("CLAUDE.md"), "The user's own rule.\n").unwrap();
+    let out = w
+        .run(&["--append-system-prompt", "Answer in French.", "go"])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = w.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let system = requests[0].body["system"]
+        .as_str()
+        .expect("a system string");
+    let cwd = std::fs::canonicalize(w.cwd.path()).unwrap();
+    assert!(
+        system.contains(&format!("Working directory: {}\n", cwd.display())),
+        "{system}"
+    );
+    assert!(system.contains("Always run the linter."), "{system}");
+    assert!(system.find("The user's own rule.") < system.find("Always run the linter."));
+    assert!(system.ends_with("\n\nAnswer in French."), "{system}");
+    // Byte for byte the same in the second request (prompt caching).
+    assert_eq!(requests[1].body["system"], requests[0].body["system"]);
+}
+
+#[tokio::test]
+async fn system_prompt_replaces_everything_tack_would_send() {
+    let w = World::new(vec![Step::text("ok")]).await;
+    std::fs::write(w.cwd.path().join("AGENTS.md"), "Project rule.\n").unwrap();
+    let out = w
+        .run(&[
+            "--system-prompt",
+            "You are a test.",
+            "--append-system-prompt",
+            "Be brief.",
+            "go",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        w.mock.requests()[0].body["system"],
+        "You are a test.\n\nBe brief."
+    );
+    // The old spelling still works.
+    let w = World::new(vec![Step::text("ok")]).await;
+    let out = w.run(&["--system", "Old flag.", "go"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(w.mock.requests()[0].body["system"], "Old flag.");
 }

@@ -15,6 +15,10 @@
 //!   permissive mode, directories outside the project and wide allow rules
 //!   apply only once the user approves them ([`UntrustedSettings`], asked
 //!   through the [`Interaction`] when a session is assembled).
+//! - **The system prompt is built once, at assembly** ([`SessionPrompt`]):
+//!   the environment, how to use the tools the session has, and the
+//!   instruction files (`CLAUDE.md`, `AGENTS.md`… with `@path` imports);
+//!   every request sends the same bytes, so prompt caching holds.
 //! - **The lifecycle happens once**: [`Session::begin`] emits
 //!   `session_start` and runs SessionStart hooks, [`Session::end`] runs
 //!   SessionEnd hooks and shuts the sources down.
@@ -37,6 +41,7 @@
 mod error;
 mod interaction;
 mod project;
+pub mod prompt;
 mod session;
 mod settings;
 pub mod sources;
@@ -46,6 +51,7 @@ mod trust;
 pub use error::{Error, Result};
 pub use interaction::{Asked, Headless, Interaction, Scripted};
 pub use project::{ProjectContext, managed_settings_file};
+pub use prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
 pub use session::{Begin, Resume, Session, SessionOptions, find_session};
 pub use settings::{OutputBudgetSettings, Section, SessionSettings};
 pub use sources::{ToolSource, default_sources};

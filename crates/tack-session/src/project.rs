@@ -9,6 +9,7 @@ use tack_agent::transcript;
 use tack_policy::{CliPermissions, Level, LoadOptions, Settings};
 
 use crate::error::{Error, Result};
+use crate::prompt::InstructionSources;
 use crate::settings::{SessionSettings, read_permissions};
 use crate::trust::{Approvals, UntrustedSettings};
 
@@ -26,6 +27,11 @@ pub struct ProjectContext {
     /// Things a person should know, found while loading (e.g. a flag the
     /// administrator's settings override). The front end shows them.
     pub warnings: Vec<String>,
+    /// Where the user-level instruction files (`CLAUDE.md`, `AGENTS.md`)
+    /// are and the home directory of `@~/` imports (see [`crate::prompt`]).
+    /// [`ProjectContext::load`] takes them from the environment,
+    /// [`ProjectContext::load_with`] from its options only.
+    pub instructions: InstructionSources,
     load: LoadOptions,
     trust_project: bool,
 }
@@ -33,7 +39,9 @@ pub struct ProjectContext {
 impl ProjectContext {
     /// Loads user, project, local and managed settings for `cwd` (default:
     /// the current directory), plus the command-line permissions.
-    /// `TACK_CONFIG_DIR` replaces the user configuration directory;
+    /// `TACK_CONFIG_DIR` replaces the user configuration directory (where
+    /// the user's `settings.json` and `AGENTS.md` are); `CLAUDE_CONFIG_DIR`
+    /// replaces `~/.claude` (where the user's `CLAUDE.md` is);
     /// `TACK_MANAGED_SETTINGS` names the managed settings file on machines
     /// that have none in the system location (see [`managed_settings_file`]).
     pub fn load(cwd: Option<&Path>, cli: &CliPermissions) -> Result<Self> {
@@ -45,24 +53,39 @@ impl ProjectContext {
                 source,
             })?,
         };
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
         let load = LoadOptions {
             project_root: PathBuf::new(),
             user_config_dir: std::env::var_os("TACK_CONFIG_DIR")
                 .map(PathBuf::from)
                 .or_else(Settings::default_user_config_dir),
             managed_settings: managed_settings_file(),
-            home: None,
+            home: home.clone(),
             cwd: None,
             cli: cli.clone(),
         };
-        Self::load_with(&cwd, transcript::state_dir(&env), load)
+        let claude_dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".claude")));
+        let instructions = InstructionSources::user(
+            claude_dir.as_deref(),
+            load.user_config_dir.as_deref(),
+            home.as_deref(),
+        );
+        Ok(Self::load_with(&cwd, transcript::state_dir(&env), load)?
+            .with_instructions(instructions))
     }
 
     /// Loads the settings of `cwd` with explicit options (embedders, tests):
     /// `load.project_root` and `load.cwd` are set to the canonical `cwd`.
     /// What the project settings file asks for that would let something run
     /// without asking applies only when `<state_dir>/settings-approvals.json`
-    /// holds its approval.
+    /// holds its approval. The user-level instruction files are
+    /// `<load.home>/.claude/CLAUDE.md` and `<load.user_config_dir>/AGENTS.md`
+    /// (neither when the option is None: nothing of the real home is read).
     pub fn load_with(cwd: &Path, state_dir: PathBuf, mut load: LoadOptions) -> Result<Self> {
         let cwd = std::fs::canonicalize(cwd).map_err(|source| Error::WorkingDirectory {
             path: cwd.to_owned(),
@@ -71,16 +94,29 @@ impl ProjectContext {
         load.project_root = cwd.clone();
         load.cwd = Some(cwd.clone());
         let settings = SessionSettings::load_approved(&load, &Approvals::load(&state_dir)?, false)?;
+        let claude_dir = load.home.as_ref().map(|h| h.join(".claude"));
+        let instructions = InstructionSources::user(
+            claude_dir.as_deref(),
+            load.user_config_dir.as_deref(),
+            load.home.as_deref(),
+        );
         let mut ctx = Self {
             cwd,
             state_dir,
             settings,
             warnings: Vec::new(),
+            instructions,
             load,
             trust_project: false,
         };
         ctx.note_overrides();
         Ok(ctx)
+    }
+
+    /// Reads the user-level instruction files from `sources` instead.
+    pub fn with_instructions(mut self, sources: InstructionSources) -> Self {
+        self.instructions = sources;
+        self
     }
 
     /// Everything the project settings files ask for applies, approved or

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::interaction::{Headless, Interaction, InteractionPrompter};
 use crate::project::ProjectContext;
+use crate::prompt::{Environment, PromptOptions, SessionPrompt};
 use crate::sources::{
     Builtins, RustTools, SourceContext, ToolSource, default_sources, source_error,
 };
@@ -37,6 +38,10 @@ pub struct SessionOptions {
     pub interaction: Arc<dyn Interaction>,
     /// Where the session's events go (transcript, printer…).
     pub events: EventBus,
+    /// A replacement or an addition to tack's system prompt.
+    pub prompt: PromptOptions,
+    /// The environment the system prompt describes (default: detected).
+    pub environment: Option<Environment>,
 }
 
 impl SessionOptions {
@@ -49,6 +54,8 @@ impl SessionOptions {
             only_tools: None,
             interaction: Arc::new(Headless),
             events: EventBus::new(),
+            prompt: PromptOptions::default(),
+            environment: None,
         }
     }
 
@@ -88,6 +95,26 @@ impl SessionOptions {
         self.only_tools = names;
         self
     }
+
+    /// Replaces the whole system prompt tack would send (environment, tool
+    /// use, instruction files) with `text` (`--system-prompt`).
+    pub fn system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.prompt.replace = Some(text.into());
+        self
+    }
+
+    /// Adds `text` at the end of the system prompt (`--append-system-prompt`).
+    pub fn append_system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.prompt.append = Some(text.into());
+        self
+    }
+
+    /// The environment the system prompt describes, instead of the one
+    /// detected (tests: a fixed date, platform and shell).
+    pub fn environment(mut self, environment: Environment) -> Self {
+        self.environment = Some(environment);
+        self
+    }
 }
 
 /// How a session begins, for its `session_start` event and hooks.
@@ -110,6 +137,8 @@ pub struct Session {
     events: EventBus,
     begun: AtomicBool,
     ended: AtomicBool,
+    /// Built once at assembly; every request of the session sends it as is.
+    prompt: SessionPrompt,
     /// What [`Session::client_pipeline`] builds a client's tools from.
     recipe: ClientRecipe,
 }
@@ -146,6 +175,8 @@ impl Session {
             only_tools,
             interaction,
             events,
+            prompt,
+            environment,
         } = options;
         let approved;
         let project = if project.settings.unapproved.is_empty() {
@@ -185,6 +216,22 @@ impl Session {
         }
         if let Some(names) = only_tools {
             keep_only(&mut registry, &names)?;
+        }
+        let environment = environment.unwrap_or_else(|| {
+            let additional = policy
+                .working_dirs()
+                .into_iter()
+                .skip(1)
+                .map(std::path::Path::to_owned)
+                .collect();
+            Environment::detect(&project.cwd, additional)
+        });
+        // The tools sent to the model now (one found later is not named:
+        // the prompt does not change within a session).
+        let sent: Vec<String> = registry.definitions().into_iter().map(|d| d.name).collect();
+        let prompt = SessionPrompt::build(&environment, &sent, &project.instructions, &prompt);
+        for warning in prompt.warnings() {
+            interaction.notice(warning);
         }
 
         let hooks = (!settings.hooks.is_empty()).then(|| {
@@ -232,6 +279,7 @@ impl Session {
             events,
             begun: AtomicBool::new(false),
             ended: AtomicBool::new(false),
+            prompt,
             recipe,
         })
     }
@@ -303,8 +351,17 @@ impl Session {
         }
     }
 
-    /// The loop over this session's pipeline and hooks.
-    pub fn agent(&self, client: Arc<dyn ModelClient>, config: AgentConfig) -> Agent {
+    /// The system prompt, as built at assembly.
+    pub fn system_prompt(&self) -> &SessionPrompt {
+        &self.prompt
+    }
+
+    /// The loop over this session's pipeline and hooks, with the session's
+    /// system prompt unless `config.system` holds one already.
+    pub fn agent(&self, client: Arc<dyn ModelClient>, mut config: AgentConfig) -> Agent {
+        if config.system.is_none() && !self.prompt.text().is_empty() {
+            config.system = Some(self.prompt.text().to_owned());
+        }
         let agent = Agent::new(
             client,
             Arc::new(self.pipeline.clone()),

@@ -56,6 +56,7 @@ use tack_tool::{Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput, Typed
 
 pub use kill::{KillShell, KillShellInput};
 pub use output::{BashOutput, BashOutputInput};
+pub use state::find_shell;
 
 use output::{Run, answer, last_line};
 use state::{BashState, wrap_command};

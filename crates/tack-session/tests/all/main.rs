@@ -16,4 +16,5 @@ mod fuzz;
 mod project_trust;
 mod red_team;
 mod sessions;
+mod system_prompt;
 mod write_options;

@@ -251,7 +251,7 @@ fn make_private_dir() -> std::io::Result<PathBuf> {
 }
 
 /// The shell to run commands with: `bash` from `PATH`, else `/bin/sh`.
-fn find_shell() -> PathBuf {
+pub fn find_shell() -> PathBuf {
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|dir| dir.join("bash"))
