@@ -2150,6 +2150,21 @@ async fn prompt_cache_30_calls_read_from_cache() {
         total
     );
     assert_eq!(result["session_usage"], *usage);
+    // `tack log` shows the same per request and in total.
+    let log = w.tack().args(["log", "--json"]).output().unwrap();
+    let rows: Vec<Value> = stdout(&log)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let per_request: Vec<&Value> = rows.iter().filter(|r| r.get("request").is_some()).collect();
+    assert_eq!(per_request.len(), CALLS + 1);
+    assert_eq!(
+        per_request[1]["usage"]["cache_read_input_tokens"],
+        requests[1].cache.unwrap().cache_read_input_tokens
+    );
+    assert_eq!(rows.last().unwrap()["session_usage"], *usage);
+    let text = stdout(&w.tack().arg("log").output().unwrap());
+    assert!(text.contains("% of input read from cache"), "{text}");
     println!(
         "prompt cache over {} requests ({CALLS} tool calls): {read} of {total} input tokens read from cache ({:.1}%)",
         requests.len(),
