@@ -1789,7 +1789,14 @@ async fn bash_and_hooks_do_not_see_tacks_api_key() {
     let mut cmd = w.tack();
     // The test key is in tack's environment (World sets it); so is the token.
     cmd.env("TACK_MCP_TOKEN", "t0ken")
-        .args(["run", "--allowed-tools", "Bash", "x"]);
+        // The hook is the project's: applied once approved (issue 10 F7).
+        .args([
+            "run",
+            "--trust-project-settings",
+            "--allowed-tools",
+            "Bash",
+            "x",
+        ]);
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
