@@ -6,8 +6,9 @@
 //! earlier one wrote, looking back up to 20 blocks from each of its own
 //! breakpoints. [`mark_breakpoints`] places, in this order of priority:
 //!
-//! 1. the last block of the newest message, so the whole conversation so far
-//!    is written and the next request reads it;
+//! 1. the last block of the newest user message, so the whole conversation
+//!    so far is written and the next request reads it (a trailing assistant
+//!    message, as a `pause_turn` continuation sends, is left as it came);
 //! 2. the end of the static prefix: the system prompt when there is one
 //!    (a string system is sent as one text block for it), else the last tool;
 //! 3. the last block of the user message before the newest assistant turn:
@@ -121,13 +122,17 @@ fn mark_message(body: &mut Map<String, Value>, index: usize) -> bool {
     }
 }
 
-/// The newest message and the user message before the newest assistant turn.
+/// The newest user message and the user message before the assistant turn
+/// that precedes it. A trailing assistant message (a `pause_turn`
+/// continuation, a prefill) is sent back exactly as it came: not marked.
 fn conversation_points(body: &Map<String, Value>) -> (Option<usize>, Option<usize>) {
     let Some(Value::Array(messages)) = body.get("messages") else {
         return (None, None);
     };
-    let last = messages.len().checked_sub(1);
     let role = |m: &Value| m.get("role").and_then(Value::as_str).map(str::to_owned);
+    let last = messages
+        .iter()
+        .rposition(|m| role(m).as_deref() == Some("user"));
     let previous = last.and_then(|last| {
         let assistant = messages[..last]
             .iter()
@@ -253,9 +258,11 @@ mod tests {
         }));
         mark_breakpoints(&mut body);
         let b = Value::Object(body);
-        assert!(marked(&b["messages"][1]["content"][0]));
-        assert!(!marked(&b["messages"][1]["content"][1]));
-        assert!(!marked(&b["messages"][1]["content"][2]));
+        // The trailing assistant turn goes back untouched; the user turn is marked.
+        assert!(marked(&b["messages"][0]["content"][0]));
+        for j in 0..3 {
+            assert!(!marked(&b["messages"][1]["content"][j]));
+        }
         assert_eq!(b["system"], "", "an empty system is left alone");
         assert!(marked(&b["tools"][0]) && !marked(&b["tools"][1]));
     }
