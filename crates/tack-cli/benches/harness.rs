@@ -120,6 +120,7 @@ async fn session(url: &str, stream: bool) -> (Vec<Duration>, Vec<Duration>, u64)
             base_url: Some(url.to_owned()),
             stream,
             retry: RetryPolicy::none(),
+            ..Default::default()
         },
         &env,
     )

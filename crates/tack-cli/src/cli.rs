@@ -159,6 +159,11 @@ pub struct RunArgs {
     /// Ask for whole responses instead of streams.
     #[arg(long)]
     pub no_stream: bool,
+    /// Send no prompt-cache breakpoints (Anthropic `cache_control`) and no
+    /// OpenAI `prompt_cache_key`: every request pays full input price.
+    /// Also TACK_NO_PROMPT_CACHE=1.
+    #[arg(long)]
+    pub no_prompt_cache: bool,
     /// How results are printed.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,

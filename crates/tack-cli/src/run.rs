@@ -78,6 +78,9 @@ impl RunConfig {
             base_url: args.base_url.clone(),
             stream: !args.no_stream,
             retry: RetryPolicy::from_env(&env),
+            no_prompt_cache: args.no_prompt_cache
+                || env("TACK_NO_PROMPT_CACHE").is_some_and(|v| matches!(v.trim(), "1" | "true")),
+            prompt_cache_key: None,
         };
         let disable = args.no_parallel_tools.then_some(true);
         let tool_choice = match (args.tool, args.tool_choice) {
@@ -175,6 +178,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .as_ref()
         .map(|s| s.session_id.clone())
         .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    config.provider.prompt_cache_key = Some(session_id.clone());
     // `--mock`: the built-in mock API, answering on 127.0.0.1 for this run only.
     let _mock = if config.mock {
         let mock = tack_testkit::MockServer::start().await;

@@ -80,7 +80,13 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
     };
     let events = transcript::read_events(&path).map_err(Failure::internal)?;
     let mut rows = Vec::new();
+    // Token use per model request, in order: (finished_ms, usage).
+    let mut turns: Vec<(u64, tack_protocol::Usage)> = Vec::new();
     for (ts, event) in events {
+        if let tack_protocol::SessionEvent::TurnEnd { usage, .. } = &event {
+            turns.push((ts, usage.clone()));
+            continue;
+        }
         if let tack_protocol::SessionEvent::ToolResult {
             tool_use_id,
             name,
@@ -109,6 +115,19 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
                 })
             );
         }
+        // Then one row per model request and the session's total.
+        let mut total = tack_protocol::Usage::default();
+        for (n, (ts, usage)) in turns.iter().enumerate() {
+            total.add(usage);
+            outln!(
+                "{}",
+                json!({"finished_ms": ts, "request": n + 1, "usage": usage})
+            );
+        }
+        outln!(
+            "{}",
+            json!({"requests": turns.len(), "session_usage": total})
+        );
         return Ok(exit::OK);
     }
     if rows.is_empty() {
@@ -137,7 +156,44 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
         }
         outln!("    definition: {}", a.definition_hash);
     }
+    print_usage(&turns);
     Ok(exit::OK)
+}
+
+/// Tokens per model request and for the session: input as sent uncached,
+/// read from and written to the prompt cache, output.
+fn print_usage(turns: &[(u64, tack_protocol::Usage)]) {
+    if turns.is_empty() {
+        return;
+    }
+    let mut total = tack_protocol::Usage::default();
+    outln!("tokens per model request (input uncached / cache read / cache write / output):");
+    for (n, (_, u)) in turns.iter().enumerate() {
+        total.add(u);
+        outln!(
+            "  {:>4}  {} / {} / {} / {}",
+            n + 1,
+            u.input_tokens,
+            u.cache_read_input_tokens,
+            u.cache_creation_input_tokens,
+            u.output_tokens
+        );
+    }
+    let input =
+        total.input_tokens + total.cache_read_input_tokens + total.cache_creation_input_tokens;
+    let share = if input == 0 {
+        0.0
+    } else {
+        100.0 * total.cache_read_input_tokens as f64 / input as f64
+    };
+    outln!(
+        "session: {} requests, {} / {} / {} / {} ({share:.1}% of input read from cache)",
+        turns.len(),
+        total.input_tokens,
+        total.cache_read_input_tokens,
+        total.cache_creation_input_tokens,
+        total.output_tokens
+    );
 }
 
 /// The current directory as sessions record it (canonical).

@@ -1792,7 +1792,14 @@ async fn bash_and_hooks_do_not_see_tacks_api_key() {
     let mut cmd = w.tack();
     // The test key is in tack's environment (World sets it); so is the token.
     cmd.env("TACK_MCP_TOKEN", "t0ken")
-        .args(["run", "--allowed-tools", "Bash", "x"]);
+        // The hook is the project's: applied once approved (issue 10 F7).
+        .args([
+            "run",
+            "--trust-project-settings",
+            "--allowed-tools",
+            "Bash",
+            "x",
+        ]);
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
@@ -2120,9 +2127,8 @@ async fn the_system_prompt_is_tacks_text_and_the_projects_files_the_same_every_r
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let requests = w.mock.requests();
     assert_eq!(requests.len(), 2);
-    let system = requests[0].body["system"]
-        .as_str()
-        .expect("a system string");
+    let system = system_text(&requests[0].body);
+    let system = system.as_str();
     let cwd = std::fs::canonicalize(w.cwd.path()).unwrap();
     assert!(
         system.contains(&format!("Working directory: {}\n", cwd.display())),
@@ -2150,12 +2156,125 @@ async fn system_prompt_replaces_everything_tack_would_send() {
         .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
-        w.mock.requests()[0].body["system"],
+        system_text(&w.mock.requests()[0].body),
         "You are a test.\n\nBe brief."
     );
     // The old spelling still works.
     let w = World::new(vec![Step::text("ok")]).await;
     let out = w.run(&["--system", "Old flag.", "go"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(w.mock.requests()[0].body["system"], "Old flag.");
+    assert_eq!(system_text(&w.mock.requests()[0].body), "Old flag.");
+}
+
+/// A request's system prompt as text: a string, or text blocks (as sent
+/// when the prompt carries a cache breakpoint).
+fn system_text(body: &Value) -> String {
+    match &body["system"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+        other => panic!("no system prompt: {other}"),
+    }
+}
+
+/// Issue 11 item 2, the target: over a 30-call session with the real
+/// built-in tools, every request from the second on reads ≥ 90% of its
+/// input from the prompt cache, and the tools + system prefix is the same
+/// bytes in every request. Prints the session's figure (BENCHMARKS.md):
+/// `cargo test -p tack-cli --test all prompt_cache_30_calls -- --nocapture`.
+#[tokio::test]
+async fn prompt_cache_30_calls_read_from_cache() {
+    const CALLS: usize = 30;
+    let w = World::new(Vec::new()).await;
+    let src = w.cwd.path().canonicalize().unwrap().join("src");
+    std::fs::create_dir(&src).unwrap();
+    for f in 0..5 {
+        let body = format!("pub fn f{f}() -> u32 {{\n    {f}\n}}\n");
+        std::fs::write(src.join(format!("f{f}.rs")), body).unwrap();
+    }
+    w.mock.push_all((0..CALLS).map(|i| {
+        let id = format!("toolu_{i:02}");
+        if i % 3 == 2 {
+            Step::tool_use(id, "Glob", json!({"pattern": "src/*.rs"}))
+        } else {
+            let path = src.join(format!("f{}.rs", i % 5));
+            Step::tool_use(id, "Read", json!({"file_path": path.to_str().unwrap()}))
+        }
+    }));
+    w.mock.push(Step::text("All read."));
+
+    let mut cmd = w.tack();
+    cmd.args([
+        "run",
+        "--output-format",
+        "json",
+        "--system",
+        "You are a careful reader of Rust code.",
+        "read every file",
+    ]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+    let requests = w.mock.requests();
+    assert_eq!(requests.len(), CALLS + 1);
+    let prefix = |r: &tack_testkit::RecordedRequest| {
+        (
+            r.raw_field("tools").unwrap(),
+            r.raw_field("system").unwrap(),
+        )
+    };
+    let first = prefix(&requests[0]);
+    assert!(first.0.len() > 4096, "the real built-ins are sent");
+    let (mut read, mut total) = (0u64, 0u64);
+    for (n, r) in requests.iter().enumerate() {
+        assert_eq!(
+            prefix(r),
+            first,
+            "request {} changed the tools/system bytes",
+            n + 1
+        );
+        let c = r.cache.unwrap();
+        if n > 0 {
+            let share = c.cache_read_input_tokens as f64 / c.total_input() as f64;
+            assert!(
+                share >= 0.9,
+                "request {}: {share:.3} read from cache: {c:?}",
+                n + 1
+            );
+        }
+        read += c.cache_read_input_tokens;
+        total += c.total_input();
+    }
+    let result: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let usage = &result["usage"];
+    assert_eq!(usage["cache_read_input_tokens"], read);
+    assert_eq!(
+        usage["input_tokens"].as_u64().unwrap()
+            + usage["cache_creation_input_tokens"].as_u64().unwrap()
+            + usage["cache_read_input_tokens"].as_u64().unwrap(),
+        total
+    );
+    assert_eq!(result["session_usage"], *usage);
+    // `tack log` shows the same per request and in total.
+    let log = w.tack().args(["log", "--json"]).output().unwrap();
+    let rows: Vec<Value> = stdout(&log)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let per_request: Vec<&Value> = rows.iter().filter(|r| r.get("request").is_some()).collect();
+    assert_eq!(per_request.len(), CALLS + 1);
+    assert_eq!(
+        per_request[1]["usage"]["cache_read_input_tokens"],
+        requests[1].cache.unwrap().cache_read_input_tokens
+    );
+    assert_eq!(rows.last().unwrap()["session_usage"], *usage);
+    let text = stdout(&w.tack().arg("log").output().unwrap());
+    assert!(text.contains("% of input read from cache"), "{text}");
+    println!(
+        "prompt cache over {} requests ({CALLS} tool calls): {read} of {total} input tokens read from cache ({:.1}%)",
+        requests.len(),
+        100.0 * read as f64 / total as f64
+    );
 }

@@ -44,6 +44,8 @@ pub struct AnthropicConfig {
     pub stream: bool,
     /// Idle timeout: the longest wait for the next bytes of a response.
     pub timeout: Duration,
+    /// Mark prompt-cache breakpoints on every request ([`crate::cache`]).
+    pub prompt_cache: bool,
 }
 
 impl std::fmt::Debug for AnthropicConfig {
@@ -56,6 +58,7 @@ impl std::fmt::Debug for AnthropicConfig {
             .field("retry", &self.retry)
             .field("stream", &self.stream)
             .field("timeout", &self.timeout)
+            .field("prompt_cache", &self.prompt_cache)
             .finish()
     }
 }
@@ -63,7 +66,7 @@ impl std::fmt::Debug for AnthropicConfig {
 impl AnthropicConfig {
     /// Reads `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL`,
     /// `TACK_MODEL` and `TACK_MAX_RETRIES` through `env` (empty values count as
-    /// unset). Streaming is on.
+    /// unset). Streaming and prompt caching are on.
     pub fn from_env_with(env: &dyn Fn(&str) -> Option<String>) -> Self {
         let get = |k: &str| env(k).filter(|v| !v.trim().is_empty());
         Self {
@@ -74,6 +77,7 @@ impl AnthropicConfig {
             retry: RetryPolicy::from_env(env),
             stream: true,
             timeout: DEFAULT_TIMEOUT,
+            prompt_cache: true,
         }
     }
 
@@ -132,6 +136,9 @@ impl AnthropicClient {
                 map.insert("stream".into(), Value::Bool(true));
             } else {
                 map.remove("stream");
+            }
+            if self.config.prompt_cache {
+                crate::cache::mark_breakpoints(map);
             }
         }
         Ok(body)

@@ -44,6 +44,7 @@
 //! ```
 
 pub mod anthropic;
+pub mod cache;
 mod http;
 pub mod openai;
 pub mod retry;

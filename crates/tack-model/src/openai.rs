@@ -59,6 +59,10 @@ pub struct OpenAiConfig {
     pub timeout: Duration,
     /// What [`ModelClient::provider`] says: "openai", "ollama", ...
     pub provider_name: String,
+    /// Sent as `prompt_cache_key` (routes requests of one session to the same
+    /// cache). Only for servers known to take it: other servers may refuse
+    /// an unknown field.
+    pub prompt_cache_key: Option<String>,
 }
 
 impl std::fmt::Debug for OpenAiConfig {
@@ -71,6 +75,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("stream", &self.stream)
             .field("timeout", &self.timeout)
             .field("provider_name", &self.provider_name)
+            .field("prompt_cache_key", &self.prompt_cache_key)
             .finish()
     }
 }
@@ -89,6 +94,7 @@ impl OpenAiConfig {
             stream: true,
             timeout: crate::anthropic::DEFAULT_TIMEOUT,
             provider_name: "openai".to_owned(),
+            prompt_cache_key: None,
         }
     }
 
@@ -263,7 +269,10 @@ impl ModelClient for OpenAiClient {
         } else {
             &request.model
         };
-        let body = to_chat_request(request, model, self.config.stream, self.max_tokens_field);
+        let mut body = to_chat_request(request, model, self.config.stream, self.max_tokens_field);
+        if let (Some(key), Value::Object(map)) = (&self.config.prompt_cache_key, &mut body) {
+            map.insert("prompt_cache_key".into(), key.clone().into());
+        }
         with_retries(&self.config.retry, sink, |_| self.attempt(&body, sink)).await
     }
 }

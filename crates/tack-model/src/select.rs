@@ -75,6 +75,12 @@ pub struct ProviderOptions {
     /// Left at `RetryPolicy::default()`, `TACK_MAX_RETRIES` from the env
     /// lookup adjusts it; any other value is used as given.
     pub retry: RetryPolicy,
+    /// Send no prompt-cache breakpoints (Anthropic) and no `prompt_cache_key`
+    /// (OpenAI). Off by default: caching is on.
+    pub no_prompt_cache: bool,
+    /// The OpenAI `prompt_cache_key` (tack passes the session id): sent to
+    /// api.openai.com, or to any server when `TACK_PROMPT_CACHE_KEY=1`.
+    pub prompt_cache_key: Option<String>,
 }
 
 /// The environment variables selection reads, taken once.
@@ -87,6 +93,8 @@ struct Env {
     openai_base_url: Option<String>,
     ollama_host: Option<String>,
     tack_model: Option<String>,
+    /// `TACK_PROMPT_CACHE_KEY=1`: send `prompt_cache_key` to any OpenAI-compatible server.
+    prompt_cache_key: bool,
 }
 
 impl Env {
@@ -100,6 +108,8 @@ impl Env {
             openai_base_url: get("OPENAI_BASE_URL"),
             ollama_host: get("OLLAMA_HOST"),
             tack_model: get("TACK_MODEL"),
+            prompt_cache_key: get("TACK_PROMPT_CACHE_KEY")
+                .is_some_and(|v| matches!(v.trim(), "1" | "true" | "yes")),
         }
     }
 
@@ -180,6 +190,7 @@ async fn select(
                 retry,
                 stream: opts.stream,
                 timeout: anthropic::DEFAULT_TIMEOUT,
+                prompt_cache: !opts.no_prompt_cache,
             };
             Ok(Box::new(AnthropicClient::new(config)?))
         }
@@ -196,7 +207,14 @@ async fn select(
                         .to_owned(),
                 ));
             }
+            // Unknown fields can be refused by other servers: only where it is known.
+            let prompt_cache_key = opts
+                .prompt_cache_key
+                .clone()
+                .filter(|_| !opts.no_prompt_cache)
+                .filter(|_| is_official(&base_url, "api.openai.com") || env.prompt_cache_key);
             let config = OpenAiConfig {
+                prompt_cache_key,
                 base_url,
                 api_key: env.openai_api_key,
                 model: model.unwrap_or_else(|| openai::DEFAULT_MODEL.to_owned()),
@@ -227,6 +245,7 @@ async fn select(
                 stream: opts.stream,
                 timeout: anthropic::DEFAULT_TIMEOUT,
                 provider_name: "ollama".to_owned(),
+                prompt_cache_key: None,
             };
             Ok(Box::new(OpenAiClient::new(config)?))
         }

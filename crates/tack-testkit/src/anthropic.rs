@@ -5,15 +5,23 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, Usage};
 
+use crate::cache::CacheUsage;
 use crate::render::{Reply, split_pieces};
 
-fn usage_json(usage: &Usage, output_tokens: u64) -> Value {
-    json!({
+fn usage_json(usage: &Usage, split: Option<CacheUsage>, output_tokens: u64) -> Value {
+    let mut value = json!({
         "input_tokens": usage.input_tokens,
         "cache_creation_input_tokens": usage.cache_creation_input_tokens,
         "cache_read_input_tokens": usage.cache_read_input_tokens,
         "output_tokens": output_tokens,
-    })
+    });
+    if let Some(split) = split {
+        value["cache_creation"] = json!({
+            "ephemeral_5m_input_tokens": split.ephemeral_5m_input_tokens,
+            "ephemeral_1h_input_tokens": split.ephemeral_1h_input_tokens,
+        });
+    }
+    value
 }
 
 /// The non-streamed `Message` body.
@@ -26,7 +34,7 @@ pub(crate) fn message_json(reply: &Reply<'_>) -> Value {
         "content": reply.content,
         "stop_reason": reply.stop_reason,
         "stop_sequence": null,
-        "usage": usage_json(reply.usage, reply.usage.output_tokens),
+        "usage": usage_json(reply.usage, reply.cache_split, reply.usage.output_tokens),
     })
 }
 
@@ -72,7 +80,7 @@ pub(crate) fn stream_events(reply: &Reply<'_>) -> (Vec<String>, String) {
                 "content": [],
                 "stop_reason": null,
                 "stop_sequence": null,
-                "usage": usage_json(reply.usage, 1),
+                "usage": usage_json(reply.usage, reply.cache_split, 1),
             }
         }),
     ));

@@ -39,6 +39,7 @@
 //! ```
 
 mod anthropic;
+pub mod cache;
 mod listener;
 mod openai;
 mod render;
@@ -48,6 +49,7 @@ pub mod tools;
 mod turn;
 pub mod validate;
 
+pub use cache::{CacheUsage, PromptCache};
 pub use server::{MockServer, RecordedRequest, serve_forever};
 pub use step::{Api, DEFAULT_USAGE, Expect, Fallback, Step, error_type_for_status};
 

@@ -18,12 +18,20 @@ pub(crate) fn finish_reason(stop: &StopReason) -> &'static str {
     }
 }
 
+/// OpenAI's `prompt_tokens` includes the cached ones, reported apart in
+/// `prompt_tokens_details.cached_tokens` (sent only when there are some).
 fn usage_json(usage: &Usage) -> Value {
-    json!({
-        "prompt_tokens": usage.input_tokens,
+    let prompt =
+        usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+    let mut value = json!({
+        "prompt_tokens": prompt,
         "completion_tokens": usage.output_tokens,
-        "total_tokens": usage.input_tokens + usage.output_tokens,
-    })
+        "total_tokens": prompt + usage.output_tokens,
+    });
+    if usage.cache_read_input_tokens > 0 {
+        value["prompt_tokens_details"] = json!({"cached_tokens": usage.cache_read_input_tokens});
+    }
+    value
 }
 
 fn text_of(content: &[ContentBlock]) -> String {

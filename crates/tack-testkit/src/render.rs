@@ -11,6 +11,8 @@ pub(crate) struct Reply<'a> {
     pub(crate) content: &'a [ContentBlock],
     pub(crate) stop_reason: &'a StopReason,
     pub(crate) usage: &'a Usage,
+    /// The prompt cache's split of the input, when the mock computed the usage.
+    pub(crate) cache_split: Option<crate::cache::CacheUsage>,
     pub(crate) raw_tool_arguments: &'a BTreeMap<String, String>,
 }
 

@@ -20,12 +20,16 @@ use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use serde_json::Value;
+use tack_protocol::Usage;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::cache::{CacheUsage, PromptCache};
 use crate::listener::{Conn, CuttableListener};
 use crate::render::Reply;
-use crate::step::{Action, Api, Fallback, Step, default_error_message, error_type_for_status};
+use crate::step::{
+    Action, Api, DEFAULT_USAGE, Fallback, Step, default_error_message, error_type_for_status,
+};
 use crate::{anthropic, openai, turn, validate};
 
 const MAX_BODY_BYTES: usize = 64 << 20;
@@ -39,14 +43,26 @@ pub struct RecordedRequest {
     pub headers: Vec<(String, String)>,
     /// The JSON body; a body that is not JSON is kept as a string.
     pub body: Value,
+    /// The body's bytes as they came (lossy UTF-8): what the prompt cache
+    /// compares, to check that a prefix stays byte-identical.
+    pub raw_body: String,
     /// The HTTP status answered; 0 when the connection was cut without one.
     pub status: u16,
     /// Why the mock refused the request (validation, auth, unknown route,
     /// unmet expectation); `None` when a step or the fallback answered it.
     pub error: Option<String>,
+    /// How the prompt cache split this request's input tokens (Messages API
+    /// requests answered with a reply); `None` otherwise.
+    pub cache: Option<CacheUsage>,
 }
 
 impl RecordedRequest {
+    /// The raw JSON text of a top-level field of the body (`tools`, `system`),
+    /// exactly as sent.
+    pub fn raw_field(&self, name: &str) -> Option<String> {
+        raw_member(&self.raw_body, name)
+    }
+
     /// The first value of a header (name case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -92,6 +108,7 @@ struct Shared {
 }
 
 struct ServerState {
+    cache: PromptCache,
     steps: VecDeque<Step>,
     fallback: Fallback,
     require_auth: bool,
@@ -122,6 +139,7 @@ impl MockServer {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             state: Mutex::new(ServerState {
+                cache: PromptCache::default(),
                 steps: VecDeque::new(),
                 fallback: Fallback::default(),
                 require_auth: true,
@@ -185,6 +203,17 @@ impl MockServer {
     /// Whether to require the API key and version headers (default true).
     pub fn set_require_auth(&self, require: bool) {
         self.inner.shared.lock().require_auth = require;
+    }
+
+    /// The smallest prefix the prompt cache writes, in estimated tokens
+    /// (bytes / 4); [`crate::cache::DEFAULT_MIN_CACHEABLE_TOKENS`] unless set.
+    pub fn set_cache_min_tokens(&self, min_tokens: u64) {
+        self.inner.shared.lock().cache.set_min_tokens(min_tokens);
+    }
+
+    /// Forget every prefix the prompt cache holds.
+    pub fn clear_cache(&self) {
+        self.inner.shared.lock().cache.clear();
     }
 
     /// Every request received, in order, refused ones included.
@@ -259,6 +288,8 @@ impl Refusal {
 struct Serving {
     api: Api,
     step: Step,
+    /// The prompt cache's split of the input (Messages API replies).
+    cache: Option<CacheUsage>,
     n: usize,
     model: String,
     stream: bool,
@@ -340,8 +371,10 @@ fn plan(
             Ok(v) => v.clone(),
             Err(_) => Value::String(String::from_utf8_lossy(bytes).into_owned()),
         },
+        raw_body: String::from_utf8_lossy(bytes).into_owned(),
         status: 0,
         error: None,
+        cache: None,
     };
     let mut state = shared.lock();
     let n = state.requests.len() + 1;
@@ -351,7 +384,10 @@ fn plan(
             record.status = r.status;
             record.error = Some(r.message.clone());
         }
-        Plan::Serve(s) => record.status = s.status(),
+        Plan::Serve(s) => {
+            record.status = s.status();
+            record.cache = s.cache;
+        }
     }
     state.requests.push(record);
     (plan, n)
@@ -491,9 +527,15 @@ fn decide(
             Fallback::Echo => Step::text(turn::echo(&last_turn)),
         },
     };
+    // The cache is read and written only by a request the API would answer.
+    let cache = match (&step.action, api) {
+        (Action::Reply { .. }, Api::Anthropic) => state.cache.serve(&body).ok(),
+        _ => None,
+    };
     Plan::Serve(Box::new(Serving {
         api,
         step,
+        cache,
         n,
         model,
         stream,
@@ -539,7 +581,18 @@ async fn serve(serving: Serving, request_id: &str, conn: &Conn) -> Response {
             stop_reason,
         } => (content, stop_reason),
     };
-    let usage = step.usage_or_default();
+    let usage = match (&step.usage, serving.cache) {
+        (Some(scripted), _) => scripted.clone(),
+        (None, Some(cache)) => Usage {
+            input_tokens: cache.input_tokens,
+            output_tokens: DEFAULT_USAGE.output_tokens,
+            cache_creation_input_tokens: cache.cache_creation_input_tokens,
+            cache_read_input_tokens: cache.cache_read_input_tokens,
+        },
+        (None, None) => step.usage_or_default(),
+    };
+    // The TTL split goes with computed usage only (scripted usage has none).
+    let cache_split = serving.cache.filter(|_| step.usage.is_none());
     let response_id = match serving.api {
         Api::Anthropic => format!("msg_mock_{}", serving.n),
         Api::OpenAi => format!("chatcmpl-mock-{}", serving.n),
@@ -550,6 +603,7 @@ async fn serve(serving: Serving, request_id: &str, conn: &Conn) -> Response {
         content,
         stop_reason,
         usage: &usage,
+        cache_split,
         raw_tool_arguments: &step.raw_tool_arguments,
     };
     let created = SystemTime::now()
@@ -699,4 +753,52 @@ fn respond(
         }
     }
     response
+}
+
+/// The raw text of the value of top-level member `name` of the JSON object
+/// `text`. Walks the text with a small scanner (strings, escapes, nesting),
+/// so the bytes are the sender's, not a re-serialization.
+fn raw_member(text: &str, name: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    let want = serde_json::to_string(name).ok()?;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let key = text.get(start..=i.min(bytes.len() - 1))?;
+                i += 1;
+                if depth == 1 && key == want {
+                    // Skip whitespace and the colon; is this a key?
+                    let mut j = i;
+                    while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                        j += 1;
+                    }
+                    if bytes.get(j) == Some(&b':') {
+                        let value_start = j + 1;
+                        let mut de = serde_json::Deserializer::from_str(text.get(value_start..)?)
+                            .into_iter::<serde::de::IgnoredAny>();
+                        de.next()?.ok()?;
+                        let len = de.byte_offset();
+                        return Some(text.get(value_start..value_start + len)?.trim().to_owned());
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }

@@ -10,6 +10,9 @@ use tack_protocol::{ContentBlock, Extra, StopReason, ToolUseBlock, Usage};
 use crate::{Error, Result};
 
 /// Usage reported when a step does not set its own: small, plausible, non-zero.
+/// The Messages API mock replaces the input counts with the prompt cache's
+/// estimate of the request ([`crate::PromptCache`]); the OpenAI mock reports
+/// these as they are.
 pub const DEFAULT_USAGE: Usage = Usage {
     input_tokens: 10,
     output_tokens: 5,

@@ -95,7 +95,11 @@ pub fn anthropic_request(body: &Value) -> Check {
     }
     let tool_names = anthropic_tools(obj)?;
     anthropic_tool_choice(obj, &tool_names)?;
-    anthropic_conversation(&messages)
+    anthropic_conversation(&messages)?;
+    // Breakpoints: where `cache_control` may sit, and how many.
+    crate::cache::layout(body)
+        .map(|_| ())
+        .map_err(Rejection::new)
 }
 
 fn parse_anthropic_message(

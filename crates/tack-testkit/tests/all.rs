@@ -12,6 +12,8 @@ mod support;
 
 #[path = "all/anthropic.rs"]
 mod anthropic;
+#[path = "all/caching.rs"]
+mod caching;
 #[path = "all/faults.rs"]
 mod faults;
 #[path = "all/openai.rs"]

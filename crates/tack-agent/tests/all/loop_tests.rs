@@ -367,7 +367,11 @@ async fn system_prompt_tool_choice_and_usage() {
     );
     assert_eq!(h.agent.session_usage(), &out.usage);
     let body = &h.bodies()[0];
-    assert_eq!(body["system"], "be brief");
+    // Sent as one text block so it can carry the prompt-cache breakpoint.
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(body["max_tokens"], 1234);
     assert_eq!(
         body["tool_choice"],

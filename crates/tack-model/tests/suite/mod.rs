@@ -1,4 +1,5 @@
 mod anthropic;
+mod caching;
 mod openai;
 mod select;
 mod support;

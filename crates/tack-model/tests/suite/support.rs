@@ -74,6 +74,7 @@ pub fn anthropic_config(server: &MockServer, stream: bool) -> AnthropicConfig {
         retry: RetryPolicy::fast(4),
         stream,
         timeout: Duration::from_secs(10),
+        prompt_cache: true,
     }
 }
 
@@ -91,6 +92,7 @@ pub fn openai_config(server: &MockServer, stream: bool) -> OpenAiConfig {
         stream,
         timeout: Duration::from_secs(10),
         provider_name: "openai".into(),
+        prompt_cache_key: None,
     }
 }
 

@@ -59,6 +59,7 @@ async fn agent(
             base_url: Some(mock.url()),
             stream: true,
             retry: RetryPolicy::fast(1),
+            ..Default::default()
         },
         &env,
     )

@@ -80,6 +80,7 @@ pub async fn client(mock: &MockServer) -> Arc<dyn ModelClient> {
             base_url: Some(mock.url()),
             stream: true,
             retry: RetryPolicy::fast(1),
+            ..Default::default()
         },
         &env,
     )

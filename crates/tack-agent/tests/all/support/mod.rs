@@ -64,6 +64,7 @@ pub async fn harness_with(steps: Vec<Step>, setup: Setup) -> Harness {
             base_url: Some(mock.url()),
             stream: setup.stream,
             retry: RetryPolicy::fast(3),
+            ..Default::default()
         },
         &env,
     )

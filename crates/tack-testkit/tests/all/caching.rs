@@ -1,0 +1,180 @@
+//! The prompt cache over HTTP: usage of successive requests, the API's 400s
+//! for misplaced breakpoints, and the raw bodies the mock keeps.
+
+use serde_json::{Value, json};
+use tack_protocol::Usage;
+use tack_testkit::{MockServer, Step};
+
+use crate::support::{anthropic, anthropic_request, messages_body, parse_sse, stream_text};
+
+fn marked(mut block: Value) -> Value {
+    block["cache_control"] = json!({"type": "ephemeral"});
+    block
+}
+
+/// A conversation behind one big marked tool, the last block marked.
+fn conversation(turns: usize) -> Value {
+    let mut messages = vec![json!({"role": "user", "content": [{"type": "text", "text": "go"}]})];
+    for t in 0..turns {
+        messages.push(json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": format!("toolu_{t}"), "name": "Read", "input": {"path": "a"}}]}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": format!("toolu_{t}"), "content": "x".repeat(400)}]}));
+    }
+    let last = messages.len() - 1;
+    let block = messages[last]["content"][0].clone();
+    messages[last]["content"][0] = marked(block);
+    let mut body = messages_body(Value::Array(messages));
+    body["tools"] = json!([marked(json!({
+        "name": "Read", "description": "d".repeat(6000), "input_schema": {"type": "object"}}))]);
+    body
+}
+
+#[tokio::test]
+async fn usage_follows_the_cache_from_request_to_request() {
+    let server = MockServer::start().await;
+    server.push_all([Step::text("one"), Step::text("two")]);
+
+    let first = anthropic(&server, conversation(1)).await;
+    let second = anthropic(&server, conversation(2)).await;
+
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    let u1 = &first.body["usage"];
+    assert_eq!(u1["cache_read_input_tokens"], 0);
+    assert!(u1["cache_creation_input_tokens"].as_u64().unwrap() > 1500);
+    assert_eq!(u1["input_tokens"], 0, "nothing after the last breakpoint");
+    let u2 = &second.body["usage"];
+    assert_eq!(
+        u2["cache_read_input_tokens"],
+        u1["cache_creation_input_tokens"]
+    );
+    assert!(u2["cache_creation_input_tokens"].as_u64().unwrap() > 100);
+    assert_eq!(
+        u2["cache_creation"]["ephemeral_5m_input_tokens"],
+        u2["cache_creation_input_tokens"]
+    );
+    let recorded = server.requests();
+    assert_eq!(
+        recorded[1].cache.unwrap().cache_read_input_tokens,
+        u2["cache_read_input_tokens"].as_u64().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_streamed_reply_carries_the_cache_counts_in_message_start() {
+    let server = MockServer::start().await;
+    server.push_all([Step::text("one"), Step::text("two")]);
+    let mut body = conversation(1);
+    body["stream"] = json!(true);
+    anthropic(&server, body.clone()).await;
+
+    let (status, sse) = stream_text(anthropic_request(&server, &body)).await;
+
+    assert_eq!(status, 200);
+    let events = parse_sse(&sse);
+    let start = events
+        .iter()
+        .find(|e| e.name.as_deref() == Some("message_start"))
+        .unwrap()
+        .json();
+    let usage = &start["message"]["usage"];
+    assert!(usage["cache_read_input_tokens"].as_u64().unwrap() > 1500);
+    assert_eq!(usage["cache_creation_input_tokens"], 0);
+}
+
+#[tokio::test]
+async fn scripted_usage_wins_but_the_cache_is_still_written() {
+    let server = MockServer::start().await;
+    let scripted = Usage {
+        input_tokens: 7,
+        output_tokens: 3,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+    };
+    server.push_all([Step::text("one").with_usage(scripted), Step::text("two")]);
+
+    let first = anthropic(&server, conversation(1)).await;
+    let second = anthropic(&server, conversation(1)).await;
+
+    assert_eq!(first.body["usage"]["input_tokens"], 7);
+    assert!(
+        second.body["usage"]["cache_read_input_tokens"]
+            .as_u64()
+            .unwrap()
+            > 1500
+    );
+}
+
+#[tokio::test]
+async fn the_minimum_is_configurable_and_shorter_prefixes_are_not_cached() {
+    let server = MockServer::start().await;
+    server.set_cache_min_tokens(100_000);
+    server.push_all([Step::text("one"), Step::text("two")]);
+    anthropic(&server, conversation(1)).await;
+    let second = anthropic(&server, conversation(1)).await;
+    let u = &second.body["usage"];
+    assert_eq!(u["cache_read_input_tokens"], 0);
+    assert_eq!(u["cache_creation_input_tokens"], 0);
+    assert!(u["input_tokens"].as_u64().unwrap() > 1500);
+}
+
+#[tokio::test]
+async fn a_fifth_breakpoint_is_refused_like_the_api_and_consumes_no_step() {
+    let server = MockServer::start().await;
+    server.push(Step::text("never"));
+    let mut body = conversation(2);
+    for i in [0, 2, 3] {
+        let block = body["messages"][i]["content"][0].clone();
+        body["messages"][i]["content"][0] = marked(block);
+    }
+
+    let answer = anthropic(&server, body).await;
+
+    assert_eq!(answer.status, 400);
+    assert_eq!(answer.error_type(), "invalid_request_error");
+    assert_eq!(
+        answer.error_message(),
+        "A maximum of 4 blocks with cache_control may be provided. Found 5."
+    );
+    assert_eq!(server.remaining(), 1);
+}
+
+#[tokio::test]
+async fn a_breakpoint_on_an_empty_text_block_is_refused() {
+    let server = MockServer::start().await;
+    let mut body = conversation(0);
+    body["system"] = json!([marked(json!({"type": "text", "text": ""}))]);
+    let answer = anthropic(&server, body).await;
+    assert_eq!(answer.status, 400);
+    assert_eq!(
+        answer.error_message(),
+        "system.0.text: cache_control cannot be set for empty text blocks"
+    );
+}
+
+#[tokio::test]
+async fn the_raw_body_is_kept_byte_for_byte() {
+    let server = MockServer::start().await;
+    server.push(Step::text("ok"));
+    let raw = r#"{"model":"claude-test", "max_tokens":5,"tools":[{"name":"B","input_schema":{"type":"object"}, "description":"x"}],
+        "messages":[{"role":"user","content":"hi"}]}"#;
+    reqwest::Client::new()
+        .post(format!("{}/v1/messages", server.url()))
+        .header("x-api-key", "k")
+        .header("anthropic-version", "2023-06-01")
+        .header("content-type", "application/json")
+        .body(raw)
+        .send()
+        .await
+        .unwrap();
+
+    let recorded = &server.requests()[0];
+    assert_eq!(recorded.raw_body, raw);
+    assert_eq!(
+        recorded.raw_field("tools").unwrap(),
+        r#"[{"name":"B","input_schema":{"type":"object"}, "description":"x"}]"#
+    );
+    assert_eq!(recorded.raw_field("model").unwrap(), r#""claude-test""#);
+    assert_eq!(recorded.raw_field("system"), None);
+    assert_eq!(recorded.raw_field("name"), None, "only top-level members");
+}
