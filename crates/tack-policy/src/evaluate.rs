@@ -172,15 +172,11 @@ fn fallback(policy: &Policy, subject: &str, auto: Auto, suggestion: Option<Strin
 /// The decision on a call whose check did not finish within `limit`
 /// (the caller stopped waiting): uncertain, so ask (deny in dontAsk).
 pub fn unfinished(policy: &Policy, subject: &str, limit: std::time::Duration) -> Decision {
-    let why = Why::new(subject, DecidedBy::Uncertain).detail(format!(
+    let reason = format!(
         "checking it took longer than {} ms; write the command more simply",
         limit.as_millis()
-    ));
-    if policy.mode == Mode::DontAsk {
-        Decision::Deny(why)
-    } else {
-        Decision::Ask(why)
-    }
+    );
+    uncertain(policy, subject, &reason, true, None)
 }
 
 fn uncertain(
@@ -431,50 +427,36 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 snippet,
                 reason,
             } => {
-                if *kind == UncertainKind::Opaque {
-                    let relevant =
-                        policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask);
-                    if !relevant {
-                        continue;
+                // Kinds that matter only when restricting rules could be
+                // got around through them: ask then, nothing otherwise.
+                let restricted = match kind {
+                    UncertainKind::Opaque => Some((
+                        policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask),
+                        format!("{reason}; deny and ask rules cannot be checked inside it"),
+                    )),
+                    UncertainKind::Touch(family) => {
+                        let tool = match family {
+                            Family::Read => "Read",
+                            Family::Edit => "Edit",
+                        };
+                        Some((
+                            policy.has_path_rules(Verdict::Deny, &[tool])
+                                || policy.has_path_rules(Verdict::Ask, &[tool]),
+                            format!(
+                                "{reason}; {tool} deny and ask rules cannot be checked against it"
+                            ),
+                        ))
                     }
-                    let s = format!("Bash({snippet})");
-                    let detail =
-                        format!("{reason}; deny and ask rules cannot be checked inside it");
-                    let why = Why::new(&s, DecidedBy::Uncertain).detail(detail);
-                    parts.push(Part {
-                        decision: if policy.mode == Mode::DontAsk {
-                            Decision::Deny(why)
-                        } else {
-                            Decision::Ask(why)
-                        },
-                        subject: s,
-                    });
-                    continue;
-                }
-                if let UncertainKind::Touch(family) = kind {
-                    let tools: &[&str] = match family {
-                        Family::Read => &["Read"],
-                        Family::Edit => &["Edit"],
-                    };
-                    let relevant = policy.has_path_rules(Verdict::Deny, tools)
-                        || policy.has_path_rules(Verdict::Ask, tools);
-                    if !relevant {
-                        continue;
+                    UncertainKind::Command | UncertainKind::Edit => None,
+                };
+                if let Some((relevant, detail)) = restricted {
+                    if relevant {
+                        let s = format!("Bash({snippet})");
+                        parts.push(Part {
+                            decision: uncertain(policy, &s, &detail, true, None),
+                            subject: s,
+                        });
                     }
-                    let s = format!("Bash({snippet})");
-                    let detail = format!(
-                        "{reason}; {} deny and ask rules cannot be checked against it",
-                        tools[0]
-                    );
-                    let why = Why::new(&s, DecidedBy::Uncertain).detail(detail);
-                    parts.push(Part {
-                        decision: if policy.mode == Mode::DontAsk {
-                            Decision::Deny(why)
-                        } else {
-                            Decision::Ask(why)
-                        },
-                        subject: s,
-                    });
                     continue;
                 }
                 let (relevant, wholesale) = match kind {
@@ -482,7 +464,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                         policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask),
                         policy.tool_rule(Verdict::Allow, &bash_tool),
                     ),
-                    UncertainKind::Edit | UncertainKind::Opaque | UncertainKind::Touch(_) => (
+                    _ => (
                         policy.has_path_rules(Verdict::Deny, &["Edit"])
                             || policy.has_path_rules(Verdict::Ask, &["Edit"]),
                         policy.tool_rule(Verdict::Allow, &["Edit"]),

@@ -172,11 +172,6 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
     }) {
         return items;
     }
-    let restricting = |dir: &ResolvedPath| {
-        policy
-            .path_rule_inside(Verdict::Deny, &["Read"], dir)
-            .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Read"], dir))
-    };
     let mut budget = MAX_INSIDE;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
@@ -196,7 +191,7 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
             path: path.clone(),
             recursive: false,
         });
-        let Some(rule) = restricting(&path) else {
+        let Some(rule) = read_rule_inside(policy, &path) else {
             continue;
         };
         let unknown = |reason: String| Item::Uncertain {
@@ -230,6 +225,14 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
     out
 }
 
+/// The first Read deny (else ask) rule that could match something inside
+/// `dir`.
+fn read_rule_inside(policy: &Policy, dir: &ResolvedPath) -> Option<usize> {
+    policy
+        .path_rule_inside(Verdict::Deny, &["Read"], dir)
+        .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Read"], dir))
+}
+
 /// Collect the entries under `dir` that a Read deny or ask rule matches.
 /// Err when more than `budget` entries would be visited.
 fn walk_inside(
@@ -244,14 +247,6 @@ fn walk_inside(
             .path_rule(Verdict::Deny, &["Read"], p, Forms::Both, false)
             .or_else(|| policy.path_rule(Verdict::Ask, &["Read"], p, Forms::Both, false))
             .is_some()
-    };
-    let may_hold = |p: &ResolvedPath| {
-        policy
-            .path_rule_inside(Verdict::Deny, &["Read"], p)
-            .is_some()
-            || policy
-                .path_rule_inside(Verdict::Ask, &["Read"], p)
-                .is_some()
     };
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -276,7 +271,7 @@ fn walk_inside(
             let p = ResolvedPath { lexical, canonical };
             if restricts(&p) {
                 found.push(p);
-            } else if kind.is_dir() && may_hold(&p) {
+            } else if kind.is_dir() && read_rule_inside(policy, &p).is_some() {
                 stack.push(p.canonical);
             }
         }
