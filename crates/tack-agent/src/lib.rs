@@ -24,6 +24,7 @@
 
 mod agent;
 pub mod budget;
+mod destructive;
 mod events;
 pub mod hooks;
 pub mod permission;

@@ -15,7 +15,8 @@ pub struct PromptRequest {
     /// only the administrator's rules count (`allowManagedPermissionRulesOnly`),
     /// so a rule of the user's would be ignored: the prompt offers no "always".
     pub always_rule: Option<String>,
-    /// The tool says it may be destructive (MCP destructiveHint).
+    /// This call may delete or overwrite data (`crate::destructive`: the
+    /// command or the file for tack's tools, the tool's own word for others).
     pub destructive: bool,
 }
 
@@ -164,7 +165,7 @@ impl PolicyStage {
             call: why.subject.clone(),
             reason,
             always_rule: (!managed_only).then(|| always_rule.clone()),
-            destructive: tool.tool.annotations().destructive,
+            destructive: crate::destructive::destroys(tool, &decision),
         };
         match prompter.ask(&request).await {
             PromptAnswer::AllowOnce => Permission::Allow {

@@ -56,6 +56,13 @@ pub enum TranscriptError {
     },
     #[error("no session {id:?} in {dir}; `tack sessions` lists them")]
     NotFound { id: String, dir: PathBuf },
+    #[error("{id:?} is the start of {} sessions in {dir}: {}; give more of the id", matches.len(), matches.join(", "))]
+    Ambiguous {
+        id: String,
+        dir: PathBuf,
+        /// The ids it starts, sorted.
+        matches: Vec<String>,
+    },
     #[error(
         "no earlier session to continue in {dir} for this directory; start one with `tack run \"…\"`"
     )]
@@ -457,19 +464,24 @@ pub fn find(dir: &Path, id: &str) -> Result<PathBuf> {
     if exact.is_file() {
         return Ok(exact);
     }
-    let matches: Vec<PathBuf> = list_files(dir)
+    let mut matches: Vec<(String, PathBuf)> = list_files(dir)
         .into_iter()
-        .filter(|p| {
-            p.file_stem()
-                .and_then(|s| s.to_str())
-                .is_some_and(|s| s.starts_with(id))
+        .filter_map(|p| {
+            let stem = p.file_stem()?.to_str()?.to_owned();
+            stem.starts_with(id).then_some((stem, p))
         })
         .collect();
-    match matches.as_slice() {
-        [one] => Ok(one.clone()),
-        _ => Err(TranscriptError::NotFound {
+    matches.sort();
+    match matches.len() {
+        1 => Ok(matches.remove(0).1),
+        0 => Err(TranscriptError::NotFound {
             id: id.to_owned(),
             dir: dir.to_owned(),
+        }),
+        _ => Err(TranscriptError::Ambiguous {
+            id: id.to_owned(),
+            dir: dir.to_owned(),
+            matches: matches.into_iter().map(|(id, _)| id).collect(),
         }),
     }
 }
@@ -624,6 +636,16 @@ mod tests {
             find(dir.path(), "zz"),
             Err(TranscriptError::NotFound { .. })
         ));
+        TranscriptWriter::open(dir.path(), "0190ffff")
+            .unwrap()
+            .on_event(&start("0190ffff"));
+        let err = find(dir.path(), "0190").unwrap_err();
+        assert!(
+            matches!(&err, TranscriptError::Ambiguous { matches, .. } if matches == &["0190abcd", "0190ffff"]),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("0190abcd, 0190ffff"), "{err}");
+        assert!(find(dir.path(), "0190f").is_ok());
         let env = |k: &str| (k == "HOME").then(|| "/home/u".to_owned());
         assert_eq!(state_dir(&env), PathBuf::from("/home/u/.local/state/tack"));
         let env = |k: &str| (k == "TACK_STATE_DIR").then(|| "/s".to_owned());

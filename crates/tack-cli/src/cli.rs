@@ -46,6 +46,31 @@ Read(~/**), …) apply only once approved. Its other rules always apply.
 Approvals are kept in the state directory (TACK_STATE_DIR), never in the
 repository. Your own .tack/settings.local.json needs no approval.";
 
+const MOCK_SCRIPT_HELP: &str = r#"Script format (--script FILE): a JSON array of steps, one per model request:
+  [
+    {"reply": {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read",
+                            "input": {"file_path": "/tmp/notes.txt"}}],
+               "stop_reason": "tool_use"}},
+    {"reply": {"content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn"}},
+    {"error": {"status": 529, "error_type": "overloaded_error"}, "headers": [["retry-after", "1"]]}
+  ]
+A step is a "reply" (content blocks as the Messages API has them and a
+stop_reason) or an "error" (an HTTP status, optional error_type and message),
+with optional modifiers: "usage" {"input_tokens", "output_tokens", ...},
+"headers" [[name, value]], "delay_ms", "cut_after" (close the stream after N
+events), "stream_error_after" {"after": N, "error_type": "..."},
+"raw_tool_arguments" {"toolu_1": "{not json"} and "expect" {"api":
+"anthropic"|"openai", "stream", "last_user_contains", "tool_results_for"}.
+The mock answers both POST /v1/messages and POST /v1/chat/completions, checks
+requests as strictly as the real APIs (every tool_use answered, roles
+alternating, the prompt within the context window) and caches prompt
+prefixes as the Messages API does. When the steps run out, requests get a 500.
+
+Examples:
+  tack mock-server --port 8787 &
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=x tack run "hi"
+  tack mock-server --port 0 --script steps.json    prints the URL it listens on"#;
+
 pub fn settings_after_help() -> String {
     format!("{SETTINGS_EXAMPLES}\n\n{}", exit_codes())
 }
@@ -96,6 +121,7 @@ pub enum Command {
     #[command(after_help = settings_after_help())]
     Settings(SettingsArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
+    #[command(after_help = MOCK_SCRIPT_HELP)]
     MockServer(MockServerArgs),
 }
 
@@ -213,9 +239,9 @@ pub struct MockServerArgs {
     /// Port on 127.0.0.1 (0 = any free port).
     #[arg(long, default_value_t = 8787)]
     pub port: u16,
-    /// A JSON file with the scripted responses (an array of steps); without it
-    /// the mock echoes the prompt.
-    #[arg(long)]
+    /// A JSON file with the scripted responses, served in order to whichever
+    /// API asks next (format below); without it the mock echoes the prompt.
+    #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
 }
 
@@ -279,6 +305,7 @@ pub enum PermissionsCommand {
     Explain {
         /// The call: Tool(input), e.g. 'Bash(rm -rf build)', 'Read(./.env)', 'WebFetch(https://x.dev)'.
         spec: String,
+        /// Print JSON: the decision, the rule, its file and line.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -325,22 +352,34 @@ pub enum McpCommand {
     /// Servers, their state, tool count and the size of their definitions.
     List,
     /// The tools of one server.
-    Tools { server: String },
+    Tools {
+        /// The server's name in .mcp.json or settings (`tack mcp list`).
+        server: String,
+    },
     /// Call one tool: tack mcp call SERVER TOOL '{"arg": 1}'.
     Call {
+        /// The server's name in .mcp.json or settings (`tack mcp list`).
         server: String,
+        /// The tool's name as the server gives it (`tack mcp tools SERVER`).
         tool: String,
+        /// The tool's arguments: one JSON object.
         #[arg(default_value = "{}")]
         arguments: String,
     },
     /// Approve a project server, or (--changes) the changed definitions of its tools.
     Approve {
+        /// The server's name in the project's .mcp.json.
         server: String,
+        /// Approve the server's changed tool definitions (`tack mcp diff SERVER`
+        /// shows them) instead of the server itself.
         #[arg(long)]
         changes: bool,
     },
     /// What changed in a server's tool definitions since they were approved.
-    Diff { server: String },
+    Diff {
+        /// The server's name in .mcp.json or settings (`tack mcp list`).
+        server: String,
+    },
     /// Serve tack's tools over MCP (stdio, or streamable HTTP with --http), with
     /// the same rules, hooks, budget and audit as tack run.
     Serve(ServeArgs),
@@ -391,4 +430,56 @@ pub struct ServeArgs {
     /// Project directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<std::path::PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    use super::Cli;
+
+    /// Every subcommand and every argument a person can see says what it is.
+    #[test]
+    fn every_argument_has_help_text() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", cmd.get_name());
+            if cmd.get_about().is_none() {
+                missing.push(format!("{path}: the command"));
+            }
+            for arg in cmd.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !arg.is_hide_set() && !builtin && arg.get_help().is_none() {
+                    missing.push(format!("{path}: {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                if sub.get_name() != "help" {
+                    walk(sub, &path, missing);
+                }
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:#?}");
+    }
+
+    #[test]
+    fn help_opens_by_saying_what_tack_is() {
+        let help = Cli::command().render_help().to_string();
+        let first = help.lines().next().unwrap();
+        assert!(
+            first
+                .starts_with("tack: a fast, strict harness between a language model and the tools"),
+            "{first}"
+        );
+        let mock = Cli::command()
+            .find_subcommand_mut("mock-server")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(
+            mock.contains("Script format") && mock.contains("\"stop_reason\""),
+            "{mock}"
+        );
+    }
 }

@@ -153,7 +153,9 @@ where
             Err(err) if err.is_retryable() && n < policy.max_retries => {
                 n += 1;
                 let delay = policy.delay_for(&err, n);
-                tracing::warn!(
+                // Debug, not warn: the sink's Retry event is what a person
+                // sees (one line per retry); the log keeps the detail.
+                tracing::debug!(
                     retry = n,
                     max_retries = policy.max_retries,
                     delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),

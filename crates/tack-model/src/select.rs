@@ -170,10 +170,7 @@ async fn select(
     tracing::debug!(provider = %kind, "selected model provider");
     match kind {
         ProviderKind::Anthropic => {
-            let base_url = opts
-                .base_url
-                .clone()
-                .or(env.anthropic_base_url.clone())
+            let base_url = base_url(opts, &env.anthropic_base_url, "ANTHROPIC_BASE_URL")?
                 .unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.to_owned());
             if !env.has_anthropic() && is_official(&base_url, "api.anthropic.com") {
                 return Err(ModelError::Config(
@@ -195,10 +192,7 @@ async fn select(
             Ok(Box::new(AnthropicClient::new(config)?))
         }
         ProviderKind::OpenAi => {
-            let base_url = opts
-                .base_url
-                .clone()
-                .or(env.openai_base_url.clone())
+            let base_url = base_url(opts, &env.openai_base_url, "OPENAI_BASE_URL")?
                 .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_owned());
             if env.openai_api_key.is_none() && is_official(&base_url, "api.openai.com") {
                 return Err(ModelError::Config(
@@ -226,7 +220,7 @@ async fn select(
             Ok(Box::new(OpenAiClient::new(config)?))
         }
         ProviderKind::Ollama => {
-            let host = match &opts.base_url {
+            let host = match base_url(opts, &None, "")? {
                 Some(base) => base
                     .trim_end_matches('/')
                     .trim_end_matches("/v1")
@@ -249,6 +243,39 @@ async fn select(
             };
             Ok(Box::new(OpenAiClient::new(config)?))
         }
+    }
+}
+
+/// The base URL from `--base-url`, else from the variable `var`, checked:
+/// a URL that is not http(s) with a host is a configuration error naming
+/// where it came from, found before any request (not a connection failure
+/// retried until the retries run out).
+fn base_url(
+    opts: &ProviderOptions,
+    from_env: &Option<String>,
+    var: &str,
+) -> Result<Option<String>, ModelError> {
+    let (url, source) = match (&opts.base_url, from_env) {
+        (Some(url), _) => (url, "--base-url"),
+        (None, Some(url)) => (url, var),
+        (None, None) => return Ok(None),
+    };
+    let bad = |why: String| {
+        ModelError::Config(format!(
+            "the base URL {url:?} (from {source}) {why}; write it as e.g. http://127.0.0.1:8080 or https://api.example.com/v1"
+        ))
+    };
+    if !url.contains("://") {
+        return Err(bad("has no scheme (http:// or https://)".into()));
+    }
+    match url::Url::parse(url) {
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => Err(bad(format!(
+            "has the scheme `{}://` where http:// or https:// is needed",
+            u.scheme()
+        ))),
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => Err(bad("names no host".into())),
+        Ok(_) => Ok(Some(url.clone())),
+        Err(e) => Err(bad(format!("is not a URL ({e})"))),
     }
 }
 
@@ -477,6 +504,43 @@ mod tests {
         );
         assert_eq!(ollama_host(Some("[::1]:7")), "http://[::1]:7");
         assert_eq!(ollama_host(Some("0.0.0.0:8")), "http://127.0.0.1:8");
+    }
+
+    #[tokio::test]
+    async fn a_bad_base_url_is_a_configuration_error_naming_its_source() {
+        for (url, why) in [
+            ("localhost:8080", "has no scheme"),
+            ("htp://127.0.0.1:8080", "has the scheme `htp://`"),
+            ("http://", "is not a URL"),
+            ("http://exa mple.com", "is not a URL"),
+        ] {
+            let opts = ProviderOptions {
+                provider: Some(ProviderKind::OpenAi),
+                base_url: Some(url.into()),
+                ..Default::default()
+            };
+            let err = select_provider(&opts, &env_of(&[])).await.err().unwrap();
+            let text = err.to_string();
+            assert!(matches!(err, ModelError::Config(_)), "{url}: {err:?}");
+            assert!(
+                text.contains(why) && text.contains("--base-url"),
+                "{url}: {text}"
+            );
+        }
+        let err = select_provider(
+            &ProviderOptions::default(),
+            &env_of(&[
+                ("ANTHROPIC_API_KEY", "k"),
+                ("ANTHROPIC_BASE_URL", "ftp://x"),
+            ]),
+        )
+        .await
+        .err()
+        .unwrap();
+        assert!(
+            err.to_string().contains("(from ANTHROPIC_BASE_URL)"),
+            "{err}"
+        );
     }
 
     #[tokio::test]

@@ -170,6 +170,11 @@ pub struct AuditRecord {
     /// Set when the call did not finish: how it was stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<Interruption>,
+    /// How long the permission stage took when it was 1 ms or more: in
+    /// practice the time a person took to answer the prompt. The call's
+    /// `duration_ms` does not count it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_wait_ms: Option<u64>,
 }
 
 /// How a call that did not finish was stopped, as its audit record says.

@@ -62,7 +62,9 @@ impl Error {
             // Nothing is broken and nothing is missing: this invocation
             // conflicts with a run in progress, and the person fixes it by
             // waiting or by not resuming (a usage error, like a bad flag).
-            Error::Transcript(TranscriptError::Locked { .. }) => exit::USAGE,
+            Error::Transcript(
+                TranscriptError::Locked { .. } | TranscriptError::Ambiguous { .. },
+            ) => exit::USAGE,
             Error::Registry(_)
             | Error::Transcript(_)
             | Error::Source { .. }

@@ -3,6 +3,8 @@
 //! model) and yes/no approvals on the controlling terminal, notices on stderr.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use tack_agent::permission::{PromptAnswer, PromptRequest};
@@ -31,16 +33,55 @@ impl Terminal {
     }
 }
 
-fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
+/// What a Ctrl-C at the prompt answers (the session is interrupted too: the
+/// run's own Ctrl-C handler sees the same signal).
+const INTERRUPTED_AT_PROMPT: &str = "the user pressed Ctrl-C at the permission prompt";
+
+/// Reads one line from `input`, waking every 100 ms to see whether the
+/// prompt was abandoned (Ctrl-C): then it returns `Ok(None)` without taking
+/// what the person types next, which belongs to whatever asks next.
+/// `Ok(Some(""))` at end of input.
+fn read_line_unless<R: std::io::Read + std::os::fd::AsFd>(
+    input: &mut std::io::BufReader<R>,
+    abandoned: &AtomicBool,
+) -> std::io::Result<Option<String>> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let tick = Timespec {
+        tv_sec: 0,
+        tv_nsec: 100_000_000,
+    };
+    loop {
+        if abandoned.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        if input.buffer().is_empty() {
+            let mut fds = [PollFd::new(input.get_ref(), PollFlags::IN)];
+            match poll(&mut fds, Some(&tick)) {
+                Ok(0) => continue,
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let mut line = String::new();
+        input.read_line(&mut line)?;
+        return Ok(Some(line));
+    }
+}
+
+fn ask_blocking(request: &PromptRequest, abandoned: &AtomicBool) -> std::io::Result<PromptAnswer> {
     let tty = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/tty")?;
     let mut out = tty.try_clone()?;
     let mut input = std::io::BufReader::new(tty);
+    let interrupted = || PromptAnswer::Deny {
+        reason: INTERRUPTED_AT_PROMPT.into(),
+    };
     writeln!(out, "\ntack wants to run {}", request.call)?;
     if request.destructive {
-        writeln!(out, "  ⚠ the tool says it may be destructive")?;
+        writeln!(out, "  ⚠ this call may delete or overwrite data")?;
     }
     writeln!(out, "  why it asks: {}", request.reason)?;
     loop {
@@ -52,8 +93,10 @@ fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
             None => write!(out, "  [y] allow once   [n] deny  > ")?,
         }
         out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
+        let Some(line) = read_line_unless(&mut input, abandoned)? else {
+            return Ok(interrupted());
+        };
+        if line.is_empty() {
             return Ok(PromptAnswer::Deny {
                 reason: "the user closed the prompt".into(),
             });
@@ -66,8 +109,9 @@ fn ask_blocking(request: &PromptRequest) -> std::io::Result<PromptAnswer> {
             "n" | "no" | "" => {
                 write!(out, "  reason for the model (optional) > ")?;
                 out.flush()?;
-                let mut reason = String::new();
-                input.read_line(&mut reason)?;
+                let Some(reason) = read_line_unless(&mut input, abandoned)? else {
+                    return Ok(interrupted());
+                };
                 let reason = reason.trim();
                 return Ok(PromptAnswer::Deny {
                     reason: if reason.is_empty() {
@@ -92,13 +136,24 @@ impl Interaction for Terminal {
         // One prompt at a time, even when safe calls run in parallel.
         let _guard = self.lock.lock().await;
         let request = request.clone();
-        tokio::task::spawn_blocking(move || ask_blocking(&request))
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or(PromptAnswer::Deny {
-                reason: "the permission prompt could not be shown".into(),
-            })
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let asking = {
+            let abandoned = Arc::clone(&abandoned);
+            tokio::task::spawn_blocking(move || ask_blocking(&request, &abandoned))
+        };
+        // The first Ctrl-C at the prompt denies this call (and, through the
+        // run's own handler, interrupts the session).
+        let answer = tokio::select! {
+            answer = asking => answer.ok().and_then(Result::ok),
+            _ = tokio::signal::ctrl_c() => {
+                abandoned.store(true, Ordering::SeqCst);
+                eprintln!();
+                Some(PromptAnswer::Deny { reason: INTERRUPTED_AT_PROMPT.into() })
+            }
+        };
+        answer.unwrap_or(PromptAnswer::Deny {
+            reason: "the permission prompt could not be shown".into(),
+        })
     }
 
     async fn approve_server(&self, server: &str) -> bool {
@@ -166,4 +221,42 @@ async fn confirm(question: &str) -> bool {
     .ok()
     .and_then(Result::ok)
     .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_read_and_an_abandoned_prompt_takes_nothing() {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let mut input = std::io::BufReader::new(reader);
+        let abandoned = AtomicBool::new(false);
+        writer.write_all(b"y\n").unwrap();
+        assert_eq!(
+            read_line_unless(&mut input, &abandoned).unwrap().as_deref(),
+            Some("y\n")
+        );
+        // Nothing typed: abandoning ends the wait within a tick…
+        let started = std::time::Instant::now();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(150));
+                abandoned.store(true, Ordering::SeqCst);
+            });
+            assert_eq!(read_line_unless(&mut input, &abandoned).unwrap(), None);
+        });
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        // …and what is typed afterwards is left for the next reader.
+        writer.write_all(b"n\n").unwrap();
+        let mut rest = String::new();
+        input.read_line(&mut rest).unwrap();
+        assert_eq!(rest, "n\n");
+        drop(writer);
+        let fresh = AtomicBool::new(false);
+        assert_eq!(
+            read_line_unless(&mut input, &fresh).unwrap().as_deref(),
+            Some("")
+        );
+    }
 }

@@ -87,7 +87,8 @@ impl Pipeline {
         // Judged where it will run, and run only there (see
         // `ToolContext::checked_dir`).
         ctx.checked_dir = tool.tool.working_dir();
-        if let Err(stop) = self
+        let asked = Instant::now();
+        let permission = self
             .permission(
                 tool,
                 call,
@@ -95,8 +96,11 @@ impl Pipeline {
                 ctx.checked_dir.as_deref(),
                 audit,
             )
-            .await
-        {
+            .await;
+        // A prompt's wait is the person's time, not the tool's.
+        let waited = asked.elapsed().as_millis() as u64;
+        audit.permission_wait_ms = (waited > 0).then_some(waited);
+        if let Err(stop) = permission {
             return stop;
         }
         let timeout = tool.tool.timeout().unwrap_or(self.shared.default_timeout);
@@ -239,7 +243,8 @@ impl Pipeline {
             outcome,
             is_error,
             content: result_blocks(&block),
-            duration_ms: started.elapsed().as_millis() as u64,
+            duration_ms: (started.elapsed().as_millis() as u64)
+                .saturating_sub(audit.permission_wait_ms.unwrap_or(0)),
             audit: Some(audit),
         });
         ToolCallResult {

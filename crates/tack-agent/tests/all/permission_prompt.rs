@@ -116,3 +116,72 @@ async fn with_only_managed_rules_the_prompt_offers_no_always_and_saves_nothing()
     assert_eq!(prompter.0.lock().unwrap()[0].always_rule, None);
     assert!(!root.join(".tack/settings.local.json").exists());
 }
+
+/// Bash as tack's own is annotated: destructive at worst.
+struct AnnotatedBash;
+
+#[async_trait]
+impl Tool for AnnotatedBash {
+    fn name(&self) -> &str {
+        "Bash"
+    }
+    fn description(&self) -> &str {
+        "Runs a command."
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"command": {"type": "string"}}})
+    }
+    fn annotations(&self) -> tack_tool::ToolAnnotations {
+        tack_tool::ToolAnnotations {
+            destructive: true,
+            ..Default::default()
+        }
+    }
+    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("ran"))
+    }
+}
+
+/// The prompt warns of destruction for the call that destroys, not for
+/// every call of a tool that can.
+#[tokio::test]
+async fn the_prompt_warns_only_for_calls_that_may_destroy_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(root.join("kept.txt"), "x").unwrap();
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(AnnotatedBash)).unwrap();
+    let mut shown = Vec::new();
+    for command in [
+        "ls -la",
+        "git status",
+        "rm -rf build",
+        "echo hi > kept.txt",
+        "echo hi > new.txt",
+        "git push origin main --force",
+    ] {
+        let prompter = Arc::new(AlwaysAllow::default());
+        let stage = stage(&root, json!({}), prompter.clone());
+        let call = ToolCall {
+            id: "t1".into(),
+            name: "Bash".into(),
+            input: json!({ "command": command }),
+        };
+        stage
+            .decide(&call, registry.get("Bash").unwrap(), None, None)
+            .await;
+        let asked = prompter.0.lock().unwrap();
+        shown.push((command, asked.first().map(|r| r.destructive)));
+    }
+    assert_eq!(
+        shown,
+        [
+            ("ls -la", Some(false)),
+            ("git status", Some(false)),
+            ("rm -rf build", Some(true)),
+            ("echo hi > kept.txt", Some(true)),
+            ("echo hi > new.txt", Some(false)),
+            ("git push origin main --force", Some(true)),
+        ]
+    );
+}

@@ -330,3 +330,53 @@ async fn progress_goes_to_the_event_bus_and_to_the_callers_sink() {
             .all(SessionEvent::is_ephemeral)
     );
 }
+
+/// Allows every call after "a person" took `.0` to answer.
+struct SlowAnswer(std::time::Duration);
+
+#[async_trait]
+impl PermissionStage for SlowAnswer {
+    async fn decide(
+        &self,
+        _call: &ToolCall,
+        _tool: &RegisteredTool,
+        _hook: Option<&tack_agent::HookRuling>,
+        _dir: Option<&std::path::Path>,
+    ) -> Permission {
+        tokio::time::sleep(self.0).await;
+        Permission::Allow {
+            by: "the user (allow once)".into(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_calls_duration_leaves_out_the_wait_for_the_person_asked() {
+    let wait = std::time::Duration::from_millis(600);
+    let mut h = harness_with(
+        vec![
+            Step::tool_use("t1", "Sleep", json!({"ms": 1})),
+            Step::text("ok"),
+        ],
+        Setup {
+            customize: Some(Box::new(move |b| b.permission(Arc::new(SlowAnswer(wait))))),
+            ..Setup::default()
+        },
+    )
+    .await;
+    h.run("x").await;
+    let durations: Vec<u64> = h
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            tack_protocol::SessionEvent::ToolResult { duration_ms, .. } => Some(*duration_ms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(durations.len(), 1);
+    assert!(durations[0] < 300, "the wait was counted: {durations:?}");
+    let waited = h.audits()[0].permission_wait_ms.unwrap();
+    assert!(waited >= 600, "{waited}");
+}
