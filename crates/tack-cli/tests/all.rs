@@ -2326,11 +2326,11 @@ async fn a_claude_code_project_applies_from_its_root_and_from_a_subdirectory() {
             ]),
             Step::text("ok"),
         ]);
-        let out = w
-            .tack()
-            .current_dir(root.join(sub))
-            .args(["run", "go"])
-            .output()
+        let mut cmd = w.tack();
+        cmd.current_dir(root.join(sub)).args(["run", "go"]);
+        // The mock answers on this runtime: wait for tack elsewhere.
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "from /{sub}: {}", stderr(&out));
         let results = &w.mock.requests()[1].body["messages"][2]["content"];

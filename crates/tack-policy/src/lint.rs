@@ -317,7 +317,8 @@ fn line_of(text: &str, needle: &str) -> Option<usize> {
     Some(text[..at].matches('\n').count() + 1)
 }
 
-/// The known name closest to `name` (case-insensitive edit distance), if
+/// The known name closest to `name` (case-insensitive optimal string
+/// alignment distance: a swap of neighbours is one edit, `Raed` → `Read`), if
 /// it is close enough to be what was meant: at most a third of the name's
 /// length, and never more than 3 edits.
 pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
@@ -325,37 +326,10 @@ pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).clamp(1, 3);
     known
         .iter()
-        .map(|k| (edit_distance(&lower, &k.to_lowercase()), *k))
+        .map(|k| (strsim::osa_distance(&lower, &k.to_lowercase()), *k))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, k)| k)
-}
-
-/// Levenshtein distance, with a swap of two neighbours counting as one
-/// edit (optimal string alignment): `Raed` is one edit from `Read`.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = d;
-        }
-    }
-    rows[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -368,8 +342,6 @@ mod tests {
         assert_eq!(closest("Raed", KNOWN_TOOLS), Some("Read"));
         assert_eq!(closest("bash", KNOWN_TOOLS), Some("Bash"));
         assert_eq!(closest("Frobnicate", KNOWN_TOOLS), None);
-        assert_eq!(edit_distance("abc", "abc"), 0);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

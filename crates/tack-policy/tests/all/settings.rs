@@ -360,7 +360,8 @@ fn cwd_relative_rules_of_a_project_file_mean_its_root_and_of_a_user_file_the_ses
     assert_eq!(read(s.policy(), "key.txt"), Verdict::Deny);
     // A user file's `./` follows the session directory.
     assert_eq!(read(&in_secrets, "user.txt"), Verdict::Deny);
-    assert_eq!(read(&in_secrets, "../user.txt"), Verdict::Allow);
+    // (Not denied; outside the session directory, so it asks.)
+    assert_eq!(read(&in_secrets, "../user.txt"), Verdict::Ask);
     // `/docs` is relative to the project root, wherever the session is.
     assert_eq!(read(&in_secrets, "../docs/guide.md"), Verdict::Deny);
 }
