@@ -53,6 +53,7 @@ impl World {
             .env("ANTHROPIC_BASE_URL", self.mock.url())
             .env("TACK_STATE_DIR", self.state.path())
             .env("TACK_CONFIG_DIR", self.state.path().join("config"))
+            .env("CLAUDE_CONFIG_DIR", self.state.path().join("claude"))
             // The user's ~/.claude/CLAUDE.md stays out of the requests.
             .env("CLAUDE_CONFIG_DIR", self.state.path().join("claude"))
             .env("TACK_MAX_RETRIES", "2")
@@ -778,6 +779,7 @@ fn conformance_against_tack(extra_serve: &[&str], extra_suite: &[&str]) -> Strin
         .args(extra_serve)
         .env("TACK_STATE_DIR", w_state.path())
         .env("TACK_CONFIG_DIR", w_state.path().join("config"))
+        .env("CLAUDE_CONFIG_DIR", w_state.path().join("claude"))
         .current_dir(cwd.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -818,6 +820,7 @@ fn serve_http(
         .envs(envs.iter().copied())
         .env("TACK_STATE_DIR", state.path())
         .env("TACK_CONFIG_DIR", state.path().join("config"))
+        .env("CLAUDE_CONFIG_DIR", state.path().join("claude"))
         .current_dir(state.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -1456,6 +1459,7 @@ fn serve_bash_calls(project: &Path, commands: &[&str]) -> Vec<(bool, String)> {
         .args(["mcp", "serve"])
         .env("TACK_STATE_DIR", state.path())
         .env("TACK_CONFIG_DIR", state.path().join("config"))
+        .env("CLAUDE_CONFIG_DIR", state.path().join("claude"))
         .env("HOME", state.path())
         .current_dir(project)
         .stdin(Stdio::piped())
@@ -2274,4 +2278,124 @@ async fn prompt_cache_30_calls_read_from_cache() {
         requests.len(),
         100.0 * read as f64 / total as f64
     );
+}
+
+/// A Claude Code project as Claude Code users have it: `.claude/settings.json`
+/// (a `.env` deny, an allow rule, a SessionStart hook), a misspelt key in
+/// `.claude/settings.local.json`, `.mcp.json`, and `src/`.
+fn claude_code_tree(root: &Path, marker: &Path) {
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join(".env"), "API_KEY=SECRET-IN-ENV\n").unwrap();
+    std::fs::write(
+        root.join(".claude/settings.json"),
+        serde_json::to_string_pretty(&json!({
+            "permissions": {"deny": ["Read(./.env)"], "allow": ["Bash(echo *)"]},
+            "hooks": {"SessionStart": [{"hooks": [{"type": "command",
+                "command": format!("touch {}", marker.display())}]}]},
+            "includeCoAuthoredBy": false
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".claude/settings.local.json"),
+        "{\n  \"permisions\": {\"allow\": [\"Bash(ls *)\"]}\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".mcp.json"),
+        json!({"mcpServers": {"docs": {"command": "docs-server"}}}).to_string(),
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_claude_code_project_applies_from_its_root_and_from_a_subdirectory() {
+    for sub in ["", "src"] {
+        let w = World::new(Vec::new()).await;
+        let root = std::fs::canonicalize(w.cwd.path()).unwrap();
+        let marker = w.state.path().join("hook-ran");
+        claude_code_tree(&root, &marker);
+        // The model reads the `.env` by its absolute path.
+        let env = root.join(".env");
+        w.mock.push_all(vec![
+            Step::tool_uses(vec![
+                ("t1", "Read", json!({"file_path": env})),
+                ("t2", "Bash", json!({"command": "echo via-claude-allow"})),
+            ]),
+            Step::text("ok"),
+        ]);
+        let mut cmd = w.tack();
+        cmd.current_dir(root.join(sub)).args(["run", "go"]);
+        // The mock answers on this runtime: wait for tack elsewhere.
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "from /{sub}: {}", stderr(&out));
+        let results = &w.mock.requests()[1].body["messages"][2]["content"];
+        let read = results[0]["content"][0]["text"].as_str().unwrap_or("");
+        assert_eq!(results[0]["is_error"], true, "from /{sub}: {results}");
+        assert!(!read.contains("SECRET-IN-ENV"), "from /{sub}: {read}");
+        assert_ne!(results[1]["is_error"], true, "from /{sub}: {results}");
+        assert!(
+            results[1].to_string().contains("via-claude-allow"),
+            "from /{sub}: {results}"
+        );
+        // The checked-in hook is not run unapproved, and a person is told.
+        assert!(!marker.exists(), "from /{sub}: the unapproved hook ran");
+        let err = stderr(&out);
+        assert!(
+            err.contains(&root.join(".claude/settings.json").display().to_string())
+                && err.contains("is not approved"),
+            "from /{sub}: {err}"
+        );
+        // The misspelt key is named with file, line and the key meant.
+        let local = root.join(".claude/settings.local.json");
+        assert!(
+            err.contains(&format!(
+                "tack: {}:2: unknown key `permisions`, ignored; did you mean `permissions`?",
+                local.display()
+            )),
+            "from /{sub}: {err}"
+        );
+        // `.mcp.json` of the project root is found.
+        let list = w
+            .tack()
+            .current_dir(root.join(sub))
+            .args(["mcp", "list", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(list.status.code(), Some(0), "{}", stderr(&list));
+        assert!(stdout(&list).contains("\"docs\""), "{}", stdout(&list));
+    }
+}
+
+#[tokio::test]
+async fn a_deny_rule_for_an_unknown_tool_is_a_usage_error_naming_the_tool_meant() {
+    let w = World::new(vec![Step::text("never")]).await;
+    let root = std::fs::canonicalize(w.cwd.path()).unwrap();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join(".claude/settings.json"),
+        "{\n  \"permissions\": {\n    \"deny\": [\"Raed(./.env)\"]\n  }\n}\n",
+    )
+    .unwrap();
+    let out = w
+        .tack()
+        .current_dir(root.join("src"))
+        .args(["run", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{}:3",
+            root.join(".claude/settings.json").display()
+        )) && err.contains("did you mean `Read`?"),
+        "{err}"
+    );
+    assert!(w.mock.requests().is_empty(), "the model was called");
 }

@@ -30,11 +30,20 @@ impl SettingsFile {
     }
 }
 
-/// Read the layered settings files, weakest level first: user
-/// (`<user_config_dir>/settings.json`), project
-/// (`<project_root>/.tack/settings.json`), local
-/// (`<project_root>/.tack/settings.local.json`) and managed
-/// (`managed_settings`, e.g. [`crate::Settings::default_managed_settings_path`]).
+/// Read the layered settings files, weakest level first: user, project,
+/// local and managed (`managed_settings`, e.g.
+/// [`crate::Settings::default_managed_settings_path`]). At each of the
+/// user, project and local levels Claude Code's file comes first and tack's
+/// own second, so where one value wins (the mode) tack's file wins over
+/// Claude Code's at the same level, and Claude Code's hooks run before
+/// tack's; rules of every file combine (a deny in any file still denies):
+///
+/// | level | Claude Code's file | tack's file |
+/// |---|---|---|
+/// | user | `<claude_user_dir>/settings.json` (`~/.claude`) | `<user_config_dir>/settings.json` |
+/// | project | `<project_root>/.claude/settings.json` | `<project_root>/.tack/settings.json` |
+/// | local | `<project_root>/.claude/settings.local.json` | `<project_root>/.tack/settings.local.json` |
+///
 /// A level whose directory or path is None is left out; a missing file is
 /// skipped. Every level fails closed: a file that exists but cannot be read
 /// or is not a JSON object is an error naming it. Nothing is interpreted
@@ -44,20 +53,65 @@ pub fn read_settings_files(
     user_config_dir: Option<&Path>,
     managed_settings: Option<&Path>,
 ) -> Result<Vec<SettingsFile>> {
+    read_settings_files_with(project_root, None, user_config_dir, managed_settings)
+}
+
+/// [`read_settings_files`] with Claude Code's user directory (`~/.claude`,
+/// or `CLAUDE_CONFIG_DIR`) too; None leaves its `settings.json` out.
+pub fn read_settings_files_with(
+    project_root: &Path,
+    claude_user_dir: Option<&Path>,
+    user_config_dir: Option<&Path>,
+    managed_settings: Option<&Path>,
+) -> Result<Vec<SettingsFile>> {
     let mut candidates: Vec<(Level, PathBuf)> = Vec::new();
+    if let Some(dir) = claude_user_dir {
+        candidates.push((Level::User, dir.join("settings.json")));
+    }
     if let Some(dir) = user_config_dir {
         candidates.push((Level::User, dir.join("settings.json")));
     }
+    candidates.push((Level::Project, project_root.join(".claude/settings.json")));
     candidates.push((Level::Project, project_root.join(".tack/settings.json")));
+    candidates.push((
+        Level::Local,
+        project_root.join(".claude/settings.local.json"),
+    ));
     candidates.push((Level::Local, local_settings_path(project_root)));
     if let Some(path) = managed_settings {
         candidates.push((Level::Managed, path.to_path_buf()));
     }
     let mut files = Vec::new();
     for (level, path) in candidates {
+        // The same file named twice (a user directory that is also the
+        // Claude Code one) is read once.
+        if files.iter().any(|f: &SettingsFile| f.path == path) {
+            continue;
+        }
         files.extend(SettingsFile::read(level, path)?);
     }
     Ok(files)
+}
+
+/// The project root of `cwd`: the nearest directory, from `cwd` up, that
+/// holds `.tack/`, `.claude/` or `.mcp.json`; else the nearest that holds
+/// `.git` (a directory, or a file in a work tree or submodule); else `cwd`.
+/// A `.claude` directory in the home directory is Claude Code's user
+/// directory, not a project marker, so the home directory is a project root
+/// only by `.tack/`, `.mcp.json` or `.git`. `cwd` should be absolute.
+pub fn find_project_root(cwd: &Path, home: Option<&Path>) -> PathBuf {
+    let marked = |dir: &Path| {
+        dir.join(".tack").is_dir()
+            || dir.join(".mcp.json").is_file()
+            || (dir.join(".claude").is_dir() && Some(dir) != home)
+    };
+    if let Some(dir) = cwd.ancestors().find(|d| marked(d)) {
+        return dir.to_path_buf();
+    }
+    if let Some(dir) = cwd.ancestors().find(|d| d.join(".git").exists()) {
+        return dir.to_path_buf();
+    }
+    cwd.to_path_buf()
 }
 
 /// `<project_root>/.tack/settings.local.json`.

@@ -44,6 +44,7 @@ mod error;
 mod evaluate;
 mod explain;
 mod files;
+pub mod lint;
 mod mode;
 mod paths;
 mod policy;
@@ -58,7 +59,10 @@ pub use entry::{ManagedRulesOnly, RuleEntry};
 pub use error::{Error, Result};
 pub use evaluate::{evaluate, unfinished};
 pub use explain::{Explanation, explain};
-pub use files::{SettingsFile, add_local_rule, local_settings_path, read_settings_files};
+pub use files::{
+    SettingsFile, add_local_rule, find_project_root, local_settings_path, read_settings_files,
+    read_settings_files_with,
+};
 pub use mode::Mode;
 pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};

@@ -13,7 +13,7 @@ use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
 use crate::mode::Mode;
 use crate::paths::{self, Resolution, ResolvedPath};
-use crate::rule::{self, Anchor, PathSpec, Source, Target};
+use crate::rule::{self, Anchor, Level, PathSpec, Source, Target};
 use crate::shell::{self, Item};
 
 /// A compiled rule.
@@ -231,7 +231,8 @@ impl PolicyBuilder {
                     None => index[k].bash_wild.push(i),
                 },
                 Target::Path { tool, pattern } => {
-                    let strs = glob_strings(pattern, &cwd, &project_root, home.as_ref(), how);
+                    let here = relative_base(e.source.level, &cwd, &project_root);
+                    let strs = glob_strings(pattern, here, &project_root, home.as_ref(), how);
                     let mut b = GlobSetBuilder::new();
                     for s in &strs {
                         b.add(compile_glob(s).map_err(|problem| Error::Rule {
@@ -309,6 +310,22 @@ impl PolicyBuilder {
             policy.check_examples(i, e)?;
         }
         Ok(policy)
+    }
+}
+
+/// What `./path` and `path` in a rule are relative to: the project root
+/// for a rule of a project or local settings file (the directory Claude Code
+/// is started in for that file to apply, so the rule means what it means
+/// there, from any directory below), the working directory for every other
+/// level (user and managed settings, the command line, code).
+fn relative_base<'a>(
+    level: Level,
+    cwd: &'a ResolvedPath,
+    project_root: &'a ResolvedPath,
+) -> &'a ResolvedPath {
+    match level {
+        Level::Project | Level::Local => project_root,
+        _ => cwd,
     }
 }
 
@@ -735,7 +752,8 @@ impl Policy {
                 ))
             }
             Target::Path { .. } => {
-                let path = paths::resolve(Path::new(example), &self.cwd.lexical, self.resolution)?;
+                let here = relative_base(rule.source.level, &self.cwd, &self.project_root);
+                let path = paths::resolve(Path::new(example), &here.lexical, self.resolution)?;
                 let Some(set) = &rule.globs else {
                     return Ok((false, "no pattern".into()));
                 };

@@ -15,10 +15,12 @@ use serde::Serialize;
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Level {
-    /// `~/.config/tack/settings.json`.
+    /// `~/.claude/settings.json`, `~/.config/tack/settings.json`.
     User,
-    /// `<project>/.tack/settings.json` (shared, committed).
+    /// `<project>/.claude/settings.json`, `<project>/.tack/settings.json`
+    /// (shared, committed).
     Project,
+    /// `<project>/.claude/settings.local.json`,
     /// `<project>/.tack/settings.local.json` (personal, not committed).
     Local,
     /// Command-line flags.
@@ -298,9 +300,10 @@ pub(crate) enum Anchor {
     Absolute,
     /// `~/path`.
     Home,
-    /// `/path`: the project root (the directory holding `.tack/`).
+    /// `/path`: the project root (the directory holding `.tack/` or `.claude/`).
     Root,
-    /// `./path` or `path`: the session's working directory.
+    /// `./path` or `path`: the session's working directory; the project
+    /// root for a rule of a project or local file.
     Cwd,
 }
 

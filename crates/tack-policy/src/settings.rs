@@ -25,7 +25,7 @@ use tack_protocol::Verdict;
 
 use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
-use crate::files::{SettingsFile, local_settings_path, read_settings_files};
+use crate::files::{SettingsFile, local_settings_path, read_settings_files_with};
 use crate::mode::Mode;
 use crate::policy::{Policy, PolicyBuilder};
 use crate::rule::{Level, Source};
@@ -54,6 +54,10 @@ pub struct LoadOptions {
     pub project_root: PathBuf,
     /// The directory holding the user `settings.json`; None: no user level.
     pub user_config_dir: Option<PathBuf>,
+    /// Claude Code's user directory (`~/.claude`, [`Settings::default_claude_user_dir`]),
+    /// whose `settings.json` is read at the user level before tack's; None:
+    /// not read.
+    pub claude_user_dir: Option<PathBuf>,
     /// The administrator's `managed-settings.json` (see
     /// [`Settings::default_managed_settings_path`]); None: no managed level.
     /// A missing file is skipped; an unreadable or malformed one is an error.
@@ -90,6 +94,14 @@ impl Settings {
         }
     }
 
+    /// Claude Code's user directory: `$CLAUDE_CONFIG_DIR` or `~/.claude`.
+    pub fn default_claude_user_dir() -> Option<PathBuf> {
+        match std::env::var_os("CLAUDE_CONFIG_DIR") {
+            Some(x) if !x.is_empty() => Some(PathBuf::from(x)),
+            _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")),
+        }
+    }
+
     /// Where an administrator puts managed settings, as Claude Code's
     /// `managed-settings.json`: `/Library/Application Support/tack/managed-settings.json`
     /// on macOS, `/etc/tack/managed-settings.json` on Linux and other Unix
@@ -121,6 +133,7 @@ impl Settings {
         Settings::load_with(&LoadOptions {
             project_root: project_root.to_path_buf(),
             user_config_dir: user_config_dir.map(Path::to_path_buf),
+            claude_user_dir: Settings::default_claude_user_dir(),
             managed_settings: Settings::default_managed_settings_path(),
             home: None,
             cwd: None,
@@ -139,8 +152,9 @@ impl Settings {
     /// `allowManagedPermissionRulesOnly: true` leaves out every rule that is
     /// not in the managed file.
     pub fn load_with(opts: &LoadOptions) -> Result<Settings> {
-        let files = read_settings_files(
+        let files = read_settings_files_with(
             &opts.project_root,
+            opts.claude_user_dir.as_deref(),
             opts.user_config_dir.as_deref(),
             opts.managed_settings.as_deref(),
         )?;

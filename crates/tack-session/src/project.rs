@@ -18,6 +18,11 @@ use crate::trust::{Approvals, UntrustedSettings};
 pub struct ProjectContext {
     /// The working directory (absolute, canonical).
     pub cwd: PathBuf,
+    /// The project root of `cwd` ([`tack_policy::find_project_root`]): where
+    /// the project and local settings files, `.mcp.json` and the "always
+    /// allow" file are, and what `/path` (and, in project and local files,
+    /// `./path`) rules are relative to.
+    pub project_root: PathBuf,
     /// Where sessions, artifacts, approvals and logs are kept.
     pub state_dir: PathBuf,
     /// The settings in force: what the project file asks for that would let
@@ -61,6 +66,7 @@ impl ProjectContext {
             user_config_dir: std::env::var_os("TACK_CONFIG_DIR")
                 .map(PathBuf::from)
                 .or_else(Settings::default_user_config_dir),
+            claude_user_dir: Settings::default_claude_user_dir(),
             managed_settings: managed_settings_file(),
             home: home.clone(),
             cwd: None,
@@ -80,7 +86,10 @@ impl ProjectContext {
     }
 
     /// Loads the settings of `cwd` with explicit options (embedders, tests):
-    /// `load.project_root` and `load.cwd` are set to the canonical `cwd`.
+    /// `load.cwd` is set to the canonical `cwd` and `load.project_root` to
+    /// its project root, the nearest directory from `cwd` up holding
+    /// `.tack/`, `.claude/` or `.mcp.json`, else the nearest holding `.git`,
+    /// else `cwd` ([`tack_policy::find_project_root`]).
     /// What the project settings file asks for that would let something run
     /// without asking applies only when `<state_dir>/settings-approvals.json`
     /// holds its approval. The user-level instruction files are
@@ -91,7 +100,12 @@ impl ProjectContext {
             path: cwd.to_owned(),
             source,
         })?;
-        load.project_root = cwd.clone();
+        let home = load
+            .home
+            .clone()
+            .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+            .map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+        load.project_root = tack_policy::find_project_root(&cwd, home.as_deref());
         load.cwd = Some(cwd.clone());
         let settings = SessionSettings::load_approved(&load, &Approvals::load(&state_dir)?, false)?;
         let claude_dir = load.home.as_ref().map(|h| h.join(".claude"));
@@ -101,6 +115,7 @@ impl ProjectContext {
             load.home.as_deref(),
         );
         let mut ctx = Self {
+            project_root: load.project_root.clone(),
             cwd,
             state_dir,
             settings,
@@ -146,6 +161,7 @@ impl ProjectContext {
     }
 
     fn note_overrides(&mut self) {
+        self.warnings.extend(self.settings.warnings.iter().cloned());
         if let (Some(asked), (mode, source)) =
             (self.load.cli.mode, self.settings.permissions.mode())
             && source.level == Level::Managed
@@ -171,7 +187,7 @@ impl ProjectContext {
         Arc::new(move || {
             let approvals = Approvals::load(&state_dir).map_err(|e| e.to_string())?;
             read_permissions(&load, &approvals, trust_project)
-                .map(|(s, _)| s.policy().clone())
+                .map(|(s, _, _)| s.policy().clone())
                 .map_err(|e| e.to_string())
         })
     }

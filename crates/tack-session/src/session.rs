@@ -243,7 +243,7 @@ impl Session {
                     transcript_path: project.sessions_dir().join(format!("{session_id}.jsonl")),
                     cwd: project.cwd.clone(),
                     permission_mode: mode.as_str().to_owned(),
-                    project_dir: project.cwd.clone(),
+                    project_dir: project.project_root.clone(),
                 },
             ))
         });
@@ -253,7 +253,7 @@ impl Session {
         let permission = PolicyStage::new(
             policy,
             project.cwd.clone(),
-            project.cwd.clone(),
+            project.project_root.clone(),
             prompter,
             Some(project.reloader()),
         );

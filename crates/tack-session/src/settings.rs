@@ -1,8 +1,10 @@
 //! The layered settings, read once into typed sections.
 //!
-//! The files (user `~/.config/tack/settings.json`, project
-//! `.tack/settings.json`, local `.tack/settings.local.json`, the
-//! administrator's managed file, strongest) and the command line are read
+//! The files (user `~/.claude/settings.json` and
+//! `~/.config/tack/settings.json`, project `.claude/settings.json` and
+//! `.tack/settings.json`, local `.claude/settings.local.json` and
+//! `.tack/settings.local.json`, the administrator's managed file, strongest;
+//! see [`tack_policy::read_settings_files`]) and the command line are read
 //! once per session. What the project file asks for that would let
 //! something run without asking is left out unless approved
 //! ([`crate::trust`]). Each section a part of tack needs is interpreted here,
@@ -50,6 +52,10 @@ pub struct SessionSettings {
     /// without asking, left out of every section above because the user has
     /// not approved it (see [`UntrustedSettings::notice`]).
     pub unapproved: Vec<UntrustedSettings>,
+    /// Mistakes found in the files that do not stop loading (an unknown key,
+    /// a rule naming no known tool), each naming the file, the line and what
+    /// was probably meant ([`tack_policy::lint`]).
+    pub warnings: Vec<String>,
 }
 
 impl SessionSettings {
@@ -67,9 +73,11 @@ impl SessionSettings {
         approvals: &Approvals,
         trust_project: bool,
     ) -> Result<Self> {
-        let (permissions, unapproved) = read_permissions(options, approvals, trust_project)?;
+        let (permissions, unapproved, warnings) =
+            read_permissions(options, approvals, trust_project)?;
         let mut settings = Self::from_permissions(permissions, &options.project_root)?;
         settings.unapproved = unapproved;
+        settings.warnings = warnings;
         Ok(settings)
     }
 
@@ -87,6 +95,7 @@ impl SessionSettings {
             output_budget,
             web_fetch,
             unapproved: Vec::new(),
+            warnings: Vec::new(),
         })
     }
 
@@ -104,14 +113,17 @@ impl SessionSettings {
 }
 
 /// The permissions of every level, with what the project files ask for
-/// that is not approved left out (and returned).
+/// that is not approved left out (and returned), and the mistakes found in
+/// the files (every file checked whole, before anything is withheld; a deny
+/// rule naming no known tool is an error).
 pub(crate) fn read_permissions(
     options: &LoadOptions,
     approvals: &Approvals,
     trust_project: bool,
-) -> Result<(Settings, Vec<UntrustedSettings>)> {
-    let files = tack_policy::read_settings_files(
+) -> Result<(Settings, Vec<UntrustedSettings>, Vec<String>)> {
+    let files = tack_policy::read_settings_files_with(
         &options.project_root,
+        options.claude_user_dir.as_deref(),
         options.user_config_dir.as_deref(),
         options.managed_settings.as_deref(),
     )?;
@@ -119,6 +131,10 @@ pub(crate) fn read_permissions(
         .home
         .clone()
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let warnings = tack_policy::lint::check_files(&files, &[])?
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     let (files, unapproved) = trust::withhold(
         files,
         &options.project_root,
@@ -126,7 +142,7 @@ pub(crate) fn read_permissions(
         approvals,
         trust_project,
     );
-    Ok((Settings::from_files(files, options)?, unapproved))
+    Ok((Settings::from_files(files, options)?, unapproved, warnings))
 }
 
 /// One file's value of a settings key.

@@ -118,7 +118,7 @@ impl fmt::Display for UntrustedSettings {
     }
 }
 
-/// `<root>` of `<root>/.tack/settings.json`.
+/// `<root>` of `<root>/.tack/settings.json` or `<root>/.claude/settings.json`.
 fn project_root_of(file: &Path) -> Option<&Path> {
     file.parent()?.parent()
 }

@@ -47,6 +47,7 @@ fn stage(root: &std::path::Path, managed: Value, prompter: Arc<AlwaysAllow>) -> 
     let settings = Settings::load_with(&LoadOptions {
         project_root: root.to_owned(),
         user_config_dir: None,
+        claude_user_dir: None,
         managed_settings: Some(managed_file),
         home: Some(root.to_owned()),
         cwd: None,

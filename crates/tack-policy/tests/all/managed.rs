@@ -50,6 +50,7 @@ impl Managed {
         Settings::load_with(&LoadOptions {
             project_root: self.fx.project.clone(),
             user_config_dir: Some(self.fx.home.join(".config/tack")),
+            claude_user_dir: None,
             managed_settings: Some(self.path.clone()),
             home: Some(self.fx.home.clone()),
             cwd: None,

@@ -25,6 +25,7 @@ fn load(fx: &Fixture, cli: CliPermissions) -> tack_policy::Result<Settings> {
     Settings::load_with(&LoadOptions {
         project_root: fx.project.clone(),
         user_config_dir: Some(fx.home.join(".config/tack")),
+        claude_user_dir: None,
         managed_settings: None,
         home: Some(fx.home.clone()),
         cwd: None,
@@ -336,11 +337,15 @@ fn always_allow_is_written_to_local_settings() {
 }
 
 #[test]
-fn cwd_relative_rules_follow_the_session_directory() {
+fn cwd_relative_rules_of_a_project_file_mean_its_root_and_of_a_user_file_the_session_directory() {
     let fx = Fixture::new();
     write(
         &fx.project.join(".tack/settings.json"),
         &json!({"permissions": {"deny": ["Read(./key.txt)", "Read(/docs/**)"]}}),
+    );
+    write(
+        &fx.home.join(".config/tack/settings.json"),
+        &json!({"permissions": {"deny": ["Read(./user.txt)"]}}),
     );
     let s = load(&fx, CliPermissions::default()).unwrap();
     let in_secrets = s.policy_for_cwd(&fx.project.join("secrets")).unwrap();
@@ -348,8 +353,15 @@ fn cwd_relative_rules_follow_the_session_directory() {
         let req = Request::resolve("Read", &json!({"file_path": path}), p.cwd(), p);
         evaluate(&req, p).verdict()
     };
-    assert_eq!(read(&in_secrets, "key.txt"), Verdict::Deny);
-    assert_eq!(read(s.policy(), "secrets/key.txt"), Verdict::Allow);
+    // A project file's `./` is the project root, from any directory below
+    // (where Claude Code is started for the file to apply).
+    assert_eq!(read(&in_secrets, "../key.txt"), Verdict::Deny);
+    assert_eq!(read(&in_secrets, "key.txt"), Verdict::Allow);
+    assert_eq!(read(s.policy(), "key.txt"), Verdict::Deny);
+    // A user file's `./` follows the session directory.
+    assert_eq!(read(&in_secrets, "user.txt"), Verdict::Deny);
+    // (Not denied; outside the session directory, so it asks.)
+    assert_eq!(read(&in_secrets, "../user.txt"), Verdict::Ask);
     // `/docs` is relative to the project root, wherever the session is.
     assert_eq!(read(&in_secrets, "../docs/guide.md"), Verdict::Deny);
 }
@@ -382,6 +394,7 @@ fn reading_the_files_then_compiling_them_is_load_with() {
     let opts = LoadOptions {
         project_root: fx.project.clone(),
         user_config_dir: Some(user_dir),
+        claude_user_dir: None,
         managed_settings: Some(managed.clone()),
         home: Some(fx.home.clone()),
         cwd: None,
@@ -427,6 +440,7 @@ fn from_files_compiles_files_it_did_not_read() {
     let opts = LoadOptions {
         project_root: fx.project.clone(),
         user_config_dir: Some(unused),
+        claude_user_dir: None,
         managed_settings: None,
         home: Some(fx.home.clone()),
         cwd: None,
@@ -467,4 +481,71 @@ fn reading_a_file_that_is_not_an_object_names_it() {
         SettingsFile::read(Level::Local, fx.project.join("missing.json")).unwrap(),
         None
     );
+}
+
+#[test]
+fn claude_code_files_are_read_before_tacks_at_each_level() {
+    let fx = Fixture::new();
+    let claude_home = fx.home.join(".claude");
+    for (path, mode) in [
+        (claude_home.join("settings.json"), "plan"),
+        (fx.home.join(".config/tack/settings.json"), "default"),
+        (fx.project.join(".claude/settings.json"), "plan"),
+        (fx.project.join(".tack/settings.json"), "default"),
+        (fx.project.join(".claude/settings.local.json"), "plan"),
+        (fx.project.join(".tack/settings.local.json"), "dontAsk"),
+    ] {
+        write(&path, &json!({"permissions": {"defaultMode": mode}}));
+    }
+    let files = tack_policy::read_settings_files_with(
+        &fx.project,
+        Some(&claude_home),
+        Some(&fx.home.join(".config/tack")),
+        None,
+    )
+    .unwrap();
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .path
+                .strip_prefix(&fx.project)
+                .or_else(|_| f.path.strip_prefix(&fx.home))
+                .unwrap();
+            format!("{:?} {}", f.level, rel.display())
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "User .claude/settings.json",
+            "User .config/tack/settings.json",
+            "Project .claude/settings.json",
+            "Project .tack/settings.json",
+            "Local .claude/settings.local.json",
+            "Local .tack/settings.local.json",
+        ]
+    );
+    let opts = LoadOptions {
+        project_root: fx.project.clone(),
+        home: Some(fx.home.clone()),
+        ..LoadOptions::default()
+    };
+    let s = Settings::from_files(files, &opts).unwrap();
+    let (mode, source) = s.mode();
+    assert_eq!(mode.as_str(), "dontAsk");
+    assert_eq!(
+        source.path.as_deref(),
+        Some(fx.project.join(".tack/settings.local.json").as_path())
+    );
+}
+
+#[test]
+fn the_home_directorys_claude_directory_does_not_make_it_a_project() {
+    let fx = Fixture::new();
+    std::fs::create_dir_all(fx.home.join(".claude")).unwrap();
+    std::fs::create_dir_all(fx.home.join("scratch/deep")).unwrap();
+    let deep = fx.home.join("scratch/deep");
+    assert_eq!(tack_policy::find_project_root(&deep, Some(&fx.home)), deep);
+    assert_eq!(tack_policy::find_project_root(&deep, None), fx.home);
 }

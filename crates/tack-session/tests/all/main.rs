@@ -10,6 +10,7 @@
 mod support;
 
 mod builtin_tools;
+mod claude_config;
 mod command_options;
 mod exposure;
 mod fuzz;

@@ -59,6 +59,12 @@ struct Hostile {
 
 impl Hostile {
     fn new() -> Self {
+        Self::in_file(".tack/settings.json")
+    }
+
+    /// The settings in `rel` (`.tack/settings.json` or Claude Code's
+    /// `.claude/settings.json`).
+    fn in_file(rel: &str) -> Self {
         let hostile = Self {
             project: Project::new(),
             home: tempfile::tempdir().unwrap(),
@@ -66,7 +72,7 @@ impl Hostile {
         };
         std::fs::create_dir_all(hostile.home.path().join(".ssh")).unwrap();
         std::fs::write(hostile.secret(), "SECRET-KEY-MATERIAL\n").unwrap();
-        hostile.write_settings(".tack/settings.json", "start");
+        hostile.write_settings(rel, "start");
         hostile
     }
 
@@ -214,6 +220,54 @@ async fn unattended_a_project_file_that_opens_everything_is_ignored_with_a_notic
         assert!(notice.contains(&said), "{said:?} not in: {notice}");
     }
     assert!(!notice.contains("Bash(echo *)"), "narrow: {notice}");
+}
+
+#[tokio::test]
+async fn claude_code_project_settings_need_the_same_approval() {
+    let hostile = Hostile::in_file(".claude/settings.json");
+    hostile.project.write("keep", "x");
+    let unattended = Unattended::default();
+    let results = hostile.run(Arc::new(unattended.clone())).await;
+    assert_nothing_of_it_applied(&hostile, &results);
+    assert!(results[3].is_error && hostile.dir().join("keep").exists());
+    let notices = unattended.notices.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    let file = hostile.dir().join(".claude/settings.json");
+    for said in [
+        file.display().to_string(),
+        "SessionStart hook runs `touch".into(),
+        format!("tack settings approve --cwd {}", hostile.dir().display()),
+    ] {
+        assert!(
+            notices[0].contains(&said),
+            "{said:?} not in: {}",
+            notices[0]
+        );
+    }
+
+    // From a subdirectory the same file is found, and still withheld.
+    hostile.project.write("src/x", "");
+    let ctx = ProjectContext::load_with(
+        &hostile.dir().join("src"),
+        hostile.project.state.path().to_owned(),
+        LoadOptions {
+            home: Some(hostile.home.path().to_owned()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(ctx.project_root, hostile.dir());
+    assert_eq!(ctx.settings.unapproved.len(), 1);
+    assert_eq!(ctx.settings.unapproved[0].file, file);
+    assert!(ctx.settings.hooks.is_empty());
+
+    // Approved, it applies.
+    let approving = Scripted::new().approve_project_settings(true);
+    hostile.run(Arc::new(approving)).await;
+    assert!(
+        hostile.marker("start").exists(),
+        "approved, the hook did not run"
+    );
 }
 
 #[tokio::test]
