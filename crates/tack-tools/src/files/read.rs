@@ -228,13 +228,11 @@ fn read_file(
             last_shown + 1
         ));
     }
-    Ok(ToolOutput::text(text).with_response(text_response(
-        path,
-        &seen.plain,
-        seen.shown,
-        offset,
-        seen.total,
-    )))
+    let mut response = text_response(path, &seen.plain, seen.shown, offset, seen.total);
+    if seen.budget_hit {
+        response["file"]["truncatedByTokenCap"] = true.into();
+    }
+    Ok(ToolOutput::text(text).with_response(response))
 }
 
 /// Read's output in Claude Code's shape (`FileReadOutput`, type "text").
