@@ -8,9 +8,9 @@
 //! `continue: false` stops the session after the current batch of calls.
 
 use std::sync::Mutex;
+use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::{Value, json};
 use tack_hooks::{HookContext, HookDecision, HookRef, HookReport, Hooks, Verdict};
 use tack_protocol::ContentBlock;
 use tack_tool::{ToolCall, ToolError, ToolOutput};
@@ -127,23 +127,6 @@ fn ruling(decision: HookDecision) -> HookRuling {
     }
 }
 
-/// The tool's result as hook scripts receive it (`tool_response`).
-fn response_json(out: &ToolOutput) -> Value {
-    let text: Vec<&str> = out
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut v = json!({ "content": text.join("\n") });
-    if let Some(s) = &out.structured {
-        v["structuredContent"] = s.clone();
-    }
-    v
-}
-
 /// Adds hook feedback to an error's text, keeping its kind.
 fn with_feedback(error: ToolError, feedback: &str) -> ToolError {
     let add = |m: String| format!("{m}\n{feedback}");
@@ -186,7 +169,12 @@ impl HookStage for HookRunner {
         }
     }
 
-    async fn post_tool_use(&self, call: &ToolCall, result: &mut Result<ToolOutput, ToolError>) {
+    async fn post_tool_use(
+        &self,
+        call: &ToolCall,
+        result: &mut Result<ToolOutput, ToolError>,
+        ran: Duration,
+    ) {
         let out = match result {
             Ok(output) => {
                 self.hooks
@@ -195,7 +183,8 @@ impl HookStage for HookRunner {
                         &call.name,
                         &call.id,
                         &call.input,
-                        &response_json(output),
+                        &output.hook_response(),
+                        Some(ran),
                     )
                     .await
             }
@@ -209,6 +198,7 @@ impl HookStage for HookRunner {
                         &call.input,
                         &error.to_string(),
                         interrupted,
+                        Some(ran),
                     )
                     .await
             }

@@ -228,12 +228,21 @@ impl PermissionStage for PolicyStage {
             (Decision::Ask(_), Some((Verdict::Allow, h))) => Permission::Allow {
                 by: format!("{} (a hook allowed a call the rules would ask about)", h.by),
             },
-            (d @ Decision::Ask(_), _) => {
-                let reason = d.to_string();
-                self.ask(d, tool, reason).await
-            }
+            // A hook's ask is the hook's: without a terminal the call is
+            // denied because that hook asked, never put down to the mode.
+            (_, Some((Verdict::Ask, h))) if self.prompter.is_none() => Permission::Deny {
+                reason: format!(
+                    "{} asked for confirmation and no one could answer: this run has no terminal to ask on. The hook's reason: {}",
+                    h.by, h.reason
+                ),
+                by: format!("{} (asked; no terminal to answer)", h.by),
+            },
             (d, Some((Verdict::Ask, HookRuling { reason, by, .. }))) => {
                 let reason = format!("{reason} (asked by {by})");
+                self.ask(d, tool, reason).await
+            }
+            (d @ Decision::Ask(_), _) => {
+                let reason = d.to_string();
                 self.ask(d, tool, reason).await
             }
             (d, _) => Permission::Allow { by: decided_by(&d) },

@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tack_testkit::{MockServer, Step};
 
+#[path = "all/hook_payloads.rs"]
+mod hook_payloads;
+
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
     mock: MockServer,

@@ -172,12 +172,21 @@ impl std::fmt::Debug for ProgressSink {
     }
 }
 
-/// A successful tool result: content blocks for the model, and optionally
-/// structured JSON for programmatic consumers (code mode, MCP structuredContent).
+/// A successful tool result: content blocks for the model, optionally
+/// structured JSON for programmatic consumers (code mode, MCP
+/// structuredContent), and optionally the tool's output object in Claude
+/// Code's shape.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolOutput {
     pub content: Vec<ContentBlock>,
     pub structured: Option<Value>,
+    /// The tool's full output object in Claude Code's shape: PostToolUse
+    /// `tool_response` and stream-json `tool_use_result` (e.g. Read's
+    /// `{"type":"text","file":{"filePath",…}}`). Hook scripts written for
+    /// Claude Code read it, so a built-in with a Claude Code counterpart
+    /// follows that tool's `*Output` type key for key. `None`: the content
+    /// array is sent, as Claude Code does for MCP tools ([`Self::hook_response`]).
+    pub response: Option<Value>,
 }
 
 impl ToolOutput {
@@ -185,12 +194,38 @@ impl ToolOutput {
         Self {
             content: vec![ContentBlock::text(text)],
             structured: None,
+            response: None,
         }
     }
 
     pub fn with_structured(mut self, value: Value) -> Self {
         self.structured = Some(value);
         self
+    }
+
+    /// Sets [`Self::response`], the output object in Claude Code's shape.
+    pub fn with_response(mut self, value: Value) -> Self {
+        self.response = Some(value);
+        self
+    }
+
+    /// What a PostToolUse hook receives as `tool_response` (and stream-json
+    /// prints as `tool_use_result`): [`Self::response`] when the tool gave
+    /// one, else the content blocks as Claude Code sends an MCP tool's
+    /// result, `[{"type":"text","text":"…"}, …]`.
+    ///
+    /// ```
+    /// use tack_tool::ToolOutput;
+    /// let plain = ToolOutput::text("hi");
+    /// assert_eq!(plain.hook_response(), serde_json::json!([{"type": "text", "text": "hi"}]));
+    /// let shaped = plain.with_response(serde_json::json!({"stdout": "hi"}));
+    /// assert_eq!(shaped.hook_response()["stdout"], "hi");
+    /// ```
+    pub fn hook_response(&self) -> Value {
+        match &self.response {
+            Some(response) => response.clone(),
+            None => serde_json::to_value(&self.content).unwrap_or(Value::Array(Vec::new())),
+        }
     }
 }
 

@@ -162,11 +162,18 @@ impl Bash {
              (bash_id: \"{id}\"); stop it with KillShell (shell_id: \"{id}\").",
             cwd.display()
         );
-        Ok(ToolOutput::text(text).with_structured(json!({
-            "bash_id": id,
-            "pgid": group.id(),
-            "cwd": cwd,
-        })))
+        Ok(ToolOutput::text(text)
+            .with_structured(json!({
+                "bash_id": id,
+                "pgid": group.id(),
+                "cwd": cwd,
+            }))
+            .with_response(json!({
+                "stdout": "",
+                "stderr": "",
+                "interrupted": false,
+                "backgroundTaskId": id,
+            })))
     }
 }
 

@@ -27,6 +27,7 @@ use std::sync::Arc;
 use tack_tool::{Tool, Typed};
 
 mod edit;
+mod patch;
 mod paths;
 mod read;
 mod state;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use crate::artifacts::{ArtifactError, ArtifactStore};
@@ -102,23 +103,35 @@ impl TypedTool for ReadOutput {
             ),
             other => ToolError::Unavailable(other.to_string()),
         })?;
-        if let Some(pattern) = &input.pattern {
-            return grep(&text, pattern, &input.artifact);
-        }
-        if input.start_byte.is_some() || input.end_byte.is_some() {
-            return Ok(bytes(
-                &text,
-                input.start_byte.unwrap_or(0),
-                input.end_byte,
-                &input.artifact,
-            ));
-        }
-        Ok(lines(
-            &text,
-            input.start_line.unwrap_or(1),
-            input.end_line,
-            &input.artifact,
-        ))
+        let (mode, out) = if let Some(pattern) = &input.pattern {
+            ("pattern", grep(&text, pattern, &input.artifact)?)
+        } else if input.start_byte.is_some() || input.end_byte.is_some() {
+            let start = input.start_byte.unwrap_or(0);
+            (
+                "bytes",
+                bytes(&text, start, input.end_byte, &input.artifact),
+            )
+        } else {
+            let start = input.start_line.unwrap_or(1);
+            (
+                "lines",
+                lines(&text, start, input.end_line, &input.artifact),
+            )
+        };
+        // Claude Code has no such tool: tack's own shape, the text as the
+        // model read it and the size of the whole artifact.
+        let shown = out.content.iter().find_map(|b| match b {
+            tack_protocol::ContentBlock::Text(t) => Some(t.text.clone()),
+            _ => None,
+        });
+        let response = json!({
+            "artifact": input.artifact,
+            "mode": mode,
+            "content": shown.unwrap_or_default(),
+            "totalBytes": text.len(),
+            "totalLines": text.lines().count(),
+        });
+        Ok(out.with_response(response))
     }
 }
 

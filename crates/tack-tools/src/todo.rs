@@ -168,8 +168,15 @@ impl TypedTool for TodoWrite {
         };
         let text = format!("{summary}\n{}", render(&todos));
         let structured = json!({ "todos": todos });
-        *self.todos.lock().unwrap_or_else(PoisonError::into_inner) = todos;
-        Ok(ToolOutput::text(text.trim_end().to_owned()).with_structured(structured))
+        let old = std::mem::replace(
+            &mut *self.todos.lock().unwrap_or_else(PoisonError::into_inner),
+            todos.clone(),
+        );
+        // Claude Code's `TodoWriteOutput`.
+        let response = json!({ "oldTodos": old, "newTodos": todos });
+        Ok(ToolOutput::text(text.trim_end().to_owned())
+            .with_structured(structured)
+            .with_response(response))
     }
 }
 

@@ -177,6 +177,7 @@ impl WebFetch {
     }
 
     async fn fetch(&self, input: &WebFetchInput) -> Result<ToolOutput, ToolError> {
+        let started = std::time::Instant::now();
         let client = self
             .client
             .as_ref()
@@ -279,12 +280,24 @@ impl WebFetch {
             "bytes": body.len(),
             "truncated": cut,
         });
+        // Claude Code's `WebFetchOutput`; `result` is the page as text (tack
+        // hands the page to the model instead of a summary of it).
+        let response = json!({
+            "bytes": body.len(),
+            "code": status.as_u16(),
+            "codeText": status.canonical_reason().unwrap_or_default(),
+            "result": text,
+            "durationMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "url": url.as_str(),
+        });
         header.push_str(if text.trim().is_empty() {
             "(empty page)"
         } else {
             &text
         });
-        Ok(ToolOutput::text(header).with_structured(structured))
+        Ok(ToolOutput::text(header)
+            .with_structured(structured)
+            .with_response(response))
     }
 }
 

@@ -120,8 +120,14 @@ pub struct PreHookOutcome {
 pub trait HookStage: Send + Sync {
     /// May rewrite `call.input` or decide on the call.
     async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome;
-    /// Sees the outcome; may change it (e.g. add feedback for the model).
-    async fn post_tool_use(&self, call: &ToolCall, result: &mut Result<ToolOutput, ToolError>);
+    /// Sees the outcome of a call that ran for `ran`; may change it (e.g.
+    /// add feedback for the model).
+    async fn post_tool_use(
+        &self,
+        call: &ToolCall,
+        result: &mut Result<ToolOutput, ToolError>,
+        ran: Duration,
+    );
 }
 
 /// The default hook stage: no hooks.
@@ -133,7 +139,13 @@ impl HookStage for NoHooks {
     async fn pre_tool_use(&self, _call: &mut ToolCall) -> PreHookOutcome {
         PreHookOutcome::default()
     }
-    async fn post_tool_use(&self, _call: &ToolCall, _result: &mut Result<ToolOutput, ToolError>) {}
+    async fn post_tool_use(
+        &self,
+        _call: &ToolCall,
+        _result: &mut Result<ToolOutput, ToolError>,
+        _ran: Duration,
+    ) {
+    }
 }
 
 /// A result's content after the budget stage.

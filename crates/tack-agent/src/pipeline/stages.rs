@@ -104,12 +104,17 @@ impl Pipeline {
             return stop;
         }
         let timeout = tool.tool.timeout().unwrap_or(self.shared.default_timeout);
+        let ran = Instant::now();
         let mut result = execute(tool, call.input.clone(), ctx, timeout).await;
+        let ran = ran.elapsed();
         if let Ok(out) = &mut result {
             out.content
                 .extend(hooks.context.iter().map(|c| ContentBlock::text(c.clone())));
         }
-        self.shared.hooks.post_tool_use(call, &mut result).await;
+        self.shared
+            .hooks
+            .post_tool_use(call, &mut result, ran)
+            .await;
         // (the output budget is applied in `record`, to errors as well)
         Stop::Answer(result)
     }

@@ -202,3 +202,35 @@ async fn continue_false_stops_the_session_after_the_batch() {
     // The call is still answered: the conversation stays valid for a resume.
     assert_eq!(h.agent.messages().last().unwrap().role, Role::User);
 }
+
+#[tokio::test]
+async fn a_tool_without_a_claude_code_shape_sends_its_content_array_and_the_time_it_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("seen.json");
+    let record = script(
+        dir.path(),
+        "record.sh",
+        &format!("cat > '{}'", seen.display()),
+    );
+    let hooks = runner(
+        dir.path(),
+        json!({"hooks": {"PostToolUse": [{"matcher": "Echo", "hooks": [{"type": "command", "command": record}]}]}}),
+    );
+    let mut h = harness_with(
+        vec![
+            Step::tool_use("t1", "Echo", json!({"text": "plain"})),
+            Step::text("ok"),
+        ],
+        setup(hooks),
+    )
+    .await;
+    assert_eq!(h.run("x").await.status, RunStatus::Completed);
+    let payload: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    // As Claude Code sends an MCP tool's result.
+    assert_eq!(
+        payload["tool_response"],
+        json!([{"type": "text", "text": "plain"}])
+    );
+    assert!(payload["duration_ms"].is_u64(), "{payload}");
+    assert_eq!(payload["tool_use_id"], "t1");
+}

@@ -110,7 +110,12 @@ impl HookStage for RewriteAndAnnotate {
             ..PreHookOutcome::default()
         }
     }
-    async fn post_tool_use(&self, _call: &ToolCall, result: &mut Result<ToolOutput, ToolError>) {
+    async fn post_tool_use(
+        &self,
+        _call: &ToolCall,
+        result: &mut Result<ToolOutput, ToolError>,
+        _ran: std::time::Duration,
+    ) {
         if let Ok(out) = result {
             out.content.push(ContentBlock::text("post-hook note"));
         }

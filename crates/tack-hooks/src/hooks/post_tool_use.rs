@@ -1,6 +1,8 @@
 //! PostToolUse and PostToolUseFailure: hooks see a call's result (or its
 //! error) and may block it with a note for the model; every hook runs.
 
+use std::time::Duration;
+
 use serde_json::{Map, Value};
 
 use crate::config::{HookEvent, HookRef};
@@ -12,7 +14,9 @@ use super::{HookContext, Hooks};
 
 impl Hooks {
     /// Runs the PostToolUse hooks of a call that succeeded. `input` is the
-    /// input as executed; `response` the tool's result as JSON.
+    /// input as executed; `response` the tool's result as JSON (Claude
+    /// Code's `tool_response`); `duration` how long the tool ran
+    /// (`duration_ms`, left out when unknown).
     pub async fn post_tool_use(
         &self,
         ctx: &HookContext,
@@ -20,11 +24,13 @@ impl Hooks {
         tool_use_id: &str,
         input: &Value,
         response: &Value,
+        duration: Option<Duration>,
     ) -> PostToolUseOutcome {
         let mut state = PostState {
             tool_name,
             tool_use_id,
             input,
+            duration,
             result: PostResult::Success(response),
             event: HookEvent::PostToolUse,
             out: PostToolUseOutcome::default(),
@@ -35,7 +41,11 @@ impl Hooks {
     }
 
     /// Runs the PostToolUseFailure hooks of a call that failed with `error`
-    /// (`is_interrupt`: the user interrupted it).
+    /// (`is_interrupt`: the user interrupted it) after running for `duration`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per field of Claude Code's PostToolUseFailure payload"
+    )]
     pub async fn post_tool_use_failure(
         &self,
         ctx: &HookContext,
@@ -44,11 +54,13 @@ impl Hooks {
         input: &Value,
         error: &str,
         is_interrupt: bool,
+        duration: Option<Duration>,
     ) -> PostToolUseOutcome {
         let mut state = PostState {
             tool_name,
             tool_use_id,
             input,
+            duration,
             result: PostResult::Failure {
                 error,
                 is_interrupt,
@@ -71,6 +83,7 @@ struct PostState<'a> {
     tool_name: &'a str,
     tool_use_id: &'a str,
     input: &'a Value,
+    duration: Option<Duration>,
     result: PostResult<'a>,
     event: HookEvent,
     out: PostToolUseOutcome,
@@ -93,6 +106,10 @@ impl EventState for PostState<'_> {
                 payload.insert("error".into(), error.into());
                 payload.insert("is_interrupt".into(), is_interrupt.into());
             }
+        }
+        if let Some(duration) = self.duration {
+            let ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+            payload.insert("duration_ms".into(), ms.into());
         }
     }
     fn common(&mut self) -> Common<'_> {

@@ -33,6 +33,7 @@ async fn post_tool_use_exit_2_sends_stderr_to_the_model() {
             "t1",
             &json!({"file_path": "a.rs"}),
             &json!({"success": true}),
+            None,
         )
         .await;
 
@@ -62,7 +63,7 @@ async fn post_tool_use_json_block_reason_and_context_reach_the_model_in_order() 
     ));
 
     let out = hooks
-        .post_tool_use(&p.ctx(), "Bash", "t1", &bash_input(), &json!({}))
+        .post_tool_use(&p.ctx(), "Bash", "t1", &bash_input(), &json!({}), None)
         .await;
 
     assert_eq!(out.blocks.len(), 2, "post hooks all run");
@@ -91,7 +92,7 @@ async fn post_tool_use_plain_stdout_is_only_a_report() {
         vec![cmd(&p.sh("fmt", "cat >/dev/null; echo formatted"))],
     ));
     let out = hooks
-        .post_tool_use(&p.ctx(), "Edit", "t1", &json!({}), &json!({}))
+        .post_tool_use(&p.ctx(), "Edit", "t1", &json!({}), &json!({}), None)
         .await;
     assert!(out.feedback_for_model().is_empty());
     assert_eq!(out.reports[0].kind, ReportKind::Output);
@@ -110,7 +111,7 @@ async fn post_tool_use_continue_false_stops_the_agent() {
         ))],
     ));
     let out = hooks
-        .post_tool_use(&p.ctx(), "Edit", "t1", &json!({}), &json!({}))
+        .post_tool_use(&p.ctx(), "Edit", "t1", &json!({}), &json!({}), None)
         .await;
     assert_eq!(out.stop.unwrap().reason.as_deref(), Some("enough"));
 }
@@ -134,13 +135,21 @@ async fn post_tool_use_failure_feedback() {
         ],
     ));
     let out = hooks
-        .post_tool_use_failure(&p.ctx(), "Bash", "t1", &bash_input(), "exit 1", false)
+        .post_tool_use_failure(&p.ctx(), "Bash", "t1", &bash_input(), "exit 1", false, None)
         .await;
     assert_eq!(texts(&out.blocks), ["try npm ci first"]);
     assert_eq!(texts(&out.additional_context), ["node 18 required"]);
 
     let not_bash = hooks
-        .post_tool_use_failure(&p.ctx(), "Read", "t2", &json!({}), "no such file", false)
+        .post_tool_use_failure(
+            &p.ctx(),
+            "Read",
+            "t2",
+            &json!({}),
+            "no such file",
+            false,
+            None,
+        )
         .await;
     assert!(not_bash.runs.is_empty());
 }

@@ -236,7 +236,14 @@ async fn fail_closed_refuses_the_action_of_each_blocking_event() {
     );
 
     let post = one(settings("PostToolUse", None, vec![broken.clone()]))
-        .post_tool_use(&ctx, "Bash", "t1", &bash_input(), &json!({"stdout": ""}))
+        .post_tool_use(
+            &ctx,
+            "Bash",
+            "t1",
+            &bash_input(),
+            &json!({"stdout": ""}),
+            None,
+        )
         .await;
     assert!(post.blocks[0].text.contains("exited with code 7"));
 

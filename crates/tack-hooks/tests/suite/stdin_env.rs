@@ -1,6 +1,8 @@
 //! What a hook receives: the exact stdin JSON of each event (fields and their
 //! order, as Claude Code sends them), the environment and the working directory.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use super::support::{Project, cmd, one, settings};
@@ -63,13 +65,20 @@ async fn post_tool_use_stdin() {
     let input = json!({"file_path": "/x/a.txt", "content": "hi"});
     let response = json!({"filePath": "/x/a.txt", "success": true});
     recorder(&p, "PostToolUse")
-        .post_tool_use(&p.ctx(), "Write", "toolu_02", &input, &response)
+        .post_tool_use(
+            &p.ctx(),
+            "Write",
+            "toolu_02",
+            &input,
+            &response,
+            Some(Duration::from_millis(42)),
+        )
         .await;
     assert_stdin(
         &p,
         with(
             common(&p, "PostToolUse"),
-            json!({"tool_name": "Write", "tool_input": input, "tool_response": response, "tool_use_id": "toolu_02"}),
+            json!({"tool_name": "Write", "tool_input": input, "tool_response": response, "tool_use_id": "toolu_02", "duration_ms": 42}),
         ),
     );
 }
@@ -79,14 +88,22 @@ async fn post_tool_use_failure_stdin() {
     let p = Project::new();
     let input = json!({"command": "false"});
     recorder(&p, "PostToolUseFailure")
-        .post_tool_use_failure(&p.ctx(), "Bash", "toolu_03", &input, "exit status 1", false)
+        .post_tool_use_failure(
+            &p.ctx(),
+            "Bash",
+            "toolu_03",
+            &input,
+            "exit status 1",
+            false,
+            Some(Duration::from_millis(7)),
+        )
         .await;
     assert_stdin(
         &p,
         with(
             common(&p, "PostToolUseFailure"),
             json!({"tool_name": "Bash", "tool_input": input, "tool_use_id": "toolu_03",
-                   "error": "exit status 1", "is_interrupt": false}),
+                   "error": "exit status 1", "is_interrupt": false, "duration_ms": 7}),
         ),
     );
 }

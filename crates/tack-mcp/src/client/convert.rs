@@ -157,9 +157,12 @@ pub(crate) fn convert_result(result: &Value) -> Result<ToolOutput, ToolError> {
     if content.is_empty() {
         content.push(ContentBlock::text("(the tool returned no content)"));
     }
+    // No Claude Code shape of its own: hooks get the content array, as
+    // Claude Code sends for MCP tools (`ToolOutput::hook_response`).
     Ok(ToolOutput {
         content,
         structured,
+        response: None,
     })
 }
 

@@ -360,18 +360,21 @@ impl Tool for Fixture {
                     PNG.into(),
                 ))],
                 structured: None,
+                response: None,
             },
             Kind::Audio => ToolOutput {
                 content: vec![raw(
                     json!({"type": "audio", "data": WAV, "mimeType": "audio/wav"}),
                 )],
                 structured: None,
+                response: None,
             },
             Kind::EmbeddedResource => ToolOutput {
                 content: vec![raw(json!({"type": "resource", "resource": {
                     "uri": "test://embedded-resource", "mimeType": "text/plain",
                     "text": "This is an embedded resource content."}}))],
                 structured: None,
+                response: None,
             },
             Kind::Mixed => ToolOutput {
                 content: vec![
@@ -382,6 +385,7 @@ impl Tool for Fixture {
                         "text": json!({"test": "data", "value": 123}).to_string()}})),
                 ],
                 structured: None,
+                response: None,
             },
             Kind::Logging => {
                 for (i, text) in [

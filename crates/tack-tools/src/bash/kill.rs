@@ -65,9 +65,20 @@ impl TypedTool for KillShell {
                 format!("{id} had already ended ({status}); nothing to stop.")
             }
         };
-        Ok(ToolOutput::text(text).with_structured(json!({
+        // Claude Code's KillShell gave `{message, shell_id}`; its successor
+        // TaskStop gives `{message, task_id, task_type, command}`: both fit.
+        let response = json!({
+            "message": text,
             "shell_id": id,
-            "killed": !matches!(outcome, KillOutcome::AlreadyEnded(_)),
-        })))
+            "task_id": id,
+            "task_type": "local_bash",
+            "command": job.command,
+        });
+        Ok(ToolOutput::text(text)
+            .with_structured(json!({
+                "shell_id": id,
+                "killed": !matches!(outcome, KillOutcome::AlreadyEnded(_)),
+            }))
+            .with_response(response))
     }
 }

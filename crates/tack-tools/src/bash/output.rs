@@ -9,12 +9,12 @@ use async_trait::async_trait;
 use regex::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use tack_process::{Ending, Group, Taken};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use super::MAX_TIMEOUT_MS;
-use super::jobs::{JobStatus, signal_name};
+use super::jobs::{Job, JobStatus, signal_name};
 use super::state::BashState;
 
 /// The line that marks bytes omitted to stay under the memory cap (ending in
@@ -91,7 +91,8 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
     } = run;
     let dropped = output.omitted;
     let mut text = cwd_note.map(|n| n + "\n").unwrap_or_default();
-    text.push_str(&taken_text(output));
+    let printed = taken_text(output);
+    text.push_str(&printed);
 
     let mut notes: Vec<String> = Vec::new();
     let (exit_code, signal) = match &ending {
@@ -155,14 +156,29 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
         }
         text.push_str(&n);
     }
-    Ok(ToolOutput::text(text).with_structured(json!({
-        "exit_code": exit_code,
-        "signal": signal,
-        "timed_out": timed_out,
-        "cwd": cwd,
-        "omitted_bytes": dropped,
-        "description": description,
-    })))
+    // Claude Code's `BashOutput` (the Bash tool's output type): tack's
+    // shell prints stdout and stderr into one stream, so all of it is
+    // `stdout`; like Claude Code's, it has no exit code.
+    let mut response = json!({
+        "stdout": printed,
+        "stderr": "",
+        "interrupted": timed_out,
+    });
+    if timed_out {
+        response["timedOutAfterMs"] = u64::try_from(timeout.as_millis())
+            .unwrap_or(u64::MAX)
+            .into();
+    }
+    Ok(ToolOutput::text(text)
+        .with_structured(json!({
+            "exit_code": exit_code,
+            "signal": signal,
+            "timed_out": timed_out,
+            "cwd": cwd,
+            "omitted_bytes": dropped,
+            "description": description,
+        }))
+        .with_response(response))
 }
 
 fn wait_failed(why: &str, text: &str) -> ToolError {
@@ -266,6 +282,7 @@ impl TypedTool for BashOutput {
                 (text, Some(counts))
             }
         };
+        let response = job_response(&job, &status, &output, input.filter.as_deref());
         let elapsed = job.started.elapsed().as_secs();
         let mut text = format!(
             "{}: {status} (started {elapsed}s ago: {})\n",
@@ -288,19 +305,49 @@ impl TypedTool for BashOutput {
             JobStatus::Exited(code) => Some(code),
             _ => None,
         };
-        Ok(ToolOutput::text(text).with_structured(json!({
-            "bash_id": job.id,
-            "status": status.key(),
-            "exit_code": exit_code,
-            "omitted_bytes": omitted,
-            "filter": filtered.map(|f| json!({
-                "lines": f.lines,
-                "matched": f.kept,
-                "dropped": f.lines - f.kept,
-                "held_bytes": held,
-            })),
-        })))
+        Ok(ToolOutput::text(text)
+            .with_response(response)
+            .with_structured(json!({
+                "bash_id": job.id,
+                "status": status.key(),
+                "exit_code": exit_code,
+                "omitted_bytes": omitted,
+                "filter": filtered.map(|f| json!({
+                    "lines": f.lines,
+                    "matched": f.kept,
+                    "dropped": f.lines - f.kept,
+                    "held_bytes": held,
+                })),
+            })))
     }
+}
+
+/// BashOutput's output in the shape of Claude Code's tool of that name
+/// (before it became TaskOutput): the new output is all `stdout`, as
+/// tack's shell prints both streams into one.
+fn job_response(job: &Job, status: &JobStatus, output: &str, filter: Option<&str>) -> Value {
+    let (state, exit_code) = match status {
+        JobStatus::Running => ("running", None),
+        JobStatus::Exited(0) => ("completed", Some(0)),
+        JobStatus::Exited(code) => ("failed", Some(*code)),
+        JobStatus::Killed => ("killed", None),
+        JobStatus::Signaled(_) | JobStatus::Lost(_) => ("failed", None),
+    };
+    let mut response = json!({
+        "shellId": job.id,
+        "command": job.command,
+        "status": state,
+        "exitCode": exit_code,
+        "stdout": output,
+        "stderr": "",
+        "stdoutLines": output.lines().count(),
+        "stderrLines": 0,
+        "timestamp": humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string(),
+    });
+    if let Some(filter) = filter.filter(|f| !f.is_empty()) {
+        response["filterPattern"] = filter.into();
+    }
+    response
 }
 
 /// How a filter sorted one read's lines.

@@ -12,8 +12,10 @@ use async_trait::async_trait;
 use memchr::memmem;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::{Value, json};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
+use super::patch::structured_patch;
 use super::paths::{
     blocking, canonical, io_error, missing_path_error, plural, require_absolute, write_atomic,
 };
@@ -114,7 +116,8 @@ fn edit_file(state: &FileState, path: &Path, input: &EditInput) -> Result<ToolOu
             "Created {} with new_string as its content ({}).",
             path.display(),
             plural(content.len(), "byte")
-        )));
+        ))
+        .with_response(response(path, input, b"", content)));
     }
 
     let meta = std::fs::metadata(&target).map_err(|e| io_error("edit", path, &e))?;
@@ -148,7 +151,8 @@ fn edit_file(state: &FileState, path: &Path, input: &EditInput) -> Result<ToolOu
             "Wrote new_string into the empty file {} ({}).",
             path.display(),
             plural(new.len(), "byte")
-        )));
+        ))
+        .with_response(response(path, input, b"", new)));
     }
 
     let Some((old, new, matches)) = find_matches(&content, &input.old_string, &input.new_string)
@@ -204,7 +208,22 @@ fn edit_file(state: &FileState, path: &Path, input: &EditInput) -> Result<ToolOu
             "first edited part"
         },
         snippet.text
-    )))
+    ))
+    .with_response(response(path, input, &content, &edited)))
+}
+
+/// Edit's output in Claude Code's shape (`FileEditOutput`).
+fn response(path: &Path, input: &EditInput, before: &[u8], after: &[u8]) -> Value {
+    let original = String::from_utf8_lossy(before);
+    json!({
+        "filePath": path.display().to_string(),
+        "oldString": input.old_string,
+        "newString": input.new_string,
+        "originalFile": original,
+        "structuredPatch": structured_patch(&original, &String::from_utf8_lossy(after)),
+        "userModified": false,
+        "replaceAll": input.replace_all,
+    })
 }
 
 /// The strings to match and write, and the match offsets. In a file whose

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, ImageBlock};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
@@ -140,10 +141,10 @@ fn read_file(
             canonical,
             Snapshot::of(&meta, ContentHasher::default().finish()),
         );
-        return Ok(ToolOutput::text(format!(
-            "The file {} exists but is empty.",
-            path.display()
-        )));
+        return Ok(
+            ToolOutput::text(format!("The file {} exists but is empty.", path.display()))
+                .with_response(text_response(path, "", 0, 1, 0)),
+        );
     }
     let utf16 = match content_inspector::inspect(&header) {
         content_inspector::ContentType::UTF_16LE => Some(true),
@@ -227,7 +228,22 @@ fn read_file(
             last_shown + 1
         ));
     }
-    Ok(ToolOutput::text(text))
+    let mut response = text_response(path, &seen.plain, seen.shown, offset, seen.total);
+    if seen.budget_hit {
+        response["file"]["truncatedByTokenCap"] = true.into();
+    }
+    Ok(ToolOutput::text(text).with_response(response))
+}
+
+/// Read's output in Claude Code's shape (`FileReadOutput`, type "text").
+fn text_response(path: &Path, content: &str, shown: u64, start: u64, total: u64) -> Value {
+    json!({"type": "text", "file": {
+        "filePath": path.display().to_string(),
+        "content": content,
+        "numLines": shown,
+        "startLine": start,
+        "totalLines": total,
+    }})
 }
 
 fn read_header(file: &mut File) -> std::io::Result<Vec<u8>> {
@@ -267,6 +283,11 @@ fn read_image(
     hasher.update(&data);
     state.record(canonical, Snapshot::of(meta, hasher.finish()));
     let encoded = base64::engine::general_purpose::STANDARD.encode(&data);
+    let response = json!({"type": "image", "file": {
+        "base64": encoded,
+        "type": media_type,
+        "originalSize": data.len(),
+    }});
     Ok(ToolOutput {
         content: vec![
             ContentBlock::Image(ImageBlock::base64(media_type, encoded)),
@@ -277,6 +298,7 @@ fn read_image(
             )),
         ],
         structured: None,
+        response: Some(response),
     })
 }
 
@@ -349,10 +371,13 @@ struct Numberer {
     budget_hit: bool,
     invalid_utf8: bool,
     cut_lines: usize,
+    /// The lines shown, without numbers (Claude Code's `file.content`).
+    plain: String,
 }
 
 struct Numbered {
     out: String,
+    plain: String,
     shown: u64,
     total: u64,
     budget_hit: bool,
@@ -374,6 +399,7 @@ impl Numberer {
             budget_hit: false,
             invalid_utf8: false,
             cut_lines: 0,
+            plain: String::new(),
         }
     }
 
@@ -461,6 +487,10 @@ impl Numberer {
             self.budget_hit = true;
         } else {
             self.out.push_str(&line);
+            if self.shown > 0 {
+                self.plain.push('\n');
+            }
+            self.plain.push_str(&shown);
             self.shown += 1;
         }
         self.line_no += 1;
@@ -478,6 +508,7 @@ impl Numberer {
         }
         Numbered {
             out: self.out,
+            plain: self.plain,
             shown: self.shown,
             total: self.line_no - 1,
             budget_hit: self.budget_hit,

@@ -6,8 +6,10 @@ use std::path::Path;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
+use super::patch::structured_patch;
 use super::paths::{blocking, canonical, io_error, plural, require_absolute, write_atomic};
 use super::state::{FileState, Snapshot, check_fresh, hash_bytes};
 
@@ -85,25 +87,41 @@ fn write_file(state: &FileState, path: &Path, content: &[u8]) -> Result<ToolOutp
     let existing = if exists {
         let meta = std::fs::metadata(&target).map_err(|e| io_error("write", path, &e))?;
         check_replaceable(state, path, &target, &meta, None)?;
-        Some(meta)
+        // For the patch hooks see; a file that cannot be read as text
+        // gives its lossy form.
+        let original = std::fs::read(&target).map_err(|e| io_error("read", path, &e))?;
+        Some((meta, original))
     } else {
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, &e))?;
         }
         None
     };
-    let meta = write_atomic(&target, content, existing.as_ref())
+    let meta = write_atomic(&target, content, existing.as_ref().map(|(m, _)| m))
         .map_err(|e| io_error("write", path, &e))?;
     state.record(target, Snapshot::of(&meta, hash_bytes(content)));
     let lines = memchr::memchr_iter(b'\n', content).count()
         + usize::from(!content.is_empty() && !content.ends_with(b"\n"));
+    let text = String::from_utf8_lossy(content);
+    let original = existing.map(|(_, o)| String::from_utf8_lossy(&o).into_owned());
+    let response = json!({
+        "type": if exists { "update" } else { "create" },
+        "filePath": path.display().to_string(),
+        "content": text,
+        "structuredPatch": match &original {
+            Some(original) => structured_patch(original, &text),
+            None => json!([]),
+        },
+        "originalFile": original,
+    });
     Ok(ToolOutput::text(format!(
         "{} {} ({}, {}).",
         if exists { "Updated" } else { "Created" },
         path.display(),
         plural(lines, "line"),
         plural(content.len(), "byte")
-    )))
+    ))
+    .with_response(response))
 }
 
 /// Checks that the existing file `target` (asked for as `path`) may be

@@ -93,6 +93,7 @@ impl TypedTool for GlobTool {
             .compile_matcher();
         let cancel = ctx.cancel.clone();
         let filter = self.filter.clone();
+        let started = std::time::Instant::now();
         let result = tokio::task::spawn_blocking(move || {
             let errors = WalkErrors::default();
             let withheld = std::sync::atomic::AtomicUsize::new(0);
@@ -130,7 +131,7 @@ impl TypedTool for GlobTool {
                 return Err(cancelled("Glob"));
             }
             found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            let mut out = render(&found, &pattern, &root, &errors);
+            let mut out = render(&found, &pattern, &root, &errors, started);
             if let Some(note) = super::withheld_note(withheld.into_inner())
                 && let Some(tack_protocol::ContentBlock::Text(t)) = out.content.first_mut()
             {
@@ -152,6 +153,7 @@ fn render(
     pattern: &str,
     root: &Path,
     errors: &WalkErrors,
+    started: std::time::Instant,
 ) -> ToolOutput {
     let shown: Vec<String> = found
         .iter()
@@ -183,11 +185,21 @@ fn render(
         text.push('\n');
         text.push_str(&note);
     }
-    ToolOutput::text(text).with_structured(json!({
-        "files": shown,
-        "total": found.len(),
+    // Claude Code's `GlobOutput`.
+    let response = json!({
+        "durationMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "numFiles": shown.len(),
+        "filenames": shown,
         "truncated": found.len() > MAX_RESULTS,
-    }))
+        "totalMatches": found.len(),
+    });
+    ToolOutput::text(text)
+        .with_structured(json!({
+            "files": shown,
+            "total": found.len(),
+            "truncated": found.len() > MAX_RESULTS,
+        }))
+        .with_response(response)
 }
 
 /// An absolute pattern such as "/repo/src/**/*.rs" is split into a base

@@ -20,7 +20,7 @@ use ignore::types::{Types, TypesBuilder};
 use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use super::{WalkErrors, cancelled, search_root, walk_collect};
@@ -317,6 +317,26 @@ impl Search {
 
     /// What part of `total` lines or entries this answer shows, and how to
     /// see the rest; `None` when it shows all of them.
+    /// The output mode as Claude Code's Grep names it in its output.
+    fn mode_key(&self) -> &'static str {
+        match self.mode {
+            OutputMode::Content => "content",
+            OutputMode::FilesWithMatches => "files_with_matches",
+            OutputMode::Count => "count",
+        }
+    }
+
+    /// Adds the paging Claude Code's `GrepOutput` reports, when there was any.
+    fn paged(&self, mut response: Value) -> Value {
+        if self.head_limit != usize::MAX {
+            response["appliedLimit"] = self.head_limit.into();
+        }
+        if self.offset > 0 {
+            response["appliedOffset"] = self.offset.into();
+        }
+        response
+    }
+
     fn page_note(&self, shown: usize, total: usize, unit: &str, from: &str) -> Option<String> {
         let offset = self.offset;
         if offset == 0 && shown == total {
@@ -353,6 +373,11 @@ impl Search {
             self.root.display()
         ))
         .with_structured(json!({"files": [], "total": 0}))
+        .with_response(json!({
+            "mode": self.mode_key(),
+            "numFiles": 0,
+            "filenames": [],
+        }))
     }
 
     fn render_files(&self, hits: &[Hit]) -> ToolOutput {
@@ -377,8 +402,14 @@ impl Search {
             }
             text.push_str(&format!("({note})"));
         }
+        let response = self.paged(json!({
+            "mode": "files_with_matches",
+            "numFiles": shown.len(),
+            "filenames": shown,
+        }));
         ToolOutput::text(text)
             .with_structured(json!({"files": shown, "total": hits.len(), "offset": self.offset}))
+            .with_response(response)
     }
 
     fn render_counts(&self, hits: &[Hit]) -> ToolOutput {
@@ -393,6 +424,19 @@ impl Search {
             text.push_str(&format!("{path}:{}\n", hit.count));
             counts.insert(path, hit.count.into());
         }
+        let shown_matches: usize = hits
+            .iter()
+            .skip(self.offset)
+            .take(self.head_limit)
+            .map(|h| h.count)
+            .sum();
+        let response = self.paged(json!({
+            "mode": "count",
+            "numFiles": counts.len(),
+            "filenames": counts.keys().collect::<Vec<_>>(),
+            "content": text.trim_end(),
+            "numMatches": shown_matches,
+        }));
         text.push_str(&format!(
             "({} in {}.",
             plural(total, "matching line"),
@@ -403,7 +447,9 @@ impl Search {
             text.push_str(&note);
         }
         text.push(')');
-        ToolOutput::text(text).with_structured(json!({"counts": counts, "total": total}))
+        ToolOutput::text(text)
+            .with_structured(json!({"counts": counts, "total": total}))
+            .with_response(response)
     }
 
     fn render_content(&self, hits: &mut [Hit]) -> ToolOutput {
@@ -415,6 +461,7 @@ impl Search {
         let mut shown = 0usize;
         let mut skipped = 0usize;
         let mut searcher = None;
+        let mut files: Vec<String> = Vec::new();
         for hit in hits.iter_mut() {
             if shown >= self.head_limit {
                 break;
@@ -459,6 +506,7 @@ impl Search {
                     if !text.is_empty() {
                         text.push('\n');
                     }
+                    files.push(hit.path.display().to_string());
                     text.push_str(&hit.path.display().to_string());
                     text.push('\n');
                 }
@@ -478,6 +526,13 @@ impl Search {
         if text.ends_with('\n') {
             text.pop();
         }
+        let response = self.paged(json!({
+            "mode": "content",
+            "numFiles": files.len(),
+            "filenames": files,
+            "content": text,
+            "numLines": shown,
+        }));
         let from = format!(" from {}", plural(hits.len(), "file"));
         if let Some(note) = self.page_note(shown, total, "lines", &from) {
             if !text.is_empty() {
@@ -485,9 +540,11 @@ impl Search {
             }
             text.push_str(&format!("({note})"));
         }
-        ToolOutput::text(text).with_structured(
-            json!({"files": hits.len(), "lines": total, "shown": shown, "offset": self.offset}),
-        )
+        ToolOutput::text(text)
+            .with_structured(
+                json!({"files": hits.len(), "lines": total, "shown": shown, "offset": self.offset}),
+            )
+            .with_response(response)
     }
 }
 

@@ -197,6 +197,13 @@ async fn read_output_is_capped_at_a_line_boundary() {
         "{}",
         &out[out.len() - 200..]
     );
+    // Hooks learn it as Claude Code tells them: a first page, flagged.
+    let full = env.call("Read", json!({"file_path": path})).await.unwrap();
+    let file = &full.response.unwrap()["file"];
+    assert_eq!(file["numLines"], shown);
+    assert_eq!(file["totalLines"], 2000);
+    assert_eq!(file["truncatedByTokenCap"], true);
+    assert_eq!(file["content"].as_str().unwrap().lines().count(), shown);
 }
 
 #[tokio::test]
