@@ -41,6 +41,15 @@ pub struct CliPermissions {
     pub mode: Option<Mode>,
     /// `--add-dir`.
     pub additional_directories: Vec<PathBuf>,
+    /// `--settings` files or inline JSON (level [`crate::Level::CommandLine`]):
+    /// a layer above the local settings and below the managed file, read
+    /// with the files ([`Settings::load_with`]).
+    pub settings: Vec<SettingsFile>,
+    /// `--mcp-config` documents (`{"mcpServers": {…}}`), for the session's
+    /// MCP servers; not read here.
+    pub mcp_config: Vec<SettingsFile>,
+    /// `--strict-mcp-config`: only the `--mcp-config` servers; not read here.
+    pub strict_mcp_config: bool,
 }
 
 /// Where to load settings from and how to compile them, for callers that
@@ -139,11 +148,12 @@ impl Settings {
     /// `allowManagedPermissionRulesOnly: true` leaves out every rule that is
     /// not in the managed file.
     pub fn load_with(opts: &LoadOptions) -> Result<Settings> {
-        let files = read_settings_files(
+        let mut files = read_settings_files(
             &opts.project_root,
             opts.user_config_dir.as_deref(),
             opts.managed_settings.as_deref(),
         )?;
+        files.extend(opts.cli.settings.iter().cloned());
         Settings::from_files(files, opts)
     }
 

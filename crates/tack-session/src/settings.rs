@@ -69,6 +69,8 @@ impl SessionSettings {
     ) -> Result<Self> {
         let (permissions, unapproved) = read_permissions(options, approvals, trust_project)?;
         let mut settings = Self::from_permissions(permissions, &options.project_root)?;
+        settings.mcp_servers =
+            command_line_mcp(std::mem::take(&mut settings.mcp_servers), options)?;
         settings.unapproved = unapproved;
         Ok(settings)
     }
@@ -110,11 +112,13 @@ pub(crate) fn read_permissions(
     approvals: &Approvals,
     trust_project: bool,
 ) -> Result<(Settings, Vec<UntrustedSettings>)> {
-    let files = tack_policy::read_settings_files(
+    let mut files = tack_policy::read_settings_files(
         &options.project_root,
         options.user_config_dir.as_deref(),
         options.managed_settings.as_deref(),
     )?;
+    // `--settings`: a layer above the local settings, below managed.
+    files.extend(options.cli.settings.iter().cloned());
     let home = options
         .home
         .clone()
@@ -162,9 +166,24 @@ fn mcp_servers(settings: &Settings, project_root: &Path) -> Result<McpConfig> {
             Level::Project => ConfigSource::ProjectSettings,
             Level::Local => ConfigSource::LocalSettings,
             Level::Managed => ConfigSource::ManagedSettings,
+            Level::CommandLine => ConfigSource::CommandLine,
             _ => continue,
         };
         config.add_servers_from(source, Some(&file.path), &file.value)?;
+    }
+    Ok(config)
+}
+
+/// `--mcp-config` servers join (or, with `--strict-mcp-config`, replace)
+/// the servers of the files; they are the user's own and need no approval.
+fn command_line_mcp(found: McpConfig, options: &LoadOptions) -> Result<McpConfig> {
+    let mut config = if options.cli.strict_mcp_config {
+        McpConfig::new()
+    } else {
+        found
+    };
+    for file in &options.cli.mcp_config {
+        config.add_servers_from(ConfigSource::CommandLine, Some(&file.path), &file.value)?;
     }
     Ok(config)
 }
@@ -190,7 +209,10 @@ fn output_budget(settings: &Settings) -> OutputBudgetSettings {
 fn web_fetch(settings: &Settings) -> WebFetchOptions {
     let mut options = WebFetchOptions::default();
     for file in settings.files() {
-        if !matches!(file.level, Level::User | Level::Local | Level::Managed) {
+        if !matches!(
+            file.level,
+            Level::User | Level::Local | Level::CommandLine | Level::Managed
+        ) {
             continue;
         }
         let config = &file.value["webFetch"];

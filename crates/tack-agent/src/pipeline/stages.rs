@@ -87,7 +87,7 @@ impl Pipeline {
         // Judged where it will run, and run only there (see
         // `ToolContext::checked_dir`).
         ctx.checked_dir = tool.tool.working_dir();
-        if let Err(stop) = self
+        match self
             .permission(
                 tool,
                 call,
@@ -97,7 +97,18 @@ impl Pipeline {
             )
             .await
         {
-            return stop;
+            Err(stop) => return stop,
+            Ok(None) => {}
+            Ok(Some(input)) => {
+                call.input = input;
+                if let Err(e) = validate(tool, call, None, &ctx) {
+                    audit.decision = AuditDecision::Deny;
+                    return Stop::Answer(Err(ToolError::InvalidInput(format!(
+                        "the permission answer ({}) changed the input into one that is not valid: {e}",
+                        audit.decided_by
+                    ))));
+                }
+            }
         }
         let timeout = tool.tool.timeout().unwrap_or(self.shared.default_timeout);
         let mut result = execute(tool, call.input.clone(), ctx, timeout).await;
@@ -145,7 +156,8 @@ impl Pipeline {
         Ok(hooks)
     }
 
-    /// The permission stage, on the input as it will run.
+    /// The permission stage, on the input as it will run. `Some(input)`:
+    /// allowed with this input instead (to be validated).
     async fn permission(
         &self,
         tool: &RegisteredTool,
@@ -153,12 +165,17 @@ impl Pipeline {
         hook: Option<&HookRuling>,
         dir: Option<&std::path::Path>,
         audit: &mut AuditRecord,
-    ) -> Result<(), Stop> {
+    ) -> Result<Option<Value>, Stop> {
         match self.shared.permission.decide(call, tool, hook, dir).await {
             Permission::Allow { by } => {
                 audit.decision = AuditDecision::Allow;
                 audit.decided_by = by;
-                Ok(())
+                Ok(None)
+            }
+            Permission::AllowWithInput { by, input } => {
+                audit.decision = AuditDecision::Allow;
+                audit.decided_by = by;
+                Ok(Some(input))
             }
             Permission::Deny { reason, by } => {
                 audit.decision = AuditDecision::Deny;
