@@ -934,3 +934,97 @@ async fn add_dir_in_both_spellings() {
 fn model_saw_any(w: &World) -> String {
     w.mock.requests().last().unwrap().body["messages"].to_string()
 }
+
+#[tokio::test]
+async fn strict_mcp_config_leaves_out_the_projects_servers() {
+    let (python, script) = approver();
+    let w = World::new(vec![]).await;
+    std::fs::write(
+        w.cwd.path().join(".mcp.json"),
+        json!({"mcpServers": {"project": {"command": "/bin/false"}}}).to_string(),
+    )
+    .unwrap();
+    let config = json!({"mcpServers": {"approver": {"command": python, "args": [script]}}});
+    let file = w.state.path().join("mcp.json");
+    std::fs::write(&file, config.to_string()).unwrap();
+    let servers = |out: &Output| -> Vec<(String, String)> {
+        let frames = json_lines(out);
+        frames[0]["mcp_servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().to_owned(),
+                    s["status"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    w.mock.push(Step::text("a"));
+    let both = w
+        .tack_args(&[
+            "-p",
+            "--mcp-config",
+            file.to_str().unwrap(),
+            "--output-format",
+            "stream-json",
+            "x",
+        ])
+        .await;
+    assert_eq!(both.status.code(), Some(0), "{}", stderr(&both));
+    assert_eq!(
+        servers(&both),
+        [
+            ("approver".to_owned(), "connected".to_owned()),
+            ("project".to_owned(), "needs-approval".to_owned())
+        ]
+    );
+    w.mock.push(Step::text("b"));
+    let strict = w
+        .tack_args(&[
+            "-p",
+            "--mcp-config",
+            file.to_str().unwrap(),
+            "--strict-mcp-config",
+            "--output-format",
+            "stream-json",
+            "x",
+        ])
+        .await;
+    assert_eq!(
+        servers(&strict),
+        [("approver".to_owned(), "connected".to_owned())]
+    );
+    // Its tools are offered.
+    let tools = json_lines(&strict)[0]["tools"].to_string();
+    assert!(tools.contains("mcp__approver__approve"), "{tools}");
+    // A --mcp-config that is not a file or JSON is a usage error naming it.
+    let out = w.tack_args(&["-p", "--mcp-config", "nope.json", "x"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--mcp-config nope.json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test]
+async fn an_api_error_is_a_result_with_is_error_and_the_error_text() {
+    let w = World::new(vec![Step::error(401)]).await;
+    let out = w.tack_args(&["-p", "--output-format", "json", "x"]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "tack's exit code: {}",
+        stderr(&out)
+    );
+    let result: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["is_error"], true);
+    assert_eq!(result["num_turns"], 0);
+    assert!(
+        result["result"].as_str().unwrap().contains("401"),
+        "{result}"
+    );
+}
