@@ -42,8 +42,8 @@ pub struct CliPermissions {
     /// `--add-dir`.
     pub additional_directories: Vec<PathBuf>,
     /// `--settings` files or inline JSON (level [`crate::Level::CommandLine`]):
-    /// a layer above the local settings and below the managed file, read
-    /// with the files ([`Settings::load_with`]).
+    /// a layer above the local settings and below the managed file, added
+    /// to the files by [`Settings::from_files`].
     pub settings: Vec<SettingsFile>,
     /// `--mcp-config` documents (`{"mcpServers": {…}}`), for the session's
     /// MCP servers; not read here.
@@ -148,12 +148,11 @@ impl Settings {
     /// `allowManagedPermissionRulesOnly: true` leaves out every rule that is
     /// not in the managed file.
     pub fn load_with(opts: &LoadOptions) -> Result<Settings> {
-        let mut files = read_settings_files(
+        let files = read_settings_files(
             &opts.project_root,
             opts.user_config_dir.as_deref(),
             opts.managed_settings.as_deref(),
         )?;
-        files.extend(opts.cli.settings.iter().cloned());
         Settings::from_files(files, opts)
     }
 
@@ -168,6 +167,8 @@ impl Settings {
     /// [`Settings::files`] returns them. `opts.user_config_dir` and
     /// `opts.managed_settings` are not used (they say where to read).
     pub fn from_files(mut files: Vec<SettingsFile>, opts: &LoadOptions) -> Result<Settings> {
+        // `--settings` layers are part of the command line: they join here.
+        files.extend(opts.cli.settings.iter().cloned());
         files.sort_by_key(|f| f.level);
         let home = opts
             .home

@@ -112,13 +112,11 @@ pub(crate) fn read_permissions(
     approvals: &Approvals,
     trust_project: bool,
 ) -> Result<(Settings, Vec<UntrustedSettings>)> {
-    let mut files = tack_policy::read_settings_files(
+    let files = tack_policy::read_settings_files(
         &options.project_root,
         options.user_config_dir.as_deref(),
         options.managed_settings.as_deref(),
     )?;
-    // `--settings`: a layer above the local settings, below managed.
-    files.extend(options.cli.settings.iter().cloned());
     let home = options
         .home
         .clone()
