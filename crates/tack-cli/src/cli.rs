@@ -72,7 +72,13 @@ pub fn mcp_after_help() -> String {
 
 /// tack: a fast, strict harness between language models and tools.
 #[derive(Debug, Parser)]
-#[command(name = "tack", version, about, after_help = after_help())]
+#[command(
+    name = "tack",
+    version,
+    about,
+    after_help = after_help(),
+    override_usage = "tack <COMMAND>\n       tack -p [FLAGS OF tack run] [PROMPT]   Claude Code's print mode: the same as tack run"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
