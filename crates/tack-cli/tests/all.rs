@@ -18,9 +18,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tack_testkit::{MockServer, Step};
 
-#[path = "all/claude_code.rs"]
-mod claude_code;
-
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
     mock: MockServer,
@@ -2279,3 +2276,7 @@ async fn prompt_cache_30_calls_read_from_cache() {
         100.0 * read as f64 / total as f64
     );
 }
+
+/// Claude Code's command line and output shapes.
+#[path = "all/claude_code.rs"]
+mod claude_code;
