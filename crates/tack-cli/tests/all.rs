@@ -114,6 +114,10 @@ fn types(events: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Claude Code's command line and output shapes.
+#[path = "all/claude_code.rs"]
+mod claude_code;
+
 #[test]
 fn version_is_instant_and_help_lists_exit_codes() {
     let started = Instant::now();
@@ -2276,7 +2280,3 @@ async fn prompt_cache_30_calls_read_from_cache() {
         100.0 * read as f64 / total as f64
     );
 }
-
-/// Claude Code's command line and output shapes.
-#[path = "all/claude_code.rs"]
-mod claude_code;
