@@ -873,6 +873,22 @@ async fn continue_and_resume_work_in_print_mode() {
             .len(),
         3
     );
+    // --resume with the session_id a json result gave.
+    w.mock.push(Step::text("third"));
+    let id = first["session_id"].as_str().unwrap();
+    let out = w
+        .tack_args(&["-p", "--resume", id, "--output-format", "json", "three"])
+        .await;
+    let third: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(third["session_id"], id);
+    assert_eq!(third["result"], "third");
+    assert_eq!(
+        w.mock.requests()[2].body["messages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
 }
 
 #[tokio::test]
