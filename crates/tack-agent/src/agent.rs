@@ -387,6 +387,7 @@ impl Agent {
                     content: vec![ContentBlock::text(block.text())],
                     duration_ms: 0,
                     audit: None,
+                    response: None,
                 });
                 ContentBlock::ToolResult(block)
             })

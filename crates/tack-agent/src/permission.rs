@@ -18,6 +18,11 @@ pub struct PromptRequest {
     /// This call may delete or overwrite data (`crate::destructive`: the
     /// command or the file for tack's tools, the tool's own word for others).
     pub destructive: bool,
+    /// The tool's name, its input as it would run and the call's id (what
+    /// a permission prompt tool is sent).
+    pub tool_name: String,
+    pub input: serde_json::Value,
+    pub tool_use_id: String,
 }
 
 /// The user's answer.
@@ -29,6 +34,14 @@ pub enum PromptAnswer {
     /// Deny; the reason goes to the model.
     Deny {
         reason: String,
+    },
+    /// Allow this call with a replaced input (a permission prompt tool's
+    /// `updatedInput`). The new input is checked again: by the rules (a
+    /// deny rule still denies it) and by the tool's schema.
+    AllowWithInput {
+        input: serde_json::Value,
+        /// Who answered, for the audit trail.
+        by: String,
     },
 }
 
@@ -141,7 +154,14 @@ impl PolicyStage {
         tack_policy::unfinished(&policy, &format!("Bash({command})"), CHECK_DEADLINE)
     }
 
-    async fn ask(&self, decision: Decision, tool: &RegisteredTool, reason: String) -> Permission {
+    async fn ask(
+        &self,
+        decision: Decision,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        dir: Option<&Path>,
+        reason: String,
+    ) -> Permission {
         let Some(prompter) = &self.prompter else {
             let headless = decision.without_tty();
             return Permission::Deny {
@@ -166,6 +186,9 @@ impl PolicyStage {
             reason,
             always_rule: (!managed_only).then(|| always_rule.clone()),
             destructive: crate::destructive::destroys(tool, &decision),
+            tool_name: call.name.clone(),
+            input: call.input.clone(),
+            tool_use_id: call.id.clone(),
         };
         match prompter.ask(&request).await {
             PromptAnswer::AllowOnce => Permission::Allow {
@@ -199,6 +222,27 @@ impl PolicyStage {
                 reason,
                 by: "the user".into(),
             },
+            PromptAnswer::AllowWithInput { input, by } => {
+                // The replaced input meets the rules again: an answer must
+                // not turn an allowed call into one a deny rule forbids.
+                let updated = ToolCall {
+                    input,
+                    ..call.clone()
+                };
+                match self.evaluate(&updated, dir).await {
+                    d @ Decision::Deny(_) => Permission::Deny {
+                        reason: format!(
+                            "{by} allowed the call with a changed input, which is denied: {}",
+                            d.message()
+                        ),
+                        by: decided_by(&d),
+                    },
+                    _ => Permission::AllowWithInput {
+                        by: format!("{by} (with a changed input)"),
+                        input: updated.input,
+                    },
+                }
+            }
         }
     }
 }
@@ -239,11 +283,11 @@ impl PermissionStage for PolicyStage {
             },
             (d, Some((Verdict::Ask, HookRuling { reason, by, .. }))) => {
                 let reason = format!("{reason} (asked by {by})");
-                self.ask(d, tool, reason).await
+                self.ask(d, call, tool, dir, reason).await
             }
             (d @ Decision::Ask(_), _) => {
                 let reason = d.to_string();
-                self.ask(d, tool, reason).await
+                self.ask(d, call, tool, dir, reason).await
             }
             (d, _) => Permission::Allow { by: decided_by(&d) },
         }

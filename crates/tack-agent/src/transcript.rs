@@ -455,6 +455,7 @@ pub fn unrecorded_result(unrecorded: &Unrecorded) -> SessionEvent {
             interrupted: Some(Interruption::Unfinished),
             ..AuditRecord::default()
         }),
+        response: None,
     }
 }
 
@@ -589,6 +590,7 @@ mod tests {
             content: vec![ContentBlock::text("done a")],
             duration_ms: 1,
             audit: None,
+            response: None,
         });
         // A kill in the middle of writing a line.
         std::fs::OpenOptions::new()

@@ -8,6 +8,9 @@ const EXAMPLES: &str = "\
 Examples:
   tack run \"list the TODOs in src/\"            run with the provider found in the environment
   echo \"summarise\" | tack run --output-format json
+  tack -p \"fix the test\" --output-format json | jq -r .result     Claude Code's -p and result shape
+  tack -p --allowedTools \"Bash(git *)\" --mcp-config servers.json --permission-prompt-tool mcp__approver__check \"…\"
+  tack -p --input-format stream-json --output-format stream-json < turns.jsonl
   tack run --provider openai --base-url http://127.0.0.1:8080 --model qwen3 \"hi\"
   tack run --continue \"and now the tests\"       continue the latest session of this directory
   tack run --append-system-prompt \"Answer in French.\" \"what does main.rs do?\"
@@ -94,7 +97,13 @@ pub fn mcp_after_help() -> String {
 
 /// tack: a fast, strict harness between language models and tools.
 #[derive(Debug, Parser)]
-#[command(name = "tack", version, about, after_help = after_help())]
+#[command(
+    name = "tack",
+    version,
+    about,
+    after_help = after_help(),
+    override_usage = "tack <COMMAND>\n       tack -p [FLAGS OF tack run] [PROMPT]   Claude Code's print mode: the same as tack run"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -129,9 +138,35 @@ pub enum Command {
 pub enum OutputFormat {
     /// The answer as text on stdout; tool calls and progress on stderr.
     Text,
-    /// One JSON object on stdout when the run ends.
+    /// Claude Code's result object on stdout when the run ends (`jq -r
+    /// .result`); with --verbose an array of every message.
     Json,
-    /// One JSON event per line on stdout, as they happen.
+    /// Claude Code's stream: system/init, assistant and user messages, one
+    /// result per turn, one JSON object per line.
+    StreamJson,
+    /// tack's own result event (text, status, session totals…).
+    TackJson,
+    /// tack's own events, one per line, as they happen (audit records,
+    /// tool progress, text deltas…).
+    TackStreamJson,
+}
+
+impl OutputFormat {
+    /// One JSON object per line on stdout.
+    pub fn is_stream(self) -> bool {
+        matches!(
+            self,
+            OutputFormat::StreamJson | OutputFormat::TackStreamJson
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// The prompt as text (the argument, or all of stdin).
+    Text,
+    /// User messages as JSON lines on stdin, each starting a turn with its
+    /// own result (needs --output-format stream-json).
     StreamJson,
 }
 
@@ -158,14 +193,14 @@ pub struct RunArgs {
     /// Replace the whole system prompt: tack's own text (environment, how
     /// to use the tools) and the instruction files (CLAUDE.md, AGENTS.md…)
     /// are not sent, only TEXT.
-    #[arg(long, value_name = "TEXT", alias = "system")]
+    #[arg(long, value_name = "TEXT", aliases = ["system", "systemPrompt"])]
     pub system_prompt: Option<String>,
     /// Add TEXT at the end of the system prompt (after the instruction
     /// files, or after --system-prompt).
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", alias = "appendSystemPrompt")]
     pub append_system_prompt: Option<String>,
     /// Stop after this many model requests.
-    #[arg(long)]
+    #[arg(long, alias = "maxTurns")]
     pub max_turns: Option<u32>,
     /// max_tokens of each request.
     #[arg(long, default_value_t = tack_agent::DEFAULT_MAX_TOKENS)]
@@ -191,8 +226,22 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_prompt_cache: bool,
     /// How results are printed.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, alias = "outputFormat")]
     pub output_format: OutputFormat,
+    /// How the prompt is read.
+    #[arg(long, value_enum, default_value_t = InputFormat::Text, alias = "inputFormat")]
+    pub input_format: InputFormat,
+    /// With --output-format json: an array of every message, the result
+    /// last (as Claude Code prints it).
+    #[arg(long)]
+    pub verbose: bool,
+    /// Send each permission ask to this MCP tool (mcp__server__tool)
+    /// instead of the terminal: it gets {"tool_name", "input",
+    /// "tool_use_id"} and answers {"behavior":"allow","updatedInput":{…}}
+    /// or {"behavior":"deny","message":"…"}. Any other answer, or none, is a
+    /// deny; a changed input meets the rules again.
+    #[arg(long, value_name = "MCP_TOOL", alias = "permissionPromptTool")]
+    pub permission_prompt_tool: Option<String>,
     /// Resume a session by id (a unique prefix is enough).
     #[arg(long, short = 'r', conflicts_with = "continue_")]
     pub resume: Option<String>,
@@ -249,18 +298,37 @@ pub struct MockServerArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct PermissionArgs {
     /// default, acceptEdits, plan, dontAsk or bypassPermissions.
-    #[arg(long)]
+    #[arg(long, alias = "permissionMode")]
     pub permission_mode: Option<String>,
+    /// The permission mode bypassPermissions: calls run without asking;
+    /// deny rules still hold.
+    #[arg(
+        long,
+        alias = "dangerouslySkipPermissions",
+        conflicts_with = "permission_mode"
+    )]
+    pub dangerously_skip_permissions: bool,
     /// Rules to allow, e.g. --allowed-tools "Bash(git diff *),Read" (comma or
     /// space separated; repeatable).
-    #[arg(long)]
+    #[arg(long, alias = "allowedTools")]
     pub allowed_tools: Vec<String>,
     /// Rules to deny, e.g. --disallowed-tools "Bash(curl *),WebFetch".
-    #[arg(long)]
+    #[arg(long, alias = "disallowedTools")]
     pub disallowed_tools: Vec<String>,
     /// Another directory the read-only tools may use without asking (repeatable).
-    #[arg(long = "add-dir")]
+    #[arg(long = "add-dir", alias = "addDir")]
     pub add_dirs: Vec<std::path::PathBuf>,
+    /// A settings file, or inline JSON, as a layer above the local settings
+    /// and below the administrator's (repeatable; the later wins).
+    #[arg(long, value_name = "FILE_OR_JSON")]
+    pub settings: Vec<String>,
+    /// MCP servers for this run: a file or inline JSON holding
+    /// {"mcpServers": {…}} (repeatable; they need no approval).
+    #[arg(long = "mcp-config", value_name = "FILE_OR_JSON", alias = "mcpConfig")]
+    pub mcp_config: Vec<String>,
+    /// Only the --mcp-config servers: none from .mcp.json or settings files.
+    #[arg(long, alias = "strictMcpConfig")]
+    pub strict_mcp_config: bool,
     /// Apply what the project's .tack/settings.json asks for that would run
     /// without asking (hooks, acceptEdits/bypassPermissions, directories and
     /// wide allow rules outside the project) without an approval, for this
@@ -281,15 +349,57 @@ impl PermissionArgs {
             Some(m) => Some(m.parse().map_err(|e| {
                 crate::Failure::usage(anyhow::anyhow!("--permission-mode {m}: {e}"))
             })?),
+            None if self.dangerously_skip_permissions => Some(tack_policy::Mode::BypassPermissions),
             None => None,
         };
+        let settings = self
+            .settings
+            .iter()
+            .map(|s| json_layer("--settings", s))
+            .collect::<Result<_, _>>()?;
         Ok(tack_policy::CliPermissions {
             allowed_tools: split(&self.allowed_tools),
             disallowed_tools: split(&self.disallowed_tools),
             mode,
             additional_directories: self.add_dirs.clone(),
+            settings,
+            mcp_config: self
+                .mcp_config
+                .iter()
+                .map(|s| json_layer("--mcp-config", s))
+                .collect::<Result<_, _>>()?,
+            strict_mcp_config: self.strict_mcp_config,
         })
     }
+}
+
+/// A `--settings` or `--mcp-config` value: inline JSON (it starts with `{`)
+/// or the path of a file holding it; a JSON object either way.
+pub fn json_layer(flag: &str, value: &str) -> Result<tack_policy::SettingsFile, crate::Failure> {
+    let usage = |text: String| crate::Failure::usage(anyhow::anyhow!(text));
+    let (path, text) = if value.trim_start().starts_with('{') {
+        (
+            PathBuf::from(format!("{flag} (inline JSON)")),
+            value.to_owned(),
+        )
+    } else {
+        let text = std::fs::read_to_string(value)
+            .map_err(|e| usage(format!("{flag} {value}: cannot read the file: {e}")))?;
+        (PathBuf::from(value), text)
+    };
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| usage(format!("{flag} {}: not valid JSON: {e}", path.display())))?;
+    if !json.is_object() {
+        return Err(usage(format!(
+            "{flag} {}: must be a JSON object",
+            path.display()
+        )));
+    }
+    Ok(tack_policy::SettingsFile {
+        level: tack_policy::Level::CommandLine,
+        path,
+        value: json,
+    })
 }
 
 #[derive(Debug, Args)]
@@ -382,7 +492,7 @@ pub enum McpCommand {
     },
     /// Serve tack's tools over MCP (stdio, or streamable HTTP with --http), with
     /// the same rules, hooks, budget and audit as tack run.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -433,7 +543,7 @@ pub struct ServeArgs {
 }
 
 #[cfg(test)]
-mod tests {
+mod help_tests {
     use clap::CommandFactory as _;
 
     use super::Cli;
@@ -481,5 +591,138 @@ mod tests {
             mock.contains("Script format") && mock.contains("\"stop_reason\""),
             "{mock}"
         );
+    }
+}
+
+/// The subcommands, for telling `tack -p …` and `tack PROMPT` from them.
+const SUBCOMMANDS: &[&str] = &[
+    "run",
+    "sessions",
+    "log",
+    "permissions",
+    "mcp",
+    "settings",
+    "mock-server",
+    "help",
+];
+
+/// Claude Code flags tack does not have (yet): named in a clear error
+/// rather than clap's generic one.
+const UNSUPPORTED_CLAUDE_FLAGS: &[&str] = &[
+    "--include-partial-messages",
+    "--replay-user-messages",
+    "--fallback-model",
+    "--agents",
+    "--agent",
+    "--setting-sources",
+    "--session-id",
+    "--fork-session",
+    "--json-schema",
+    "--max-budget-usd",
+    "--betas",
+    "--plugin-dir",
+    "--ide",
+    "--debug",
+    "--mcp-debug",
+    "--output-style",
+    "--disable-slash-commands",
+    "--allow-dangerously-skip-permissions",
+    "--no-session-persistence",
+];
+
+/// Claude Code's command line on tack's: `tack -p "…"` / `tack --print …`
+/// (before any subcommand) is `tack run "…"`; a Claude Code flag tack does
+/// not support is an error naming it. Anything else is left to clap.
+pub fn claude_code_argv(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::OsString>, String> {
+    let Some(first) = args.get(1).and_then(|a| a.to_str()) else {
+        return Ok(args);
+    };
+    let is_run = first == "run";
+    let print_mode = !SUBCOMMANDS.contains(&first)
+        && args
+            .iter()
+            .skip(1)
+            .take_while(|a| *a != "--")
+            .any(|a| a == "-p" || a == "--print");
+    if !is_run && !print_mode {
+        if !first.starts_with('-') && !SUBCOMMANDS.contains(&first) && args.len() == 2 {
+            return Err(format!(
+                "unknown command {first:?}. To run a prompt: tack -p {first:?} (or tack run {first:?}); tack --help lists the commands"
+            ));
+        }
+        return Ok(args);
+    }
+    for arg in args.iter().skip(1).take_while(|a| *a != "--") {
+        let Some(arg) = arg.to_str() else { continue };
+        let name = arg.split_once('=').map_or(arg, |(name, _)| name);
+        if UNSUPPORTED_CLAUDE_FLAGS.contains(&name) {
+            return Err(format!(
+                "{name} is a Claude Code flag tack does not support yet; see `tack run --help` for what tack accepts (README: Coming from Claude Code)"
+            ));
+        }
+    }
+    if is_run {
+        return Ok(args);
+    }
+    let mut rewritten = Vec::with_capacity(args.len() + 1);
+    let mut after_separator = false;
+    for (i, arg) in args.into_iter().enumerate() {
+        if i == 1 {
+            rewritten.push(std::ffi::OsString::from("run"));
+        }
+        if arg == "--" {
+            after_separator = true;
+        }
+        if i > 0 && !after_separator && (arg == "-p" || arg == "--print") {
+            continue;
+        }
+        rewritten.push(arg);
+    }
+    Ok(rewritten)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::claude_code_argv;
+
+    fn argv(args: &[&str]) -> Vec<std::ffi::OsString> {
+        std::iter::once("tack")
+            .chain(args.iter().copied())
+            .map(Into::into)
+            .collect()
+    }
+
+    #[test]
+    fn print_mode_becomes_run() {
+        assert_eq!(
+            claude_code_argv(argv(&["-p", "hi", "--output-format", "json"])).unwrap(),
+            argv(&["run", "hi", "--output-format", "json"])
+        );
+        assert_eq!(
+            claude_code_argv(argv(&["--verbose", "--print", "--", "-p"])).unwrap(),
+            argv(&["run", "--verbose", "--", "-p"])
+        );
+        // A subcommand's own -p is left alone.
+        assert_eq!(
+            claude_code_argv(argv(&["mock-server", "-p", "1"])).unwrap(),
+            argv(&["mock-server", "-p", "1"])
+        );
+        assert_eq!(
+            claude_code_argv(argv(&["sessions"])).unwrap(),
+            argv(&["sessions"])
+        );
+    }
+
+    #[test]
+    fn unsupported_claude_flags_are_named() {
+        let err = claude_code_argv(argv(&["-p", "hi", "--fallback-model=x"])).unwrap_err();
+        assert!(
+            err.starts_with("--fallback-model is a Claude Code flag"),
+            "{err}"
+        );
+        let err = claude_code_argv(argv(&["run", "--include-partial-messages", "hi"])).unwrap_err();
+        assert!(err.contains("--include-partial-messages"), "{err}");
+        let err = claude_code_argv(argv(&["fix the tests"])).unwrap_err();
+        assert!(err.contains("tack -p \"fix the tests\""), "{err}");
     }
 }

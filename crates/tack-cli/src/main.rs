@@ -2,6 +2,7 @@
 
 mod out;
 
+mod claude;
 mod cli;
 mod mcp;
 mod print;
@@ -70,7 +71,15 @@ pub fn project(
 
 fn main() -> ExitCode {
     // Flags first: `--version` and `--help` never start a runtime.
-    let cli = Cli::parse();
+    // Claude Code's `tack -p "…"` is `tack run "…"`.
+    let args = match cli::claude_code_argv(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("tack: {message}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let cli = Cli::parse_from(args);
     init_logging();
     // `tack mcp serve` answers one small request after another: a single
     // thread avoids a cross-core wake-up on every hop (stdin → dispatch →

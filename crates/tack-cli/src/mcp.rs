@@ -33,7 +33,7 @@ fn print<T: Serialize>(json: bool, value: &T, text: impl FnOnce(&T)) {
 
 pub async fn run(args: McpArgs) -> Result<u8, Failure> {
     if let McpCommand::Serve(serve) = args.command {
-        return serve_command(serve).await;
+        return serve_command(*serve).await;
     }
     let ctx = crate::project(args.cwd.as_deref(), &Default::default())?;
     let manager = Mcp::manager(&ctx, false)?;
@@ -167,10 +167,7 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         let session = Session::assemble(
             &ctx,
             SessionOptions::new(session_id)
-                .sources(crate::sources::sources(
-                    args.fixture_tools,
-                    args.approve_mcp,
-                ))
+                .sources(crate::sources::sources(args.fixture_tools, args.approve_mcp).0)
                 .only_tools(args.tools.clone())
                 .interaction(Arc::new(Headless))
                 .events(events),

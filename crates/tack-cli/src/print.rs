@@ -1,5 +1,7 @@
 //! Printers: consumers of the session event stream. Results go to stdout;
-//! tool calls, progress and the spinner go to stderr.
+//! tool calls, progress and the spinner go to stderr. This one prints text
+//! and tack's own JSON (`tack-json`, `tack-stream-json`); Claude Code's
+//! shapes are [`crate::claude`].
 
 use std::io::{IsTerminal as _, Write as _};
 use std::sync::Mutex;
@@ -235,12 +237,14 @@ fn truncate(s: &str, max: usize) -> String {
 impl EventObserver for Printer {
     fn on_event(&self, event: &SessionEvent) {
         match self.format {
-            OutputFormat::StreamJson => print_json_line(event),
-            OutputFormat::Json => {
+            OutputFormat::TackStreamJson => print_json_line(event),
+            OutputFormat::TackJson => {
                 if matches!(event, SessionEvent::Result { .. }) {
                     print_json_line(event);
                 }
             }
+            // Claude Code's shapes: crate::claude::ClaudeOutput.
+            OutputFormat::Json | OutputFormat::StreamJson => {}
             OutputFormat::Text => {
                 let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
                 self.text_event(&mut state, event);

@@ -10,12 +10,13 @@ use tack_agent::{AgentConfig, EventBus};
 use tack_model::{ModelError, ProviderOptions, RetryPolicy, select_provider};
 use tack_protocol::{ContentBlock, ToolChoice};
 use tack_session::{
-    Begin, Headless, Interaction, ProjectContext, Resume, Session, SessionOptions, Terminal,
-    find_session,
+    Begin, Headless, Interaction, ProjectContext, PromptTool, Resume, Session, SessionOptions,
+    Terminal, find_session,
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::{MockServerArgs, OutputFormat, RunArgs, ToolChoiceArg};
+use crate::claude::{ClaudeOutput, InitInfo, Shape};
+use crate::cli::{InputFormat, MockServerArgs, OutputFormat, RunArgs, ToolChoiceArg};
 use crate::out::outln;
 use crate::print::Printer;
 use crate::{Failure, exit};
@@ -36,6 +37,10 @@ struct RunConfig {
     append_system_prompt: Option<String>,
     fixture_tools: bool,
     format: OutputFormat,
+    /// `--input-format stream-json`: user messages as JSON lines on stdin.
+    stream_input: bool,
+    verbose: bool,
+    permission_prompt_tool: Option<String>,
     mock: bool,
     approve_mcp: bool,
 }
@@ -66,7 +71,31 @@ impl RunConfig {
                 .is_some_and(|m| m.role == tack_protocol::Role::User)
                 || transcript::repair(s).is_some()
         });
-        let prompt = read_prompt(args.prompt, awaits_model)?;
+        let stream_input = args.input_format == InputFormat::StreamJson;
+        let prompt = if stream_input {
+            if !args.output_format.is_stream() {
+                return Err(Failure::usage(anyhow!(
+                    "--input-format stream-json needs --output-format stream-json (or tack-stream-json): each user line gets its own result"
+                )));
+            }
+            if args.prompt.is_some() {
+                return Err(Failure::usage(anyhow!(
+                    "--input-format stream-json reads the prompts from stdin: pass no prompt argument"
+                )));
+            }
+            None
+        } else {
+            read_prompt(args.prompt, awaits_model)?
+        };
+        if args
+            .permission_prompt_tool
+            .as_deref()
+            .is_some_and(|t| t == "stdio")
+        {
+            return Err(Failure::usage(anyhow!(
+                "--permission-prompt-tool stdio (asking over stream-json control requests) is not supported yet; name an MCP tool, mcp__<server>__<tool>"
+            )));
+        }
         let provider = ProviderOptions {
             provider: args
                 .provider
@@ -124,6 +153,9 @@ impl RunConfig {
             append_system_prompt: args.append_system_prompt,
             fixture_tools: args.fixture_tools,
             format: args.output_format,
+            stream_input,
+            verbose: args.verbose,
+            permission_prompt_tool: args.permission_prompt_tool,
             mock: args.mock,
             approve_mcp: args.approve_mcp,
         })
@@ -210,18 +242,30 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => TranscriptWriter::open(&config.sessions_dir, &session_id)
             .map_err(|e| Failure::from(tack_session::Error::from(e)))?,
     };
-    let events = EventBus::new()
-        .with(Arc::new(writer))
-        .with(Arc::new(Printer::new(config.format)));
-    let interaction: Arc<dyn Interaction> = match Terminal::detect() {
-        Some(terminal) => Arc::new(terminal),
-        None => Arc::new(Headless),
+    let claude = match config.format {
+        OutputFormat::Json => Some(Arc::new(ClaudeOutput::new(Shape::Json {
+            verbose: config.verbose,
+        }))),
+        OutputFormat::StreamJson => Some(Arc::new(ClaudeOutput::new(Shape::StreamJson))),
+        _ => None,
+    };
+    let printer: Arc<dyn tack_agent::EventObserver> = match &claude {
+        Some(claude) => Arc::clone(claude) as _,
+        None => Arc::new(Printer::new(config.format)),
+    };
+    let events = EventBus::new().with(Arc::new(writer)).with(printer);
+    let (sources, mcp) = crate::sources::sources(config.fixture_tools, config.approve_mcp);
+    let interaction: Arc<dyn Interaction> = match &config.permission_prompt_tool {
+        Some(name) => Arc::new(
+            PromptTool::new(name, Arc::clone(&mcp)).map_err(|e| Failure::usage(anyhow!(e)))?,
+        ),
+        None => match Terminal::detect() {
+            Some(terminal) => Arc::new(terminal),
+            None => Arc::new(Headless),
+        },
     };
     let mut options = SessionOptions::new(session_id.clone())
-        .sources(crate::sources::sources(
-            config.fixture_tools,
-            config.approve_mcp,
-        ))
+        .sources(sources)
         .only_tools(config.tools.clone())
         .interaction(interaction)
         .events(events);
@@ -232,6 +276,39 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         options = options.append_system_prompt(text);
     }
     let session = Session::assemble(&config.ctx, options).await?;
+    if let Some(name) = &config.permission_prompt_tool
+        && session.pipeline().registry().get(name).is_none()
+    {
+        let offered: Vec<String> = session
+            .pipeline()
+            .registry()
+            .names()
+            .into_iter()
+            .filter(|n| n.starts_with("mcp__"))
+            .collect();
+        session.end("other").await;
+        return Err(Failure::usage(anyhow!(
+            "--permission-prompt-tool {name}: no such tool in this session (MCP tools: {}); add its server with --mcp-config or .mcp.json",
+            if offered.is_empty() {
+                "none".to_owned()
+            } else {
+                offered.join(", ")
+            }
+        )));
+    }
+    if let Some(claude) = &claude {
+        claude.set_init(InitInfo {
+            mcp_servers: mcp
+                .running()
+                .map(|m| m.list())
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| (s.name, server_status(s.state).to_owned()))
+                .collect(),
+            permission_mode: config.ctx.settings.permissions.mode().0.to_string(),
+            api_key_source: api_key_source(client.provider(), config.mock),
+        });
+    }
     let context = session
         .begin(Begin {
             provider: client.provider().to_owned(),
@@ -247,15 +324,164 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         Some(loaded) => session.resume(client, config.agent, loaded),
         None => session.agent(client, config.agent),
     };
+    let cancel = CancellationToken::new();
+    tokio::spawn(watch_ctrl_c(cancel.clone()));
+    if config.stream_input {
+        let ended = stream_turns(&mut agent, context, claude.as_deref(), &cancel).await;
+        session.end("other").await;
+        return ended;
+    }
     let mut prompt = config.prompt.map(|p| vec![ContentBlock::text(p)]);
     if let Some(prompt) = prompt.as_mut() {
         prompt.extend(context.into_iter().map(ContentBlock::text));
     }
-    let cancel = CancellationToken::new();
-    tokio::spawn(watch_ctrl_c(cancel.clone()));
+    if let Some(claude) = &claude {
+        claude.start_turn();
+    }
     let outcome = agent.run(prompt, &cancel).await;
     session.end("other").await;
     Ok(outcome.status.exit_code())
+}
+
+/// `--input-format stream-json`: each user line of stdin starts a turn with
+/// its own result. A line that is not a user message stops the run with an
+/// error naming it; the turns before it are done and saved.
+async fn stream_turns(
+    agent: &mut tack_agent::Agent,
+    mut context: Vec<String>,
+    claude: Option<&ClaudeOutput>,
+    cancel: &CancellationToken,
+) -> Result<u8, Failure> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<std::io::Result<String>>(16);
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in std::io::stdin().lock().lines() {
+            let stop = line.is_err();
+            if tx.blocking_send(line).is_err() || stop {
+                break;
+            }
+        }
+    });
+    let mut code = exit::OK;
+    let mut turns = 0;
+    let mut number = 0;
+    while let Some(line) = rx.recv().await {
+        number += 1;
+        let line = line.context("cannot read stdin").map_err(Failure::usage)?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut blocks = match stream_line(&line) {
+            Ok(StreamLine::User(blocks)) => blocks,
+            Ok(StreamLine::Control { request_id }) => {
+                crate::out::outln!(
+                    "{}",
+                    serde_json::json!({
+                        "type": "control_response",
+                        "response": {
+                            "subtype": "error",
+                            "request_id": request_id,
+                            "error": "tack does not support control requests yet",
+                        },
+                    })
+                );
+                continue;
+            }
+            Err(problem) => {
+                return Err(Failure::usage(anyhow!(
+                    "stdin line {number} is not a stream-json user message ({problem}); {turns} turn(s) before it ran and are saved in the session"
+                )));
+            }
+        };
+        blocks.extend(
+            std::mem::take(&mut context)
+                .into_iter()
+                .map(ContentBlock::text),
+        );
+        if let Some(claude) = claude {
+            claude.start_turn();
+        }
+        let outcome = agent.run(Some(blocks), cancel).await;
+        turns += 1;
+        let this = outcome.status.exit_code();
+        if code == exit::OK {
+            code = this;
+        }
+        if cancel.is_cancelled() {
+            break;
+        }
+    }
+    if turns == 0 {
+        return Err(Failure::usage(anyhow!(
+            "--input-format stream-json: no user message on stdin (one JSON object per line: {{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"…\"}}}})"
+        )));
+    }
+    Ok(code)
+}
+
+enum StreamLine {
+    User(Vec<ContentBlock>),
+    Control { request_id: serde_json::Value },
+}
+
+/// One stdin line of `--input-format stream-json` (protocols-2.md §4).
+fn stream_line(line: &str) -> Result<StreamLine, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    match value["type"].as_str() {
+        Some("user") => {}
+        Some("control_request") => {
+            return Ok(StreamLine::Control {
+                request_id: value["request_id"].clone(),
+            });
+        }
+        Some(other) => return Err(format!("type {other:?}; expected \"user\"")),
+        None => return Err("no \"type\"; expected \"type\":\"user\"".into()),
+    }
+    if value
+        .get("shouldQuery")
+        .and_then(serde_json::Value::as_bool)
+        == Some(false)
+    {
+        return Err("shouldQuery:false (a message without a turn) is not supported yet".into());
+    }
+    let message: tack_protocol::Message = serde_json::from_value(value["message"].clone())
+        .map_err(|e| format!("its message is not {{\"role\":\"user\",\"content\":…}}: {e}"))?;
+    if message.role != tack_protocol::Role::User {
+        return Err("its message's role is not \"user\"".into());
+    }
+    if message.content.is_empty() {
+        return Err("its message has no content".into());
+    }
+    Ok(StreamLine::User(message.content))
+}
+
+/// Claude Code's word for an MCP server's state in the init message.
+fn server_status(state: tack_mcp::client::ServerState) -> &'static str {
+    use tack_mcp::client::ServerState;
+    match state {
+        ServerState::Running | ServerState::Deferred => "connected",
+        ServerState::Failed | ServerState::Stopped => "failed",
+        ServerState::NeedsApproval => "needs-approval",
+        ServerState::NotStarted | ServerState::Starting => "pending",
+        _ => "unknown",
+    }
+}
+
+/// Where the API key came from, for the init message.
+fn api_key_source(provider: &str, mock: bool) -> String {
+    if mock {
+        return "none".into();
+    }
+    let candidates: &[&str] = match provider {
+        "anthropic" => &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+        "openai" => &["OPENAI_API_KEY"],
+        _ => &[],
+    };
+    candidates
+        .iter()
+        .find(|k| env(k).is_some_and(|v| !v.is_empty()))
+        .map_or_else(|| "none".to_owned(), |k| (*k).to_owned())
 }
 
 /// The first Ctrl-C cancels the run (calls in flight are answered

@@ -6,18 +6,18 @@ use tack_mcp::client::ProgressUpdate;
 use tack_session::sources::{Builtins, Fixtures, Mcp, ToolSource};
 
 /// The tool sources of `tack run` and `tack mcp serve`: built-ins, the
-/// fixture tools when asked for, then MCP servers (progress on stderr).
-pub fn sources(fixture_tools: bool, approve_mcp: bool) -> Vec<Arc<dyn ToolSource>> {
+/// fixture tools when asked for, then MCP servers (progress on stderr),
+/// which are also returned (their manager, once loaded, reaches the servers).
+pub fn sources(fixture_tools: bool, approve_mcp: bool) -> (Vec<Arc<dyn ToolSource>>, Arc<Mcp>) {
     let mut sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
     if fixture_tools {
         sources.push(Arc::new(Fixtures));
     }
-    sources.push(Arc::new(Mcp::new(approve_mcp).on_progress(Arc::new(
-        |update| {
-            eprintln!("{}", progress_line(update));
-        },
-    ))));
-    sources
+    let mcp = Arc::new(Mcp::new(approve_mcp).on_progress(Arc::new(|update| {
+        eprintln!("{}", progress_line(update));
+    })));
+    sources.push(Arc::clone(&mcp) as _);
+    (sources, mcp)
 }
 
 /// `mcp__server__tool: 3/10 (indexing)`.

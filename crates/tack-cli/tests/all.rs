@@ -118,6 +118,10 @@ fn types(events: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// Claude Code's command line and output shapes.
+#[path = "all/claude_code.rs"]
+mod claude_code;
+
 #[test]
 fn version_is_instant_and_help_lists_exit_codes() {
     let started = Instant::now();
@@ -167,7 +171,7 @@ async fn stream_json_prints_one_event_per_line_in_order() {
         Step::text("done"),
     ])
     .await;
-    let out = w.run(&["--output-format", "stream-json", "go"]).await;
+    let out = w.run(&["--output-format", "tack-stream-json", "go"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let events: Vec<Value> = stdout(&out)
         .lines()
@@ -214,7 +218,7 @@ async fn json_prints_one_object_and_prompt_comes_from_stdin() {
     assert_eq!(text.lines().count(), 1, "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["type"], "result");
-    assert_eq!(v["text"], "hi back");
+    assert_eq!(v["result"], "hi back");
     let sent = &w.mock.requests()[0].body;
     assert_eq!(
         sent["messages"][0]["content"][0]["text"],
@@ -540,7 +544,8 @@ async fn ctrl_c_answers_the_call_saves_the_session_and_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(started.elapsed() < Duration::from_secs(5));
     let result: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    assert_eq!(result["status"], "interrupted");
+    assert_eq!(result["subtype"], "error_during_execution");
+    assert_eq!(result["is_error"], true);
     let events = read_lines(&path);
     let answered = events.iter().any(|e| {
         e["type"] == "message"
@@ -2210,7 +2215,7 @@ async fn prompt_cache_30_calls_read_from_cache() {
     cmd.args([
         "run",
         "--output-format",
-        "json",
+        "tack-json",
         "--system",
         "You are a careful reader of Rust code.",
         "read every file",

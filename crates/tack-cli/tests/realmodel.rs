@@ -8,6 +8,11 @@
 //! workspace, or of a parent); `TACK_REALMODEL_DIR` points elsewhere;
 //! `TACK_REALMODEL_GLOB` replays a
 //! subset (`o28*.json`); `TACK_REALMODEL_JOBS` sets the parallel runs.
+//!
+//! The corpus's runner asks for `--output-format json` and checks tack's
+//! own report (`text`, `stop_reason`, `usage`); since `json` is Claude
+//! Code's result object now, the runner is given a wrapper that asks for
+//! `tack-json` (the same result event, in tack's shape) instead.
 
 #![allow(
     clippy::disallowed_types,
@@ -51,9 +56,28 @@ fn every_recorded_exchange_replays_ok_or_as_its_expected_error() {
             .map_or(2, |n| n.get() + 1)
             .to_string()
     });
+    let wrapper_dir = tempfile::tempdir().unwrap();
+    let wrapper = wrapper_dir.path().join("tack");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/usr/bin/env bash\n\
+             # --output-format json -> tack-json: the corpus checks tack's own result fields.\n\
+             args=(); prev=\n\
+             for a in \"$@\"; do\n\
+             \x20 if [ \"$prev\" = --output-format ] && [ \"$a\" = json ]; then a=tack-json; fi\n\
+             \x20 args+=(\"$a\"); prev=$a\n\
+             done\n\
+             exec '{}' \"${{args[@]}}\"\n",
+            env!("CARGO_BIN_EXE_tack")
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = Command::new("bash")
         .arg(&runner)
-        .arg(env!("CARGO_BIN_EXE_tack"))
+        .arg(&wrapper)
         .arg(&glob)
         .env("JOBS", jobs)
         .output()

@@ -47,6 +47,7 @@ pub mod anthropic;
 pub mod cache;
 mod http;
 pub mod openai;
+pub mod pricing;
 pub mod retry;
 pub mod select;
 pub mod sse;

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::rule::Level;
 
 /// One settings file as loaded.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsFile {
     /// Its level.
     pub level: Level,

@@ -41,6 +41,15 @@ pub struct CliPermissions {
     pub mode: Option<Mode>,
     /// `--add-dir`.
     pub additional_directories: Vec<PathBuf>,
+    /// `--settings` files or inline JSON (level [`crate::Level::CommandLine`]):
+    /// a layer above the local settings and below the managed file, added
+    /// to the files by [`Settings::from_files`].
+    pub settings: Vec<SettingsFile>,
+    /// `--mcp-config` documents (`{"mcpServers": {…}}`), for the session's
+    /// MCP servers; not read here.
+    pub mcp_config: Vec<SettingsFile>,
+    /// `--strict-mcp-config`: only the `--mcp-config` servers; not read here.
+    pub strict_mcp_config: bool,
 }
 
 /// Where to load settings from and how to compile them, for callers that
@@ -172,6 +181,8 @@ impl Settings {
     /// [`Settings::files`] returns them. `opts.user_config_dir` and
     /// `opts.managed_settings` are not used (they say where to read).
     pub fn from_files(mut files: Vec<SettingsFile>, opts: &LoadOptions) -> Result<Settings> {
+        // `--settings` layers are part of the command line: they join here.
+        files.extend(opts.cli.settings.iter().cloned());
         files.sort_by_key(|f| f.level);
         let home = opts
             .home

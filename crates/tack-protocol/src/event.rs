@@ -264,6 +264,13 @@ pub enum SessionEvent {
         /// What ran and who allowed it (absent for calls answered without dispatch).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         audit: Option<AuditRecord>,
+        /// The tool's whole output in Claude Code's shape
+        /// (`tack_tool::ToolOutput::hook_response`: stream-json's
+        /// `tool_use_result`), for listeners in this process. Never written
+        /// to a transcript (the content is; a large Read would be stored
+        /// twice), so a loaded event has None.
+        #[serde(skip)]
+        response: Option<serde_json::Value>,
     },
     /// One model response was handled.
     TurnEnd {

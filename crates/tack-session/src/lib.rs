@@ -10,7 +10,8 @@
 //!   a new kind of tool is a new source, not a new branch in assembly.
 //! - **Everything that needs a person is an [`Interaction`]**: the
 //!   [`Terminal`], [`Headless`] (an ask is a deny naming the rule or flag
-//!   that would allow it) or [`Scripted`] (tests, embedders).
+//!   that would allow it), [`PromptTool`] (an ask goes to an MCP tool,
+//!   `--permission-prompt-tool`) or [`Scripted`] (tests, embedders).
 //! - **A checked-in project file is not the user's word**: its hooks, a
 //!   permissive mode, directories outside the project and wide allow rules
 //!   apply only once the user approves them ([`UntrustedSettings`], asked
@@ -42,6 +43,7 @@ mod error;
 mod interaction;
 mod project;
 pub mod prompt;
+mod prompt_tool;
 mod session;
 mod settings;
 pub mod sources;
@@ -52,6 +54,7 @@ pub use error::{Error, Result};
 pub use interaction::{Asked, Headless, Interaction, Scripted};
 pub use project::{ProjectContext, managed_settings_file};
 pub use prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
+pub use prompt_tool::{PROMPT_TOOL_TIMEOUT, PromptTool};
 pub use session::{Begin, Resume, Session, SessionOptions, find_session};
 pub use settings::{OutputBudgetSettings, Section, SessionSettings};
 pub use sources::{ToolSource, default_sources};

@@ -76,6 +76,8 @@ impl SessionSettings {
         let (permissions, unapproved, warnings) =
             read_permissions(options, approvals, trust_project)?;
         let mut settings = Self::from_permissions(permissions, &options.project_root)?;
+        settings.mcp_servers =
+            command_line_mcp(std::mem::take(&mut settings.mcp_servers), options)?;
         settings.unapproved = unapproved;
         settings.warnings = warnings;
         Ok(settings)
@@ -178,9 +180,24 @@ fn mcp_servers(settings: &Settings, project_root: &Path) -> Result<McpConfig> {
             Level::Project => ConfigSource::ProjectSettings,
             Level::Local => ConfigSource::LocalSettings,
             Level::Managed => ConfigSource::ManagedSettings,
+            Level::CommandLine => ConfigSource::CommandLine,
             _ => continue,
         };
         config.add_servers_from(source, Some(&file.path), &file.value)?;
+    }
+    Ok(config)
+}
+
+/// `--mcp-config` servers join (or, with `--strict-mcp-config`, replace)
+/// the servers of the files; they are the user's own and need no approval.
+fn command_line_mcp(found: McpConfig, options: &LoadOptions) -> Result<McpConfig> {
+    let mut config = if options.cli.strict_mcp_config {
+        McpConfig::new()
+    } else {
+        found
+    };
+    for file in &options.cli.mcp_config {
+        config.add_servers_from(ConfigSource::CommandLine, Some(&file.path), &file.value)?;
     }
     Ok(config)
 }
@@ -206,7 +223,10 @@ fn output_budget(settings: &Settings) -> OutputBudgetSettings {
 fn web_fetch(settings: &Settings) -> WebFetchOptions {
     let mut options = WebFetchOptions::default();
     for file in settings.files() {
-        if !matches!(file.level, Level::User | Level::Local | Level::Managed) {
+        if !matches!(
+            file.level,
+            Level::User | Level::Local | Level::CommandLine | Level::Managed
+        ) {
             continue;
         }
         let config = &file.value["webFetch"];

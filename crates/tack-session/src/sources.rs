@@ -249,6 +249,13 @@ impl Mcp {
         )?)
     }
 
+    /// The manager of the session's servers once the source has loaded
+    /// (None before), e.g. to call a server's tool outside the model's
+    /// calls (`--permission-prompt-tool`) or to list their states.
+    pub fn running(&self) -> Option<McpManager> {
+        self.current()
+    }
+
     fn current(&self) -> Option<McpManager> {
         self.manager
             .lock()

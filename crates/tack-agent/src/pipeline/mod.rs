@@ -51,6 +51,13 @@ pub enum Permission {
     Allow { by: String },
     /// Do not run it; `reason` goes to the model.
     Deny { reason: String, by: String },
+    /// Run it with this input instead (a permission prompt tool's
+    /// `updatedInput`, already checked against the rules); the pipeline
+    /// checks it against the tool's schema before it runs.
+    AllowWithInput {
+        by: String,
+        input: serde_json::Value,
+    },
 }
 
 /// A hook's decision on a call: the shared verdict, why, and which hook.

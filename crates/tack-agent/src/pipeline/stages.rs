@@ -100,8 +100,19 @@ impl Pipeline {
         // A prompt's wait is the person's time, not the tool's.
         let waited = asked.elapsed().as_millis() as u64;
         audit.permission_wait_ms = (waited > 0).then_some(waited);
-        if let Err(stop) = permission {
-            return stop;
+        match permission {
+            Err(stop) => return stop,
+            Ok(None) => {}
+            Ok(Some(input)) => {
+                call.input = input;
+                if let Err(e) = validate(tool, call, None, &ctx) {
+                    audit.decision = AuditDecision::Deny;
+                    return Stop::Answer(Err(ToolError::InvalidInput(format!(
+                        "the permission answer ({}) changed the input into one that is not valid: {e}",
+                        audit.decided_by
+                    ))));
+                }
+            }
         }
         let timeout = tool.tool.timeout().unwrap_or(self.shared.default_timeout);
         let ran = Instant::now();
@@ -154,7 +165,8 @@ impl Pipeline {
         Ok(hooks)
     }
 
-    /// The permission stage, on the input as it will run.
+    /// The permission stage, on the input as it will run. `Some(input)`:
+    /// allowed with this input instead (to be validated).
     async fn permission(
         &self,
         tool: &RegisteredTool,
@@ -162,12 +174,17 @@ impl Pipeline {
         hook: Option<&HookRuling>,
         dir: Option<&std::path::Path>,
         audit: &mut AuditRecord,
-    ) -> Result<(), Stop> {
+    ) -> Result<Option<Value>, Stop> {
         match self.shared.permission.decide(call, tool, hook, dir).await {
             Permission::Allow { by } => {
                 audit.decision = AuditDecision::Allow;
                 audit.decided_by = by;
-                Ok(())
+                Ok(None)
+            }
+            Permission::AllowWithInput { by, input } => {
+                audit.decision = AuditDecision::Allow;
+                audit.decided_by = by;
+                Ok(Some(input))
             }
             Permission::Deny { reason, by } => {
                 audit.decision = AuditDecision::Deny;
@@ -218,18 +235,29 @@ impl Pipeline {
         started: Instant,
         mut audit: AuditRecord,
     ) -> ToolCallResult {
-        let (content, is_error, outcome, structured) = match stop {
+        let (content, is_error, outcome, structured, response) = match stop {
             Stop::UnknownTool(text) => (
                 vec![ContentBlock::text(text)],
                 true,
                 ToolOutcome::UnknownTool,
                 None,
+                None,
             ),
-            Stop::Answer(Ok(out)) => (out.content, false, ToolOutcome::Ok, out.structured),
+            Stop::Answer(Ok(out)) => {
+                let response = out.hook_response();
+                (
+                    out.content,
+                    false,
+                    ToolOutcome::Ok,
+                    out.structured,
+                    Some(response),
+                )
+            }
             Stop::Answer(Err(e)) => (
                 vec![ContentBlock::text(e.to_model_text(&call.name))],
                 true,
                 e.outcome(),
+                None,
                 None,
             ),
         };
@@ -251,6 +279,7 @@ impl Pipeline {
             duration_ms: (started.elapsed().as_millis() as u64)
                 .saturating_sub(audit.permission_wait_ms.unwrap_or(0)),
             audit: Some(audit),
+            response,
         });
         ToolCallResult {
             block,

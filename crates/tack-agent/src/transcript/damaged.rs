@@ -42,6 +42,7 @@ fn result_event(id: &str, text: &str) -> SessionEvent {
         content: vec![ContentBlock::text(text)],
         duration_ms: 1,
         audit: None,
+        response: None,
     }
 }
 

@@ -34,6 +34,9 @@ pub enum ConfigSource {
     /// `mcpServers` in the administrator's managed settings: trusted, and
     /// not to be redefined by any other file.
     ManagedSettings,
+    /// `--mcp-config` or a `--settings` layer on the command line: the
+    /// user's own word, trusted.
+    CommandLine,
 }
 
 impl ConfigSource {
@@ -43,19 +46,21 @@ impl ConfigSource {
             ConfigSource::McpJson | ConfigSource::ProjectSettings => true,
             ConfigSource::UserSettings
             | ConfigSource::LocalSettings
-            | ConfigSource::ManagedSettings => false,
+            | ConfigSource::ManagedSettings
+            | ConfigSource::CommandLine => false,
         }
     }
 
-    /// Precedence when a name is defined twice: managed > local > project
-    /// settings > `.mcp.json` > user.
+    /// Precedence when a name is defined twice: managed > command line >
+    /// local > project settings > `.mcp.json` > user.
     fn precedence(self) -> u8 {
         match self {
             ConfigSource::UserSettings => 0,
             ConfigSource::McpJson => 1,
             ConfigSource::ProjectSettings => 2,
             ConfigSource::LocalSettings => 3,
-            ConfigSource::ManagedSettings => 4,
+            ConfigSource::CommandLine => 4,
+            ConfigSource::ManagedSettings => 5,
         }
     }
 
@@ -66,6 +71,7 @@ impl ConfigSource {
             ConfigSource::ProjectSettings => "project settings",
             ConfigSource::LocalSettings => "local settings",
             ConfigSource::ManagedSettings => "managed settings",
+            ConfigSource::CommandLine => "command line",
         }
     }
 }
