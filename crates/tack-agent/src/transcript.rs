@@ -445,7 +445,7 @@ pub fn unrecorded_result(unrecorded: &Unrecorded) -> SessionEvent {
             other => vec![other.clone()],
         },
         duration_ms: 0,
-        audit: Some(AuditRecord {
+        audit: Some(Box::new(AuditRecord {
             input: call.input.clone(),
             decision: AuditDecision::Unknown,
             decided_by: "not recorded: the session stopped before this call's result was \
@@ -454,7 +454,7 @@ pub fn unrecorded_result(unrecorded: &Unrecorded) -> SessionEvent {
             started_ms: now_ms(),
             interrupted: Some(Interruption::Unfinished),
             ..AuditRecord::default()
-        }),
+        })),
         response: None,
     }
 }

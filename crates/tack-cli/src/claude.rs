@@ -309,7 +309,11 @@ fn result_content(content: &[ContentBlock]) -> Value {
 /// `user.tool_use_result`: the tool's whole output in Claude Code's shape
 /// (`ToolOutput::hook_response`, the same object PostToolUse hooks get), or
 /// Claude Code's `"Error: …"` string for a failed call.
-pub fn tool_use_result(response: Option<&Value>, is_error: bool, content: &[ContentBlock]) -> Value {
+pub fn tool_use_result(
+    response: Option<&Value>,
+    is_error: bool,
+    content: &[ContentBlock],
+) -> Value {
     match response {
         Some(response) if !is_error => response.clone(),
         _ => {

@@ -4,6 +4,7 @@ mod out;
 
 mod claude;
 mod cli;
+mod markdown;
 mod mcp;
 mod print;
 mod run;

@@ -25,6 +25,12 @@ struct State {
     /// Whether the last thing printed to stdout ended a line.
     at_line_start: bool,
     spinner: Option<ProgressBar>,
+    /// When each running tool call started: a tool's spinner counts from
+    /// there (the one timer on the line; tools report no time of their own).
+    started: std::collections::HashMap<String, std::time::Instant>,
+    /// The answer's Markdown, rendered a block at a time (None: printed as
+    /// the model wrote it, when stdout is not a terminal or colour is off).
+    markdown: Option<crate::markdown::Stream>,
 }
 
 pub struct Printer {
@@ -44,6 +50,11 @@ impl Printer {
                 streamed: false,
                 at_line_start: true,
                 spinner: None,
+                started: Default::default(),
+                markdown: (format == OutputFormat::Text
+                    && std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()))
+                .then(crate::markdown::Stream::default),
             }),
         }
     }
@@ -60,14 +71,25 @@ impl Printer {
         match event {
             SessionEvent::TextDelta { text } => {
                 stop_spinner(state);
-                print_out(state, text);
+                let ready = match &mut state.markdown {
+                    Some(md) => md.push(text),
+                    None => text.clone(),
+                };
+                print_out(state, &ready);
                 state.streamed = true;
             }
             SessionEvent::Message { message } if message.role == Role::Assistant => {
                 stop_spinner(state);
-                if !state.streamed {
-                    print_out(state, &message.text());
-                }
+                let rest = match (&mut state.markdown, state.streamed) {
+                    (Some(md), true) => md.finish(),
+                    (Some(md), false) => {
+                        md.push(&message.text());
+                        md.finish()
+                    }
+                    (None, true) => String::new(),
+                    (None, false) => message.text(),
+                };
+                print_out(state, &rest);
                 state.streamed = false;
                 if !state.at_line_start {
                     print_out(state, "\n");
@@ -76,14 +98,20 @@ impl Printer {
             SessionEvent::Message { message } if message.role == Role::User => {
                 self.start_spinner(state, "thinking");
             }
-            SessionEvent::ToolCall { name, input, .. } => {
+            SessionEvent::ToolCall { id, name, input } => {
                 stop_spinner(state);
+                state.started.insert(id.clone(), std::time::Instant::now());
                 eprintln!(
                     "{}",
                     self.dim(&format!("● {name}({})", summarize(input, 100)))
                 );
             }
-            SessionEvent::ToolProgress { name, message, .. } => {
+            SessionEvent::ToolProgress {
+                tool_use_id,
+                name,
+                message,
+                ..
+            } => {
                 // A long call's last word, on the spinner line.
                 let label = match message {
                     Some(m) => format!("{name}: {}", truncate(&m.replace('\n', " "), 100)),
@@ -91,10 +119,14 @@ impl Printer {
                 };
                 match &state.spinner {
                     Some(bar) => bar.set_message(label),
-                    None => self.start_spinner(state, &label),
+                    None => {
+                        let since = state.started.get(tool_use_id).map(|t| t.elapsed());
+                        self.start_spinner_at(state, &label, since.unwrap_or_default());
+                    }
                 }
             }
             SessionEvent::ToolResult {
+                tool_use_id,
                 name,
                 is_error,
                 content,
@@ -103,6 +135,7 @@ impl Printer {
                 ..
             } => {
                 stop_spinner(state);
+                state.started.remove(tool_use_id);
                 let first = content
                     .iter()
                     .find_map(|b| match b {
@@ -126,6 +159,10 @@ impl Printer {
                 reason,
             } => {
                 stop_spinner(state);
+                if let Some(md) = &mut state.markdown {
+                    // What was streamed before the retry is void.
+                    *md = crate::markdown::Stream::default();
+                }
                 if state.streamed && !state.at_line_start {
                     print_out(state, "\n");
                 }
@@ -145,6 +182,10 @@ impl Printer {
                 ..
             } => {
                 stop_spinner(state);
+                // Text of an answer cut short (an interrupt) is still shown.
+                if let Some(rest) = state.markdown.as_mut().map(crate::markdown::Stream::finish) {
+                    print_out(state, &rest);
+                }
                 if !state.at_line_start {
                     print_out(state, "\n");
                 }
@@ -176,10 +217,15 @@ impl Printer {
     }
 
     fn start_spinner(&self, state: &mut State, label: &str) {
+        self.start_spinner_at(state, label, Duration::ZERO);
+    }
+
+    /// A spinner whose timer starts at `elapsed`.
+    fn start_spinner_at(&self, state: &mut State, label: &str, elapsed: Duration) {
         if !self.spinner_enabled || state.spinner.is_some() {
             return;
         }
-        let bar = ProgressBar::new_spinner();
+        let bar = ProgressBar::new_spinner().with_elapsed(elapsed);
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
             bar.set_style(style);
         }

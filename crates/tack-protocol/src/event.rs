@@ -261,9 +261,10 @@ pub enum SessionEvent {
         is_error: bool,
         content: Vec<ContentBlock>,
         duration_ms: u64,
-        /// What ran and who allowed it (absent for calls answered without dispatch).
+        /// What ran and who allowed it (absent for calls answered without
+        /// dispatch). Boxed: the record is most of the event's size.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        audit: Option<AuditRecord>,
+        audit: Option<Box<AuditRecord>>,
         /// The tool's whole output in Claude Code's shape
         /// (`tack_tool::ToolOutput::hook_response`: stream-json's
         /// `tool_use_result`), for listeners in this process. Never written

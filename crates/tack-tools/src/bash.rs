@@ -285,8 +285,8 @@ impl TypedTool for Bash {
 }
 
 /// Waits for the command (its timeout, the call's cancellation) and, for
-/// whoever watches the call, reports once a second the elapsed time and the
-/// last line printed.
+/// whoever watches the call, reports once a second the elapsed seconds (as
+/// the progress) and the last line printed (as the message).
 async fn wait_reporting_progress(
     process: &Process,
     timeout: Duration,
@@ -306,11 +306,11 @@ async fn wait_reporting_progress(
             biased;
             ending = &mut wait => return ending,
             _ = ticks.tick() => {
+                // The seconds are the progress; the message is the output
+                // (a watcher shows its own timer: one timer, not two).
                 let secs = started.elapsed().as_secs();
-                let message = match last_line(&process.stdout().recent(PROGRESS_LOOKBACK)) {
-                    Some(line) => format!("{secs} s: {line}"),
-                    None => format!("{secs} s, no output yet"),
-                };
+                let message = last_line(&process.stdout().recent(PROGRESS_LOOKBACK))
+                    .unwrap_or_else(|| "no output yet".to_owned());
                 ctx.progress.report(tack_tool::Progress {
                     progress: secs as f64,
                     total: None,

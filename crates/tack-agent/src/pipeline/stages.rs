@@ -278,7 +278,7 @@ impl Pipeline {
             content: result_blocks(&block),
             duration_ms: (started.elapsed().as_millis() as u64)
                 .saturating_sub(audit.permission_wait_ms.unwrap_or(0)),
-            audit: Some(audit),
+            audit: Some(Box::new(audit)),
             response,
         });
         ToolCallResult {

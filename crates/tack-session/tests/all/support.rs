@@ -108,7 +108,7 @@ pub fn audits(events: &[SessionEvent]) -> Vec<(String, AuditRecord)> {
                 tool_use_id,
                 audit: Some(audit),
                 ..
-            } => Some((tool_use_id.clone(), audit.clone())),
+            } => Some((tool_use_id.clone(), (**audit).clone())),
             _ => None,
         })
         .collect()

@@ -144,7 +144,7 @@ impl Harness {
             .filter_map(|e| match e {
                 SessionEvent::ToolResult {
                     audit, tool_use_id, ..
-                } => audit.clone().map(|a| (tool_use_id.clone(), a)),
+                } => audit.clone().map(|a| (tool_use_id.clone(), *a)),
                 _ => None,
             })
             .collect();
