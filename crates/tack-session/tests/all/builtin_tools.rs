@@ -71,6 +71,7 @@ async fn agent(
         cwd: dir.to_owned(),
         artifacts: artifacts.clone(),
         web: Default::default(),
+        web_search: None,
         read_filter: None,
     }) {
         let tool: Arc<dyn Tool> = if slow { Arc::new(Slow(tool)) } else { tool };
