@@ -7,7 +7,7 @@
 //! something run without asking is left out unless approved
 //! ([`crate::trust`]). Each section a part of tack needs is interpreted here,
 //! once: permissions (rule semantics stay in tack-policy), hooks, MCP
-//! servers, the output budget and WebFetch. A section that is coming next
+//! servers, the output budget, WebFetch and WebSearch. A section that is coming next
 //! (skills, tools, tool search, code mode, sandbox, compaction) reads its
 //! key with [`SessionSettings::section`], in level order.
 
