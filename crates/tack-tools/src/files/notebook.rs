@@ -167,8 +167,12 @@ pub(crate) fn read_notebook(
     let mut render = Renderer::new(path);
     let mut shown = 0;
     for (index, cell) in cells.iter().enumerate().skip(first).take(want) {
+        let (images, image_bytes) = (render.images.len(), render.image_bytes);
         let block = render.cell(cell, index);
         if shown > 0 && render.text.len() + block.len() > MAX_OUTPUT_BYTES {
+            // The images of a cell not shown are not sent either.
+            render.images.truncate(images);
+            render.image_bytes = image_bytes;
             render.budget_hit = true;
             break;
         }

@@ -28,11 +28,19 @@ pub const PDF_TEXT_BYTES: usize = 32 * 1024;
 /// Largest PDF read (it is parsed in memory).
 pub const MAX_PDF_BYTES: u64 = 100 * 1024 * 1024;
 
-/// Whether a file starting with `header` is a PDF (the `%PDF-` mark may
-/// follow some junk within the first KB, as readers allow).
-pub(crate) fn is_pdf(header: &[u8]) -> bool {
+/// Whether the file `path`, starting with `header`, is a PDF: it starts
+/// with `%PDF-`, or is named `.pdf` and has the mark within its first KB
+/// (junk before it is allowed by readers). A text file that merely mentions
+/// `%PDF-` near its top is not one.
+pub(crate) fn is_pdf(path: &Path, header: &[u8]) -> bool {
+    if header.starts_with(b"%PDF-") {
+        return true;
+    }
+    let named_pdf = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"));
     let head = &header[..header.len().min(1024)];
-    memchr::memmem::find(head, b"%PDF-").is_some()
+    named_pdf && memchr::memmem::find(head, b"%PDF-").is_some()
 }
 
 /// The `pages` of Read: one page ("3") or a range ("1-5"), 1-based,

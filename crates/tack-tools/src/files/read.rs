@@ -139,7 +139,7 @@ fn read_file(
     let header = read_header(&mut file).map_err(|e| io_error("read", path, &e))?;
 
     // Notebooks and PDFs have readers of their own.
-    let is_pdf = super::pdf::is_pdf(&header);
+    let is_pdf = super::pdf::is_pdf(path, &header);
     if let Some(pages) = pages.filter(|_| !is_pdf) {
         return Err(ToolError::InvalidInput(format!(
             "pages ({pages:?}) is only for PDF files, and {} is not one. Use offset and limit instead.",

@@ -207,3 +207,11 @@ async fn a_pdf_read_counts_for_the_write_guard() {
     env.ok("Write", json!({"file_path": path, "content": "x"}))
         .await;
 }
+
+#[tokio::test]
+async fn a_text_file_that_mentions_the_pdf_mark_is_read_as_text() {
+    let env = Env::new();
+    let path = env.put("make_pdf.py", "HEADER = b\"%PDF-1.4\"\nprint(HEADER)\n");
+    let out = env.read(&path).await;
+    assert!(out.starts_with("     1\tHEADER = b\"%PDF-1.4\""), "{out}");
+}
