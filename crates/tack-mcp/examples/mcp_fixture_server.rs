@@ -78,6 +78,7 @@ fn host(tools: &str) -> Result<Arc<dyn ToolHost>, String> {
                 cwd: cwd.clone(),
                 artifacts: Arc::new(tack_tools::artifacts::ArtifactStore::new(state)),
                 web: Default::default(),
+                web_search: None,
                 read_filter: None,
             };
             let mut registry = ToolRegistry::new();

@@ -27,6 +27,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "mcpServers",
     "outputBudget",
     "webFetch",
+    "webSearch",
     // Claude Code
     "$schema",
     "env",

@@ -20,6 +20,8 @@ mod fuzz;
 mod managed;
 #[path = "all/modes_and_tools.rs"]
 mod modes_and_tools;
+#[path = "all/notebook_and_search.rs"]
+mod notebook_and_search;
 #[path = "all/paths.rs"]
 mod paths;
 #[path = "all/red_team.rs"]

@@ -21,6 +21,9 @@ pub enum Error {
     /// The `hooks` section of a settings file is wrong.
     #[error("invalid hooks: {0}")]
     Hooks(#[from] tack_hooks::Error),
+    /// The `webSearch` section of a settings file is wrong.
+    #[error("invalid webSearch settings in {}: {message}", path.display())]
+    WebSearch { path: PathBuf, message: String },
     /// MCP configuration, approval or a server.
     #[error(transparent)]
     Mcp(#[from] tack_mcp::client::ClientError),
@@ -54,6 +57,7 @@ impl Error {
             Error::WorkingDirectory { .. }
             | Error::Settings(_)
             | Error::Hooks(_)
+            | Error::WebSearch { .. }
             | Error::UnknownTools { .. } => exit::USAGE,
             Error::Mcp(e) => e.exit_code(),
             Error::Transcript(

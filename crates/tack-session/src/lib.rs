@@ -3,7 +3,7 @@
 //! The key design decisions:
 //! - **Settings are read once into typed sections** ([`SessionSettings`]):
 //!   permissions (tack-policy's rule semantics), hooks, MCP servers, output
-//!   budget, WebFetch; coming sections read their key with
+//!   budget, WebFetch, WebSearch; coming sections read their key with
 //!   [`SessionSettings::section`].
 //! - **Tools come from sources** ([`ToolSource`]): built-ins, MCP servers,
 //!   fixtures, an embedder's Rust tools. Each contributes to one registry;

@@ -9,7 +9,7 @@
 //! something run without asking is left out unless approved
 //! ([`crate::trust`]). Each section a part of tack needs is interpreted here,
 //! once: permissions (rule semantics stay in tack-policy), hooks, MCP
-//! servers, the output budget and WebFetch. A section that is coming next
+//! servers, the output budget, WebFetch and WebSearch. A section that is coming next
 //! (skills, tools, tool search, code mode, sandbox, compaction) reads its
 //! key with [`SessionSettings::section`], in level order.
 
@@ -21,6 +21,7 @@ use tack_hooks::Hooks;
 use tack_mcp::client::{ConfigSource, McpConfig};
 use tack_policy::{Level, LoadOptions, Settings};
 use tack_tools::web::WebFetchOptions;
+use tack_tools::web::search::{BRAVE_URL, SearchProvider, WebSearchOptions};
 
 use crate::error::Result;
 use crate::trust::{self, Approvals, UntrustedSettings};
@@ -48,6 +49,10 @@ pub struct SessionSettings {
     /// From the user, local and managed files only: a checked-in project file
     /// must not open the way to loopback and private addresses.
     pub web_fetch: WebFetchOptions,
+    /// The WebSearch backend (`webSearch` of the user, local and managed
+    /// files; `blockedDomains` of every file): `None` when none is set, and
+    /// then WebSearch is not offered.
+    pub web_search: Option<WebSearchOptions>,
     /// What project settings files ask for that would let something run
     /// without asking, left out of every section above because the user has
     /// not approved it (see [`UntrustedSettings::notice`]).
@@ -90,12 +95,14 @@ impl SessionSettings {
         let mcp_servers = mcp_servers(&permissions, project_root)?;
         let output_budget = output_budget(&permissions);
         let web_fetch = web_fetch(&permissions);
+        let web_search = web_search(&permissions, |name| std::env::var(name).ok())?;
         Ok(Self {
             permissions,
             hooks,
             mcp_servers,
             output_budget,
             web_fetch,
+            web_search,
             unapproved: Vec::new(),
             warnings: Vec::new(),
         })
@@ -218,6 +225,130 @@ fn output_budget(settings: &Settings) -> OutputBudgetSettings {
         }
     }
     budget
+}
+
+/// `webSearch: {"provider": "searxng"|"brave", "url": "...", "apiKeyEnv":
+/// "BRAVE_API_KEY", "allowedDomains": [...], "blockedDomains": [...]}`.
+/// The backend (provider, url, key, allowed domains) comes from the user,
+/// local and managed files only, later levels overriding earlier ones: a
+/// checked-in project file must not send the session's queries to a server
+/// of its choosing. `blockedDomains` only restricts, so every file's count.
+pub(crate) fn web_search(
+    settings: &Settings,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<WebSearchOptions>> {
+    let mut provider: Option<(SearchProvider, &Path)> = None;
+    let mut url: Option<(String, &Path)> = None;
+    let mut key_env: Option<String> = None;
+    let mut allowed = Vec::new();
+    let mut blocked = Vec::new();
+    let strings = |v: &Value, key: &str, path: &Path| -> Result<Vec<String>> {
+        match v.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|d| {
+                    d.as_str().map(str::to_owned).ok_or_else(|| {
+                        invalid(
+                            path,
+                            &format!(
+                                "{key} must be a list of domain strings, e.g. [\"pinterest.com\"]"
+                            ),
+                        )
+                    })
+                })
+                .collect(),
+            Some(_) => Err(invalid(
+                path,
+                &format!("{key} must be a list of domain strings, e.g. [\"pinterest.com\"]"),
+            )),
+        }
+    };
+    for file in settings.files() {
+        let Some(config) = file.value.get("webSearch") else {
+            continue;
+        };
+        let path = file.path.as_path();
+        if !config.is_object() {
+            return Err(invalid(
+                path,
+                "webSearch must be an object, e.g. {\"provider\": \"searxng\", \"url\": \"http://127.0.0.1:8888\"}",
+            ));
+        }
+        blocked.extend(strings(config, "blockedDomains", path)?);
+        if !matches!(file.level, Level::User | Level::Local | Level::Managed) {
+            continue;
+        }
+        if let Some(p) = config.get("provider") {
+            let parsed = p.as_str().and_then(SearchProvider::parse).ok_or_else(|| {
+                invalid(
+                    path,
+                    &format!("provider {p} is not known; use \"searxng\" or \"brave\""),
+                )
+            })?;
+            provider = Some((parsed, path));
+        }
+        if let Some(u) = config.get("url") {
+            let u = u.as_str().ok_or_else(|| {
+                invalid(path, "url must be a string, e.g. \"http://127.0.0.1:8888\"")
+            })?;
+            url = Some((u.to_owned(), path));
+        }
+        if let Some(k) = config.get("apiKeyEnv") {
+            let k = k.as_str().ok_or_else(|| {
+                invalid(
+                    path,
+                    "apiKeyEnv must be the name of an environment variable, e.g. \"BRAVE_API_KEY\"",
+                )
+            })?;
+            key_env = Some(k.to_owned());
+        }
+        allowed.extend(strings(config, "allowedDomains", path)?);
+    }
+    let Some((provider, provider_path)) = provider else {
+        if let Some((_, path)) = url {
+            return Err(invalid(
+                path,
+                "url is set but provider is not; add \"provider\": \"searxng\" or \"brave\"",
+            ));
+        }
+        return Ok(None);
+    };
+    let (raw_url, url_path) = match (url, provider) {
+        (Some((u, p)), _) => (u, p),
+        (None, SearchProvider::Brave) => (BRAVE_URL.to_owned(), provider_path),
+        (None, _) => {
+            return Err(invalid(
+                provider_path,
+                "a SearxNG backend needs its url, e.g. \"url\": \"http://127.0.0.1:8888\"",
+            ));
+        }
+    };
+    let parsed = url::Url::parse(&raw_url)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .ok_or_else(|| {
+            invalid(
+                url_path,
+                &format!("url {raw_url:?} is not an http(s) address"),
+            )
+        })?;
+    let mut options = WebSearchOptions::new(provider, parsed);
+    if provider == SearchProvider::Brave && key_env.is_none() {
+        key_env = Some("BRAVE_API_KEY".to_owned());
+    }
+    options.api_key = key_env.as_deref().and_then(&env).filter(|k| !k.is_empty());
+    options.api_key_env = key_env;
+    options.allowed_domains = allowed;
+    options.blocked_domains = blocked;
+    Ok(Some(options))
+}
+
+fn invalid(path: &Path, message: &str) -> crate::error::Error {
+    crate::error::Error::WebSearch {
+        path: path.to_path_buf(),
+        message: message.to_owned(),
+    }
 }
 
 fn web_fetch(settings: &Settings) -> WebFetchOptions {

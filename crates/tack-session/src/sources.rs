@@ -105,6 +105,7 @@ impl Builtins {
             cwd: project.cwd.clone(),
             artifacts: Arc::clone(artifacts),
             web: project.settings.web_fetch.clone(),
+            web_search: project.settings.web_search.clone(),
             read_filter: read_filter(project, policy),
         })
     }

@@ -12,7 +12,8 @@
 //! repository cannot approve itself; when the file changes what it asks
 //! for, it is withheld again. User, local and managed settings and the
 //! command line are the user's (or the administrator's) and always apply.
-//! `webFetch` of a project file is never read and its MCP servers have their
+//! `webFetch` and the `webSearch` backend of a project file are never read
+//! (its `webSearch.blockedDomains` are: they only restrict) and its MCP servers have their
 //! own approval (see [`crate::sources::Mcp`]).
 
 use std::collections::BTreeMap;

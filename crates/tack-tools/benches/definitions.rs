@@ -11,6 +11,7 @@ fn main() {
         cwd: std::env::temp_dir(),
         artifacts: Arc::new(ArtifactStore::new(std::env::temp_dir())),
         web: tack_tools::web::WebFetchOptions::default(),
+        web_search: None,
         read_filter: None,
     });
     let mut registry = tack_tool::ToolRegistry::new();

@@ -1,6 +1,8 @@
-//! Read, Write and Edit: the file tools, with Claude Code's names and inputs.
+//! Read, Write, Edit and NotebookEdit: the file tools, with Claude Code's
+//! names and inputs. Read also shows Jupyter notebooks (cells with outputs)
+//! and the text of PDFs page by page.
 //!
-//! The key design decision is the **read-before-write guard**: the three tools
+//! The key design decision is the **read-before-write guard**: the tools
 //! share one [`FileState`], a record of what Read saw of each file (its
 //! canonical path, mtime, size and content hash). Write and Edit refuse to
 //! change an existing file that was not read in this session, or whose content
@@ -27,30 +29,39 @@ use std::sync::Arc;
 use tack_tool::{Tool, Typed};
 
 mod edit;
+mod notebook;
+mod notebook_edit;
 mod patch;
 mod paths;
+mod pdf;
 mod read;
 mod state;
 mod write;
 
 pub use edit::{EditInput, EditTool};
+pub use notebook::{
+    MAX_IMAGES as MAX_NOTEBOOK_IMAGES, MAX_OUTPUT_CHARS as MAX_NOTEBOOK_OUTPUT_CHARS,
+};
+pub use notebook_edit::{CellType, EditMode, NotebookEditInput, NotebookEditTool};
+pub use pdf::{MAX_PAGES as MAX_PDF_PAGES, PDF_TEXT_BYTES};
 pub use read::{ReadInput, ReadTool};
 pub use state::{FileState, Snapshot};
 pub use write::{WriteInput, WriteTool};
 
 pub(crate) use paths::{missing_path_error, normalize_lexically, plural};
 
-/// Read, Write and Edit, sharing one new [`FileState`].
+/// Read, Write, Edit and NotebookEdit, sharing one new [`FileState`].
 pub fn file_tools() -> Vec<Arc<dyn Tool>> {
     file_tools_with_state(FileState::new())
 }
 
-/// Read, Write and Edit sharing the given [`FileState`] (to inspect it, or to
+/// Read, Write, Edit and NotebookEdit sharing the given [`FileState`] (to inspect it, or to
 /// share it with other tools).
 pub fn file_tools_with_state(state: FileState) -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(Typed(ReadTool::new(state.clone()))),
         Arc::new(Typed(WriteTool::new(state.clone()))),
-        Arc::new(Typed(EditTool::new(state))),
+        Arc::new(Typed(EditTool::new(state.clone()))),
+        Arc::new(Typed(NotebookEditTool::new(state))),
     ]
 }

@@ -2,8 +2,8 @@
 //! permission rules, hook scripts and the models' habits carry over.
 //!
 //! Tools that share session state are built together by [`builtin_tools`]:
-//! Read, Write and Edit share the record of which files were read (the
-//! read-before-write guard); Bash, BashOutput and KillShell share the shell's
+//! Read, Write, Edit and NotebookEdit share the record of which files were
+//! read (the read-before-write guard); Bash, BashOutput and KillShell share the shell's
 //! working directory and background jobs; ReadOutput reads the artifacts that
 //! the output budget saved.
 
@@ -28,6 +28,8 @@ pub struct BuiltinOptions {
     /// Where cut outputs are kept (shared with the output budget stage).
     pub artifacts: Arc<artifacts::ArtifactStore>,
     pub web: web::WebFetchOptions,
+    /// The WebSearch backend; without one, WebSearch is not offered.
+    pub web_search: Option<web::search::WebSearchOptions>,
     /// The permission policy's Read rules, applied to every file Grep and Glob find.
     pub read_filter: Option<search::ReadFilter>,
 }
@@ -38,6 +40,7 @@ impl std::fmt::Debug for BuiltinOptions {
             .field("cwd", &self.cwd)
             .field("artifacts", &self.artifacts)
             .field("web", &self.web)
+            .field("web_search", &self.web_search)
             .field("read_filter", &self.read_filter.is_some())
             .finish()
     }
@@ -50,6 +53,9 @@ pub fn builtin_tools(options: &BuiltinOptions) -> Vec<Arc<dyn Tool>> {
     tools.extend(files::file_tools());
     tools.extend(search::search_tools_filtered(options.read_filter.clone()));
     tools.push(Arc::new(Typed(web::WebFetch::new(options.web.clone()))));
+    if let Some(search) = &options.web_search {
+        tools.push(Arc::new(Typed(web::search::WebSearch::new(search.clone()))));
+    }
     tools.push(Arc::new(Typed(todo::TodoWrite::default())));
     tools.push(Arc::new(Typed(read_output::ReadOutput::new(Arc::clone(
         &options.artifacts,

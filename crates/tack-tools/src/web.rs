@@ -23,6 +23,7 @@
 
 mod addr;
 mod convert;
+pub mod search;
 
 use std::error::Error as StdError;
 use std::net::IpAddr;

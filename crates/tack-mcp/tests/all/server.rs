@@ -963,6 +963,7 @@ fn builtin_host(dir: &Path) -> Arc<dyn ToolHost> {
             dir.join(".artifacts"),
         )),
         web: Default::default(),
+        web_search: None,
         read_filter: None,
     };
     let mut registry = ToolRegistry::new();

@@ -71,6 +71,7 @@ async fn agent(
         cwd: dir.to_owned(),
         artifacts: artifacts.clone(),
         web: Default::default(),
+        web_search: None,
         read_filter: None,
     }) {
         let tool: Arc<dyn Tool> = if slow { Arc::new(Slow(tool)) } else { tool };
@@ -179,5 +180,60 @@ async fn a_huge_bash_output_is_cut_saved_and_read_back() {
     );
     let found = results_of(&agent.messages()[6])[0].text();
     assert_eq!(found.lines().count(), 10, "{found}");
+    assert!(mock.rejections().is_empty());
+}
+
+#[tokio::test]
+async fn a_big_notebook_read_is_cut_by_the_budget_and_read_back_or_paged_by_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_path = std::fs::canonicalize(dir.path()).unwrap();
+    let cells: Vec<Value> = (0..300)
+        .map(|i| {
+            json!({"cell_type": "code", "execution_count": i, "id": format!("c{i:03}"), "metadata": {},
+                   "outputs": [{"name": "stdout", "output_type": "stream", "text": format!("result {i}\n")}],
+                   "source": format!("print('result {i}')")})
+        })
+        .collect();
+    let nb = json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    let path = dir_path.join("big.ipynb");
+    std::fs::write(&path, serde_json::to_string_pretty(&nb).unwrap()).unwrap();
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use("toolu_nb", "Read", json!({"file_path": path})),
+        Step::tool_use(
+            "toolu_back",
+            "ReadOutput",
+            json!({"artifact": "art_toolu_nb", "pattern": "id=\"c150\""}),
+        ),
+        Step::tool_use(
+            "toolu_cells",
+            "Read",
+            json!({"file_path": path, "offset": 201, "limit": 2}),
+        ),
+        Step::text("ok"),
+    ]);
+    let mut agent = agent(&mock, &dir_path, false, 2_000).await;
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("x")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed);
+    let cut = results_of(&agent.messages()[2])[0].text();
+    assert!(cut.len() < 2_000 * 4 + 1_000, "{} bytes", cut.len());
+    assert!(cut.contains("art_toolu_nb"), "{cut}");
+    assert!(cut.contains("offset and limit"), "the Read hint: {cut}");
+    let back = results_of(&agent.messages()[4])[0].text();
+    assert!(back.contains("<cell index=\"150\" id=\"c150\""), "{back}");
+    let cells = results_of(&agent.messages()[6])[0].text();
+    assert!(
+        cells.contains("id=\"c200\"") && cells.contains("id=\"c201\""),
+        "{cells}"
+    );
+    assert!(
+        !cells.contains("id=\"c202\"") && cells.contains("offset=203"),
+        "{cells}"
+    );
     assert!(mock.rejections().is_empty());
 }

@@ -18,4 +18,5 @@ mod project_trust;
 mod red_team;
 mod sessions;
 mod system_prompt;
+mod web_search;
 mod write_options;

@@ -33,8 +33,9 @@ const HEADER_BYTES: usize = 8192;
 const DESCRIPTION: &str = "Reads a file from the local filesystem. Returns its lines numbered like `cat -n` (line number, a tab, the line), \
 the first 2000 lines unless you pass offset (1-based line to start at) and limit; when more lines remain, the result ends with a note saying \
 how many lines the file has and the offset to read on from. Lines longer than 2000 characters are cut. \
-PNG, JPEG, GIF and WebP images are returned as images; other binary files are refused. file_path must be absolute. \
-You must Read a file before changing it with Edit or Write. \
+PNG, JPEG, GIF and WebP images are returned as images; a notebook (.ipynb) as its cells with ids and outputs \
+(offset and limit then count cells); a PDF as text page by page (pages such as \"1-5\" picks pages); other binary files are refused. \
+file_path must be absolute. You must Read a file before changing it with Edit, Write or NotebookEdit. \
 To find files by name use Glob, to search contents use Grep, to list a directory use Bash ls.";
 
 // Input of Read. Field doc comments are the schema descriptions the model reads.
@@ -45,8 +46,10 @@ pub struct ReadInput {
     pub file_path: String,
     /// Line number to start at, 1-based. Only needed for files too long to read at once.
     pub offset: Option<u64>,
-    /// Number of lines to read (default 2000).
+    /// Number of lines to read (default 2000). For a notebook, offset and limit count cells.
     pub limit: Option<u64>,
+    /// PDF only: pages to read, e.g. "3" or "1-5" (at most 20). Default: from page 1 as far as fits.
+    pub pages: Option<String>,
 }
 
 /// The Read tool.
@@ -91,6 +94,9 @@ impl TypedTool for ReadTool {
                 "limit must be at least 1 (omit it to read up to 2000 lines)".into(),
             ));
         }
+        if let Some(pages) = &input.pages {
+            super::pdf::PageRange::parse(pages)?;
+        }
         Ok(())
     }
 
@@ -101,8 +107,9 @@ impl TypedTool for ReadTool {
         let offset = input.offset.unwrap_or(1).max(1);
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
         let state = self.state.clone();
+        let pages = input.pages;
         blocking("Read", Some(&ctx.cancel), move || {
-            read_file(&state, &path, offset, limit)
+            read_file(&state, &path, offset, limit, pages.as_deref())
         })
         .await
     }
@@ -113,6 +120,7 @@ fn read_file(
     path: &Path,
     offset: u64,
     limit: u64,
+    pages: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
     let meta = std::fs::metadata(path).map_err(|e| io_error("read", path, &e))?;
     if meta.is_dir() {
@@ -130,6 +138,23 @@ fn read_file(
     let canonical = std::fs::canonicalize(path).map_err(|e| io_error("read", path, &e))?;
     let mut file = File::open(path).map_err(|e| io_error("read", path, &e))?;
     let header = read_header(&mut file).map_err(|e| io_error("read", path, &e))?;
+
+    // Notebooks and PDFs have readers of their own.
+    let is_pdf = super::pdf::is_pdf(path, &header);
+    if let Some(pages) = pages.filter(|_| !is_pdf) {
+        return Err(ToolError::InvalidInput(format!(
+            "pages ({pages:?}) is only for PDF files, and {} is not one. Use offset and limit instead.",
+            path.display()
+        )));
+    }
+    if is_pdf {
+        drop(file);
+        return super::pdf::read_pdf(state, path, canonical, &meta, pages);
+    }
+    if super::notebook::is_notebook(path) {
+        drop(file);
+        return super::notebook::read_notebook(state, path, canonical, &meta, offset, limit);
+    }
 
     if let Some((media_type, label)) = image_type(&header) {
         return read_image(

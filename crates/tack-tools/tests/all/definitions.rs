@@ -5,9 +5,17 @@ use std::sync::Arc;
 
 use tack_tool::ToolRegistry;
 use tack_tools::artifacts::ArtifactStore;
+use tack_tools::web::search::{SearchProvider, WebSearchOptions};
 use tack_tools::{BuiltinOptions, builtin_tools};
 
 fn registry() -> ToolRegistry {
+    registry_with(Some(WebSearchOptions::new(
+        SearchProvider::Searxng,
+        "http://127.0.0.1:8888".parse().unwrap(),
+    )))
+}
+
+fn registry_with(web_search: Option<WebSearchOptions>) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     let tools = builtin_tools(&BuiltinOptions {
         cwd: std::env::temp_dir(),
@@ -15,6 +23,7 @@ fn registry() -> ToolRegistry {
             std::env::temp_dir().join("tack-defs-test"),
         )),
         web: tack_tools::web::WebFetchOptions::default(),
+        web_search,
         read_filter: None,
     });
     for tool in tools {
@@ -35,9 +44,11 @@ fn names_match_claude_code_and_read_only_tools_are_marked() {
             "Read",
             "Write",
             "Edit",
+            "NotebookEdit",
             "Glob",
             "Grep",
             "WebFetch",
+            "WebSearch",
             "TodoWrite",
             "ReadOutput"
         ]
@@ -62,6 +73,18 @@ fn names_match_claude_code_and_read_only_tools_are_marked() {
         serde_json::json!({"file_path": "/x", "old_string": "a", "new_string": "b"})
     ));
     assert!(!safe("TodoWrite", serde_json::json!({"todos": []})));
+    assert!(safe("WebSearch", serde_json::json!({"query": "x y"})));
+    assert!(!safe(
+        "NotebookEdit",
+        serde_json::json!({"notebook_path": "/x.ipynb", "new_source": ""})
+    ));
+}
+
+#[test]
+fn web_search_is_offered_only_with_a_backend() {
+    let names = registry_with(None).names();
+    assert!(!names.iter().any(|n| n == "WebSearch"), "{names:?}");
+    assert!(names.iter().any(|n| n == "WebFetch"));
 }
 
 #[test]
@@ -73,7 +96,10 @@ fn definitions_snapshot() {
 
 #[test]
 fn all_definitions_stay_small() {
-    let bytes = serde_json::to_vec(&registry().definitions()).unwrap().len();
+    // WebSearch is offered only with a backend configured: the default set.
+    let bytes = serde_json::to_vec(&registry_with(None).definitions())
+        .unwrap()
+        .len();
     // About 4 bytes a token: keep the whole set near 4,000 tokens.
     assert!(
         bytes < 17_000,

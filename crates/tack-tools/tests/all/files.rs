@@ -1025,7 +1025,17 @@ async fn definitions_use_claude_code_names_and_fields_and_stay_small() {
         keys.sort();
         keys
     };
-    assert_eq!(fields("Read"), ["file_path", "limit", "offset"]);
+    assert_eq!(fields("Read"), ["file_path", "limit", "offset", "pages"]);
+    assert_eq!(
+        fields("NotebookEdit"),
+        [
+            "cell_id",
+            "cell_type",
+            "edit_mode",
+            "new_source",
+            "notebook_path"
+        ]
+    );
     assert_eq!(fields("Write"), ["content", "file_path"]);
     assert_eq!(
         fields("Edit"),

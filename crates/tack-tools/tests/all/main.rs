@@ -10,5 +10,8 @@
 mod bash;
 mod definitions;
 mod files;
+mod notebook;
+mod pdf;
 mod search;
 mod web;
+mod websearch;
