@@ -56,7 +56,6 @@ impl World {
             .env("ANTHROPIC_BASE_URL", self.mock.url())
             .env("TACK_STATE_DIR", self.state.path())
             .env("TACK_CONFIG_DIR", self.state.path().join("config"))
-            .env("CLAUDE_CONFIG_DIR", self.state.path().join("claude"))
             // The user's ~/.claude/CLAUDE.md stays out of the requests.
             .env("CLAUDE_CONFIG_DIR", self.state.path().join("claude"))
             .env("TACK_MAX_RETRIES", "2")
@@ -2316,6 +2315,10 @@ fn claude_code_tree(root: &Path, marker: &Path) {
         json!({"mcpServers": {"docs": {"command": "docs-server"}}}).to_string(),
     )
     .unwrap();
+    // CLAUDE.md with an import (no .git: the project root is where .claude is).
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("CLAUDE.md"), "Project rules: @docs/rules.md\n").unwrap();
+    std::fs::write(root.join("docs/rules.md"), "RULE-FROM-AN-IMPORT\n").unwrap();
 }
 
 #[tokio::test]
@@ -2341,6 +2344,12 @@ async fn a_claude_code_project_applies_from_its_root_and_from_a_subdirectory() {
             .await
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "from /{sub}: {}", stderr(&out));
+        // CLAUDE.md of the project root and its import are in the prompt.
+        let system = system_text(&w.mock.requests()[0].body);
+        assert!(
+            system.contains("Project rules:") && system.contains("RULE-FROM-AN-IMPORT"),
+            "from /{sub}: {system}"
+        );
         let results = &w.mock.requests()[1].body["messages"][2]["content"];
         let read = results[0]["content"][0]["text"].as_str().unwrap_or("");
         assert_eq!(results[0]["is_error"], true, "from /{sub}: {results}");

@@ -135,6 +135,11 @@ pub struct InstructionSources {
     pub user_files: Vec<PathBuf>,
     /// For `@~/…` imports; None: such an import is skipped with a warning.
     pub home: Option<PathBuf>,
+    /// The project root (`ProjectContext::project_root`: the directory
+    /// holding `.tack/`, `.claude/` or `.mcp.json`): instruction files are
+    /// read from the outer of it and the git root down to the working
+    /// directory, so a Claude Code project without git works from `src/`.
+    pub project_root: Option<PathBuf>,
 }
 
 impl InstructionSources {
@@ -147,6 +152,7 @@ impl InstructionSources {
                 .chain(config_dir.map(|d| d.join("AGENTS.md")))
                 .collect(),
             home: home.map(Path::to_owned),
+            project_root: None,
         }
     }
 }
@@ -360,7 +366,14 @@ impl Instructions {
         for path in &sources.user_files {
             found.read(path, "the user's own instructions", 0, &[], None, sources);
         }
-        for dir in project_dirs(&env.cwd, env.git.as_ref().map(|g| g.root.as_path())) {
+        let git = env.git.as_ref().map(|g| g.root.as_path());
+        let root = match (git, sources.project_root.as_deref()) {
+            // The outer of the two (each is an ancestor of cwd, or cwd).
+            (Some(g), Some(p)) if g.starts_with(p) => Some(p),
+            (Some(g), _) => Some(g),
+            (None, p) => p,
+        };
+        for dir in project_dirs(&env.cwd, root) {
             for (name, kind) in PROJECT_FILES {
                 found.read(&dir.join(name), kind, 0, &[], None, sources);
             }

@@ -229,7 +229,11 @@ impl Session {
         // The tools sent to the model now (one found later is not named:
         // the prompt does not change within a session).
         let sent: Vec<String> = registry.definitions().into_iter().map(|d| d.name).collect();
-        let prompt = SessionPrompt::build(&environment, &sent, &project.instructions, &prompt);
+        let mut instructions = project.instructions.clone();
+        instructions
+            .project_root
+            .get_or_insert_with(|| project.project_root.clone());
+        let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt);
         for warning in prompt.warnings() {
             interaction.notice(warning);
         }

@@ -212,6 +212,7 @@ fn imports_are_followed_relative_to_the_file_and_nested() {
         &InstructionSources {
             user_files: Vec::new(),
             home: Some(home.clone()),
+            project_root: None,
         },
     );
     assert_eq!(
