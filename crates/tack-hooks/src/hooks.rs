@@ -200,3 +200,32 @@ impl Hooks {
         }
     }
 }
+
+/// `tool_name`, and for an MCP tool (`mcp__server__tool`) Claude Code's
+/// `mcp_server: {"name": server}` (tack refuses `__` in server names, so the
+/// split is exact).
+fn insert_tool_name(payload: &mut Map<String, Value>, tool_name: &str) {
+    payload.insert("tool_name".into(), tool_name.into());
+    if let Some((server, _tool)) = tool_name
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+    {
+        payload.insert("mcp_server".into(), serde_json::json!({ "name": server }));
+    }
+}
+
+#[cfg(test)]
+mod tool_name_tests {
+    use super::*;
+
+    #[test]
+    fn an_mcp_tool_names_its_server() {
+        let mut p = Map::new();
+        insert_tool_name(&mut p, "mcp__git__git_log");
+        assert_eq!(p["tool_name"], "mcp__git__git_log");
+        assert_eq!(p["mcp_server"], serde_json::json!({"name": "git"}));
+        let mut p = Map::new();
+        insert_tool_name(&mut p, "Bash");
+        assert!(!p.contains_key("mcp_server"));
+    }
+}

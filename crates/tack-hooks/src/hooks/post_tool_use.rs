@@ -91,7 +91,7 @@ struct PostState<'a> {
 
 impl EventState for PostState<'_> {
     fn fields(&self, payload: &mut Map<String, Value>) {
-        payload.insert("tool_name".into(), self.tool_name.into());
+        super::insert_tool_name(payload, self.tool_name);
         payload.insert("tool_input".into(), self.input.clone());
         match self.result {
             PostResult::Success(response) => {

@@ -74,7 +74,7 @@ impl PreState<'_> {
 
 impl EventState for PreState<'_> {
     fn fields(&self, payload: &mut Map<String, Value>) {
-        payload.insert("tool_name".into(), self.tool_name.into());
+        super::insert_tool_name(payload, self.tool_name);
         payload.insert("tool_input".into(), self.input.clone());
         payload.insert("tool_use_id".into(), self.tool_use_id.into());
     }
