@@ -102,7 +102,7 @@ impl AnthropicClient {
     pub fn new(config: AnthropicConfig) -> Result<Self, ModelError> {
         let base_url = config.base_url.trim_end_matches('/').to_owned();
         let endpoint = format!("{base_url}/v1/messages");
-        let http = http::client(config.timeout)?;
+        let http = http::client(config.timeout, &config.base_url)?;
         Ok(Self {
             config,
             base_url,

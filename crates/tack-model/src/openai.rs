@@ -164,7 +164,7 @@ impl OpenAiClient {
         let base_url = normalize_base_url(&config.base_url);
         let endpoint = format!("{base_url}/chat/completions");
         let max_tokens_field = MaxTokensField::for_base_url(&base_url);
-        let http = http::client(config.timeout)?;
+        let http = http::client(config.timeout, &config.base_url)?;
         Ok(Self {
             config,
             base_url,

@@ -349,17 +349,16 @@ pub fn ollama_host(value: Option<&str>) -> String {
     format!("{scheme}://{host}:{port}{path}")
 }
 
-fn probe_client() -> Option<reqwest::Client> {
-    reqwest::Client::builder()
+fn probe_client(host: &str) -> Option<reqwest::Client> {
+    let builder = reqwest::Client::builder()
         .timeout(OLLAMA_PROBE_TIMEOUT)
-        .no_proxy()
-        .build()
-        .ok()
+        .no_proxy();
+    crate::http::plain_http_if(host, builder).build().ok()
 }
 
 /// Whether an Ollama answers `GET {host}/api/version` in time.
 async fn probe_ollama(host: &str) -> bool {
-    let Some(client) = probe_client() else {
+    let Some(client) = probe_client(host) else {
         return false;
     };
     let url = format!("{host}/api/version");
@@ -382,9 +381,10 @@ async fn probe_ollama(host: &str) -> bool {
 /// The first model Ollama lists (`GET /api/tags`).
 async fn first_ollama_model(host: &str) -> Result<String, ModelError> {
     let url = format!("{host}/api/tags");
-    let client = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .timeout(Duration::from_secs(5))
-        .no_proxy()
+        .no_proxy();
+    let client = crate::http::plain_http_if(host, builder)
         .build()
         .map_err(|e| ModelError::Config(format!("cannot set up the HTTP client: {e}")))?;
     let resp = client

@@ -90,7 +90,9 @@ pub struct WebFetchInput {
 pub struct WebFetch {
     options: WebFetchOptions,
     policy: HostPolicy,
-    client: Result<reqwest::Client, String>,
+    /// Built at the first call: building one reads the system's certificate
+    /// roots (milliseconds), which a session that never fetches should not pay.
+    client: std::sync::OnceLock<Result<reqwest::Client, String>>,
     description: String,
 }
 
@@ -103,23 +105,31 @@ impl WebFetch {
             &options.allowed_hosts,
             &options.static_hosts,
         );
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .dns_resolver(Arc::new(GuardedResolver {
-                policy: policy.clone(),
-            }))
-            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            .user_agent(concat!("tack-webfetch/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| error_chain(&e));
         let description = describe(&options);
         Self {
             options,
             policy,
-            client,
+            client: std::sync::OnceLock::new(),
             description,
         }
+    }
+
+    fn client(&self) -> Result<&reqwest::Client, ToolError> {
+        self.client
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .no_proxy()
+                    .dns_resolver(Arc::new(GuardedResolver {
+                        policy: self.policy.clone(),
+                    }))
+                    .connect_timeout(self.options.timeout.min(Duration::from_secs(10)))
+                    .user_agent(concat!("tack-webfetch/", env!("CARGO_PKG_VERSION")))
+                    .build()
+                    .map_err(|e| error_chain(&e))
+            })
+            .as_ref()
+            .map_err(|e| ToolError::Internal(format!("the HTTP client could not be built: {e}")))
     }
 
     /// Follows redirects by hand until a final response, checking each hop.
@@ -179,10 +189,7 @@ impl WebFetch {
 
     async fn fetch(&self, input: &WebFetchInput) -> Result<ToolOutput, ToolError> {
         let started = std::time::Instant::now();
-        let client = self
-            .client
-            .as_ref()
-            .map_err(|e| ToolError::Internal(format!("the HTTP client could not be built: {e}")))?;
+        let client = self.client()?;
         let start = parse_url(&input.url)?;
         let (mut response, url, hops) = self.follow(client, start).await?;
         let status = response.status();

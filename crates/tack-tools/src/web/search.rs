@@ -146,23 +146,29 @@ pub struct SearchResult {
 /// The WebSearch tool.
 pub struct WebSearch {
     options: WebSearchOptions,
-    client: Result<reqwest::Client, String>,
+    /// Built at the first call (building one reads the certificate roots).
+    client: std::sync::OnceLock<Result<reqwest::Client, String>>,
 }
 
 impl WebSearch {
     pub fn new(options: WebSearchOptions) -> Self {
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            .user_agent(concat!("tack-websearch/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| e.to_string());
-        Self { options, client }
+        Self {
+            options,
+            client: std::sync::OnceLock::new(),
+        }
     }
 
     async fn search(&self, input: &WebSearchInput) -> Result<ToolOutput, ToolError> {
         let client = self
             .client
+            .get_or_init(|| {
+                reqwest::Client::builder()
+                    .no_proxy()
+                    .connect_timeout(self.options.timeout.min(Duration::from_secs(10)))
+                    .user_agent(concat!("tack-websearch/", env!("CARGO_PKG_VERSION")))
+                    .build()
+                    .map_err(|e| e.to_string())
+            })
             .as_ref()
             .map_err(|e| ToolError::Internal(format!("the HTTP client could not be built: {e}")))?;
         let started = Instant::now();
