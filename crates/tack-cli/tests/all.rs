@@ -2416,3 +2416,92 @@ async fn a_deny_rule_for_an_unknown_tool_is_a_usage_error_naming_the_tool_meant(
     );
     assert!(w.mock.requests().is_empty(), "the model was called");
 }
+
+/// Runs `cmd` on a real pseudo-terminal (Python's `pty.fork`: the child gets
+/// it as its controlling terminal, so /dev/tty is the pty) and types Ctrl-C
+/// once the permission prompt shows. Returns (exit code, what the terminal
+/// showed).
+fn run_on_a_pty_pressing_ctrl_c_at_the_prompt(cmd: &Command) -> (i32, String) {
+    const DRIVER: &str = r#"
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out, sent, deadline = b"", False, time.time() + 60
+while time.time() < deadline:
+    ready, _, _ = select.select([fd], [], [], 0.2)
+    if not ready:
+        continue
+    try:
+        data = os.read(fd, 4096)
+    except OSError:
+        break
+    if not data:
+        break
+    out += data
+    if b"[n] deny" in out and not sent:
+        os.write(fd, b"\x03")
+        sent = True
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(status))
+"#;
+    let mut driver = Command::new("python3");
+    driver.arg("-c").arg(DRIVER).arg(cmd.get_program());
+    driver.args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => driver.env(key, v),
+            None => driver.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        driver.current_dir(dir);
+    }
+    let out = driver.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// Issue 11: the first Ctrl-C at a permission prompt denies the call and
+/// interrupts the session (exit 130), on a real terminal; the command never
+/// runs and the model's answer says why.
+#[tokio::test]
+async fn the_first_ctrl_c_at_a_permission_prompt_denies_and_interrupts() {
+    let w = World::new(Vec::new()).await;
+    let made = std::fs::canonicalize(w.cwd.path()).unwrap().join("made");
+    w.mock.push_all(vec![
+        Step::tool_use(
+            "toolu_1",
+            "Bash",
+            json!({"command": format!("touch {}", made.display())}),
+        ),
+        Step::text("done"),
+    ]);
+    let mut cmd = w.tack();
+    cmd.args(["run", "go"]);
+    let (code, shown) =
+        tokio::task::spawn_blocking(move || run_on_a_pty_pressing_ctrl_c_at_the_prompt(&cmd))
+            .await
+            .unwrap();
+    assert_eq!(code, 130, "{shown}");
+    assert!(shown.contains("tack wants to run Bash("), "{shown}");
+    assert!(!made.exists(), "the denied command ran");
+    // No "may delete or overwrite" for a command that creates a file.
+    assert!(!shown.contains("delete or overwrite"), "{shown}");
+    let (_, events) = w.transcript();
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "tool_result")
+        .expect("the call was answered");
+    assert_eq!(result["outcome"], "denied", "{result}");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the user pressed Ctrl-C at the permission prompt"),
+        "{result}"
+    );
+}
