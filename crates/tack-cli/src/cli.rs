@@ -292,6 +292,11 @@ pub struct MockServerArgs {
     /// API asks next (format below); without it the mock echoes the prompt.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
+    /// The model's context window in estimated tokens (prompt bytes / 4): a
+    /// larger prompt gets the API's 400 "prompt is too long" (Chat
+    /// Completions: context_length_exceeded). Default: no limit.
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u64>,
 }
 
 /// Permission flags, shared by `tack run` and `tack mcp serve`.

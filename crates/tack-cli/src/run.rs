@@ -522,6 +522,7 @@ pub async fn mock_server(args: MockServerArgs) -> Result<u8, Failure> {
         tack_testkit::Fallback::Echo
     });
     mock.push_all(steps);
+    mock.set_context_window(args.context_window);
     outln!("{}", mock.url());
     eprintln!(
         "mock API listening. Try:\n  ANTHROPIC_BASE_URL={url} ANTHROPIC_API_KEY=mock tack run \"hello\"\n  OPENAI_BASE_URL={url}/v1 OPENAI_API_KEY=mock tack run --provider openai --model mock \"hello\"\nCtrl-C stops it.",

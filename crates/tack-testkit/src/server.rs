@@ -112,6 +112,8 @@ struct ServerState {
     steps: VecDeque<Step>,
     fallback: Fallback,
     require_auth: bool,
+    /// The model's context window in estimated tokens; None: no limit.
+    context_window: Option<u64>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -143,6 +145,7 @@ impl MockServer {
                 steps: VecDeque::new(),
                 fallback: Fallback::default(),
                 require_auth: true,
+                context_window: None,
                 requests: Vec::new(),
             }),
         });
@@ -209,6 +212,15 @@ impl MockServer {
     /// (bytes / 4); [`crate::cache::DEFAULT_MIN_CACHEABLE_TOKENS`] unless set.
     pub fn set_cache_min_tokens(&self, min_tokens: u64) {
         self.inner.shared.lock().cache.set_min_tokens(min_tokens);
+    }
+
+    /// The model's context window, in estimated tokens (bytes / 4 of the
+    /// prompt: system, tools and messages). A request whose prompt is larger
+    /// gets the API's 400 (Messages: `prompt is too long: N tokens > M
+    /// maximum`; Chat Completions: `context_length_exceeded`), is recorded
+    /// as a rejection and consumes no step. None (the default): no limit.
+    pub fn set_context_window(&self, tokens: Option<u64>) {
+        self.inner.shared.lock().context_window = tokens;
     }
 
     /// Forget every prefix the prompt cache holds.
@@ -393,6 +405,42 @@ fn plan(
     (plan, n)
 }
 
+/// The prompt's estimated tokens: bytes / 4 of its system, tools and
+/// messages as sent (the same estimate as the prompt cache's).
+fn prompt_tokens(body: &Value) -> u64 {
+    let bytes: usize = ["system", "tools", "messages"]
+        .iter()
+        .filter_map(|k| body.get(*k))
+        .map(|v| serde_json::to_vec(v).map_or(0, |b| b.len()))
+        .sum();
+    crate::cache::estimate_tokens(bytes)
+}
+
+/// The API's refusal of a prompt larger than the context window.
+fn too_long(api: Api, tokens: u64, max: u64) -> Refusal {
+    match api {
+        Api::Anthropic => Refusal::new(
+            api,
+            400,
+            "invalid_request_error",
+            format!("prompt is too long: {tokens} tokens > {max} maximum"),
+        ),
+        Api::OpenAi => {
+            let mut refusal = Refusal::new(
+                api,
+                400,
+                "invalid_request_error",
+                format!(
+                    "This model's maximum context length is {max} tokens. However, your messages resulted in {tokens} tokens. Please reduce the length of the messages."
+                ),
+            );
+            refusal.param = Some("messages".into());
+            refusal.code = Some("context_length_exceeded".into());
+            refusal
+        }
+    }
+}
+
 fn route(method: &Method, path: &str) -> Result<Api, Refusal> {
     match (method == Method::POST, path) {
         (true, "/v1/messages") => Ok(Api::Anthropic),
@@ -496,6 +544,12 @@ fn decide(
         refusal.param = rejection.param;
         refusal.code = rejection.code;
         return Plan::Refuse(refusal);
+    }
+    if let Some(max) = state.context_window {
+        let tokens = prompt_tokens(&body);
+        if tokens > max {
+            return Plan::Refuse(too_long(api, tokens, max));
+        }
     }
     let stream = body.get("stream") == Some(&Value::Bool(true));
     let include_usage = body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));

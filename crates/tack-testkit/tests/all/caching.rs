@@ -178,3 +178,51 @@ async fn the_raw_body_is_kept_byte_for_byte() {
     assert_eq!(recorded.raw_field("system"), None);
     assert_eq!(recorded.raw_field("name"), None, "only top-level members");
 }
+
+/// Issue 12, item 6: a context window. Under it, the request is served; over
+/// it, the API's own 400 for each API, recorded as a rejection, no step used.
+#[tokio::test]
+async fn a_prompt_over_the_context_window_gets_the_apis_400() {
+    use crate::support::{chat_body, openai};
+    let server = MockServer::start().await;
+    server.push_all([Step::text("fits"), Step::text("fits too")]);
+    let big = "x".repeat(4000);
+    let small = json!([{"role": "user", "content": "hi"}]);
+    let large = json!([{"role": "user", "content": big}]);
+    server.set_context_window(Some(500));
+
+    let ok = anthropic(&server, messages_body(small.clone())).await;
+    assert_eq!(ok.status, 200);
+    let refused = anthropic(&server, messages_body(large.clone())).await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.error_type(), "invalid_request_error");
+    let message = refused.error_message().to_owned();
+    assert!(
+        message.starts_with("prompt is too long: ") && message.ends_with(" tokens > 500 maximum"),
+        "{message}"
+    );
+    let tokens: u64 = message["prompt is too long: ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(tokens > 1000, "{message}");
+
+    let refused = openai(&server, chat_body(large)).await;
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused
+            .error_message()
+            .starts_with("This model's maximum context length is 500 tokens."),
+        "{}",
+        refused.error_message()
+    );
+    assert_eq!(refused.body["error"]["code"], "context_length_exceeded");
+    assert_eq!(refused.body["error"]["param"], "messages");
+
+    assert_eq!(server.rejections().len(), 2);
+    assert_eq!(server.remaining(), 1, "a refused request consumes no step");
+    server.set_context_window(None);
+    assert_eq!(openai(&server, chat_body(small)).await.status, 200);
+}
