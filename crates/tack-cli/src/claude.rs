@@ -307,25 +307,24 @@ fn result_content(content: &[ContentBlock]) -> Value {
 }
 
 /// `user.tool_use_result`: the tool's whole output in Claude Code's shape
-/// (`ToolOutput::hook_response`, the same object PostToolUse hooks get), or
+/// (`ToolOutput::response`, the same object PostToolUse hooks get), or
 /// Claude Code's `"Error: …"` string for a failed call.
 pub fn tool_use_result(
     response: Option<&Value>,
     is_error: bool,
     content: &[ContentBlock],
 ) -> Value {
-    match response {
-        Some(response) if !is_error => response.clone(),
-        _ => {
+    match (response, is_error) {
+        (Some(response), false) => response.clone(),
+        // A tool without Claude Code's shape (MCP, an embedder's): its
+        // content array, as `ToolOutput::hook_response` gives hooks.
+        (None, false) => serde_json::to_value(content).unwrap_or(Value::Array(Vec::new())),
+        (_, true) => {
             let text = match result_content(content) {
                 Value::String(text) => text,
                 other => other.to_string(),
             };
-            if is_error {
-                Value::String(format!("Error: {text}"))
-            } else {
-                json!([{ "type": "text", "text": text }])
-            }
+            Value::String(format!("Error: {text}"))
         }
     }
 }

@@ -404,6 +404,7 @@ pub fn json_layer(flag: &str, value: &str) -> Result<tack_policy::SettingsFile, 
         level: tack_policy::Level::CommandLine,
         path,
         value: json,
+        text,
     })
 }
 

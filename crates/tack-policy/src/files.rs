@@ -19,6 +19,10 @@ pub struct SettingsFile {
     pub path: PathBuf,
     /// The whole JSON document (hooks and other keys included).
     pub value: Value,
+    /// The text it was parsed from, kept so that warnings can name lines
+    /// ([`crate::lint`]) without reading the file again; empty when the
+    /// value was not read from text.
+    pub text: String,
 }
 
 impl SettingsFile {
@@ -26,7 +30,12 @@ impl SettingsFile {
     /// error naming the file when it cannot be read or is not a JSON object.
     pub fn read(level: Level, path: impl Into<PathBuf>) -> Result<Option<SettingsFile>> {
         let path = path.into();
-        Ok(read_json(&path)?.map(|value| SettingsFile { level, path, value }))
+        Ok(read_text_json(&path)?.map(|(text, value)| SettingsFile {
+            level,
+            path,
+            value,
+            text,
+        }))
     }
 }
 
@@ -121,6 +130,11 @@ pub fn local_settings_path(project_root: &Path) -> PathBuf {
 
 /// A settings file as a JSON object; None when it does not exist.
 pub(crate) fn read_json(path: &Path) -> Result<Option<Value>> {
+    Ok(read_text_json(path)?.map(|(_, value)| value))
+}
+
+/// [`read_json`], with the text it parsed.
+fn read_text_json(path: &Path) -> Result<Option<(String, Value)>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -141,7 +155,7 @@ pub(crate) fn read_json(path: &Path) -> Result<Option<Value>> {
             problem: "the settings file must hold a JSON object".into(),
         });
     }
-    Ok(Some(value))
+    Ok(Some((text, value)))
 }
 
 /// Add `rule` to `permissions.<kind>` of the local settings file (the

@@ -266,8 +266,9 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         audit: Option<Box<AuditRecord>>,
         /// The tool's whole output in Claude Code's shape
-        /// (`tack_tool::ToolOutput::hook_response`: stream-json's
-        /// `tool_use_result`), for listeners in this process. Never written
+        /// (`tack_tool::ToolOutput::response`: stream-json's
+        /// `tool_use_result`), for listeners in this process; None for a
+        /// tool without one (its content array stands in). Never written
         /// to a transcript (the content is; a large Read would be stored
         /// twice), so a loaded event has None.
         #[serde(skip)]

@@ -416,6 +416,7 @@ mod tests {
             level: Level::Project,
             path: PathBuf::from("/p/.tack/settings.json"),
             value,
+            text: String::new(),
         }
     }
 

@@ -243,16 +243,16 @@ impl Pipeline {
                 None,
                 None,
             ),
-            Stop::Answer(Ok(out)) => {
-                let response = out.hook_response();
-                (
-                    out.content,
-                    false,
-                    ToolOutcome::Ok,
-                    out.structured,
-                    Some(response),
-                )
-            }
+            // The response is moved, not copied (a Read's can be the whole
+            // file); a tool without one gets the content array from the
+            // listener that wants it (`tool_use_result`).
+            Stop::Answer(Ok(out)) => (
+                out.content,
+                false,
+                ToolOutcome::Ok,
+                out.structured,
+                out.response,
+            ),
             Stop::Answer(Err(e)) => (
                 vec![ContentBlock::text(e.to_model_text(&call.name))],
                 true,

@@ -22,7 +22,7 @@ impl Prompter for AlwaysAllow {
 }
 
 /// Stands in for Bash: the stage only needs its name and annotations.
-struct Bash;
+struct Bash(tack_tool::ToolAnnotations);
 
 #[async_trait]
 impl Tool for Bash {
@@ -34,6 +34,9 @@ impl Tool for Bash {
     }
     fn input_schema(&self) -> Value {
         json!({"type": "object", "properties": {"command": {"type": "string"}}})
+    }
+    fn annotations(&self) -> tack_tool::ToolAnnotations {
+        self.0
     }
     async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("ran"))
@@ -66,7 +69,9 @@ fn stage(root: &std::path::Path, managed: Value, prompter: Arc<AlwaysAllow>) -> 
 
 async fn ask_for_touch(stage: &PolicyStage) -> Permission {
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(Bash)).unwrap();
+    registry
+        .register(Arc::new(Bash(Default::default())))
+        .unwrap();
     let call = ToolCall {
         id: "t1".into(),
         name: "Bash".into(),
@@ -118,31 +123,6 @@ async fn with_only_managed_rules_the_prompt_offers_no_always_and_saves_nothing()
     assert!(!root.join(".tack/settings.local.json").exists());
 }
 
-/// Bash as tack's own is annotated: destructive at worst.
-struct AnnotatedBash;
-
-#[async_trait]
-impl Tool for AnnotatedBash {
-    fn name(&self) -> &str {
-        "Bash"
-    }
-    fn description(&self) -> &str {
-        "Runs a command."
-    }
-    fn input_schema(&self) -> Value {
-        json!({"type": "object", "properties": {"command": {"type": "string"}}})
-    }
-    fn annotations(&self) -> tack_tool::ToolAnnotations {
-        tack_tool::ToolAnnotations {
-            destructive: true,
-            ..Default::default()
-        }
-    }
-    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text("ran"))
-    }
-}
-
 /// The prompt warns of destruction for the call that destroys, not for
 /// every call of a tool that can.
 #[tokio::test]
@@ -151,7 +131,12 @@ async fn the_prompt_warns_only_for_calls_that_may_destroy_data() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::write(root.join("kept.txt"), "x").unwrap();
     let mut registry = ToolRegistry::new();
-    registry.register(Arc::new(AnnotatedBash)).unwrap();
+    // As tack's own Bash is annotated: destructive at worst.
+    let annotated = tack_tool::ToolAnnotations {
+        destructive: true,
+        ..Default::default()
+    };
+    registry.register(Arc::new(Bash(annotated))).unwrap();
     let mut shown = Vec::new();
     for command in [
         "ls -la",

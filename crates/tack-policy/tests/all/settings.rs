@@ -422,6 +422,7 @@ fn from_files_compiles_files_it_did_not_read() {
         level,
         path: fx.root.join("given").join(name),
         value,
+        text: String::new(),
     };
     // Given strongest first: kept weakest first.
     let files = vec![
