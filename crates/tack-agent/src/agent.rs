@@ -17,6 +17,7 @@ use tack_protocol::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::context::{self, CompactionConfig, ContextMeter, Trigger};
 use crate::events::EventBus;
 use crate::hooks::HookRunner;
 use crate::pipeline::Pipeline;
@@ -36,6 +37,9 @@ pub struct AgentConfig {
     /// Model requests allowed in one run; `None` = no limit.
     pub max_turns: Option<u32>,
     pub stream: bool,
+    /// How the conversation is kept inside the model's context window;
+    /// `None`: the defaults (a session fills in its settings).
+    pub compaction: Option<CompactionConfig>,
 }
 
 impl Default for AgentConfig {
@@ -47,6 +51,7 @@ impl Default for AgentConfig {
             tool_choice: None,
             max_turns: None,
             stream: true,
+            compaction: None,
         }
     }
 }
@@ -77,6 +82,36 @@ pub struct Agent {
     session_usage: Usage,
     session_turns: u32,
     hooks: Option<Arc<HookRunner>>,
+    /// Encoded bytes of `messages`, kept up to date on every change.
+    message_bytes: usize,
+    /// (tools sent, system bytes, tools bytes) of the static prefix, cached
+    /// while the tool list does not change.
+    static_bytes: (usize, usize),
+    /// How full the window is; made at the first request (the model is known then).
+    meter: Option<ContextMeter>,
+    compaction: CompactionConfig,
+}
+
+/// What a compaction did ([`Agent::compact`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionReport {
+    pub trigger: Trigger,
+    /// `tool_results`, `summary`, `fallback`.
+    pub stages: Vec<String>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub cleared_tool_results: u32,
+    pub summarized_messages: u32,
+    pub summary: Option<String>,
+}
+
+/// Why a compaction did not happen.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CompactError {
+    #[error("{0}")]
+    Blocked(String),
+    #[error("the compaction was interrupted")]
+    Interrupted,
 }
 
 /// How many times in a row Stop hooks may make the model continue.
@@ -89,6 +124,7 @@ impl Agent {
         config: AgentConfig,
         events: EventBus,
     ) -> Self {
+        let compaction = config.compaction.clone().unwrap_or_default();
         Self {
             client,
             pipeline,
@@ -98,6 +134,10 @@ impl Agent {
             session_usage: Usage::default(),
             session_turns: 0,
             hooks: None,
+            message_bytes: 0,
+            static_bytes: (usize::MAX, 0),
+            meter: None,
+            compaction,
         }
     }
 
@@ -111,6 +151,7 @@ impl Agent {
     /// Continues an earlier conversation (already repaired; see
     /// [`crate::transcript::LoadedSession`]).
     pub fn with_history(mut self, messages: Vec<Message>, usage: Usage, turns: u32) -> Self {
+        self.message_bytes = messages.iter().map(context::message_bytes).sum();
         self.messages = messages;
         self.session_usage = usage;
         self.session_turns = turns;
@@ -129,16 +170,54 @@ impl Agent {
         self.events.emit(&SessionEvent::Message {
             message: message.clone(),
         });
+        self.message_bytes += context::message_bytes(&message);
         self.messages.push(message);
+    }
+
+    /// The model requests go to.
+    fn model_name(&self) -> String {
+        self.config
+            .model
+            .clone()
+            .unwrap_or_else(|| self.client.model().to_owned())
+    }
+
+    fn meter(&mut self) -> &mut ContextMeter {
+        if self.meter.is_none() {
+            let model = self.model_name();
+            self.meter = Some(ContextMeter::new(
+                self.compaction.window,
+                &model,
+                self.client.provider(),
+            ));
+        }
+        self.meter
+            .get_or_insert_with(|| ContextMeter::new(None, "", ""))
+    }
+
+    /// How full the window is, as far as the loop knows: the window and
+    /// the estimated tokens of the next request.
+    pub fn context_usage(&mut self) -> (u64, u64) {
+        let request = self.request();
+        let bytes = self.request_bytes(&request);
+        let meter = self.meter();
+        (meter.window(), meter.estimate(bytes))
+    }
+
+    /// The encoded size of `request`: the static prefix (system prompt and
+    /// tools, measured again only when the tool list grows) and the messages.
+    fn request_bytes(&mut self, request: &MessagesRequest) -> usize {
+        let system = request.system.as_ref().map_or(0, |s| s.text().len() + 16);
+        if self.static_bytes.0 != request.tools.len() {
+            let tools = serde_json::to_vec(&request.tools).map_or(0, |v| v.len());
+            self.static_bytes = (request.tools.len(), tools);
+        }
+        system + self.static_bytes.1 + self.message_bytes + 64
     }
 
     fn request(&self) -> MessagesRequest {
         MessagesRequest {
-            model: self
-                .config
-                .model
-                .clone()
-                .unwrap_or_else(|| self.client.model().to_owned()),
+            model: self.model_name(),
             max_tokens: self.config.max_tokens,
             messages: self.messages.clone(),
             system: self.config.system.clone().map(SystemPrompt::Text),
@@ -176,6 +255,7 @@ impl Agent {
             return self.finish(run);
         }
         let mut stop_continuations = 0;
+        let mut window_compacted = false;
         loop {
             if self.config.max_turns.is_some_and(|max| run.turns >= max) {
                 run.status = RunStatus::MaxTurns;
@@ -187,12 +267,40 @@ impl Agent {
             let (stop, tool_uses) = self.record_response(&mut run, turn.response);
             let next = match stop {
                 StopReason::ToolUse if !tool_uses.is_empty() => {
+                    window_compacted = false;
                     self.answer_tools(tool_uses, turn.malformed_inputs, cancel)
                         .await
                 }
                 // Resend as is: the API continues the paused turn.
                 StopReason::PauseTurn => Next::Ask,
-                StopReason::MaxTokens => {
+                // Input and output filled the window: the response is cut
+                // short. Compact and go on, once in a row.
+                StopReason::ModelContextWindowExceeded if !window_compacted => {
+                    self.answer_unrun(
+                        &tool_uses,
+                        "the response filled the model's context window before this call was complete; the conversation was compacted. Send the call again.",
+                    );
+                    window_compacted = true;
+                    match self
+                        .compact_with(
+                            Trigger::Overflow,
+                            None,
+                            "the response stopped at the model's context window".to_owned(),
+                            &mut run,
+                            cancel,
+                        )
+                        .await
+                    {
+                        Ok(Some(_)) => Next::Ask,
+                        Err(CompactError::Interrupted) => {
+                            Next::Finish(RunStatus::Interrupted, None)
+                        }
+                        Ok(None) | Err(CompactError::Blocked(_)) => {
+                            Next::Finish(RunStatus::MaxTokens, None)
+                        }
+                    }
+                }
+                StopReason::MaxTokens | StopReason::ModelContextWindowExceeded => {
                     self.answer_unrun(
                         &tool_uses,
                         "the response reached max_tokens before this call was complete, so its input may be cut off. Send the call again, with a shorter input if it was long.",
@@ -239,14 +347,87 @@ impl Agent {
 
     /// One model request, streamed to the event bus. `None` ends the run
     /// (interrupted, or the API failed after its retries; `run` says which).
+    /// Before it, the conversation is compacted when the request would pass
+    /// the threshold; a request the API refuses as too long is compacted
+    /// and sent again, once (no tool runs again: the calls of the previous
+    /// turn are answered already).
     async fn ask_model(
         &mut self,
         run: &mut RunOutcome,
         cancel: &CancellationToken,
     ) -> Option<tack_model::ModelTurn> {
-        let request = self.request();
+        let mut retried_overflow = false;
+        loop {
+            if self.compaction.auto {
+                let (window, estimate) = self.context_usage();
+                let threshold = self.compaction.threshold.tokens(window);
+                if estimate > threshold {
+                    let reason = format!(
+                        "{} of {} tokens (over the {} threshold)",
+                        context::group(estimate),
+                        context::group(window),
+                        describe_threshold(self.compaction.threshold),
+                    );
+                    if let Err(CompactError::Interrupted) = self
+                        .compact_with(Trigger::Auto, None, reason, run, cancel)
+                        .await
+                    {
+                        run.status = RunStatus::Interrupted;
+                        return None;
+                    }
+                }
+            }
+            let request = self.request();
+            let bytes = self.request_bytes(&request);
+            let sink = self.sink();
+            let turn = tokio::select! {
+                turn = self.client.complete(&request, &sink) => turn,
+                () = cancel.cancelled() => {
+                    run.status = RunStatus::Interrupted;
+                    return None;
+                }
+            };
+            let error = match turn {
+                Ok(turn) => {
+                    self.meter().observe(bytes, &turn.response.usage);
+                    return Some(turn);
+                }
+                Err(error) => error,
+            };
+            if let Some(over) = context::overflow(&error) {
+                if let Some(maximum) = over.maximum {
+                    self.meter().learn_window(maximum);
+                }
+                if let Some(tokens) = over.tokens {
+                    self.meter().calibrate(bytes, tokens);
+                }
+                if !retried_overflow {
+                    retried_overflow = true;
+                    let reason = format!("the API refused the request: {error}");
+                    match self
+                        .compact_with(Trigger::Overflow, None, reason, run, cancel)
+                        .await
+                    {
+                        Ok(Some(_)) => continue,
+                        Err(CompactError::Interrupted) => {
+                            run.status = RunStatus::Interrupted;
+                            return None;
+                        }
+                        Ok(None) | Err(CompactError::Blocked(_)) => {}
+                    }
+                }
+                run.error_text = Some(self.overflow_explanation(&request, bytes));
+            }
+            run.status = RunStatus::ModelError;
+            run.error = Some(error);
+            return None;
+        }
+    }
+
+    /// Streams a request's text and retries to the event bus.
+    fn sink(&self) -> impl Fn(StreamEvent) + Send + Sync + use<> {
         let events = self.events.clone();
-        let sink = move |event: StreamEvent| match event {
+        move |event: StreamEvent| match event {
             StreamEvent::TextDelta(text) => events.emit(&SessionEvent::TextDelta { text }),
             StreamEvent::Retry {
                 attempt,
@@ -257,22 +438,261 @@ impl Agent {
                 delay_ms: delay.as_millis() as u64,
                 reason,
             }),
+        }
+    }
+
+    /// What does not fit, and how to go on: for a request still too long
+    /// after compacting.
+    fn overflow_explanation(&mut self, request: &MessagesRequest, bytes: usize) -> String {
+        let meter = self.meter().clone();
+        let tokens = |b: usize| context::group(meter.estimate(b));
+        let system = request.system.as_ref().map_or(0, |s| s.text().len());
+        let mut tools: Vec<(usize, &str)> = request
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    serde_json::to_vec(t).map_or(0, |v| v.len()),
+                    t.name.as_str(),
+                )
+            })
+            .collect();
+        let tools_bytes: usize = tools.iter().map(|t| t.0).sum();
+        tools.sort_by_key(|t| std::cmp::Reverse(t.0));
+        let largest_tools: Vec<String> = tools
+            .iter()
+            .take(3)
+            .map(|(b, n)| format!("{n} ≈{}", tokens(*b)))
+            .collect();
+        let largest_message = self
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (context::message_bytes(m), i))
+            .max();
+        let mut text = format!(
+            "the conversation does not fit the model's context window even after compacting: about {} tokens for a window of {}. System prompt ≈{} tokens; {} tool definitions ≈{} tokens",
+            tokens(bytes),
+            context::group(meter.window()),
+            tokens(system),
+            request.tools.len(),
+            tokens(tools_bytes),
+        );
+        if !largest_tools.is_empty() {
+            text.push_str(&format!(" (largest: {})", largest_tools.join(", ")));
+        }
+        text.push_str(&format!(
+            "; {} messages ≈{} tokens",
+            self.messages.len(),
+            tokens(self.message_bytes)
+        ));
+        if let Some((b, i)) = largest_message {
+            text.push_str(&format!(
+                " (largest: message {} ≈{} tokens)",
+                i + 1,
+                tokens(b)
+            ));
+        }
+        text.push_str(&format!(
+            ". To go on: resume the session (tack run --resume {}) with a model with a larger window, fewer MCP servers or tools, a smaller outputBudget, or --context-window if tack has the window wrong",
+            self.pipeline.session_id()
+        ));
+        text
+    }
+
+    /// Compacts the conversation now (`tack run --compact-now`, a
+    /// terminal's `/compact`): old tool results cleared and the older
+    /// turns summarised, with `instructions` added to the summary request.
+    /// `Ok(None)` when there was nothing to compact.
+    pub async fn compact(
+        &mut self,
+        instructions: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CompactionReport>, CompactError> {
+        let mut run = RunOutcome {
+            status: RunStatus::Completed,
+            stop_reason: None,
+            turns: 0,
+            usage: Usage::default(),
+            text: String::new(),
+            error: None,
+            error_text: None,
         };
-        let turn = tokio::select! {
-            turn = self.client.complete(&request, &sink) => turn,
-            () = cancel.cancelled() => {
-                run.status = RunStatus::Interrupted;
-                return None;
-            }
-        };
-        match turn {
-            Ok(turn) => Some(turn),
-            Err(error) => {
-                run.status = RunStatus::ModelError;
-                run.error = Some(error);
-                None
+        self.compact_with(
+            Trigger::Manual,
+            instructions,
+            "asked for".to_owned(),
+            &mut run,
+            cancel,
+        )
+        .await
+    }
+
+    /// The compaction stages, cheapest first (see [`crate::context`]).
+    /// Records a `compaction` event and runs the PreCompact and PostCompact
+    /// hooks. Nothing changes until it is done: a kill mid-way loses nothing.
+    async fn compact_with(
+        &mut self,
+        trigger: Trigger,
+        instructions: Option<&str>,
+        reason: String,
+        run: &mut RunOutcome,
+        cancel: &CancellationToken,
+    ) -> Result<Option<CompactionReport>, CompactError> {
+        let config = self.compaction.clone();
+        let mut extra: Vec<String> = config.instructions.iter().cloned().collect();
+        extra.extend(instructions.map(str::to_owned));
+        if let Some(hooks) = self.hooks.clone() {
+            let custom = instructions.map(str::to_owned);
+            match hooks
+                .pre_compact(trigger.hook_trigger(), custom.as_deref())
+                .await
+            {
+                Ok(added) => extra.extend(added),
+                Err(reason) => {
+                    tracing::warn!("{reason}");
+                    return Err(CompactError::Blocked(reason));
+                }
             }
         }
+        let request = self.request();
+        let static_bytes = self.request_bytes(&request) - self.message_bytes;
+        let meter = self.meter().clone();
+        let window = meter.window();
+        let bytes_for = |tokens: u64| -> usize {
+            let per_byte = meter.estimate(1_000_000) as f64 / 1_000_000.0;
+            (tokens as f64 / per_byte.max(1e-6)) as usize
+        };
+        let before = meter.estimate(static_bytes + self.message_bytes);
+        let target = (window as f64 * config.target_percent / 100.0) as u64;
+        let threshold = config.threshold.tokens(window).min(window);
+        let mut messages = self.messages.clone();
+        let mut size: usize = self.message_bytes;
+        let mut stages = Vec::new();
+        let mut cleared = 0u32;
+        let store = config.artifacts.as_deref();
+        // 1. Old tool results: the newest kept whole unless that is not enough.
+        for keep in [config.keep_tool_results, 1] {
+            let over = meter.estimate(static_bytes + size).saturating_sub(target);
+            if over == 0 && trigger != Trigger::Manual {
+                break;
+            }
+            if keep == 1 && meter.estimate(static_bytes + size) <= threshold {
+                break;
+            }
+            let need = if trigger == Trigger::Manual {
+                usize::MAX
+            } else {
+                bytes_for(over)
+            };
+            for change in context::plan_clear(&messages, keep, need, store) {
+                cleared += change.results;
+                size = size - context::message_bytes(&messages[change.index])
+                    + context::message_bytes(&change.message);
+                messages[change.index] = change.message;
+            }
+        }
+        if cleared > 0 {
+            stages.push("tool_results".to_owned());
+        }
+        // 2. A summary of the older turns.
+        let mut summary = None;
+        let mut summarized = 0u32;
+        let mut summary_usage = None;
+        // Only when clearing could not bring the request under the
+        // threshold (or when asked): a summary costs a model request.
+        if trigger == Trigger::Manual || meter.estimate(static_bytes + size) > threshold {
+            // Asked for: everything before the last assistant turn.
+            let keep_bytes = if trigger == Trigger::Manual {
+                0
+            } else {
+                bytes_for(window / 5)
+            };
+            if let Some(cut) = context::plan_summary(&messages, keep_bytes) {
+                let mut prompt = context::SUMMARY_PROMPT.to_owned();
+                for e in &extra {
+                    prompt.push_str(
+                        "
+
+Additional instructions: ",
+                    );
+                    prompt.push_str(e);
+                }
+                let room = bytes_for(window * 9 / 10)
+                    .saturating_sub(static_bytes)
+                    .saturating_sub(bytes_for(u64::from(self.config.max_tokens)));
+                let mut summary_request = request.clone();
+                summary_request.messages = context::summary_request(&messages, cut, &prompt, room);
+                summary_request.tool_choice = Some(ToolChoice::None);
+                let quiet = |_: StreamEvent| {};
+                let answer = tokio::select! {
+                    answer = self.client.complete(&summary_request, &quiet) => answer,
+                    () = cancel.cancelled() => return Err(CompactError::Interrupted),
+                };
+                let text = match answer {
+                    Ok(turn) => {
+                        run.usage.add(&turn.response.usage);
+                        self.session_usage.add(&turn.response.usage);
+                        summary_usage = Some(turn.response.usage.clone());
+                        let text = turn.response.to_message().text();
+                        if text.trim().is_empty() {
+                            Err("the summary request returned no text".to_owned())
+                        } else {
+                            Ok(text)
+                        }
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                match &text {
+                    Ok(t) => {
+                        messages = context::rebuild(&messages, cut, Ok(t));
+                        stages.push("summary".to_owned());
+                        summary = Some(t.clone());
+                    }
+                    Err(why) => {
+                        tracing::warn!(
+                            "the summary request failed ({why}); older turns are replaced by a list of what they did"
+                        );
+                        messages = context::rebuild(&messages, cut, Err(why));
+                        stages.push("fallback".to_owned());
+                    }
+                }
+                summarized = cut as u32;
+                size = messages.iter().map(context::message_bytes).sum();
+            }
+        }
+        if stages.is_empty() {
+            return Ok(None);
+        }
+        let after = meter.estimate(static_bytes + size);
+        self.events.emit(&SessionEvent::Compaction {
+            trigger: trigger.as_str().to_owned(),
+            reason,
+            stages: stages.clone(),
+            tokens_before: before,
+            tokens_after: after,
+            cleared_tool_results: cleared,
+            summarized_messages: summarized,
+            summary: summary.clone(),
+            usage: summary_usage,
+            messages: messages.clone(),
+        });
+        self.messages = messages;
+        self.message_bytes = size;
+        if let Some(hooks) = self.hooks.clone() {
+            hooks
+                .post_compact(trigger.hook_trigger(), summary.as_deref())
+                .await;
+        }
+        Ok(Some(CompactionReport {
+            trigger,
+            stages,
+            tokens_before: before,
+            tokens_after: after,
+            cleared_tool_results: cleared,
+            summarized_messages: summarized,
+            summary,
+        }))
     }
 
     /// Counts the response, adds it to the conversation and emits `turn_end`;
@@ -350,11 +770,11 @@ impl Agent {
 
     /// Emits the result event.
     fn finish(&self, run: RunOutcome) -> RunOutcome {
-        let error = run
-            .error
-            .as_ref()
-            .map(ToString::to_string)
-            .or_else(|| run.error_text.clone());
+        let error = match (&run.error, &run.error_text) {
+            (Some(e), Some(why)) => Some(format!("{e}: {why}")),
+            (Some(e), None) => Some(e.to_string()),
+            (None, why) => why.clone(),
+        };
         self.events.emit(&SessionEvent::Result {
             session_id: self.pipeline.session_id().to_owned(),
             turns: run.turns,
@@ -393,6 +813,13 @@ impl Agent {
             })
             .collect();
         self.push(Message::user(results));
+    }
+}
+
+fn describe_threshold(threshold: context::Threshold) -> String {
+    match threshold {
+        context::Threshold::Percent(p) => format!("{p}%"),
+        context::Threshold::Tokens(n) => format!("{}-token", context::group(n)),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The hook stage: Claude Code compatible command hooks (tack-hooks) plugged
 //! into the dispatch pipeline (PreToolUse, PostToolUse, PostToolUseFailure)
-//! and into the loop (UserPromptSubmit, Stop).
+//! and into the loop (UserPromptSubmit, Stop, PreCompact, PostCompact).
 //!
 //! Contract with the permission stage: a hook's deny ends the call here; a
 //! hook's ask or allow is handed to the permission stage, where an allow may
@@ -106,6 +106,34 @@ impl HookRunner {
         let out = self.hooks.session_start(&self.ctx, source).await;
         report_all(&out.reports);
         out.additional_context.into_iter().map(|n| n.text).collect()
+    }
+
+    /// PreCompact: `Err(reason)` when a hook blocks the compaction, else the
+    /// instructions the hooks add to the summary request.
+    pub async fn pre_compact(
+        &self,
+        trigger: &str,
+        custom_instructions: Option<&str>,
+    ) -> Result<Vec<String>, String> {
+        let out = self
+            .hooks
+            .pre_compact(&self.ctx, trigger, custom_instructions)
+            .await;
+        report_all(&out.reports);
+        if let Some(block) = out.block {
+            return Err(format!(
+                "the compaction was blocked by {}: {}",
+                by(&block.hook),
+                block.text
+            ));
+        }
+        Ok(out.instructions.into_iter().map(|n| n.text).collect())
+    }
+
+    /// PostCompact, with the summary (None when no summary was made).
+    pub async fn post_compact(&self, trigger: &str, summary: Option<&str>) {
+        let out = self.hooks.post_compact(&self.ctx, trigger, summary).await;
+        report_all(&out.reports);
     }
 
     /// SessionEnd.

@@ -24,6 +24,7 @@
 
 mod agent;
 pub mod budget;
+pub mod context;
 mod destructive;
 mod events;
 pub mod hooks;
@@ -32,7 +33,10 @@ pub mod pipeline;
 mod scheduler;
 pub mod transcript;
 
-pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};
+pub use agent::{
+    Agent, AgentConfig, CompactError, CompactionReport, DEFAULT_MAX_TOKENS, RunOutcome,
+};
+pub use context::{CompactionConfig, Threshold, Trigger};
 pub use events::{EventBus, EventObserver};
 pub use pipeline::{
     AllowAll, BudgetStage, Budgeted, Dispatch, HookRuling, HookStage, NoHooks, Permission,

@@ -372,6 +372,14 @@ fn read_event(session: &mut Option<LoadedSession>, path: &Path, ts: u64, event: 
             s.messages.push(message);
         }
         SessionEvent::ConversationRepaired { messages, .. } => s.messages = messages,
+        SessionEvent::Compaction {
+            messages, usage, ..
+        } => {
+            s.messages = messages;
+            if let Some(usage) = usage {
+                s.usage.add(&usage);
+            }
+        }
         SessionEvent::TurnEnd { usage, .. } => {
             s.usage.add(&usage);
             s.turns += 1;

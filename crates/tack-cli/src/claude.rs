@@ -130,6 +130,24 @@ impl ClaudeOutput {
             SessionEvent::Message { message } if message.role == Role::User => {
                 state.request_started = Some(Instant::now());
             }
+            // Claude Code's compact_boundary frame.
+            SessionEvent::Compaction {
+                trigger,
+                tokens_before,
+                ..
+            } => {
+                let frame = serde_json::json!({
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "session_id": state.session_id,
+                    "uuid": uuid(),
+                    "compact_metadata": {
+                        "trigger": if trigger == "manual" { "manual" } else { "auto" },
+                        "pre_tokens": tokens_before,
+                    },
+                });
+                self.frame(state, frame);
+            }
             SessionEvent::Message { message } if message.role == Role::Assistant => {
                 if let Some(started) = state.request_started.take() {
                     state.api_ms += started.elapsed().as_millis() as u64;

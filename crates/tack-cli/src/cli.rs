@@ -202,6 +202,26 @@ pub struct RunArgs {
     /// Stop after this many model requests.
     #[arg(long, alias = "maxTurns")]
     pub max_turns: Option<u32>,
+    /// The model's context window in tokens, when tack's table does not
+    /// know the model or has it wrong (settings: compaction.contextWindow).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u64>,
+    /// Compact when a request would pass this: a share of the window
+    /// ("80%", the default) or tokens ("150000", "150k"), up or down
+    /// (settings: compaction.threshold).
+    #[arg(long, value_name = "PERCENT|TOKENS", value_parser = parse_threshold)]
+    pub compact_threshold: Option<tack_agent::Threshold>,
+    /// Never compact at the threshold (a request the API refuses as too
+    /// long is still compacted and sent again once).
+    #[arg(long)]
+    pub no_auto_compact: bool,
+    /// Compact the resumed conversation now (old tool results cleared,
+    /// older turns summarised), then run the prompt if one is given.
+    #[arg(long, requires = "resume_or_continue")]
+    pub compact_now: bool,
+    /// Added to the summary request of a compaction (what to keep).
+    #[arg(long, value_name = "TEXT")]
+    pub compact_instructions: Option<String>,
     /// max_tokens of each request.
     #[arg(long, default_value_t = tack_agent::DEFAULT_MAX_TOKENS)]
     pub max_tokens: u32,
@@ -243,10 +263,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "MCP_TOOL", alias = "permissionPromptTool")]
     pub permission_prompt_tool: Option<String>,
     /// Resume a session by id (a unique prefix is enough).
-    #[arg(long, short = 'r', conflicts_with = "continue_")]
+    #[arg(
+        long,
+        short = 'r',
+        conflicts_with = "continue_",
+        group = "resume_or_continue"
+    )]
     pub resume: Option<String>,
     /// Continue the most recent session of this directory.
-    #[arg(long = "continue", short = 'c')]
+    #[arg(long = "continue", short = 'c', group = "resume_or_continue")]
     pub continue_: bool,
     /// Working directory of the session (default: the current directory).
     #[arg(long)]
@@ -731,4 +756,8 @@ mod tests {
         let err = claude_code_argv(argv(&["fix the tests"])).unwrap_err();
         assert!(err.contains("tack -p \"fix the tests\""), "{err}");
     }
+}
+
+fn parse_threshold(text: &str) -> Result<tack_agent::Threshold, String> {
+    tack_agent::Threshold::parse(text)
 }

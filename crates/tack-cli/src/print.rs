@@ -98,6 +98,38 @@ impl Printer {
             SessionEvent::Message { message } if message.role == Role::User => {
                 self.start_spinner(state, "thinking");
             }
+            SessionEvent::Compaction {
+                trigger,
+                stages,
+                tokens_before,
+                tokens_after,
+                cleared_tool_results,
+                summarized_messages,
+                ..
+            } => {
+                stop_spinner(state);
+                let mut what = Vec::new();
+                if *cleared_tool_results > 0 {
+                    what.push(format!("{cleared_tool_results} old tool result(s) cleared"));
+                }
+                if *summarized_messages > 0 {
+                    let how = if stages.iter().any(|s| s == "fallback") {
+                        "dropped (the summary failed; a list of their calls is kept)"
+                    } else {
+                        "summarised"
+                    };
+                    what.push(format!("{summarized_messages} earlier message(s) {how}"));
+                }
+                eprintln!(
+                    "{}",
+                    self.dim(&format!(
+                        "✂ compacted ({trigger}): {} → {} tokens; {}",
+                        tack_agent::context::group(*tokens_before),
+                        tack_agent::context::group(*tokens_after),
+                        what.join(", ")
+                    ))
+                );
+            }
             SessionEvent::ToolCall { id, name, input } => {
                 stop_spinner(state);
                 state.started.insert(id.clone(), std::time::Instant::now());

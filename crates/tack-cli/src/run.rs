@@ -43,6 +43,33 @@ struct RunConfig {
     permission_prompt_tool: Option<String>,
     mock: bool,
     approve_mcp: bool,
+    compact: CompactFlags,
+    /// A resumed conversation is waiting for the model (no prompt needed).
+    awaits_model: bool,
+}
+
+/// The compaction flags, applied over the session's settings.
+struct CompactFlags {
+    window: Option<u64>,
+    threshold: Option<tack_agent::Threshold>,
+    no_auto: bool,
+    now: bool,
+    instructions: Option<String>,
+}
+
+impl CompactFlags {
+    fn apply(&self, mut config: tack_agent::CompactionConfig) -> tack_agent::CompactionConfig {
+        if self.window.is_some() {
+            config.window = self.window;
+        }
+        if let Some(t) = self.threshold {
+            config.threshold = t;
+        }
+        if self.no_auto {
+            config.auto = false;
+        }
+        config
+    }
 }
 
 fn env(key: &str) -> Option<String> {
@@ -85,7 +112,7 @@ impl RunConfig {
             }
             None
         } else {
-            read_prompt(args.prompt, awaits_model)?
+            read_prompt(args.prompt, awaits_model || args.compact_now)?
         };
         if args
             .permission_prompt_tool
@@ -139,6 +166,8 @@ impl RunConfig {
             tool_choice,
             max_turns: args.max_turns,
             stream: !args.no_stream,
+            // The session's settings with the flags over them (in `run`).
+            compaction: None,
         };
         Ok(Self {
             ctx,
@@ -158,6 +187,14 @@ impl RunConfig {
             permission_prompt_tool: args.permission_prompt_tool,
             mock: args.mock,
             approve_mcp: args.approve_mcp,
+            compact: CompactFlags {
+                window: args.context_window,
+                threshold: args.compact_threshold,
+                no_auto: args.no_auto_compact,
+                now: args.compact_now,
+                instructions: args.compact_instructions,
+            },
+            awaits_model,
         })
     }
 }
@@ -320,12 +357,31 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
             resumed: config.resume.is_some(),
         })
         .await;
+    config.agent.compaction = Some(config.compact.apply(session.compaction().clone()));
     let mut agent = match &config.resume {
         Some(loaded) => session.resume(client, config.agent, loaded),
         None => session.agent(client, config.agent),
     };
     let cancel = CancellationToken::new();
     tokio::spawn(watch_ctrl_c(cancel.clone()));
+    if config.compact.now {
+        let instructions = config.compact.instructions.as_deref();
+        match agent.compact(instructions, &cancel).await {
+            Ok(Some(_)) => {}
+            Ok(None) => eprintln!(
+                "tack: nothing to compact: the conversation has no older turns or large tool results"
+            ),
+            Err(tack_agent::CompactError::Interrupted) => {
+                session.end("other").await;
+                return Ok(exit::INTERRUPTED);
+            }
+            Err(e) => eprintln!("tack: {e}"),
+        }
+        if config.prompt.is_none() && !config.awaits_model && !config.stream_input {
+            session.end("other").await;
+            return Ok(exit::OK);
+        }
+    }
     if config.stream_input {
         let ended = stream_turns(&mut agent, context, claude.as_deref(), &cancel).await;
         session.end("other").await;

@@ -82,7 +82,44 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
     let mut rows = Vec::new();
     // Token use per model request, in order: (finished_ms, usage).
     let mut turns: Vec<(u64, tack_protocol::Usage)> = Vec::new();
+    // Where and why the conversation was compacted: (ms, line, json).
+    let mut compactions: Vec<(u64, String, serde_json::Value)> = Vec::new();
     for (ts, event) in events {
+        if let tack_protocol::SessionEvent::Compaction {
+            trigger,
+            reason,
+            stages,
+            tokens_before,
+            tokens_after,
+            cleared_tool_results,
+            summarized_messages,
+            ..
+        } = &event
+        {
+            let when = humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ts));
+            let line = format!(
+                "{when}  compacted ({trigger}: {reason}): {} → {} tokens, freed {}; {}: {cleared_tool_results} tool result(s) cleared, {summarized_messages} message(s) summarised",
+                tack_agent::context::group(*tokens_before),
+                tack_agent::context::group(*tokens_after),
+                tack_agent::context::group(tokens_before.saturating_sub(*tokens_after)),
+                stages.join(" + "),
+            );
+            let value = json!({
+                "finished_ms": ts,
+                "compaction": {
+                    "trigger": trigger,
+                    "reason": reason,
+                    "stages": stages,
+                    "tokens_before": tokens_before,
+                    "tokens_after": tokens_after,
+                    "freed_tokens": tokens_before.saturating_sub(*tokens_after),
+                    "cleared_tool_results": cleared_tool_results,
+                    "summarized_messages": summarized_messages,
+                },
+            });
+            compactions.push((ts, line, value));
+            continue;
+        }
         if let tack_protocol::SessionEvent::TurnEnd { usage, .. } = &event {
             turns.push((ts, usage.clone()));
             continue;
@@ -101,6 +138,9 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
         }
     }
     if args.json {
+        for (_, _, value) in &compactions {
+            outln!("{value}");
+        }
         for (ts, id, name, outcome, is_error, duration_ms, audit) in &rows {
             outln!(
                 "{}",
@@ -133,7 +173,11 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
     if rows.is_empty() {
         eprintln!("no tool calls in {}", path.display());
     }
-    for (_, id, name, outcome, _, duration_ms, audit) in &rows {
+    let mut pending = compactions.iter().peekable();
+    for (ts, id, name, outcome, _, duration_ms, audit) in &rows {
+        while let Some((_, line, _)) = pending.next_if(|(at, _, _)| at <= ts) {
+            outln!("{line}");
+        }
         let Some(a) = audit else {
             outln!("{name} [{id}]  not run ({outcome:?})");
             continue;
@@ -155,6 +199,9 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
             outln!("    artifacts: {}", a.artifacts.join(", "));
         }
         outln!("    definition: {}", a.definition_hash);
+    }
+    for (_, line, _) in pending {
+        outln!("{line}");
     }
     print_usage(&turns);
     Ok(exit::OK)

@@ -20,6 +20,8 @@ use tack_testkit::{MockServer, Step};
 
 #[path = "all/hook_payloads.rs"]
 mod hook_payloads;
+#[path = "all/long_sessions.rs"]
+mod long_sessions;
 
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {

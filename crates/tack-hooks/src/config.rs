@@ -42,12 +42,13 @@ pub enum HookEvent {
     Stop,
     SubagentStop,
     PreCompact,
+    PostCompact,
     SessionEnd,
 }
 
 impl HookEvent {
     /// Every event, in the order of a session.
-    pub const ALL: [HookEvent; 11] = [
+    pub const ALL: [HookEvent; 12] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
@@ -58,6 +59,7 @@ impl HookEvent {
         HookEvent::Stop,
         HookEvent::SubagentStop,
         HookEvent::PreCompact,
+        HookEvent::PostCompact,
         HookEvent::SessionEnd,
     ];
 
@@ -74,6 +76,7 @@ impl HookEvent {
             HookEvent::Stop => "Stop",
             HookEvent::SubagentStop => "SubagentStop",
             HookEvent::PreCompact => "PreCompact",
+            HookEvent::PostCompact => "PostCompact",
             HookEvent::SessionEnd => "SessionEnd",
         }
     }
@@ -87,7 +90,7 @@ impl HookEvent {
     /// Claude Code, the matcher is ignored and every hook runs.
     ///
     /// What it is matched against: the tool name (tool events), `source`
-    /// (SessionStart), `reason` (SessionEnd), `trigger` (PreCompact), the
+    /// (SessionStart), `reason` (SessionEnd), `trigger` (PreCompact, PostCompact), the
     /// notification type (Notification).
     pub fn uses_matcher(self) -> bool {
         match self {
@@ -97,6 +100,7 @@ impl HookEvent {
             | HookEvent::PostToolUseFailure
             | HookEvent::Notification
             | HookEvent::PreCompact
+            | HookEvent::PostCompact
             | HookEvent::SessionStart
             | HookEvent::SessionEnd => true,
             HookEvent::UserPromptSubmit | HookEvent::Stop | HookEvent::SubagentStop => false,

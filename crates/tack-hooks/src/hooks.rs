@@ -16,6 +16,7 @@
 //! or stops the agent; the other events run every matching hook, since what
 //! they observe has already happened.
 
+mod compact;
 mod interpret;
 mod post_tool_use;
 mod pre_tool_use;

@@ -206,6 +206,18 @@ pub struct SessionStartOutcome {
     pub runs: Vec<HookRun>,
 }
 
+/// Result of the PreCompact or PostCompact hooks.
+#[derive(Debug, Clone, Default)]
+pub struct CompactOutcome {
+    /// PreCompact: what the hooks add to the summary instructions (plain
+    /// stdout of exit 0, or `additionalContext`).
+    pub instructions: Vec<HookNote>,
+    /// PreCompact: a hook blocked the compaction (exit 2 or `decision: block`).
+    pub block: Option<HookNote>,
+    pub reports: Vec<HookReport>,
+    pub runs: Vec<HookRun>,
+}
+
 /// Result of the SessionEnd hooks (they cannot change anything).
 #[derive(Debug, Clone, Default)]
 pub struct SessionEndOutcome {

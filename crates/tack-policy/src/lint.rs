@@ -28,6 +28,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "outputBudget",
     "webFetch",
     "webSearch",
+    "compaction",
     // Claude Code
     "$schema",
     "env",

@@ -229,6 +229,35 @@ pub enum SessionEvent {
         /// What was changed, one line per fix, for a person.
         repairs: Vec<String>,
     },
+    /// The conversation was compacted to fit the model's context window:
+    /// from here on it is `messages`, followed by the `message` events after
+    /// this one. The messages before stay in the transcript, untouched.
+    Compaction {
+        /// `auto` (the threshold was crossed), `manual` (asked for) or
+        /// `overflow` (the API said the prompt was too long).
+        trigger: String,
+        /// Why, for a person: e.g. "84,000 of 100,000 tokens (over the 80% threshold)".
+        reason: String,
+        /// The stages that ran, cheapest first: `tool_results`, `summary`,
+        /// `fallback` (the summary request failed; older turns were dropped
+        /// with a list of what they did).
+        stages: Vec<String>,
+        /// The estimated size of the next request before and after, in tokens.
+        tokens_before: u64,
+        tokens_after: u64,
+        /// Old tool results replaced by a stub naming their artifact.
+        #[serde(default)]
+        cleared_tool_results: u32,
+        /// Messages folded into the summary.
+        #[serde(default)]
+        summarized_messages: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+        /// Tokens the summary request used (counted in the session's usage).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        messages: Vec<Message>,
+    },
     /// Text as it streams from the model.
     TextDelta { text: String },
     /// The provider retries a request (the previous attempt's deltas are void).

@@ -139,6 +139,9 @@ pub struct Session {
     ended: AtomicBool,
     /// Built once at assembly; every request of the session sends it as is.
     prompt: SessionPrompt,
+    /// How the conversation is kept inside the window (settings and the
+    /// session's artifact store, where cleared tool results go).
+    compaction: tack_agent::CompactionConfig,
     /// What [`Session::client_pipeline`] builds a client's tools from.
     recipe: ClientRecipe,
 }
@@ -264,7 +267,7 @@ impl Session {
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
             .permission(Arc::new(permission))
-            .budget(Arc::new(output_budget(project, artifacts)));
+            .budget(Arc::new(output_budget(project, artifacts.clone())));
         if let Some(hooks) = &hooks {
             builder = builder.hooks(hooks.clone());
         }
@@ -284,6 +287,7 @@ impl Session {
             begun: AtomicBool::new(false),
             ended: AtomicBool::new(false),
             prompt,
+            compaction: settings.compaction.config(Some(artifacts.clone())),
             recipe,
         })
     }
@@ -355,6 +359,13 @@ impl Session {
         }
     }
 
+    /// How the session compacts (its settings; the artifact store for
+    /// cleared results): what [`Session::agent`] uses when the config has
+    /// none, and where a front end applies its flags.
+    pub fn compaction(&self) -> &tack_agent::CompactionConfig {
+        &self.compaction
+    }
+
     /// The system prompt, as built at assembly.
     pub fn system_prompt(&self) -> &SessionPrompt {
         &self.prompt
@@ -365,6 +376,9 @@ impl Session {
     pub fn agent(&self, client: Arc<dyn ModelClient>, mut config: AgentConfig) -> Agent {
         if config.system.is_none() && !self.prompt.text().is_empty() {
             config.system = Some(self.prompt.text().to_owned());
+        }
+        if config.compaction.is_none() {
+            config.compaction = Some(self.compaction.clone());
         }
         let agent = Agent::new(
             client,

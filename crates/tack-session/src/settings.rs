@@ -36,6 +36,147 @@ pub struct OutputBudgetSettings {
     pub tools: BTreeMap<String, usize>,
 }
 
+/// `compaction: {"auto": true, "threshold": "80%" | TOKENS, "contextWindow":
+/// TOKENS, "keepToolResults": N, "targetPercent": 50, "instructions": "…"}`;
+/// later levels override earlier ones. Claude Code's environment variables
+/// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (a percentage) and `DISABLE_AUTO_COMPACT`
+/// are read too; a settings file wins over them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompactionSettings {
+    pub auto: Option<bool>,
+    pub threshold: Option<tack_agent::Threshold>,
+    pub context_window: Option<u64>,
+    pub keep_tool_results: Option<usize>,
+    pub target_percent: Option<f64>,
+    pub instructions: Option<String>,
+}
+
+impl CompactionSettings {
+    /// The loop's configuration: these settings over the defaults.
+    pub fn config(
+        &self,
+        artifacts: Option<std::sync::Arc<tack_tool::artifacts::ArtifactStore>>,
+    ) -> tack_agent::CompactionConfig {
+        let mut c = tack_agent::CompactionConfig::default();
+        if let Some(auto) = self.auto {
+            c.auto = auto;
+        }
+        if let Some(t) = self.threshold {
+            c.threshold = t;
+        }
+        c.window = self.context_window;
+        if let Some(k) = self.keep_tool_results {
+            c.keep_tool_results = k;
+        }
+        if let Some(p) = self.target_percent {
+            c.target_percent = p;
+        }
+        c.instructions = self.instructions.clone();
+        c.artifacts = artifacts;
+        c
+    }
+}
+
+const COMPACTION_KEYS: &[&str] = &[
+    "auto",
+    "threshold",
+    "contextWindow",
+    "keepToolResults",
+    "targetPercent",
+    "instructions",
+];
+
+/// The `compaction` section of every file, and what is wrong in it (each
+/// warning names the file, the line and the closest valid key).
+fn compaction(
+    settings: &Settings,
+    env: impl Fn(&str) -> Option<String>,
+) -> (CompactionSettings, Vec<String>) {
+    let mut out = CompactionSettings::default();
+    let mut warnings = Vec::new();
+    if let Some(p) = env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")
+        && let Ok(p) = p.trim().trim_end_matches('%').parse::<f64>()
+        && (1.0..=100.0).contains(&p)
+    {
+        out.threshold = Some(tack_agent::Threshold::Percent(p));
+    }
+    if env("DISABLE_AUTO_COMPACT").is_some_and(|v| matches!(v.trim(), "1" | "true")) {
+        out.auto = Some(false);
+    }
+    for file in settings.files() {
+        let Some(section) = file.value.get("compaction") else {
+            continue;
+        };
+        let at = |key: &str| {
+            let line = file
+                .text
+                .lines()
+                .position(|l| l.contains(&format!("\"{key}\"")))
+                .map(|n| format!(":{}", n + 1))
+                .unwrap_or_default();
+            format!("{}{line}", file.path.display())
+        };
+        let Some(map) = section.as_object() else {
+            warnings.push(format!(
+                "{}: \"compaction\" must be an object such as {{\"threshold\": \"80%\"}}",
+                at("compaction")
+            ));
+            continue;
+        };
+        for (key, value) in map {
+            let bad = |what: &str| format!("{}: compaction.{key} {what}", at(key));
+            match key.as_str() {
+                "auto" => match value.as_bool() {
+                    Some(b) => out.auto = Some(b),
+                    None => warnings.push(bad("must be true or false")),
+                },
+                "threshold" => {
+                    let parsed = match value {
+                        Value::String(s) => tack_agent::Threshold::parse(s),
+                        Value::Number(n) => n
+                            .as_u64()
+                            .filter(|n| *n > 0)
+                            .map(tack_agent::Threshold::Tokens)
+                            .ok_or_else(|| "must be a positive number of tokens".to_owned()),
+                        _ => Err("must be \"80%\" or a number of tokens".to_owned()),
+                    };
+                    match parsed {
+                        Ok(t) => out.threshold = Some(t),
+                        Err(e) => warnings.push(bad(&e)),
+                    }
+                }
+                "contextWindow" => match value.as_u64().filter(|n| *n >= 1000) {
+                    Some(n) => out.context_window = Some(n),
+                    None => warnings.push(bad("must be a number of tokens (at least 1000)")),
+                },
+                "keepToolResults" => match value.as_u64() {
+                    Some(n) => out.keep_tool_results = Some(n as usize),
+                    None => warnings.push(bad("must be a number")),
+                },
+                "targetPercent" => match value.as_f64().filter(|p| (5.0..=95.0).contains(p)) {
+                    Some(p) => out.target_percent = Some(p),
+                    None => warnings.push(bad("must be a percentage between 5 and 95")),
+                },
+                "instructions" => match value.as_str() {
+                    Some(t) => out.instructions = Some(t.to_owned()),
+                    None => warnings.push(bad("must be a string")),
+                },
+                other => {
+                    let hint = tack_policy::lint::closest(other, COMPACTION_KEYS)
+                        .map(|k| format!("; did you mean \"{k}\"?"))
+                        .unwrap_or_default();
+                    warnings.push(format!(
+                        "{}: unknown key compaction.{other}{hint} (known: {})",
+                        at(other),
+                        COMPACTION_KEYS.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    (out, warnings)
+}
+
 /// The settings of a session, read once.
 #[derive(Debug, Clone)]
 pub struct SessionSettings {
@@ -46,6 +187,8 @@ pub struct SessionSettings {
     /// MCP servers: `.mcp.json` plus `mcpServers` in every settings file.
     pub mcp_servers: McpConfig,
     pub output_budget: OutputBudgetSettings,
+    /// How the conversation is kept inside the model's window.
+    pub compaction: CompactionSettings,
     /// From the user, local and managed files only: a checked-in project file
     /// must not open the way to loopback and private addresses.
     pub web_fetch: WebFetchOptions,
@@ -84,7 +227,7 @@ impl SessionSettings {
         settings.mcp_servers =
             command_line_mcp(std::mem::take(&mut settings.mcp_servers), options)?;
         settings.unapproved = unapproved;
-        settings.warnings = warnings;
+        settings.warnings.splice(0..0, warnings);
         Ok(settings)
     }
 
@@ -94,6 +237,8 @@ impl SessionSettings {
         let hooks = hooks(&permissions)?;
         let mcp_servers = mcp_servers(&permissions, project_root)?;
         let output_budget = output_budget(&permissions);
+        let (compaction, compaction_warnings) =
+            compaction(&permissions, |name| std::env::var(name).ok());
         let web_fetch = web_fetch(&permissions);
         let web_search = web_search(&permissions, |name| std::env::var(name).ok())?;
         Ok(Self {
@@ -101,10 +246,11 @@ impl SessionSettings {
             hooks,
             mcp_servers,
             output_budget,
+            compaction,
             web_fetch,
             web_search,
             unapproved: Vec::new(),
-            warnings: Vec::new(),
+            warnings: compaction_warnings,
         })
     }
 

@@ -70,6 +70,11 @@ impl ArtifactStore {
         Ok(id)
     }
 
+    /// Whether the artifact `id` has been saved.
+    pub fn exists(&self, id: &str) -> bool {
+        self.path(id).is_ok_and(|p| p.is_file())
+    }
+
     /// Reads a whole artifact.
     pub fn read(&self, id: &str) -> Result<String, ArtifactError> {
         let path = self.path(id)?;
