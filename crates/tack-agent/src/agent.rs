@@ -564,7 +564,11 @@ impl Agent {
             (tokens as f64 / per_byte.max(1e-6)) as usize
         };
         let before = meter.estimate(static_bytes + self.message_bytes);
-        let target = (window as f64 * config.target_percent / 100.0) as u64;
+        let mut target = (window as f64 * config.target_percent / 100.0) as u64;
+        if trigger == Trigger::Overflow {
+            // The API says it did not fit, whatever the estimate says: halve it.
+            target = target.min(before / 2);
+        }
         let threshold = config.threshold.tokens(window).min(window);
         let mut messages = self.messages.clone();
         let mut size: usize = self.message_bytes;

@@ -365,3 +365,35 @@ async fn a_misspelt_compaction_key_is_named_with_its_file_and_line() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_response_stopped_by_the_window_is_compacted_and_the_turn_goes_on() {
+    let mut steps: Vec<Step> = (0..5)
+        .map(|i| Step::tool_use(format!("t{i}"), "Bash", json!({"command": big_output(i)})))
+        .collect();
+    steps.push(Step::reply(
+        vec![ContentBlock::text("the answer is")],
+        StopReason::ModelContextWindowExceeded,
+    ));
+    steps.push(Step::text(" 42"));
+    let w = World::new(steps).await;
+    let mut cmd = w.tack();
+    cmd.args(["run", "--permission-mode", "bypassPermissions", "count"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, events) = w.transcript();
+    let c = of_type(&events, "compaction");
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0]["trigger"], "overflow");
+    assert!(
+        c[0]["cleared_tool_results"].as_u64().unwrap() >= 1,
+        "{}",
+        c[0]
+    );
+    // The cut answer is sent back for the model to continue.
+    let last = &w.mock.requests()[6].body["messages"];
+    let n = last.as_array().unwrap().len();
+    assert_eq!(last[n - 1]["role"], "assistant");
+}
