@@ -326,6 +326,8 @@ impl Serving {
 enum Plan {
     Refuse(Refusal),
     Serve(Box<Serving>),
+    /// `POST /v1/messages/count_tokens`: the prompt's estimated tokens.
+    Count(u64),
 }
 
 async fn handle(
@@ -357,6 +359,12 @@ async fn handle(
             &[],
         ),
         Plan::Serve(serving) => serve(*serving, &request_id, &conn).await,
+        Plan::Count(tokens) => (
+            StatusCode::OK,
+            [("request-id", request_id.as_str())],
+            axum::Json(serde_json::json!({"input_tokens": tokens})),
+        )
+            .into_response(),
     }
 }
 
@@ -400,6 +408,7 @@ fn plan(
             record.status = s.status();
             record.cache = s.cache;
         }
+        Plan::Count(_) => record.status = 200,
     }
     state.requests.push(record);
     (plan, n)
@@ -414,6 +423,90 @@ fn prompt_tokens(body: &Value) -> u64 {
         .map(|v| serde_json::to_vec(v).map_or(0, |b| b.len()))
         .sum();
     crate::cache::estimate_tokens(bytes)
+}
+
+/// The Messages API takes `context_management` only with the beta header of
+/// each kind of edit it lists (as the real API refuses it without).
+fn check_betas(body: &Value, headers: &HeaderMap) -> std::result::Result<(), Refusal> {
+    let Some(cm) = body.get("context_management") else {
+        return Ok(());
+    };
+    let betas: Vec<String> = headers
+        .get_all("anthropic-beta")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|b| b.trim().to_owned())
+        .collect();
+    let refuse = |beta: &str| {
+        Err(Refusal::new(
+            Api::Anthropic,
+            400,
+            "invalid_request_error",
+            format!(
+                "context_management: Extra inputs are not permitted (this edit needs the anthropic-beta header {beta})"
+            ),
+        ))
+    };
+    let edits = cm
+        .get("edits")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for edit in &edits {
+        let kind = edit.get("type").and_then(Value::as_str).unwrap_or("");
+        let needs = if kind.starts_with("compact_") {
+            "compact-2026-01-12"
+        } else {
+            "context-management-2025-06-27"
+        };
+        if !betas.iter().any(|b| b == needs) {
+            return refuse(needs);
+        }
+    }
+    Ok(())
+}
+
+/// `POST /v1/messages/count_tokens`: a Messages body without `max_tokens`
+/// and `stream`, answered with the same estimate the window check uses.
+fn count_tokens(
+    state: &ServerState,
+    headers: &HeaderMap,
+    parsed: Result<Value, serde_json::Error>,
+) -> Plan {
+    let refuse = |message: String| {
+        Plan::Refuse(Refusal::new(
+            Api::Anthropic,
+            400,
+            "invalid_request_error",
+            message,
+        ))
+    };
+    if state.require_auth
+        && let Err(refusal) = check_auth(Api::Anthropic, headers)
+    {
+        return Plan::Refuse(refusal);
+    }
+    let body = match parsed {
+        Ok(body) => body,
+        Err(e) => return refuse(format!("There was an error parsing the body: {e}")),
+    };
+    for extra in ["max_tokens", "stream", "stop_sequences", "temperature"] {
+        if body.get(extra).is_some() {
+            return refuse(format!("{extra}: Extra inputs are not permitted"));
+        }
+    }
+    let mut checked = body.clone();
+    if let Value::Object(map) = &mut checked {
+        map.insert("max_tokens".into(), Value::from(1));
+    }
+    if let Err(rejection) = validate::anthropic_request(&checked) {
+        return refuse(rejection.message);
+    }
+    if let Err(refusal) = check_betas(&body, headers) {
+        return Plan::Refuse(refusal);
+    }
+    Plan::Count(prompt_tokens(&body))
 }
 
 /// The API's refusal of a prompt larger than the context window.
@@ -516,6 +609,9 @@ fn decide(
     headers: &HeaderMap,
     parsed: Result<Value, serde_json::Error>,
 ) -> Plan {
+    if method == Method::POST && path == "/v1/messages/count_tokens" {
+        return count_tokens(state, headers, parsed);
+    }
     let api = match route(method, path) {
         Ok(api) => api,
         Err(refusal) => return Plan::Refuse(refusal),
@@ -543,6 +639,11 @@ fn decide(
         let mut refusal = Refusal::new(api, 400, "invalid_request_error", rejection.message);
         refusal.param = rejection.param;
         refusal.code = rejection.code;
+        return Plan::Refuse(refusal);
+    }
+    if api == Api::Anthropic
+        && let Err(refusal) = check_betas(&body, headers)
+    {
         return Plan::Refuse(refusal);
     }
     if let Some(max) = state.context_window {

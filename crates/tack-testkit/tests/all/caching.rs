@@ -226,3 +226,71 @@ async fn a_prompt_over_the_context_window_gets_the_apis_400() {
     server.set_context_window(None);
     assert_eq!(openai(&server, chat_body(small)).await.status, 200);
 }
+
+#[tokio::test]
+async fn count_tokens_answers_the_window_estimate_and_refuses_what_the_api_refuses() {
+    use crate::support::answer;
+    let server = MockServer::start().await;
+    server.set_context_window(Some(500));
+    let count = |body: Value| {
+        reqwest::Client::new()
+            .post(format!("{}/v1/messages/count_tokens", server.url()))
+            .header("x-api-key", "test-key")
+            .header("anthropic-version", "2023-06-01")
+            .json(&body)
+    };
+    let big = json!({"model": "m", "messages": [{"role": "user", "content": "x".repeat(4000)}]});
+    let counted = answer(count(big.clone())).await;
+    assert_eq!(counted.status, 200, "{:?}", counted.body);
+    let tokens = counted.body["input_tokens"].as_u64().unwrap();
+    assert!(tokens > 1000, "over the window is counted, not refused");
+    // The same prompt sent is refused with that number.
+    let mut sent = big.clone();
+    sent["max_tokens"] = json!(10);
+    let refused = anthropic(&server, sent.clone()).await;
+    assert!(
+        refused
+            .error_message()
+            .contains(&format!("{tokens} tokens"))
+    );
+    let with_max = answer(count(sent)).await;
+    assert_eq!(with_max.status, 400);
+    assert!(with_max.error_message().contains("max_tokens"));
+    let bad = answer(count(
+        json!({"model": "m", "messages": [{"role": "assistant", "content": "x"}]}),
+    ))
+    .await;
+    assert_eq!(bad.status, 400);
+    assert_eq!(server.remaining(), 0);
+}
+
+#[tokio::test]
+async fn context_management_needs_its_beta_header() {
+    let server = MockServer::start().await;
+    server.push(Step::text("ok"));
+    let mut body = messages_body(json!([{"role": "user", "content": "hi"}]));
+    body["context_management"] =
+        json!({"edits": [{"type": "clear_tool_uses_20250919"}, {"type": "compact_20260112"}]});
+    let refused = anthropic(&server, body.clone()).await;
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused
+            .error_message()
+            .contains("context-management-2025-06-27")
+    );
+    let half = crate::support::answer(
+        anthropic_request(&server, &body).header("anthropic-beta", "context-management-2025-06-27"),
+    )
+    .await;
+    assert!(
+        half.error_message().contains("compact-2026-01-12"),
+        "{:?}",
+        half.body
+    );
+    let ok = crate::support::answer(anthropic_request(&server, &body).header(
+        "anthropic-beta",
+        "context-management-2025-06-27,compact-2026-01-12",
+    ))
+    .await;
+    assert_eq!(ok.status, 200, "{:?}", ok.body);
+}
