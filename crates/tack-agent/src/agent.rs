@@ -10,13 +10,14 @@
 
 use std::sync::Arc;
 
-use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent};
+use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent, WireFormat};
 use tack_protocol::{
-    ContentBlock, Message, MessagesRequest, RunStatus, SessionEvent, StopReason, SystemPrompt,
-    ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
+    ContentBlock, Message, MessagesRequest, RunStatus, SessionEvent, StopReason, ToolChoice,
+    ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::conversation::{Conversation, EncodedPrefix};
 use crate::events::EventBus;
 use crate::hooks::HookRunner;
 use crate::pipeline::Pipeline;
@@ -73,7 +74,9 @@ pub struct Agent {
     pipeline: Arc<Pipeline>,
     config: AgentConfig,
     events: EventBus,
-    messages: Vec<Message>,
+    conversation: Conversation,
+    /// The system prompt and tools, encoded for the client.
+    prefix: EncodedPrefix,
     session_usage: Usage,
     session_turns: u32,
     hooks: Option<Arc<HookRunner>>,
@@ -89,12 +92,17 @@ impl Agent {
         config: AgentConfig,
         events: EventBus,
     ) -> Self {
+        let mut conversation = Conversation::new();
+        if let Some(format) = client.wire_format() {
+            conversation.set_format(format);
+        }
         Self {
             client,
             pipeline,
             config,
             events,
-            messages: Vec::new(),
+            conversation,
+            prefix: EncodedPrefix::default(),
             session_usage: Usage::default(),
             session_turns: 0,
             hooks: None,
@@ -111,14 +119,19 @@ impl Agent {
     /// Continues an earlier conversation (already repaired; see
     /// [`crate::transcript::LoadedSession`]).
     pub fn with_history(mut self, messages: Vec<Message>, usage: Usage, turns: u32) -> Self {
-        self.messages = messages;
+        self.conversation.reset(messages);
         self.session_usage = usage;
         self.session_turns = turns;
         self
     }
 
     pub fn messages(&self) -> &[Message] {
-        &self.messages
+        self.conversation.messages()
+    }
+
+    /// The conversation with its encoded form.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
     }
 
     pub fn session_usage(&self) -> &Usage {
@@ -126,12 +139,21 @@ impl Agent {
     }
 
     fn push(&mut self, message: Message) {
-        self.events.emit(&SessionEvent::Message {
+        let event = SessionEvent::Message {
             message: message.clone(),
-        });
-        self.messages.push(message);
+        };
+        self.conversation.push(message);
+        // The transcript line reuses the message's encoding when it is the
+        // Messages shape (tack's own, the transcript's).
+        let json = match self.conversation.format() {
+            WireFormat::Messages => self.conversation.encoded().last().map(|e| e.bytes()),
+            _ => None,
+        };
+        self.events.emit_message(&event, json);
     }
 
+    /// The request's settings: every field but the conversation, the system
+    /// prompt and the tools, which go encoded ([`Conversation::request`]).
     fn request(&self) -> MessagesRequest {
         MessagesRequest {
             model: self
@@ -140,9 +162,9 @@ impl Agent {
                 .clone()
                 .unwrap_or_else(|| self.client.model().to_owned()),
             max_tokens: self.config.max_tokens,
-            messages: self.messages.clone(),
-            system: self.config.system.clone().map(SystemPrompt::Text),
-            tools: self.pipeline.registry().definitions(),
+            messages: Vec::new(),
+            system: None,
+            tools: Vec::new(),
             tool_choice: self.config.tool_choice.clone(),
             stream: self.config.stream,
             temperature: None,
@@ -244,7 +266,15 @@ impl Agent {
         run: &mut RunOutcome,
         cancel: &CancellationToken,
     ) -> Option<tack_model::ModelTurn> {
-        let request = self.request();
+        self.prefix.refresh(
+            self.conversation.format(),
+            self.config.system.as_deref(),
+            self.pipeline.registry(),
+        );
+        let settings = self.request();
+        let request =
+            self.conversation
+                .request(&settings, self.prefix.system(), self.prefix.tools());
         let events = self.events.clone();
         let sink = move |event: StreamEvent| match event {
             StreamEvent::TextDelta(text) => events.emit(&SessionEvent::TextDelta { text }),
@@ -259,7 +289,7 @@ impl Agent {
             }),
         };
         let turn = tokio::select! {
-            turn = self.client.complete(&request, &sink) => turn,
+            turn = self.client.complete_encoded(&request, &sink) => turn,
             () = cancel.cancelled() => {
                 run.status = RunStatus::Interrupted;
                 return None;

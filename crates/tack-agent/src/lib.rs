@@ -24,6 +24,7 @@
 
 mod agent;
 pub mod budget;
+pub mod conversation;
 mod destructive;
 mod events;
 pub mod hooks;
@@ -33,7 +34,8 @@ mod scheduler;
 pub mod transcript;
 
 pub use agent::{Agent, AgentConfig, DEFAULT_MAX_TOKENS, RunOutcome};
-pub use events::{EventBus, EventObserver};
+pub use conversation::Conversation;
+pub use events::{Emitted, EventBus, EventObserver};
 pub use pipeline::{
     AllowAll, BudgetStage, Budgeted, Dispatch, HookRuling, HookStage, NoHooks, Permission,
     PermissionStage, Pipeline, PreHookOutcome, Unlimited, WeakPipeline,
