@@ -19,6 +19,7 @@ use tack_tool::artifacts::ArtifactStore;
 use tack_tool::{ToolRegistry, TypedTool};
 use tokio_util::sync::CancellationToken;
 
+use crate::agents::AgentDefinitions;
 use crate::error::{Error, Result};
 use crate::interaction::{Headless, Interaction, InteractionPrompter};
 use crate::project::ProjectContext;
@@ -26,6 +27,7 @@ use crate::prompt::{Environment, PromptOptions, SessionPrompt};
 use crate::sources::{
     Builtins, RustTools, SourceContext, ToolSource, default_sources, source_error,
 };
+use crate::subagent::{Link, Wiring};
 
 /// What a session is assembled from.
 pub struct SessionOptions {
@@ -42,6 +44,9 @@ pub struct SessionOptions {
     pub prompt: PromptOptions,
     /// The environment the system prompt describes (default: detected).
     pub environment: Option<Environment>,
+    /// Whether the session has the Agent tool (sub-agents; see
+    /// [`crate::subagent`]). Default: no.
+    pub subagents: bool,
 }
 
 impl SessionOptions {
@@ -56,7 +61,15 @@ impl SessionOptions {
             events: EventBus::new(),
             prompt: PromptOptions::default(),
             environment: None,
+            subagents: false,
         }
+    }
+
+    /// Adds the Agent tool: sub-agents from the agent definitions of the
+    /// project and the user ([`crate::agents`]), or the built-in one.
+    pub fn subagents(mut self, on: bool) -> Self {
+        self.subagents = on;
+        self
     }
 
     /// A new session id (UUIDv7: sorts by time).
@@ -141,6 +154,8 @@ pub struct Session {
     prompt: SessionPrompt,
     /// What [`Session::client_pipeline`] builds a client's tools from.
     recipe: ClientRecipe,
+    /// The Agent tool's way to the session's loop, when it has one.
+    subagents: Option<Arc<Link>>,
 }
 
 /// What a client's own built-in tools and artifact store are made from.
@@ -177,6 +192,7 @@ impl Session {
             events,
             prompt,
             environment,
+            subagents,
         } = options;
         let approved;
         let project = if project.settings.unapproved.is_empty() {
@@ -214,6 +230,18 @@ impl Session {
                 }
             }
         }
+        let link = subagents.then(|| {
+            let agents = AgentDefinitions::load(&project.agent_dirs());
+            for notice in agents.notices() {
+                interaction.notice(notice);
+            }
+            Arc::new(Link::new(agents, &session_id, project.sessions_dir()))
+        });
+        if let Some(link) = &link
+            && let Err(e) = registry.register_typed(link.tool())
+        {
+            interaction.notice(&format!("the Agent tool was left out: {e}"));
+        }
         if let Some(names) = only_tools {
             keep_only(&mut registry, &names)?;
         }
@@ -233,7 +261,8 @@ impl Session {
         instructions
             .project_root
             .get_or_insert_with(|| project.project_root.clone());
-        let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt);
+        let prompt_options = prompt;
+        let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt_options);
         for warning in prompt.warnings() {
             interaction.notice(warning);
         }
@@ -248,6 +277,7 @@ impl Session {
                     cwd: project.cwd.clone(),
                     permission_mode: mode.as_str().to_owned(),
                     project_dir: project.project_root.clone(),
+                    agent: None,
                 },
             ))
         });
@@ -269,6 +299,15 @@ impl Session {
             builder = builder.hooks(hooks.clone());
         }
         let pipeline = builder.build();
+        if let Some(link) = &link {
+            link.wire(Wiring {
+                pipeline: pipeline.downgrade(),
+                hooks: hooks.clone(),
+                environment: environment.clone(),
+                instructions: instructions.clone(),
+                prompt: prompt_options.clone(),
+            });
+        }
         for source in &sources {
             if let Some(updates) = source.updates() {
                 follow(updates, &pipeline);
@@ -285,6 +324,7 @@ impl Session {
             ended: AtomicBool::new(false),
             prompt,
             recipe,
+            subagents: link,
         })
     }
 
@@ -363,6 +403,9 @@ impl Session {
     /// The loop over this session's pipeline and hooks, with the session's
     /// system prompt unless `config.system` holds one already.
     pub fn agent(&self, client: Arc<dyn ModelClient>, mut config: AgentConfig) -> Agent {
+        if let Some(link) = &self.subagents {
+            link.set_model(Arc::clone(&client), config.clone());
+        }
         if config.system.is_none() && !self.prompt.text().is_empty() {
             config.system = Some(self.prompt.text().to_owned());
         }
