@@ -21,6 +21,9 @@ use tack_testkit::{MockServer, Step};
 #[path = "all/hook_payloads.rs"]
 mod hook_payloads;
 
+#[path = "all/subagents.rs"]
+mod subagents;
+
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
     mock: MockServer,
