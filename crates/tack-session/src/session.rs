@@ -294,14 +294,20 @@ impl Session {
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
             .permission(Arc::new(permission))
-            .budget(Arc::new(output_budget(project, artifacts)));
+            .budget(Arc::new(output_budget(project, Arc::clone(&artifacts))));
         if let Some(hooks) = &hooks {
             builder = builder.hooks(hooks.clone());
         }
         let pipeline = builder.build();
         if let Some(link) = &link {
+            let builtins = recipe.builtins.then(|| {
+                let (project, policy) = (recipe.project.clone(), recipe.policy.clone());
+                let artifacts = Arc::clone(&artifacts);
+                Box::new(move || Builtins::tools(&project, &policy, &artifacts)) as _
+            });
             link.wire(Wiring {
                 pipeline: pipeline.downgrade(),
+                builtins,
                 hooks: hooks.clone(),
                 environment: environment.clone(),
                 instructions: instructions.clone(),

@@ -36,7 +36,9 @@ use tack_agent::transcript::TranscriptWriter;
 use tack_agent::{AgentConfig, EventBus, HookStage, NoHooks, Pipeline, RunStatus, WeakPipeline};
 use tack_model::ModelClient;
 use tack_protocol::{ContentBlock, SessionEvent};
-use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool};
+use tack_tool::{
+    Progress, Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
+};
 
 use crate::agents::{AgentDefinition, AgentDefinitions, GENERAL_PURPOSE};
 use crate::prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
@@ -58,9 +60,16 @@ pub(crate) struct Link {
     model: Mutex<Option<(Arc<dyn ModelClient>, AgentConfig)>>,
 }
 
+/// Makes a fresh set of tools.
+pub(crate) type MakeTools = Box<dyn Fn() -> Vec<Arc<dyn Tool>> + Send + Sync>;
+
 /// The parent session's parts a sub-agent shares.
 pub(crate) struct Wiring {
     pub pipeline: WeakPipeline,
+    /// A fresh set of the built-in tools (its own shell: working directory
+    /// and background jobs; its own read-file state) sharing the session's
+    /// artifact store; `None` when the session has no built-ins.
+    pub builtins: Option<MakeTools>,
     pub hooks: Option<Arc<HookRunner>>,
     pub environment: Environment,
     pub instructions: InstructionSources,
@@ -134,7 +143,9 @@ impl Link {
         let writer = TranscriptWriter::open_file(&path, &agent_id).map_err(|e| {
             ToolError::Internal(format!("the sub-agent's transcript cannot be written: {e}"))
         })?;
-        let events = EventBus::new().with(Arc::new(writer));
+        let events = EventBus::new()
+            .with(Arc::new(writer))
+            .with(Arc::new(progress_reporter(&ctx)));
         let start = SessionEvent::SubagentStart {
             agent_id: agent_id.clone(),
             agent_type: agent_type.clone(),
@@ -152,11 +163,16 @@ impl Link {
             Some(hooks) => Arc::new(hooks.for_subagent(&agent_id, &agent_type)),
             None => Arc::new(NoHooks),
         };
-        let pipeline = parent.for_subagent(
-            subset(&parent.registry(), &definition),
-            hooks,
-            events.clone(),
-        );
+        let mut registry = subset(&parent.registry(), &definition);
+        for tool in wiring
+            .builtins
+            .as_ref()
+            .map(|make| make())
+            .unwrap_or_default()
+        {
+            registry.replace_instance(tool);
+        }
+        let pipeline = parent.for_subagent(registry, hooks, events.clone());
         let config = sub_config(config, &definition, wiring, &pipeline);
         let started = Instant::now();
         let mut agent = tack_agent::Agent::new(client, Arc::new(pipeline), config, events.clone());
@@ -238,6 +254,24 @@ impl Link {
         Ok(ToolOutput::text(format!("{text}\n\n{line}"))
             .with_structured(response.clone())
             .with_response(response))
+    }
+}
+
+/// Each call the sub-agent makes, as a progress report of the Agent call
+/// (the terminal's spinner line; `notifications/progress` when served).
+fn progress_reporter(ctx: &ToolContext) -> impl Fn(&SessionEvent) + Send + Sync + 'static {
+    let sink = ctx.progress.clone();
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    move |event: &SessionEvent| {
+        if let SessionEvent::ToolCall { name, input, .. } = event {
+            let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            let input: String = input.to_string().chars().take(80).collect();
+            sink.report(Progress {
+                progress: n as f64,
+                total: None,
+                message: Some(format!("{name} {input}")),
+            });
+        }
     }
 }
 

@@ -259,6 +259,20 @@ async fn a_subagents_call_meets_the_parents_deny_rule_and_its_hooks_know_the_age
     let seen = seen.lock().unwrap();
     assert!(!seen.iter().any(|e| matches!(e,
         SessionEvent::ToolResult { tool_use_id, .. } if tool_use_id == "s1")));
+    // The parent sees the sub-agent's calls as progress of its Agent call.
+    let progress: Vec<String> = seen
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::ToolProgress {
+                tool_use_id,
+                message,
+                ..
+            } if tool_use_id == "a1" => message.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(progress.len(), 1, "{progress:?}");
+    assert!(progress[0].starts_with("Bash {"), "{progress:?}");
     let (_, path) = &subagent_transcripts(&seen)[0];
     let audit = read(path)
         .into_iter()
@@ -575,4 +589,46 @@ async fn a_bad_agent_definition_is_a_notice_with_file_and_line_and_the_others_lo
         .unwrap();
     assert!(description.contains("- good: Works."), "{description}");
     assert!(!description.contains("- bad:"), "{description}");
+}
+
+#[tokio::test]
+async fn a_subagents_cd_does_not_move_the_parents_shell() {
+    let project = Project::new();
+    project.write("inner/file.txt", "x");
+    project.local_settings(json!({"permissions": {"allow": ["Bash"]}}));
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use(
+            "a1",
+            "Agent",
+            json!({"description": "Go inside", "prompt": "cd inner"}),
+        ),
+        Step::tool_use("s1", "Bash", json!({"command": "cd inner"})),
+        Step::tool_use("s2", "Bash", json!({"command": "pwd"})),
+        Step::text("went in"),
+        Step::tool_use("p1", "Bash", json!({"command": "pwd"})),
+        Step::text("done"),
+    ]);
+    let session = session(&project, SessionOptions::new("parent-8")).await;
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "go",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let requests = mock.requests();
+    let inside = result_for(&requests[3].body, "s2").to_string();
+    assert!(inside.contains("/inner"), "{inside}");
+    let parent = result_for(&requests[5].body, "p1").to_string();
+    assert!(
+        !parent.contains("/inner"),
+        "the parent's shell moved: {parent}"
+    );
+    assert!(
+        parent.contains(project.path().to_str().unwrap()),
+        "{parent}"
+    );
 }
