@@ -336,7 +336,7 @@ fn subset(parent: &ToolRegistry, definition: &AgentDefinition) -> ToolRegistry {
 /// The Agent tool's description: when to delegate, and the agent types.
 fn describe(agents: &AgentDefinitions) -> String {
     let mut text = String::from(
-        "Starts a sub-agent: a separate model session that works on one task with its own tools and its own context, and returns only its final answer.\n\
+        "Starts a sub-agent: a separate model session that works on one task with its own tools and its own context, and returns only its final answer, followed by one line naming the agent and the model requests, tool calls and tokens it used.\n\
          Use it for broad searches (finding where something is defined or used when it may take several tries), for independent sub-tasks, and to keep your own context lean: the sub-agent's reading and intermediate results never enter this conversation.\n\
          Do not use it for a single file read or a search you can do in one call; call that tool directly.\n\
          The sub-agent sees nothing of this conversation: write a self-contained prompt with the goal, what you already know (paths, names, constraints) and exactly what its answer must contain. Its answer comes back as this tool's result; the person does not see it, so report what matters yourself.\n\
@@ -358,7 +358,8 @@ fn describe(agents: &AgentDefinitions) -> String {
     text
 }
 
-/// The Agent tool's input (Claude Code's `AgentInput`).
+// The Agent tool's input (Claude Code's `AgentInput`). Not a doc comment:
+// it would go to the model in the schema.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AgentInput {
     /// A short (3-5 word) description of the task, e.g. "Find config loaders".
@@ -366,7 +367,6 @@ pub struct AgentInput {
     /// The task for the agent, self-contained: the agent sees nothing of this conversation.
     pub prompt: String,
     /// The type of agent to use, one of the types listed in the description; default "general-purpose".
-    #[serde(default)]
     pub subagent_type: Option<String>,
 }
 

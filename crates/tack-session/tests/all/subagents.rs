@@ -632,3 +632,21 @@ async fn a_subagents_cd_does_not_move_the_parents_shell() {
         "{parent}"
     );
 }
+
+#[tokio::test]
+async fn the_agent_tools_definition_as_the_model_sees_it() {
+    let project = Project::new();
+    project.write(
+        ".claude/agents/reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews a change for bugs and missing tests.\ntools: Read, Grep, Glob\n---\nReview.\n",
+    );
+    let session = session(&project, SessionOptions::new("parent-9")).await;
+    let definition = session
+        .pipeline()
+        .registry()
+        .definitions()
+        .into_iter()
+        .find(|d| d.name == "Agent")
+        .unwrap();
+    insta::assert_json_snapshot!(definition);
+}
