@@ -196,7 +196,7 @@ impl Link {
             duration_ms,
             transcript_path: path.to_string_lossy().into_owned(),
         };
-        events.emit(&stop);
+        // The parent's record (the sub-agent's own ends with its `result`).
         parent.events().emit(&stop);
         if let Some(hooks) = &wiring.hooks {
             hooks.subagent_stop(&agent_id, &agent_type, &path).await;

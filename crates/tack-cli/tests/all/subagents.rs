@@ -63,6 +63,12 @@ async fn a_subagents_transcript_links_to_its_parent_and_tack_log_shows_the_tree(
         of_type(&parent_events, "subagent_stop")[0]["status"],
         "completed"
     );
+    assert!(of_type(&sub_events, "subagent_stop").is_empty());
+    // The saved session's usage counts the sub-agent's tokens too.
+    let list = w.tack().args(["sessions", "--json"]).output().unwrap();
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["usage"]["output_tokens"], 20, "{list}");
 
     let log = w.tack().args(["log", &parent_id]).output().unwrap();
     assert_eq!(log.status.code(), Some(0), "{}", stderr(&log));
