@@ -24,6 +24,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+/// Claude Code's model aliases, which name no model id by themselves.
+const MODEL_ALIASES: &[&str] = &["sonnet", "opus", "haiku", "fable"];
+
 /// The agent used when a call names none.
 pub const GENERAL_PURPOSE: &str = "general-purpose";
 
@@ -92,7 +95,18 @@ impl AgentDefinitions {
                             file.display()
                         );
                     }
-                    Ok(agent) => out.agents.push(agent),
+                    Ok(mut agent) => {
+                        if let Some(alias) =
+                            agent.model.take_if(|m| MODEL_ALIASES.contains(&m.as_str()))
+                        {
+                            out.notices.push(format!(
+                                "{}: the agent {:?} asks for `model: {alias}`, Claude Code's alias; tack does not map aliases to model ids, so it uses the session's model (write a model id to choose one)",
+                                file.display(),
+                                agent.name
+                            ));
+                        }
+                        out.agents.push(agent);
+                    }
                     Err(notice) => out.notices.push(notice),
                 }
             }
@@ -293,6 +307,49 @@ mod tests {
         );
         let err = parse("---\nname: r\n").unwrap_err();
         assert!(err.contains("never closed"), "{err}");
+    }
+
+    #[test]
+    fn a_model_alias_is_the_sessions_model_with_a_notice() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.md"),
+            "---\nname: quick\ndescription: d\nmodel: haiku\n---\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("b.md"),
+            "---\nname: pinned\ndescription: d\nmodel: claude-x-1\n---\n",
+        )
+        .unwrap();
+        let agents = AgentDefinitions::load(&[dir.path().to_owned()]);
+        assert_eq!(agents.get("quick").unwrap().model, None);
+        assert_eq!(
+            agents.get("pinned").unwrap().model.as_deref(),
+            Some("claude-x-1")
+        );
+        assert_eq!(agents.notices().len(), 1);
+        assert!(
+            agents.notices()[0].contains("`model: haiku`"),
+            "{:?}",
+            agents.notices()
+        );
+    }
+
+    #[test]
+    fn a_project_agent_hides_a_user_agent_of_the_same_name() {
+        let project = tempfile::tempdir().unwrap();
+        let user = tempfile::tempdir().unwrap();
+        for (dir, text) in [(&project, "from the project"), (&user, "from the user")] {
+            std::fs::write(
+                dir.path().join("r.md"),
+                format!("---\nname: reviewer\ndescription: d\n---\n{text}\n"),
+            )
+            .unwrap();
+        }
+        let agents = AgentDefinitions::load(&[project.path().to_owned(), user.path().to_owned()]);
+        assert_eq!(agents.get("reviewer").unwrap().prompt, "from the project");
+        assert_eq!(agents.all().len(), 2, "reviewer and general-purpose");
     }
 
     #[test]

@@ -317,7 +317,7 @@ async fn a_subagent_with_read_and_grep_cannot_call_bash() {
     let project = Project::new();
     project.write(
         ".claude/agents/reader.md",
-        "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\n---\nYou only read.\n",
+        "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\nmodel: claude-reader-1\n---\nYou only read.\n",
     );
     let mock = MockServer::start().await;
     mock.push_all([
@@ -358,6 +358,8 @@ async fn a_subagent_with_read_and_grep_cannot_call_bash() {
         tool_names(&requests[1].body),
         BTreeSet::from(["Grep".to_owned(), "Read".to_owned()])
     );
+    assert_eq!(requests[1].body["model"], "claude-reader-1");
+    assert_eq!(requests[0].body["model"], "m");
     let system = requests[1].body["system"].to_string();
     assert!(system.contains("You only read."), "{system}");
     let refused = result_for(&requests[2].body, "s1");
