@@ -32,6 +32,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tack_agent::hooks::HookRunner;
+use tack_agent::permission::{AskingAgent, as_subagent};
 use tack_agent::transcript::TranscriptWriter;
 use tack_agent::{AgentConfig, EventBus, HookStage, NoHooks, Pipeline, RunStatus, WeakPipeline};
 use tack_model::ModelClient;
@@ -176,9 +177,15 @@ impl Link {
         let config = sub_config(config, &definition, wiring, &pipeline);
         let started = Instant::now();
         let mut agent = tack_agent::Agent::new(client, Arc::new(pipeline), config, events.clone());
-        let outcome = agent
-            .run(Some(vec![ContentBlock::text(&input.prompt)]), &ctx.cancel)
-            .await;
+        let asking = AskingAgent {
+            agent_id: agent_id.clone(),
+            agent_type: agent_type.clone(),
+        };
+        let outcome = as_subagent(
+            asking,
+            agent.run(Some(vec![ContentBlock::text(&input.prompt)]), &ctx.cancel),
+        )
+        .await;
         let tool_uses = agent
             .messages()
             .iter()

@@ -652,3 +652,48 @@ async fn the_agent_tools_definition_as_the_model_sees_it() {
         .unwrap();
     insta::assert_json_snapshot!(definition);
 }
+
+#[tokio::test]
+async fn a_subagents_ask_goes_to_the_person_naming_the_subagent() {
+    let project = Project::new();
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use(
+            "a1",
+            "Agent",
+            json!({"description": "Make a file", "prompt": "touch made"}),
+        ),
+        Step::tool_use("s1", "Bash", json!({"command": "touch made"})),
+        Step::text("made it"),
+        Step::text("done"),
+    ]);
+    let person = Scripted::new().permission(PromptAnswer::AllowOnce);
+    let session = session(
+        &project,
+        SessionOptions::new("parent-10").interaction(Arc::new(person.clone())),
+    )
+    .await;
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "go",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    assert!(project.path().join("made").exists());
+    let asks: Vec<_> = person
+        .asked()
+        .into_iter()
+        .filter_map(|a| match a {
+            Asked::Permission(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asks.len(), 1);
+    assert_eq!(asks[0].tool_use_id, "s1");
+    let agent = asks[0].agent.clone().expect("the ask names the sub-agent");
+    assert_eq!(agent.agent_type, "general-purpose");
+    assert_eq!(agent.agent_id.len(), 32);
+}
