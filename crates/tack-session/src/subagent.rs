@@ -208,60 +208,98 @@ impl Link {
         if let Some(hooks) = &wiring.hooks {
             hooks.subagent_stop(&agent_id, &agent_type, &path).await;
         }
-        let u = &outcome.usage;
-        let tokens = u.input_tokens
-            + u.output_tokens
-            + u.cache_read_input_tokens
-            + u.cache_creation_input_tokens;
-        let line = format!(
-            "[{agent_type} agent {agent_id}: {} model requests, {tool_uses} tool calls, {tokens} tokens]",
-            outcome.turns
-        );
-        let text = match outcome.status {
-            RunStatus::Completed => outcome.text.clone(),
-            RunStatus::Interrupted => {
-                return Err(ToolError::Interrupted(format!(
-                    "the {agent_type} agent was stopped before it finished; its own calls were answered as interrupted. {line}"
-                )));
-            }
-            RunStatus::ModelError => {
-                let why = outcome
-                    .error
-                    .as_ref()
-                    .map_or_else(|| "unknown".to_owned(), ToString::to_string);
-                return Err(ToolError::Transient(format!(
-                    "the {agent_type} agent's model request failed: {why}. {line}"
-                )));
-            }
-            other => format!(
-                "{}\n\n(The agent stopped before it finished: {}{}.)",
-                outcome.text,
-                other.as_str(),
-                outcome
-                    .error_text
-                    .as_ref()
-                    .map(|e| format!(": {e}"))
-                    .unwrap_or_default()
-            ),
-        };
-        let response = json!({
-            "status": "completed",
-            "agentId": agent_id,
-            "agentType": agent_type,
-            "runStatus": outcome.status,
-            "content": [{"type": "text", "text": text}],
-            "totalToolUseCount": tool_uses,
-            "totalDurationMs": duration_ms,
-            "totalTokens": tokens,
-            "totalTurns": outcome.turns,
-            "usage": outcome.usage,
-            "prompt": input.prompt,
-            "transcriptPath": path,
-        });
-        Ok(ToolOutput::text(format!("{text}\n\n{line}"))
-            .with_structured(response.clone())
-            .with_response(response))
+        conclude(
+            &outcome,
+            &Ran {
+                agent_id: &agent_id,
+                agent_type: &agent_type,
+                tool_uses,
+                duration_ms,
+                prompt: &input.prompt,
+                path: &path,
+            },
+        )
     }
+}
+
+/// What a finished sub-agent did, for its Agent call's result.
+struct Ran<'a> {
+    agent_id: &'a str,
+    agent_type: &'a str,
+    tool_uses: u32,
+    duration_ms: u64,
+    prompt: &'a str,
+    path: &'a std::path::Path,
+}
+
+/// The Agent call's result: the sub-agent's final text and one line for the
+/// model; Claude Code's output object (with usage and turns) for hooks,
+/// stream-json and embedders. Stopped or failed sub-agents are errors.
+fn conclude(outcome: &tack_agent::RunOutcome, ran: &Ran<'_>) -> Result<ToolOutput, ToolError> {
+    let Ran {
+        agent_id,
+        agent_type,
+        tool_uses,
+        duration_ms,
+        prompt,
+        path,
+    } = *ran;
+    let u = &outcome.usage;
+    let tokens = u.input_tokens
+        + u.output_tokens
+        + u.cache_read_input_tokens
+        + u.cache_creation_input_tokens;
+    let line = format!(
+        "[{agent_type} agent {agent_id}: {} model requests, {tool_uses} tool calls, {tokens} tokens]",
+        outcome.turns
+    );
+    let text = match outcome.status {
+        RunStatus::Completed if outcome.text.trim().is_empty() => {
+            "(The agent ended without a final answer.)".to_owned()
+        }
+        RunStatus::Completed => outcome.text.clone(),
+        RunStatus::Interrupted => {
+            return Err(ToolError::Interrupted(format!(
+                "the {agent_type} agent was stopped before it finished; its own calls were answered as interrupted. {line}"
+            )));
+        }
+        RunStatus::ModelError => {
+            let why = outcome
+                .error
+                .as_ref()
+                .map_or_else(|| "unknown".to_owned(), ToString::to_string);
+            return Err(ToolError::Transient(format!(
+                "the {agent_type} agent's model request failed: {why}. {line}"
+            )));
+        }
+        other => format!(
+            "{}\n\n(The agent stopped before it finished: {}{}.)",
+            outcome.text,
+            other.as_str(),
+            outcome
+                .error_text
+                .as_ref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default()
+        ),
+    };
+    let response = json!({
+        "status": "completed",
+        "agentId": agent_id,
+        "agentType": agent_type,
+        "runStatus": outcome.status,
+        "content": [{"type": "text", "text": text}],
+        "totalToolUseCount": tool_uses,
+        "totalDurationMs": duration_ms,
+        "totalTokens": tokens,
+        "totalTurns": outcome.turns,
+        "usage": outcome.usage,
+        "prompt": prompt,
+        "transcriptPath": path,
+    });
+    Ok(ToolOutput::text(format!("{text}\n\n{line}"))
+        .with_structured(response.clone())
+        .with_response(response))
 }
 
 /// Each call the sub-agent makes, as a progress report of the Agent call
