@@ -341,6 +341,10 @@ impl Agent {
                     self.end_turn(&mut stop_continuations).await
                 }
             };
+            // Tokens sub-agents (the Agent tool) spent in this response's calls.
+            let delegated = self.pipeline.take_delegated_usage();
+            run.usage.add(&delegated);
+            self.session_usage.add(&delegated);
             if let Next::Finish(status, reason) = next {
                 run.status = status;
                 run.error_text = reason;

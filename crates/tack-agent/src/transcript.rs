@@ -403,6 +403,8 @@ fn read_event(session: &mut Option<LoadedSession>, path: &Path, ts: u64, event: 
             s.usage.add(&usage);
             s.turns += 1;
         }
+        // A sub-agent's tokens are the session's (its requests are its own turns).
+        SessionEvent::SubagentStop { usage, .. } => s.usage.add(&usage),
         SessionEvent::ToolResult {
             tool_use_id,
             outcome,
