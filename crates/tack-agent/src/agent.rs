@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent};
+use tack_model::{MalformedToolInput, ModelClient, ModelError, StreamEvent, WireFormat};
 use tack_protocol::{
     ContentBlock, Message, MessagesRequest, RunStatus, SessionEvent, StopReason, SystemPrompt,
     ToolChoice, ToolOutcome, ToolResultBlock, ToolUseBlock, Usage,
@@ -18,6 +18,7 @@ use tack_protocol::{
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{self, CompactionConfig, ContextMeter, Trigger};
+use crate::conversation::{Conversation, EncodedPrefix};
 use crate::events::EventBus;
 use crate::hooks::HookRunner;
 use crate::pipeline::Pipeline;
@@ -78,15 +79,12 @@ pub struct Agent {
     pipeline: Arc<Pipeline>,
     config: AgentConfig,
     events: EventBus,
-    messages: Vec<Message>,
+    conversation: Conversation,
+    /// The system prompt and tools, encoded for the client.
+    prefix: EncodedPrefix,
     session_usage: Usage,
     session_turns: u32,
     hooks: Option<Arc<HookRunner>>,
-    /// Encoded bytes of `messages`, kept up to date on every change.
-    message_bytes: usize,
-    /// (tools sent, system bytes, tools bytes) of the static prefix, cached
-    /// while the tool list does not change.
-    static_bytes: (usize, usize),
     /// How full the window is; made at the first request (the model is known then).
     meter: Option<ContextMeter>,
     compaction: CompactionConfig,
@@ -125,17 +123,20 @@ impl Agent {
         events: EventBus,
     ) -> Self {
         let compaction = config.compaction.clone().unwrap_or_default();
+        let mut conversation = Conversation::new();
+        if let Some(format) = client.wire_format() {
+            conversation.set_format(format);
+        }
         Self {
             client,
             pipeline,
             config,
             events,
-            messages: Vec::new(),
+            conversation,
+            prefix: EncodedPrefix::default(),
             session_usage: Usage::default(),
             session_turns: 0,
             hooks: None,
-            message_bytes: 0,
-            static_bytes: (usize::MAX, 0),
             meter: None,
             compaction,
         }
@@ -151,15 +152,19 @@ impl Agent {
     /// Continues an earlier conversation (already repaired; see
     /// [`crate::transcript::LoadedSession`]).
     pub fn with_history(mut self, messages: Vec<Message>, usage: Usage, turns: u32) -> Self {
-        self.message_bytes = messages.iter().map(context::message_bytes).sum();
-        self.messages = messages;
+        self.conversation.reset(messages);
         self.session_usage = usage;
         self.session_turns = turns;
         self
     }
 
     pub fn messages(&self) -> &[Message] {
-        &self.messages
+        self.conversation.messages()
+    }
+
+    /// The conversation with its encoded form.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
     }
 
     pub fn session_usage(&self) -> &Usage {
@@ -167,11 +172,17 @@ impl Agent {
     }
 
     fn push(&mut self, message: Message) {
-        self.events.emit(&SessionEvent::Message {
+        let event = SessionEvent::Message {
             message: message.clone(),
-        });
-        self.message_bytes += context::message_bytes(&message);
-        self.messages.push(message);
+        };
+        self.conversation.push(message);
+        // The transcript line reuses the message's encoding when it is the
+        // Messages shape (tack's own, the transcript's).
+        let json = match self.conversation.format() {
+            WireFormat::Messages => self.conversation.encoded().last().map(|e| e.bytes()),
+            _ => None,
+        };
+        self.events.emit_message(&event, json);
     }
 
     /// The model requests go to.
@@ -198,30 +209,39 @@ impl Agent {
     /// How full the window is, as far as the loop knows: the window and
     /// the estimated tokens of the next request.
     pub fn context_usage(&mut self) -> (u64, u64) {
-        let request = self.request();
-        let bytes = self.request_bytes(&request);
+        self.refresh_prefix();
+        let bytes = self.static_bytes() + self.conversation.encoded_len();
         let meter = self.meter();
         (meter.window(), meter.estimate(bytes))
     }
 
-    /// The encoded size of `request`: the static prefix (system prompt and
-    /// tools, measured again only when the tool list grows) and the messages.
-    fn request_bytes(&mut self, request: &MessagesRequest) -> usize {
-        let system = request.system.as_ref().map_or(0, |s| s.text().len() + 16);
-        if self.static_bytes.0 != request.tools.len() {
-            let tools = serde_json::to_vec(&request.tools).map_or(0, |v| v.len());
-            self.static_bytes = (request.tools.len(), tools);
-        }
-        system + self.static_bytes.1 + self.message_bytes + 64
+    /// Brings the encoded system prompt and tools up to date (each is
+    /// encoded again only when it changes).
+    fn refresh_prefix(&mut self) {
+        self.prefix.refresh(
+            self.conversation.format(),
+            self.config.system.as_deref(),
+            self.pipeline.registry(),
+        );
     }
 
+    /// The encoded size of what every request sends besides the messages:
+    /// the system prompt, the tools and the settings.
+    fn static_bytes(&self) -> usize {
+        self.prefix.system().map_or(0, |s| s.bytes().len())
+            + self.prefix.tools().map_or(0, |t| t.bytes().len())
+            + 96
+    }
+
+    /// The request's settings: every field but the conversation, the system
+    /// prompt and the tools, which go encoded ([`Conversation::request`]).
     fn request(&self) -> MessagesRequest {
         MessagesRequest {
             model: self.model_name(),
             max_tokens: self.config.max_tokens,
-            messages: self.messages.clone(),
-            system: self.config.system.clone().map(SystemPrompt::Text),
-            tools: self.pipeline.registry().definitions(),
+            messages: Vec::new(),
+            system: None,
+            tools: Vec::new(),
             tool_choice: self.config.tool_choice.clone(),
             stream: self.config.stream,
             temperature: None,
@@ -321,6 +341,10 @@ impl Agent {
                     self.end_turn(&mut stop_continuations).await
                 }
             };
+            // Tokens sub-agents (the Agent tool) spent in this response's calls.
+            let delegated = self.pipeline.take_delegated_usage();
+            run.usage.add(&delegated);
+            self.session_usage.add(&delegated);
             if let Next::Finish(status, reason) = next {
                 run.status = status;
                 run.error_text = reason;
@@ -377,11 +401,15 @@ impl Agent {
                     }
                 }
             }
-            let request = self.request();
-            let bytes = self.request_bytes(&request);
+            self.refresh_prefix();
+            let bytes = self.static_bytes() + self.conversation.encoded_len();
+            let settings = self.request();
+            let request =
+                self.conversation
+                    .request(&settings, self.prefix.system(), self.prefix.tools());
             let sink = self.sink();
             let turn = tokio::select! {
-                turn = self.client.complete(&request, &sink) => turn,
+                turn = self.client.complete_encoded(&request, &sink) => turn,
                 () = cancel.cancelled() => {
                     run.status = RunStatus::Interrupted;
                     return None;
@@ -416,7 +444,7 @@ impl Agent {
                         Ok(None) | Err(CompactError::Blocked(_)) => {}
                     }
                 }
-                run.error_text = Some(self.overflow_explanation(&request, bytes));
+                run.error_text = Some(self.overflow_explanation(bytes));
             }
             run.status = RunStatus::ModelError;
             run.error = Some(error);
@@ -443,12 +471,16 @@ impl Agent {
 
     /// What does not fit, and how to go on: for a request still too long
     /// after compacting.
-    fn overflow_explanation(&mut self, request: &MessagesRequest, bytes: usize) -> String {
+    fn overflow_explanation(&mut self, bytes: usize) -> String {
         let meter = self.meter().clone();
         let tokens = |b: usize| context::group(meter.estimate(b));
-        let system = request.system.as_ref().map_or(0, |s| s.text().len());
-        let mut tools: Vec<(usize, &str)> = request
-            .tools
+        let system = self.prefix.system().map_or(0, |s| s.bytes().len());
+        let definitions = self
+            .prefix
+            .tools()
+            .map(|t| t.definitions())
+            .unwrap_or_default();
+        let mut tools: Vec<(usize, &str)> = definitions
             .iter()
             .map(|t| {
                 (
@@ -465,17 +497,18 @@ impl Agent {
             .map(|(b, n)| format!("{n} ≈{}", tokens(*b)))
             .collect();
         let largest_message = self
-            .messages
+            .conversation
+            .encoded()
             .iter()
             .enumerate()
-            .map(|(i, m)| (context::message_bytes(m), i))
+            .map(|(i, m)| (m.len(), i))
             .max();
         let mut text = format!(
             "the conversation does not fit the model's context window even after compacting: about {} tokens for a window of {}. System prompt ≈{} tokens; {} tool definitions ≈{} tokens",
             tokens(bytes),
             context::group(meter.window()),
             tokens(system),
-            request.tools.len(),
+            definitions.len(),
             tokens(tools_bytes),
         );
         if !largest_tools.is_empty() {
@@ -483,8 +516,8 @@ impl Agent {
         }
         text.push_str(&format!(
             "; {} messages ≈{} tokens",
-            self.messages.len(),
-            tokens(self.message_bytes)
+            self.conversation.len(),
+            tokens(self.conversation.encoded_len())
         ));
         if let Some((b, i)) = largest_message {
             text.push_str(&format!(
@@ -555,23 +588,24 @@ impl Agent {
                 }
             }
         }
-        let request = self.request();
-        let static_bytes = self.request_bytes(&request) - self.message_bytes;
+        self.refresh_prefix();
+        let static_bytes = self.static_bytes();
         let meter = self.meter().clone();
         let window = meter.window();
         let bytes_for = |tokens: u64| -> usize {
             let per_byte = meter.estimate(1_000_000) as f64 / 1_000_000.0;
             (tokens as f64 / per_byte.max(1e-6)) as usize
         };
-        let before = meter.estimate(static_bytes + self.message_bytes);
+        let before = meter.estimate(static_bytes + self.conversation.encoded_len());
         let mut target = (window as f64 * config.target_percent / 100.0) as u64;
         if trigger == Trigger::Overflow {
             // The API says it did not fit, whatever the estimate says: halve it.
             target = target.min(before / 2);
         }
         let threshold = config.threshold.tokens(window).min(window);
-        let mut messages = self.messages.clone();
-        let mut size: usize = self.message_bytes;
+        let mut messages = self.conversation.messages().to_vec();
+        let mut size: usize = self.conversation.encoded_len();
+        let mut replaced = Vec::new();
         let mut stages = Vec::new();
         let mut cleared = 0u32;
         let store = config.artifacts.as_deref();
@@ -593,6 +627,7 @@ impl Agent {
                 cleared += change.results;
                 size = size - context::message_bytes(&messages[change.index])
                     + context::message_bytes(&change.message);
+                replaced.push(change.index);
                 messages[change.index] = change.message;
             }
         }
@@ -615,17 +650,19 @@ impl Agent {
             if let Some(cut) = context::plan_summary(&messages, keep_bytes) {
                 let mut prompt = context::SUMMARY_PROMPT.to_owned();
                 for e in &extra {
-                    prompt.push_str(
-                        "
-
-Additional instructions: ",
-                    );
+                    prompt.push_str("\n\nAdditional instructions: ");
                     prompt.push_str(e);
                 }
                 let room = bytes_for(window * 9 / 10)
                     .saturating_sub(static_bytes)
                     .saturating_sub(bytes_for(u64::from(self.config.max_tokens)));
-                let mut summary_request = request.clone();
+                let mut summary_request = self.request();
+                summary_request.system = self.config.system.clone().map(SystemPrompt::Text);
+                summary_request.tools = self
+                    .prefix
+                    .tools()
+                    .map(|t| t.definitions().to_vec())
+                    .unwrap_or_default();
                 summary_request.messages = context::summary_request(&messages, cut, &prompt, room);
                 summary_request.tool_choice = Some(ToolChoice::None);
                 let quiet = |_: StreamEvent| {};
@@ -681,8 +718,13 @@ Additional instructions: ",
             usage: summary_usage,
             messages: messages.clone(),
         });
-        self.messages = messages;
-        self.message_bytes = size;
+        if summarized > 0 {
+            self.conversation.reset(messages);
+        } else {
+            for index in replaced {
+                self.conversation.replace(index, messages[index].clone());
+            }
+        }
         if let Some(hooks) = self.hooks.clone() {
             hooks
                 .post_compact(trigger.hook_trigger(), summary.as_deref())

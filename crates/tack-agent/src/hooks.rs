@@ -141,6 +141,45 @@ impl HookRunner {
         let out = self.hooks.session_end(&self.ctx, reason).await;
         report_all(&out.reports);
     }
+
+    /// The same hooks for a sub-agent: every payload also carries its
+    /// `agent_id` and `agent_type`, and `transcript_path` stays the parent's
+    /// (as in Claude Code). Its own stop requests are its own.
+    pub fn for_subagent(&self, agent_id: &str, agent_type: &str) -> HookRunner {
+        let mut ctx = self.ctx.clone();
+        ctx.agent = Some(tack_hooks::SubagentIdentity {
+            agent_id: agent_id.to_owned(),
+            agent_type: agent_type.to_owned(),
+        });
+        HookRunner {
+            hooks: self.hooks.clone(),
+            ctx,
+            stop: Mutex::new(None),
+        }
+    }
+
+    /// SubagentStart (observed only).
+    pub async fn subagent_start(&self, agent_id: &str, agent_type: &str) {
+        let out = self
+            .hooks
+            .subagent_start(&self.ctx, agent_id, agent_type)
+            .await;
+        report_all(&out.reports);
+    }
+
+    /// SubagentStop (observed only), with the sub-agent's transcript.
+    pub async fn subagent_stop(
+        &self,
+        agent_id: &str,
+        agent_type: &str,
+        transcript: &std::path::Path,
+    ) {
+        let out = self
+            .hooks
+            .subagent_stop(&self.ctx, agent_id, agent_type, transcript)
+            .await;
+        report_all(&out.reports);
+    }
 }
 
 fn ruling(decision: HookDecision) -> HookRuling {

@@ -25,6 +25,7 @@
 mod agent;
 pub mod budget;
 pub mod context;
+pub mod conversation;
 mod destructive;
 mod events;
 pub mod hooks;
@@ -37,7 +38,8 @@ pub use agent::{
     Agent, AgentConfig, CompactError, CompactionReport, DEFAULT_MAX_TOKENS, RunOutcome,
 };
 pub use context::{CompactionConfig, Threshold, Trigger};
-pub use events::{EventBus, EventObserver};
+pub use conversation::Conversation;
+pub use events::{Emitted, EventBus, EventObserver};
 pub use pipeline::{
     AllowAll, BudgetStage, Budgeted, Dispatch, HookRuling, HookStage, NoHooks, Permission,
     PermissionStage, Pipeline, PreHookOutcome, Unlimited, WeakPipeline,

@@ -4,6 +4,24 @@
 
 use async_trait::async_trait;
 
+/// The sub-agent a call comes from, for the person asked about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskingAgent {
+    pub agent_id: String,
+    pub agent_type: String,
+}
+
+tokio::task_local! {
+    static ASKING_AGENT: AskingAgent;
+}
+
+/// Runs `run` (a sub-agent's loop) so that every permission prompt it
+/// causes names `agent` ([`PromptRequest::agent`]). The sub-agent shares
+/// its parent's permission stage, so the tag travels with the task.
+pub async fn as_subagent<F: std::future::Future>(agent: AskingAgent, run: F) -> F::Output {
+    ASKING_AGENT.scope(agent, run).await
+}
+
 /// What the user is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptRequest {
@@ -23,6 +41,8 @@ pub struct PromptRequest {
     pub tool_name: String,
     pub input: serde_json::Value,
     pub tool_use_id: String,
+    /// The sub-agent making the call; `None` for the session's own.
+    pub agent: Option<AskingAgent>,
 }
 
 /// The user's answer.
@@ -189,6 +209,7 @@ impl PolicyStage {
             tool_name: call.name.clone(),
             input: call.input.clone(),
             tool_use_id: call.id.clone(),
+            agent: ASKING_AGENT.try_with(Clone::clone).ok(),
         };
         match prompter.ask(&request).await {
             PromptAnswer::AllowOnce => Permission::Allow {

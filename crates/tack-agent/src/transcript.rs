@@ -38,7 +38,7 @@ use tack_protocol::{
     ToolOutcome, ToolResultContent, Usage,
 };
 
-use crate::events::EventObserver;
+use crate::events::{Emitted, EventObserver};
 
 /// Why a transcript could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -177,10 +177,19 @@ impl TranscriptWriter {
 
     /// Writes one event as one line with one `write` call.
     pub fn append(&self, event: &SessionEvent) -> Result<()> {
-        let line = line_of(event).map_err(|e| TranscriptError::Write {
-            path: self.path.clone(),
-            source: std::io::Error::other(e),
-        })?;
+        self.append_emitted(&Emitted::new(event))
+    }
+
+    /// [`TranscriptWriter::append`] with the event's JSON encoded once for
+    /// every observer ([`Emitted::json`]).
+    pub fn append_emitted(&self, emitted: &Emitted<'_>) -> Result<()> {
+        let line = emitted
+            .json()
+            .and_then(line_of_json)
+            .map_err(|e| TranscriptError::Write {
+                path: self.path.clone(),
+                source: std::io::Error::other(e),
+            })?;
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         file.write_all(&line)
             .and_then(|()| file.flush())
@@ -207,29 +216,39 @@ fn ends_mid_line(path: &Path) -> std::io::Result<bool> {
 /// `{"ts":…,` followed by the event's own fields and a newline. The event is
 /// an internally tagged object, so its JSON is spliced in after its `{`
 /// (serde's `flatten` would do the same through a much slower path).
-fn line_of(event: &SessionEvent) -> serde_json::Result<Vec<u8>> {
-    let mut line = Vec::with_capacity(256);
-    line.extend_from_slice(b"{\"ts\":");
-    line.extend_from_slice(now_ms().to_string().as_bytes());
-    line.push(b',');
-    let start = line.len();
-    serde_json::to_writer(&mut line, event)?;
-    if line.get(start) != Some(&b'{') || line.get(start + 1) == Some(&b'}') {
+/// The transcript line of an event's JSON object: `ts` first, then the
+/// event's own fields.
+fn line_of_json(json: &[u8]) -> serde_json::Result<Vec<u8>> {
+    if json.first() != Some(&b'{') || json.get(1) == Some(&b'}') || json.len() < 2 {
         return Err(serde::ser::Error::custom(
             "a session event is not a non-empty object",
         ));
     }
-    line.remove(start);
+    let ts = now_ms().to_string();
+    let mut line = Vec::with_capacity(json.len() + ts.len() + 8);
+    line.extend_from_slice(b"{\"ts\":");
+    line.extend_from_slice(ts.as_bytes());
+    line.push(b',');
+    line.extend_from_slice(&json[1..]);
     line.push(b'\n');
     Ok(line)
 }
 
+#[cfg(test)]
+fn line_of(event: &SessionEvent) -> serde_json::Result<Vec<u8>> {
+    line_of_json(&serde_json::to_vec(event)?)
+}
+
 impl EventObserver for TranscriptWriter {
     fn on_event(&self, event: &SessionEvent) {
-        if event.is_ephemeral() {
+        self.on_emitted(&Emitted::new(event));
+    }
+
+    fn on_emitted(&self, emitted: &Emitted<'_>) {
+        if emitted.event().is_ephemeral() {
             return;
         }
-        if let Err(e) = self.append(event) {
+        if let Err(e) = self.append_emitted(emitted) {
             // The session goes on; the user is told once that it is not being saved.
             if !self.warned.swap(true, Ordering::Relaxed) {
                 tracing::error!("{e}; the session continues but will not be saved completely");
@@ -384,6 +403,8 @@ fn read_event(session: &mut Option<LoadedSession>, path: &Path, ts: u64, event: 
             s.usage.add(&usage);
             s.turns += 1;
         }
+        // A sub-agent's tokens are the session's (its requests are its own turns).
+        SessionEvent::SubagentStop { usage, .. } => s.usage.add(&usage),
         SessionEvent::ToolResult {
             tool_use_id,
             outcome,

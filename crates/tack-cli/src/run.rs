@@ -305,7 +305,8 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .sources(sources)
         .only_tools(config.tools.clone())
         .interaction(interaction)
-        .events(events);
+        .events(events)
+        .subagents(true);
     if let Some(text) = config.system_prompt.take() {
         options = options.system_prompt(text);
     }

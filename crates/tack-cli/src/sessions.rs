@@ -65,12 +65,18 @@ pub fn list(args: &crate::cli::SessionsArgs) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
-/// `tack log [SESSION]`: the audit trail of a session's tool calls.
+/// `tack log [SESSION]`: the audit trail of a session's tool calls, with
+/// each sub-agent's calls indented under the Agent call that ran it. SESSION
+/// may also be a sub-agent's id or a transcript's path.
 pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
     let env = |k: &str| std::env::var(k).ok();
     let dir = transcript::sessions_dir(&transcript::state_dir(&env));
     let path = match &args.session {
-        Some(id) => transcript::find(&dir, id).map_err(Failure::usage)?,
+        Some(id) if std::path::Path::new(id).is_file() => std::path::PathBuf::from(id),
+        Some(id) => match transcript::find(&dir, id) {
+            Ok(path) => path,
+            Err(e) => find_subagent(&dir, id).ok_or_else(|| Failure::usage(e))?,
+        },
         None => {
             let cwd = current_dir()?;
             transcript::latest_for(&dir, &cwd.to_string_lossy())
@@ -78,133 +84,316 @@ pub fn log(args: &crate::cli::LogArgs) -> Result<u8, Failure> {
                 .path
         }
     };
-    let events = transcript::read_events(&path).map_err(Failure::internal)?;
-    let mut rows = Vec::new();
-    // Token use per model request, in order: (finished_ms, usage).
-    let mut turns: Vec<(u64, tack_protocol::Usage)> = Vec::new();
-    // Where and why the conversation was compacted: (ms, line, json).
-    let mut compactions: Vec<(u64, String, serde_json::Value)> = Vec::new();
-    for (ts, event) in events {
-        if let tack_protocol::SessionEvent::Compaction {
-            trigger,
-            reason,
-            stages,
-            tokens_before,
-            tokens_after,
-            cleared_tool_results,
-            summarized_messages,
-            ..
-        } = &event
-        {
-            let when = humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ts));
-            let line = format!(
-                "{when}  compacted ({trigger}: {reason}): {} → {} tokens, freed {}; {}: {cleared_tool_results} tool result(s) cleared, {summarized_messages} message(s) summarised",
-                tack_agent::context::group(*tokens_before),
-                tack_agent::context::group(*tokens_after),
-                tack_agent::context::group(tokens_before.saturating_sub(*tokens_after)),
-                stages.join(" + "),
-            );
-            let value = json!({
-                "finished_ms": ts,
-                "compaction": {
-                    "trigger": trigger,
-                    "reason": reason,
-                    "stages": stages,
-                    "tokens_before": tokens_before,
-                    "tokens_after": tokens_after,
-                    "freed_tokens": tokens_before.saturating_sub(*tokens_after),
-                    "cleared_tool_results": cleared_tool_results,
-                    "summarized_messages": summarized_messages,
-                },
-            });
-            compactions.push((ts, line, value));
-            continue;
-        }
-        if let tack_protocol::SessionEvent::TurnEnd { usage, .. } = &event {
-            turns.push((ts, usage.clone()));
-            continue;
-        }
-        if let tack_protocol::SessionEvent::ToolResult {
-            tool_use_id,
-            name,
-            outcome,
-            is_error,
-            duration_ms,
-            audit,
-            ..
-        } = event
-        {
-            rows.push((ts, tool_use_id, name, outcome, is_error, duration_ms, audit));
-        }
-    }
+    let log = read_log(&path)?;
     if args.json {
-        for (_, _, value) in &compactions {
-            outln!("{value}");
-        }
-        for (ts, id, name, outcome, is_error, duration_ms, audit) in &rows {
-            outln!(
-                "{}",
-                json!({
-                    "finished_ms": ts,
-                    "tool_use_id": id,
-                    "tool": name,
-                    "outcome": outcome,
-                    "is_error": is_error,
-                    "duration_ms": duration_ms,
-                    "audit": audit,
-                })
-            );
-        }
+        print_json(&log, None);
         // Then one row per model request and the session's total.
         let mut total = tack_protocol::Usage::default();
-        for (n, (ts, usage)) in turns.iter().enumerate() {
+        for (n, (ts, usage)) in log.turns.iter().enumerate() {
             total.add(usage);
             outln!(
                 "{}",
                 json!({"finished_ms": ts, "request": n + 1, "usage": usage})
             );
         }
+        let mut with_subagents = total.clone();
+        for sub in log.subagents.values() {
+            with_subagents.add(&sub.usage);
+        }
         outln!(
             "{}",
-            json!({"requests": turns.len(), "session_usage": total})
+            json!({"requests": log.turns.len(), "session_usage": total, "usage_with_subagents": with_subagents})
         );
         return Ok(exit::OK);
     }
-    if rows.is_empty() {
+    if let Some(start) = &log.started_as {
+        outln!(
+            "sub-agent {} ({}) of session {}, Agent call [{}]: {}",
+            start.agent_id,
+            start.agent_type,
+            start.parent_session_id,
+            start.parent_tool_use_id,
+            start.description
+        );
+    }
+    if log.rows.is_empty() {
         eprintln!("no tool calls in {}", path.display());
     }
-    let mut pending = compactions.iter().peekable();
-    for (ts, id, name, outcome, _, duration_ms, audit) in &rows {
-        while let Some((_, line, _)) = pending.next_if(|(at, _, _)| at <= ts) {
-            outln!("{line}");
+    print_rows(&log, 0);
+    print_usage(&log.turns);
+    if !log.subagents.is_empty() {
+        let mut total = tack_protocol::Usage::default();
+        for sub in log.subagents.values() {
+            total.add(&sub.usage);
+        }
+        outln!(
+            "sub-agents: {}, {} / {} / {} / {} tokens (counted in the session's cost)",
+            log.subagents.len(),
+            total.input_tokens,
+            total.cache_read_input_tokens,
+            total.cache_creation_input_tokens,
+            total.output_tokens
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// A sub-agent's transcript by its id (a unique prefix is enough):
+/// `<sessions>/<parent>/subagents/agent-<id>.jsonl`.
+fn find_subagent(dir: &std::path::Path, id: &str) -> Option<std::path::PathBuf> {
+    let id = id.strip_prefix("agent-").unwrap_or(id);
+    let mut found = Vec::new();
+    for parent in std::fs::read_dir(dir).ok()?.filter_map(Result::ok) {
+        let Ok(subs) = std::fs::read_dir(parent.path().join("subagents")) else {
+            continue;
+        };
+        for file in subs.filter_map(Result::ok).map(|e| e.path()) {
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if stem
+                .strip_prefix("agent-")
+                .is_some_and(|s| s.starts_with(id))
+            {
+                found.push(file);
+            }
+        }
+    }
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+type Row = (
+    u64,
+    String,
+    String,
+    tack_protocol::ToolOutcome,
+    bool,
+    u64,
+    Option<Box<tack_protocol::AuditRecord>>,
+);
+
+/// What `tack log` shows of one transcript.
+struct Log {
+    rows: Vec<Row>,
+    /// Token use per model request, in order: (finished_ms, usage).
+    turns: Vec<(u64, tack_protocol::Usage)>,
+    /// The sub-agents started here, by the Agent call's tool_use id.
+    subagents: std::collections::HashMap<String, Subagent>,
+    /// Set when this transcript is a sub-agent's: its first event.
+    started_as: Option<Started>,
+    /// Where and why the conversation was compacted: (ms, line, json).
+    compactions: Vec<(u64, String, serde_json::Value)>,
+}
+
+struct Started {
+    agent_id: String,
+    agent_type: String,
+    description: String,
+    parent_session_id: String,
+    parent_tool_use_id: String,
+}
+
+struct Subagent {
+    agent_id: String,
+    agent_type: String,
+    path: std::path::PathBuf,
+    usage: tack_protocol::Usage,
+    turns: u32,
+    status: Option<tack_protocol::RunStatus>,
+}
+
+fn read_log(path: &std::path::Path) -> Result<Log, Failure> {
+    use tack_protocol::SessionEvent;
+    let events = transcript::read_events(path).map_err(Failure::internal)?;
+    let mut log = Log {
+        rows: Vec::new(),
+        turns: Vec::new(),
+        subagents: Default::default(),
+        started_as: None,
+        compactions: Vec::new(),
+    };
+    for (n, (ts, event)) in events.into_iter().enumerate() {
+        match event {
+            SessionEvent::TurnEnd { usage, .. } => log.turns.push((ts, usage)),
+            SessionEvent::Compaction {
+                trigger,
+                reason,
+                stages,
+                tokens_before,
+                tokens_after,
+                cleared_tool_results,
+                summarized_messages,
+                ..
+            } => {
+                let when = humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ts));
+                let freed = tokens_before.saturating_sub(tokens_after);
+                let group = tack_agent::context::group;
+                let line = format!(
+                    "{when}  compacted ({trigger}: {reason}): {} → {} tokens, freed {}; {}: {cleared_tool_results} tool result(s) cleared, {summarized_messages} message(s) summarised",
+                    group(tokens_before),
+                    group(tokens_after),
+                    group(freed),
+                    stages.join(" + "),
+                );
+                let value = json!({
+                    "finished_ms": ts,
+                    "compaction": {
+                        "trigger": trigger,
+                        "reason": reason,
+                        "stages": stages,
+                        "tokens_before": tokens_before,
+                        "tokens_after": tokens_after,
+                        "freed_tokens": freed,
+                        "cleared_tool_results": cleared_tool_results,
+                        "summarized_messages": summarized_messages,
+                    },
+                });
+                log.compactions.push((ts, line, value));
+            }
+            SessionEvent::ToolResult {
+                tool_use_id,
+                name,
+                outcome,
+                is_error,
+                duration_ms,
+                audit,
+                ..
+            } => log
+                .rows
+                .push((ts, tool_use_id, name, outcome, is_error, duration_ms, audit)),
+            SessionEvent::SubagentStart {
+                agent_id,
+                agent_type,
+                description,
+                parent_session_id,
+                parent_tool_use_id,
+                transcript_path,
+            } => {
+                if n == 0 {
+                    log.started_as = Some(Started {
+                        agent_id,
+                        agent_type,
+                        description,
+                        parent_session_id,
+                        parent_tool_use_id,
+                    });
+                } else {
+                    log.subagents.insert(
+                        parent_tool_use_id,
+                        Subagent {
+                            agent_id,
+                            agent_type,
+                            path: transcript_path.into(),
+                            usage: Default::default(),
+                            turns: 0,
+                            status: None,
+                        },
+                    );
+                }
+            }
+            SessionEvent::SubagentStop {
+                parent_tool_use_id,
+                status,
+                turns,
+                usage,
+                ..
+            } => {
+                if let Some(sub) = log.subagents.get_mut(&parent_tool_use_id) {
+                    sub.usage = usage;
+                    sub.turns = turns;
+                    sub.status = Some(status);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(log)
+}
+
+/// The rows of `log`, sub-agents' calls under their Agent call, `depth` deep.
+fn print_rows(log: &Log, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let mut compactions = log.compactions.iter().peekable();
+    for (ts, id, name, outcome, _, duration_ms, audit) in &log.rows {
+        while let Some((_, line, _)) = compactions.next_if(|(at, _, _)| at <= ts) {
+            outln!("{pad}{line}");
         }
         let Some(a) = audit else {
-            outln!("{name} [{id}]  not run ({outcome:?})");
+            outln!("{pad}{name} [{id}]  not run ({outcome:?})");
             continue;
         };
         let when =
             humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(a.started_ms));
         let input = serde_json::to_string(&a.input).unwrap_or_default();
         let input: String = input.chars().take(160).collect();
-        outln!("{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms");
-        outln!("    input: {input}");
+        outln!("{pad}{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms");
+        outln!("{pad}    input: {input}");
         if !a.rewritten_by.is_empty() {
-            outln!("    rewritten by: {}", a.rewritten_by.join(", "));
+            outln!("{pad}    rewritten by: {}", a.rewritten_by.join(", "));
         }
-        outln!("    decision: {} by {}", a.decision, a.decided_by);
+        outln!("{pad}    decision: {} by {}", a.decision, a.decided_by);
         if let Some(how) = a.interrupted {
-            outln!("    interrupted: {}", how.as_str());
+            outln!("{pad}    interrupted: {}", how.as_str());
         }
         if !a.artifacts.is_empty() {
-            outln!("    artifacts: {}", a.artifacts.join(", "));
+            outln!("{pad}    artifacts: {}", a.artifacts.join(", "));
         }
-        outln!("    definition: {}", a.definition_hash);
+        outln!("{pad}    definition: {}", a.definition_hash);
+        if let Some(sub) = log.subagents.get(id) {
+            print_subagent(sub, depth + 1);
+        }
     }
-    for (_, line, _) in pending {
-        outln!("{line}");
+    for (_, line, _) in compactions {
+        outln!("{pad}{line}");
     }
-    print_usage(&turns);
-    Ok(exit::OK)
+}
+
+fn print_subagent(sub: &Subagent, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let u = &sub.usage;
+    outln!(
+        "{pad}sub-agent {} ({}): {}, {} requests, {} / {} / {} / {} tokens, transcript {}",
+        sub.agent_id,
+        sub.agent_type,
+        sub.status.map_or("unfinished", |s| s.as_str()),
+        sub.turns,
+        u.input_tokens,
+        u.cache_read_input_tokens,
+        u.cache_creation_input_tokens,
+        u.output_tokens,
+        sub.path.display()
+    );
+    match read_log(&sub.path) {
+        Ok(log) => print_rows(&log, depth),
+        Err(_) => outln!("{pad}    (its transcript cannot be read)"),
+    }
+}
+
+/// One JSON object per call; a sub-agent's calls follow its Agent call and
+/// carry its `agent_id` and the Agent call's id as `parent_tool_use_id`.
+fn print_json(log: &Log, agent: Option<(&str, &str)>) {
+    for (_, _, value) in &log.compactions {
+        outln!("{value}");
+    }
+    for (ts, id, name, outcome, is_error, duration_ms, audit) in &log.rows {
+        let mut row = json!({
+            "finished_ms": ts,
+            "tool_use_id": id,
+            "tool": name,
+            "outcome": outcome,
+            "is_error": is_error,
+            "duration_ms": duration_ms,
+            "audit": audit,
+        });
+        if let (Some((agent_id, parent)), Some(obj)) = (agent, row.as_object_mut()) {
+            obj.insert("agent_id".into(), agent_id.into());
+            obj.insert("parent_tool_use_id".into(), parent.into());
+        }
+        outln!("{row}");
+        if let Some(sub) = log.subagents.get(id)
+            && let Ok(sub_log) = read_log(&sub.path)
+        {
+            print_json(&sub_log, Some((&sub.agent_id, id)));
+        }
+    }
 }
 
 /// Tokens per model request and for the session: input as sent uncached,

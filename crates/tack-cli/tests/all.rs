@@ -23,6 +23,9 @@ mod hook_payloads;
 #[path = "all/long_sessions.rs"]
 mod long_sessions;
 
+#[path = "all/subagents.rs"]
+mod subagents;
+
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
     mock: MockServer,

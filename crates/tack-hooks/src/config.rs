@@ -28,7 +28,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 ///
 /// All of Claude Code's core events parse; tack fires the ones with a method
 /// on [`Hooks`](crate::Hooks) (SessionStart, UserPromptSubmit, PreToolUse,
-/// PostToolUse, PostToolUseFailure, Stop, SessionEnd).
+/// PostToolUse, PostToolUseFailure, Stop, SubagentStart, SubagentStop, SessionEnd).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum HookEvent {
@@ -40,6 +40,7 @@ pub enum HookEvent {
     PostToolUseFailure,
     Notification,
     Stop,
+    SubagentStart,
     SubagentStop,
     PreCompact,
     PostCompact,
@@ -48,7 +49,7 @@ pub enum HookEvent {
 
 impl HookEvent {
     /// Every event, in the order of a session.
-    pub const ALL: [HookEvent; 12] = [
+    pub const ALL: [HookEvent; 13] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
@@ -57,6 +58,7 @@ impl HookEvent {
         HookEvent::PostToolUseFailure,
         HookEvent::Notification,
         HookEvent::Stop,
+        HookEvent::SubagentStart,
         HookEvent::SubagentStop,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
@@ -74,6 +76,7 @@ impl HookEvent {
             HookEvent::PostToolUseFailure => "PostToolUseFailure",
             HookEvent::Notification => "Notification",
             HookEvent::Stop => "Stop",
+            HookEvent::SubagentStart => "SubagentStart",
             HookEvent::SubagentStop => "SubagentStop",
             HookEvent::PreCompact => "PreCompact",
             HookEvent::PostCompact => "PostCompact",
@@ -103,7 +106,10 @@ impl HookEvent {
             | HookEvent::PostCompact
             | HookEvent::SessionStart
             | HookEvent::SessionEnd => true,
-            HookEvent::UserPromptSubmit | HookEvent::Stop | HookEvent::SubagentStop => false,
+            HookEvent::UserPromptSubmit
+            | HookEvent::Stop
+            | HookEvent::SubagentStart
+            | HookEvent::SubagentStop => false,
         }
     }
 }

@@ -22,6 +22,7 @@ mod post_tool_use;
 mod pre_tool_use;
 mod session;
 mod stop;
+mod subagent;
 mod user_prompt_submit;
 
 use std::path::PathBuf;
@@ -50,6 +51,15 @@ pub struct HookContext {
     /// The hook's working directory, and `CLAUDE_PROJECT_DIR` /
     /// `TACK_PROJECT_DIR` in its environment.
     pub project_dir: PathBuf,
+    /// Set inside a sub-agent: `agent_id` and `agent_type` on stdin.
+    pub agent: Option<SubagentIdentity>,
+}
+
+/// Which sub-agent a hook runs for (protocols: `agent_id`, `agent_type`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentIdentity {
+    pub agent_id: String,
+    pub agent_type: String,
 }
 
 /// The hooks of a session, read from settings; runs them per event.
@@ -177,6 +187,10 @@ impl Hooks {
             payload.insert("cwd".into(), ctx.cwd.to_string_lossy().into_owned().into());
             payload.insert("permission_mode".into(), ctx.permission_mode.clone().into());
             payload.insert("hook_event_name".into(), event.as_str().into());
+            if let Some(agent) = &ctx.agent {
+                payload.insert("agent_id".into(), agent.agent_id.clone().into());
+                payload.insert("agent_type".into(), agent.agent_type.clone().into());
+            }
             state.fields(&mut payload);
             let stdin = serde_json::to_vec(&Value::Object(payload)).unwrap_or_default();
             tracing::debug!(event = %event, command = %hook.hook.command, "running hook");

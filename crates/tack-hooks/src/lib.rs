@@ -44,6 +44,7 @@
 //!     cwd: std::env::temp_dir(),
 //!     permission_mode: "default".into(),
 //!     project_dir: std::env::temp_dir(),
+//!     agent: None,
 //! };
 //! let runtime = tokio::runtime::Runtime::new()?;
 //! let outcome = runtime.block_on(hooks.pre_tool_use(
@@ -68,7 +69,7 @@ mod run;
 
 pub use config::{CommandHook, DEFAULT_TIMEOUT, HookEvent, HookRef, Matcher};
 pub use error::{Error, Result};
-pub use hooks::{HookContext, Hooks};
+pub use hooks::{HookContext, Hooks, SubagentIdentity};
 pub use outcome::{
     CompactOutcome, HookDecision, HookNote, HookReport, HookRun, HookStop, PostToolUseOutcome,
     PreToolUseOutcome, ReportKind, SessionEndOutcome, SessionStartOutcome, StopOutcome,

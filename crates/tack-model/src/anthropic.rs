@@ -14,6 +14,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tack_protocol::{ContentBlock, MessageResponse, MessagesRequest};
 
+use crate::encoded::{self, EncodedRequest, OwnedParts, WireFormat};
 use crate::http::{self, ErrorContext};
 use crate::retry::{RetryPolicy, with_retries};
 use crate::sse::{Flow, SseStream};
@@ -125,31 +126,43 @@ impl AnthropicClient {
         &self.endpoint
     }
 
-    fn body(&self, request: &MessagesRequest) -> Result<Value, ModelError> {
-        let mut body = serde_json::to_value(request)
-            .map_err(|e| ModelError::Decode(format!("cannot encode the request: {e}")))?;
-        if let Value::Object(map) = &mut body {
-            if request.model.is_empty() {
-                map.insert("model".into(), Value::String(self.config.model.clone()));
-            }
-            if self.config.stream {
-                map.insert("stream".into(), Value::Bool(true));
-            } else {
-                map.remove("stream");
-            }
-            if self.config.prompt_cache {
-                crate::cache::mark_breakpoints(map);
-            }
+    /// The request body for `request`, assembled from its encoded parts
+    /// (re-encoded first when they are in another wire shape).
+    pub fn body(&self, request: &EncodedRequest<'_>) -> Vec<u8> {
+        if request.is_in(WireFormat::Messages) {
+            return encoded::messages_body(
+                request,
+                &self.config.model,
+                self.config.stream,
+                self.config.prompt_cache,
+            );
         }
-        Ok(body)
+        let whole = request.to_request();
+        let parts = OwnedParts::new(WireFormat::Messages, &whole);
+        self.body(&parts.request(&whole))
     }
 
-    async fn attempt(&self, body: &Value, sink: &dyn EventSink) -> Result<ModelTurn, ModelError> {
+    /// The model a body goes to, for error messages.
+    fn model_of<'a>(&'a self, request: &'a MessagesRequest) -> &'a str {
+        if request.model.is_empty() {
+            &self.config.model
+        } else {
+            &request.model
+        }
+    }
+
+    async fn attempt(
+        &self,
+        body: &bytes::Bytes,
+        model: &str,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
         let mut req = self
             .http
             .post(&self.endpoint)
             .header("anthropic-version", API_VERSION)
-            .json(body);
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.clone());
         if let Some(key) = &self.config.api_key {
             req = req.header("x-api-key", key);
         } else if let Some(token) = &self.config.auth_token {
@@ -163,7 +176,6 @@ impl AnthropicClient {
             .await
             .map_err(|e| http::connection_error(&self.endpoint, &e))?;
         if !resp.status().is_success() {
-            let model = body.get("model").and_then(Value::as_str).unwrap_or("");
             let ctx = ErrorContext {
                 provider: "anthropic",
                 model,
@@ -214,8 +226,25 @@ impl ModelClient for AnthropicClient {
         request: &MessagesRequest,
         sink: &dyn EventSink,
     ) -> Result<ModelTurn, ModelError> {
-        let body = self.body(request)?;
-        with_retries(&self.config.retry, sink, |_| self.attempt(&body, sink)).await
+        let parts = OwnedParts::new(WireFormat::Messages, request);
+        self.complete_encoded(&parts.request(request), sink).await
+    }
+
+    fn wire_format(&self) -> Option<WireFormat> {
+        Some(WireFormat::Messages)
+    }
+
+    async fn complete_encoded(
+        &self,
+        request: &EncodedRequest<'_>,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
+        let body = bytes::Bytes::from(self.body(request));
+        let model = self.model_of(request.settings);
+        with_retries(&self.config.retry, sink, |_| {
+            self.attempt(&body, model, sink)
+        })
+        .await
     }
 }
 

@@ -37,7 +37,7 @@ fn has_marker(block: &Value) -> bool {
 }
 
 /// Whether the API accepts `cache_control` on this content block.
-fn may_carry(block: &Value) -> bool {
+pub(crate) fn may_carry(block: &Value) -> bool {
     match block.get("type").and_then(Value::as_str) {
         Some("thinking" | "redacted_thinking") | None => false,
         Some("text") => block

@@ -7,6 +7,12 @@
 //! their end) happen inside `complete`, always before any tool of that turn has
 //! run, so a retry never runs a tool twice.
 //!
+//! A caller that keeps its conversation (a long session) gives each part
+//! once, encoded in the client's [`WireFormat`], and sends
+//! [`EncodedRequest`]s with [`ModelClient::complete_encoded`]: a request body
+//! is then a concatenation of bytes, with no per-request encoding of the
+//! conversation ([`encoded`]).
+//!
 //! Providers: [`AnthropicClient`] (Messages API, native shape) and
 //! [`OpenAiClient`] (Chat Completions: OpenAI, Ollama, llama.cpp, vLLM; the
 //! request and response are translated). [`select_provider`] picks one from
@@ -45,7 +51,10 @@
 
 pub mod anthropic;
 pub mod cache;
+pub mod encoded;
 mod http;
+#[doc(hidden)]
+pub mod legacy;
 pub mod openai;
 pub mod pricing;
 pub mod retry;
@@ -53,6 +62,7 @@ pub mod select;
 pub mod sse;
 
 pub use anthropic::{AnthropicClient, AnthropicConfig};
+pub use encoded::{EncodedMessage, EncodedRequest, EncodedSystem, EncodedTools, WireFormat};
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use retry::RetryPolicy;
 pub use select::{ProviderKind, ProviderOptions, select_provider};
@@ -116,6 +126,25 @@ pub trait ModelClient: Send + Sync {
         request: &MessagesRequest,
         sink: &dyn EventSink,
     ) -> Result<ModelTurn, ModelError>;
+
+    /// The wire shape this client sends, so a caller can keep its parts
+    /// encoded in it ([`encoded`]). `None` (the default): the client takes
+    /// [`MessagesRequest`]s only.
+    fn wire_format(&self) -> Option<WireFormat> {
+        None
+    }
+
+    /// [`ModelClient::complete`] for a request made of parts encoded once
+    /// (in [`ModelClient::wire_format`]); the providers assemble the body
+    /// from their bytes. The default copies the parts into a
+    /// [`MessagesRequest`] and calls `complete`.
+    async fn complete_encoded(
+        &self,
+        request: &EncodedRequest<'_>,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
+        self.complete(&request.to_request(), sink).await
+    }
 }
 
 /// Why a model request failed.

@@ -28,10 +28,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tack_protocol::{
-    ContentBlock, Extra, ImageBlock, MessageResponse, MessagesRequest, Role, StopReason,
-    ToolChoice, ToolResultBlock, ToolResultContent, Usage,
+    ContentBlock, Extra, ImageBlock, Message, MessageResponse, MessagesRequest, Role, StopReason,
+    ToolChoice, ToolResultBlock, Usage,
 };
 
+use crate::encoded::{EncodedRequest, EncodedSystem, OwnedParts, WireFormat};
 use crate::http::{self, ErrorContext};
 use crate::retry::{RetryPolicy, with_retries};
 use crate::sse::{Flow, SseStream};
@@ -193,8 +194,37 @@ impl OpenAiClient {
         format!("call_{}", self.next_call_id.fetch_add(1, Ordering::Relaxed))
     }
 
-    async fn attempt(&self, body: &Value, sink: &dyn EventSink) -> Result<ModelTurn, ModelError> {
-        let mut req = self.http.post(&self.endpoint).json(body);
+    /// The request body for `request`, assembled from its encoded parts
+    /// (re-encoded first when they are in another wire shape).
+    pub fn body(&self, request: &EncodedRequest<'_>) -> Vec<u8> {
+        chat_body(
+            request,
+            &self.config.model,
+            self.config.stream,
+            self.max_tokens_field,
+            self.config.prompt_cache_key.as_deref(),
+        )
+    }
+
+    fn model_of<'a>(&'a self, request: &'a MessagesRequest) -> &'a str {
+        if request.model.is_empty() {
+            &self.config.model
+        } else {
+            &request.model
+        }
+    }
+
+    async fn attempt(
+        &self,
+        body: &bytes::Bytes,
+        model: &str,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
+        let mut req = self
+            .http
+            .post(&self.endpoint)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.clone());
         if let Some(key) = &self.config.api_key {
             req = req.bearer_auth(key);
         }
@@ -203,7 +233,6 @@ impl OpenAiClient {
             .await
             .map_err(|e| http::connection_error(&self.endpoint, &e))?;
         if !resp.status().is_success() {
-            let model = body.get("model").and_then(Value::as_str).unwrap_or("");
             let ctx = ErrorContext {
                 provider: &self.config.provider_name,
                 model,
@@ -264,23 +293,133 @@ impl ModelClient for OpenAiClient {
         request: &MessagesRequest,
         sink: &dyn EventSink,
     ) -> Result<ModelTurn, ModelError> {
-        let model = if request.model.is_empty() {
-            &self.config.model
-        } else {
-            &request.model
-        };
-        let mut body = to_chat_request(request, model, self.config.stream, self.max_tokens_field);
-        if let (Some(key), Value::Object(map)) = (&self.config.prompt_cache_key, &mut body) {
-            map.insert("prompt_cache_key".into(), key.clone().into());
-        }
-        with_retries(&self.config.retry, sink, |_| self.attempt(&body, sink)).await
+        let parts = OwnedParts::new(WireFormat::ChatCompletions, request);
+        self.complete_encoded(&parts.request(request), sink).await
+    }
+
+    fn wire_format(&self) -> Option<WireFormat> {
+        Some(WireFormat::ChatCompletions)
+    }
+
+    async fn complete_encoded(
+        &self,
+        request: &EncodedRequest<'_>,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
+        let body = bytes::Bytes::from(self.body(request));
+        let model = self.model_of(request.settings);
+        with_retries(&self.config.retry, sink, |_| {
+            self.attempt(&body, model, sink)
+        })
+        .await
     }
 }
 
 // ---------------------------------------------------------------------------
 // Request translation
 
-/// The Chat Completions body for `request`.
+/// The Chat Completions body for `request`, assembled from its encoded
+/// parts (re-encoded first when they are in another wire shape): the bytes
+/// [`to_chat_request`] gives, with `prompt_cache_key` when set.
+pub fn chat_body(
+    request: &EncodedRequest<'_>,
+    default_model: &str,
+    stream: bool,
+    max_tokens_field: MaxTokensField,
+    prompt_cache_key: Option<&str>,
+) -> Vec<u8> {
+    if !request.is_in(WireFormat::ChatCompletions) {
+        let whole = request.to_request();
+        let parts = OwnedParts::new(WireFormat::ChatCompletions, &whole);
+        return chat_body(
+            &parts.request(&whole),
+            default_model,
+            stream,
+            max_tokens_field,
+            prompt_cache_key,
+        );
+    }
+    let s = request.settings;
+    let model = if s.model.is_empty() {
+        default_model
+    } else {
+        &s.model
+    };
+    let mut out =
+        Vec::with_capacity(request.encoded.iter().map(|m| m.len() + 1).sum::<usize>() + 512);
+    out.extend_from_slice(b"{\"model\":");
+    put(&mut out, model);
+    out.extend_from_slice(b",\"messages\":[");
+    let mut first = true;
+    let system = request.system.map(EncodedSystem::bytes).unwrap_or_default();
+    for part in std::iter::once(system).chain(request.encoded.iter().map(|m| m.bytes())) {
+        if part.is_empty() {
+            continue;
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(part);
+    }
+    out.extend_from_slice(b"],");
+    put(&mut out, max_tokens_field.key());
+    out.push(b':');
+    put(&mut out, &s.max_tokens);
+    if let Some(tools) = request.tools.filter(|t| !t.is_empty()) {
+        out.extend_from_slice(b",\"tools\":");
+        out.extend_from_slice(tools.bytes());
+        if let Some(choice) = &s.tool_choice {
+            out.extend_from_slice(b",\"tool_choice\":");
+            match choice {
+                ToolChoice::Auto { .. } => out.extend_from_slice(b"\"auto\""),
+                ToolChoice::Any { .. } => out.extend_from_slice(b"\"required\""),
+                ToolChoice::Tool { name, .. } => {
+                    out.extend_from_slice(b"{\"type\":\"function\",\"function\":{\"name\":");
+                    put(&mut out, name);
+                    out.extend_from_slice(b"}}");
+                }
+                ToolChoice::None => out.extend_from_slice(b"\"none\""),
+            }
+            if choice.disable_parallel() {
+                out.extend_from_slice(b",\"parallel_tool_calls\":false");
+            }
+        }
+    }
+    if let Some(t) = s.temperature {
+        out.extend_from_slice(b",\"temperature\":");
+        put(&mut out, &t);
+    }
+    if !s.stop_sequences.is_empty() {
+        out.extend_from_slice(b",\"stop\":");
+        put(&mut out, &s.stop_sequences);
+    }
+    if stream {
+        out.extend_from_slice(b",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
+    }
+    if let Some(key) = prompt_cache_key {
+        out.extend_from_slice(b",\"prompt_cache_key\":");
+        put(&mut out, key);
+    }
+    out.push(b'}');
+    out
+}
+
+/// One message as the chat messages it becomes, joined by commas (empty when
+/// it becomes none): the per-message part of [`to_chat_request`], encoded.
+pub fn encode_message(message: &Message) -> Vec<u8> {
+    crate::encoded::chat_message(message, image_url)
+}
+
+fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    if let Err(e) = serde_json::to_writer(&mut *out, value) {
+        tracing::error!("cannot encode part of a model request: {e}");
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// The Chat Completions body for `request`, through a `Value` tree (the
+/// clients send [`OpenAiClient::body`], which gives the same bytes).
 pub fn to_chat_request(
     request: &MessagesRequest,
     model: &str,
@@ -378,24 +517,7 @@ fn user_messages(blocks: &[ContentBlock], out: &mut Vec<Value>) {
 }
 
 fn tool_message(result: &ToolResultBlock) -> Value {
-    let mut text = result.text();
-    if let Some(ToolResultContent::Blocks(blocks)) = &result.content {
-        let others = blocks
-            .iter()
-            .filter(|b| !matches!(b, ContentBlock::Text(_)))
-            .count();
-        if others > 0 {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&format!(
-                "[{others} non-text block(s) omitted: this API takes only text in tool results]"
-            ));
-        }
-    }
-    if result.is_error {
-        text = format!("Error: {text}");
-    }
+    let text = crate::encoded::tool_text(result);
     json!({"role": "tool", "tool_call_id": result.tool_use_id, "content": text})
 }
 

@@ -28,15 +28,18 @@ const PLAN_TOOLS: &[&str] = &[
     "BashOutput",
     "ReadOutput",
     "ExitPlanMode",
+    "Agent",
 ];
 
-/// Tools that need no permission (they only touch the session itself).
+/// Tools that need no permission (they only touch the session itself; the
+/// calls of a sub-agent started by Agent each meet the rules on their own).
 const INTERNAL_TOOLS: &[&str] = &[
     "TodoWrite",
     "BashOutput",
     "ReadOutput",
     "KillShell",
     "ExitPlanMode",
+    "Agent",
 ];
 
 /// Commands acceptEdits runs without asking when every operand is inside a

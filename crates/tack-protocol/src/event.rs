@@ -328,6 +328,35 @@ pub enum SessionEvent {
         /// Tokens used in the whole session, earlier runs included.
         session_usage: Usage,
     },
+    /// A sub-agent (the Agent tool) started. The first event of the
+    /// sub-agent's own transcript, and recorded in the parent's too: the
+    /// link between the two.
+    SubagentStart {
+        agent_id: String,
+        agent_type: String,
+        /// The Agent call's `description`.
+        description: String,
+        parent_session_id: String,
+        /// The parent's Agent tool_use that runs this sub-agent.
+        parent_tool_use_id: String,
+        /// The sub-agent's transcript.
+        transcript_path: String,
+    },
+    /// A sub-agent ended (recorded in the parent's transcript, before the
+    /// Agent call's tool_result).
+    SubagentStop {
+        agent_id: String,
+        parent_tool_use_id: String,
+        status: RunStatus,
+        /// Model requests the sub-agent made.
+        turns: u32,
+        /// Tokens the sub-agent used (counted in the parent's usage too).
+        usage: Usage,
+        /// Tool calls the sub-agent made.
+        tool_uses: u32,
+        duration_ms: u64,
+        transcript_path: String,
+    },
 }
 
 impl SessionEvent {

@@ -39,6 +39,7 @@
 //! ```
 //! `examples/embed.rs` registers a Rust tool and runs against the built-in mock.
 
+pub mod agents;
 mod error;
 mod interaction;
 mod project;
@@ -47,6 +48,7 @@ mod prompt_tool;
 mod session;
 mod settings;
 pub mod sources;
+pub mod subagent;
 mod terminal;
 mod trust;
 
@@ -58,6 +60,7 @@ pub use prompt_tool::{PROMPT_TOOL_TIMEOUT, PromptTool};
 pub use session::{Begin, Resume, Session, SessionOptions, find_session};
 pub use settings::{OutputBudgetSettings, Section, SessionSettings};
 pub use sources::{ToolSource, default_sources};
+pub use subagent::{AGENT_TOOL, AgentInput};
 pub use terminal::Terminal;
 pub use trust::{HookCommand, UntrustedSettings, WideRule};
 

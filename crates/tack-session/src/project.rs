@@ -128,6 +128,21 @@ impl ProjectContext {
         Ok(ctx)
     }
 
+    /// Where agent definitions (`*.md`) are read, strongest first: the
+    /// project's `.tack/agents` and `.claude/agents` (at the project root),
+    /// then the user's `<config dir>/agents` (`~/.config/tack/agents`) and
+    /// `<Claude Code dir>/agents` (`~/.claude/agents`). A name defined in
+    /// an earlier directory hides the same name in a later one.
+    pub fn agent_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![
+            self.project_root.join(".tack/agents"),
+            self.project_root.join(".claude/agents"),
+        ];
+        dirs.extend(self.load.user_config_dir.iter().map(|d| d.join("agents")));
+        dirs.extend(self.load.claude_user_dir.iter().map(|d| d.join("agents")));
+        dirs
+    }
+
     /// Reads the user-level instruction files from `sources` instead.
     pub fn with_instructions(mut self, sources: InstructionSources) -> Self {
         self.instructions = sources;

@@ -1,7 +1,8 @@
 //! `--permission-prompt-tool mcp__server__tool`: in a run with nobody to
 //! ask, a permission ask goes to an MCP tool, as Claude Code does it.
 //!
-//! The tool is sent `{"tool_name", "input", "tool_use_id"}` and answers with
+//! The tool is sent `{"tool_name", "input", "tool_use_id"}` (and `agent_id` for a
+//! sub-agent's call) and answers with
 //! one text block holding a PermissionResult:
 //! `{"behavior":"allow","updatedInput":{…}}` or
 //! `{"behavior":"deny","message":"…"}`. Anything else — a reply that is not
@@ -139,11 +140,14 @@ impl Interaction for PromptTool {
         let Some(manager) = self.mcp.running() else {
             return self.deny("no MCP server is running in this session");
         };
-        let arguments = json!({
+        let mut arguments = json!({
             "tool_name": request.tool_name,
             "input": request.input,
             "tool_use_id": request.tool_use_id,
         });
+        if let (Some(agent), Some(obj)) = (&request.agent, arguments.as_object_mut()) {
+            obj.insert("agent_id".into(), agent.agent_id.clone().into());
+        }
         let call = manager.call(&self.server, &self.tool, arguments);
         match tokio::time::timeout(PROMPT_TOOL_TIMEOUT, call).await {
             Err(_) => self.deny(format!(
@@ -189,6 +193,7 @@ mod tests {
             tool_name: "Bash".into(),
             input: json!({"command": "ls"}),
             tool_use_id: "toolu_1".into(),
+            agent: None,
         }
     }
 

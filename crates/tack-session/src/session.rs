@@ -19,6 +19,7 @@ use tack_tool::artifacts::ArtifactStore;
 use tack_tool::{ToolRegistry, TypedTool};
 use tokio_util::sync::CancellationToken;
 
+use crate::agents::AgentDefinitions;
 use crate::error::{Error, Result};
 use crate::interaction::{Headless, Interaction, InteractionPrompter};
 use crate::project::ProjectContext;
@@ -26,6 +27,7 @@ use crate::prompt::{Environment, PromptOptions, SessionPrompt};
 use crate::sources::{
     Builtins, RustTools, SourceContext, ToolSource, default_sources, source_error,
 };
+use crate::subagent::{Link, Wiring};
 
 /// What a session is assembled from.
 pub struct SessionOptions {
@@ -42,6 +44,9 @@ pub struct SessionOptions {
     pub prompt: PromptOptions,
     /// The environment the system prompt describes (default: detected).
     pub environment: Option<Environment>,
+    /// Whether the session has the Agent tool (sub-agents; see
+    /// [`crate::subagent`]). Default: no.
+    pub subagents: bool,
 }
 
 impl SessionOptions {
@@ -56,7 +61,15 @@ impl SessionOptions {
             events: EventBus::new(),
             prompt: PromptOptions::default(),
             environment: None,
+            subagents: false,
         }
+    }
+
+    /// Adds the Agent tool: sub-agents from the agent definitions of the
+    /// project and the user ([`crate::agents`]), or the built-in one.
+    pub fn subagents(mut self, on: bool) -> Self {
+        self.subagents = on;
+        self
     }
 
     /// A new session id (UUIDv7: sorts by time).
@@ -144,6 +157,8 @@ pub struct Session {
     compaction: tack_agent::CompactionConfig,
     /// What [`Session::client_pipeline`] builds a client's tools from.
     recipe: ClientRecipe,
+    /// The Agent tool's way to the session's loop, when it has one.
+    subagents: Option<Arc<Link>>,
 }
 
 /// What a client's own built-in tools and artifact store are made from.
@@ -180,6 +195,7 @@ impl Session {
             events,
             prompt,
             environment,
+            subagents,
         } = options;
         let approved;
         let project = if project.settings.unapproved.is_empty() {
@@ -217,6 +233,18 @@ impl Session {
                 }
             }
         }
+        let link = subagents.then(|| {
+            let agents = AgentDefinitions::load(&project.agent_dirs());
+            for notice in agents.notices() {
+                interaction.notice(notice);
+            }
+            Arc::new(Link::new(agents, &session_id, project.sessions_dir()))
+        });
+        if let Some(link) = &link
+            && let Err(e) = registry.register_typed(link.tool())
+        {
+            interaction.notice(&format!("the Agent tool was left out: {e}"));
+        }
         if let Some(names) = only_tools {
             keep_only(&mut registry, &names)?;
         }
@@ -236,7 +264,8 @@ impl Session {
         instructions
             .project_root
             .get_or_insert_with(|| project.project_root.clone());
-        let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt);
+        let prompt_options = prompt;
+        let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt_options);
         for warning in prompt.warnings() {
             interaction.notice(warning);
         }
@@ -251,6 +280,7 @@ impl Session {
                     cwd: project.cwd.clone(),
                     permission_mode: mode.as_str().to_owned(),
                     project_dir: project.project_root.clone(),
+                    agent: None,
                 },
             ))
         });
@@ -267,11 +297,26 @@ impl Session {
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
             .permission(Arc::new(permission))
-            .budget(Arc::new(output_budget(project, artifacts.clone())));
+            .budget(Arc::new(output_budget(project, Arc::clone(&artifacts))));
         if let Some(hooks) = &hooks {
             builder = builder.hooks(hooks.clone());
         }
         let pipeline = builder.build();
+        if let Some(link) = &link {
+            let builtins = recipe.builtins.then(|| {
+                let (project, policy) = (recipe.project.clone(), recipe.policy.clone());
+                let artifacts = Arc::clone(&artifacts);
+                Box::new(move || Builtins::tools(&project, &policy, &artifacts)) as _
+            });
+            link.wire(Wiring {
+                pipeline: pipeline.downgrade(),
+                builtins,
+                hooks: hooks.clone(),
+                environment: environment.clone(),
+                instructions: instructions.clone(),
+                prompt: prompt_options.clone(),
+            });
+        }
         for source in &sources {
             if let Some(updates) = source.updates() {
                 follow(updates, &pipeline);
@@ -289,6 +334,7 @@ impl Session {
             prompt,
             compaction: settings.compaction.config(Some(artifacts.clone())),
             recipe,
+            subagents: link,
         })
     }
 
@@ -374,11 +420,16 @@ impl Session {
     /// The loop over this session's pipeline and hooks, with the session's
     /// system prompt unless `config.system` holds one already.
     pub fn agent(&self, client: Arc<dyn ModelClient>, mut config: AgentConfig) -> Agent {
-        if config.system.is_none() && !self.prompt.text().is_empty() {
-            config.system = Some(self.prompt.text().to_owned());
-        }
+        // Sub-agents compact like their parent (cleared results go to the
+        // same artifact store: their ids are their own calls').
         if config.compaction.is_none() {
             config.compaction = Some(self.compaction.clone());
+        }
+        if let Some(link) = &self.subagents {
+            link.set_model(Arc::clone(&client), config.clone());
+        }
+        if config.system.is_none() && !self.prompt.text().is_empty() {
+            config.system = Some(self.prompt.text().to_owned());
         }
         let agent = Agent::new(
             client,

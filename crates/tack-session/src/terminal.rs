@@ -80,6 +80,13 @@ fn ask_blocking(request: &PromptRequest, abandoned: &AtomicBool) -> std::io::Res
         reason: INTERRUPTED_AT_PROMPT.into(),
     };
     writeln!(out, "\ntack wants to run {}", request.call)?;
+    if let Some(agent) = &request.agent {
+        writeln!(
+            out,
+            "  asked by: the {} sub-agent {}",
+            agent.agent_type, agent.agent_id
+        )?;
+    }
     if request.destructive {
         writeln!(out, "  ⚠ this call may delete or overwrite data")?;
     }

@@ -227,6 +227,9 @@ struct Shared {
     cwd: std::path::PathBuf,
     session_id: String,
     events: EventBus,
+    /// Tokens spent by sub-agents on this pipeline's behalf since the loop
+    /// last took them ([`Pipeline::take_delegated_usage`]).
+    delegated: std::sync::Mutex<tack_protocol::Usage>,
 }
 
 /// Builder-style configuration of a [`Pipeline`].
@@ -298,6 +301,7 @@ impl Pipeline {
                 cwd,
                 session_id: session_id.into(),
                 events: EventBus::default(),
+                delegated: Default::default(),
             },
         }
     }
@@ -387,8 +391,67 @@ impl Pipeline {
                 cwd: shared.cwd.clone(),
                 session_id: shared.session_id.clone(),
                 events: shared.events.clone(),
+                delegated: Default::default(),
             }),
         }
+    }
+
+    /// A pipeline for a sub-agent: the same permission stage (so the rules,
+    /// the asks and the approvals given in the session are the parent's),
+    /// output budget and timeout, with the tools of `registry` (a subset of
+    /// this one's), `hooks` (the parent's runner bound to the sub-agent) and
+    /// its own `events` (its own transcript).
+    pub fn for_subagent(
+        &self,
+        registry: ToolRegistry,
+        hooks: Arc<dyn HookStage>,
+        events: EventBus,
+    ) -> Pipeline {
+        let shared = &self.shared;
+        Pipeline {
+            shared: Arc::new(Shared {
+                registry: std::sync::RwLock::new(Arc::new(registry)),
+                permission: Arc::clone(&shared.permission),
+                hooks,
+                budget: Arc::clone(&shared.budget),
+                default_timeout: shared.default_timeout,
+                cwd: shared.cwd.clone(),
+                session_id: shared.session_id.clone(),
+                events,
+                delegated: Default::default(),
+            }),
+        }
+    }
+
+    /// Where this pipeline's events go.
+    pub fn events(&self) -> &EventBus {
+        &self.shared.events
+    }
+
+    /// The hook stage of this pipeline.
+    pub fn hook_stage(&self) -> Arc<dyn HookStage> {
+        Arc::clone(&self.shared.hooks)
+    }
+
+    /// Adds tokens a sub-agent spent for a call of this pipeline; the loop
+    /// counts them in its run and session usage.
+    pub fn add_delegated_usage(&self, usage: &tack_protocol::Usage) {
+        self.shared
+            .delegated
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .add(usage);
+    }
+
+    /// The tokens sub-agents spent since the last call (and resets them).
+    pub fn take_delegated_usage(&self) -> tack_protocol::Usage {
+        std::mem::take(
+            &mut *self
+                .shared
+                .delegated
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        )
     }
 
     pub fn session_id(&self) -> &str {

@@ -28,6 +28,7 @@ fn runner(dir: &Path, settings: Value) -> Arc<HookRunner> {
             cwd: dir.to_owned(),
             permission_mode: "default".into(),
             project_dir: dir.to_owned(),
+            agent: None,
         },
     ))
 }

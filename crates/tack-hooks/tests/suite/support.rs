@@ -94,6 +94,7 @@ impl Project {
             cwd: self.path().join("work"),
             permission_mode: "default".into(),
             project_dir: self.path().to_path_buf(),
+            agent: None,
         }
     }
 }

@@ -17,6 +17,7 @@ mod fuzz;
 mod project_trust;
 mod red_team;
 mod sessions;
+mod subagents;
 mod system_prompt;
 mod web_search;
 mod write_options;
