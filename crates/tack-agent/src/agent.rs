@@ -88,6 +88,9 @@ pub struct Agent {
     /// How full the window is; made at the first request (the model is known then).
     meter: Option<ContextMeter>,
     compaction: CompactionConfig,
+    /// Body fields of every request (Anthropic's `context_management` when
+    /// the provider compacts).
+    extra: tack_protocol::Extra,
 }
 
 /// What a compaction did ([`Agent::compact`]).
@@ -138,6 +141,7 @@ impl Agent {
             session_turns: 0,
             hooks: None,
             meter: None,
+            extra: Default::default(),
             compaction,
         }
     }
@@ -196,11 +200,14 @@ impl Agent {
     fn meter(&mut self) -> &mut ContextMeter {
         if self.meter.is_none() {
             let model = self.model_name();
-            self.meter = Some(ContextMeter::new(
-                self.compaction.window,
-                &model,
-                self.client.provider(),
-            ));
+            let meter = ContextMeter::new(self.compaction.window, &model, self.client.provider());
+            if self.provider_compacts() {
+                self.extra.insert(
+                    "context_management".into(),
+                    context::anthropic_context_management(&self.compaction, meter.window()),
+                );
+            }
+            self.meter = Some(meter);
         }
         self.meter
             .get_or_insert_with(|| ContextMeter::new(None, "", ""))
@@ -246,7 +253,7 @@ impl Agent {
             stream: self.config.stream,
             temperature: None,
             stop_sequences: Vec::new(),
-            extra: Default::default(),
+            extra: self.extra.clone(),
         }
     }
 
@@ -291,8 +298,10 @@ impl Agent {
                     self.answer_tools(tool_uses, turn.malformed_inputs, cancel)
                         .await
                 }
-                // Resend as is: the API continues the paused turn.
+                // Resend as is: the API continues the paused turn (or, for
+                // the beta `compaction` stop, goes on after its summary).
                 StopReason::PauseTurn => Next::Ask,
+                StopReason::Other(reason) if reason == "compaction" => Next::Ask,
                 // Input and output filled the window: the response is cut
                 // short. Compact and go on, once in a row.
                 StopReason::ModelContextWindowExceeded if !window_compacted => {
@@ -382,9 +391,16 @@ impl Agent {
     ) -> Option<tack_model::ModelTurn> {
         let mut retried_overflow = false;
         loop {
-            if self.compaction.auto {
-                let (window, estimate) = self.context_usage();
+            self.meter();
+            if self.compaction.auto && !self.provider_compacts() {
+                let (window, mut estimate) = self.context_usage();
                 let threshold = self.compaction.threshold.tokens(window);
+                // Near the threshold and not calibrated yet (a resumed
+                // session's first request): ask the provider's count.
+                let near = estimate > threshold * 7 / 10 && estimate < threshold * 13 / 10;
+                if near && self.meter().last_input_tokens().is_none() {
+                    estimate = self.count_tokens().await.unwrap_or(estimate);
+                }
                 if estimate > threshold {
                     let reason = format!(
                         "{} of {} tokens (over the {} threshold)",
@@ -449,6 +465,34 @@ impl Agent {
             run.status = RunStatus::ModelError;
             run.error = Some(error);
             return None;
+        }
+    }
+
+    /// Whether the provider compacts this session itself (Anthropic's
+    /// context management, when the settings ask for it).
+    fn provider_compacts(&self) -> bool {
+        self.compaction.provider && self.client.provider() == "anthropic"
+    }
+
+    /// The provider's count of the next request, calibrating the meter;
+    /// `None` where there is no such endpoint or it failed.
+    async fn count_tokens(&mut self) -> Option<u64> {
+        self.refresh_prefix();
+        let bytes = self.static_bytes() + self.conversation.encoded_len();
+        let settings = self.request();
+        let request =
+            self.conversation
+                .request(&settings, self.prefix.system(), self.prefix.tools());
+        match self.client.count_tokens(&request).await {
+            Ok(Some(tokens)) => {
+                self.meter().calibrate(bytes, tokens);
+                Some(tokens)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::debug!("token count failed: {e}");
+                None
+            }
         }
     }
 

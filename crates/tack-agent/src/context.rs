@@ -153,6 +153,11 @@ pub struct CompactionConfig {
     /// Where cleared tool results are saved for ReadOutput (the session's
     /// artifact store). Without one a stub points at the transcript.
     pub artifacts: Option<Arc<ArtifactStore>>,
+    /// Let the provider compact where it can (Anthropic's context
+    /// management: old tool uses cleared and the conversation compacted by
+    /// the API, with the same threshold and keep count); tack's own stages
+    /// then only run on an overflow and for other providers.
+    pub provider: bool,
 }
 
 impl Default for CompactionConfig {
@@ -165,6 +170,7 @@ impl Default for CompactionConfig {
             keep_tool_results: DEFAULT_KEEP_TOOL_RESULTS,
             instructions: None,
             artifacts: None,
+            provider: false,
         }
     }
 }
@@ -772,6 +778,34 @@ pub fn rebuild(messages: &[Message], cut: usize, summary: Result<&str, &str>) ->
     out.push(Message::user_text(text));
     out.extend_from_slice(&messages[cut..]);
     out
+}
+
+/// Anthropic's `context_management` for `config` and `window`: clear old
+/// tool uses past the threshold (at least down to the target, so the cache
+/// breaks seldom), and compact past the midpoint between the threshold and
+/// the window (the API's minimum trigger is 50,000 tokens).
+pub fn anthropic_context_management(config: &CompactionConfig, window: u64) -> Value {
+    let threshold = config.threshold.tokens(window);
+    let target = (window as f64 * config.target_percent / 100.0) as u64;
+    let compact_at = (threshold + window.saturating_sub(threshold) / 2)
+        .min(window * 95 / 100)
+        .max(50_000);
+    let mut compact = serde_json::json!({
+        "type": "compact_20260112",
+        "trigger": {"type": "input_tokens", "value": compact_at},
+    });
+    if let Some(instructions) = &config.instructions {
+        compact["instructions"] = Value::from(instructions.as_str());
+    }
+    serde_json::json!({"edits": [
+        {
+            "type": "clear_tool_uses_20250919",
+            "trigger": {"type": "input_tokens", "value": threshold},
+            "keep": {"type": "tool_uses", "value": config.keep_tool_results},
+            "clear_at_least": {"type": "input_tokens", "value": threshold.saturating_sub(target).max(1)},
+        },
+        compact,
+    ]})
 }
 
 #[cfg(test)]

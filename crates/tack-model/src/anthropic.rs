@@ -151,23 +151,34 @@ impl AnthropicClient {
         }
     }
 
-    async fn attempt(
-        &self,
-        body: &bytes::Bytes,
-        model: &str,
-        sink: &dyn EventSink,
-    ) -> Result<ModelTurn, ModelError> {
+    /// A POST to `url` with the API's headers: version, key, and the beta
+    /// flags the body's fields need.
+    fn post(&self, url: &str, body: bytes::Bytes, betas: &[&str]) -> reqwest::RequestBuilder {
         let mut req = self
             .http
-            .post(&self.endpoint)
+            .post(url)
             .header("anthropic-version", API_VERSION)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.clone());
+            .body(body);
+        if !betas.is_empty() {
+            req = req.header("anthropic-beta", betas.join(","));
+        }
         if let Some(key) = &self.config.api_key {
             req = req.header("x-api-key", key);
         } else if let Some(token) = &self.config.auth_token {
             req = req.bearer_auth(token);
         }
+        req
+    }
+
+    async fn attempt(
+        &self,
+        body: &bytes::Bytes,
+        model: &str,
+        betas: &[&str],
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
+        let mut req = self.post(&self.endpoint, body.clone(), betas);
         if self.config.stream {
             req = req.header("accept", "text/event-stream");
         }
@@ -241,11 +252,72 @@ impl ModelClient for AnthropicClient {
     ) -> Result<ModelTurn, ModelError> {
         let body = bytes::Bytes::from(self.body(request));
         let model = self.model_of(request.settings);
+        let betas = betas_for(&request.settings.extra);
         with_retries(&self.config.retry, sink, |_| {
-            self.attempt(&body, model, sink)
+            self.attempt(&body, model, &betas, sink)
         })
         .await
     }
+
+    async fn count_tokens(&self, request: &EncodedRequest<'_>) -> Result<Option<u64>, ModelError> {
+        // The count takes a Messages body without max_tokens and stream (rare
+        // enough that a Value round trip is fine).
+        let body = encoded::messages_body(request, &self.config.model, false, false);
+        let mut value: Value = serde_json::from_slice(&body)
+            .map_err(|e| ModelError::Decode(format!("cannot re-read the request: {e}")))?;
+        if let Value::Object(map) = &mut value {
+            for key in ["max_tokens", "stream", "temperature", "stop_sequences"] {
+                map.remove(key);
+            }
+        }
+        let body = serde_json::to_vec(&value)
+            .map_err(|e| ModelError::Decode(format!("cannot encode the request: {e}")))?;
+        let url = format!("{}/v1/messages/count_tokens", self.base_url);
+        let betas = betas_for(&request.settings.extra);
+        let resp = self
+            .post(&url, body.into(), &betas)
+            .send()
+            .await
+            .map_err(|e| http::connection_error(&url, &e))?;
+        if !resp.status().is_success() {
+            let ctx = ErrorContext {
+                provider: "anthropic",
+                model: self.model_of(request.settings),
+                base_url: &self.base_url,
+                url: &url,
+            };
+            return Err(http::api_error(resp, &ctx).await);
+        }
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| http::connection_error(&url, &e))?;
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ModelError::Decode(format!("count_tokens answered {e}")))?;
+        Ok(value.get("input_tokens").and_then(Value::as_u64))
+    }
+}
+
+/// The `anthropic-beta` flags a body's fields need: context management's
+/// edits (`clear_*` → `context-management-2025-06-27`, `compact_*` →
+/// `compact-2026-01-12`).
+fn betas_for(extra: &tack_protocol::Extra) -> Vec<&'static str> {
+    let mut betas = Vec::new();
+    let edits = extra
+        .get("context_management")
+        .and_then(|c| c.get("edits"))
+        .and_then(Value::as_array);
+    for edit in edits.into_iter().flatten() {
+        let beta = match edit.get("type").and_then(Value::as_str) {
+            Some(t) if t.starts_with("compact_") => "compact-2026-01-12",
+            Some(_) => "context-management-2025-06-27",
+            None => continue,
+        };
+        if !betas.contains(&beta) {
+            betas.push(beta);
+        }
+    }
+    betas
 }
 
 async fn read_stream(

@@ -145,6 +145,13 @@ pub trait ModelClient: Send + Sync {
     ) -> Result<ModelTurn, ModelError> {
         self.complete(&request.to_request(), sink).await
     }
+
+    /// The provider's own count of a request's input tokens, where it has
+    /// an endpoint for it (Anthropic's `POST /v1/messages/count_tokens`);
+    /// `Ok(None)` (the default) where it has none.
+    async fn count_tokens(&self, _request: &EncodedRequest<'_>) -> Result<Option<u64>, ModelError> {
+        Ok(None)
+    }
 }
 
 /// Why a model request failed.

@@ -37,7 +37,8 @@ pub struct OutputBudgetSettings {
 }
 
 /// `compaction: {"auto": true, "threshold": "80%" | TOKENS, "contextWindow":
-/// TOKENS, "keepToolResults": N, "targetPercent": 50, "instructions": "…"}`;
+/// TOKENS, "keepToolResults": N, "targetPercent": 50, "instructions": "…",
+/// "provider": false}`;
 /// later levels override earlier ones. Claude Code's environment variables
 /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` (a percentage) and `DISABLE_AUTO_COMPACT`
 /// are read too; a settings file wins over them.
@@ -49,6 +50,8 @@ pub struct CompactionSettings {
     pub keep_tool_results: Option<usize>,
     pub target_percent: Option<f64>,
     pub instructions: Option<String>,
+    /// `"provider": true`: the provider compacts where it can.
+    pub provider: Option<bool>,
 }
 
 impl CompactionSettings {
@@ -72,6 +75,9 @@ impl CompactionSettings {
             c.target_percent = p;
         }
         c.instructions = self.instructions.clone();
+        if let Some(p) = self.provider {
+            c.provider = p;
+        }
         c.artifacts = artifacts;
         c
     }
@@ -84,6 +90,7 @@ const COMPACTION_KEYS: &[&str] = &[
     "keepToolResults",
     "targetPercent",
     "instructions",
+    "provider",
 ];
 
 /// The `compaction` section of every file, and what is wrong in it (each
@@ -156,6 +163,10 @@ fn compaction(
                 "targetPercent" => match value.as_f64().filter(|p| (5.0..=95.0).contains(p)) {
                     Some(p) => out.target_percent = Some(p),
                     None => warnings.push(bad("must be a percentage between 5 and 95")),
+                },
+                "provider" => match value.as_bool() {
+                    Some(b) => out.provider = Some(b),
+                    None => warnings.push(bad("must be true or false")),
                 },
                 "instructions" => match value.as_str() {
                     Some(t) => out.instructions = Some(t.to_owned()),

@@ -397,3 +397,107 @@ async fn a_response_stopped_by_the_window_is_compacted_and_the_turn_goes_on() {
     let n = last.as_array().unwrap().len();
     assert_eq!(last[n - 1]["role"], "assistant");
 }
+
+#[tokio::test]
+async fn with_provider_compaction_anthropic_gets_context_management_and_its_blocks_back() {
+    let compaction = json!({"type": "compaction", "content": "Summary so far", "encrypted_content": "EpwBopaque=="});
+    let w = World::new(vec![
+        Step::reply(
+            vec![
+                ContentBlock::Unknown(compaction.clone()),
+                ContentBlock::text("going on"),
+                ContentBlock::ToolUse(tack_protocol::ToolUseBlock {
+                    id: "e1".into(),
+                    name: "Echo".into(),
+                    input: json!({"text": "x"}),
+                    extra: Default::default(),
+                }),
+            ],
+            StopReason::ToolUse,
+        ),
+        Step::text("done"),
+    ])
+    .await;
+    std::fs::create_dir_all(w.cwd.path().join(".tack")).unwrap();
+    std::fs::write(
+        w.cwd.path().join(".tack/settings.local.json"),
+        json!({"compaction": {"provider": true, "threshold": "60%"}}).to_string(),
+    )
+    .unwrap();
+    let out = w.run(&["--context-window", "200000", "go"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = w.mock.requests();
+    let first = &requests[0];
+    let betas = first
+        .header("anthropic-beta")
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        betas.contains("context-management-2025-06-27") && betas.contains("compact-2026-01-12"),
+        "{betas}"
+    );
+    let edits = &first.body["context_management"]["edits"];
+    assert_eq!(edits[0]["type"], "clear_tool_uses_20250919");
+    assert_eq!(edits[0]["trigger"]["value"], 120_000);
+    assert_eq!(edits[0]["keep"]["value"], 3);
+    assert_eq!(edits[1]["type"], "compact_20260112");
+    // The compaction block goes back exactly as it came.
+    assert!(
+        requests[1].raw_body.contains(
+            r#"{"type":"compaction","content":"Summary so far","encrypted_content":"EpwBopaque=="}"#
+        ),
+        "{}",
+        requests[1].raw_body
+    );
+}
+
+#[tokio::test]
+async fn a_resumed_session_near_the_threshold_asks_the_providers_count() {
+    let mut steps: Vec<Step> = (0..5)
+        .map(|i| Step::tool_use(format!("t{i}"), "Bash", json!({"command": big_output(i)})))
+        .collect();
+    steps.push(Step::text("first done"));
+    steps.push(Step::text("second done"));
+    let w = World::new(steps).await;
+    let args = [
+        "--permission-mode",
+        "bypassPermissions",
+        "--context-window",
+        "40000",
+    ];
+    let mut cmd = w.tack();
+    cmd.arg("run").args(args).arg("count");
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let counts = |w: &World| {
+        w.mock
+            .requests()
+            .iter()
+            .filter(|r| r.path == "/v1/messages/count_tokens")
+            .count()
+    };
+    assert_eq!(
+        counts(&w),
+        0,
+        "calibrated by the responses: no count needed"
+    );
+    let mut cmd = w.tack();
+    cmd.arg("run").args(args).args(["--continue", "more"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "second done\n");
+    assert_eq!(
+        counts(&w),
+        1,
+        "the first request of the resumed session is counted"
+    );
+    let (_, events) = w.transcript();
+    assert!(
+        of_type(&events, "compaction").is_empty(),
+        "the count said it fits: no compaction"
+    );
+}
