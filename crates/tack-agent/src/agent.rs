@@ -390,6 +390,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Option<tack_model::ModelTurn> {
         let mut retried_overflow = false;
+        self.ask_window().await;
         loop {
             self.meter();
             if self.compaction.auto && !self.provider_compacts() {
@@ -465,6 +466,27 @@ impl Agent {
             run.status = RunStatus::ModelError;
             run.error = Some(error);
             return None;
+        }
+    }
+
+    /// A model the table does not know: its window from the provider's
+    /// model listing, asked once.
+    async fn ask_window(&mut self) {
+        if self.meter.is_some() {
+            return;
+        }
+        if self.meter().source() != context::WindowSource::Default {
+            return;
+        }
+        let model = self.model_name();
+        if let Some(window) = self.client.context_window(&model).await {
+            self.meter().set_listed(window);
+            if self.provider_compacts() {
+                self.extra.insert(
+                    "context_management".into(),
+                    context::anthropic_context_management(&self.compaction, window),
+                );
+            }
         }
     }
 

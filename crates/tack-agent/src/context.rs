@@ -182,6 +182,8 @@ pub enum WindowSource {
     Configured,
     /// The model table (tack_model::pricing).
     Table,
+    /// The provider's model listing said.
+    Listed,
     /// An overflow error named it.
     Learned,
     /// Not known: a default by provider.
@@ -230,6 +232,15 @@ impl ContextMeter {
     /// The input tokens the last response reported.
     pub fn last_input_tokens(&self) -> Option<u64> {
         self.last_input_tokens
+    }
+
+    /// The provider's model listing gives the window: used when nothing
+    /// better (configured, the table) is known.
+    pub fn set_listed(&mut self, window: u64) {
+        if self.source == WindowSource::Default && window > 0 {
+            self.window = window;
+            self.source = WindowSource::Listed;
+        }
     }
 
     /// An overflow error named the window: believe it over a table or a

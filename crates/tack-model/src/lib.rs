@@ -152,6 +152,16 @@ pub trait ModelClient: Send + Sync {
     async fn count_tokens(&self, _request: &EncodedRequest<'_>) -> Result<Option<u64>, ModelError> {
         Ok(None)
     }
+
+    /// The context window of `model` as the provider's model listing says
+    /// (OpenAI-compatible servers: `GET /v1/models`, the entry's
+    /// `max_model_len` (vLLM), `context_length` (OpenRouter, LM Studio),
+    /// `context_window` or `meta.n_ctx_train` (llama.cpp)); `None` (the
+    /// default) where the listing says nothing. Asked once, only for a
+    /// model tack's table does not know.
+    async fn context_window(&self, _model: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// Why a model request failed.

@@ -313,6 +313,41 @@ impl ModelClient for OpenAiClient {
         })
         .await
     }
+
+    async fn context_window(&self, model: &str) -> Option<u64> {
+        let url = format!("{}/models", self.base_url);
+        let mut req = self.http.get(&url);
+        if let Some(key) = &self.config.api_key {
+            req = req.bearer_auth(key);
+        }
+        let resp = req.send().await.ok()?;
+        if !resp.status().is_success() {
+            return None;
+        }
+        let listing: Value = serde_json::from_slice(&resp.bytes().await.ok()?).ok()?;
+        window_in_listing(&listing, model)
+    }
+}
+
+/// The window a `/v1/models` listing gives `model` (its entry, or the only
+/// entry when a local server serves one model under another name).
+fn window_in_listing(listing: &Value, model: &str) -> Option<u64> {
+    let entries = listing.get("data").and_then(Value::as_array)?;
+    let entry = entries
+        .iter()
+        .find(|e| e.get("id").and_then(Value::as_str) == Some(model))
+        .or_else(|| (entries.len() == 1).then(|| &entries[0]))?;
+    [
+        "/max_model_len",
+        "/context_length",
+        "/context_window",
+        "/max_context_length",
+        "/meta/n_ctx_train",
+        "/meta/n_ctx",
+    ]
+    .iter()
+    .find_map(|p| entry.pointer(p).and_then(Value::as_u64))
+    .filter(|w| *w >= 512)
 }
 
 // ---------------------------------------------------------------------------
@@ -865,6 +900,29 @@ impl ChunkAssembler {
             self.usage.as_ref(),
             fresh_id,
         ))
+    }
+}
+
+#[cfg(test)]
+mod listing_tests {
+    use super::window_in_listing;
+    use serde_json::json;
+
+    #[test]
+    fn each_servers_listing_gives_its_window() {
+        let vllm = json!({"data": [{"id": "qwen", "max_model_len": 32768}, {"id": "other", "max_model_len": 4096}]});
+        assert_eq!(window_in_listing(&vllm, "qwen"), Some(32768));
+        let llama = json!({"data": [{"id": "model.gguf", "meta": {"n_ctx_train": 8192}}]});
+        assert_eq!(
+            window_in_listing(&llama, "local"),
+            Some(8192),
+            "the only model served"
+        );
+        let openrouter = json!({"data": [{"id": "a/b", "context_length": 131072}]});
+        assert_eq!(window_in_listing(&openrouter, "a/b"), Some(131072));
+        let openai = json!({"data": [{"id": "gpt-x", "owned_by": "openai"}, {"id": "gpt-y"}]});
+        assert_eq!(window_in_listing(&openai, "gpt-x"), None);
+        assert_eq!(window_in_listing(&json!({"error": "no"}), "m"), None);
     }
 }
 

@@ -114,6 +114,8 @@ struct ServerState {
     require_auth: bool,
     /// The model's context window in estimated tokens; None: no limit.
     context_window: Option<u64>,
+    /// What `GET /v1/models` lists (Chat Completions servers' model listing).
+    models: Vec<Value>,
     requests: Vec<RecordedRequest>,
 }
 
@@ -146,6 +148,7 @@ impl MockServer {
                 fallback: Fallback::default(),
                 require_auth: true,
                 context_window: None,
+                models: Vec::new(),
                 requests: Vec::new(),
             }),
         });
@@ -221,6 +224,12 @@ impl MockServer {
     /// as a rejection and consumes no step. None (the default): no limit.
     pub fn set_context_window(&self, tokens: Option<u64>) {
         self.inner.shared.lock().context_window = tokens;
+    }
+
+    /// What `GET /v1/models` answers in `data` (default: nothing), e.g.
+    /// `[{"id": "local", "max_model_len": 30000}]` as vLLM lists a model.
+    pub fn set_models(&self, models: Vec<Value>) {
+        self.inner.shared.lock().models = models;
     }
 
     /// Forget every prefix the prompt cache holds.
@@ -328,6 +337,8 @@ enum Plan {
     Serve(Box<Serving>),
     /// `POST /v1/messages/count_tokens`: the prompt's estimated tokens.
     Count(u64),
+    /// `GET /v1/models`: the listing.
+    Models(Vec<Value>),
 }
 
 async fn handle(
@@ -363,6 +374,12 @@ async fn handle(
             StatusCode::OK,
             [("request-id", request_id.as_str())],
             axum::Json(serde_json::json!({"input_tokens": tokens})),
+        )
+            .into_response(),
+        Plan::Models(models) => (
+            StatusCode::OK,
+            [("request-id", request_id.as_str())],
+            axum::Json(serde_json::json!({"object": "list", "data": models})),
         )
             .into_response(),
     }
@@ -408,7 +425,7 @@ fn plan(
             record.status = s.status();
             record.cache = s.cache;
         }
-        Plan::Count(_) => record.status = 200,
+        Plan::Count(_) | Plan::Models(_) => record.status = 200,
     }
     state.requests.push(record);
     (plan, n)
@@ -609,6 +626,9 @@ fn decide(
     headers: &HeaderMap,
     parsed: Result<Value, serde_json::Error>,
 ) -> Plan {
+    if method == Method::GET && path == "/v1/models" {
+        return Plan::Models(state.models.clone());
+    }
     if method == Method::POST && path == "/v1/messages/count_tokens" {
         return count_tokens(state, headers, parsed);
     }

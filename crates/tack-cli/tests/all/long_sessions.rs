@@ -501,3 +501,56 @@ async fn a_resumed_session_near_the_threshold_asks_the_providers_count() {
         "the count said it fits: no compaction"
     );
 }
+
+#[tokio::test]
+async fn a_local_servers_model_listing_gives_the_window_before_any_overflow() {
+    // vLLM lists max_model_len: tack compacts before the 30k window, never refused.
+    let mut steps: Vec<Step> = (0..8)
+        .map(|i| {
+            Step::tool_use(
+                format!("call_{i}"),
+                "Bash",
+                json!({"command": big_output(i)}),
+            )
+        })
+        .collect();
+    steps.push(Step::text("done"));
+    let w = World::new(steps).await;
+    w.mock.set_context_window(Some(30_000));
+    w.mock.set_models(vec![
+        json!({"id": "local-model", "object": "model", "max_model_len": 30_000}),
+    ]);
+    let mut cmd = w.tack();
+    cmd.env_remove("ANTHROPIC_API_KEY")
+        .env("OPENAI_API_KEY", "k")
+        .args([
+            "run",
+            "--provider",
+            "openai",
+            "--model",
+            "local-model",
+            "--base-url",
+            &w.mock.url(),
+            "--permission-mode",
+            "bypassPermissions",
+            "count",
+        ]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        w.mock.rejections().is_empty(),
+        "{:?}",
+        w.mock.rejections().first().map(|r| &r.error)
+    );
+    let listed = w
+        .mock
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/v1/models")
+        .count();
+    assert_eq!(listed, 1, "asked once");
+    let (_, events) = w.transcript();
+    assert_eq!(of_type(&events, "compaction")[0]["trigger"], "auto");
+}
