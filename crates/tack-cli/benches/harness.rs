@@ -27,8 +27,8 @@ use async_trait::async_trait;
 use serde_json::json;
 use tack_agent::{Agent, AgentConfig, EventBus, Pipeline, RunStatus};
 use tack_model::{
-    EventSink, ModelClient, ModelError, ModelTurn, ProviderKind, ProviderOptions, RetryPolicy,
-    select_provider,
+    AnthropicClient, AnthropicConfig, EncodedRequest, EventSink, ModelClient, ModelError,
+    ModelTurn, RetryPolicy, WireFormat,
 };
 use tack_protocol::{ContentBlock, MessagesRequest};
 use tack_testkit::Step;
@@ -39,11 +39,11 @@ const TURNS: usize = 200;
 
 /// Records when each response came back and when the next request left.
 struct Timed {
-    inner: Box<dyn ModelClient>,
+    inner: AnthropicClient,
     last_return: Mutex<Option<Instant>>,
     gaps: Mutex<Vec<Duration>>,
-    /// Time to encode each request body as JSON (the provider does this after
-    /// `complete` is called, so it is measured here separately and added).
+    /// Time to assemble each request body (the provider does this after
+    /// `complete_encoded` is called, so it is measured here separately and added).
     encode: Mutex<Vec<Duration>>,
 }
 
@@ -67,6 +67,24 @@ impl ModelClient for Timed {
             self.encode.lock().unwrap().push(started.elapsed());
         }
         let out = self.inner.complete(request, sink).await;
+        *self.last_return.lock().unwrap() = Some(Instant::now());
+        out
+    }
+    fn wire_format(&self) -> Option<WireFormat> {
+        self.inner.wire_format()
+    }
+    async fn complete_encoded(
+        &self,
+        request: &EncodedRequest<'_>,
+        sink: &dyn EventSink,
+    ) -> Result<ModelTurn, ModelError> {
+        if let Some(t) = self.last_return.lock().unwrap().take() {
+            self.gaps.lock().unwrap().push(t.elapsed());
+            let started = Instant::now();
+            std::hint::black_box(self.inner.body(request));
+            self.encode.lock().unwrap().push(started.elapsed());
+        }
+        let out = self.inner.complete_encoded(request, sink).await;
         *self.last_return.lock().unwrap() = Some(Instant::now());
         out
     }
@@ -113,18 +131,13 @@ fn peak_rss_kib() -> u64 {
 
 async fn session(url: &str, stream: bool) -> (Vec<Duration>, Vec<Duration>, u64) {
     let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "bench".to_owned());
-    let inner = select_provider(
-        &ProviderOptions {
-            provider: Some(ProviderKind::Anthropic),
-            model: Some("bench".into()),
-            base_url: Some(url.to_owned()),
-            stream,
-            retry: RetryPolicy::none(),
-            ..Default::default()
-        },
-        &env,
-    )
-    .await
+    let inner = AnthropicClient::new(AnthropicConfig {
+        base_url: url.to_owned(),
+        model: "bench".into(),
+        stream,
+        retry: RetryPolicy::none(),
+        ..AnthropicConfig::from_env_with(&env)
+    })
     .unwrap();
     let client = Arc::new(Timed {
         inner,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use tack_agent::EventObserver;
+use tack_agent::{Emitted, EventObserver};
 use tack_protocol::{Role, RunStatus, SessionEvent};
 
 use crate::cli::OutputFormat;
@@ -312,7 +312,31 @@ fn truncate(s: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// One JSON line from an event's JSON encoded already (shared with the
+/// transcript writer: the event is encoded once).
+fn print_emitted_line(emitted: &Emitted<'_>) {
+    match emitted.json() {
+        Ok(json) => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(json);
+            let _ = out.write_all(b"\n");
+            let _ = out.flush();
+        }
+        Err(_) => print_json_line(emitted.event()),
+    }
+}
+
 impl EventObserver for Printer {
+    fn on_emitted(&self, emitted: &Emitted<'_>) {
+        match self.format {
+            OutputFormat::TackStreamJson => print_emitted_line(emitted),
+            OutputFormat::TackJson if matches!(emitted.event(), SessionEvent::Result { .. }) => {
+                print_emitted_line(emitted)
+            }
+            _ => self.on_event(emitted.event()),
+        }
+    }
+
     fn on_event(&self, event: &SessionEvent) {
         match self.format {
             OutputFormat::TackStreamJson => print_json_line(event),
