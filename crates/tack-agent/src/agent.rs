@@ -91,6 +91,8 @@ pub struct Agent {
     /// Body fields of every request (Anthropic's `context_management` when
     /// the provider compacts).
     extra: tack_protocol::Extra,
+    /// Whether the provider's model listing was asked for the window.
+    window_asked: bool,
 }
 
 /// What a compaction did ([`Agent::compact`]).
@@ -142,6 +144,7 @@ impl Agent {
             hooks: None,
             meter: None,
             extra: Default::default(),
+            window_asked: false,
             compaction,
         }
     }
@@ -390,9 +393,8 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Option<tack_model::ModelTurn> {
         let mut retried_overflow = false;
-        self.ask_window().await;
         loop {
-            self.meter();
+            self.ask_window().await;
             if self.compaction.auto && !self.provider_compacts() {
                 let (window, mut estimate) = self.context_usage();
                 let threshold = self.compaction.threshold.tokens(window);
@@ -470,14 +472,18 @@ impl Agent {
     }
 
     /// A model the table does not know: its window from the provider's
-    /// model listing, asked once.
+    /// model listing, asked once, when the conversation first passes
+    /// [`context::ASK_WINDOW_AFTER_TOKENS`] (a short session never pays
+    /// the extra request; a smaller window than that is learned from the
+    /// overflow error, which names it).
     async fn ask_window(&mut self) {
-        if self.meter.is_some() {
+        if self.window_asked || self.meter().source() != context::WindowSource::Default {
             return;
         }
-        if self.meter().source() != context::WindowSource::Default {
+        if self.context_usage().1 <= context::ASK_WINDOW_AFTER_TOKENS {
             return;
         }
+        self.window_asked = true;
         let model = self.model_name();
         if let Some(window) = self.client.context_window(&model).await {
             self.meter().set_listed(window);

@@ -42,6 +42,9 @@ pub const DEFAULT_KEEP_TOOL_RESULTS: usize = 3;
 /// The window assumed for a model the table does not know.
 pub const DEFAULT_WINDOW_ANTHROPIC: u64 = 200_000;
 pub const DEFAULT_WINDOW_OTHER: u64 = 128_000;
+/// When a model's window is not known, the provider's model listing is
+/// asked once the conversation passes this many tokens.
+pub const ASK_WINDOW_AFTER_TOKENS: u64 = 4_000;
 /// Bytes per token before a response has calibrated the estimate: on the
 /// low side of real tokenizers (JSON and code are 3.5–4), so the estimate
 /// errs towards compacting early.
@@ -1015,6 +1018,33 @@ mod tests {
             "{}",
             twice[0].text()
         );
+    }
+
+    #[test]
+    fn thinking_blocks_stay_with_their_turn() {
+        let thinking = || {
+            ContentBlock::Thinking(tack_protocol::ThinkingBlock {
+                thinking: "let me see".into(),
+                signature: "sig==".into(),
+                extra: Default::default(),
+            })
+        };
+        let mut messages = vec![Message::user_text("task")];
+        for i in 0..6 {
+            let mut turn = call(&format!("t{i}"), "Bash", json!({"command": "ls"}));
+            turn.content.insert(0, thinking());
+            messages.push(turn);
+            messages.push(result(&format!("t{i}"), &"x".repeat(3000)));
+        }
+        let cut = plan_summary(&messages, 4000).unwrap();
+        let rebuilt = rebuild(&messages, cut, Ok("s"));
+        // The kept turns are the originals, thinking first, each with its results next.
+        assert_eq!(&rebuilt[1..], &messages[cut..]);
+        assert!(matches!(rebuilt[1].content[0], ContentBlock::Thinking(_)));
+        // Clearing results leaves assistant turns (and their thinking) alone.
+        for c in plan_clear(&messages, 0, usize::MAX, None) {
+            assert_eq!(messages[c.index].role, Role::User);
+        }
     }
 
     #[test]

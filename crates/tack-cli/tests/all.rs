@@ -590,12 +590,12 @@ async fn openai_provider_through_the_binary() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "pong\n");
-    // The model requests, after one look at the model listing for the
-    // window of a model tack's table does not know.
-    let paths: Vec<String> = w.mock.requests().iter().map(|r| r.path.clone()).collect();
-    assert_eq!(
-        paths,
-        ["/v1/models", "/v1/chat/completions", "/v1/chat/completions"]
+    assert!(
+        w.mock
+            .requests()
+            .iter()
+            .all(|r| r.path == "/v1/chat/completions"),
+        "a short session does not ask the model listing"
     );
     assert!(w.mock.rejections().is_empty());
 }
