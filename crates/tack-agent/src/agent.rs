@@ -472,15 +472,17 @@ impl Agent {
     }
 
     /// A model the table does not know: its window from the provider's
-    /// model listing, asked once, when the conversation first passes
-    /// [`context::ASK_WINDOW_AFTER_TOKENS`] (a short session never pays
+    /// model listing, asked once, when the conversation (without the system
+    /// prompt and tools) first passes [`context::ASK_WINDOW_AFTER_TOKENS`]
+    /// (a short session never pays
     /// the extra request; a smaller window than that is learned from the
     /// overflow error, which names it).
     async fn ask_window(&mut self) {
         if self.window_asked || self.meter().source() != context::WindowSource::Default {
             return;
         }
-        if self.context_usage().1 <= context::ASK_WINDOW_AFTER_TOKENS {
+        let conversation = self.conversation.encoded_len();
+        if self.meter().estimate(conversation) <= context::ASK_WINDOW_AFTER_TOKENS {
             return;
         }
         self.window_asked = true;

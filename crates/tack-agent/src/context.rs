@@ -43,7 +43,7 @@ pub const DEFAULT_KEEP_TOOL_RESULTS: usize = 3;
 pub const DEFAULT_WINDOW_ANTHROPIC: u64 = 200_000;
 pub const DEFAULT_WINDOW_OTHER: u64 = 128_000;
 /// When a model's window is not known, the provider's model listing is
-/// asked once the conversation passes this many tokens.
+/// asked once the conversation's messages pass this many tokens.
 pub const ASK_WINDOW_AFTER_TOKENS: u64 = 4_000;
 /// Bytes per token before a response has calibrated the estimate: on the
 /// low side of real tokenizers (JSON and code are 3.5–4), so the estimate
