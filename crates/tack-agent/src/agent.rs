@@ -73,6 +73,21 @@ pub struct RunOutcome {
     pub error_text: Option<String>,
 }
 
+impl RunOutcome {
+    /// A run that has done nothing yet.
+    fn new() -> Self {
+        Self {
+            status: RunStatus::Completed,
+            stop_reason: None,
+            turns: 0,
+            usage: Usage::default(),
+            text: String::new(),
+            error: None,
+            error_text: None,
+        }
+    }
+}
+
 /// A conversation with a model and its tools.
 pub struct Agent {
     client: Arc<dyn ModelClient>,
@@ -204,12 +219,7 @@ impl Agent {
         if self.meter.is_none() {
             let model = self.model_name();
             let meter = ContextMeter::new(self.compaction.window, &model, self.client.provider());
-            if self.provider_compacts() {
-                self.extra.insert(
-                    "context_management".into(),
-                    context::anthropic_context_management(&self.compaction, meter.window()),
-                );
-            }
+            self.set_context_management(meter.window());
             self.meter = Some(meter);
         }
         self.meter
@@ -220,6 +230,11 @@ impl Agent {
     /// the estimated tokens of the next request.
     pub fn context_usage(&mut self) -> (u64, u64) {
         self.refresh_prefix();
+        self.estimate_next()
+    }
+
+    /// [`Agent::context_usage`] with the prefix as it was last refreshed.
+    fn estimate_next(&mut self) -> (u64, u64) {
         let bytes = self.static_bytes() + self.conversation.encoded_len();
         let meter = self.meter();
         (meter.window(), meter.estimate(bytes))
@@ -268,15 +283,7 @@ impl Agent {
         prompt: Option<Vec<ContentBlock>>,
         cancel: &CancellationToken,
     ) -> RunOutcome {
-        let mut run = RunOutcome {
-            status: RunStatus::Completed,
-            stop_reason: None,
-            turns: 0,
-            usage: Usage::default(),
-            text: String::new(),
-            error: None,
-            error_text: None,
-        };
+        let mut run = RunOutcome::new();
         if let Some(prompt) = prompt
             && let Err(reason) = self.submit_prompt(prompt).await
         {
@@ -394,9 +401,11 @@ impl Agent {
     ) -> Option<tack_model::ModelTurn> {
         let mut retried_overflow = false;
         loop {
+            // Once per request; compaction changes only the messages.
+            self.refresh_prefix();
             self.ask_window().await;
             if self.compaction.auto && !self.provider_compacts() {
-                let (window, mut estimate) = self.context_usage();
+                let (window, mut estimate) = self.estimate_next();
                 let threshold = self.compaction.threshold.tokens(window);
                 // Near the threshold and not calibrated yet (a resumed
                 // session's first request): ask the provider's count.
@@ -420,7 +429,6 @@ impl Agent {
                     }
                 }
             }
-            self.refresh_prefix();
             let bytes = self.static_bytes() + self.conversation.encoded_len();
             let settings = self.request();
             let request =
@@ -489,12 +497,18 @@ impl Agent {
         let model = self.model_name();
         if let Some(window) = self.client.context_window(&model).await {
             self.meter().set_listed(window);
-            if self.provider_compacts() {
-                self.extra.insert(
-                    "context_management".into(),
-                    context::anthropic_context_management(&self.compaction, window),
-                );
-            }
+            self.set_context_management(window);
+        }
+    }
+
+    /// Anthropic's `context_management` for `window`, in every request's
+    /// body, when the provider compacts.
+    fn set_context_management(&mut self, window: u64) {
+        if self.provider_compacts() {
+            self.extra.insert(
+                "context_management".into(),
+                context::anthropic_context_management(&self.compaction, window),
+            );
         }
     }
 
@@ -616,15 +630,7 @@ impl Agent {
         instructions: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<Option<CompactionReport>, CompactError> {
-        let mut run = RunOutcome {
-            status: RunStatus::Completed,
-            stop_reason: None,
-            turns: 0,
-            usage: Usage::default(),
-            text: String::new(),
-            error: None,
-            error_text: None,
-        };
+        let mut run = RunOutcome::new();
         self.compact_with(
             Trigger::Manual,
             instructions,

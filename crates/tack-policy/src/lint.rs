@@ -314,7 +314,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// The 1-based line of the first occurrence of `needle` in `text`.
-fn line_of(text: &str, needle: &str) -> Option<usize> {
+pub fn line_of(text: &str, needle: &str) -> Option<usize> {
     let at = text.find(needle)?;
     Some(text[..at].matches('\n').count() + 1)
 }

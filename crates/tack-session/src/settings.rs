@@ -114,14 +114,9 @@ fn compaction(
         let Some(section) = file.value.get("compaction") else {
             continue;
         };
-        let at = |key: &str| {
-            let line = file
-                .text
-                .lines()
-                .position(|l| l.contains(&format!("\"{key}\"")))
-                .map(|n| format!(":{}", n + 1))
-                .unwrap_or_default();
-            format!("{}{line}", file.path.display())
+        let at = |key: &str| match tack_policy::lint::line_of(&file.text, &format!("\"{key}\"")) {
+            Some(line) => format!("{}:{line}", file.path.display()),
+            None => file.path.display().to_string(),
         };
         let Some(map) = section.as_object() else {
             warnings.push(format!(

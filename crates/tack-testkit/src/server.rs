@@ -335,10 +335,9 @@ impl Serving {
 enum Plan {
     Refuse(Refusal),
     Serve(Box<Serving>),
-    /// `POST /v1/messages/count_tokens`: the prompt's estimated tokens.
-    Count(u64),
-    /// `GET /v1/models`: the listing.
-    Models(Vec<Value>),
+    /// A JSON answer with status 200: `count_tokens`' estimate, the
+    /// `/v1/models` listing.
+    Json(Value),
 }
 
 async fn handle(
@@ -370,16 +369,10 @@ async fn handle(
             &[],
         ),
         Plan::Serve(serving) => serve(*serving, &request_id, &conn).await,
-        Plan::Count(tokens) => (
+        Plan::Json(body) => (
             StatusCode::OK,
             [("request-id", request_id.as_str())],
-            axum::Json(serde_json::json!({"input_tokens": tokens})),
-        )
-            .into_response(),
-        Plan::Models(models) => (
-            StatusCode::OK,
-            [("request-id", request_id.as_str())],
-            axum::Json(serde_json::json!({"object": "list", "data": models})),
+            axum::Json(body),
         )
             .into_response(),
     }
@@ -425,7 +418,7 @@ fn plan(
             record.status = s.status();
             record.cache = s.cache;
         }
-        Plan::Count(_) | Plan::Models(_) => record.status = 200,
+        Plan::Json(_) => record.status = 200,
     }
     state.requests.push(record);
     (plan, n)
@@ -523,7 +516,7 @@ fn count_tokens(
     if let Err(refusal) = check_betas(&body, headers) {
         return Plan::Refuse(refusal);
     }
-    Plan::Count(prompt_tokens(&body))
+    Plan::Json(serde_json::json!({"input_tokens": prompt_tokens(&body)}))
 }
 
 /// The API's refusal of a prompt larger than the context window.
@@ -627,7 +620,7 @@ fn decide(
     parsed: Result<Value, serde_json::Error>,
 ) -> Plan {
     if method == Method::GET && path == "/v1/models" {
-        return Plan::Models(state.models.clone());
+        return Plan::Json(serde_json::json!({"object": "list", "data": state.models}));
     }
     if method == Method::POST && path == "/v1/messages/count_tokens" {
         return count_tokens(state, headers, parsed);
