@@ -26,6 +26,9 @@ mod long_sessions;
 #[path = "all/subagents.rs"]
 mod subagents;
 
+#[path = "all/mcp_clients.rs"]
+mod mcp_clients;
+
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
     mock: MockServer,

@@ -43,6 +43,7 @@ pub mod cache;
 mod listener;
 mod openai;
 mod render;
+mod responses;
 mod server;
 mod step;
 pub mod tools;

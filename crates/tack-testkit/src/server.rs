@@ -30,7 +30,7 @@ use crate::render::Reply;
 use crate::step::{
     Action, Api, DEFAULT_USAGE, Fallback, Step, default_error_message, error_type_for_status,
 };
-use crate::{anthropic, openai, turn, validate};
+use crate::{anthropic, openai, responses, turn, validate};
 
 const MAX_BODY_BYTES: usize = 64 << 20;
 
@@ -315,6 +315,8 @@ struct Serving {
     model: String,
     stream: bool,
     include_usage: bool,
+    /// The request's namespaced functions (Responses API): `(namespace, name)`.
+    namespaces: Vec<(String, String)>,
 }
 
 impl Serving {
@@ -427,12 +429,23 @@ fn plan(
 /// The prompt's estimated tokens: bytes / 4 of its system, tools and
 /// messages as sent (the same estimate as the prompt cache's).
 fn prompt_tokens(body: &Value) -> u64 {
-    let bytes: usize = ["system", "tools", "messages"]
+    let bytes: usize = ["system", "tools", "messages", "instructions", "input"]
         .iter()
         .filter_map(|k| body.get(*k))
         .map(|v| serde_json::to_vec(v).map_or(0, |b| b.len()))
         .sum();
     crate::cache::estimate_tokens(bytes)
+}
+
+/// The `anthropic-beta` values a request sent (comma-separated, repeatable).
+fn betas(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all("anthropic-beta")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|b| b.trim().to_owned())
+        .collect()
 }
 
 /// The Messages API takes `context_management` only with the beta header of
@@ -441,13 +454,7 @@ fn check_betas(body: &Value, headers: &HeaderMap) -> std::result::Result<(), Ref
     let Some(cm) = body.get("context_management") else {
         return Ok(());
     };
-    let betas: Vec<String> = headers
-        .get_all("anthropic-beta")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|b| b.trim().to_owned())
-        .collect();
+    let betas = betas(headers);
     let refuse = |beta: &str| {
         Err(Refusal::new(
             Api::Anthropic,
@@ -541,6 +548,17 @@ fn too_long(api: Api, tokens: u64, max: u64) -> Refusal {
             refusal.code = Some("context_length_exceeded".into());
             refusal
         }
+        Api::Responses => {
+            let mut refusal = Refusal::new(
+                api,
+                400,
+                "invalid_request_error",
+                "Your input exceeds the context window of this model. Please adjust your input and try again.",
+            );
+            refusal.param = Some("input".into());
+            refusal.code = Some("context_length_exceeded".into());
+            refusal
+        }
     }
 }
 
@@ -548,6 +566,7 @@ fn route(method: &Method, path: &str) -> Result<Api, Refusal> {
     match (method == Method::POST, path) {
         (true, "/v1/messages") => Ok(Api::Anthropic),
         (true, "/v1/chat/completions") => Ok(Api::OpenAi),
+        (true, "/v1/responses") => Ok(Api::Responses),
         _ if path.contains("chat") || path.contains("completions") => Err(Refusal::new(
             Api::OpenAi,
             404,
@@ -597,7 +616,7 @@ fn check_auth(api: Api, headers: &HeaderMap) -> Result<(), Refusal> {
                 ));
             }
         }
-        Api::OpenAi => {
+        Api::OpenAi | Api::Responses => {
             if bearer(headers).is_none() {
                 return Err(Refusal::new(
                     api,
@@ -639,14 +658,17 @@ fn decide(
         Err(e) => {
             let message = match api {
                 Api::Anthropic => format!("There was an error parsing the body: {e}"),
-                Api::OpenAi => "We could not parse the JSON body of your request.".to_owned(),
+                Api::OpenAi | Api::Responses => {
+                    "We could not parse the JSON body of your request.".to_owned()
+                }
             };
             return Plan::Refuse(Refusal::new(api, 400, "invalid_request_error", message));
         }
     };
     let checked = match api {
-        Api::Anthropic => validate::anthropic_request(&body),
+        Api::Anthropic => validate::anthropic_request_with_betas(&body, &betas(headers)),
         Api::OpenAi => validate::openai_request(&body),
+        Api::Responses => validate::responses_request(&body),
     };
     if let Err(rejection) = checked {
         let mut refusal = Refusal::new(api, 400, "invalid_request_error", rejection.message);
@@ -673,6 +695,10 @@ fn decide(
         .unwrap_or("mock-model")
         .to_owned();
     let last_turn = turn::last_turn(api, &body);
+    let namespaces = match api {
+        Api::Responses => responses::namespaced_functions(&body),
+        _ => Vec::new(),
+    };
     let step = match state.steps.pop_front() {
         Some(step) => {
             if let Some(expect) = &step.expect
@@ -708,6 +734,7 @@ fn decide(
         model,
         stream,
         include_usage,
+        namespaces,
     }))
 }
 
@@ -764,6 +791,7 @@ async fn serve(serving: Serving, request_id: &str, conn: &Conn) -> Response {
     let response_id = match serving.api {
         Api::Anthropic => format!("msg_mock_{}", serving.n),
         Api::OpenAi => format!("chatcmpl-mock-{}", serving.n),
+        Api::Responses => format!("resp_mock_{}", serving.n),
     };
     let reply = Reply {
         id: &response_id,
@@ -782,6 +810,7 @@ async fn serve(serving: Serving, request_id: &str, conn: &Conn) -> Response {
         let json = match serving.api {
             Api::Anthropic => anthropic::message_json(&reply),
             Api::OpenAi => openai::completion_json(&reply, created),
+            Api::Responses => responses::response_body(&reply, created, &serving.namespaces),
         };
         return respond(
             serving.api,
@@ -812,6 +841,18 @@ async fn serve(serving: Serving, request_id: &str, conn: &Conn) -> Response {
                 (e.after, openai::stream_error_chunk(&e.error_type, message))
             });
             (chunks, openai::DONE.to_owned(), error)
+        }
+        Api::Responses => {
+            let events = responses::stream_events(&reply, created, &serving.namespaces);
+            let error = stream_error.map(|e| {
+                let message = default_error_message(&e.error_type);
+                (
+                    e.after,
+                    responses::stream_error_event(&e.error_type, message),
+                )
+            });
+            // A Responses stream ends with its `response.completed` event.
+            (events, String::new(), error)
         }
     };
     let body = sse_body(events, terminator, step.cut_after, error_event);
@@ -875,7 +916,7 @@ fn error_response(
 ) -> Response {
     let json = match api {
         Api::Anthropic => anthropic::error_json(error_type, message, request_id),
-        Api::OpenAi => openai::error_json(error_type, message, param, code),
+        Api::OpenAi | Api::Responses => openai::error_json(error_type, message, param, code),
     };
     respond(
         api,
@@ -902,7 +943,7 @@ fn respond(
     map.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     let id_header = match api {
         Api::Anthropic => "request-id",
-        Api::OpenAi => "x-request-id",
+        Api::OpenAi | Api::Responses => "x-request-id",
     };
     if let Ok(value) = HeaderValue::from_str(request_id) {
         map.insert(HeaderName::from_static(id_header), value);

@@ -82,6 +82,9 @@ pub enum Api {
     /// `POST /v1/chat/completions`
     #[serde(rename = "openai")]
     OpenAi,
+    /// `POST /v1/responses` (OpenAI's Responses API, which Codex CLI speaks)
+    #[serde(rename = "responses")]
+    Responses,
 }
 
 /// Optional checks a step makes on the request that consumes it. A request

@@ -18,7 +18,12 @@ fn text_parts(content: &Value) -> String {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
             .iter()
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .filter(|p| {
+                matches!(
+                    p.get("type").and_then(Value::as_str),
+                    Some("text" | "input_text" | "output_text")
+                )
+            })
             .filter_map(|p| p.get("text").and_then(Value::as_str))
             .collect::<Vec<_>>()
             .join("\n"),
@@ -91,6 +96,35 @@ pub(crate) fn last_turn(api: Api, body: &Value) -> LastTurn {
                 })
                 .collect();
             if let Some(last_user) = messages.iter().rev().find(|m| role(m) == "user") {
+                turn.text = last_user.get("content").map(text_parts).unwrap_or_default();
+            }
+        }
+        Api::Responses => {
+            let items = body
+                .get("input")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            if let Some(Value::String(text)) = body.get("input") {
+                turn.text = text.clone();
+            }
+            turn.tool_results = items
+                .iter()
+                .rev()
+                .take_while(|i| i.get("type").and_then(Value::as_str) != Some("message"))
+                .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call_output"))
+                .map(|i| {
+                    (
+                        i.get("call_id")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                        i.get("output").map(text_parts).unwrap_or_default(),
+                    )
+                })
+                .collect();
+            turn.tool_results.reverse();
+            if let Some(last_user) = items.iter().rev().find(|i| role(i) == "user") {
                 turn.text = last_user.get("content").map(text_parts).unwrap_or_default();
             }
         }

@@ -57,8 +57,21 @@ const TOOL_NAME_PATTERN: &str = "^[a-zA-Z0-9_-]{1,64}$";
 
 // ---------------------------------------------------------------- Anthropic
 
+/// The beta that lets `messages` carry `role: "system"` messages between
+/// turns (Claude Code 2.1 sends its reminders that way).
+pub const MID_CONVERSATION_SYSTEM_BETA: &str = "mid-conversation-system-2026-04-07";
+
 /// Validate a Messages API request body (`POST /v1/messages`).
 pub fn anthropic_request(body: &Value) -> Check {
+    anthropic_request_with_betas(body, &[])
+}
+
+/// [`anthropic_request`] for a request that sent these `anthropic-beta`
+/// values: with [`MID_CONVERSATION_SYSTEM_BETA`], a `system` message after
+/// the first is accepted (its content text only) and stays out of the
+/// user/assistant alternation.
+pub fn anthropic_request_with_betas(body: &Value, betas: &[String]) -> Check {
+    let system_messages = betas.iter().any(|b| b == MID_CONVERSATION_SYSTEM_BETA);
     let Some(obj) = body.as_object() else {
         return fail("body: Input should be a valid dictionary");
     };
@@ -88,6 +101,10 @@ pub fn anthropic_request(body: &Value) -> Check {
     }
     let mut messages = Vec::with_capacity(raw_messages.len());
     for (i, m) in raw_messages.iter().enumerate() {
+        if system_messages && i > 0 && m.get("role").and_then(Value::as_str) == Some("system") {
+            mid_conversation_system(i, m)?;
+            continue;
+        }
         messages.push(parse_anthropic_message(i, m)?);
     }
     if messages[0].0 != Role::User {
@@ -100,6 +117,23 @@ pub fn anthropic_request(body: &Value) -> Check {
     crate::cache::layout(body)
         .map(|_| ())
         .map_err(Rejection::new)
+}
+
+fn mid_conversation_system(i: usize, m: &Value) -> Check {
+    match m.get("content") {
+        Some(Value::String(s)) if !s.is_empty() => Ok(()),
+        Some(Value::Array(blocks))
+            if !blocks.is_empty()
+                && blocks
+                    .iter()
+                    .all(|b| b.get("type").and_then(Value::as_str) == Some("text")) =>
+        {
+            Ok(())
+        }
+        _ => fail(format!(
+            "messages.{i}.content: a system message must be a non-empty string or text blocks"
+        )),
+    }
 }
 
 fn parse_anthropic_message(
@@ -557,6 +591,144 @@ fn openai_conversation(messages: &[Value]) -> Check {
                 }
             }
             _ => {}
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- Responses
+
+/// Validate a Responses API request body (`POST /v1/responses`), as the API
+/// does for a stateless request (`store: false`, no `previous_response_id`):
+/// every `function_call` in `input` needs a `function_call_output` with its
+/// `call_id`, and every output answers an earlier call.
+pub fn responses_request(body: &Value) -> Check {
+    let Some(obj) = body.as_object() else {
+        return Err(
+            Rejection::new("We could not parse the JSON body of your request.")
+                .code("invalid_json"),
+        );
+    };
+    match obj.get("model") {
+        Some(Value::String(s)) if !s.is_empty() => {}
+        _ => {
+            return Err(Rejection::new("Missing required parameter: 'model'.")
+                .param("model")
+                .code("missing_required_parameter"));
+        }
+    }
+    let items = match obj.get("input") {
+        None | Some(Value::Null) | Some(Value::String(_)) => return responses_tools(obj),
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            return Err(Rejection::new(
+                "Invalid type for 'input': expected one of a string or an array of input items.",
+            )
+            .param("input")
+            .code("invalid_type"));
+        }
+    };
+    let mut calls: Vec<&str> = Vec::new();
+    let mut outputs: Vec<&str> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("message");
+        let call_id = || -> std::result::Result<&str, Rejection> {
+            item.get("call_id").and_then(Value::as_str).ok_or_else(|| {
+                Rejection::new(format!("Missing required parameter: 'input[{i}].call_id'."))
+                    .param(format!("input[{i}].call_id"))
+                    .code("missing_required_parameter")
+            })
+        };
+        match kind {
+            "message" => match item.get("role").and_then(Value::as_str) {
+                Some("user" | "assistant" | "system" | "developer") => {}
+                other => {
+                    return Err(Rejection::new(format!(
+                        "Invalid value: '{}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.",
+                        other.unwrap_or("")
+                    ))
+                    .param(format!("input[{i}].role"))
+                    .code("invalid_value"));
+                }
+            },
+            "function_call" | "custom_tool_call" => {
+                let id = call_id()?;
+                if item.get("name").and_then(Value::as_str).is_none() {
+                    return Err(Rejection::new(format!(
+                        "Missing required parameter: 'input[{i}].name'."
+                    ))
+                    .param(format!("input[{i}].name"))
+                    .code("missing_required_parameter"));
+                }
+                calls.push(id);
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let id = call_id()?;
+                if !calls.contains(&id) {
+                    return Err(Rejection::new(format!(
+                        "No tool call found for function call output with call_id {id}."
+                    ))
+                    .param("input"));
+                }
+                outputs.push(id);
+            }
+            _ => {}
+        }
+    }
+    if let Some(unanswered) = calls.iter().find(|id| !outputs.contains(id)) {
+        return Err(Rejection::new(format!(
+            "No tool output found for function call {unanswered}."
+        ))
+        .param("input"));
+    }
+    responses_tools(obj)
+}
+
+fn responses_tools(obj: &Map<String, Value>) -> Check {
+    let Some(tools) = obj.get("tools").and_then(Value::as_array) else {
+        return Ok(());
+    };
+    let mut seen = HashSet::new();
+    let check = |param: String, tool: &Value| -> Check {
+        if tool.get("type").and_then(Value::as_str) != Some("function") {
+            return Ok(());
+        }
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            return Err(
+                Rejection::new(format!("Missing required parameter: '{param}'."))
+                    .param(param)
+                    .code("missing_required_parameter"),
+            );
+        };
+        if !is_valid_tool_name(name) {
+            return Err(Rejection::new(format!(
+                "Invalid '{param}': string does not match pattern. Expected a string that matches the pattern '{TOOL_NAME_PATTERN}'."
+            ))
+            .param(param)
+            .code("invalid_value"));
+        }
+        Ok(())
+    };
+    for (n, tool) in tools.iter().enumerate() {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+        if !name.is_empty() && !seen.insert(name.to_owned()) {
+            return Err(Rejection::new(format!(
+                "Invalid 'tools': tool names must be unique, '{name}' appears more than once."
+            ))
+            .param("tools"));
+        }
+        check(format!("tools[{n}].name"), tool)?;
+        for (m, inner) in tool
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            check(format!("tools[{n}].tools[{m}].name"), inner)?;
         }
     }
     Ok(())

@@ -20,6 +20,8 @@ mod faults;
 mod openai;
 #[path = "all/recording.rs"]
 mod recording;
+#[path = "all/responses.rs"]
+mod responses;
 #[path = "all/script.rs"]
 mod script;
 #[path = "all/validation.rs"]
