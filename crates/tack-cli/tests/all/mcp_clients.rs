@@ -78,7 +78,6 @@ const PAGE: &str = "<html><head><title>t</title></head><body><h1>Interop</h1><p>
 struct Peer {
     world: World,
     home: tempfile::TempDir,
-    url: String,
 }
 
 impl Peer {
@@ -94,7 +93,6 @@ impl Peer {
         Peer {
             world,
             home: tempfile::tempdir().unwrap(),
-            url,
         }
     }
 
@@ -203,26 +201,97 @@ fn text_of(value: &Value) -> String {
     }
 }
 
-#[tokio::test]
-async fn claude_code_reads_the_output_of_tacks_bash_grep_and_webfetch() {
-    let peer = Peer::new(|cwd, url| {
-        vec![
-            Step::tool_uses(calls("mcp__tack__", cwd, url)),
-            Step::text("done"),
-        ]
-    })
-    .await;
-    let config = json!({"mcpServers": {"tack": {
-        "command": env!("CARGO_BIN_EXE_tack"),
-        "args": peer.serve_args(),
-        "env": peer
-            .serve_env()
-            .into_iter()
-            .map(|(k, v)| (k, Value::String(v)))
-            .collect::<serde_json::Map<_, _>>(),
-    }}});
+/// How the client reaches tack: it spawns `tack mcp serve` (stdio), or it
+/// connects to one serving streamable HTTP with a bearer token.
+enum Transport {
+    Stdio,
+    Http(HttpServe),
+}
+
+/// `tack mcp serve --http 127.0.0.1:0`, killed when the test ends.
+struct HttpServe {
+    child: std::process::Child,
+    url: String,
+    token: String,
+}
+
+impl HttpServe {
+    fn start(peer: &Peer) -> HttpServe {
+        let token = "interop-token-0123456789abcdef".to_owned();
+        let token_file = peer.home.path().join("token");
+        std::fs::write(&token_file, &token).unwrap();
+        std::fs::set_permissions(
+            &token_file,
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        )
+        .unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+        cmd.args(peer.serve_args())
+            .args(["--http", "127.0.0.1:0", "--token-file"])
+            .arg(&token_file)
+            .envs(peer.serve_env())
+            .current_dir(peer.world.cwd.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        let url = loop {
+            line.clear();
+            assert!(
+                stderr.read_line(&mut line).unwrap() > 0,
+                "tack mcp serve --http ended before listening"
+            );
+            if let Some(url) = line.trim().strip_prefix("tack: MCP server listening on ") {
+                break url.to_owned();
+            }
+        };
+        // Keep draining its stderr so the server never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        HttpServe { child, url, token }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn three_calls(cwd: &Path, url: &str) -> Vec<Step> {
+    vec![
+        Step::tool_uses(calls("mcp__tack__", cwd, url)),
+        Step::text("done"),
+    ]
+}
+
+/// Claude Code in print mode against the mock, with tack as its only MCP
+/// server; returns what its model was sent back for each call.
+async fn claude_code(peer: &Peer, transport: &Transport) -> Vec<(String, String)> {
+    let server = match transport {
+        Transport::Stdio => json!({
+            "command": env!("CARGO_BIN_EXE_tack"),
+            "args": peer.serve_args(),
+            "env": peer
+                .serve_env()
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect::<serde_json::Map<_, _>>(),
+        }),
+        Transport::Http(serve) => json!({
+            "type": "http",
+            "url": serve.url,
+            "headers": {"Authorization": format!("Bearer {}", serve.token)},
+        }),
+    };
     let config_path = peer.home.path().join("mcp.json");
-    std::fs::write(&config_path, config.to_string()).unwrap();
+    std::fs::write(
+        &config_path,
+        json!({"mcpServers": {"tack": server}}).to_string(),
+    )
+    .unwrap();
     let mut cmd = peer.command(&claude_bin());
     cmd.env("ANTHROPIC_BASE_URL", peer.world.mock.url())
         .env("ANTHROPIC_API_KEY", "test-key")
@@ -261,7 +330,7 @@ async fn claude_code_reads_the_output_of_tacks_bash_grep_and_webfetch() {
     let requests = peer.world.mock.requests();
     let last = requests.last().unwrap();
     let messages = last.body["messages"].as_array().unwrap();
-    let results: Vec<(String, String)> = messages.last().unwrap()["content"]
+    messages.last().unwrap()["content"]
         .as_array()
         .unwrap()
         .iter()
@@ -272,37 +341,40 @@ async fn claude_code_reads_the_output_of_tacks_bash_grep_and_webfetch() {
                 text_of(&b["content"]),
             )
         })
-        .collect();
-    assert_results(&results, "Claude Code");
-    let _ = &peer.url;
+        .collect()
 }
 
-#[tokio::test]
-async fn codex_reads_the_output_of_tacks_bash_grep_and_webfetch() {
-    let peer = Peer::new(|cwd, url| {
-        vec![
-            Step::tool_uses(calls("mcp__tack__", cwd, url)),
-            Step::text("done"),
-        ]
-    })
-    .await;
+/// `codex exec` against the mock (Responses API), with tack as its only MCP
+/// server; returns what its model was sent back for each call.
+async fn codex(peer: &Peer, transport: &Transport) -> Vec<(String, String)> {
     let codex_home = peer.home.path().join(".codex");
     std::fs::create_dir_all(&codex_home).unwrap();
     let quote = |s: &str| Value::String(s.to_owned()).to_string();
-    let args: Vec<String> = peer.serve_args().iter().map(|a| quote(a)).collect();
-    let env: Vec<String> = peer
-        .serve_env()
-        .iter()
-        .map(|(k, v)| format!("{k} = {}", quote(v)))
-        .collect();
+    let server = match transport {
+        Transport::Stdio => {
+            let args: Vec<String> = peer.serve_args().iter().map(|a| quote(a)).collect();
+            let env: Vec<String> = peer
+                .serve_env()
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", quote(v)))
+                .collect();
+            format!(
+                "command = {}\nargs = [{}]\nenv = {{ {} }}\n",
+                quote(env!("CARGO_BIN_EXE_tack")),
+                args.join(", "),
+                env.join(", ")
+            )
+        }
+        Transport::Http(serve) => format!(
+            "url = {}\nbearer_token_env_var = \"TACK_MCP_TEST_TOKEN\"\n",
+            quote(&serve.url)
+        ),
+    };
     let config = format!(
         "model = \"mock-model\"\nmodel_provider = \"mock\"\n\n\
          [model_providers.mock]\nname = \"mock\"\nbase_url = {}\nenv_key = \"MOCK_API_KEY\"\nwire_api = \"responses\"\n\n\
-         [mcp_servers.tack]\ncommand = {}\nargs = [{}]\nenv = {{ {} }}\n",
+         [mcp_servers.tack]\n{server}",
         quote(&format!("{}/v1", peer.world.mock.url())),
-        quote(env!("CARGO_BIN_EXE_tack")),
-        args.join(", "),
-        env.join(", "),
     );
     std::fs::write(codex_home.join("config.toml"), config).unwrap();
     let mut cmd = peer.command(&codex_bin());
@@ -315,6 +387,9 @@ async fn codex_reads_the_output_of_tacks_bash_grep_and_webfetch() {
             "--json",
             "Use the tack tools.",
         ]);
+    if let Transport::Http(serve) = transport {
+        cmd.env("TACK_MCP_TEST_TOKEN", &serve.token);
+    }
     let out = output(cmd).await;
     assert_eq!(
         out.status.code(),
@@ -323,6 +398,7 @@ async fn codex_reads_the_output_of_tacks_bash_grep_and_webfetch() {
         stdout(&out),
         stderr(&out)
     );
+    assert!(stdout(&out).contains("done"), "{}", stdout(&out));
     assert!(
         peer.world.mock.rejections().is_empty(),
         "{:?}",
@@ -330,7 +406,7 @@ async fn codex_reads_the_output_of_tacks_bash_grep_and_webfetch() {
     );
     let requests = peer.world.mock.requests();
     let last = requests.last().unwrap();
-    let results: Vec<(String, String)> = last.body["input"]
+    last.body["input"]
         .as_array()
         .unwrap()
         .iter()
@@ -341,7 +417,35 @@ async fn codex_reads_the_output_of_tacks_bash_grep_and_webfetch() {
                 text_of(&i["output"]),
             )
         })
-        .collect();
+        .collect()
+}
+
+#[tokio::test]
+async fn claude_code_reads_the_output_of_tacks_bash_grep_and_webfetch() {
+    let peer = Peer::new(three_calls).await;
+    let results = claude_code(&peer, &Transport::Stdio).await;
+    assert_results(&results, "Claude Code");
+}
+
+#[tokio::test]
+async fn claude_code_over_http_reads_the_output_of_tacks_tools() {
+    let peer = Peer::new(three_calls).await;
+    let serve = Transport::Http(HttpServe::start(&peer));
+    let results = claude_code(&peer, &serve).await;
+    assert_results(&results, "Claude Code over HTTP");
+}
+
+#[tokio::test]
+async fn codex_reads_the_output_of_tacks_bash_grep_and_webfetch() {
+    let peer = Peer::new(three_calls).await;
+    let results = codex(&peer, &Transport::Stdio).await;
     assert_results(&results, "Codex");
-    assert!(stdout(&out).contains("done"), "{}", stdout(&out));
+}
+
+#[tokio::test]
+async fn codex_over_http_reads_the_output_of_tacks_tools() {
+    let peer = Peer::new(three_calls).await;
+    let serve = Transport::Http(HttpServe::start(&peer));
+    let results = codex(&peer, &serve).await;
+    assert_results(&results, "Codex over HTTP");
 }
