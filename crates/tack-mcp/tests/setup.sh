@@ -26,4 +26,6 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   echo "$want" > "$stamp"
 fi
 "$venv/bin/python" -c 'import mcp.server.mcpserver' >/dev/null
+# Ten third-party servers for the interop tests (tests/servers).
+bash "$here/servers/setup.sh"
 echo "setup.sh: MCP test peers ready" >&2
