@@ -12,4 +12,6 @@ mod conformance;
 mod everything;
 mod filesystem;
 mod lifecycle;
+mod oauth;
+mod oauth_server;
 mod python;
