@@ -73,6 +73,36 @@ fn browser(prompt: LoginPrompt) {
     });
 }
 
+/// `tack mcp login`, as the person would run it.
+async fn login(url: &str, context: &Value, state: &std::path::Path) -> bool {
+    let mut settings = json!({"clientMetadataUrl": CONFORMANCE_CLIENT_METADATA_URL});
+    if let Some(id) = context["client_id"].as_str() {
+        settings["clientId"] = json!(id);
+    }
+    let settings = OAuthSettings::from_value(&settings).unwrap();
+    let mut request = LoginRequest::new(
+        "conformance",
+        url,
+        settings,
+        LoginFlow::Browser {
+            open_browser: false,
+        },
+    );
+    request.client_secret = context["client_secret"].as_str().map(str::to_owned);
+    request.timeout = Duration::from_secs(20);
+    let store = oauth::TokenStore::new(state);
+    match oauth::login(&request, &store, &browser).await {
+        Ok(outcome) => {
+            eprintln!("logged in: {outcome:?}");
+            true
+        }
+        Err(e) => {
+            eprintln!("login failed: {e}");
+            false
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let Some(url) = std::env::args().nth(1) else {
@@ -91,36 +121,24 @@ async fn main() -> ExitCode {
     let needs_login = reports.iter().any(|r| {
         matches!(&r.outcome, StartOutcome::Failed { error } if oauth::is_needs_login(&error.to_string()))
     });
-    if needs_login {
-        let mut settings = json!({"clientMetadataUrl": CONFORMANCE_CLIENT_METADATA_URL});
-        if let Some(id) = context["client_id"].as_str() {
-            settings["clientId"] = json!(id);
-        }
-        let settings = OAuthSettings::from_value(&settings).unwrap();
-        let mut request = LoginRequest::new(
-            "conformance",
-            &url,
-            settings,
-            LoginFlow::Browser {
-                open_browser: false,
-            },
-        );
-        request.client_secret = context["client_secret"].as_str().map(str::to_owned);
-        request.timeout = Duration::from_secs(20);
-        let store = oauth::TokenStore::new(state.path());
-        match oauth::login(&request, &store, &browser).await {
-            Ok(outcome) => eprintln!("logged in: {outcome:?}"),
-            Err(e) => {
-                eprintln!("login failed: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        eprintln!("start: {reports:?}");
+    if needs_login && !login(&url, &context, state.path()).await {
+        return ExitCode::FAILURE;
     }
-
-    let second = manager(&url, state.path());
-    let tools = match second.server_tools("conformance").await {
+    let mut second = manager(&url, state.path());
+    let mut listed = second.server_tools("conformance").await;
+    // A token refused after the handshake (the server moved to another
+    // authorization server): the person logs in again, as the error says.
+    if let Err(e) = &listed
+        && e.to_string().contains("Auth required")
+    {
+        second.shutdown().await;
+        if !login(&url, &context, state.path()).await {
+            return ExitCode::FAILURE;
+        }
+        second = manager(&url, state.path());
+        listed = second.server_tools("conformance").await;
+    }
+    let tools = match listed {
         Ok(tools) => tools,
         Err(e) => {
             eprintln!("listing tools failed: {e}");

@@ -405,3 +405,90 @@ async fn device_flow_needs_a_device_endpoint() {
         "{error:?}"
     );
 }
+
+/// The conformance suite's `auth/*` client scenarios, with the example
+/// client (`examples/oauth_conformance_client.rs`, built by `cargo test`), at
+/// 2026-07-28 (and the two 2025-03-26 back-compat ones). Failures allowed only
+/// as listed, with reasons, in `tests/conformance-auth-expected.yml`.
+#[tokio::test]
+async fn conformance_auth_scenarios() {
+    let peers = super::support::require_peers!();
+    let exe = std::env::current_exe().unwrap();
+    let client = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .unwrap()
+        .join("examples/oauth_conformance_client");
+    if !client.exists() {
+        let message = format!(
+            "{} is not built: run `cargo test -p tack-mcp` (all targets)",
+            client.display()
+        );
+        assert!(std::env::var_os("CI").is_none(), "{message}");
+        eprintln!("\n!!! SKIPPED: {message}\n");
+        return;
+    }
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let suite = tests.join("node/node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let baseline = tests.join("conformance-auth-expected.yml");
+    let mut runs: Vec<(&str, &str)> = [
+        "metadata-default",
+        "metadata-var1",
+        "metadata-var2",
+        "metadata-var3",
+        "basic-cimd",
+        "scope-from-www-authenticate",
+        "scope-from-scopes-supported",
+        "scope-omitted-when-undefined",
+        "scope-step-up",
+        "scope-retry-limit",
+        "token-endpoint-auth-basic",
+        "token-endpoint-auth-post",
+        "token-endpoint-auth-none",
+        "pre-registration",
+        "resource-mismatch",
+        "offline-access-scope",
+        "offline-access-not-supported",
+        "authorization-server-migration",
+        "iss-supported",
+        "iss-not-advertised",
+        "iss-supported-missing",
+        "iss-wrong-issuer",
+        "iss-unexpected",
+        "iss-normalized",
+        "metadata-issuer-mismatch",
+    ]
+    .into_iter()
+    .map(|s| (s, "2026-07-28"))
+    .collect();
+    runs.push(("2025-03-26-oauth-metadata-backcompat", "2025-03-26"));
+    runs.push(("2025-03-26-oauth-endpoint-fallback", "2025-03-26"));
+    let home = Home::new();
+    let mut failed = Vec::new();
+    for (scenario, version) in runs {
+        let scenario = format!("auth/{scenario}");
+        let output = tokio::process::Command::new(&peers.node)
+            .arg(&suite)
+            .args(["client", "--command"])
+            .arg(&client)
+            .args(["--scenario", &scenario, "--spec-version", version])
+            .arg("--expected-failures")
+            .arg(&baseline)
+            .current_dir(home.dir.path())
+            .output()
+            .await
+            .unwrap();
+        if !output.status.success() {
+            println!(
+                "--- {scenario} {version}\n{}\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            failed.push(format!("{scenario}@{version}"));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "auth scenarios failed outside tests/conformance-auth-expected.yml: {failed:?}"
+    );
+}
