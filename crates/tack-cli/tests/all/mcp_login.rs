@@ -113,3 +113,20 @@ async fn login_names_a_missing_server_and_refuses_a_stdio_one() {
     assert_eq!(stdio.status.code(), Some(2));
     assert!(super::stderr(&stdio).contains("OAuth login is for HTTP servers"));
 }
+
+#[tokio::test]
+async fn a_session_says_which_server_needs_login_and_goes_on() {
+    let server = AuthServer::start(AsConfig::default()).await;
+    let world = World::new(vec![tack_testkit::Step::text("done")]).await;
+    let config =
+        serde_json::json!({"mcpServers": {"prot": {"type": "http", "url": server.mcp_url()}}});
+    let out = tack(
+        &world,
+        &["run", "--mcp-config", &config.to_string(), "hello"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", super::stderr(&out));
+    assert!(super::stdout(&out).contains("done"));
+    let err = super::stderr(&out);
+    assert!(err.contains("run `tack mcp login prot`"), "{err}");
+}
