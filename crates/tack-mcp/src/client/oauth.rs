@@ -36,8 +36,9 @@ use oauth2::{
 use reqwest::Url;
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
-    AuthorizationMetadataSource, AuthorizationRequest, AuthorizationSession, CredentialStore,
-    OAuthClientConfig, OAuthTokenResponse, StoredCredentials,
+    AuthorizationMetadataSource, AuthorizationRequest, AuthorizationSession,
+    CredentialRefreshGuard, CredentialStore, OAuthClientConfig, OAuthTokenResponse,
+    StoredCredentials,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -428,6 +429,29 @@ impl CredentialStore for EntryStore {
             .map(drop)
             .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
     }
+
+    /// One refresh at a time across tack processes (an exclusive lock on
+    /// `mcp-oauth.json.lock`): rmcp loads the tokens after taking it, so a
+    /// second process uses the refresh token the first one rotated in.
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let path = self.store.path.with_extension("json.lock");
+        let file = tokio::task::spawn_blocking(move || {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)?;
+            file.lock()?;
+            Ok::<_, std::io::Error>(file)
+        })
+        .await
+        .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?
+        .map_err(|e| AuthError::CredentialStoreError(format!("the token file lock: {e}")))?;
+        Ok(Some(CredentialRefreshGuard::new(file)))
+    }
 }
 
 /// How the person proves who they are.
@@ -608,9 +632,14 @@ pub async fn login(
                 })
                 .ok_or_else(|| OAuthError::Protocol("the authorization URL has no state".into()))?;
             prompt(LoginPrompt::OpenUrl(auth_url.clone()));
-            if open_browser {
-                // No browser (ssh, a container) is not an error: the URL is shown.
-                let _ = webbrowser::open(&auth_url);
+            if open_browser && has_graphical_session() {
+                // Off the runtime, not awaited: a browser that fails to start
+                // (or one that takes its time) is not the login's business;
+                // the URL is shown anyway.
+                let url = auth_url.clone();
+                tokio::task::spawn_blocking(move || {
+                    let _ = webbrowser::open(&url);
+                });
             }
             let redirect = tokio::time::timeout(request.timeout, listener.wait())
                 .await
@@ -665,6 +694,18 @@ pub async fn login(
         scopes,
         token_file: store.path().to_owned(),
     })
+}
+
+/// Whether a browser can be opened here. On Linux and the BSDs only with a
+/// display: without one (ssh, a container) `webbrowser` would fall back to a
+/// text browser in this very terminal.
+fn has_graphical_session() -> bool {
+    if cfg!(any(target_os = "macos", target_os = "windows")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|v| !v.is_empty()))
 }
 
 /// The `WWW-Authenticate` of an unauthenticated request, if the server
@@ -725,7 +766,14 @@ async fn device_login(
                 .client_id
         }
     };
-    let client = device_client(&client_id, device_endpoint, &metadata.token_endpoint)?;
+    let mut client = device_client(&client_id, device_endpoint, &metadata.token_endpoint)?;
+    let client_secret = request
+        .client_secret
+        .clone()
+        .filter(|_| identity == ClientIdentity::Preregistered);
+    if let Some(secret) = &client_secret {
+        client = client.set_client_secret(oauth2::ClientSecret::new(secret.clone()));
+    }
     let http = http_client()?;
     let details: StandardDeviceAuthorizationResponse = client
         .exchange_device_code()
@@ -763,7 +811,7 @@ async fn device_login(
         resource: resource.to_owned(),
         issuer: metadata.issuer.clone(),
         client_id: client_id.clone(),
-        client_secret: request.client_secret.clone(),
+        client_secret,
         metadata: metadata.clone(),
         credentials: Some(credentials),
     })?;

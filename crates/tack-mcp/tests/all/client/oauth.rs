@@ -86,6 +86,42 @@ async fn call_tool(home: &Home, server: &AuthServer) -> String {
     format!("{outcome:?}")
 }
 
+#[test]
+fn oauth_settings_are_read_from_the_entry_and_checked() {
+    let entry = json!({"type": "http", "url": "https://mcp.example/mcp",
+                       "oauth": {"clientId": "abc", "callbackPort": 8123}});
+    let server = ServerConfig::from_value("linear", ConfigSource::UserSettings, &entry).unwrap();
+    let settings = server.oauth();
+    assert_eq!(settings.client_id.as_deref(), Some("abc"));
+    assert_eq!(settings.callback_port, Some(8123));
+
+    let typo = json!({"url": "https://mcp.example/mcp", "oauth": {"clientID": "abc"}});
+    let error = ServerConfig::from_value("linear", ConfigSource::UserSettings, &typo)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("oauth.clientID"), "{error}");
+    assert!(error.contains("did you mean `clientId`"), "{error}");
+}
+
+#[tokio::test]
+async fn a_fixed_callback_port_is_the_redirect_port() {
+    let server = AuthServer::start(AsConfig::default()).await;
+    let home = Home::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let settings =
+        OAuthSettings::from_value(&json!({"clientId": "tack-preregistered", "callbackPort": port}))
+            .unwrap();
+    login(&server, &store(&home), settings).await.unwrap();
+    assert_eq!(
+        server.log().authorize[0]["redirect_uri"],
+        format!("http://127.0.0.1:{port}/callback")
+    );
+}
+
 #[tokio::test]
 async fn browser_login_with_dynamic_registration_then_calls_with_the_token() {
     let server = AuthServer::start(AsConfig::default()).await;
