@@ -75,9 +75,18 @@ pub struct OAuthSettings {
     pub client_metadata_url: Option<String>,
     /// Scopes to ask for; else the challenge's or the resource's.
     pub scopes: Vec<String>,
+    /// The authorization server metadata document, skipping discovery
+    /// (Claude Code's `authServerMetadataUrl`; https).
+    pub auth_server_metadata_url: Option<String>,
 }
 
-const SETTINGS_KEYS: &[&str] = &["clientId", "callbackPort", "clientMetadataUrl", "scopes"];
+const SETTINGS_KEYS: &[&str] = &[
+    "clientId",
+    "callbackPort",
+    "authServerMetadataUrl",
+    "scopes",
+    "clientMetadataUrl",
+];
 
 impl OAuthSettings {
     /// Parses the `"oauth"` value of a server entry. The error names the key
@@ -108,14 +117,33 @@ impl OAuthSettings {
                         .ok_or_else(|| (field.clone(), "must be a port number".to_owned()))?;
                     settings.callback_port = Some(port);
                 }
+                // Claude Code: one space-separated string; a list is taken too.
                 "scopes" => {
-                    let list = v
-                        .as_array()
-                        .ok_or_else(|| (field.clone(), "must be a list of strings".to_owned()))?;
-                    settings.scopes = list
-                        .iter()
-                        .map(|s| string(&field, s))
-                        .collect::<Result<_, _>>()?;
+                    settings.scopes = match v {
+                        Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+                        Value::Array(list) => list
+                            .iter()
+                            .map(|s| string(&field, s))
+                            .collect::<Result<_, _>>()?,
+                        _ => {
+                            return Err((
+                                field,
+                                "must be a space-separated string of scopes".to_owned(),
+                            ));
+                        }
+                    };
+                    if settings.scopes.is_empty() {
+                        return Err((field, "names no scope".to_owned()));
+                    }
+                }
+                "authServerMetadataUrl" => {
+                    let url = string(&field, v)?;
+                    let parsed = Url::parse(&url)
+                        .map_err(|e| (field.clone(), format!("is not a URL: {e}")))?;
+                    if parsed.scheme() != "https" {
+                        return Err((field, "must be an https URL".to_owned()));
+                    }
+                    settings.auth_server_metadata_url = Some(url);
                 }
                 other => {
                     let hint = closest(other, SETTINGS_KEYS)
@@ -542,16 +570,21 @@ pub async fn login(
     let mut manager = AuthorizationManager::new(request.url.as_str())
         .await
         .map_err(OAuthError::from_auth)?;
-    let resolution = manager
-        .resolve_metadata_from_challenge(challenge.as_deref())
-        .await
-        .map_err(OAuthError::from_auth)?;
-    if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
-        return Err(OAuthError::NoMetadata {
-            url: request.url.clone(),
-        });
-    }
-    let metadata = resolution.metadata;
+    let metadata = match &request.settings.auth_server_metadata_url {
+        Some(url) => metadata_from(url).await?,
+        None => {
+            let resolution = manager
+                .resolve_metadata_from_challenge(challenge.as_deref())
+                .await
+                .map_err(OAuthError::from_auth)?;
+            if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+                return Err(OAuthError::NoMetadata {
+                    url: request.url.clone(),
+                });
+            }
+            resolution.metadata
+        }
+    };
     let issuer_name = metadata
         .issuer
         .clone()
@@ -694,6 +727,33 @@ pub async fn login(
         scopes,
         token_file: store.path().to_owned(),
     })
+}
+
+/// The authorization server metadata at `url` (`authServerMetadataUrl`),
+/// which must name its issuer.
+async fn metadata_from(url: &str) -> Result<AuthorizationMetadata> {
+    let bad = |why: String| OAuthError::Protocol(format!("authServerMetadataUrl {url}: {why}"));
+    let response = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| bad(e.to_string()))?
+        .get(url)
+        .header("accept", "application/json")
+        .send()
+        .await
+        .map_err(|e| bad(e.to_string()))?;
+    if !response.status().is_success() {
+        return Err(bad(format!("answered {}", response.status())));
+    }
+    let metadata: AuthorizationMetadata = response
+        .json()
+        .await
+        .map_err(|e| bad(format!("not authorization server metadata: {e}")))?;
+    if metadata.issuer.as_deref().is_none_or(str::is_empty) {
+        return Err(bad("the metadata has no issuer".to_owned()));
+    }
+    Ok(metadata)
 }
 
 /// Whether a browser can be opened here. On Linux and the BSDs only with a
@@ -1003,7 +1063,7 @@ pub fn is_needs_login(message: &str) -> bool {
 struct Loopback {
     redirect_uri: String,
     received: oneshot::Receiver<Url>,
-    shutdown: Option<oneshot::Sender<()>>,
+    shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Loopback {
@@ -1019,7 +1079,17 @@ impl Loopback {
         let addr = listener
             .local_addr()
             .map_err(|e| OAuthError::Protocol(e.to_string()))?;
-        let redirect_uri = format!("http://127.0.0.1:{}/callback", addr.port());
+        // A fixed port is one registered with the authorization server, and
+        // Claude Code's docs have people register `http://localhost:PORT/callback`:
+        // tack sends the same, and listens on ::1 too for browsers that resolve
+        // localhost to it. An ephemeral port gets the RFC 8252 literal.
+        let (redirect_uri, also) = match port {
+            Some(port) => (
+                format!("http://localhost:{port}/callback"),
+                tokio::net::TcpListener::bind(("::1", port)).await.ok(),
+            ),
+            None => (format!("http://127.0.0.1:{}/callback", addr.port()), None),
+        };
         let (sender, received) = oneshot::channel();
         let sender = Arc::new(std::sync::Mutex::new(Some(sender)));
         let base = redirect_uri.clone();
@@ -1043,18 +1113,20 @@ impl Loopback {
                 }
             }),
         );
-        let (shutdown, stop) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stop.await;
-                })
-                .await;
-        });
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        for listener in std::iter::once(listener).chain(also) {
+            let stop = shutdown.clone();
+            let app = app.clone();
+            tokio::spawn(async move {
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(stop.cancelled_owned())
+                    .await;
+            });
+        }
         Ok(Self {
             redirect_uri,
             received,
-            shutdown: Some(shutdown),
+            shutdown,
         })
     }
 
@@ -1068,9 +1140,7 @@ impl Loopback {
 
 impl Drop for Loopback {
     fn drop(&mut self) {
-        if let Some(shutdown) = self.shutdown.take() {
-            let _ = shutdown.send(());
-        }
+        self.shutdown.cancel();
     }
 }
 
@@ -1097,6 +1167,22 @@ mod tests {
         let (_, message) =
             OAuthSettings::from_value(&serde_json::json!({"callbackPort": 0})).unwrap_err();
         assert!(message.contains("port number"), "{message}");
+    }
+
+    #[test]
+    fn scopes_are_claude_codes_string_or_a_list() {
+        let s = OAuthSettings::from_value(&serde_json::json!({"scopes": "read write"})).unwrap();
+        assert_eq!(s.scopes, ["read", "write"]);
+        let s = OAuthSettings::from_value(&serde_json::json!({"scopes": ["read"]})).unwrap();
+        assert_eq!(s.scopes, ["read"]);
+        let (_, message) =
+            OAuthSettings::from_value(&serde_json::json!({"scopes": " "})).unwrap_err();
+        assert!(message.contains("names no scope"), "{message}");
+        let (_, message) = OAuthSettings::from_value(
+            &serde_json::json!({"authServerMetadataUrl": "http://as.example/.well-known/x"}),
+        )
+        .unwrap_err();
+        assert!(message.contains("https"), "{message}");
     }
 
     #[test]

@@ -104,7 +104,7 @@ fn oauth_settings_are_read_from_the_entry_and_checked() {
 }
 
 #[tokio::test]
-async fn a_fixed_callback_port_is_the_redirect_port() {
+async fn a_fixed_callback_port_is_a_localhost_redirect_as_in_claude_code() {
     let server = AuthServer::start(AsConfig::default()).await;
     let home = Home::new();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -118,7 +118,7 @@ async fn a_fixed_callback_port_is_the_redirect_port() {
     login(&server, &store(&home), settings).await.unwrap();
     assert_eq!(
         server.log().authorize[0]["redirect_uri"],
-        format!("http://127.0.0.1:{port}/callback")
+        format!("http://localhost:{port}/callback")
     );
 }
 
