@@ -791,7 +791,10 @@ async fn challenge(url: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site: the device branch of login, handed what login resolved"
+)]
 async fn device_login(
     request: &LoginRequest,
     store: &TokenStore,
