@@ -31,6 +31,8 @@ Examples:
   tack mcp approve db                      approve a server from the project's .mcp.json
   tack mcp call fs read_file '{\"path\": \"/tmp/x\"}'
   tack mcp serve --http 127.0.0.1:8765     streamable HTTP; prints the bearer token clients need
+  tack mcp login linear                    OAuth login to an HTTP server (--device without a browser)
+  tack mcp logout linear                   delete (and revoke) its tokens
   TACK_MCP_TOKEN=$(cat token) tack mcp serve --http 127.0.0.1:8765   a token of your choosing
 
 Environment:
@@ -524,6 +526,25 @@ pub enum McpCommand {
     /// Serve tack's tools over MCP (stdio, or streamable HTTP with --http), with
     /// the same rules, hooks, budget and audit as tack run.
     Serve(Box<ServeArgs>),
+    /// Log in to an HTTP server that asks for OAuth: opens the browser (and
+    /// prints the URL, for ssh), or with --device shows a code to enter on
+    /// another device. Tokens go to a 0600 file in tack's state dir.
+    Login {
+        /// The server's name in .mcp.json or settings (`tack mcp list`).
+        server: String,
+        /// The device authorization flow (no browser on this machine).
+        #[arg(long)]
+        device: bool,
+        /// Print the URL without opening a browser.
+        #[arg(long, conflicts_with = "device")]
+        no_browser: bool,
+    },
+    /// Delete a server's OAuth tokens, revoking them at the authorization
+    /// server when it offers revocation.
+    Logout {
+        /// The server's name in .mcp.json or settings (`tack mcp list`).
+        server: String,
+    },
 }
 
 #[derive(Debug, Args)]

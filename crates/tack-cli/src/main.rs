@@ -6,6 +6,7 @@ mod claude;
 mod cli;
 mod markdown;
 mod mcp;
+mod mcp_login;
 mod print;
 mod run;
 mod sessions;

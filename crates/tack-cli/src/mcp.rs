@@ -36,6 +36,9 @@ pub async fn run(args: McpArgs) -> Result<u8, Failure> {
         return serve_command(*serve).await;
     }
     let ctx = crate::project(args.cwd.as_deref(), &Default::default())?;
+    if let McpCommand::Login { .. } | McpCommand::Logout { .. } = args.command {
+        return crate::mcp_login::run(&ctx, args.command, args.json).await;
+    }
     let manager = Mcp::manager(&ctx, false)?;
     let result = command(&manager, args.command, args.json).await;
     manager.shutdown().await;
@@ -139,7 +142,9 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
             });
             Ok(exit::OK)
         }
-        McpCommand::Serve(_) => Err(Failure::internal(anyhow!("unreachable"))),
+        McpCommand::Serve(_) | McpCommand::Login { .. } | McpCommand::Logout { .. } => {
+            Err(Failure::internal(anyhow!("unreachable")))
+        }
     }
 }
 

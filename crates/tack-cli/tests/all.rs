@@ -29,6 +29,13 @@ mod subagents;
 #[path = "all/mcp_clients.rs"]
 mod mcp_clients;
 
+#[path = "all/mcp_login.rs"]
+mod mcp_login;
+/// `tack mcp login` / `logout` against tack-mcp's test authorization server.
+#[path = "../../tack-mcp/tests/all/client/oauth_server.rs"]
+#[allow(dead_code, reason = "tack-mcp's tests use the rest of it")]
+mod oauth_server;
+
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
     mock: MockServer,

@@ -69,6 +69,7 @@ mod convert;
 mod error;
 mod manager;
 mod names;
+pub mod oauth;
 mod options;
 mod report;
 mod runtime;

@@ -199,6 +199,10 @@ impl ServerConfig {
                     config_error(name, Some("url"), format!("is required for {kind}"))
                 })?;
                 let headers = string_map(name, obj, "headers")?;
+                if let Some(oauth) = obj.get("oauth") {
+                    super::oauth::OAuthSettings::from_value(oauth)
+                        .map_err(|(field, message)| config_error(name, Some(&field), message))?;
+                }
                 if kind == "sse" {
                     TransportConfig::Sse { url, headers }
                 } else {
@@ -268,6 +272,15 @@ impl ServerConfig {
 
     /// Expands `${VAR}` / `${VAR:-default}` in command, args, env, url and
     /// headers. `lookup` reads a variable (normally the process environment).
+    /// The entry's `"oauth"` settings (pre-registered client id, callback
+    /// port; `tack mcp login`), checked when the entry was read.
+    pub fn oauth(&self) -> super::oauth::OAuthSettings {
+        self.raw
+            .get("oauth")
+            .and_then(|v| super::oauth::OAuthSettings::from_value(v).ok())
+            .unwrap_or_default()
+    }
+
     pub fn resolve(&self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<ResolvedTransport> {
         let name = &self.name;
         let ex = |field: &str, s: &str| {

@@ -200,6 +200,8 @@ impl Drop for Connection {
 pub(crate) struct ConnectArgs<'a> {
     pub server: &'a str,
     pub cwd: &'a Path,
+    /// Where the OAuth token file is (`oauth::TokenStore`).
+    pub state_dir: &'a Path,
     pub log_path: PathBuf,
     pub sink: Option<ProgressSink>,
     pub list_changed: Arc<Notify>,
@@ -366,9 +368,26 @@ async fn open(
         ResolvedTransport::Http { url, headers } => {
             let config = StreamableHttpClientTransportConfig::with_uri(url.clone())
                 .custom_headers(header_map(headers).map_err(plain)?);
-            let transport = StreamableHttpClientTransport::from_config(config);
-            match handler.serve_with_lifecycle(transport, lifecycle).await {
+            // A stored OAuth login (`tack mcp login`) brings its bearer token.
+            let tokens = super::oauth::TokenStore::new(args.state_dir);
+            let authorized = super::oauth::authorized_client(args.server, url, &tokens)
+                .await
+                .map_err(|e| plain(e.to_string()))?;
+            let started = match authorized {
+                Some(client) => {
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    handler.serve_with_lifecycle(transport, lifecycle).await
+                }
+                None => {
+                    let transport = StreamableHttpClientTransport::from_config(config);
+                    handler.serve_with_lifecycle(transport, lifecycle).await
+                }
+            };
+            match started {
                 Ok(service) => Ok((service, None)),
+                Err(e) if e.is_authorization_required() => {
+                    Err(plain(super::oauth::needs_login_message(args.server)))
+                }
                 Err(e) => Err(Failure {
                     message: format!("could not connect to {url}: {e}"),
                     error: Some(e),

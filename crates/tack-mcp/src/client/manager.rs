@@ -32,7 +32,7 @@ use super::convert::ServerTool;
 use super::error::{ClientError, Result};
 use super::options::ManagerOptions;
 use super::report::{
-    CallOutcome, PendingServer, ServerListing, StartOutcome, StartReport, ToolListing,
+    CallOutcome, PendingServer, ServerListing, ServerState, StartOutcome, StartReport, ToolListing,
 };
 use super::runtime::{
     Offered, Registry, RuntimeState, ServerRuntime, Settings, definition_tokens, lock,
@@ -262,6 +262,17 @@ impl McpManager {
             .map(|r| {
                 let state = r.state();
                 let st = lock(&r.state);
+                let state = match state {
+                    ServerState::Failed
+                        if st
+                            .last_failure
+                            .as_ref()
+                            .is_some_and(|(_, e)| super::oauth::is_needs_login(e)) =>
+                    {
+                        ServerState::NeedsLogin
+                    }
+                    other => other,
+                };
                 let offered: Vec<&ServerTool> = st
                     .tools
                     .iter()

@@ -28,6 +28,9 @@ pub enum ServerState {
     Stopped,
     /// It could not be started (see the error).
     Failed,
+    /// An HTTP server that asks for OAuth and has no usable login: `tack mcp
+    /// login NAME`.
+    NeedsLogin,
 }
 
 /// The outcome of starting one server.

@@ -193,6 +193,7 @@ impl ServerRuntime {
                 ConnectArgs {
                     server: &self.config.name,
                     cwd: &options.cwd,
+                    state_dir: &options.state_dir,
                     log_path: self.log_path.clone(),
                     sink: options.progress.clone(),
                     list_changed: self.list_changed.clone(),

@@ -12,5 +12,7 @@ mod conformance;
 mod everything;
 mod filesystem;
 mod lifecycle;
+mod oauth;
+mod oauth_server;
 mod python;
 mod real_servers;
