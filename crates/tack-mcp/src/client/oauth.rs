@@ -44,12 +44,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-/// The Client ID Metadata Document tack offers an authorization server that
-/// supports them (`client_id_metadata_document_supported`): the `client_id`
-/// is this URL. A server entry's `"oauth": {"clientMetadataUrl": …}` replaces
-/// it (an organisation hosting its own document).
-pub const DEFAULT_CLIENT_METADATA_URL: &str = "https://tack.dev/oauth/client-metadata.json";
-
 /// The name tack registers under (dynamic registration) and shows.
 pub const CLIENT_NAME: &str = "tack";
 
@@ -70,8 +64,11 @@ pub struct OAuthSettings {
     /// The loopback port of the redirect (registered clients often need a
     /// fixed one); else an ephemeral port.
     pub callback_port: Option<u16>,
-    /// The Client ID Metadata Document URL; else
-    /// [`DEFAULT_CLIENT_METADATA_URL`].
+    /// The URL of a Client ID Metadata Document hosted for tack (an
+    /// organisation's own): offered as the `client_id` to an authorization
+    /// server that supports them (`client_id_metadata_document_supported`).
+    /// tack hosts none of its own, so without it a server is registered with
+    /// dynamically.
     pub client_metadata_url: Option<String>,
     /// Scopes to ask for; else the challenge's or the resource's.
     pub scopes: Vec<String>,
@@ -596,7 +593,8 @@ pub async fn login(
             .and_then(Value::as_bool)
             .unwrap_or(false)
     };
-    let cimd = supports("client_id_metadata_document_supported");
+    let client_metadata_url = request.settings.client_metadata_url.clone();
+    let cimd = supports("client_id_metadata_document_supported") && client_metadata_url.is_some();
     let identity = if request.settings.client_id.is_some() {
         ClientIdentity::Preregistered
     } else if cimd {
@@ -622,11 +620,6 @@ pub async fn login(
         metadata: metadata.clone(),
         client_secret: client_secret.clone(),
     });
-    let client_metadata_url = request
-        .settings
-        .client_metadata_url
-        .clone()
-        .unwrap_or_else(|| DEFAULT_CLIENT_METADATA_URL.to_owned());
     let (client_id, scopes) = match request.flow {
         LoginFlow::Browser { open_browser } => {
             // PKCE S256 or nothing: rmcp tolerates a server that does not say.
@@ -641,8 +634,10 @@ pub async fn login(
             }
             let listener = Loopback::bind(request.settings.callback_port).await?;
             let mut auth = AuthorizationRequest::new(listener.redirect_uri.clone())
-                .with_client_name(CLIENT_NAME)
-                .with_client_metadata_url(client_metadata_url);
+                .with_client_name(CLIENT_NAME);
+            if let Some(url) = client_metadata_url.filter(|_| cimd) {
+                auth = auth.with_client_metadata_url(url);
+            }
             if let Some(id) = &request.settings.client_id {
                 auth = auth.with_preregistered_client(id.clone());
                 if let Some(secret) = &client_secret {
@@ -802,7 +797,7 @@ async fn device_login(
     mut manager: AuthorizationManager,
     metadata: &AuthorizationMetadata,
     identity: ClientIdentity,
-    client_metadata_url: String,
+    client_metadata_url: Option<String>,
     prompt: &(dyn Fn(LoginPrompt) + Send + Sync),
 ) -> Result<(String, Vec<String>)> {
     let issuer_name = metadata
@@ -819,7 +814,7 @@ async fn device_login(
     let scopes = request.settings.scopes.clone();
     let client_id = match identity {
         ClientIdentity::Preregistered => request.settings.client_id.clone().unwrap_or_default(),
-        ClientIdentity::MetadataDocument => client_metadata_url,
+        ClientIdentity::MetadataDocument => client_metadata_url.unwrap_or_default(),
         ClientIdentity::DynamicRegistration => {
             let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
             manager

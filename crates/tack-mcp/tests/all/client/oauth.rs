@@ -183,10 +183,18 @@ async fn a_client_id_metadata_document_comes_before_registration() {
     })
     .await;
     let home = Home::new();
-    let outcome = login(&server, &store(&home), settings(None)).await.unwrap();
+    let url = "https://example.com/tack-client.json";
+    let with_document = OAuthSettings::from_value(&json!({"clientMetadataUrl": url})).unwrap();
+    let outcome = login(&server, &store(&home), with_document).await.unwrap();
     assert_eq!(outcome.identity, ClientIdentity::MetadataDocument);
-    assert_eq!(outcome.client_id, oauth::DEFAULT_CLIENT_METADATA_URL);
+    assert_eq!(outcome.client_id, url);
     assert!(server.log().register.is_empty());
+    // tack hosts no document of its own: without one configured, a server
+    // that supports them is registered with.
+    let home = Home::new();
+    let outcome = login(&server, &store(&home), settings(None)).await.unwrap();
+    assert_eq!(outcome.identity, ClientIdentity::DynamicRegistration);
+    assert_eq!(server.log().register.len(), 1);
 }
 
 #[tokio::test]
