@@ -13,3 +13,4 @@ mod everything;
 mod filesystem;
 mod lifecycle;
 mod python;
+mod robust;
