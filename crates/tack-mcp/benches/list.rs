@@ -90,6 +90,7 @@ fn servers(work: &Path) -> Vec<ServerConfig> {
 }
 
 fn manager(home: &Path, servers: &[ServerConfig]) -> McpManager {
+    std::fs::create_dir_all(home.join("files")).unwrap();
     let mut config = McpConfig::new();
     for server in servers {
         config.insert(server.clone());

@@ -8,6 +8,9 @@
 //! 2026-07-28; a server that answers with a JSON-RPC error (every pre-2026
 //! server) or stays silent for 10 s gets the `initialize` handshake offering
 //! 2025-11-25, and rmcp accepts the older version such a server counters with.
+//! The handshake goes out on the same transport, and a late answer to the
+//! probe is settled by the wrapper in `client/probe.rs` (a slow server is
+//! spawned once); the legacy HTTP+SSE transport is `client/sse.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
