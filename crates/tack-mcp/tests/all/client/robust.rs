@@ -231,6 +231,25 @@ async fn a_misspelled_key_names_the_file_the_line_and_the_key_meant() {
     assert!(message.contains("did you mean `command`?"), "{message}");
     assert!(matches!(err, ClientError::Config { server: Some(s), .. } if s == "typo"));
 
+    // The same in a settings file's `mcpServers`.
+    let settings = home.dir.path().join("settings.json");
+    let text = "{\n  \"model\": \"x\",\n  \"mcpServers\": {\n    \"s\": {\n      \"url\": \"http://127.0.0.1:1/mcp\",\n      \"headrs\": {}\n    }\n  }\n}\n";
+    std::fs::write(&settings, text).unwrap();
+    let mut from_settings = McpConfig::new();
+    from_settings
+        .add_servers_from(
+            ConfigSource::UserSettings,
+            Some(&settings),
+            &serde_json::from_str(text).unwrap(),
+        )
+        .unwrap();
+    let message = from_settings.invalid[0].to_string();
+    assert!(
+        message.contains(&format!("{}, line 6", settings.display())),
+        "{message}"
+    );
+    assert!(message.contains("did you mean `headers`?"), "{message}");
+
     // The manager reports it once, with the others started.
     let mut options = home.options();
     options.lazy = false;
