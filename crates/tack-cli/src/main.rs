@@ -166,8 +166,10 @@ fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
 }
 
 fn init_logging() {
+    // rmcp's own log lines (protocol internals, Rust type names) stay off the
+    // terminal: tack reports what failed in words. TACK_LOG=rmcp=debug shows them.
     let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

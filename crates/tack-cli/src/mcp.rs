@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 use serde::Serialize;
-use tack_mcp::client::{ClientError, McpManager};
+use tack_mcp::client::{ClientError, McpManager, ServerState, StartOutcome, StartReport};
 use tack_mcp::server::{BearerToken, Error as ServerError, HttpAuth, HttpOptions, HttpServer};
 use tack_session::sources::Mcp;
 use tack_session::{Begin, Headless, Session, SessionOptions};
@@ -48,10 +48,12 @@ pub async fn run(args: McpArgs) -> Result<u8, Failure> {
 async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Result<u8, Failure> {
     match command {
         McpCommand::List => {
-            manager.start().await;
-            let servers = manager.list();
-            print(json, &servers, |servers| {
-                if servers.is_empty() {
+            let reports = manager.start().await;
+            let listing = Listing::new(manager.list(), &reports);
+            // `--json` prints the servers (an array, as before); the entries
+            // that could not be read go to stderr in both forms.
+            print(json, &listing.servers, |servers| {
+                if servers.is_empty() && listing.invalid.is_empty() {
                     eprintln!("no MCP servers configured (.mcp.json or mcpServers in settings)");
                 }
                 for s in servers {
@@ -70,7 +72,10 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                     }
                 }
             });
-            Ok(exit::OK)
+            for error in &listing.invalid {
+                eprintln!("tack: {error}");
+            }
+            Ok(listing.exit_code())
         }
         McpCommand::Tools { server } => {
             let tools = manager.server_tools(&server).await.map_err(mcp_failure)?;
@@ -144,6 +149,46 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
         }
         McpCommand::Serve(_) | McpCommand::Login { .. } | McpCommand::Logout { .. } => {
             Err(Failure::internal(anyhow!("unreachable")))
+        }
+    }
+}
+
+/// What `tack mcp list` shows: every configured server, and the config
+/// errors (an entry that could not be read, named with its file and line; a
+/// variable of a listed server that is not set).
+struct Listing {
+    servers: Vec<tack_mcp::client::ServerListing>,
+    invalid: Vec<ClientError>,
+}
+
+impl Listing {
+    fn new(servers: Vec<tack_mcp::client::ServerListing>, reports: &[StartReport]) -> Self {
+        let invalid = reports
+            .iter()
+            .filter_map(|r| match &r.outcome {
+                StartOutcome::Failed { error } if matches!(error, ClientError::Config { .. }) => {
+                    Some(error.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        Self { servers, invalid }
+    }
+
+    /// 0 when every server is fine; `USAGE` (2) when an entry could not be
+    /// read; `SERVER_FAILED` (8) when a server failed to start. Servers
+    /// waiting for approval or not started yet are not failures.
+    fn exit_code(&self) -> u8 {
+        if !self.invalid.is_empty() {
+            exit::USAGE
+        } else if self
+            .servers
+            .iter()
+            .any(|s| matches!(s.state, ServerState::Failed))
+        {
+            exit::SERVER_FAILED
+        } else {
+            exit::OK
         }
     }
 }

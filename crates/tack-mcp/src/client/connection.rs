@@ -8,6 +8,9 @@
 //! 2026-07-28; a server that answers with a JSON-RPC error (every pre-2026
 //! server) or stays silent for 10 s gets the `initialize` handshake offering
 //! 2025-11-25, and rmcp accepts the older version such a server counters with.
+//! The handshake goes out on the same transport, and a late answer to the
+//! probe is settled by the wrapper in `client/probe.rs` (a slow server is
+//! spawned once); the legacy HTTP+SSE transport is `client/sse.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -30,6 +33,8 @@ use tokio::task::JoinHandle;
 
 use super::config::ResolvedTransport;
 use super::convert::clean_text;
+use super::probe::{HttpLabel, Probed, SseLabel, StdioLabel, describe};
+use super::sse::SseTransport;
 
 /// One progress notification of a running call.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -227,11 +232,6 @@ pub(crate) async fn connect(
         sink: args.sink.clone(),
         list_changed: args.list_changed.clone(),
     };
-    if let ResolvedTransport::Sse { url } = transport {
-        return Err(format!(
-            "{url} uses the deprecated HTTP+SSE transport, which tack does not support; if the server also speaks streamable HTTP, set \"type\": \"http\" and its streamable HTTP URL"
-        ));
-    }
     let (service, pid) = match open(transport, &args, handler.clone(), lifecycle()).await {
         Ok(opened) => opened,
         Err(Failure { error, message }) if retry_with_handshake(&error) => {
@@ -350,10 +350,11 @@ async fn open(
         } => {
             let cwd = cwd.clone().unwrap_or_else(|| args.cwd.to_owned());
             let (process, pid) = spawn(command, argv, env, &cwd, &args.log_path).map_err(plain)?;
+            let process = Probed::<_, StdioLabel>::new(process);
             match handler.serve_with_lifecycle(process, lifecycle).await {
                 Ok(service) => Ok((service, pid)),
                 Err(e) => {
-                    let mut message = format!("the MCP handshake failed: {e}");
+                    let mut message = format!("the MCP handshake failed: {}", describe(&e));
                     if let Some(tail) = log_tail(&args.log_path) {
                         message.push_str(&format!("; its stderr ends with: {tail}"));
                     }
@@ -375,11 +376,15 @@ async fn open(
                 .map_err(|e| plain(e.to_string()))?;
             let started = match authorized {
                 Some(client) => {
-                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    let transport = Probed::<_, HttpLabel>::new(
+                        StreamableHttpClientTransport::with_client(client, config),
+                    );
                     handler.serve_with_lifecycle(transport, lifecycle).await
                 }
                 None => {
-                    let transport = StreamableHttpClientTransport::from_config(config);
+                    let transport = Probed::<_, HttpLabel>::new(
+                        StreamableHttpClientTransport::from_config(config),
+                    );
                     handler.serve_with_lifecycle(transport, lifecycle).await
                 }
             };
@@ -389,12 +394,33 @@ async fn open(
                     Err(plain(super::oauth::needs_login_message(args.server)))
                 }
                 Err(e) => Err(Failure {
-                    message: format!("could not connect to {url}: {e}"),
+                    message: format!(
+                        "could not connect to {url} (streamable HTTP): {}",
+                        describe(&e)
+                    ),
                     error: Some(e),
                 }),
             }
         }
-        ResolvedTransport::Sse { url } => Err(plain(format!("{url}: HTTP+SSE is not supported"))),
+        ResolvedTransport::Sse { url, headers } => {
+            // The legacy transport (client/sse.rs): the event stream is opened here.
+            let sse = SseTransport::connect(
+                url,
+                header_map(headers).map_err(plain)?.into_iter().collect(),
+            )
+            .await
+            .map_err(|e| plain(format!("could not connect to {url} (HTTP+SSE): {e}")))?;
+            match handler
+                .serve_with_lifecycle(Probed::<_, SseLabel>::new(sse), lifecycle)
+                .await
+            {
+                Ok(service) => Ok((service, None)),
+                Err(e) => Err(Failure {
+                    message: format!("could not connect to {url} (HTTP+SSE): {}", describe(&e)),
+                    error: Some(e),
+                }),
+            }
+        }
     }
 }
 

@@ -151,6 +151,9 @@ impl McpManager {
                 outcome: StartOutcome::Failed { error },
             })
             .collect();
+        // Everything this start offers is one batch, sorted by server and
+        // tool name, whichever server finishes first.
+        self.inner.registry.begin_batch();
         let mut to_start = Vec::new();
         for runtime in self.inner.runtimes.values() {
             if lock(&runtime.state).reported {
@@ -191,7 +194,8 @@ impl McpManager {
                     }
                 }
                 Err(error) => {
-                    tracing::warn!("{error}");
+                    // Reported to the caller, which tells the user once.
+                    tracing::debug!("{error}");
                     StartOutcome::Failed { error }
                 }
             };
@@ -202,12 +206,15 @@ impl McpManager {
             }
         }))
         .await;
+        self.inner.registry.end_batch();
         reports.extend(started);
         reports
     }
 
-    /// The tools offered so far, in the order they were first offered. The
-    /// set only grows within a session.
+    /// The tools offered so far, in a deterministic order: the tools of one
+    /// [`Self::start`] sorted by server name, then tool name; tools offered
+    /// later (a list change, an approved change) after them. The set only
+    /// grows within a session, and a tool keeps its place.
     pub fn tools(&self) -> Vec<Arc<dyn Tool>> {
         lock(&self.inner.registry.offered)
             .tools

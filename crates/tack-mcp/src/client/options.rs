@@ -6,11 +6,33 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::connection::ProgressSink;
+use super::error::{ClientError, Result};
 
 /// Default time a server has to start (spawn, handshake, first `tools/list`).
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default time one `tools/call` may take.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The environment variable with the startup timeout in ms (as in Claude Code).
+pub const STARTUP_TIMEOUT_ENV: &str = "MCP_TIMEOUT";
+/// The environment variable with the per-call timeout in ms (as in Claude Code).
+pub const CALL_TIMEOUT_ENV: &str = "MCP_TOOL_TIMEOUT";
+
+fn env_millis(lookup: &dyn Fn(&str) -> Option<String>, var: &str) -> Result<Option<Duration>> {
+    let Some(text) = lookup(var).filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    match text.trim().parse::<u64>() {
+        Ok(ms) if ms > 0 => Ok(Some(Duration::from_millis(ms))),
+        _ => Err(ClientError::Config {
+            server: None,
+            field: Some(var.to_owned()),
+            message: format!(
+                "the environment variable {var} must be a positive whole number of milliseconds (e.g. {var}=60000), got {text:?}"
+            ),
+        }),
+    }
+}
 
 /// Reads an environment variable for `${VAR}` expansion.
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -53,6 +75,20 @@ impl ManagerOptions {
             progress: None,
             env: None,
         }
+    }
+
+    /// Reads the timeouts Claude Code reads: `MCP_TIMEOUT` (startup, ms) and
+    /// `MCP_TOOL_TIMEOUT` (one call, ms), through `lookup` (normally the
+    /// process environment). A value that is not a positive whole number of
+    /// milliseconds is an error naming the variable.
+    pub fn timeouts_from_env(&mut self, lookup: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+        if let Some(t) = env_millis(lookup, STARTUP_TIMEOUT_ENV)? {
+            self.startup_timeout = t;
+        }
+        if let Some(t) = env_millis(lookup, CALL_TIMEOUT_ENV)? {
+            self.call_timeout = t;
+        }
+        Ok(())
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<String> {

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use rmcp::ServiceError;
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode};
+use rmcp::model::{CacheScope, CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode};
+use rmcp::service::MergedList;
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Map, Value};
 use tack_protocol::ToolDefinition;
@@ -24,7 +25,7 @@ use super::error::{ClientError, Result};
 use super::names::{NameTable, model_tool_name};
 use super::options::ManagerOptions;
 use super::report::ServerState;
-use super::store::{CachedTools, PinCheck, PinnedTool, Pins, read_cache, write_cache};
+use super::store::{CachedTools, PinCheck, PinnedTool, Pins, now_ms, read_cache, write_cache};
 
 /// After a failed start, calls fail fast with the same error for this long.
 const RETRY_AFTER: Duration = Duration::from_secs(5);
@@ -41,17 +42,52 @@ pub(super) struct Registry {
     pub(super) generation: watch::Sender<u64>,
 }
 
+/// The tools offered, in a deterministic order: by batch, then server name,
+/// then tool name. A batch is everything one [`McpManager::start`] offers
+/// (servers finish starting in any order), or one later addition (a list
+/// change, an approved change); later batches come after, so what was
+/// offered keeps its place (the model API's prompt cache keeps its prefix).
+///
+/// [`McpManager::start`]: super::McpManager::start
 #[derive(Default)]
 pub(super) struct Offered {
     pub(super) names: NameTable,
     pub(super) tools: Vec<Arc<McpTool>>,
     pub(super) keys: HashSet<(String, String)>,
+    /// The current batch, and how many starts are under way in it.
+    batch: u64,
+    starts: usize,
+}
+
+impl Offered {
+    /// The batch of an offer made now.
+    fn batch_now(&mut self) -> u64 {
+        if self.starts == 0 {
+            self.batch += 1;
+        }
+        self.batch
+    }
 }
 
 impl Registry {
+    /// Offers made until [`Self::end_batch`] share one batch.
+    pub(super) fn begin_batch(&self) {
+        let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        if offered.starts == 0 {
+            offered.batch += 1;
+        }
+        offered.starts += 1;
+    }
+
+    pub(super) fn end_batch(&self) {
+        let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        offered.starts = offered.starts.saturating_sub(1);
+    }
+
     /// Adds the tools not offered yet; bumps the generation if any was added.
     pub(super) fn offer(&self, runtime: &Arc<ServerRuntime>, tools: &[ServerTool]) {
         let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
+        let batch = offered.batch_now();
         let mut added = 0;
         for tool in tools {
             let key = (runtime.config.name.clone(), tool.name.clone());
@@ -61,9 +97,19 @@ impl Registry {
             let name = offered.names.assign(&runtime.config.name, &tool.name);
             offered
                 .tools
-                .push(Arc::new(McpTool::new(runtime.clone(), name, tool)));
+                .push(Arc::new(McpTool::new(runtime.clone(), name, tool, batch)));
             offered.keys.insert(key);
             added += 1;
+        }
+        if added > 0 {
+            // Stable, and only the current batch can move.
+            offered.tools.sort_by(|a, b| {
+                (a.batch, a.runtime.name(), &a.server_tool).cmp(&(
+                    b.batch,
+                    b.runtime.name(),
+                    &b.server_tool,
+                ))
+            });
         }
         drop(offered);
         if added > 0 {
@@ -91,12 +137,34 @@ pub(super) struct RuntimeState {
     /// Tools whose definition differs from the pin: (old pin, new definition).
     pub(super) withheld: BTreeMap<String, (PinnedTool, PinnedTool)>,
     pub(super) protocol_version: Option<String>,
+    /// The caching hint of the latest live list.
+    pub(super) cache_hint: CacheHint,
     /// The last start failure and when it happened.
     pub(super) last_failure: Option<(Instant, String)>,
     pub(super) failed: bool,
     pub(super) started_once: bool,
     /// Reported by `start` (terminal outcome), so not again.
     pub(super) reported: bool,
+}
+
+/// `ttlMs` and `cacheScope` of a tool list (all pages merged by rmcp: the
+/// earliest expiry, private if any page is).
+#[derive(Debug, Clone, Default)]
+pub(super) struct CacheHint {
+    pub(super) ttl_ms: Option<u64>,
+    pub(super) scope: Option<String>,
+}
+
+impl CacheHint {
+    fn of<T>(list: &MergedList<T>) -> Self {
+        Self {
+            ttl_ms: list.ttl_ms,
+            scope: list.cache_scope.map(|s| match s {
+                CacheScope::Private => "private".to_owned(),
+                _ => "public".to_owned(),
+            }),
+        }
+    }
 }
 
 /// One configured server and its connection.
@@ -121,6 +189,41 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl ServerRuntime {
     pub(super) fn name(&self) -> &str {
         &self.config.name
+    }
+
+    /// A hash of what identifies the user to the server: its resolved
+    /// transport (headers, environment, URL, command). A `private` tool list
+    /// is cached for this context only. `None` when it cannot be resolved.
+    fn auth_context(&self) -> Option<String> {
+        let options = &self.settings.options;
+        let resolved = self.config.resolve(&|v| options.lookup(v)).ok()?;
+        // An OAuth login is part of who is asking: its issuer and client
+        // (not its tokens, which change at every refresh).
+        let login = match &resolved {
+            super::config::ResolvedTransport::Http { url, .. } => {
+                let store = super::oauth::TokenStore::new(&options.state_dir);
+                super::oauth::canonical_resource(url)
+                    .ok()
+                    .and_then(|resource| store.entry(&resource).ok().flatten())
+                    .map(|e| format!("{:?}/{}", e.issuer, e.client_id))
+            }
+            _ => None,
+        };
+        Some(super::hash_hex(format!("{resolved:?}{login:?}").as_bytes()))
+    }
+
+    /// The server's `startupTimeout`, else the manager's.
+    pub(super) fn startup_timeout(&self) -> Duration {
+        self.config
+            .startup_timeout
+            .unwrap_or(self.settings.options.startup_timeout)
+    }
+
+    /// The server's `timeout` (per call), else the manager's.
+    pub(super) fn call_timeout(&self) -> Duration {
+        self.config
+            .call_timeout
+            .unwrap_or(self.settings.options.call_timeout)
     }
 
     fn start_failed(&self, message: String) -> ClientError {
@@ -186,7 +289,7 @@ impl ServerRuntime {
         }
         let options = &self.settings.options;
         let resolved = self.config.resolve(&|v| options.lookup(v))?;
-        let timeout = options.startup_timeout;
+        let timeout = self.startup_timeout();
         let started = async {
             let conn = connect(
                 &resolved,
@@ -202,7 +305,7 @@ impl ServerRuntime {
             .await?;
             let tools = conn
                 .peer
-                .list_all_tools()
+                .list_all_tools_with_cache_hint()
                 .await
                 .map_err(|e| format!("tools/list failed: {e}"))?;
             Ok::<_, String>((conn, tools))
@@ -220,10 +323,15 @@ impl ServerRuntime {
         };
         let conn = Arc::new(conn);
         let raw: Vec<Value> = tools
+            .items
             .iter()
             .filter_map(|t| serde_json::to_value(t).ok())
             .collect();
-        lock(&self.state).protocol_version = Some(conn.protocol_version.clone());
+        {
+            let mut state = lock(&self.state);
+            state.protocol_version = Some(conn.protocol_version.clone());
+            state.cache_hint = CacheHint::of(&tools);
+        }
         self.apply_tools(raw, true);
         // Refresh on notifications/tools/list_changed.
         let weak = Arc::downgrade(self);
@@ -247,13 +355,15 @@ impl ServerRuntime {
             return;
         };
         let listed = tokio::time::timeout(
-            self.settings.options.startup_timeout,
-            conn.peer.list_all_tools(),
+            self.startup_timeout(),
+            conn.peer.list_all_tools_with_cache_hint(),
         )
         .await;
         match listed {
             Ok(Ok(tools)) => {
+                lock(&self.state).cache_hint = CacheHint::of(&tools);
                 let raw = tools
+                    .items
                     .iter()
                     .filter_map(|t| serde_json::to_value(t).ok())
                     .collect();
@@ -280,7 +390,7 @@ impl ServerRuntime {
                     PinnedTool::of(&tool.name, tool.description.as_deref(), &tool.input_schema);
                 match pins.check(self.name(), &tool.name, &pin) {
                     PinCheck::Pinned => allowed.push(tool.clone()),
-                    PinCheck::New => {
+                    PinCheck::New | PinCheck::Upgrade => {
                         to_pin.push((tool.name.clone(), pin));
                         allowed.push(tool.clone());
                     }
@@ -295,11 +405,20 @@ impl ServerRuntime {
             }
         }
         if live {
+            let (protocol_version, hint) = {
+                let state = lock(&self.state);
+                (state.protocol_version.clone(), state.cache_hint.clone())
+            };
+            let private = hint.scope.as_deref() == Some("private");
             let cached = CachedTools {
                 server: self.config.name.clone(),
                 config_hash: self.config.config_hash(),
-                protocol_version: lock(&self.state).protocol_version.clone(),
+                protocol_version,
                 tools: raw,
+                received_at_ms: Some(now_ms()),
+                ttl_ms: hint.ttl_ms,
+                cache_scope: hint.scope,
+                auth_context: if private { self.auth_context() } else { None },
             };
             if let Err(e) = write_cache(&self.settings.options.cache_dir, &self.config, &cached) {
                 tracing::warn!("could not cache the MCP tool list: {e}");
@@ -319,6 +438,9 @@ impl ServerRuntime {
     /// Offers cached tools without starting the server; the number offered.
     pub(super) fn load_cache(self: &Arc<Self>) -> Option<(usize, usize)> {
         let cached = read_cache(&self.settings.options.cache_dir, &self.config)?;
+        if !cached.is_usable(now_ms(), self.auth_context().as_deref()) {
+            return None;
+        }
         lock(&self.state).protocol_version = cached.protocol_version.clone();
         self.apply_tools(cached.tools, false);
         let state = lock(&self.state);
@@ -384,7 +506,7 @@ impl ServerRuntime {
         let id = handle.id.clone();
         let response = handle.await_response();
         tokio::pin!(response);
-        let timeout = self.settings.options.call_timeout;
+        let timeout = self.call_timeout();
         let outcome = tokio::select! {
             biased;
             outcome = &mut response => outcome,
@@ -493,11 +615,14 @@ pub struct McpTool {
     description: String,
     schema: Value,
     annotations: ToolAnnotations,
+    /// The batch it was offered in (see [`Offered`]).
+    batch: u64,
 }
 
 impl McpTool {
-    fn new(runtime: Arc<ServerRuntime>, name: String, tool: &ServerTool) -> Self {
+    fn new(runtime: Arc<ServerRuntime>, name: String, tool: &ServerTool, batch: u64) -> Self {
         Self {
+            batch,
             runtime,
             server_tool: tool.name.clone(),
             name,
@@ -549,8 +674,7 @@ impl Tool for McpTool {
     /// The call timeout is enforced here (sending notifications/cancelled);
     /// the harness's outer limit leaves room for a lazy start first.
     fn timeout(&self) -> Option<Duration> {
-        let options = &self.runtime.settings.options;
-        Some(options.call_timeout + options.startup_timeout + Duration::from_secs(5))
+        Some(self.runtime.call_timeout() + self.runtime.startup_timeout() + Duration::from_secs(5))
     }
     async fn call(
         &self,

@@ -135,7 +135,9 @@ impl Approvals {
 /// A tool definition as pinned: what the user (or first use) accepted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PinnedTool {
-    /// sha256 of name, description and input schema (hex, 16 bytes).
+    /// sha256 (hex, 16 bytes) of name, description and the input schema in
+    /// canonical form ([`canonical_json`]): key order and `1` vs `1.0` do not
+    /// count, since servers vary them with the negotiated protocol version.
     pub hash: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -145,16 +147,78 @@ pub struct PinnedTool {
 impl PinnedTool {
     /// Pins a definition as the server sent it.
     pub fn of(name: &str, description: Option<&str>, input_schema: &Value) -> Self {
-        let text = format!(
-            "{name}\n{}\n{}",
-            description.unwrap_or_default(),
-            input_schema
-        );
         Self {
-            hash: hash_hex(text.as_bytes()),
+            hash: definition_hash(name, description, &canonical_json(input_schema)),
             description: description.map(str::to_owned),
             input_schema: input_schema.clone(),
         }
+    }
+
+    /// The hash pins had before the canonical form: of the schema exactly as
+    /// the server ordered it. A pin that still holds it matches a definition
+    /// sent again in the same order, and is then rewritten in the new form.
+    fn legacy_hash(name: &str, description: Option<&str>, input_schema: &Value) -> String {
+        definition_hash(name, description, &input_schema.to_string())
+    }
+}
+
+fn definition_hash(name: &str, description: Option<&str>, schema: &str) -> String {
+    let text = format!("{name}\n{}\n{schema}", description.unwrap_or_default());
+    hash_hex(text.as_bytes())
+}
+
+/// `value` as JSON text with every object's keys sorted (recursively) and
+/// numbers normalised: an integral float is written as the integer (`1.0` as
+/// `1`), so two schemas that mean the same hash alike.
+pub(crate) fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Number(n) => out.push_str(&canonical_number(n)),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn canonical_number(n: &serde_json::Number) -> String {
+    if n.is_i64() || n.is_u64() {
+        return n.to_string();
+    }
+    match n.as_f64() {
+        // Exactly integral and within the range where f64 holds integers exactly.
+        Some(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => {
+            #[allow(clippy::cast_possible_truncation, reason = "integral and below 2^53")]
+            let i = f as i64;
+            i.to_string()
+        }
+        _ => n.to_string(),
     }
 }
 
@@ -190,6 +254,9 @@ pub enum PinCheck {
     Pinned,
     /// Never seen: pin it (trust on first use, covered by the server's approval).
     New,
+    /// Matches a pin written in the old hash form (before canonical JSON):
+    /// the same definition, to be pinned again in the new form.
+    Upgrade,
     /// Differs from its pin: withhold until the user approves the change.
     Changed(PinnedTool),
 }
@@ -205,6 +272,16 @@ impl Pins {
         match self.file.servers.get(server).and_then(|t| t.get(tool)) {
             None => PinCheck::New,
             Some(pin) if pin.hash == definition.hash => PinCheck::Pinned,
+            Some(pin)
+                if pin.hash
+                    == PinnedTool::legacy_hash(
+                        tool,
+                        definition.description.as_deref(),
+                        &definition.input_schema,
+                    ) =>
+            {
+                PinCheck::Upgrade
+            }
             Some(pin) => PinCheck::Changed(pin.clone()),
         }
     }
@@ -238,6 +315,51 @@ pub struct CachedTools {
     pub protocol_version: Option<String>,
     /// The tools exactly as the server listed them (MCP `Tool` objects).
     pub tools: Vec<Value>,
+    /// When the list was received, in ms since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_at_ms: Option<u64>,
+    /// The server's `ttlMs` for the list (2026-07-28 caching); `None` when it
+    /// sent none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// The server's `cacheScope`: `"public"` or `"private"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<String>,
+    /// For a private list, a hash of the auth context it was listed under
+    /// (the server's resolved headers or environment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_context: Option<String>,
+}
+
+impl CachedTools {
+    /// Whether the cached list may stand in for the server's (lazy start):
+    ///
+    /// - a list the server gave a `ttlMs` is fresh while
+    ///   `now < received + ttlMs` (`ttlMs: 0` is always stale);
+    /// - a list without `ttlMs` (every pre-2026 server) is kept until the
+    ///   server's entry changes (the cache is keyed by its config hash) or the
+    ///   running server lists its tools again, as before the caching rules;
+    /// - a `private` list serves only the auth context it was listed under.
+    pub fn is_usable(&self, now_ms: u64, auth_context: Option<&str>) -> bool {
+        if self.cache_scope.as_deref() == Some("private")
+            && self.auth_context.as_deref() != auth_context
+        {
+            return false;
+        }
+        match (self.ttl_ms, self.received_at_ms) {
+            (None, _) => true,
+            (Some(ttl), Some(at)) => now_ms < at.saturating_add(ttl),
+            (Some(_), None) => false,
+        }
+    }
+}
+
+/// Now, in ms since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
 }
 
 pub(crate) fn cache_path(cache_dir: &Path, server: &ServerConfig) -> PathBuf {
@@ -270,4 +392,89 @@ pub(crate) fn write_cache(
     cached: &CachedTools,
 ) -> Result<()> {
     write_json(&cache_path(cache_dir, server), cached)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cached(ttl_ms: Option<u64>, scope: Option<&str>, auth: Option<&str>) -> CachedTools {
+        CachedTools {
+            server: "s".into(),
+            config_hash: "h".into(),
+            protocol_version: None,
+            tools: Vec::new(),
+            received_at_ms: Some(1_000),
+            ttl_ms,
+            cache_scope: scope.map(str::to_owned),
+            auth_context: auth.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_cached_list_is_fresh_while_now_is_before_received_plus_ttl() {
+        assert!(cached(Some(500), None, None).is_usable(1_499, None));
+        assert!(!cached(Some(500), None, None).is_usable(1_500, None));
+        assert!(!cached(Some(0), None, None).is_usable(1_000, None));
+        // No ttlMs: kept (keyed by the config), however old.
+        assert!(cached(None, None, None).is_usable(u64::MAX, None));
+        // Private: only for the auth context it was listed under.
+        let private = cached(Some(10_000), Some("private"), Some("alice"));
+        assert!(private.is_usable(2_000, Some("alice")));
+        assert!(!private.is_usable(2_000, Some("bob")));
+        let public = cached(Some(10_000), Some("public"), Some("alice"));
+        assert!(public.is_usable(2_000, Some("bob")));
+    }
+
+    #[test]
+    fn the_canonical_form_ignores_key_order_and_integral_floats() {
+        let a: Value = serde_json::from_str(
+            r#"{"type":"object","properties":{"n":{"type":"integer","default":1}},"required":["n"]}"#,
+        )
+        .unwrap();
+        let b: Value = serde_json::from_str(
+            r#"{"required":["n"],"properties":{"n":{"default":1.0,"type":"integer"}},"type":"object"}"#,
+        )
+        .unwrap();
+        assert_eq!(canonical_json(&a), canonical_json(&b));
+        assert_eq!(
+            PinnedTool::of("t", Some("d"), &a).hash,
+            PinnedTool::of("t", Some("d"), &b).hash
+        );
+        // What differs still differs: array order, values, a fraction.
+        let c = json!({"required": ["n"], "properties": {"n": {"default": 1.5}}});
+        let d = json!({"required": ["n"], "properties": {"n": {"default": 1}}});
+        assert_ne!(canonical_json(&c), canonical_json(&d));
+        assert_ne!(
+            canonical_json(&json!([1, 2])),
+            canonical_json(&json!([2, 1]))
+        );
+    }
+
+    #[test]
+    fn a_pin_in_the_old_form_matches_and_is_upgraded() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema: Value =
+            serde_json::from_str(r#"{"type":"object","properties":{"x":{"type":"string"}}}"#)
+                .unwrap();
+        let legacy = PinnedTool {
+            hash: PinnedTool::legacy_hash("echo", Some("Echoes."), &schema),
+            description: Some("Echoes.".into()),
+            input_schema: schema.clone(),
+        };
+        let mut pins = Pins::load(dir.path()).unwrap();
+        pins.pin("srv", &[("echo".into(), legacy)]).unwrap();
+        let now = PinnedTool::of("echo", Some("Echoes."), &schema);
+        assert_eq!(pins.check("srv", "echo", &now), PinCheck::Upgrade);
+        pins.pin("srv", &[("echo".into(), now.clone())]).unwrap();
+        let reloaded = Pins::load(dir.path()).unwrap();
+        assert_eq!(reloaded.check("srv", "echo", &now), PinCheck::Pinned);
+        // A really changed definition is still a change.
+        let changed = PinnedTool::of("echo", Some("Echoes twice."), &schema);
+        assert!(matches!(
+            reloaded.check("srv", "echo", &changed),
+            PinCheck::Changed(_)
+        ));
+    }
 }

@@ -13,20 +13,38 @@ Environment:
                        `slow` writes `cancelled` there when it is cancelled
     TACK_TEST_EXTRA    any value: shown by `env` (env-expansion tests); `env`
                        with a `name` shows that variable instead
+    TACK_TEST_TOOLS_TTL_MS, TACK_TEST_TOOLS_SCOPE  the `ttlMs` and `cacheScope`
+                       (public by default) of `tools/list` results; unset, the
+                       SDK's default (ttlMs 0, private)
+    TACK_TEST_LEGACY   any value: serve the handshake revisions only, as a
+                       pre-2026 server does (server/discover is refused), so
+                       the client negotiates 2025-11-25
+    TACK_TEST_BOOT_DELAY  seconds (a float) to wait before reading the first
+                       message, as a server with a slow start does
 """
 
 import os
 import socket
 import sys
+import time
 
 import anyio
 from pydantic import BaseModel
 
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-server = MCPServer(name="tack-test-python", version="1.0.0")
+def _cache_hints() -> dict:
+    ttl = os.environ.get("TACK_TEST_TOOLS_TTL_MS")
+    if not ttl:
+        return {}
+    scope = os.environ.get("TACK_TEST_TOOLS_SCOPE", "public")
+    return {"tools/list": CacheHint(ttl_ms=int(ttl), scope=scope)}
+
+
+server = MCPServer(name="tack-test-python", version="1.0.0", cache_hints=_cache_hints())
 
 
 @server.tool(
@@ -139,12 +157,23 @@ async def serve_http(port_file: str) -> None:
     await http.serve(sockets=[sock])
 
 
+def _legacy_only() -> None:
+    import mcp.server.runner as runner
+
+    runner._has_modern_envelope = lambda params: False
+
+
 def main() -> None:
+    if os.environ.get("TACK_TEST_LEGACY"):
+        _legacy_only()
     print("tack-test-python starting", file=sys.stderr, flush=True)
     markers = os.environ.get("TACK_TEST_MARKERS")
     if markers:
         with open(os.path.join(markers, "started"), "a") as f:
             f.write(f"{os.getpid()}\n")
+    delay = float(os.environ.get("TACK_TEST_BOOT_DELAY", "0") or "0")
+    if delay > 0:
+        time.sleep(delay)
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
         anyio.run(serve_http, sys.argv[2])
     else:

@@ -104,7 +104,16 @@ async fn a_changed_definition_is_withheld_until_the_user_approves_it() {
 async fn lazy_start_offers_cached_tools_and_starts_on_the_first_call() {
     let peers = require_peers!();
     let home = Home::new();
-    let config = || peers.python("py", &[("TACK_TEST_MARKERS", &home.markers_env())]);
+    // The list stays fresh for an hour (2026-07-28 caching: ttlMs).
+    let config = || {
+        peers.python(
+            "py",
+            &[
+                ("TACK_TEST_MARKERS", &home.markers_env()),
+                ("TACK_TEST_TOOLS_TTL_MS", "3600000"),
+            ],
+        )
+    };
     let manager = home.manager(vec![config()]);
     start_ok(&manager, &["py"]).await;
     let first_names = names(&manager);
@@ -135,6 +144,7 @@ async fn lazy_start_offers_cached_tools_and_starts_on_the_first_call() {
         "py",
         &[
             ("TACK_TEST_MARKERS", &home.markers_env()),
+            ("TACK_TEST_TOOLS_TTL_MS", "3600000"),
             ("TACK_TEST_EXTRA", "1"),
         ],
     );

@@ -16,3 +16,4 @@ mod oauth;
 mod oauth_server;
 mod python;
 mod real_servers;
+mod robust;
