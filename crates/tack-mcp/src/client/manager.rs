@@ -170,13 +170,25 @@ impl McpManager {
             }
             lock(&runtime.state).reported = true;
             if self.inner.settings.options.lazy
-                && let Some((tools, withheld)) = runtime.load_cache()
+                && let Some((tools, withheld, fresh)) = runtime.load_cache()
             {
                 reports.push(StartReport {
                     server: runtime.config.name.clone(),
                     source,
                     outcome: StartOutcome::Deferred { tools, withheld },
                 });
+                if !fresh {
+                    // Stale (past its `ttlMs`): offered now, so the session
+                    // starts at once, and listed again in the background; a
+                    // call waits for that start, and a changed definition is
+                    // withheld as on any start.
+                    let runtime = runtime.clone();
+                    tokio::spawn(async move {
+                        if let Err(error) = runtime.ensure_running().await {
+                            tracing::debug!("revalidating a stale tool list: {error}");
+                        }
+                    });
+                }
                 continue;
             }
             to_start.push(runtime.clone());

@@ -436,17 +436,22 @@ impl ServerRuntime {
     }
 
     /// Offers cached tools without starting the server; the number offered.
-    pub(super) fn load_cache(self: &Arc<Self>) -> Option<(usize, usize)> {
+    /// Offers the cached tool list, if one serves this auth context:
+    /// `(offered, withheld, fresh)`. A stale list is offered all the same
+    /// (stale-while-revalidate); the caller starts the server to list again.
+    pub(super) fn load_cache(self: &Arc<Self>) -> Option<(usize, usize, bool)> {
         let cached = read_cache(&self.settings.options.cache_dir, &self.config)?;
-        if !cached.is_usable(now_ms(), self.auth_context().as_deref()) {
+        if !cached.serves(self.auth_context().as_deref()) {
             return None;
         }
+        let fresh = cached.is_fresh(now_ms());
         lock(&self.state).protocol_version = cached.protocol_version.clone();
         self.apply_tools(cached.tools, false);
         let state = lock(&self.state);
         Some((
             state.tools.len() - state.withheld.len(),
             state.withheld.len(),
+            fresh,
         ))
     }
 

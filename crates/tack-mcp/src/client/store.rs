@@ -341,11 +341,19 @@ impl CachedTools {
     ///   running server lists its tools again, as before the caching rules;
     /// - a `private` list serves only the auth context it was listed under.
     pub fn is_usable(&self, now_ms: u64, auth_context: Option<&str>) -> bool {
-        if self.cache_scope.as_deref() == Some("private")
-            && self.auth_context.as_deref() != auth_context
-        {
-            return false;
-        }
+        self.serves(auth_context) && self.is_fresh(now_ms)
+    }
+
+    /// Whether the list may be shown to this auth context at all: a
+    /// `private` list only to the one it was listed under.
+    pub fn serves(&self, auth_context: Option<&str>) -> bool {
+        self.cache_scope.as_deref() != Some("private")
+            || self.auth_context.as_deref() == auth_context
+    }
+
+    /// Whether the list is fresh (see [`Self::is_usable`]); a stale list is
+    /// offered while the server is started to list again.
+    pub fn is_fresh(&self, now_ms: u64) -> bool {
         match (self.ttl_ms, self.received_at_ms) {
             (None, _) => true,
             (Some(ttl), Some(at)) => now_ms < at.saturating_add(ttl),
