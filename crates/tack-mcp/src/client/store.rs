@@ -332,15 +332,8 @@ pub struct CachedTools {
 }
 
 impl CachedTools {
-    /// Whether the cached list may stand in for the server's (lazy start):
-    ///
-    /// - a list the server gave a `ttlMs` is fresh while
-    ///   `now < received + ttlMs` (`ttlMs: 0` is always stale);
-    /// - a list without `ttlMs` (every pre-2026 server) is kept until the
-    ///   server's entry changes (the cache is keyed by its config hash) or the
-    ///   running server lists its tools again, as before the caching rules;
-    /// - a `private` list serves only the auth context it was listed under.
-    pub fn is_usable(&self, now_ms: u64, auth_context: Option<&str>) -> bool {
+    #[cfg(test)]
+    fn is_usable(&self, now_ms: u64, auth_context: Option<&str>) -> bool {
         self.serves(auth_context) && self.is_fresh(now_ms)
     }
 
@@ -351,8 +344,14 @@ impl CachedTools {
             || self.auth_context.as_deref() == auth_context
     }
 
-    /// Whether the list is fresh (see [`Self::is_usable`]); a stale list is
-    /// offered while the server is started to list again.
+    /// Whether the list is fresh (lazy start offers a stale one too, while
+    /// the server is started to list again):
+    ///
+    /// - a list the server gave a `ttlMs` is fresh while
+    ///   `now < received + ttlMs` (`ttlMs: 0` is always stale);
+    /// - a list without `ttlMs` (every pre-2026 server) is kept until the
+    ///   server's entry changes (the cache is keyed by its config hash) or the
+    ///   running server lists its tools again, as before the caching rules.
     pub fn is_fresh(&self, now_ms: u64) -> bool {
         match (self.ttl_ms, self.received_at_ms) {
             (None, _) => true,
