@@ -67,12 +67,14 @@ mod config;
 mod connection;
 mod convert;
 mod error;
+mod handler;
 mod manager;
 mod names;
 mod options;
 mod report;
 mod runtime;
 mod store;
+mod tasks;
 
 pub use config::{
     ConfigSource, McpConfig, ResolvedTransport, ServerConfig, TransportConfig, expand,
@@ -80,6 +82,10 @@ pub use config::{
 pub use connection::{ProgressSink, ProgressUpdate};
 pub use convert::MAX_DESCRIPTION_CHARS;
 pub use error::{ClientError, Result};
+pub use handler::{
+    ElicitAnswer, Elicitation, ElicitationKind, FieldKind, FormField, NobodyToAsk, ServerRequests,
+    check_form, parse_form,
+};
 pub use manager::McpManager;
 pub use names::model_tool_name;
 pub use options::{DEFAULT_CALL_TIMEOUT, DEFAULT_STARTUP_TIMEOUT, EnvLookup, ManagerOptions};
@@ -88,6 +94,7 @@ pub use report::{
 };
 pub use runtime::McpTool;
 pub use store::{Approvals, PinCheck, PinnedTool, Pins, ToolChange};
+pub use tasks::{LateResult, PendingTask, read_pending};
 
 /// sha256 of `bytes` as hex of the first 16 bytes.
 pub(crate) fn hash_hex(bytes: &[u8]) -> String {

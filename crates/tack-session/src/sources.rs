@@ -17,7 +17,7 @@ use tack_tool::artifacts::ArtifactStore;
 use tack_tool::{Exposure, Tool, ToolRegistry, Typed, TypedTool};
 
 use crate::error::{Error, Result};
-use crate::interaction::Interaction;
+use crate::interaction::{Interaction, InteractionRequests};
 use crate::project::ProjectContext;
 
 /// What a source may use while it loads.
@@ -227,13 +227,14 @@ impl Mcp {
 
     /// The manager of a project's servers (starts nothing), for `tack mcp …`.
     pub fn manager(project: &ProjectContext, approve: bool) -> Result<McpManager> {
-        Self::manager_with(project, approve, None)
+        Self::manager_with(project, approve, None, None)
     }
 
     fn manager_with(
         project: &ProjectContext,
         approve: bool,
         progress: Option<ProgressSink>,
+        interaction: Option<&Arc<dyn Interaction>>,
     ) -> Result<McpManager> {
         let state = &project.state_dir;
         let mut options = ManagerOptions::new(
@@ -244,6 +245,9 @@ impl Mcp {
         );
         options.approve_project_servers = approve;
         options.progress = progress;
+        if let Some(interaction) = interaction {
+            options.requests = Arc::new(InteractionRequests(Arc::clone(interaction)));
+        }
         Ok(McpManager::new(
             project.settings.mcp_servers.clone(),
             options,
@@ -276,7 +280,12 @@ impl ToolSource for Mcp {
     }
 
     async fn load(&self, cx: &SourceContext<'_>) -> Result<Vec<SourcedTool>> {
-        let manager = Self::manager_with(cx.project, self.approve, self.progress.clone())?;
+        let manager = Self::manager_with(
+            cx.project,
+            self.approve,
+            self.progress.clone(),
+            Some(cx.interaction),
+        )?;
         if manager.list().is_empty() {
             return Ok(Vec::new());
         }
