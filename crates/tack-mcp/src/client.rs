@@ -83,8 +83,8 @@ pub use connection::{ProgressSink, ProgressUpdate};
 pub use convert::MAX_DESCRIPTION_CHARS;
 pub use error::{ClientError, Result};
 pub use handler::{
-    ElicitAnswer, Elicitation, ElicitationKind, FieldKind, FormField, NobodyToAsk, ServerRequests,
-    check_form, parse_form,
+    ElicitAnswer, Elicitation, ElicitationKind, FieldKind, FormField, NobodyToAsk, SamplingAnswer,
+    SamplingRequest, ServerRequests, check_form, parse_form,
 };
 pub use manager::McpManager;
 pub use names::model_tool_name;

@@ -53,16 +53,33 @@ pub trait Interaction: Send + Sync {
     }
 }
 
-/// MCP servers' requests, answered through the session's [`Interaction`].
-pub(crate) struct InteractionRequests(pub(crate) Arc<dyn Interaction>);
+/// MCP servers' requests: elicitation through the session's
+/// [`Interaction`], sampling through the session's model when the settings
+/// allow it.
+pub(crate) struct InteractionRequests {
+    pub(crate) interaction: Arc<dyn Interaction>,
+    pub(crate) sampler: Option<Arc<crate::sampling::Sampler>>,
+}
 
 #[async_trait]
 impl ServerRequests for InteractionRequests {
     fn can_elicit(&self) -> bool {
-        self.0.can_elicit()
+        self.interaction.can_elicit()
     }
     async fn elicit(&self, request: &Elicitation) -> ElicitAnswer {
-        self.0.elicit(request).await
+        self.interaction.elicit(request).await
+    }
+    fn may_sample(&self, server: &str) -> bool {
+        self.sampler.as_ref().is_some_and(|s| s.may_sample(server))
+    }
+    async fn sample(
+        &self,
+        request: &tack_mcp::client::SamplingRequest,
+    ) -> Result<tack_mcp::client::SamplingAnswer, String> {
+        match &self.sampler {
+            Some(sampler) => sampler.sample(request).await,
+            None => Err(crate::sampling::refused_message(&request.server)),
+        }
     }
 }
 

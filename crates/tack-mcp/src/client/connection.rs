@@ -9,6 +9,11 @@
 //! server) or stays silent for 10 s gets the `initialize` handshake offering
 //! 2025-11-25, and rmcp accepts the older version such a server counters with.
 
+#![expect(
+    deprecated,
+    reason = "SEP-2577 deprecates roots and sampling, but 2025-11-25 servers and multi-round-trip results still ask for them"
+)]
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -17,18 +22,14 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelTaskParams, CancelledNotificationParam,
-    ClientCapabilities, ClientConfig, ClientRequest, ElicitRequestParams, ElicitResult,
-    ElicitationCapability, ErrorData, ExtensionCapabilities, FormElicitationCapability,
-    GetTaskParams, Implementation, InputRequest, InputRequests, InputResponses, JsonObject,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestId, ServerNotification,
-    ServerResult, SubscriptionFilter, TASKS_EXTENSION_ID, Task, TaskPayload, UpdateTaskParams,
-    UrlElicitationCapability,
+    ClientCapabilities, ClientConfig, ClientRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorData,
+    ExtensionCapabilities, FormElicitationCapability, GetTaskParams, Implementation, InputRequest,
+    InputRequests, InputResponses, JsonObject, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, RequestId, ServerNotification, ServerResult, SubscriptionFilter,
+    TASKS_EXTENSION_ID, Task, TaskPayload, UpdateTaskParams, UrlElicitationCapability,
 };
-#[expect(
-    deprecated,
-    reason = "roots are deprecated by SEP-2577, but 2025-11-25 servers and MRTR rounds still ask roots/list"
-)]
-use rmcp::model::{ListRootsResult, Root};
+use rmcp::model::{ListRootsResult, Root, SamplingCapability};
 use rmcp::service::{
     ClientInitializeError, NotificationContext, PeerRequestOptions, RequestContext, RunningService,
     ServiceError,
@@ -46,7 +47,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::ResolvedTransport;
 use super::convert::{clean_text, convert_result};
-use super::handler::{Notes, ServerRequests, answer_elicitation, push_note, take_notes};
+use super::handler::{
+    Notes, ServerRequests, answer_elicitation, push_note, sampling_request, sampling_result,
+    take_notes,
+};
 use super::tasks::{PendingTask, forget, now_secs, remember};
 
 /// How many `input_required` rounds one call may take before tack gives up.
@@ -89,7 +93,6 @@ pub(crate) struct Handler {
 
 impl Handler {
     /// The session's roots: its working directory.
-    #[expect(deprecated, reason = "roots/list: see the import")]
     fn roots(&self) -> ListRootsResult {
         let uri = format!("file://{}", self.cwd.display());
         let name = self
@@ -117,11 +120,13 @@ impl Handler {
                     serde_json::to_value(self.elicit(request.params).await)
                 }
                 InputRequest::ListRoots(_) => serde_json::to_value(self.roots()),
-                InputRequest::CreateMessage(_) => {
-                    return Err(format!(
-                        "MCP server {:?} asked tack's model for a completion (sampling), which tack does not allow this server; the call cannot continue",
-                        self.server
-                    ));
+                InputRequest::CreateMessage(request) => {
+                    let params = serde_json::to_value(&request.params)
+                        .map_err(|e| format!("could not read a sampling request: {e}"))?;
+                    let answer = self.sample(&params).await.map_err(|why| {
+                        format!("MCP server {:?} asked for a completion: {why}", self.server)
+                    })?;
+                    Ok(answer)
                 }
                 _ => {
                     return Err(format!(
@@ -134,6 +139,13 @@ impl Handler {
             responses.insert(key, value);
         }
         Ok(responses)
+    }
+
+    /// Runs a `sampling/createMessage` through [`ServerRequests::sample`].
+    async fn sample(&self, params: &Value) -> Result<Value, String> {
+        let request = sampling_request(&self.server, params)?;
+        let answer = self.requests.sample(&request).await?;
+        Ok(sampling_result(&answer))
     }
 
     fn report(&self, tool: &str, progress: f64, message: Option<&str>) {
@@ -152,6 +164,9 @@ impl Handler {
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
+        if self.requests.may_sample(&self.server) {
+            capabilities.sampling = Some(SamplingCapability::default());
+        }
         if self.requests.can_elicit() {
             capabilities.elicitation = Some(
                 ElicitationCapability::new()
@@ -179,7 +194,23 @@ impl ClientHandler for Handler {
         Ok(self.elicit(request).await)
     }
 
-    #[expect(deprecated, reason = "roots/list: see the import")]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let params = serde_json::to_value(&params).map_err(|e| {
+            ErrorData::internal_error(format!("could not read the request: {e}"), None)
+        })?;
+        let result = self
+            .sample(&params)
+            .await
+            .map_err(|why| ErrorData::invalid_request(why, None))?;
+        serde_json::from_value(result).map_err(|e| {
+            ErrorData::internal_error(format!("could not encode the answer: {e}"), None)
+        })
+    }
+
     async fn list_roots(
         &self,
         _context: RequestContext<RoleClient>,

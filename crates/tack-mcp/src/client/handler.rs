@@ -89,6 +89,26 @@ pub enum ElicitAnswer {
     Cancel,
 }
 
+/// A server's request for a completion from tack's model
+/// (`sampling/createMessage`), text only.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingRequest {
+    pub server: String,
+    /// `(role, text)`: `user` or `assistant`, in order.
+    pub messages: Vec<(String, String)>,
+    pub system: Option<String>,
+    pub max_tokens: u32,
+}
+
+/// The model's answer to a [`SamplingRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingAnswer {
+    pub text: String,
+    pub model: String,
+    /// MCP's `stopReason` (`endTurn`, `maxTokens`, `stopSequence`).
+    pub stop_reason: Option<String>,
+}
+
 /// Answers a server's requests. The session implements it over its
 /// `Interaction`; [`NobodyToAsk`] is the default.
 #[async_trait]
@@ -98,6 +118,86 @@ pub trait ServerRequests: Send + Sync {
     fn can_elicit(&self) -> bool;
     /// Asks the person (only called when [`ServerRequests::can_elicit`]).
     async fn elicit(&self, request: &Elicitation) -> ElicitAnswer;
+    /// Whether `server` may ask for completions at all (then tack declares
+    /// the sampling capability to it). Default: no.
+    fn may_sample(&self, _server: &str) -> bool {
+        false
+    }
+    /// Runs a completion for a server, or says why not (the server gets the
+    /// reason as a JSON-RPC error). Default: sampling is off.
+    async fn sample(&self, request: &SamplingRequest) -> Result<SamplingAnswer, String> {
+        Err(format!(
+            "tack does not let MCP server {:?} use its model (sampling is off)",
+            request.server
+        ))
+    }
+}
+
+/// Reads `sampling/createMessage` params (as JSON): text messages only.
+pub(crate) fn sampling_request(server: &str, params: &Value) -> Result<SamplingRequest, String> {
+    let mut messages = Vec::new();
+    for message in params
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let role = message
+            .get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("user")
+            .to_owned();
+        let blocks = match message.get("content") {
+            Some(Value::Array(blocks)) => blocks.clone(),
+            Some(block) => vec![block.clone()],
+            None => Vec::new(),
+        };
+        let mut text = String::new();
+        for block in blocks {
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    text.push_str(block.get("text").and_then(Value::as_str).unwrap_or(""))
+                }
+                other => {
+                    return Err(format!(
+                        "tack samples text only; the request has a {} block",
+                        other.unwrap_or("untyped")
+                    ));
+                }
+            }
+        }
+        messages.push((role, text));
+    }
+    if messages.is_empty() {
+        return Err("the sampling request has no messages".into());
+    }
+    let max_tokens = params
+        .get("maxTokens")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(1024);
+    Ok(SamplingRequest {
+        server: server.to_owned(),
+        messages,
+        system: params
+            .get("systemPrompt")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        max_tokens,
+    })
+}
+
+/// `CreateMessageResult` JSON for an answer.
+pub(crate) fn sampling_result(answer: &SamplingAnswer) -> Value {
+    let mut result = serde_json::json!({
+        "model": answer.model,
+        "role": "assistant",
+        "content": {"type": "text", "text": answer.text},
+    });
+    if let (Some(reason), Some(obj)) = (&answer.stop_reason, result.as_object_mut()) {
+        obj.insert("stopReason".into(), Value::String(reason.clone()));
+    }
+    result
 }
 
 /// Nobody to ask: every elicitation is declined.
