@@ -200,3 +200,79 @@ async fn an_elicitation_reaches_the_sessions_interaction() {
         person.asked()
     );
 }
+
+#[tokio::test]
+async fn a_server_past_its_budget_is_refused_for_the_rest_of_the_session() {
+    let Some((python, dir)) = python() else {
+        return;
+    };
+    let project = Project::new();
+    project.local_settings(json!({
+        "mcpServers": {"sm": {"command": python, "args": [format!("{dir}/sample_server.py")]}},
+        "mcpSampling": {"sm": {"allow": true, "maxTokens": 3}},
+        "permissions": {"allow": ["mcp__sm"]},
+    }));
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_use("t1", "mcp__sm__summarize", json!({"text": "one"})),
+        Step::text("first"),
+        Step::tool_use("t2", "mcp__sm__summarize", json!({"text": "two"})),
+        Step::text("done"),
+    ]);
+    let events = run(&project, &mock, Scripted::new()).await;
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 4, "the second summary was not sampled");
+    // The first request is held to what is left of the budget.
+    assert_eq!(requests[1].body["max_tokens"], 3);
+    assert!(tool_result_text(&mock, 2).contains("summary: first"));
+    let refused = tool_result_text(&mock, 3);
+    assert!(
+        refused.contains("used its sampling budget of 3 tokens"),
+        "{refused}"
+    );
+    let audit = sampling_events(&events);
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert_eq!(audit[0].1, AuditDecision::Allow);
+    assert_eq!(audit[1].1, AuditDecision::Deny);
+    assert!(audit[1].2 >= 3, "{audit:?}");
+}
+
+#[test]
+fn sampling_grants_come_from_the_users_files_and_mistakes_are_named() {
+    let project = Project::new();
+    project.settings(json!({"mcpSampling": {"repo-server": {"allow": true}}}));
+    project.local_settings(json!({"mcpSampling": {
+        "a": {"allow": true},
+        "b": {"allow": true, "maxTokes": 5},
+        "c": {"allow": "yes"},
+        "d": {"allow": true, "maxTokens": 0},
+    }}));
+    let ctx = project.context();
+    let settings = &ctx.settings;
+    let grants: Vec<(&str, u64)> = settings
+        .mcp_sampling
+        .iter()
+        .map(|(k, g)| (k.as_str(), g.max_tokens))
+        .collect();
+    // A project file cannot grant; the default budget applies; a bad entry grants nothing.
+    assert_eq!(grants, [("a", 10_000), ("b", 10_000)]);
+    let warnings = ctx.warnings.join("\n");
+    assert!(
+        warnings.contains("ignored in a project settings file"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("settings.local.json:"), "{warnings}");
+    assert!(
+        warnings.contains(r#"no key "maxTokes" (did you mean "maxTokens"?)"#),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("mcpSampling.c.allow must be true or false"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("mcpSampling.d.maxTokens must be a whole number above 0"),
+        "{warnings}"
+    );
+}

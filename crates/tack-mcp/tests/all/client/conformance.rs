@@ -78,8 +78,16 @@ async fn conformance_driver() {
     if !matches!(reports[0].outcome, StartOutcome::Started { .. }) {
         std::process::exit(1);
     }
-    for tool in manager.server_tools("conformance").await.unwrap() {
-        let args = arguments_for(&tool.input_schema);
+    let tools = manager.server_tools("conformance").await.unwrap();
+    for tool in &tools {
+        let mut args = arguments_for(&tool.input_schema);
+        // The schema-preservation scenario's echo tool takes another
+        // tool's inputSchema, as the client received it, back verbatim.
+        if tool.input_schema["properties"]["schema"]["type"] == "object"
+            && let Some(other) = tools.iter().find(|t| t.tool != tool.tool)
+        {
+            args["schema"] = other.input_schema.clone();
+        }
         let outcome = manager.call("conformance", &tool.tool, args).await;
         println!("{}: {outcome:?}", tool.tool);
     }
