@@ -26,6 +26,14 @@
 //!   discover (answers `{}`, closes the stream) gets a second, fresh transport
 //!   with the `initialize` handshake alone.
 //!
+//! - **Server requests** go to [`ServerRequests`] (`ManagerOptions::requests`;
+//!   tack-session answers them through its `Interaction` and model):
+//!   elicitation (form and URL), sampling, `roots/list`, during a call or
+//!   inside a 2026-07-28 `input_required` result, which is retried with the
+//!   answers and the echoed `requestState` (at most 8 rounds). A call the
+//!   server turns into a task is polled to its end; pending task ids are kept
+//!   in `ManagerOptions::task_file` for [`McpManager::resume_tasks`].
+//!
 //! Error mapping of a call: `isError` → [`ToolError::InvalidInput`] with the
 //! server's text (the spec's "actionable feedback … to self-correct"); the
 //! per-call timeout → `Timeout` (after `notifications/cancelled`); the

@@ -725,6 +725,41 @@ mod tests {
     }
 
     #[test]
+    fn a_sampling_request_is_read_as_text_and_an_image_is_refused() {
+        let params = json!({
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "hi"}},
+                {"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]},
+            ],
+            "systemPrompt": "be brief",
+            "maxTokens": 50,
+        });
+        let request = sampling_request("s", &params).unwrap();
+        assert_eq!(
+            request.messages,
+            [
+                ("user".to_owned(), "hi".to_owned()),
+                ("assistant".to_owned(), "ab".to_owned())
+            ]
+        );
+        assert_eq!(
+            (request.system.as_deref(), request.max_tokens),
+            (Some("be brief"), 50)
+        );
+        let image = json!({"messages": [{"role": "user", "content": {"type": "image", "data": "", "mimeType": "image/png"}}], "maxTokens": 5});
+        assert!(sampling_request("s", &image).unwrap_err().contains("image"));
+        let answer = SamplingAnswer {
+            text: "ok".into(),
+            model: "m".into(),
+            stop_reason: Some("endTurn".into()),
+        };
+        assert_eq!(
+            sampling_result(&answer),
+            json!({"model": "m", "role": "assistant", "content": {"type": "text", "text": "ok"}, "stopReason": "endTurn"})
+        );
+    }
+
+    #[test]
     fn forms_that_ask_for_secrets_or_nested_objects_are_refused() {
         let secret = json!({"properties": {"github_token": {"type": "string"}}});
         assert!(parse_form(&secret).unwrap_err().contains("secret"));
