@@ -276,3 +276,55 @@ fn sampling_grants_come_from_the_users_files_and_mistakes_are_named() {
         "{warnings}"
     );
 }
+
+#[tokio::test]
+async fn a_task_left_by_the_last_run_of_the_session_reaches_the_next_prompt() {
+    let Some((python, dir)) = python() else {
+        return;
+    };
+    let project = Project::new();
+    let markers = tempfile::tempdir().unwrap();
+    project.local_settings(json!({
+        "mcpServers": {"tk": {
+            "command": python,
+            "args": [format!("{dir}/task_server.py")],
+            "env": {"TACK_TEST_MARKERS": markers.path()},
+        }},
+    }));
+    // The last run left task-1 working on the server and pending in the
+    // session's task file.
+    std::fs::write(
+        markers.path().join("tasks.json"),
+        json!({"task-1": {"id": "task-1", "tool": "brew", "args": {"kind": "late", "steps": 2},
+            "status": "working", "message": "queued", "created": "2026-01-01T00:00:00Z", "polls": 0}})
+            .to_string(),
+    )
+    .unwrap();
+    let ctx = project.context();
+    let task_file = Mcp::task_file(&ctx, "s1");
+    std::fs::create_dir_all(task_file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &task_file,
+        json!([{"server": "tk", "tool": "brew", "taskId": "task-1", "startedAt": 1}]).to_string(),
+    )
+    .unwrap();
+
+    let mcp = Arc::new(Mcp::new(false));
+    let _session = Session::assemble(
+        &ctx,
+        SessionOptions::new("s1").sources(vec![Arc::new(Builtins), mcp.clone()]),
+    )
+    .await
+    .unwrap();
+    let late = mcp.late_results().await;
+    assert_eq!(late.len(), 1, "{late:?}");
+    assert!(
+        late[0].starts_with("[tack: the MCP tool call mcp__tk__brew (server \"tk\", task task-1) was still running when this session last stopped; its result arrived since:]"),
+        "{}",
+        late[0]
+    );
+    assert!(late[0].ends_with("\nbrewed late"), "{}", late[0]);
+    assert!(tack_mcp::client::read_pending(&task_file).is_empty());
+    assert!(mcp.late_results().await.is_empty(), "collected once");
+    mcp.running().unwrap().shutdown().await;
+}
