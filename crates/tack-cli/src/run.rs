@@ -292,6 +292,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
     };
     let events = EventBus::new().with(Arc::new(writer)).with(printer);
     let (sources, mcp) = crate::sources::sources(config.fixture_tools, config.approve_mcp);
+    mcp.set_model(Arc::clone(&client));
     let interaction: Arc<dyn Interaction> = match &config.permission_prompt_tool {
         Some(name) => Arc::new(
             PromptTool::new(name, Arc::clone(&mcp)).map_err(|e| Failure::usage(anyhow!(e)))?,
@@ -347,7 +348,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
             api_key_source: api_key_source(client.provider(), config.mock),
         });
     }
-    let context = session
+    let mut context = session
         .begin(Begin {
             provider: client.provider().to_owned(),
             model: config
@@ -358,6 +359,11 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
             resumed: config.resume.is_some(),
         })
         .await;
+    // Results of MCP tasks a previous run of this session left running
+    // reach the model with its next prompt, as hook context does.
+    if config.resume.is_some() {
+        context.extend(mcp.late_results().await);
+    }
     config.agent.compaction = Some(config.compact.apply(session.compaction().clone()));
     let mut agent = match &config.resume {
         Some(loaded) => session.resume(client, config.agent, loaded),

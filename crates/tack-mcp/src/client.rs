@@ -26,6 +26,14 @@
 //!   discover (answers `{}`, closes the stream) gets a second, fresh transport
 //!   with the `initialize` handshake alone.
 //!
+//! - **Server requests** go to [`ServerRequests`] (`ManagerOptions::requests`;
+//!   tack-session answers them through its `Interaction` and model):
+//!   elicitation (form and URL), sampling, `roots/list`, during a call or
+//!   inside a 2026-07-28 `input_required` result, which is retried with the
+//!   answers and the echoed `requestState` (at most 8 rounds). A call the
+//!   server turns into a task is polled to its end; pending task ids are kept
+//!   in `ManagerOptions::task_file` for [`McpManager::resume_tasks`].
+//!
 //! Error mapping of a call: `isError` → [`ToolError::InvalidInput`] with the
 //! server's text (the spec's "actionable feedback … to self-correct"); the
 //! per-call timeout → `Timeout` (after `notifications/cancelled`); the
@@ -67,6 +75,7 @@ mod config;
 mod connection;
 mod convert;
 mod error;
+mod handler;
 mod manager;
 mod names;
 pub mod oauth;
@@ -76,6 +85,7 @@ mod report;
 mod runtime;
 mod sse;
 mod store;
+mod tasks;
 
 pub use config::{
     ConfigSource, McpConfig, ResolvedTransport, ServerConfig, TransportConfig, expand,
@@ -83,6 +93,10 @@ pub use config::{
 pub use connection::{ProgressSink, ProgressUpdate};
 pub use convert::MAX_DESCRIPTION_CHARS;
 pub use error::{ClientError, Result};
+pub use handler::{
+    ElicitAnswer, Elicitation, ElicitationKind, FieldKind, FormField, NobodyToAsk, SamplingAnswer,
+    SamplingRequest, ServerRequests, check_form, parse_form,
+};
 pub use manager::McpManager;
 pub use names::model_tool_name;
 pub use options::{
@@ -94,6 +108,7 @@ pub use report::{
 };
 pub use runtime::McpTool;
 pub use store::{Approvals, PinCheck, PinnedTool, Pins, ToolChange};
+pub use tasks::{LateResult, PendingTask, read_pending};
 
 /// sha256 of `bytes` as hex of the first 16 bytes.
 pub(crate) fn hash_hex(bytes: &[u8]) -> String {

@@ -29,6 +29,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "webFetch",
     "webSearch",
     "compaction",
+    "mcpSampling",
     // Claude Code
     "$schema",
     "env",

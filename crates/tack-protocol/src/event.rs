@@ -357,6 +357,22 @@ pub enum SessionEvent {
         duration_ms: u64,
         transcript_path: String,
     },
+    /// An MCP server asked the session's model for a completion
+    /// (`sampling/createMessage`): the audit trail of sampling, allowed or not.
+    McpSampling {
+        server: String,
+        decision: AuditDecision,
+        /// Why it was refused, or the grant that allowed it.
+        decided_by: String,
+        /// The `maxTokens` sent to the model (0 when refused).
+        max_tokens: u32,
+        /// Tokens the completion used, input and output.
+        #[serde(default)]
+        usage: Usage,
+        /// What the server has used of its budget in this session, this request included.
+        budget_used: u64,
+        budget: u64,
+    },
 }
 
 impl SessionEvent {

@@ -1,7 +1,7 @@
 //! Everything that needs a person goes through [`Interaction`]: permission
 //! prompts, approval of a project's MCP server, approval of changed tool
-//! definitions, approval of what a project settings file asks for, and
-//! notices worth showing.
+//! definitions, approval of what a project settings file asks for, an MCP
+//! server's request for input (elicitation), and notices worth showing.
 //!
 //! Three implementations: [`crate::Terminal`] (asks on `/dev/tty`),
 //! [`Headless`] (nobody to ask: an ask is a deny whose message names the rule
@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use tack_agent::permission::{PromptAnswer, PromptRequest, Prompter};
-use tack_mcp::client::ToolChange;
+use tack_mcp::client::{ElicitAnswer, Elicitation, ElicitationKind, ServerRequests, ToolChange};
 
 use crate::trust::UntrustedSettings;
 
@@ -39,6 +39,48 @@ pub trait Interaction: Send + Sync {
     async fn approve_project_settings(&self, settings: &UntrustedSettings) -> bool;
     /// Something the person should know (a server left out, a flag overridden).
     fn notice(&self, text: &str);
+    /// Whether an MCP server's request for input can be put to a person
+    /// (only then does tack declare the elicitation capability). Default: no.
+    fn can_elicit(&self) -> bool {
+        false
+    }
+    /// An MCP server asks for input during a call: a form (one answer per
+    /// field, checked against the server's schema by tack-mcp) or a page to
+    /// open (URL mode: show the host, open it only with consent). Default:
+    /// decline (the model's result says nobody could be asked).
+    async fn elicit(&self, _request: &Elicitation) -> ElicitAnswer {
+        ElicitAnswer::Decline
+    }
+}
+
+/// MCP servers' requests: elicitation through the session's
+/// [`Interaction`], sampling through the session's model when the settings
+/// allow it.
+pub(crate) struct InteractionRequests {
+    pub(crate) interaction: Arc<dyn Interaction>,
+    pub(crate) sampler: Option<Arc<crate::sampling::Sampler>>,
+}
+
+#[async_trait]
+impl ServerRequests for InteractionRequests {
+    fn can_elicit(&self) -> bool {
+        self.interaction.can_elicit()
+    }
+    async fn elicit(&self, request: &Elicitation) -> ElicitAnswer {
+        self.interaction.elicit(request).await
+    }
+    fn may_sample(&self, server: &str) -> bool {
+        self.sampler.as_ref().is_some_and(|s| s.may_sample(server))
+    }
+    async fn sample(
+        &self,
+        request: &tack_mcp::client::SamplingRequest,
+    ) -> Result<tack_mcp::client::SamplingAnswer, String> {
+        match &self.sampler {
+            Some(sampler) => sampler.sample(request).await,
+            None => Err(crate::sampling::refused_message(&request.server)),
+        }
+    }
 }
 
 /// The permission stage's prompter, backed by an [`Interaction`].
@@ -94,10 +136,19 @@ pub enum Asked {
         items: Vec<String>,
     },
     Notice(String),
+    /// An MCP server's request for input: the form's field names, or the
+    /// URL of URL mode.
+    Elicitation {
+        server: String,
+        message: String,
+        fields: Vec<String>,
+        url: Option<String>,
+    },
 }
 
 #[derive(Debug, Default)]
 struct Script {
+    elicitations: VecDeque<ElicitAnswer>,
     permissions: VecDeque<PromptAnswer>,
     servers: VecDeque<bool>,
     changes: VecDeque<bool>,
@@ -138,6 +189,12 @@ impl Scripted {
     /// The answer to the next project settings approval.
     pub fn approve_project_settings(self, yes: bool) -> Self {
         self.lock().project_settings.push_back(yes);
+        self
+    }
+
+    /// The answer to the next MCP elicitation (none left: decline).
+    pub fn elicit(self, answer: ElicitAnswer) -> Self {
+        self.lock().elicitations.push_back(answer);
         self
     }
 
@@ -189,5 +246,28 @@ impl Interaction for Scripted {
     }
     fn notice(&self, text: &str) {
         self.lock().asked.push(Asked::Notice(text.to_owned()));
+    }
+    fn can_elicit(&self) -> bool {
+        true
+    }
+    async fn elicit(&self, request: &Elicitation) -> ElicitAnswer {
+        let mut script = self.lock();
+        let (fields, url) = match &request.kind {
+            ElicitationKind::Form { fields } => {
+                (fields.iter().map(|f| f.name.clone()).collect(), None)
+            }
+            ElicitationKind::Url { url, .. } => (Vec::new(), Some(url.clone())),
+            _ => (Vec::new(), None),
+        };
+        script.asked.push(Asked::Elicitation {
+            server: request.server.clone(),
+            message: request.message.clone(),
+            fields,
+            url,
+        });
+        script
+            .elicitations
+            .pop_front()
+            .unwrap_or(ElicitAnswer::Decline)
     }
 }

@@ -219,6 +219,7 @@ impl Session {
             artifacts: &artifacts,
             policy: &policy,
             interaction: &interaction,
+            events: &events,
         };
         let mut registry = ToolRegistry::new();
         for source in &sources {

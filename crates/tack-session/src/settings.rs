@@ -202,6 +202,10 @@ pub struct SessionSettings {
     /// files; `blockedDomains` of every file): `None` when none is set, and
     /// then WebSearch is not offered.
     pub web_search: Option<WebSearchOptions>,
+    /// MCP servers that may use the session's model (`mcpSampling` of the
+    /// user, local, command-line and managed files; a project file cannot
+    /// grant it), by server name.
+    pub mcp_sampling: std::collections::BTreeMap<String, SamplingGrant>,
     /// What project settings files ask for that would let something run
     /// without asking, left out of every section above because the user has
     /// not approved it (see [`UntrustedSettings::notice`]).
@@ -247,6 +251,9 @@ impl SessionSettings {
             compaction(&permissions, |name| std::env::var(name).ok());
         let web_fetch = web_fetch(&permissions);
         let web_search = web_search(&permissions, |name| std::env::var(name).ok())?;
+        let (mcp_sampling, sampling_warnings) = mcp_sampling(&permissions);
+        let mut warnings = compaction_warnings;
+        warnings.extend(sampling_warnings);
         Ok(Self {
             permissions,
             hooks,
@@ -255,8 +262,9 @@ impl SessionSettings {
             compaction,
             web_fetch,
             web_search,
+            mcp_sampling,
             unapproved: Vec::new(),
-            warnings: compaction_warnings,
+            warnings,
         })
     }
 
@@ -501,6 +509,116 @@ fn invalid(path: &Path, message: &str) -> crate::error::Error {
         path: path.to_path_buf(),
         message: message.to_owned(),
     }
+}
+
+/// One server's sampling grant: `{"allow": true, "maxTokens": N}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamplingGrant {
+    /// Tokens (input and output) the server may use in one session.
+    pub max_tokens: u64,
+}
+
+/// The budget of a grant that names none.
+pub const DEFAULT_SAMPLING_TOKENS: u64 = 10_000;
+
+const SAMPLING_KEYS: &[&str] = &["allow", "maxTokens"];
+
+/// `mcpSampling`: `{"<server>": {"allow": true, "maxTokens": N}}`, later
+/// files overriding earlier ones per server; `"allow": false` takes a grant
+/// back. Mistakes are warnings naming the file, the line and the closest key.
+fn mcp_sampling(
+    settings: &Settings,
+) -> (
+    std::collections::BTreeMap<String, SamplingGrant>,
+    Vec<String>,
+) {
+    let mut grants = std::collections::BTreeMap::new();
+    let mut warnings = Vec::new();
+    for file in settings.files() {
+        let Some(section) = file.value.get("mcpSampling") else {
+            continue;
+        };
+        let at = |key: &str| match tack_policy::lint::line_of(&file.text, &format!("\"{key}\"")) {
+            Some(line) => format!("{}:{line}", file.path.display()),
+            None => file.path.display().to_string(),
+        };
+        if !matches!(
+            file.level,
+            Level::User | Level::Local | Level::CommandLine | Level::Managed
+        ) {
+            warnings.push(format!(
+                "{}: \"mcpSampling\" is ignored in a project settings file (a repository cannot let its own servers use your model); put it in your user or local settings",
+                at("mcpSampling")
+            ));
+            continue;
+        }
+        let Some(servers) = section.as_object() else {
+            warnings.push(format!(
+                "{}: \"mcpSampling\" must be an object such as {{\"my-server\": {{\"allow\": true, \"maxTokens\": 4000}}}}",
+                at("mcpSampling")
+            ));
+            continue;
+        };
+        for (server, grant) in servers {
+            let Some(grant) = grant.as_object() else {
+                warnings.push(format!(
+                    "{}: mcpSampling.{server} must be an object such as {{\"allow\": true, \"maxTokens\": 4000}}",
+                    at(server)
+                ));
+                continue;
+            };
+            let mut allow = false;
+            let mut max_tokens = DEFAULT_SAMPLING_TOKENS;
+            let mut valid = true;
+            for (key, value) in grant {
+                match key.as_str() {
+                    "allow" => match value.as_bool() {
+                        Some(b) => allow = b,
+                        None => {
+                            valid = false;
+                            warnings.push(format!(
+                                "{}: mcpSampling.{server}.allow must be true or false",
+                                at(key)
+                            ));
+                        }
+                    },
+                    "maxTokens" => match value.as_u64().filter(|n| *n > 0) {
+                        Some(n) => max_tokens = n,
+                        None => {
+                            valid = false;
+                            warnings.push(format!(
+                                "{}: mcpSampling.{server}.maxTokens must be a whole number above 0",
+                                at(key)
+                            ));
+                        }
+                    },
+                    other => {
+                        let closest = SAMPLING_KEYS
+                            .iter()
+                            .max_by(|a, b| {
+                                strsim::jaro_winkler(other, a)
+                                    .total_cmp(&strsim::jaro_winkler(other, b))
+                            })
+                            .copied()
+                            .unwrap_or("allow");
+                        warnings.push(format!(
+                            "{}: mcpSampling.{server} has no key {other:?} (did you mean {closest:?}?)",
+                            at(other)
+                        ));
+                    }
+                }
+            }
+            if !valid {
+                continue;
+            }
+            if allow {
+                grants.insert(server.clone(), SamplingGrant { max_tokens });
+            } else {
+                grants.remove(server);
+            }
+        }
+    }
+    (grants, warnings)
 }
 
 fn web_fetch(settings: &Settings) -> WebFetchOptions {

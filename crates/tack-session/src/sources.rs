@@ -17,8 +17,9 @@ use tack_tool::artifacts::ArtifactStore;
 use tack_tool::{Exposure, Tool, ToolRegistry, Typed, TypedTool};
 
 use crate::error::{Error, Result};
-use crate::interaction::Interaction;
+use crate::interaction::{Interaction, InteractionRequests};
 use crate::project::ProjectContext;
+use crate::sampling::Sampler;
 
 /// What a source may use while it loads.
 pub struct SourceContext<'a> {
@@ -29,6 +30,8 @@ pub struct SourceContext<'a> {
     /// The session's compiled permission policy.
     pub policy: &'a Policy,
     pub interaction: &'a Arc<dyn Interaction>,
+    /// The session's events (MCP sampling is recorded there).
+    pub events: &'a tack_agent::EventBus,
 }
 
 /// One tool from a source, with how the model sees it.
@@ -198,6 +201,9 @@ impl ToolSource for RustTools {
     }
 }
 
+/// How long a resumed session waits for the MCP tasks it left running.
+const LATE_RESULTS_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// MCP servers: `.mcp.json` plus `mcpServers` in every settings file. Each
 /// server's tools become `mcp__<server>__<tool>`. A project server starts
 /// only once approved (asked through the [`Interaction`], or `approve`);
@@ -207,6 +213,8 @@ pub struct Mcp {
     approve: bool,
     progress: Option<ProgressSink>,
     manager: Mutex<Option<McpManager>>,
+    /// The session's model, for servers allowed to sample (`mcpSampling`).
+    model: Mutex<Option<Arc<dyn tack_model::ModelClient>>>,
 }
 
 impl Mcp {
@@ -216,7 +224,15 @@ impl Mcp {
             approve,
             progress: None,
             manager: Mutex::new(None),
+            model: Mutex::new(None),
         }
+    }
+
+    /// The model servers allowed in `mcpSampling` may ask for completions
+    /// (set before the session is assembled; without it every sampling
+    /// request is refused).
+    pub fn set_model(&self, client: Arc<dyn tack_model::ModelClient>) {
+        *self.model.lock().unwrap_or_else(|p| p.into_inner()) = Some(client);
     }
 
     /// Where progress notifications of long MCP calls go.
@@ -227,13 +243,67 @@ impl Mcp {
 
     /// The manager of a project's servers (starts nothing), for `tack mcp …`.
     pub fn manager(project: &ProjectContext, approve: bool) -> Result<McpManager> {
-        Self::manager_with(project, approve, None)
+        Self::manager_with(project, approve, None, None, None)
+    }
+
+    /// Where a session keeps the ids of its MCP tasks still running: next
+    /// to its transcript.
+    pub fn task_file(project: &ProjectContext, session_id: &str) -> std::path::PathBuf {
+        project
+            .sessions_dir()
+            .join(format!("{session_id}.mcp-tasks.json"))
+    }
+
+    /// The results of MCP tasks this session left running when it last
+    /// stopped (a resumed session), polled to their end (at most
+    /// `LATE_RESULTS_WAIT`), as text for the model's next prompt; empty
+    /// when there were none.
+    pub async fn late_results(&self) -> Vec<String> {
+        let Some(manager) = self.current() else {
+            return Vec::new();
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let collected = tokio::time::timeout(LATE_RESULTS_WAIT, manager.resume_tasks(&cancel));
+        let Ok(late) = collected.await else {
+            cancel.cancel();
+            return vec![format!(
+                "[tack: MCP tasks this session left running did not finish within {} s; they are asked about again on the next resume]",
+                LATE_RESULTS_WAIT.as_secs()
+            )];
+        };
+        late.into_iter()
+            .map(|late| {
+                let task = &late.task;
+                let head = format!(
+                    "[tack: the MCP tool call {} (server {:?}, task {}) was still running when this session last stopped;",
+                    tack_mcp::client::model_tool_name(&task.server, &task.tool),
+                    task.server,
+                    task.task_id
+                );
+                match late.outcome {
+                    Ok(output) => {
+                        let text: Vec<String> = output
+                            .content
+                            .iter()
+                            .filter_map(|b| match b {
+                                tack_protocol::ContentBlock::Text(t) => Some(t.text.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        format!("{head} its result arrived since:]\n{}", text.join("\n"))
+                    }
+                    Err(e) => format!("{head} it ended with an error: {e}]"),
+                }
+            })
+            .collect()
     }
 
     fn manager_with(
         project: &ProjectContext,
         approve: bool,
         progress: Option<ProgressSink>,
+        requests: Option<InteractionRequests>,
+        session_id: Option<&str>,
     ) -> Result<McpManager> {
         let state = &project.state_dir;
         let mut options = ManagerOptions::new(
@@ -245,6 +315,10 @@ impl Mcp {
         options.approve_project_servers = approve;
         options.progress = progress;
         options.timeouts_from_env(&|v| std::env::var(v).ok())?;
+        if let Some(requests) = requests {
+            options.requests = Arc::new(requests);
+        }
+        options.task_file = session_id.map(|id| Self::task_file(project, id));
         Ok(McpManager::new(
             project.settings.mcp_servers.clone(),
             options,
@@ -277,7 +351,27 @@ impl ToolSource for Mcp {
     }
 
     async fn load(&self, cx: &SourceContext<'_>) -> Result<Vec<SourcedTool>> {
-        let manager = Self::manager_with(cx.project, self.approve, self.progress.clone())?;
+        let manager = Self::manager_with(
+            cx.project,
+            self.approve,
+            self.progress.clone(),
+            Some(InteractionRequests {
+                interaction: Arc::clone(cx.interaction),
+                sampler: self
+                    .model
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .clone()
+                    .map(|client| {
+                        Arc::new(Sampler::new(
+                            cx.project.settings.mcp_sampling.clone(),
+                            client,
+                            cx.events.clone(),
+                        ))
+                    }),
+            }),
+            Some(cx.session_id),
+        )?;
         if manager.list().is_empty() {
             return Ok(Vec::new());
         }

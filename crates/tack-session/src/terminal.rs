@@ -7,8 +7,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
+use serde_json::Map;
 use tack_agent::permission::{PromptAnswer, PromptRequest};
-use tack_mcp::client::ToolChange;
+use tack_mcp::client::{
+    ElicitAnswer, Elicitation, ElicitationKind, FieldKind, FormField, ToolChange,
+};
 
 use crate::interaction::Interaction;
 use crate::trust::UntrustedSettings;
@@ -203,6 +206,138 @@ impl Interaction for Terminal {
 
     fn notice(&self, text: &str) {
         eprintln!("tack: {text}");
+    }
+
+    fn can_elicit(&self) -> bool {
+        true
+    }
+
+    async fn elicit(&self, request: &Elicitation) -> ElicitAnswer {
+        let _guard = self.lock.lock().await;
+        let asked = request.clone();
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let asking = {
+            let abandoned = Arc::clone(&abandoned);
+            tokio::task::spawn_blocking(move || elicit_blocking(&asked, &abandoned))
+        };
+        let answer = tokio::select! {
+            answer = asking => answer.ok().and_then(Result::ok),
+            _ = tokio::signal::ctrl_c() => {
+                abandoned.store(true, Ordering::SeqCst);
+                eprintln!();
+                Some(ElicitAnswer::Cancel)
+            }
+        };
+        let answer = answer.unwrap_or(ElicitAnswer::Cancel);
+        if let (ElicitAnswer::Accept(_), ElicitationKind::Url { url, .. }) =
+            (&answer, &request.kind)
+            && let Err(e) = webbrowser::open(url)
+        {
+            eprintln!("tack: could not open a browser ({e}); open this page yourself: {url}");
+        }
+        answer
+    }
+}
+
+/// How a field is described in its question.
+fn field_hint(field: &FormField) -> String {
+    let kind = match &field.kind {
+        FieldKind::String {
+            format: Some(f), ..
+        } => f.clone(),
+        FieldKind::String { .. } => "text".into(),
+        FieldKind::Number { integer: true, .. } => "whole number".into(),
+        FieldKind::Number { .. } => "number".into(),
+        FieldKind::Boolean => "y/n".into(),
+        FieldKind::Enum { multiple: true, .. } => "numbers or names, comma-separated".into(),
+        FieldKind::Enum { .. } => "number or name".into(),
+        _ => "answer".into(),
+    };
+    let mut hint = kind;
+    if field.required {
+        hint.push_str(", required");
+    }
+    if let Some(default) = &field.default {
+        hint.push_str(&format!(", Enter for {default}"));
+    }
+    hint
+}
+
+/// Asks one question per field (re-asking until the answer fits the
+/// field), then whether to send; or, in URL mode, whether to open the page.
+fn elicit_blocking(request: &Elicitation, abandoned: &AtomicBool) -> std::io::Result<ElicitAnswer> {
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
+    let mut out = tty.try_clone()?;
+    let mut input = std::io::BufReader::new(tty);
+    writeln!(
+        out,
+        "\nThe MCP server {:?} asks: {}",
+        request.server, request.message
+    )?;
+    match &request.kind {
+        ElicitationKind::Url { url, host } => {
+            writeln!(out, "  It wants you to open a page on {host}:\n  {url}")?;
+            write!(out, "  Open it in your browser? [y] open   [n] decline  > ")?;
+            out.flush()?;
+            let Some(line) = read_line_unless(&mut input, abandoned)? else {
+                return Ok(ElicitAnswer::Cancel);
+            };
+            Ok(match line.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => ElicitAnswer::Accept(Map::new()),
+                _ if line.is_empty() => ElicitAnswer::Cancel,
+                _ => ElicitAnswer::Decline,
+            })
+        }
+        ElicitationKind::Form { fields } => {
+            writeln!(out, "  (never type passwords or keys here; Ctrl-C cancels)")?;
+            let mut content = Map::new();
+            for field in fields {
+                let label = field.title.as_deref().unwrap_or(&field.name);
+                if let Some(description) = &field.description {
+                    writeln!(out, "  {label}: {description}")?;
+                }
+                if let FieldKind::Enum { labels, .. } = &field.kind {
+                    for (i, choice) in labels.iter().enumerate() {
+                        writeln!(out, "    {}. {choice}", i + 1)?;
+                    }
+                }
+                loop {
+                    write!(out, "  {label} ({}) > ", field_hint(field))?;
+                    out.flush()?;
+                    let Some(line) = read_line_unless(&mut input, abandoned)? else {
+                        return Ok(ElicitAnswer::Cancel);
+                    };
+                    if line.is_empty() {
+                        return Ok(ElicitAnswer::Cancel);
+                    }
+                    match field.parse_input(&line) {
+                        Ok(Some(value)) => {
+                            content.insert(field.name.clone(), value);
+                            break;
+                        }
+                        Ok(None) => break,
+                        Err(why) => writeln!(out, "    {why}")?,
+                    }
+                }
+            }
+            write!(
+                out,
+                "  Send this to {:?}? [y] send   [n] decline  > ",
+                request.server
+            )?;
+            out.flush()?;
+            let Some(line) = read_line_unless(&mut input, abandoned)? else {
+                return Ok(ElicitAnswer::Cancel);
+            };
+            Ok(match line.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" | "" if !line.is_empty() => ElicitAnswer::Accept(content),
+                _ => ElicitAnswer::Decline,
+            })
+        }
+        _ => Ok(ElicitAnswer::Decline),
     }
 }
 

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use tack_protocol::ContentBlock;
-use tack_tool::Tool;
+use tack_tool::{Tool, ToolError};
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -38,6 +38,7 @@ use super::runtime::{
     Offered, Registry, RuntimeState, ServerRuntime, Settings, definition_tokens, lock,
 };
 use super::store::{Approvals, PinnedTool, Pins, ToolChange};
+use super::tasks::{LateResult, read_pending};
 
 /// Every configured MCP server of a session.
 ///
@@ -363,6 +364,34 @@ impl McpManager {
     pub async fn call(&self, server: &str, tool: &str, arguments: Value) -> Result<CallOutcome> {
         self.call_with_cancel(server, tool, arguments, &CancellationToken::new())
             .await
+    }
+
+    /// Collects the tasks a previous session left running (the entries of
+    /// `ManagerOptions::task_file`): each is polled to its end with
+    /// `tasks/get` (its server started if need be) and returned for the
+    /// session to show the model. A server no longer configured, or one
+    /// that no longer knows the task, gives an error result; either way
+    /// the entry is cleared, except when the server could not be reached
+    /// (then the next resume tries again).
+    pub async fn resume_tasks(&self, cancel: &CancellationToken) -> Vec<LateResult> {
+        let Some(file) = self.inner.settings.options.task_file.clone() else {
+            return Vec::new();
+        };
+        let mut late = Vec::new();
+        for task in read_pending(&file) {
+            let outcome = match self.inner.runtimes.get(&task.server) {
+                Some(runtime) => runtime.resume_task(&task.tool, &task.task_id, cancel).await,
+                None => {
+                    super::tasks::forget(&file, &task.server, &task.task_id);
+                    Err(ToolError::Unavailable(format!(
+                        "MCP server {:?} is no longer configured, so tack cannot ask about task {}",
+                        task.server, task.task_id
+                    )))
+                }
+            };
+            late.push(LateResult { task, outcome });
+        }
+        late
     }
 
     /// [`Self::call`] that `cancel` interrupts (notifications/cancelled is sent).

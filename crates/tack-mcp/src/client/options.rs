@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::connection::ProgressSink;
 use super::error::{ClientError, Result};
+use super::handler::{NobodyToAsk, ServerRequests};
 
 /// Default time a server has to start (spawn, handshake, first `tools/list`).
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -59,6 +60,13 @@ pub struct ManagerOptions {
     pub progress: Option<ProgressSink>,
     /// Variable lookup for `${VAR}`; `None` reads the process environment.
     pub env: Option<EnvLookup>,
+    /// Answers servers' requests for input (elicitation); the default,
+    /// [`NobodyToAsk`], declines them and tells the model so.
+    pub requests: Arc<dyn ServerRequests>,
+    /// Where the ids of MCP tasks still running are kept, so a restarted
+    /// session can collect their results (`McpManager::resume_tasks`);
+    /// `None`: not kept.
+    pub task_file: Option<PathBuf>,
 }
 
 impl ManagerOptions {
@@ -74,6 +82,8 @@ impl ManagerOptions {
             approve_project_servers: false,
             progress: None,
             env: None,
+            requests: Arc::new(NobodyToAsk),
+            task_file: None,
         }
     }
 

@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use rmcp::ServiceError;
-use rmcp::model::{CacheScope, CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode};
+use rmcp::model::{CacheScope, ErrorCode};
 use rmcp::service::MergedList;
-use rmcp::service::PeerRequestOptions;
 use serde_json::{Map, Value};
 use tack_protocol::ToolDefinition;
 use tack_tool::{Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput};
@@ -19,8 +18,8 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::config::ServerConfig;
-use super::connection::{ConnectArgs, Connection, connect};
-use super::convert::{ServerTool, convert_result};
+use super::connection::{CallFailure, ConnectArgs, Connection, connect};
+use super::convert::ServerTool;
 use super::error::{ClientError, Result};
 use super::names::{NameTable, model_tool_name};
 use super::options::ManagerOptions;
@@ -300,6 +299,8 @@ impl ServerRuntime {
                     log_path: self.log_path.clone(),
                     sink: options.progress.clone(),
                     list_changed: self.list_changed.clone(),
+                    requests: options.requests.clone(),
+                    task_file: options.task_file.clone(),
                 },
             )
             .await?;
@@ -497,43 +498,36 @@ impl ServerRuntime {
             }
         };
         self.check_callable(tool)?;
-        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = match conn
-            .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
+        let timeout = self.settings.options.call_timeout;
+        match conn
+            .call_tool(self.name(), tool, arguments, cancel, timeout)
             .await
         {
-            Ok(handle) => handle,
-            Err(e) => return Err(self.service_error(&conn, e).await),
-        };
-        let _route = conn.route_progress(handle.progress_token.clone(), tool);
-        let id = handle.id.clone();
-        let response = handle.await_response();
-        tokio::pin!(response);
+            Ok(output) => Ok(output),
+            Err(CallFailure::Tool(e)) => Err(e),
+            Err(CallFailure::Service(e)) => Err(self.service_error(&conn, e).await),
+        }
+    }
+
+    /// Polls a task a previous session left running (see `tasks.rs`).
+    pub(super) async fn resume_task(
+        self: &Arc<Self>,
+        tool: &str,
+        task_id: &str,
+        cancel: &CancellationToken,
+    ) -> std::result::Result<ToolOutput, ToolError> {
+        let conn = self
+            .ensure_running()
+            .await
+            .map_err(|e| ToolError::Unavailable(e.to_string()))?;
         let timeout = self.call_timeout();
-        let outcome = tokio::select! {
-            biased;
-            outcome = &mut response => outcome,
-            () = cancel.cancelled() => {
-                conn.cancel_request(id, "cancelled by the user").await;
-                return Err(ToolError::Interrupted(format!(
-                    "the call was cancelled and MCP server {:?} was told to stop it (notifications/cancelled)",
-                    self.name()
-                )));
-            }
-            () = tokio::time::sleep(timeout) => {
-                conn.cancel_request(id, "timed out").await;
-                return Err(ToolError::Timeout(timeout));
-            }
-        };
-        match outcome {
-            Ok(result) => {
-                let value = serde_json::to_value(&result)
-                    .map_err(|e| ToolError::Internal(format!("could not read the result: {e}")))?;
-                convert_result(&value)
-            }
-            Err(e) => Err(self.service_error(&conn, e).await),
+        match conn
+            .poll_task(self.name(), tool, task_id, None, None, cancel, timeout)
+            .await
+        {
+            Ok(output) => Ok(output),
+            Err(CallFailure::Tool(e)) => Err(e),
+            Err(CallFailure::Service(e)) => Err(self.service_error(&conn, e).await),
         }
     }
 

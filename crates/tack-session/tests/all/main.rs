@@ -14,6 +14,7 @@ mod claude_config;
 mod command_options;
 mod exposure;
 mod fuzz;
+mod mcp_requests;
 mod project_trust;
 mod red_team;
 mod sessions;

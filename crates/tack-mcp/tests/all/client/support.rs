@@ -92,6 +92,18 @@ impl Peers {
         )
     }
 
+    /// A script in tests/python run by the venv's Python over stdio.
+    pub fn python_script(&self, name: &str, script: &str, env: &[(&str, &str)]) -> ServerConfig {
+        let script = tests_dir().join("python").join(script);
+        ServerConfig::stdio(
+            name,
+            ConfigSource::UserSettings,
+            path(&self.python),
+            &[path(&script)],
+            env,
+        )
+    }
+
     /// The Python server over stdio, with extra environment variables.
     pub fn python(&self, name: &str, env: &[(&str, &str)]) -> ServerConfig {
         ServerConfig::stdio(
