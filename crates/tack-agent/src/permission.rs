@@ -269,6 +269,12 @@ impl PolicyStage {
                 reason,
                 by: "the person at the MCP client".into(),
             },
+            PermissionReply::Pending => Permission::Deny {
+                reason: "The person at the MCP client is being asked about this call; it runs \
+                         when the client sends the call again with their answer."
+                    .into(),
+                by: "the MCP client (asked; this attempt waits for the answer)".into(),
+            },
             _ => return None,
         })
     }

@@ -264,6 +264,28 @@ impl ToolServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let name = request.name.into_owned();
+        // 2026-07-28 permission asks: a retry carries the answer; a first
+        // attempt may stop at the question (`ask` module).
+        let mut deferring = None;
+        let asker: Option<Arc<dyn tack_tool::CallAsker>> = match &request.request_state {
+            Some(state) => Some(Arc::new(
+                ask::answered(
+                    state,
+                    &name,
+                    request.arguments.as_ref(),
+                    request.input_responses.as_ref(),
+                )
+                .map_err(|e| ErrorData::invalid_params(e, None))?,
+            )),
+            None if ask::can_defer(&context) => {
+                let asker = Arc::new(ask::DeferringAsker::default());
+                deferring = Some(Arc::clone(&asker));
+                Some(asker)
+            }
+            None => ask::ElicitingAsker::for_call(&context)
+                .map(|a| Arc::new(a) as Arc<dyn tack_tool::CallAsker>),
+        };
+        let arguments = request.arguments.clone();
         let input = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall {
             id: format!("mcp_{}", CALL_SEQ.fetch_add(1, Ordering::Relaxed)),
@@ -284,8 +306,8 @@ impl ToolServer {
         // notifications/cancelled for this request (or the session ends).
         let mut options = CallOptions::new(context.ct.clone()).with_progress(progress);
         // A permission ask goes to the person at the client, when it can ask.
-        if let Some(asker) = ask::ElicitingAsker::for_call(&context) {
-            options = options.with_asker(Arc::new(asker));
+        if let Some(asker) = asker {
+            options = options.with_asker(asker);
         }
         let answer = self.run_host(call, options, &context).await;
         if let Some(forwarder) = forwarder {
@@ -293,6 +315,11 @@ impl ToolServer {
             forwarder.finish().await;
         }
         let result = answer?;
+        if let Some(question) = deferring.and_then(|d| d.asked()) {
+            let input_required = ask::input_required(&name, arguments, question)
+                .map_err(|e| ErrorData::internal_error(e, None))?;
+            return Ok(CallToolResponse::InputRequired(input_required));
+        }
         if result.outcome == ToolOutcome::UnknownTool {
             return Err(ErrorData::invalid_params(
                 result.block.text(),

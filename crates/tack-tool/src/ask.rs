@@ -39,6 +39,10 @@ pub enum PermissionReply {
     AllowForSession,
     /// Do not run it; `reason` goes to the model.
     Deny { reason: String },
+    /// The question went to the caller, whose answer comes with a new
+    /// attempt at the same call (MCP 2026-07-28's multi-round-trip
+    /// `input_required` result): this attempt does not run.
+    Pending,
 }
 
 /// Asks the person at the caller's end about a call.

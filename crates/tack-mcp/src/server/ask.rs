@@ -10,12 +10,25 @@
 //! interaction, which in `tack mcp serve` denies and names the rule or flag
 //! that would allow the call.
 //!
-//! Not done: the 2026-07-28 multi-round-trip form (`input_required` with
-//! `inputRequests`), which is the only way to ask a client at that revision
-//! (servers may not send it requests); such calls are decided without asking.
+//! At 2026-07-28 servers may not send clients requests; the question goes
+//! back as the call's result instead (the multi-round-trip form, SEP-2322):
+//! a [`DeferringAsker`] notes it and answers [`PermissionReply::Pending`]
+//! (the attempt does not run), and the server answers `input_required` with
+//! the form as `inputRequests["permission"]` and a `requestState`. The
+//! client asks its person and calls again with `inputResponses` and the
+//! state; the server checks the state is one it issued (kept in this
+//! process for 10 minutes, once) for the same tool and arguments, and an
+//! [`AnsweredAsker`] gives the permission stage that answer.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use rmcp::model::{ClientResult, CustomRequest, ProtocolVersion, ServerRequest};
+use rmcp::model::{
+    ClientResult, CustomRequest, ElicitRequest, ElicitRequestParams, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, JsonObject, ProtocolVersion, ServerRequest,
+};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Value, json};
 use tack_tool::{CallAsker, PermissionQuestion, PermissionReply};
@@ -42,6 +55,153 @@ impl ElicitingAsker {
             cancel: context.ct.clone(),
         })
     }
+}
+
+/// Whether a call can be asked about by a multi-round-trip result: a
+/// 2026-07-28 request whose client declared elicitation in its `_meta`.
+pub(crate) fn can_defer(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+        && context
+            .meta
+            .client_capabilities()
+            .is_some_and(|c| c.elicitation.is_some())
+}
+
+/// Notes the question of a first attempt (2026-07-28) instead of asking.
+#[derive(Default)]
+pub(crate) struct DeferringAsker {
+    asked: Mutex<Option<PermissionQuestion>>,
+}
+
+impl DeferringAsker {
+    /// The question the attempt stopped at, if it did.
+    pub(crate) fn asked(&self) -> Option<PermissionQuestion> {
+        self.asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+#[async_trait]
+impl CallAsker for DeferringAsker {
+    async fn ask(&self, question: &PermissionQuestion) -> Option<PermissionReply> {
+        *self.asked.lock().unwrap_or_else(PoisonError::into_inner) = Some(question.clone());
+        Some(PermissionReply::Pending)
+    }
+}
+
+/// Gives the permission stage the answer a retried call carries.
+pub(crate) struct AnsweredAsker {
+    call: String,
+    reply: PermissionReply,
+}
+
+#[async_trait]
+impl CallAsker for AnsweredAsker {
+    async fn ask(&self, question: &PermissionQuestion) -> Option<PermissionReply> {
+        // The answer is to this question, not to another the call now raises.
+        (question.call == self.call).then(|| self.reply.clone())
+    }
+}
+
+/// The key of the question in `inputRequests` / `inputResponses`.
+pub(crate) const INPUT_KEY: &str = "permission";
+
+/// How long an `input_required` answer may take to come back.
+const PENDING_TTL: Duration = Duration::from_secs(600);
+/// The most questions awaiting an answer at once (the oldest go first).
+const MAX_PENDING: usize = 256;
+
+/// A question sent in an `input_required` result, awaiting its retry.
+struct Pending {
+    tool: String,
+    arguments: Option<JsonObject>,
+    question: PermissionQuestion,
+    sent: Instant,
+}
+
+static PENDING: Mutex<Option<HashMap<String, Pending>>> = Mutex::new(None);
+
+/// The `input_required` result asking `question` about this call.
+pub(crate) fn input_required(
+    tool: &str,
+    arguments: Option<JsonObject>,
+    question: PermissionQuestion,
+) -> Result<InputRequiredResult, String> {
+    let params: ElicitRequestParams =
+        serde_json::from_value(form(&question)).map_err(|e| e.to_string())?;
+    let mut requests = InputRequests::new();
+    requests.insert(
+        INPUT_KEY.to_owned(),
+        InputRequest::Elicitation(ElicitRequest::new(params)),
+    );
+    let bytes: [u8; 24] = rand::random();
+    let state: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let mut pending = PENDING.lock().unwrap_or_else(PoisonError::into_inner);
+    let pending = pending.get_or_insert_with(HashMap::new);
+    pending.retain(|_, p| p.sent.elapsed() < PENDING_TTL);
+    while pending.len() >= MAX_PENDING {
+        let Some(oldest) = pending
+            .iter()
+            .min_by_key(|(_, p)| p.sent)
+            .map(|(k, _)| k.clone())
+        else {
+            break;
+        };
+        pending.remove(&oldest);
+    }
+    pending.insert(
+        state.clone(),
+        Pending {
+            tool: tool.to_owned(),
+            arguments,
+            question,
+            sent: Instant::now(),
+        },
+    );
+    Ok(InputRequiredResult::new(Some(requests), Some(state)))
+}
+
+/// The asker of a retried call: the answer in `responses` to the question
+/// `state` stands for. Err: the state is not one this process issued for
+/// this call (unknown, used, expired, or another call's).
+pub(crate) fn answered(
+    state: &str,
+    tool: &str,
+    arguments: Option<&JsonObject>,
+    responses: Option<&InputResponses>,
+) -> Result<AnsweredAsker, String> {
+    let pending = PENDING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_mut()
+        .and_then(|p| p.remove(state))
+        .filter(|p| p.sent.elapsed() < PENDING_TTL)
+        .ok_or_else(|| {
+            "requestState is not one this server issued, or it was used or expired (10 minutes); \
+             call the tool again without requestState"
+                .to_owned()
+        })?;
+    if pending.tool != tool || pending.arguments.as_ref() != arguments {
+        return Err(format!(
+            "requestState was issued for another call (of {}); retry the call it was issued for \
+             with the same arguments",
+            pending.tool
+        ));
+    }
+    let call = pending.question.call.clone();
+    let reply = responses
+        .and_then(|r| r.get(INPUT_KEY))
+        .and_then(|answer| reply(answer, &call))
+        .unwrap_or_else(|| PermissionReply::Deny {
+            reason: format!(
+                "The MCP client sent no answer to the question about {call} (inputResponses[\"{INPUT_KEY}\"])."
+            ),
+        });
+    Ok(AnsweredAsker { call, reply })
 }
 
 /// The choices, as the form's `decision` values.

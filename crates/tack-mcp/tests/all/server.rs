@@ -1429,3 +1429,151 @@ async fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_keeps_serving
     let ping = client.request(5, "ping", json!({})).await;
     assert!(ping["result"].is_object(), "{ping}");
 }
+
+/// A host whose one tool asks the call's asker, as the pipeline's
+/// permission stage does, and says what it answered.
+struct AskingHost;
+
+#[async_trait]
+impl ToolHost for AskingHost {
+    fn definitions(&self) -> Vec<tack_protocol::ToolDefinition> {
+        vec![tack_protocol::ToolDefinition {
+            name: "Guarded".into(),
+            description: Some("Asks before it runs.".into()),
+            input_schema: json!({"type": "object"}),
+            extra: Default::default(),
+        }]
+    }
+    fn annotations(&self, _name: &str) -> Option<ToolAnnotations> {
+        None
+    }
+    async fn call(&self, call: ToolCall, options: tack_tool::CallOptions) -> ToolCallResult {
+        let text = match &options.asker {
+            None => "no asker".to_owned(),
+            Some(asker) => {
+                let question = tack_tool::PermissionQuestion {
+                    call: "Guarded()".into(),
+                    reason: "ask rule `Guarded` in the test".into(),
+                    session_rule: Some("Guarded".into()),
+                    destructive: false,
+                    tool_name: call.name.clone(),
+                    input: call.input.clone(),
+                };
+                format!("{:?}", asker.ask(&question).await)
+            }
+        };
+        ToolCallResult {
+            block: ToolResultBlock::new(
+                &call.id,
+                vec![tack_protocol::ContentBlock::text(text)],
+                false,
+            ),
+            outcome: ToolOutcome::Ok,
+            structured: None,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_an_ask_goes_to_a_client_with_elicitation_and_only_to_one() {
+    let server = Http::start(Arc::new(AskingHost), HttpOptions::default()).await;
+    let args = || {
+        vec![
+            "--http".into(),
+            server.url(),
+            "--token".into(),
+            server.token.clone().unwrap(),
+            json!([{"name": "Guarded", "arguments": {}}]).to_string(),
+        ]
+    };
+    let text = |report: &Value| {
+        report["calls"][0]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (report, _) =
+        python_client(args(), vec![("TACK_TEST_ELICIT", "allow_session".into())]).await;
+    assert_eq!(text(&report), "Some(AllowForSession)", "{report}");
+    let asked = &report["elicitations"][0];
+    assert!(
+        asked["message"].as_str().unwrap().contains("Guarded()"),
+        "{report}"
+    );
+    let (report, _) = python_client(args(), vec![("TACK_TEST_ELICIT", "deny:no".into())]).await;
+    assert!(text(&report).starts_with("Some(Deny"), "{report}");
+    assert!(text(&report).contains("no"), "{report}");
+    let (report, _) = python_client(args(), vec![]).await;
+    assert_eq!(text(&report), "no asker", "{report}");
+}
+
+#[tokio::test]
+async fn at_2026_07_28_an_ask_is_an_input_required_result_and_the_retry_carries_the_answer() {
+    let mut client = Client::start(Arc::new(AskingHost));
+    let eliciting = || {
+        meta_2026(
+            json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}),
+        )
+    };
+    let first = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "Guarded", "arguments": {"n": 1}, "_meta": eliciting()}),
+        )
+        .await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let asked = &result["inputRequests"]["permission"];
+    assert_eq!(asked["method"], "elicitation/create", "{first}");
+    assert!(
+        asked["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Guarded()"),
+        "{first}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"permission": {"action": "accept", "content": {"decision": "allow_once"}}});
+    let retry = |state: &str, arguments: Value| {
+        json!({"name": "Guarded", "arguments": arguments, "requestState": state,
+               "inputResponses": answer, "_meta": eliciting()})
+    };
+    let params = retry(&state, json!({"n": 1}));
+    let second = client.request(2, "tools/call", params.clone()).await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "Some(AllowOnce)",
+        "{second}"
+    );
+    // a state is used once
+    let again = client.request(3, "tools/call", params).await;
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    // and only for the call it was issued for
+    let first = client
+        .request(
+            4,
+            "tools/call",
+            json!({"name": "Guarded", "arguments": {"n": 1}, "_meta": eliciting()}),
+        )
+        .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let other = retry(&state, json!({"n": 2}));
+    let refused = client.request(5, "tools/call", other).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another call"),
+        "{refused}"
+    );
+    // a client that declared no elicitation is not asked
+    let plain = client
+        .request(
+            6,
+            "tools/call",
+            json!({"name": "Guarded", "arguments": {}, "_meta": meta_2026(json!({}))}),
+        )
+        .await;
+    assert_eq!(plain["result"]["content"][0]["text"], "no asker", "{plain}");
+}
