@@ -13,6 +13,21 @@ pub struct AskingAgent {
 
 tokio::task_local! {
     static ASKING_AGENT: AskingAgent;
+    /// The asker of the call being decided ([`tack_tool::CallOptions::asker`]).
+    static CALL_ASKER: Option<Arc<dyn CallAsker>>;
+}
+
+/// Runs `run` (one call's permission stage) with the call's own asker, if
+/// it has one: an "ask" then goes to it before the session's prompter.
+pub(crate) async fn with_call_asker<F: std::future::Future>(
+    asker: Option<Arc<dyn CallAsker>>,
+    run: F,
+) -> F::Output {
+    CALL_ASKER.scope(asker, run).await
+}
+
+fn call_asker() -> Option<Arc<dyn CallAsker>> {
+    CALL_ASKER.try_with(Clone::clone).ok().flatten()
 }
 
 /// Runs `run` (a sub-agent's loop) so that every permission prompt it
@@ -75,7 +90,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use tack_policy::{DecidedBy, Decision, Policy, Request, RuleKind, evaluate};
-use tack_tool::{RegisteredTool, ToolCall};
+use tack_tool::{CallAsker, PermissionQuestion, PermissionReply, RegisteredTool, ToolCall};
 
 use crate::pipeline::{HookRuling, Permission, PermissionStage};
 use tack_protocol::Verdict;
@@ -95,6 +110,16 @@ pub struct PolicyStage {
     project_root: PathBuf,
     prompter: Option<Arc<dyn Prompter>>,
     reload: Option<Reload>,
+    /// Rules a person allowed "for this session" through a call's asker
+    /// (never written to a file), as a policy of allow rules only.
+    session_rules: RwLock<SessionRules>,
+}
+
+/// The session's own allow rules and the policy they make.
+#[derive(Default)]
+struct SessionRules {
+    texts: Vec<String>,
+    policy: Option<Policy>,
 }
 
 impl std::fmt::Debug for PolicyStage {
@@ -103,6 +128,15 @@ impl std::fmt::Debug for PolicyStage {
             .field("cwd", &self.cwd)
             .field("prompter", &self.prompter.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// Nobody to ask: the deny says which rule or flag would allow the call.
+fn headless_deny(decision: &Decision) -> Permission {
+    let headless = decision.clone().without_tty();
+    Permission::Deny {
+        reason: headless.message(),
+        by: decided_by(&headless),
     }
 }
 
@@ -136,7 +170,113 @@ impl PolicyStage {
             project_root,
             prompter,
             reload,
+            session_rules: RwLock::default(),
         }
+    }
+
+    /// The session rule that allows `call`, if one does. Consulted only when
+    /// the rules would ask (a deny rule still denies).
+    async fn session_rule_allowing(&self, call: &ToolCall, dir: Option<&Path>) -> Option<String> {
+        let policy = self
+            .session_rules
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .policy
+            .clone()?;
+        let cwd = dir.unwrap_or(&self.cwd).to_path_buf();
+        let (name, input) = (call.name.clone(), call.input.clone());
+        let decide = move || {
+            let request = Request::resolve(&name, &input, &cwd, &policy);
+            evaluate(&request, &policy)
+        };
+        let decision = if call.name == "Bash" {
+            tokio::time::timeout(CHECK_DEADLINE, tokio::task::spawn_blocking(decide))
+                .await
+                .ok()?
+                .ok()?
+        } else {
+            decide()
+        };
+        match (&decision, &decision.why().decided_by) {
+            (Decision::Allow(_), DecidedBy::Rule { rule, .. }) => Some(rule.clone()),
+            (Decision::Allow(_), DecidedBy::AllParts) => Some(decision.why().subject.clone()),
+            _ => None,
+        }
+    }
+
+    /// Adds an allow rule for the rest of the session.
+    fn add_session_rule(&self, rule: &str) -> Result<(), String> {
+        let mut rules = self
+            .session_rules
+            .write()
+            .unwrap_or_else(|p| p.into_inner());
+        let mut texts = rules.texts.clone();
+        texts.push(rule.to_owned());
+        let home = self
+            .policy
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .home()
+            .map(Path::to_path_buf);
+        let mut builder = tack_policy::PolicyBuilder::new(self.cwd.clone())
+            .project_root(self.project_root.clone())
+            .home(home);
+        for text in &texts {
+            builder = builder.allow(text);
+        }
+        let policy = builder.build().map_err(|e| e.to_string())?;
+        *rules = SessionRules {
+            texts,
+            policy: Some(policy),
+        };
+        Ok(())
+    }
+
+    /// Asks the call's own asker; `None`: there is none, or it could not ask.
+    async fn ask_the_caller(
+        &self,
+        request: &PromptRequest,
+        always_rule: &str,
+        managed_only: bool,
+    ) -> Option<Permission> {
+        let asker = call_asker()?;
+        let question = PermissionQuestion {
+            call: request.call.clone(),
+            reason: request.reason.clone(),
+            session_rule: (!managed_only).then(|| always_rule.to_owned()),
+            destructive: request.destructive,
+            tool_name: request.tool_name.clone(),
+            input: request.input.clone(),
+        };
+        Some(match asker.ask(&question).await? {
+            PermissionReply::AllowOnce => Permission::Allow {
+                by: "the person at the MCP client (allow once)".into(),
+            },
+            PermissionReply::AllowForSession if managed_only => Permission::Allow {
+                by: "the person at the MCP client (allow once: only managed rules count)".into(),
+            },
+            PermissionReply::AllowForSession => {
+                if let Err(e) = self.add_session_rule(always_rule) {
+                    tracing::warn!("could not add the session rule `{always_rule}`: {e}");
+                }
+                Permission::Allow {
+                    by: format!(
+                        "the person at the MCP client (allow `{always_rule}` for this session)"
+                    ),
+                }
+            }
+            PermissionReply::Deny { reason } => Permission::Deny {
+                reason,
+                by: "the person at the MCP client".into(),
+            },
+            PermissionReply::Pending => Permission::Deny {
+                reason: "The person at the MCP client is being asked about this call; it runs \
+                         when the client sends the call again with their answer."
+                    .into(),
+                by: "the MCP client (asked; this attempt waits for the answer)".into(),
+            },
+            _ => return None,
+        })
     }
 
     /// The decision on `call` running in `dir` (the session's directory
@@ -182,13 +322,14 @@ impl PolicyStage {
         dir: Option<&Path>,
         reason: String,
     ) -> Permission {
-        let Some(prompter) = &self.prompter else {
-            let headless = decision.without_tty();
-            return Permission::Deny {
-                reason: headless.message(),
-                by: decided_by(&headless),
+        if let Some(rule) = self.session_rule_allowing(call, dir).await {
+            return Permission::Allow {
+                by: format!("session rule `{rule}` (allowed for this session when asked)"),
             };
-        };
+        }
+        if self.prompter.is_none() && call_asker().is_none() {
+            return headless_deny(&decision);
+        }
         let why = decision.why();
         let managed_only = self
             .policy
@@ -210,6 +351,15 @@ impl PolicyStage {
             input: call.input.clone(),
             tool_use_id: call.id.clone(),
             agent: ASKING_AGENT.try_with(Clone::clone).ok(),
+        };
+        if let Some(answer) = self
+            .ask_the_caller(&request, &always_rule, managed_only)
+            .await
+        {
+            return answer;
+        }
+        let Some(prompter) = &self.prompter else {
+            return headless_deny(&decision);
         };
         match prompter.ask(&request).await {
             PromptAnswer::AllowOnce => Permission::Allow {
@@ -295,13 +445,15 @@ impl PermissionStage for PolicyStage {
             },
             // A hook's ask is the hook's: without a terminal the call is
             // denied because that hook asked, never put down to the mode.
-            (_, Some((Verdict::Ask, h))) if self.prompter.is_none() => Permission::Deny {
-                reason: format!(
-                    "{} asked for confirmation and no one could answer: this run has no terminal to ask on. The hook's reason: {}",
-                    h.by, h.reason
-                ),
-                by: format!("{} (asked; no terminal to answer)", h.by),
-            },
+            (_, Some((Verdict::Ask, h))) if self.prompter.is_none() && call_asker().is_none() => {
+                Permission::Deny {
+                    reason: format!(
+                        "{} asked for confirmation and no one could answer: this run has no terminal to ask on. The hook's reason: {}",
+                        h.by, h.reason
+                    ),
+                    by: format!("{} (asked; no terminal to answer)", h.by),
+                }
+            }
             (d, Some((Verdict::Ask, HookRuling { reason, by, .. }))) => {
                 let reason = format!("{reason} (asked by {by})");
                 self.ask(d, call, tool, dir, reason).await

@@ -165,11 +165,18 @@ fn permissions(args: cli::PermissionsArgs) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
+/// What reaches the terminal without `TACK_LOG`: tack's warnings, and
+/// nothing of rmcp's (its log lines name its internal types, e.g.
+/// `WorkerTransport<…>`, and report what tack already reports in its own
+/// words, such as an unknown tool a client called). `TACK_LOG=rmcp=debug`
+/// brings them back.
+const DEFAULT_LOG_FILTER: &str = "warn,rmcp=off";
+
 fn init_logging() {
     // rmcp's own log lines (protocol internals, Rust type names) stay off the
     // terminal: tack reports what failed in words. TACK_LOG=rmcp=debug shows them.
     let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

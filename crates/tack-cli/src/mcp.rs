@@ -194,8 +194,10 @@ impl Listing {
 }
 
 /// `tack mcp serve`: tack's tools through the same pipeline as `tack run`
-/// (rules, hooks, budget, audit). No terminal: ask means deny unless a mode
-/// or rule says otherwise.
+/// (rules, hooks, budget, audit). No terminal: when a rule asks, the person
+/// at the client is asked through MCP elicitation if the client declared it
+/// (tack-mcp's server `ask` module); else the ask is a deny that names the
+/// rule or flag that would allow the call (`Headless`).
 async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
     // The HTTP flags are checked before anything starts.
     let http = args

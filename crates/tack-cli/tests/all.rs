@@ -22,6 +22,8 @@ use tack_testkit::{MockServer, Step};
 mod hook_payloads;
 #[path = "all/long_sessions.rs"]
 mod long_sessions;
+#[path = "all/mcp_serve.rs"]
+mod mcp_serve;
 
 #[path = "all/subagents.rs"]
 mod subagents;

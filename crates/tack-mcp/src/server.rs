@@ -15,6 +15,12 @@
 //! (`_meta` with protocol version, client info and capabilities) and over HTTP
 //! are served statelessly. Both lifecycles are handled by rmcp.
 //!
+//! Results: the text content is what the tool printed; `structuredContent`
+//! is sent only for a tool with an output schema (`convert`), other tools'
+//! structured metadata goes in `_meta`. A permission ask during a call from
+//! a client that supports elicitation is put to the person at the client
+//! (`ask`, through [`CallOptions::asker`](tack_tool::CallOptions::asker)).
+//!
 //! Errors: a call the host answers with `is_error` (bad input, denied,
 //! timeout…) is a tool execution error (`isError: true`); a call to a tool
 //! that does not exist is a JSON-RPC protocol error `-32602` whose message is
@@ -52,14 +58,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    CacheScope, CallToolRequestParams, CallToolResponse, DiscoverResult, ErrorData, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _};
 use tack_protocol::ToolOutcome;
 use tack_tool::{CallOptions, ToolCall, ToolCallResult, ToolHost};
 
+mod ask;
 mod convert;
 #[cfg(feature = "conformance")]
 mod fixtures;
@@ -149,7 +156,8 @@ pub async fn serve_stdio(host: Arc<dyn ToolHost>, info: ServerInfo) -> Result<()
 }
 
 /// Serves `host` over any byte stream pair (a socket, a pipe, an in-memory
-/// duplex for tests) until the peer closes it.
+/// duplex for tests) until the peer closes it, with the stdio transport's
+/// framing (parse errors answered, 2025-03-26 batches split).
 pub async fn serve_io<R, W>(
     host: Arc<dyn ToolHost>,
     info: ServerInfo,
@@ -162,7 +170,7 @@ where
 {
     let server = ToolServer::new(host, info);
     let running = server
-        .serve((read, write))
+        .serve(stdio::StdioTransport::new(read, write))
         .await
         .map_err(|e| Error::Initialize(e.to_string()))?;
     running
@@ -171,6 +179,12 @@ where
         .map_err(|e| Error::Session(e.to_string()))?;
     Ok(())
 }
+
+/// How long a client may treat `server/discover` and `tools/list` results as
+/// fresh (2026-07-28 `ttlMs`): a minute. The tools of a session change only
+/// when an MCP server behind tack changes its own, and a minute bounds how
+/// long a client keeps the old list.
+pub const LIST_TTL_MS: u64 = 60_000;
 
 /// Numbers the calls of this process so each ToolCall id is unique across
 /// sessions (MCP request ids repeat from one session to the next).
@@ -250,6 +264,28 @@ impl ToolServer {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let name = request.name.into_owned();
+        // 2026-07-28 permission asks: a retry carries the answer; a first
+        // attempt may stop at the question (`ask` module).
+        let mut deferring = None;
+        let asker: Option<Arc<dyn tack_tool::CallAsker>> = match &request.request_state {
+            Some(state) => Some(Arc::new(
+                ask::answered(
+                    state,
+                    &name,
+                    request.arguments.as_ref(),
+                    request.input_responses.as_ref(),
+                )
+                .map_err(|e| ErrorData::invalid_params(e, None))?,
+            )),
+            None if ask::can_defer(&context) => {
+                let asker = Arc::new(ask::DeferringAsker::default());
+                deferring = Some(Arc::clone(&asker));
+                Some(asker)
+            }
+            None => ask::ElicitingAsker::for_call(&context)
+                .map(|a| Arc::new(a) as Arc<dyn tack_tool::CallAsker>),
+        };
+        let arguments = request.arguments.clone();
         let input = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall {
             id: format!("mcp_{}", CALL_SEQ.fetch_add(1, Ordering::Relaxed)),
@@ -268,20 +304,33 @@ impl ToolServer {
         };
         // `context.ct` is cancelled by rmcp when the client sends
         // notifications/cancelled for this request (or the session ends).
-        let options = CallOptions::new(context.ct.clone()).with_progress(progress);
+        let mut options = CallOptions::new(context.ct.clone()).with_progress(progress);
+        // A permission ask goes to the person at the client, when it can ask.
+        if let Some(asker) = asker {
+            options = options.with_asker(asker);
+        }
         let answer = self.run_host(call, options, &context).await;
         if let Some(forwarder) = forwarder {
             // Reports made during the call go out before its response; none after.
             forwarder.finish().await;
         }
         let result = answer?;
+        if let Some(question) = deferring.and_then(|d| d.asked()) {
+            let input_required = ask::input_required(&name, arguments, question)
+                .map_err(|e| ErrorData::internal_error(e, None))?;
+            return Ok(CallToolResponse::InputRequired(input_required));
+        }
         if result.outcome == ToolOutcome::UnknownTool {
             return Err(ErrorData::invalid_params(
                 result.block.text(),
                 Some(serde_json::json!({ "tool": name })),
             ));
         }
-        Ok(CallToolResponse::Complete(convert::call_result(result)))
+        let has_output_schema = self.host().output_schema(&name).is_some();
+        Ok(CallToolResponse::Complete(convert::call_result(
+            result,
+            has_output_schema,
+        )))
     }
 }
 
@@ -304,21 +353,44 @@ impl ServerHandler for ToolServer {
         result
     }
 
+    /// Every tool, sorted by name (byte order), so the list is the same on
+    /// every request whatever order the host registered them in (clients
+    /// cache it, and put it in their model's prompt prefix). Each result says
+    /// how long it stays fresh ([`LIST_TTL_MS`]) and that it is `private`:
+    /// a session's tools are its own (and, over HTTP, served behind a token).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
         let host = self.host();
-        let tools = host
-            .definitions()
+        let mut definitions = host.definitions();
+        definitions.sort_by(|a, b| a.name.cmp(&b.name));
+        let tools = definitions
             .into_iter()
             .map(|def| {
                 let annotations = host.annotations(&def.name);
-                convert::tool(def, annotations)
+                let output_schema = host.output_schema(&def.name);
+                convert::tool(def, annotations, output_schema)
             })
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.ttl_ms = Some(LIST_TTL_MS);
+        result.cache_scope = Some(CacheScope::Private);
+        Ok(result)
+    }
+
+    /// `server/discover` (2026-07-28), with the same cache hints as the tool list.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<DiscoverResult, ErrorData> {
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        )
+        .with_ttl_ms(LIST_TTL_MS)
+        .with_cache_scope(CacheScope::Private))
     }
 
     async fn call_tool(

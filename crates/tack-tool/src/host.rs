@@ -14,7 +14,7 @@ use serde_json::Value;
 use tack_protocol::{Caller, ToolDefinition, ToolOutcome, ToolResultBlock};
 use tokio_util::sync::CancellationToken;
 
-use crate::{ProgressSink, ToolAnnotations};
+use crate::{CallAsker, ProgressSink, ToolAnnotations};
 
 /// How deep calls may nest through host handles (a tool calling a tool
 /// calling a tool…). Deeper calls are refused, so a tool that calls itself
@@ -38,7 +38,7 @@ pub struct ToolCallResult {
 }
 
 /// How one call through a [`ToolHost`] is made.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct CallOptions {
     /// Stops the call (the user interrupted, the client cancelled).
     pub cancel: CancellationToken,
@@ -49,6 +49,22 @@ pub struct CallOptions {
     pub caller: Option<Caller>,
     /// How many calls this one is nested in (0 for a call from the model).
     pub depth: u32,
+    /// Who to ask when a permission rule says "ask" about this call: the
+    /// person at an MCP client's end ([`CallAsker`]). Consulted before the
+    /// session's own prompter; `None` (the default): the session's.
+    pub asker: Option<Arc<dyn CallAsker>>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress)
+            .field("caller", &self.caller)
+            .field("depth", &self.depth)
+            .field("asker", &self.asker.is_some())
+            .finish()
+    }
 }
 
 impl CallOptions {
@@ -65,6 +81,12 @@ impl CallOptions {
         self.progress = progress;
         self
     }
+
+    /// Asks `asker` when a permission rule says "ask" about this call.
+    pub fn with_asker(mut self, asker: Arc<dyn CallAsker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
 }
 
 /// Runs tools through the agent's full dispatch pipeline (validation,
@@ -76,6 +98,11 @@ pub trait ToolHost: Send + Sync {
     fn definitions(&self) -> Vec<ToolDefinition>;
     /// The annotations of a tool, if it exists.
     fn annotations(&self, name: &str) -> Option<ToolAnnotations>;
+    /// The tool's [`Tool::output_schema`](crate::Tool::output_schema), if
+    /// it exists and declares one. Default: none.
+    fn output_schema(&self, _name: &str) -> Option<Value> {
+        None
+    }
     /// Runs one call; never fails: errors are `is_error` results.
     async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult;
 }

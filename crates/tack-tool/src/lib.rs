@@ -54,9 +54,11 @@ use tack_protocol::{ContentBlock, ToolOutcome, ToolResultBlock};
 use tokio_util::sync::CancellationToken;
 
 pub mod artifacts;
+mod ask;
 mod host;
 mod output;
 mod registry;
+pub use ask::{CallAsker, PermissionQuestion, PermissionReply};
 pub use host::{CallOptions, HostHandle, MAX_NESTING, ToolCall, ToolCallResult, ToolHost};
 pub use output::{OutputBehaviour, OutputCut, floor_char};
 pub use registry::{
@@ -173,8 +175,9 @@ impl std::fmt::Debug for ProgressSink {
 }
 
 /// A successful tool result: content blocks for the model, optionally
-/// structured JSON for programmatic consumers (code mode, MCP
-/// structuredContent), and optionally the tool's output object in Claude
+/// structured JSON for programmatic consumers (code mode; over MCP it is
+/// `structuredContent` only for a tool with an [`Tool::output_schema`], else
+/// metadata in `_meta`), and optionally the tool's output object in Claude
 /// Code's shape.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolOutput {
@@ -352,6 +355,15 @@ pub trait Tool: Send + Sync + 'static {
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::default()
     }
+    /// The JSON Schema (`type: object`) of [`ToolOutput::structured`], for a
+    /// tool whose structured output *is* its result (Glob's file list), not
+    /// side metadata about it (Bash's exit code). Default `None`: whatever
+    /// the tool puts in `structured` is metadata. `tack mcp serve` sends
+    /// `structuredContent` (and `outputSchema`) only for a tool that declares
+    /// one; every successful result of the tool must then match it.
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
     /// How long one call may take; `None` means the harness default.
     fn timeout(&self) -> Option<Duration> {
         None
@@ -388,6 +400,10 @@ pub trait TypedTool: Send + Sync + 'static {
     }
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::default()
+    }
+    /// See [`Tool::output_schema`].
+    fn output_schema(&self) -> Option<Value> {
+        None
     }
     fn timeout(&self) -> Option<Duration> {
         None
@@ -431,6 +447,9 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
     fn annotations(&self) -> ToolAnnotations {
         self.0.annotations()
+    }
+    fn output_schema(&self) -> Option<Value> {
+        self.0.output_schema()
     }
     fn timeout(&self) -> Option<Duration> {
         self.0.timeout()

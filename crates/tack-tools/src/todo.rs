@@ -142,6 +142,11 @@ impl TypedTool for TodoWrite {
         }
     }
 
+    /// The list as saved, `{"todos": [...]}`: the input's own shape.
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        Some(tack_tool::schema_for::<TodoWriteInput>())
+    }
+
     fn validate(&self, input: &TodoWriteInput, _ctx: &ToolContext) -> Result<(), ToolError> {
         check(&input.todos)
     }

@@ -483,6 +483,12 @@ impl ToolHost for Pipeline {
         self.registry().get(name).map(|t| t.tool.annotations())
     }
 
+    fn output_schema(&self, name: &str) -> Option<serde_json::Value> {
+        self.registry()
+            .get(name)
+            .and_then(|t| t.tool.output_schema())
+    }
+
     async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult {
         self.dispatch(call.into(), options).await
     }

@@ -76,6 +76,7 @@ impl Pipeline {
                 "the user interrupted the session before this call started; it did not run".into(),
             )));
         }
+        let asker = options.asker.clone();
         let mut ctx = self.context(call, options);
         if let Err(e) = validate(tool, call, input_error, &ctx) {
             return Stop::Answer(Err(e));
@@ -88,15 +89,17 @@ impl Pipeline {
         // `ToolContext::checked_dir`).
         ctx.checked_dir = tool.tool.working_dir();
         let asked = Instant::now();
-        let permission = self
-            .permission(
+        let permission = crate::permission::with_call_asker(
+            asker,
+            self.permission(
                 tool,
                 call,
                 hooks.decision.as_ref(),
                 ctx.checked_dir.as_deref(),
                 audit,
-            )
-            .await;
+            ),
+        )
+        .await;
         // A prompt's wait is the person's time, not the tool's.
         let waited = asked.elapsed().as_millis() as u64;
         audit.permission_wait_ms = (waited > 0).then_some(waited);

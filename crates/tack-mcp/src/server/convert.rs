@@ -8,10 +8,21 @@ use serde_json::Value;
 use tack_protocol::{ContentBlock, ToolDefinition, ToolResultContent};
 use tack_tool::{ToolAnnotations as TackAnnotations, ToolCallResult};
 
+/// Where a result's metadata goes when the tool declares no output schema:
+/// a key of tack's own in the result's `_meta` (the spec reserves prefixes
+/// whose second label is `modelcontextprotocol` or `mcp`).
+pub(crate) const RESULT_META_KEY: &str = "dev.tack/result";
+
 /// A tool as MCP lists it. The input schema is passed through verbatim
 /// (`$schema`, `$defs`, `additionalProperties` included); a tool without a
-/// description is described by its name, since clients require one.
-pub(crate) fn tool(def: ToolDefinition, annotations: Option<TackAnnotations>) -> Tool {
+/// description is described by its name, since clients require one. A tool
+/// with an output schema ([`tack_tool::Tool::output_schema`]) lists it as
+/// `outputSchema`.
+pub(crate) fn tool(
+    def: ToolDefinition,
+    annotations: Option<TackAnnotations>,
+    output_schema: Option<Value>,
+) -> Tool {
     let description = match def.description {
         Some(d) if !d.trim().is_empty() => d,
         _ => def.name.clone(),
@@ -25,6 +36,9 @@ pub(crate) fn tool(def: ToolDefinition, annotations: Option<TackAnnotations>) ->
         }
     };
     let mut tool = Tool::new(def.name, description, Arc::new(schema));
+    if let Some(Value::Object(output)) = output_schema {
+        tool.output_schema = Some(Arc::new(output));
+    }
     // tack's annotations are all definite answers (false is "no", not "unknown"),
     // so every hint is sent: MCP's defaults for absent destructiveHint and
     // openWorldHint are `true`, which would misdescribe tack's tools.
@@ -41,7 +55,14 @@ pub(crate) fn tool(def: ToolDefinition, annotations: Option<TackAnnotations>) ->
 }
 
 /// A host's answer as an MCP `CallToolResult`.
-pub(crate) fn call_result(result: ToolCallResult) -> CallToolResult {
+///
+/// The text content is always what the tool printed: clients show the model
+/// `structuredContent` instead of the text when there is one, so
+/// `structuredContent` is sent only for a tool that declared an output
+/// schema (`has_output_schema`), and is then the result itself. Any other
+/// tool's `structured` is metadata about the call (Bash's exit code, Grep's
+/// counts) and goes in `_meta` under [`RESULT_META_KEY`].
+pub(crate) fn call_result(result: ToolCallResult, has_output_schema: bool) -> CallToolResult {
     let is_error = result.block.is_error;
     let mut content: Vec<McpContent> = match result.block.content {
         None => Vec::new(),
@@ -51,6 +72,7 @@ pub(crate) fn call_result(result: ToolCallResult) -> CallToolResult {
     // Clients that predate structuredContent read the text, so structured
     // output also goes as JSON text when the tool gave no content.
     if content.is_empty()
+        && has_output_schema
         && let Some(structured) = &result.structured
     {
         content.push(McpContent::text(structured.to_string()));
@@ -60,8 +82,16 @@ pub(crate) fn call_result(result: ToolCallResult) -> CallToolResult {
     } else {
         CallToolResult::success(content)
     };
-    if !is_error {
-        out.structured_content = result.structured;
+    match result.structured {
+        Some(structured) if has_output_schema && !is_error => {
+            out.structured_content = Some(structured);
+        }
+        Some(metadata) => {
+            let mut meta = JsonObject::new();
+            meta.insert(RESULT_META_KEY.into(), metadata);
+            out.meta = Some(meta.into());
+        }
+        None => {}
     }
     out
 }
@@ -121,9 +151,12 @@ mod tests {
             idempotent: true,
             open_world: false,
         };
-        let wire =
-            serde_json::to_value(tool(def(Some("Reads."), schema.clone()), Some(annotations)))
-                .unwrap();
+        let wire = serde_json::to_value(tool(
+            def(Some("Reads."), schema.clone()),
+            Some(annotations),
+            None,
+        ))
+        .unwrap();
         assert_eq!(wire["inputSchema"], schema);
         assert_eq!(wire["description"], "Reads.");
         assert_eq!(
@@ -135,19 +168,24 @@ mod tests {
 
     #[test]
     fn a_missing_description_or_schema_is_filled_in() {
-        let wire = serde_json::to_value(tool(def(None, json!(null)), None)).unwrap();
+        let wire = serde_json::to_value(tool(def(None, json!(null)), None, None)).unwrap();
         assert_eq!(wire["description"], "Read");
         assert_eq!(wire["inputSchema"], json!({"type": "object"}));
         assert!(wire.get("annotations").is_none());
     }
 
-    fn result(blocks: Vec<ContentBlock>, is_error: bool, structured: Option<Value>) -> Value {
+    fn result(
+        blocks: Vec<ContentBlock>,
+        is_error: bool,
+        structured: Option<Value>,
+        has_output_schema: bool,
+    ) -> Value {
         let r = ToolCallResult {
             block: ToolResultBlock::new("id", blocks, is_error),
             outcome: ToolOutcome::Ok,
             structured,
         };
-        serde_json::to_value(call_result(r)).unwrap()
+        serde_json::to_value(call_result(r, has_output_schema)).unwrap()
     }
 
     #[test]
@@ -163,6 +201,7 @@ mod tests {
             ],
             false,
             None,
+            false,
         );
         assert_eq!(wire["content"][0], json!({"type": "text", "text": "hi"}));
         assert_eq!(
@@ -175,11 +214,34 @@ mod tests {
     }
 
     #[test]
-    fn errors_set_is_error_and_structured_output_also_goes_as_text() {
-        let wire = result(vec![ContentBlock::text("denied")], true, None);
+    fn structured_output_of_a_declared_schema_is_the_result_and_also_text() {
+        let wire = result(vec![ContentBlock::text("denied")], true, None, true);
         assert_eq!(wire["isError"], true);
-        let wire = result(vec![], false, Some(json!({"n": 1})));
+        let wire = result(vec![], false, Some(json!({"n": 1})), true);
         assert_eq!(wire["structuredContent"], json!({"n": 1}));
         assert_eq!(wire["content"][0]["text"], "{\"n\":1}");
+        assert!(wire.get("_meta").is_none(), "{wire}");
+    }
+
+    #[test]
+    fn metadata_of_a_tool_without_an_output_schema_goes_to_meta_not_the_result() {
+        let metadata = json!({"exit_code": 0, "signal": null, "timed_out": false});
+        let wire = result(
+            vec![ContentBlock::text("hello\n")],
+            false,
+            Some(metadata.clone()),
+            false,
+        );
+        assert!(wire.get("structuredContent").is_none(), "{wire}");
+        assert_eq!(
+            wire["content"],
+            json!([{"type": "text", "text": "hello\n"}])
+        );
+        assert_eq!(wire["_meta"][RESULT_META_KEY], metadata);
+        // an error's metadata too; and it never becomes the text
+        let wire = result(vec![], true, Some(metadata.clone()), false);
+        assert!(wire.get("structuredContent").is_none(), "{wire}");
+        assert_eq!(wire["content"], json!([]));
+        assert_eq!(wire["_meta"][RESULT_META_KEY], metadata);
     }
 }

@@ -70,6 +70,10 @@ impl ToolHost for RegistryHost {
         self.registry.get(name).map(|t| t.tool.annotations())
     }
 
+    fn output_schema(&self, name: &str) -> Option<serde_json::Value> {
+        self.registry.get(name).and_then(|t| t.tool.output_schema())
+    }
+
     async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult {
         let CallOptions {
             cancel, progress, ..

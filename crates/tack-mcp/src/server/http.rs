@@ -33,6 +33,7 @@
 //! so kills its jobs. Stateless (2026-07-28) requests belong to no session
 //! and share the host given, as every session does with [`HttpServer::bind`].
 
+mod batch;
 mod guard;
 
 use std::future::Future;
@@ -127,6 +128,11 @@ pub struct HttpOptions {
     /// How long a client may take to send a request's headers before the
     /// connection is closed. Default 10 s.
     pub header_read_timeout: Duration,
+    /// `TCP_NODELAY` on accepted connections. Default on: with Nagle's
+    /// algorithm, an answer written in two parts (an SSE stream's headers,
+    /// then its event) waits for the client's delayed ACK, ~40 ms a call on
+    /// a kept-alive connection. Off only to measure that (benches/http_latency.rs).
+    pub tcp_nodelay: bool,
 }
 
 /// The default of [`HttpOptions::max_sessions`]: many more than the clients
@@ -143,6 +149,7 @@ impl Default for HttpOptions {
             allow_remote: false,
             max_sessions: DEFAULT_MAX_SESSIONS,
             header_read_timeout: Duration::from_secs(10),
+            tcp_nodelay: true,
         }
     }
 }
@@ -223,6 +230,7 @@ pub struct HttpServer {
     addr: SocketAddr,
     token: Option<BearerToken>,
     header_read_timeout: Duration,
+    tcp_nodelay: bool,
     sessions: CancellationToken,
 }
 
@@ -316,6 +324,7 @@ impl HttpServer {
             addr,
             token,
             header_read_timeout: options.header_read_timeout,
+            tcp_nodelay: options.tcp_nodelay,
             sessions,
         })
     }
@@ -348,6 +357,7 @@ impl HttpServer {
             router,
             addr,
             header_read_timeout,
+            tcp_nodelay,
             sessions,
             ..
         } = self;
@@ -365,7 +375,9 @@ impl HttpServer {
                 },
                 () = &mut shutdown => break,
             };
-            let _ = stream.set_nodelay(true);
+            if let Err(e) = stream.set_nodelay(tcp_nodelay) {
+                tracing::debug!("TCP_NODELAY could not be set on a connection: {e}");
+            }
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_read_timeout)

@@ -1110,3 +1110,470 @@ async fn the_inspector_cli_lists_and_calls_tools() {
         "{call}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// The Python SDK as the client (tests/python/client.py, installed by setup.sh)
+
+fn python() -> PathBuf {
+    let python = tests_dir().join("python/.venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run crates/tack-mcp/tests/setup.sh",
+        python.display()
+    );
+    python
+}
+
+/// Runs tests/python/client.py with `args`; returns its report and stderr.
+async fn python_client(args: Vec<String>, envs: Vec<(&'static str, String)>) -> (Value, String) {
+    let python = python();
+    tokio::task::spawn_blocking(move || {
+        let out = Command::new(python)
+            .arg(tests_dir().join("python/client.py"))
+            .args(&args)
+            .envs(envs)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            out.status.success(),
+            "client.py failed:\n{stdout}\n{stderr}"
+        );
+        (serde_json::from_str(&stdout).unwrap(), stderr)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_gets_what_bash_and_grep_printed_and_their_metadata_in_meta() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "a needle in a line\n").unwrap();
+    let server = Http::start(builtin_host(dir.path()), HttpOptions::default()).await;
+    let path = dir.path().display().to_string();
+    let calls = json!([
+        {"name": "Bash", "arguments": {"command": "echo printed-by-bash"}},
+        {"name": "Grep", "arguments": {"pattern": "needle", "path": path, "output_mode": "content"}},
+        {"name": "Glob", "arguments": {"pattern": "*.txt", "path": path}},
+    ]);
+    let (report, stderr) = python_client(
+        vec![
+            "--http".into(),
+            server.url(),
+            "--token".into(),
+            server.token.clone().unwrap(),
+            calls.to_string(),
+        ],
+        vec![],
+    )
+    .await;
+    let call = |i: usize| &report["calls"][i]["result"];
+    for (i, printed) in [(0, "printed-by-bash"), (1, "a needle in a line")] {
+        let result = call(i);
+        assert_eq!(result["isError"], false, "{result}");
+        assert!(
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains(printed),
+            "{result}"
+        );
+        assert!(result.get("structuredContent").is_none(), "{result}");
+        assert!(result["_meta"]["dev.tack/result"].is_object(), "{result}");
+    }
+    assert_eq!(call(0)["_meta"]["dev.tack/result"]["exit_code"], 0);
+    // Glob declares an output schema: its structured output is the result
+    let glob = call(2);
+    assert_eq!(glob["structuredContent"]["total"], 1, "{glob}");
+    assert!(glob.get("_meta").is_none(), "{glob}");
+    let tools = report["tools"].as_array().unwrap();
+    let schema = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .get("outputSchema")
+            .cloned()
+    };
+    assert!(schema("Bash").is_none() && schema("Grep").is_none());
+    let glob_schema = schema("Glob").expect("Glob lists its outputSchema");
+    assert!(
+        jsonschema::is_valid(&glob_schema, &glob["structuredContent"]),
+        "{glob}"
+    );
+    // tools in name order
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    // the session's DELETE at the end is a success to the client
+    assert!(!stderr.contains("Session termination failed"), "{stderr}");
+}
+
+/// Sample inputs for each built-in tool that declares an output schema: a
+/// tool that declares one and has none here fails the test below.
+fn samples(dir: &Path) -> Vec<(&'static str, Vec<Value>)> {
+    let path = dir.display().to_string();
+    vec![
+        (
+            "Glob",
+            vec![
+                json!({"pattern": "*.txt", "path": path}),
+                json!({"pattern": "*.none", "path": path}),
+                json!({"pattern": "**/*"}),
+            ],
+        ),
+        (
+            "TodoWrite",
+            vec![
+                json!({"todos": []}),
+                json!({"todos": [
+                    {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"},
+                    {"content": "Fix", "status": "pending", "activeForm": "Fixing"}
+                ]}),
+            ],
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_builtin_tools_structured_content_matches_its_output_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "x\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/b.txt"), "y\n").unwrap();
+    let host = builtin_host(dir.path());
+    let samples = samples(dir.path());
+    let mut client = Client::start(Arc::clone(&host));
+    client.initialize("2025-11-25").await;
+    let list = client.request(1, "tools/list", json!({})).await;
+    let mut declared = 0;
+    let mut id = 10;
+    for tool in list["result"]["tools"].as_array().unwrap() {
+        let Some(schema) = tool.get("outputSchema") else {
+            continue;
+        };
+        declared += 1;
+        let name = tool["name"].as_str().unwrap();
+        let validator = jsonschema::validator_for(schema)
+            .unwrap_or_else(|e| panic!("{name}'s outputSchema is no schema: {e}"));
+        let (_, inputs) = samples
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("{name} declares an outputSchema: add sample inputs for it"));
+        for input in inputs {
+            id += 1;
+            let answer = client
+                .request(id, "tools/call", json!({"name": name, "arguments": input}))
+                .await;
+            let result = &answer["result"];
+            assert_eq!(result["isError"], false, "{name} {input}: {answer}");
+            let structured = &result["structuredContent"];
+            assert!(structured.is_object(), "{name} {input}: {answer}");
+            if let Err(e) = validator.validate(structured) {
+                panic!(
+                    "{name} {input}: structuredContent {structured} does not match its outputSchema: {e}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        declared,
+        samples.len(),
+        "every sampled tool declares a schema"
+    );
+}
+
+#[tokio::test]
+async fn list_results_carry_cache_hints_and_a_fixed_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = Client::start(builtin_host(dir.path()));
+    client.initialize("2025-11-25").await;
+    let first = client.request(1, "tools/list", json!({})).await;
+    let second = client.request(2, "tools/list", json!({})).await;
+    assert_eq!(first["result"], second["result"]);
+    assert_eq!(first["result"]["ttlMs"], tack_mcp::server::LIST_TTL_MS);
+    assert_eq!(first["result"]["cacheScope"], "private");
+    let names: Vec<&str> = first["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    // 2026-07-28: server/discover and a self-describing tools/list
+    let mut client = Client::start(builtin_host(dir.path()));
+    let discover = client
+        .request(1, "server/discover", json!({"_meta": meta_2026(json!({}))}))
+        .await;
+    assert_eq!(
+        discover["result"]["ttlMs"],
+        tack_mcp::server::LIST_TTL_MS,
+        "{discover}"
+    );
+    assert_eq!(discover["result"]["cacheScope"], "private", "{discover}");
+    let list = client
+        .request(2, "tools/list", json!({"_meta": meta_2026(json!({}))}))
+        .await;
+    assert_eq!(
+        list["result"]["ttlMs"],
+        tack_mcp::server::LIST_TTL_MS,
+        "{list}"
+    );
+    assert_eq!(list["result"]["cacheScope"], "private", "{list}");
+}
+
+/// The value of header `name` in a raw HTTP response.
+fn header_of(response: &str, name: &str) -> Option<String> {
+    response.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_owned())
+    })
+}
+
+/// An MCP session over raw HTTP at `version`: its id.
+async fn session_at(server: &Http, version: &str) -> String {
+    let own = format!("127.0.0.1:{}", server.addr.port());
+    let mut init = initialize_body();
+    init["params"]["protocolVersion"] = json!(version);
+    let (status, response) = server.post(&[("Host", &own)], &init).await;
+    assert_eq!(status, 200, "{response}");
+    let session = header_of(&response, "mcp-session-id").expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let headers = [("Host", own.as_str()), ("Mcp-Session-Id", session.as_str())];
+    let (status, response) = server.post(&headers, &initialized).await;
+    assert_eq!(status, 202, "{response}");
+    session
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_answers_a_batch_in_a_2025_03_26_session_with_one_array() {
+    let server = Http::start(fixtures(), HttpOptions::default()).await;
+    let own = format!("127.0.0.1:{}", server.addr.port());
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "echo", "arguments": {"text": "batched"}}},
+    ]);
+    let session = session_at(&server, "2025-03-26").await;
+    let headers = [("Host", own.as_str()), ("Mcp-Session-Id", session.as_str())];
+    let (status, response) = server.post(&headers, &batch).await;
+    assert_eq!(status, 200, "{response}");
+    let body = response.split_once("\r\n\r\n").unwrap().1;
+    let answers: Vec<Value> =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"));
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&json!(2), &json!(3)], "{response}");
+    assert_eq!(answers[1]["result"]["content"][0]["text"], "batched");
+    let notifications = json!([{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}]);
+    let (status, response) = server.post(&headers, &notifications).await;
+    assert_eq!(status, 202, "{response}");
+
+    // a later revision has no batches: not answered as one
+    let session = session_at(&server, "2025-11-25").await;
+    let headers = [
+        ("Host", own.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let (_, response) = server.post(&headers, &batch).await;
+    let body = response.split_once("\r\n\r\n").unwrap().1;
+    assert!(
+        serde_json::from_str::<Vec<Value>>(body).is_err(),
+        "{response}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_delete_ends_a_session_with_200() {
+    let server = Http::start(fixtures(), HttpOptions::default()).await;
+    let own = format!("127.0.0.1:{}", server.addr.port());
+    let session = session_at(&server, "2025-11-25").await;
+    let request = format!(
+        "DELETE /mcp HTTP/1.1\r\nHost: {own}\r\nAuthorization: Bearer {}\r\nMcp-Session-Id: {session}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n",
+        server.token.clone().unwrap()
+    );
+    let mut socket = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    tokio::time::timeout(WAIT, socket.read_to_string(&mut response))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    // the session is gone
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let headers = [
+        ("Host", own.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let (status, response) = server.post(&headers, &ping).await;
+    assert_eq!(status, 404, "{response}");
+}
+
+#[tokio::test]
+async fn a_line_that_is_not_json_gets_a_parse_error_and_the_server_keeps_serving() {
+    let mut client = Client::start(fixtures());
+    client.initialize("2025-11-25").await;
+    client.write.write_all(b"{not json at all\n").await.unwrap();
+    let answer = client.next().await;
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    let ping = client.request(5, "ping", json!({})).await;
+    assert!(ping["result"].is_object(), "{ping}");
+}
+
+/// A host whose one tool asks the call's asker, as the pipeline's
+/// permission stage does, and says what it answered.
+struct AskingHost;
+
+#[async_trait]
+impl ToolHost for AskingHost {
+    fn definitions(&self) -> Vec<tack_protocol::ToolDefinition> {
+        vec![tack_protocol::ToolDefinition {
+            name: "Guarded".into(),
+            description: Some("Asks before it runs.".into()),
+            input_schema: json!({"type": "object"}),
+            extra: Default::default(),
+        }]
+    }
+    fn annotations(&self, _name: &str) -> Option<ToolAnnotations> {
+        None
+    }
+    async fn call(&self, call: ToolCall, options: tack_tool::CallOptions) -> ToolCallResult {
+        let text = match &options.asker {
+            None => "no asker".to_owned(),
+            Some(asker) => {
+                let question = tack_tool::PermissionQuestion {
+                    call: "Guarded()".into(),
+                    reason: "ask rule `Guarded` in the test".into(),
+                    session_rule: Some("Guarded".into()),
+                    destructive: false,
+                    tool_name: call.name.clone(),
+                    input: call.input.clone(),
+                };
+                format!("{:?}", asker.ask(&question).await)
+            }
+        };
+        ToolCallResult {
+            block: ToolResultBlock::new(
+                &call.id,
+                vec![tack_protocol::ContentBlock::text(text)],
+                false,
+            ),
+            outcome: ToolOutcome::Ok,
+            structured: None,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_an_ask_goes_to_a_client_with_elicitation_and_only_to_one() {
+    let server = Http::start(Arc::new(AskingHost), HttpOptions::default()).await;
+    let args = || {
+        vec![
+            "--http".into(),
+            server.url(),
+            "--token".into(),
+            server.token.clone().unwrap(),
+            json!([{"name": "Guarded", "arguments": {}}]).to_string(),
+        ]
+    };
+    let text = |report: &Value| {
+        report["calls"][0]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (report, _) =
+        python_client(args(), vec![("TACK_TEST_ELICIT", "allow_session".into())]).await;
+    assert_eq!(text(&report), "Some(AllowForSession)", "{report}");
+    let asked = &report["elicitations"][0];
+    assert!(
+        asked["message"].as_str().unwrap().contains("Guarded()"),
+        "{report}"
+    );
+    let (report, _) = python_client(args(), vec![("TACK_TEST_ELICIT", "deny:no".into())]).await;
+    assert!(text(&report).starts_with("Some(Deny"), "{report}");
+    assert!(text(&report).contains("no"), "{report}");
+    let (report, _) = python_client(args(), vec![]).await;
+    assert_eq!(text(&report), "no asker", "{report}");
+}
+
+#[tokio::test]
+async fn at_2026_07_28_an_ask_is_an_input_required_result_and_the_retry_carries_the_answer() {
+    let mut client = Client::start(Arc::new(AskingHost));
+    let eliciting = || {
+        meta_2026(
+            json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}),
+        )
+    };
+    let first = client
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "Guarded", "arguments": {"n": 1}, "_meta": eliciting()}),
+        )
+        .await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let asked = &result["inputRequests"]["permission"];
+    assert_eq!(asked["method"], "elicitation/create", "{first}");
+    assert!(
+        asked["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Guarded()"),
+        "{first}"
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"permission": {"action": "accept", "content": {"decision": "allow_once"}}});
+    let retry = |state: &str, arguments: Value| {
+        json!({"name": "Guarded", "arguments": arguments, "requestState": state,
+               "inputResponses": answer, "_meta": eliciting()})
+    };
+    let params = retry(&state, json!({"n": 1}));
+    let second = client.request(2, "tools/call", params.clone()).await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "Some(AllowOnce)",
+        "{second}"
+    );
+    // a state is used once
+    let again = client.request(3, "tools/call", params).await;
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    // and only for the call it was issued for
+    let first = client
+        .request(
+            4,
+            "tools/call",
+            json!({"name": "Guarded", "arguments": {"n": 1}, "_meta": eliciting()}),
+        )
+        .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let other = retry(&state, json!({"n": 2}));
+    let refused = client.request(5, "tools/call", other).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another call"),
+        "{refused}"
+    );
+    // a client that declared no elicitation is not asked
+    let plain = client
+        .request(
+            6,
+            "tools/call",
+            json!({"name": "Guarded", "arguments": {}, "_meta": meta_2026(json!({}))}),
+        )
+        .await;
+    assert_eq!(plain["result"]["content"][0]["text"], "no asker", "{plain}");
+}

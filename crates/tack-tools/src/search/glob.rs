@@ -66,6 +66,22 @@ impl TypedTool for GlobTool {
         true
     }
 
+    /// The paths found (the result itself; the text lists the same paths).
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        Some(json!({
+            "type": "object",
+            "properties": {
+                "files": {"type": "array", "items": {"type": "string"},
+                          "description": "The matching paths shown, newest first."},
+                "total": {"type": "integer", "minimum": 0,
+                          "description": "How many paths matched (more than shown when truncated)."},
+                "truncated": {"type": "boolean"}
+            },
+            "required": ["files", "total", "truncated"],
+            "additionalProperties": false
+        }))
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::read_only()
     }

@@ -11,7 +11,10 @@
 //!    that opens a session) when `max_sessions` are open is 503. Session
 //!    openings are taken one at a time, so the cap is exact.
 //!
-//! rmcp then checks the Host and Origin values (403) and serves.
+//! rmcp then checks the Host and Origin values (403) and serves. A `DELETE`
+//! that ends a session is answered `200 OK` (see [`session_deleted`]); a
+//! POST in a session initialized at 2025-03-26 may be a batch (the `batch`
+//! module splits it).
 
 use std::sync::Arc;
 
@@ -36,6 +39,8 @@ pub(super) struct Guard {
     /// Held while a session opens, so two openings cannot both pass the cap.
     opening: tokio::sync::Mutex<()>,
     max_body: usize,
+    /// The sessions initialized at 2025-03-26, whose POSTs may be batches.
+    batch_sessions: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl Guard {
@@ -51,8 +56,20 @@ impl Guard {
             max_sessions,
             opening: tokio::sync::Mutex::new(()),
             max_body,
+            batch_sessions: std::sync::Mutex::default(),
         }
     }
+}
+
+/// A session ended by `DELETE` is `200 OK`, not rmcp's `202 Accepted`: the
+/// session is gone when the answer leaves (202 says the work is still to
+/// do), and clients that take 200 or 204 as success (the Python SDK) log
+/// "Session termination failed: 202" otherwise.
+fn session_deleted(mut response: Response) -> Response {
+    if response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
+    response
 }
 
 fn digest(bytes: &[u8]) -> [u8; 32] {
@@ -76,7 +93,35 @@ pub(super) async fn guard(
     {
         return refusal.response();
     }
-    if request.method() != Method::POST || request.headers().contains_key("mcp-session-id") {
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    if request.method() == Method::DELETE {
+        let response = session_deleted(next.run(request).await);
+        if let Some(session) = &session
+            && response.status().is_success()
+        {
+            guard.batch_sessions().remove(session);
+        }
+        return response;
+    }
+    if request.method() == Method::POST
+        && let Some(session) = &session
+        && guard.batch_sessions().contains(session)
+    {
+        let (parts, body) = request.into_parts();
+        let Ok(body) = axum::body::to_bytes(body, guard.max_body).await else {
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload Too Large: the request body is over the server's limit",
+            );
+        };
+        let request = Request::from_parts(parts, Body::empty());
+        return super::batch::serve(request, body, next, guard.max_body).await;
+    }
+    if request.method() != Method::POST || session.is_some() {
         return next.run(request).await;
     }
     // A POST outside a session: an initialize opens one; anything else is a
@@ -92,6 +137,7 @@ pub(super) async fn guard(
         }
     };
     let opens_session = is_initialize(&body);
+    let batches = initialize_version(&body).as_deref() == Some("2025-03-26");
     let request = Request::from_parts(parts, Body::from(body));
     if !opens_session {
         return next.run(request).await;
@@ -116,7 +162,39 @@ pub(super) async fn guard(
             .insert(header::RETRY_AFTER, HeaderValue::from_static("60"));
         return response;
     }
-    next.run(request).await
+    let response = next.run(request).await;
+    if batches
+        && let Some(session) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+    {
+        guard.batch_sessions().insert(session.to_owned());
+    }
+    response
+}
+
+impl Guard {
+    fn batch_sessions(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.batch_sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// The `protocolVersion` an `initialize` body asks for.
+fn initialize_version(body: &Bytes) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if value.get("method")?.as_str()? != "initialize" {
+        return None;
+    }
+    Some(
+        value
+            .get("params")?
+            .get("protocolVersion")?
+            .as_str()?
+            .to_owned(),
+    )
 }
 
 /// Why a request was not authorized.
