@@ -498,7 +498,7 @@ impl ServerRuntime {
             }
         };
         self.check_callable(tool)?;
-        let timeout = self.settings.options.call_timeout;
+        let timeout = self.call_timeout();
         match conn
             .call_tool(self.name(), tool, arguments, cancel, timeout)
             .await
