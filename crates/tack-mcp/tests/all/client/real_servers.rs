@@ -302,3 +302,59 @@ async fn playwright_from_npm_lists_its_tools() {
     assert_eq!(navigate.input_schema()["required"], json!(["url"]));
     manager.shutdown().await;
 }
+
+/// Every row of the README's interop table names tests, and each named test
+/// exists (`module::name`, or `module::prefix*`), so the table cannot claim
+/// a peer no test runs.
+#[test]
+fn the_interop_table_names_only_tests_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find("### Interop: real clients and servers")
+        .expect("the interop section");
+    let section = &readme[start..];
+    let section = &section[..section[4..].find("\n### ").map_or(section.len(), |i| i + 4)];
+    let sources = |module: &str| -> Option<String> {
+        [
+            root.join("tests/all").join(format!("{module}.rs")),
+            root.join("tests/all/client").join(format!("{module}.rs")),
+            root.join("../tack-cli/tests/all")
+                .join(format!("{module}.rs")),
+        ]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+    };
+    let mut rows = 0;
+    for row in section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| client") && !l.starts_with("| server"))
+    {
+        rows += 1;
+        let named: Vec<&str> = row
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|s| {
+                s.split_once("::").is_some_and(|(m, n)| {
+                    !m.is_empty()
+                        && m.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                        && n.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*')
+                })
+            })
+            .collect();
+        assert!(!named.is_empty(), "a row names no test: {row}");
+        for test in named {
+            let (module, name) = test.split_once("::").unwrap();
+            let source =
+                sources(module).unwrap_or_else(|| panic!("no test module {module} ({row})"));
+            let found = match name.strip_suffix('*') {
+                Some(prefix) => source.contains(&format!("fn {prefix}")),
+                None => source.contains(&format!("fn {name}(")),
+            };
+            assert!(found, "{test} is not a test in {module} ({row})");
+        }
+    }
+    assert!(rows >= 20, "{rows} rows");
+}
