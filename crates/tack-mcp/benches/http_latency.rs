@@ -47,6 +47,7 @@ fn main() {
     let result = match std::env::var(SERVE_ENV).as_deref() {
         Ok("stdio") => runtime.block_on(serve_stdio()),
         Ok("http") => runtime.block_on(serve_http()),
+        Ok("http-floor") => runtime.block_on(serve_http_floor()),
         _ => runtime.block_on(bench()),
     };
     if let Err(e) = result {
@@ -80,6 +81,42 @@ async fn serve_http() -> Result<(), String> {
     // The parent reads the port from the first line.
     println!("{}", server.local_addr().port());
     server.run().await.map_err(|e| e.to_string())
+}
+
+/// The HTTP floor: a server that answers every POST with the same SSE event
+/// (a `tools/call` result) and a session id, without parsing it. What the
+/// HTTP stack (hyper, the router, reqwest, loopback TCP) costs per request
+/// on this machine, which any HTTP MCP server pays on top of its own work.
+async fn serve_http_floor() -> Result<(), String> {
+    use axum::http::header::CONTENT_TYPE;
+    const ANSWER: &str = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ping\"}]}}\n\n";
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(|| async {
+            (
+                [
+                    (CONTENT_TYPE, "text/event-stream"),
+                    (
+                        axum::http::HeaderName::from_static("mcp-session-id"),
+                        "floor",
+                    ),
+                ],
+                ANSWER,
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    println!(
+        "{}",
+        listener.local_addr().map_err(|e| e.to_string())?.port()
+    );
+    use axum::serve::ListenerExt as _;
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, app).await.map_err(|e| e.to_string())
 }
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -121,12 +158,20 @@ async fn bench() -> Result<(), String> {
     );
     let stdio = stdio_latencies(calls).await?;
     report("stdio", stdio.clone());
-    let http = http_latencies(calls).await?;
-    let (stdio_p50, http_p50) = (percentile(&stdio, 50.0), percentile(&http, 50.0));
+    let http = http_latencies("http", calls).await?;
+    let floor = http_latencies("http-floor", calls).await?;
+    let (stdio_p50, http_p50, floor_p50) = (
+        percentile(&stdio, 50.0),
+        percentile(&http, 50.0),
+        percentile(&floor, 50.0),
+    );
     report("http (session mode)", http);
+    report("http floor (no server)", floor);
     println!(
-        "http p50 / stdio p50 = {:.2}",
-        http_p50.as_secs_f64() / stdio_p50.as_secs_f64()
+        "http p50 / stdio p50 = {:.2}; http floor p50 / stdio p50 = {:.2}; tack above the http floor: {:.3} ms",
+        http_p50.as_secs_f64() / stdio_p50.as_secs_f64(),
+        floor_p50.as_secs_f64() / stdio_p50.as_secs_f64(),
+        (http_p50.saturating_sub(floor_p50)).as_secs_f64() * 1000.0,
     );
     Ok(())
 }
@@ -165,8 +210,8 @@ async fn stdio_latencies(calls: usize) -> Result<Vec<Duration>, String> {
     Ok(latencies)
 }
 
-async fn http_latencies(calls: usize) -> Result<Vec<Duration>, String> {
-    let mut server = child("http")?;
+async fn http_latencies(mode: &str, calls: usize) -> Result<Vec<Duration>, String> {
+    let mut server = child(mode)?;
     let mut out = BufReader::new(server.stdout.take().ok_or("no stdout")?).lines();
     let port: u16 = out
         .next_line()
