@@ -1,9 +1,9 @@
 //! Rendering a step as an OpenAI Chat Completions response (JSON or SSE).
 
 use serde_json::{Value, json};
-use tack_protocol::{ContentBlock, StopReason, ToolUseBlock, Usage};
+use tack_protocol::{StopReason, ToolUseBlock, Usage};
 
-use crate::render::{Reply, split_pieces};
+use crate::render::{Reply, split_pieces, text_of, tool_uses};
 
 /// The terminating line of a Chat Completions stream.
 pub(crate) const DONE: &str = "data: [DONE]\n\n";
@@ -32,23 +32,6 @@ fn usage_json(usage: &Usage) -> Value {
         value["prompt_tokens_details"] = json!({"cached_tokens": usage.cache_read_input_tokens});
     }
     value
-}
-
-fn text_of(content: &[ContentBlock]) -> String {
-    content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_uses(content: &[ContentBlock]) -> impl Iterator<Item = &ToolUseBlock> {
-    content.iter().filter_map(|b| match b {
-        ContentBlock::ToolUse(t) => Some(t),
-        _ => None,
-    })
 }
 
 fn arguments(reply: &Reply<'_>, tool: &ToolUseBlock) -> String {

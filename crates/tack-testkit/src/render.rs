@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use tack_protocol::{ContentBlock, StopReason, Usage};
+use tack_protocol::{ContentBlock, StopReason, ToolUseBlock, Usage};
 
 /// Everything needed to render one successful reply.
 pub(crate) struct Reply<'a> {
@@ -14,6 +14,25 @@ pub(crate) struct Reply<'a> {
     /// The prompt cache's split of the input, when the mock computed the usage.
     pub(crate) cache_split: Option<crate::cache::CacheUsage>,
     pub(crate) raw_tool_arguments: &'a BTreeMap<String, String>,
+}
+
+/// The reply's text blocks, joined.
+pub(crate) fn text_of(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The reply's tool calls, in order.
+pub(crate) fn tool_uses(content: &[ContentBlock]) -> impl Iterator<Item = &ToolUseBlock> {
+    content.iter().filter_map(|b| match b {
+        ContentBlock::ToolUse(t) => Some(t),
+        _ => None,
+    })
 }
 
 /// Split `s` into at least `min_pieces` pieces (fewer only if `s` has fewer

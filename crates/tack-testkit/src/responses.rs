@@ -8,9 +8,9 @@
 //! MCP server's tools as the namespace `mcp__<server>`).
 
 use serde_json::{Value, json};
-use tack_protocol::{ContentBlock, StopReason, ToolUseBlock, Usage};
+use tack_protocol::{StopReason, Usage};
 
-use crate::render::{Reply, split_pieces};
+use crate::render::{Reply, split_pieces, text_of, tool_uses};
 
 /// The functions of the request's `namespace` tools: `(namespace, function)`.
 pub(crate) fn namespaced_functions(body: &Value) -> Vec<(String, String)> {
@@ -48,23 +48,6 @@ fn usage_json(usage: &Usage) -> Value {
         "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": input + usage.output_tokens,
-    })
-}
-
-fn text_of(content: &[ContentBlock]) -> String {
-    content
-        .iter()
-        .filter_map(|b| match b {
-            ContentBlock::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_uses(content: &[ContentBlock]) -> impl Iterator<Item = &ToolUseBlock> {
-    content.iter().filter_map(|b| match b {
-        ContentBlock::ToolUse(t) => Some(t),
-        _ => None,
     })
 }
 
