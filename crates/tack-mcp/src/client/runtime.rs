@@ -17,7 +17,7 @@ use tack_tool::{Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput};
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::config::ServerConfig;
+use super::config::{ServerConfig, TransportConfig};
 use super::connection::{CallFailure, ConnectArgs, Connection, connect};
 use super::convert::ServerTool;
 use super::error::{ClientError, Result};
@@ -531,7 +531,11 @@ impl ServerRuntime {
         }
     }
 
-    async fn service_error(&self, conn: &Arc<Connection>, error: ServiceError) -> ToolError {
+    async fn service_error(
+        self: &Arc<Self>,
+        conn: &Arc<Connection>,
+        error: ServiceError,
+    ) -> ToolError {
         match error {
             ServiceError::McpError(data) => {
                 let message = data.message.to_string();
@@ -556,11 +560,26 @@ impl ServerRuntime {
                     }
                 }
                 conn.close().await;
-                ToolError::Transient(format!(
-                    "MCP server {:?} stopped during the call (it crashed or exited); tack starts it again on the next call. The call may or may not have taken effect. Server log: {}",
-                    self.name(),
-                    self.log_path.display()
-                ))
+                if matches!(self.config.transport, TransportConfig::Stdio { .. }) {
+                    return ToolError::Transient(format!(
+                        "MCP server {:?} stopped during the call (it crashed or exited); tack starts it again on the next call. The call may or may not have taken effect. Server log: {}",
+                        self.name(),
+                        self.log_path.display()
+                    ));
+                }
+                // Over HTTP the connection ends for reasons rmcp does not
+                // pass on (a revoked login, a restarted server): connecting
+                // again finds out, and says it in words.
+                match self.ensure_running().await {
+                    Ok(_) => ToolError::Transient(format!(
+                        "the connection to MCP server {:?} closed during the call; tack connected again, so the call can be made again. The call may or may not have taken effect.",
+                        self.name()
+                    )),
+                    Err(e) => ToolError::Unavailable(format!(
+                        "the connection to MCP server {:?} closed during the call, and connecting again failed: {e}",
+                        self.name()
+                    )),
+                }
             }
             ServiceError::Cancelled { reason } => ToolError::Interrupted(
                 reason.unwrap_or_else(|| "the request was cancelled".to_owned()),

@@ -328,6 +328,34 @@ async fn a_token_the_server_rejects_is_refreshed_once_and_the_call_retried() {
     assert_ne!(access_token(&store, &server), first);
 }
 
+/// A login revoked mid-session (refresh refused too): the next call says to
+/// log in again, in words, with none of rmcp's transport type names.
+#[tokio::test]
+async fn a_login_revoked_during_the_session_says_to_log_in_again() {
+    let server = AuthServer::start(AsConfig::default()).await;
+    let home = Home::new();
+    let store = store(&home);
+    login(&server, &store, settings(None)).await.unwrap();
+    let manager = home.manager(vec![http_server(&server)]);
+    manager
+        .call("prot", "test_simple_text", json!({}))
+        .await
+        .unwrap();
+    server.revoke_all();
+
+    let error = manager
+        .call("prot", "test_simple_text", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+
+    assert!(error.contains("tack mcp login prot"), "{error}");
+    for internal in ["Transport [", "Worker", "StreamableHttp", "reqwest"] {
+        assert!(!error.contains(internal), "{internal:?} in {error}");
+    }
+    manager.shutdown().await;
+}
+
 #[tokio::test]
 async fn a_server_that_needs_login_says_so_and_does_not_hang() {
     let server = AuthServer::start(AsConfig::default()).await;

@@ -196,6 +196,14 @@ impl AuthServer {
         self.inner.grants.lock().unwrap().access.clear();
     }
 
+    /// Revokes every grant, access and refresh tokens alike (the user
+    /// revoked tack's access at the authorization server).
+    pub fn revoke_all(&self) {
+        let mut grants = self.inner.grants.lock().unwrap();
+        grants.access.clear();
+        grants.refresh.clear();
+    }
+
     /// Whether `token` is a live refresh token.
     pub fn refresh_token_live(&self, token: &str) -> bool {
         self.inner
