@@ -72,6 +72,28 @@ fn read_line_unless<R: std::io::Read + std::os::fd::AsFd>(
     }
 }
 
+/// Runs a blocking question on the terminal off the runtime; Ctrl-C while
+/// it waits abandons it and answers `on_interrupt`. `None`: the question
+/// could not be asked.
+async fn at_the_tty<T: Send + 'static>(
+    ask: impl FnOnce(&AtomicBool) -> std::io::Result<T> + Send + 'static,
+    on_interrupt: T,
+) -> Option<T> {
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let asking = {
+        let abandoned = Arc::clone(&abandoned);
+        tokio::task::spawn_blocking(move || ask(&abandoned))
+    };
+    tokio::select! {
+        answer = asking => answer.ok().and_then(Result::ok),
+        _ = tokio::signal::ctrl_c() => {
+            abandoned.store(true, Ordering::SeqCst);
+            eprintln!();
+            Some(on_interrupt)
+        }
+    }
+}
+
 fn ask_blocking(request: &PromptRequest, abandoned: &AtomicBool) -> std::io::Result<PromptAnswer> {
     let tty = std::fs::OpenOptions::new()
         .read(true)
@@ -146,21 +168,15 @@ impl Interaction for Terminal {
         // One prompt at a time, even when safe calls run in parallel.
         let _guard = self.lock.lock().await;
         let request = request.clone();
-        let abandoned = Arc::new(AtomicBool::new(false));
-        let asking = {
-            let abandoned = Arc::clone(&abandoned);
-            tokio::task::spawn_blocking(move || ask_blocking(&request, &abandoned))
-        };
         // The first Ctrl-C at the prompt denies this call (and, through the
         // run's own handler, interrupts the session).
-        let answer = tokio::select! {
-            answer = asking => answer.ok().and_then(Result::ok),
-            _ = tokio::signal::ctrl_c() => {
-                abandoned.store(true, Ordering::SeqCst);
-                eprintln!();
-                Some(PromptAnswer::Deny { reason: INTERRUPTED_AT_PROMPT.into() })
-            }
-        };
+        let answer = at_the_tty(
+            move |abandoned| ask_blocking(&request, abandoned),
+            PromptAnswer::Deny {
+                reason: INTERRUPTED_AT_PROMPT.into(),
+            },
+        )
+        .await;
         answer.unwrap_or(PromptAnswer::Deny {
             reason: "the permission prompt could not be shown".into(),
         })
@@ -215,20 +231,12 @@ impl Interaction for Terminal {
     async fn elicit(&self, request: &Elicitation) -> ElicitAnswer {
         let _guard = self.lock.lock().await;
         let asked = request.clone();
-        let abandoned = Arc::new(AtomicBool::new(false));
-        let asking = {
-            let abandoned = Arc::clone(&abandoned);
-            tokio::task::spawn_blocking(move || elicit_blocking(&asked, &abandoned))
-        };
-        let answer = tokio::select! {
-            answer = asking => answer.ok().and_then(Result::ok),
-            _ = tokio::signal::ctrl_c() => {
-                abandoned.store(true, Ordering::SeqCst);
-                eprintln!();
-                Some(ElicitAnswer::Cancel)
-            }
-        };
-        let answer = answer.unwrap_or(ElicitAnswer::Cancel);
+        let answer = at_the_tty(
+            move |abandoned| elicit_blocking(&asked, abandoned),
+            ElicitAnswer::Cancel,
+        )
+        .await
+        .unwrap_or(ElicitAnswer::Cancel);
         if let (ElicitAnswer::Accept(_), ElicitationKind::Url { url, .. }) =
             (&answer, &request.kind)
             && let Err(e) = webbrowser::open(url)

@@ -491,13 +491,7 @@ fn openai_tools(obj: &Map<String, Value>) -> Check {
                     .code("missing_required_parameter"),
             );
         };
-        if !is_valid_tool_name(name) {
-            return Err(Rejection::new(format!(
-                "Invalid '{param}': string does not match pattern. Expected a string that matches the pattern '{TOOL_NAME_PATTERN}'."
-            ))
-            .param(param)
-            .code("invalid_value"));
-        }
+        openai_tool_name(&param, name)?;
         if !seen.insert(name) {
             return Err(Rejection::new(format!(
                 "Invalid 'tools': tool names must be unique, '{name}' appears more than once."
@@ -506,6 +500,18 @@ fn openai_tools(obj: &Map<String, Value>) -> Check {
         }
     }
     Ok(())
+}
+
+/// OpenAI's refusal of a tool name the APIs do not take (both OpenAI APIs).
+fn openai_tool_name(param: &str, name: &str) -> Check {
+    if is_valid_tool_name(name) {
+        return Ok(());
+    }
+    Err(Rejection::new(format!(
+        "Invalid '{param}': string does not match pattern. Expected a string that matches the pattern '{TOOL_NAME_PATTERN}'."
+    ))
+    .param(param)
+    .code("invalid_value"))
 }
 
 fn openai_tool_call_ids(message: &Value) -> Vec<&str> {
@@ -703,13 +709,7 @@ fn responses_tools(obj: &Map<String, Value>) -> Check {
                     .code("missing_required_parameter"),
             );
         };
-        if !is_valid_tool_name(name) {
-            return Err(Rejection::new(format!(
-                "Invalid '{param}': string does not match pattern. Expected a string that matches the pattern '{TOOL_NAME_PATTERN}'."
-            ))
-            .param(param)
-            .code("invalid_value"));
-        }
+        openai_tool_name(&param, name)?;
         Ok(())
     };
     for (n, tool) in tools.iter().enumerate() {

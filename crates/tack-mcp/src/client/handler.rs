@@ -290,22 +290,7 @@ pub fn parse_form(schema: &Value) -> Result<Vec<FormField>, String> {
                 .unwrap_or_default()
         };
         let one_of = |key: &str| -> Option<(Vec<String>, Vec<String>)> {
-            let options = prop.get(key)?.as_array()?;
-            let values = options
-                .iter()
-                .filter_map(|o| o.get("const")?.as_str().map(str::to_owned))
-                .collect::<Vec<_>>();
-            let labels = options
-                .iter()
-                .map(|o| {
-                    o.get("title")
-                        .or_else(|| o.get("const"))
-                        .and_then(Value::as_str)
-                        .map(clean_text)
-                        .unwrap_or_default()
-                })
-                .collect();
-            Some((values, labels))
+            Some(titled_options(prop.get(key)?.as_array()?))
         };
         let kind = match prop.get("type").and_then(Value::as_str) {
             Some("string") => {
@@ -355,21 +340,7 @@ pub fn parse_form(schema: &Value) -> Result<Vec<FormField>, String> {
                     let v = enum_of(values);
                     (v.clone(), v)
                 } else if let Some(options) = items.get("anyOf").and_then(Value::as_array) {
-                    let values: Vec<String> = options
-                        .iter()
-                        .filter_map(|o| o.get("const")?.as_str().map(str::to_owned))
-                        .collect();
-                    let labels = options
-                        .iter()
-                        .map(|o| {
-                            o.get("title")
-                                .or_else(|| o.get("const"))
-                                .and_then(Value::as_str)
-                                .map(clean_text)
-                                .unwrap_or_default()
-                        })
-                        .collect();
-                    (values, labels)
+                    titled_options(options)
                 } else {
                     return Err(format!(
                         "field {name:?} is an array without enum items; a form allows only multi-select enums"
@@ -681,6 +652,26 @@ pub(crate) async fn answer_elicitation(
         ElicitAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
         ElicitAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
     }
+}
+
+/// A titled enum's options (`oneOf`/`anyOf` of `{const, title}`): the
+/// values, and the labels shown (the title, else the value).
+fn titled_options(options: &[Value]) -> (Vec<String>, Vec<String>) {
+    let values = options
+        .iter()
+        .filter_map(|o| o.get("const")?.as_str().map(str::to_owned))
+        .collect();
+    let labels = options
+        .iter()
+        .map(|o| {
+            o.get("title")
+                .or_else(|| o.get("const"))
+                .and_then(Value::as_str)
+                .map(clean_text)
+                .unwrap_or_default()
+        })
+        .collect();
+    (values, labels)
 }
 
 #[cfg(test)]
