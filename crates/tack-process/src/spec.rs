@@ -116,6 +116,28 @@ impl Spec {
         self
     }
 
+    /// The same process started through `wrapper`: it runs
+    /// `wrapper leading… program args…` (the wrapper is expected to exec the
+    /// program), with everything else (directory, environment, stdin,
+    /// capture, detaching, grace) unchanged. The OS sandbox starts commands
+    /// this way.
+    pub fn wrapped<I, A>(mut self, wrapper: impl Into<OsString>, leading: I) -> Spec
+    where
+        I: IntoIterator<Item = A>,
+        A: Into<OsString>,
+    {
+        let mut args: Vec<OsString> = leading.into_iter().map(Into::into).collect();
+        args.push(std::mem::replace(&mut self.program, wrapper.into()));
+        args.append(&mut self.args);
+        self.args = args;
+        self
+    }
+
+    /// The arguments, as given.
+    pub fn arguments(&self) -> &[OsString] {
+        &self.args
+    }
+
     /// The program, as given.
     pub fn program(&self) -> &OsStr {
         &self.program

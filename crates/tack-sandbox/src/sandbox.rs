@@ -1,0 +1,401 @@
+//! The session's sandbox: its plan (made once, on first use), its temporary
+//! directory, its proxy, and wrapping a command in it.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use tack_process::Spec;
+use tokio::sync::OnceCell;
+
+use crate::config::{Config, Network};
+use crate::explain::{self, Blocked};
+use crate::plan::{NetPlan, PROXY_PORT, Plan};
+use crate::proxy::Proxy;
+use crate::support::Support;
+
+/// Why a command cannot run sandboxed. Its text is what the model and the
+/// user read: what is missing and what to do.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error(
+        "the sandbox helper {name} was not found next to this program; reinstall tack \
+         (it installs both), or set sandbox.enabled to false in settings to run commands \
+         without the OS sandbox"
+    )]
+    NoHelper { name: &'static str },
+    #[error(
+        "this machine cannot enforce the sandbox the settings ask for: {missing}. Commands are \
+         not run rather than run with less (see `tack sandbox check`); fix the machine, or set \
+         sandbox.enabled to false in settings to run commands without the OS sandbox"
+    )]
+    Unsupported { missing: String },
+    #[error("the sandbox could not start: {0}")]
+    Start(String),
+}
+
+/// The OS sandbox of one session: every command a tool starts is wrapped in
+/// it ([`Sandbox::wrap`]). Dropping it stops the proxy and removes the
+/// session's temporary directory.
+pub struct Sandbox {
+    config: Config,
+    helper: Option<PathBuf>,
+    /// Mode 0700: holds `tmp/` (writable by commands) and the proxy's socket
+    /// (not writable by them).
+    dir: PathBuf,
+    tmp: PathBuf,
+    ready: OnceCell<Result<Ready, Error>>,
+}
+
+/// What the first use found and made.
+struct Ready {
+    support: Support,
+    plan: Plan,
+    plan_json: String,
+    proxy: Option<Proxy>,
+    profile: String,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("config", &self.config)
+            .field("helper", &self.helper)
+            .field("tmp", &self.tmp)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sandbox {
+    /// A sandbox for `config`, its helper at `helper` (`None`: not found,
+    /// every command is refused with [`Error::NoHelper`]). Makes the
+    /// session's temporary directory; nothing else happens until the first
+    /// [`Sandbox::wrap`].
+    pub fn new(config: Config, helper: Option<PathBuf>) -> std::io::Result<Sandbox> {
+        let dir = make_private_dir()?;
+        let tmp = dir.join("tmp");
+        std::fs::create_dir(&tmp)?;
+        Ok(Sandbox {
+            config,
+            helper,
+            dir,
+            tmp,
+            ready: OnceCell::new(),
+        })
+    }
+
+    /// The session's temporary directory: writable by commands, their `TMPDIR`.
+    pub fn temp_dir(&self) -> &Path {
+        &self.tmp
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Probes the machine, makes the plan and starts the proxy, once.
+    async fn ready(&self) -> Result<&Ready, Error> {
+        let ready = self.ready.get_or_init(|| self.prepare()).await;
+        ready.as_ref().map_err(Clone::clone)
+    }
+
+    async fn prepare(&self) -> Result<Ready, Error> {
+        let helper = self.helper.as_deref().ok_or(Error::NoHelper {
+            name: crate::HELPER,
+        })?;
+        let support = Support::probe(helper).await.map_err(Error::Start)?;
+        let plan = plan(&self.config, &support, &self.tmp, &self.dir)?;
+        let proxy = match (&plan.network, &self.config.network) {
+            (NetPlan::Proxy { socket, .. }, Network::Allowed(domains)) => Some(
+                Proxy::start(socket, domains.clone())
+                    .map_err(|e| Error::Start(format!("the network proxy: {e}")))?,
+            ),
+            _ => None,
+        };
+        let plan_json = serde_json::to_string(&plan)
+            .map_err(|e| Error::Start(format!("the plan could not be encoded: {e}")))?;
+        let profile = profile(&plan, &support);
+        Ok(Ready {
+            support,
+            plan,
+            plan_json,
+            proxy,
+            profile,
+        })
+    }
+
+    /// `spec` started inside the sandbox, also allowed to write beneath
+    /// `extra_writable` (a tool's own private files). Fails closed: when the
+    /// machine cannot enforce the plan, the command is not started.
+    pub async fn wrap(&self, spec: Spec, extra_writable: &[PathBuf]) -> Result<Spec, Error> {
+        let ready = self.ready().await?;
+        let helper = self.helper.as_deref().ok_or(Error::NoHelper {
+            name: crate::HELPER,
+        })?;
+        let plan_json = if extra_writable.is_empty() {
+            ready.plan_json.clone()
+        } else {
+            let mut plan = ready.plan.clone();
+            plan.writable
+                .extend(extra_writable.iter().filter_map(|p| p.canonicalize().ok()));
+            serde_json::to_string(&plan)
+                .map_err(|e| Error::Start(format!("the plan could not be encoded: {e}")))?
+        };
+        let mut spec = spec
+            .env("TMPDIR", &self.tmp)
+            .wrapped(helper, [OsString::from(plan_json)]);
+        if let NetPlan::Proxy { port, .. } = ready.plan.network {
+            let url = format!("http://127.0.0.1:{port}");
+            for key in [
+                "HTTP_PROXY",
+                "HTTPS_PROXY",
+                "ALL_PROXY",
+                "http_proxy",
+                "https_proxy",
+                "all_proxy",
+            ] {
+                spec = spec.env(key, &url);
+            }
+            spec = spec.env_remove("NO_PROXY").env_remove("no_proxy");
+        }
+        Ok(spec)
+    }
+
+    /// A short description of what commands run under, for the audit
+    /// record: `None` until the first command ran (or when it could not).
+    pub fn profile(&self) -> Option<&str> {
+        match self.ready.get() {
+            Some(Ok(ready)) => Some(&ready.profile),
+            _ => None,
+        }
+    }
+
+    /// How many requests the proxy has refused so far (pass it to
+    /// [`Sandbox::explain`] after the command).
+    pub fn denials_so_far(&self) -> usize {
+        match self.ready.get() {
+            Some(Ok(Ready { proxy: Some(p), .. })) => p.denials().len(),
+            _ => 0,
+        }
+    }
+
+    /// Why a command that failed was blocked by the sandbox, read from its
+    /// output (run in `cwd`) and the proxy's refusals since `denials_before`;
+    /// `None` when nothing points at the sandbox.
+    pub fn explain(&self, output: &str, cwd: &Path, denials_before: usize) -> Option<Blocked> {
+        let Some(Ok(ready)) = self.ready.get() else {
+            return None;
+        };
+        let denials = match &ready.proxy {
+            Some(proxy) => proxy
+                .denials()
+                .split_off(denials_before.min(proxy.denials().len())),
+            None => Vec::new(),
+        };
+        explain::explain(&self.config, &ready.plan, output, cwd, &denials)
+    }
+
+    /// `tack sandbox check`: what this machine supports and what this
+    /// configuration would enforce, in lines for a person.
+    pub async fn check(&self) -> (String, bool) {
+        let mut out = String::new();
+        let ready = self.ready().await;
+        if let Some(Ok(ready)) = self.ready.get() {
+            let s = &ready.support;
+            let _ = writeln!(out, "machine: {}", s.os);
+            let _ = writeln!(out, "  landlock: ABI {}", s.landlock_abi);
+            let _ = writeln!(
+                out,
+                "  user, mount and PID namespaces: {}",
+                s.namespaces.as_deref().unwrap_or("yes")
+            );
+            let _ = writeln!(
+                out,
+                "  network namespace: {}",
+                s.network_namespace.as_deref().unwrap_or("yes")
+            );
+            let _ = writeln!(out, "  seccomp: {}", if s.seccomp { "yes" } else { "no" });
+            let _ = writeln!(out, "enforced: {}", ready.profile);
+            let p = &ready.plan;
+            let _ = writeln!(out, "  writable: {}", list(&p.writable));
+            let _ = writeln!(out, "  read-only inside them: {}", list(&p.read_only));
+            let _ = writeln!(out, "  hidden (Read deny rules): {}", list(&p.hidden));
+            for rule in &self.config.unenforced_reads {
+                let _ = writeln!(
+                    out,
+                    "  not enforced by the sandbox (the permission rules still apply): Read({rule})"
+                );
+            }
+            if s.landlock_abi < 3 {
+                let _ = writeln!(
+                    out,
+                    "  weaker here: Landlock ABI {} cannot stop truncate(2) outside the roots (ABI 3)",
+                    s.landlock_abi
+                );
+            }
+            (out, true)
+        } else {
+            let why = ready.err().map(|e| e.to_string()).unwrap_or_default();
+            let _ = writeln!(out, "the sandbox cannot run here: {why}");
+            (out, false)
+        }
+    }
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return "none".to_owned();
+    }
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The device files every program may write to.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+    "/dev/shm",
+];
+
+/// The plan for `config` on a machine with `support`, or what is missing.
+fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Plan, Error> {
+    let mut missing = Vec::new();
+    if support.landlock_abi == 0 {
+        missing.push(format!(
+            "Landlock (Linux 5.13 or later with landlock in the kernel's lsm= list; this is {})",
+            support.os
+        ));
+    }
+    let mut writable: Vec<PathBuf> = config
+        .writable_roots
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    writable.push(tmp.canonicalize().unwrap_or_else(|_| tmp.to_path_buf()));
+    let inside_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
+    let read_only: Vec<PathBuf> = dedup(
+        config
+            .protected
+            .iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .filter(|p| inside_writable(p))
+            .collect(),
+    );
+    let hidden: Vec<PathBuf> = dedup(
+        config
+            .hidden
+            .iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .collect(),
+    );
+    writable.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
+    let network = match &config.network {
+        Network::On => NetPlan::On,
+        Network::Off => NetPlan::Off,
+        Network::Allowed(_) => NetPlan::Proxy {
+            socket: dir.join("proxy.sock"),
+            port: PROXY_PORT,
+        },
+    };
+    let needs_namespaces =
+        !read_only.is_empty() || !hidden.is_empty() || matches!(network, NetPlan::Proxy { .. });
+    if let (Some(why), true) = (&support.namespaces, needs_namespaces) {
+        let what = if !read_only.is_empty() {
+            "read-only protected paths inside the writable roots (.git, .tack, .claude, settings files)"
+        } else if !hidden.is_empty() {
+            "hiding paths that Read rules deny"
+        } else {
+            "the network allowlist"
+        };
+        missing.push(format!("user and mount namespaces, for {what} ({why})"));
+    }
+    if let (NetPlan::Proxy { .. }, Some(why)) = (&network, &support.network_namespace) {
+        missing.push(format!(
+            "a network namespace of its own, for the network allowlist ({why})"
+        ));
+    }
+    if !support.seccomp && (network != NetPlan::On || !config.allow_unix_sockets) {
+        missing.push("seccomp, to refuse sockets".to_owned());
+    }
+    if !missing.is_empty() {
+        return Err(Error::Unsupported {
+            missing: missing.join("; "),
+        });
+    }
+    Ok(Plan {
+        writable,
+        read_only,
+        hidden,
+        network,
+        unix_sockets: config.allow_unix_sockets,
+        namespaces: support.namespaces.is_none(),
+        landlock_abi: 1,
+    })
+}
+
+fn dedup(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// What the audit record says a call ran under.
+fn profile(plan: &Plan, support: &Support) -> String {
+    let mut out = format!("landlock v{}", support.landlock_abi);
+    if plan.namespaces {
+        out.push_str(" + namespaces");
+    }
+    out.push_str(" + seccomp; network ");
+    out.push_str(match plan.network {
+        NetPlan::On => "on",
+        NetPlan::Off => "off",
+        NetPlan::Proxy { .. } => "allowlist",
+    });
+    let roots = plan
+        .writable
+        .iter()
+        .filter(|p| !p.starts_with("/dev"))
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>();
+    let _ = write!(out, "; write {}", roots.join(", "));
+    if !plan.read_only.is_empty() {
+        let _ = write!(out, "; read-only {}", list(&plan.read_only));
+    }
+    out
+}
+
+/// A fresh directory only this user can enter, in the system's temporary directory.
+fn make_private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    let base = std::env::temp_dir();
+    let pid = std::process::id();
+    for n in 0..1000u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir = base.join(format!("tack-sandbox-{pid}-{nanos:x}{n}"));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(
+        "no free name for the sandbox's temporary directory",
+    ))
+}
