@@ -131,9 +131,30 @@ pub enum Command {
     /// and wide allow rules outside the project).
     #[command(after_help = settings_after_help())]
     Settings(SettingsArgs),
+    /// The OS sandbox commands run in: what this machine supports and what
+    /// the settings here would enforce.
+    Sandbox(SandboxArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     #[command(after_help = MOCK_SCRIPT_HELP)]
     MockServer(MockServerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    #[command(subcommand)]
+    pub command: SandboxCommand,
+    /// Project directory (default: the current directory).
+    #[arg(long, global = true)]
+    pub cwd: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// What this machine can enforce (Landlock, namespaces, seccomp) and
+    /// what the sandbox settings here would: the writable roots, what stays
+    /// read-only, what is hidden, the network. Exit 1 when commands would be
+    /// refused because the machine cannot enforce them.
+    Check,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -10,6 +10,7 @@ mod mcp_login;
 mod print;
 mod run;
 mod sessions;
+mod sandbox;
 mod settings;
 mod sources;
 
@@ -114,6 +115,7 @@ fn main() -> ExitCode {
             Command::Permissions(args) => permissions(args),
             Command::Mcp(args) => mcp::run(args).await,
             Command::Settings(args) => settings::run(args),
+            Command::Sandbox(args) => sandbox::run(args).await,
             Command::MockServer(args) => run::mock_server(args).await,
         }
     });

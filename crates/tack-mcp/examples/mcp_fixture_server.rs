@@ -80,6 +80,7 @@ fn host(tools: &str) -> Result<Arc<dyn ToolHost>, String> {
                 web: Default::default(),
                 web_search: None,
                 read_filter: None,
+                sandbox: None,
             };
             let mut registry = ToolRegistry::new();
             for tool in tack_tools::builtin_tools(&options) {

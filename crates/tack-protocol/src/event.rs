@@ -175,6 +175,11 @@ pub struct AuditRecord {
     /// `duration_ms` does not count it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission_wait_ms: Option<u64>,
+    /// What the call's processes ran under: the OS sandbox's profile
+    /// (`landlock v7 + namespaces + seccomp; network off; write …`), or
+    /// `unsandboxed: …` with why. Absent for a tool that starts none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
 }
 
 /// How a call that did not finish was stopped, as its audit record says.

@@ -39,7 +39,7 @@ mod support;
 
 pub use config::{Config, DomainPattern, Network};
 pub use explain::Blocked;
-pub use plan::{NetPlan, Plan};
+pub use plan::{NetPlan, PROXY_PORT, Plan, SETUP_EXIT, SETUP_FAILED};
 pub use proxy::{Denial, Proxy};
 pub use sandbox::{Error, Sandbox};
 pub use support::Support;

@@ -45,6 +45,8 @@ pub struct Sandbox {
     /// (not writable by them).
     dir: PathBuf,
     tmp: PathBuf,
+    /// Why the temporary directory could not be made.
+    failed: Option<String>,
     ready: OnceCell<Result<Ready, Error>>,
 }
 
@@ -70,19 +72,33 @@ impl std::fmt::Debug for Sandbox {
 impl Sandbox {
     /// A sandbox for `config`, its helper at `helper` (`None`: not found,
     /// every command is refused with [`Error::NoHelper`]). Makes the
-    /// session's temporary directory; nothing else happens until the first
+    /// session's temporary directory (when that fails, every command is
+    /// refused saying why); nothing else happens until the first
     /// [`Sandbox::wrap`].
-    pub fn new(config: Config, helper: Option<PathBuf>) -> std::io::Result<Sandbox> {
-        let dir = make_private_dir()?;
-        let tmp = dir.join("tmp");
-        std::fs::create_dir(&tmp)?;
-        Ok(Sandbox {
+    pub fn new(config: Config, helper: Option<PathBuf>) -> Sandbox {
+        let made = make_private_dir().and_then(|dir| {
+            let tmp = dir.join("tmp");
+            std::fs::create_dir(&tmp).map(|()| (dir, tmp))
+        });
+        let (dir, tmp, failed) = match made {
+            Ok((dir, tmp)) => (dir, tmp, None),
+            Err(e) => (
+                PathBuf::new(),
+                PathBuf::new(),
+                Some(format!(
+                    "its temporary directory could not be made in {}: {e}; check TMPDIR",
+                    std::env::temp_dir().display()
+                )),
+            ),
+        };
+        Sandbox {
             config,
             helper,
             dir,
             tmp,
+            failed,
             ready: OnceCell::new(),
-        })
+        }
     }
 
     /// The session's temporary directory: writable by commands, their `TMPDIR`.
@@ -101,6 +117,9 @@ impl Sandbox {
     }
 
     async fn prepare(&self) -> Result<Ready, Error> {
+        if let Some(why) = &self.failed {
+            return Err(Error::Start(why.clone()));
+        }
         let helper = self.helper.as_deref().ok_or(Error::NoHelper {
             name: crate::HELPER,
         })?;
@@ -256,7 +275,9 @@ fn list(paths: &[PathBuf]) -> String {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if self.failed.is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 

@@ -46,6 +46,7 @@ mod project;
 pub mod prompt;
 mod prompt_tool;
 mod sampling;
+mod sandbox;
 mod session;
 mod settings;
 pub mod sources;

@@ -39,7 +39,14 @@ pub struct ProjectContext {
     pub instructions: InstructionSources,
     load: LoadOptions,
     trust_project: bool,
+    /// The OS sandbox of Bash's commands, made on first use and shared by
+    /// every set of built-in tools of the session (see [`crate::sandbox`]).
+    sandbox: Arc<std::sync::OnceLock<SandboxSlot>>,
+    sandbox_helper: Option<PathBuf>,
 }
+
+/// The session's sandbox, or none (turned off).
+type SandboxSlot = Option<Arc<tack_tools::bash::sandbox::ShellSandbox>>;
 
 impl ProjectContext {
     /// Loads user, project, local and managed settings for `cwd` (default:
@@ -123,9 +130,31 @@ impl ProjectContext {
             instructions,
             load,
             trust_project: false,
+            sandbox: Arc::default(),
+            sandbox_helper: None,
         };
         ctx.note_overrides();
         Ok(ctx)
+    }
+
+    /// The session's OS sandbox for commands: made once, on first use, from
+    /// the `sandbox` settings; `None` when they turn it off.
+    pub fn sandbox(&self) -> SandboxSlot {
+        self.sandbox
+            .get_or_init(|| crate::sandbox::shell_sandbox(self))
+            .clone()
+    }
+
+    /// Where the sandbox's helper (`tack-sandbox-exec`) is, for an embedder
+    /// whose program is not installed next to it (default: next to the
+    /// running program, then on `PATH`).
+    pub fn with_sandbox_helper(mut self, helper: impl Into<PathBuf>) -> Self {
+        self.sandbox_helper = Some(helper.into());
+        self
+    }
+
+    pub(crate) fn sandbox_helper(&self) -> Option<PathBuf> {
+        self.sandbox_helper.clone()
     }
 
     /// Where agent definitions (`*.md`) are read, strongest first: the

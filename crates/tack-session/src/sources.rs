@@ -110,6 +110,7 @@ impl Builtins {
             web: project.settings.web_fetch.clone(),
             web_search: project.settings.web_search.clone(),
             read_filter: read_filter(project, policy),
+            sandbox: project.sandbox(),
         })
     }
 }

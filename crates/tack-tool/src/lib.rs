@@ -384,6 +384,12 @@ pub trait Tool: Send + Sync + 'static {
     fn working_dir(&self) -> Option<PathBuf> {
         None
     }
+    /// What the processes of a call with `input` ran under, for the audit
+    /// record (asked after the call ran): the OS sandbox's profile, or why
+    /// it ran without one. `None` for a tool that starts no process.
+    fn sandbox_profile(&self, _input: &Value) -> Option<String> {
+        None
+    }
     /// Runs the call. Must return promptly once `ctx.cancel` is cancelled.
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -415,6 +421,10 @@ pub trait TypedTool: Send + Sync + 'static {
         OutputBehaviour::default()
     }
     fn working_dir(&self) -> Option<PathBuf> {
+        None
+    }
+    /// See [`Tool::sandbox_profile`].
+    fn sandbox_profile(&self, _input: &Self::Input) -> Option<String> {
         None
     }
     async fn call(&self, input: Self::Input, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
@@ -462,6 +472,11 @@ impl<T: TypedTool> Tool for Typed<T> {
     }
     fn working_dir(&self) -> Option<PathBuf> {
         self.0.working_dir()
+    }
+    fn sandbox_profile(&self, input: &Value) -> Option<String> {
+        Self::parse(input)
+            .ok()
+            .and_then(|i| self.0.sandbox_profile(&i))
     }
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let input = Self::parse(&input)?;

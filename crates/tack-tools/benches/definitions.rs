@@ -13,6 +13,7 @@ fn main() {
         web: tack_tools::web::WebFetchOptions::default(),
         web_search: None,
         read_filter: None,
+        sandbox: None,
     });
     let mut registry = tack_tool::ToolRegistry::new();
     for tool in tools {

@@ -40,6 +40,7 @@
 mod jobs;
 mod kill;
 mod output;
+pub mod sandbox;
 mod state;
 
 use std::fmt::Write as _;
@@ -76,7 +77,16 @@ const PROGRESS_LOOKBACK: usize = 1024;
 /// Bash, BashOutput and KillShell sharing one session shell state, whose
 /// working directory starts at `session_cwd`.
 pub fn bash_tools(session_cwd: std::path::PathBuf) -> Vec<Arc<dyn Tool>> {
-    let state = Arc::new(BashState::new(session_cwd));
+    bash_tools_sandboxed(session_cwd, None)
+}
+
+/// [`bash_tools`] whose commands run in the session's OS sandbox, when it
+/// has one.
+pub fn bash_tools_sandboxed(
+    session_cwd: std::path::PathBuf,
+    sandbox: Option<Arc<sandbox::ShellSandbox>>,
+) -> Vec<Arc<dyn Tool>> {
+    let state = Arc::new(BashState::new(session_cwd, sandbox));
     vec![
         Arc::new(Typed(Bash {
             state: Arc::clone(&state),
@@ -106,6 +116,11 @@ pub struct BashInput {
     /// for servers, watchers and long builds; read its output with BashOutput.
     #[serde(default)]
     pub run_in_background: bool,
+    /// Run outside the OS sandbox. Only when the user asked for it or a
+    /// command failed because the sandbox blocked it and the user should
+    /// decide: the user is asked every time.
+    #[serde(default, rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox: bool,
 }
 
 /// Runs a shell command in the session's shell directory.
@@ -150,9 +165,15 @@ impl Bash {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let (cwd, note) = self.cwd_checked(ctx)?;
-        let (id, group) = self.state.start_job(&input.command, &cwd)?;
+        let confinement = self
+            .state
+            .confinement(&input.command, input.dangerously_disable_sandbox)?;
+        let (id, group, sandbox_note) = self
+            .state
+            .start_job(&input.command, &cwd, &confinement)
+            .await?;
         let mut text = String::new();
-        if let Some(note) = note {
+        for note in [note, sandbox_note].into_iter().flatten() {
             text.push_str(&note);
             text.push('\n');
         }
@@ -211,6 +232,15 @@ impl TypedTool for Bash {
         Some(self.state.next_cwd())
     }
 
+    fn sandbox_profile(&self, input: &BashInput) -> Option<String> {
+        let sandbox = self.state.sandbox.as_ref()?;
+        let confinement = self
+            .state
+            .confinement(&input.command, input.dangerously_disable_sandbox)
+            .ok()?;
+        sandbox.profile(&confinement)
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations {
             read_only: false,
@@ -243,9 +273,11 @@ impl TypedTool for Bash {
         }
         let state = &self.state;
         let (cwd, note) = self.cwd_checked(&ctx)?;
+        let confinement = state.confinement(&input.command, input.dangerously_disable_sandbox)?;
         let files = state.call_files()?;
         let script = wrap_command(&input.command, &files.cwd);
-        let process = state.spawn(&script, &files.script, &cwd)?;
+        let denials_before = state.sandbox.as_ref().map_or(0, |s| s.sandbox.denials_so_far());
+        let (process, unsandboxed_note) = state.spawn(&script, &files, &cwd, &confinement).await?;
         let ending = wait_reporting_progress(&process, timeout, &ctx).await;
         // What left the command's process group (setsid, a double fork into a
         // new session) dies with the call; a timeout or cancel killed it
@@ -261,6 +293,20 @@ impl TypedTool for Bash {
         let leftover_alive = matches!(ending, Ending::Exited(_)) && process.group().is_alive();
         let output = process.stdout().take(Hold::Nothing);
         let group = process.group();
+        let sandbox_note = match (&confinement, &state.sandbox) {
+            (sandbox::Confinement::Sandboxed, Some(s)) if unsandboxed_note.is_none() => {
+                if let Some(failure) = sandbox::setup_failure(&output.head) {
+                    let _ = std::fs::remove_file(&files.script);
+                    return Err(ToolError::Unavailable(failure));
+                }
+                let failed = !matches!(ending, Ending::Exited(e) if e.success());
+                failed
+                    .then(|| s.sandbox.explain(&taken_all(&output), &cwd, denials_before))
+                    .flatten()
+                    .map(|blocked| format!("[{blocked}]"))
+            }
+            _ => None,
+        };
         // The leader has ended: dropping the process leaves what it started
         // running (killed at session end), its output drained and not kept.
         drop(process);
@@ -277,10 +323,20 @@ impl TypedTool for Bash {
             strays_killed,
             timeout,
             cwd_note: note,
+            sandbox_notes: [unsandboxed_note, sandbox_note].into_iter().flatten().collect(),
             cwd: new_cwd.clone().unwrap_or(cwd),
             cwd_changed: new_cwd.is_some(),
             description: input.description,
         })
+    }
+}
+
+/// The head and tail of a take, for looking at what the command printed.
+fn taken_all(taken: &tack_process::Taken) -> String {
+    if taken.tail.is_empty() {
+        taken.head.clone()
+    } else {
+        format!("{}\n{}", taken.head, taken.tail)
     }
 }
 

@@ -32,6 +32,8 @@ pub struct BuiltinOptions {
     pub web_search: Option<web::search::WebSearchOptions>,
     /// The permission policy's Read rules, applied to every file Grep and Glob find.
     pub read_filter: Option<search::ReadFilter>,
+    /// The OS sandbox Bash's commands run in; `None`: none.
+    pub sandbox: Option<Arc<bash::sandbox::ShellSandbox>>,
 }
 
 impl std::fmt::Debug for BuiltinOptions {
@@ -42,6 +44,7 @@ impl std::fmt::Debug for BuiltinOptions {
             .field("web", &self.web)
             .field("web_search", &self.web_search)
             .field("read_filter", &self.read_filter.is_some())
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }
@@ -49,7 +52,10 @@ impl std::fmt::Debug for BuiltinOptions {
 /// Every built-in tool, in the order the model sees them.
 pub fn builtin_tools(options: &BuiltinOptions) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
-    tools.extend(bash::bash_tools(options.cwd.clone()));
+    tools.extend(bash::bash_tools_sandboxed(
+        options.cwd.clone(),
+        options.sandbox.clone(),
+    ));
     tools.extend(files::file_tools());
     tools.extend(search::search_tools_filtered(options.read_filter.clone()));
     tools.push(Arc::new(Typed(web::WebFetch::new(options.web.clone()))));

@@ -121,6 +121,7 @@ impl Pipeline {
         let ran = Instant::now();
         let mut result = execute(tool, call.input.clone(), ctx, timeout).await;
         let ran = ran.elapsed();
+        audit.sandbox = tool.tool.sandbox_profile(&call.input);
         if let Ok(out) = &mut result {
             out.content
                 .extend(hooks.context.iter().map(|c| ContentBlock::text(c.clone())));

@@ -965,6 +965,7 @@ fn builtin_host(dir: &Path) -> Arc<dyn ToolHost> {
         web: Default::default(),
         web_search: None,
         read_filter: None,
+        sandbox: None,
     };
     let mut registry = ToolRegistry::new();
     for tool in tack_tools::builtin_tools(&options) {

@@ -73,6 +73,7 @@ async fn agent(
         web: Default::default(),
         web_search: None,
         read_filter: None,
+        sandbox: None,
     }) {
         let tool: Arc<dyn Tool> = if slow { Arc::new(Slow(tool)) } else { tool };
         registry.register(tool).unwrap();

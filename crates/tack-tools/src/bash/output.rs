@@ -68,6 +68,9 @@ pub(crate) struct Run {
     pub strays_killed: usize,
     pub timeout: Duration,
     pub cwd_note: Option<String>,
+    /// What the OS sandbox has to say: a command that ran without it, or a
+    /// write or connection it blocked.
+    pub sandbox_notes: Vec<String>,
     pub cwd: PathBuf,
     pub cwd_changed: bool,
     pub description: Option<String>,
@@ -85,6 +88,7 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
         strays_killed,
         timeout,
         cwd_note,
+        sandbox_notes,
         cwd,
         cwd_changed,
         description,
@@ -129,6 +133,7 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
         // Any ending a later tack-process adds.
         other => return Err(wait_failed(&format!("{other:?}"), &text)),
     }
+    notes.extend(sandbox_notes);
     if strays_killed > 0 {
         notes.push(format!(
             "[{strays_killed} process(es) this command started had left its process group \

@@ -11,6 +11,7 @@ use tack_process::{Group, Process, Spec};
 use tack_tool::ToolError;
 
 use super::jobs::Job;
+use super::sandbox::{Confinement, ShellSandbox, precreate};
 
 /// The session's shell: its working directory, background jobs and groups
 /// left running. Dropping it kills every job and leftover group.
@@ -23,12 +24,15 @@ pub(crate) struct BashState {
     next_job: AtomicU64,
     next_call: AtomicU64,
     temp_dir: Mutex<Option<PathBuf>>,
+    /// The session's OS sandbox, when it has one.
+    pub(crate) sandbox: Option<Arc<ShellSandbox>>,
 }
 
 impl BashState {
     /// A fresh shell state starting in `session_cwd`.
-    pub(crate) fn new(session_cwd: PathBuf) -> Self {
+    pub(crate) fn new(session_cwd: PathBuf, sandbox: Option<Arc<ShellSandbox>>) -> Self {
         Self {
+            sandbox,
             shell: find_shell(),
             cwd: Mutex::new(session_cwd.clone()),
             session_cwd,
@@ -114,32 +118,60 @@ impl BashState {
         (path != before).then_some(path)
     }
 
-    /// Writes `script` to `file` (mode 0600) and starts `shell file` in
-    /// `cwd` (tack-process's defaults: its own group, a new session on a
+    /// How `command` runs: in the session's sandbox, outside it (and why),
+    /// or with none configured.
+    pub(crate) fn confinement(&self, command: &str, disable: bool) -> Result<Confinement, ToolError> {
+        match &self.sandbox {
+            None => Ok(Confinement::None),
+            Some(sandbox) => sandbox.confinement(command, disable),
+        }
+    }
+
+    /// Writes `script` to `files.script` (mode 0600) and starts `shell file`
+    /// in `cwd` (tack-process's defaults: its own group, a new session on a
     /// terminal, empty stdin, stdout and stderr on one pipe within 30 MB,
-    /// 250 ms between SIGTERM and SIGKILL). The script goes in a file, not in
+    /// 250 ms between SIGTERM and SIGKILL), inside the sandbox when
+    /// `confinement` says so (then it may write only `files.cwd` of tack's
+    /// own files, not the scripts). The script goes in a file, not in
     /// argv, so a command of any size runs: one argument is limited to
     /// 128 KiB by the kernel. The shell reads the file as it runs, so it must
     /// stay until the process ends; `remove_script` then deletes it (the
-    /// directory goes at session end in any case).
-    pub(crate) fn spawn(
+    /// directory goes at session end in any case). Also returns a note for
+    /// the answer (a command that ran without the sandbox it should have had).
+    pub(crate) async fn spawn(
         &self,
         script: &str,
-        file: &Path,
+        files: &CallFiles,
         cwd: &Path,
-    ) -> Result<Process, ToolError> {
+        confinement: &Confinement,
+    ) -> Result<(Process, Option<String>), ToolError> {
+        let file = &files.script;
         write_private(file, script).map_err(|e| {
             ToolError::Unavailable(format!(
                 "could not write the command to {}: {e}; check TMPDIR",
                 file.display()
             ))
         })?;
-        let spec = Spec::new(&self.shell).arg(file).cwd(cwd);
-        tack_process::spawn(spec).map_err(|e| {
+        let mut spec = Spec::new(&self.shell).arg(file).cwd(cwd);
+        let mut note = None;
+        if let (Confinement::Sandboxed, Some(sandbox)) = (confinement, &self.sandbox) {
+            let cwd_file = precreate(&files.cwd)?;
+            match sandbox.wrap(spec, &cwd_file).await {
+                Ok((wrapped, why)) => {
+                    spec = wrapped;
+                    note = why;
+                }
+                Err(e) => {
+                    let _ = std::fs::remove_file(file);
+                    return Err(e);
+                }
+            }
+        }
+        let shell = self.shell.display().to_string();
+        tack_process::spawn(spec).map(|p| (p, note)).map_err(|e| {
             let _ = std::fs::remove_file(file);
             ToolError::Unavailable(format!(
-                "could not start the shell {}: {}",
-                self.shell.display(),
+                "could not start the shell {shell}: {}",
                 e.io_error()
             ))
         })
@@ -152,19 +184,20 @@ impl BashState {
         leftovers.push(group);
     }
 
-    pub(crate) fn start_job(
+    pub(crate) async fn start_job(
         &self,
         command: &str,
         cwd: &Path,
-    ) -> Result<(String, Group), ToolError> {
+        confinement: &Confinement,
+    ) -> Result<(String, Group, Option<String>), ToolError> {
         let files = self.call_files()?;
-        let process = self.spawn(command, &files.script, cwd)?;
+        let (process, note) = self.spawn(command, &files, cwd, confinement).await?;
         let n = self.next_job.fetch_add(1, Ordering::Relaxed);
         let id = format!("bash_{n}");
         let group = process.group();
         let job = Job::new(id.clone(), command.to_owned(), process);
         lock(&self.jobs).insert(n, Arc::new(job));
-        Ok((id, group))
+        Ok((id, group, note))
     }
 
     pub(crate) fn job(&self, id: &str) -> Result<Arc<Job>, ToolError> {

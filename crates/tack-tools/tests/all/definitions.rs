@@ -25,6 +25,7 @@ fn registry_with(web_search: Option<WebSearchOptions>) -> ToolRegistry {
         web: tack_tools::web::WebFetchOptions::default(),
         web_search,
         read_filter: None,
+        sandbox: None,
     });
     for tool in tools {
         registry.register(tool).unwrap();

@@ -1,0 +1,122 @@
+//! Bash under the OS sandbox: which commands run in it, how a command is
+//! wrapped, and what the model is told when the sandbox blocked it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tack_process::Spec;
+use tack_sandbox::Sandbox;
+use tack_tool::ToolError;
+
+/// The excludedCommands pattern a whole command line matches, if any
+/// (tack-policy's `excluded_command`, given by the session).
+pub type ExcludedFn = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// The session's sandbox as the shell uses it.
+pub struct ShellSandbox {
+    pub sandbox: Arc<Sandbox>,
+    /// `sandbox.excludedCommands`: a command line that is wholly one of
+    /// them runs without the sandbox.
+    pub excluded: Arc<ExcludedFn>,
+    /// `sandbox.allowUnsandboxedCommands`: whether `dangerouslyDisableSandbox`
+    /// may be used at all (the permission stage asks a person each time).
+    pub allow_unsandboxed: bool,
+    /// `sandbox.failIfUnavailable` (default true): a machine that cannot
+    /// enforce the sandbox runs no command. False: commands run without it,
+    /// each answer saying so.
+    pub fail_closed: bool,
+}
+
+impl std::fmt::Debug for ShellSandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellSandbox")
+            .field("sandbox", &self.sandbox)
+            .field("allow_unsandboxed", &self.allow_unsandboxed)
+            .field("fail_closed", &self.fail_closed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How one command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Confinement {
+    /// No sandbox is configured for the session.
+    None,
+    Sandboxed,
+    /// The sandbox is configured, and this command runs outside it: why.
+    Unsandboxed(String),
+}
+
+impl ShellSandbox {
+    /// How `command` runs; an error when `dangerouslyDisableSandbox` is
+    /// asked for and the settings do not allow it.
+    pub(crate) fn confinement(&self, command: &str, disable: bool) -> Result<Confinement, ToolError> {
+        if disable {
+            if !self.allow_unsandboxed {
+                return Err(ToolError::InvalidInput(
+                    "dangerouslyDisableSandbox is not allowed here (sandbox.allowUnsandboxedCommands \
+                     is false); run the command in the sandbox, or ask the user to run it"
+                        .into(),
+                ));
+            }
+            return Ok(Confinement::Unsandboxed(
+                "dangerouslyDisableSandbox, approved by the user".into(),
+            ));
+        }
+        Ok(match (self.excluded)(command) {
+            Some(pattern) => Confinement::Unsandboxed(format!("sandbox.excludedCommands {pattern:?}")),
+            None => Confinement::Sandboxed,
+        })
+    }
+
+    /// `spec` wrapped in the sandbox (also writing `cwd_file`), or, when the
+    /// machine cannot enforce it and `failIfUnavailable` is false, `spec`
+    /// as it is with a note saying so.
+    pub(crate) async fn wrap(&self, spec: Spec, cwd_file: &Path) -> Result<(Spec, Option<String>), ToolError> {
+        match self.sandbox.wrap(spec.clone(), &[cwd_file.to_path_buf()]).await {
+            Ok(spec) => Ok((spec, None)),
+            Err(e @ tack_sandbox::Error::Unsupported { .. }) if !self.fail_closed => Ok((
+                spec,
+                Some(format!(
+                    "[This command ran WITHOUT the OS sandbox (sandbox.failIfUnavailable is false): {e}]"
+                )),
+            )),
+            Err(e) => Err(ToolError::Unavailable(e.to_string())),
+        }
+    }
+
+    /// The audit's word on a command that ran with `confinement`.
+    pub(crate) fn profile(&self, confinement: &Confinement) -> Option<String> {
+        match confinement {
+            Confinement::None => None,
+            Confinement::Unsandboxed(why) => Some(format!("unsandboxed: {why}")),
+            Confinement::Sandboxed => Some(
+                self.sandbox
+                    .profile()
+                    .map_or_else(|| "sandbox (not started)".to_owned(), str::to_owned),
+            ),
+        }
+    }
+}
+
+/// The helper's setup failure, if the output is one: it never ran the command.
+pub(crate) fn setup_failure(output: &str) -> Option<String> {
+    let at = output.find(tack_sandbox::SETUP_FAILED)?;
+    let line = output[at..].lines().next().unwrap_or_default();
+    Some(format!(
+        "{line}. The command did not run; `tack sandbox check` shows what this machine supports"
+    ))
+}
+
+/// Created empty so the sandbox can grant writing exactly this file (the
+/// EXIT trap records the final directory in it).
+pub(crate) fn precreate(cwd_file: &Path) -> Result<PathBuf, ToolError> {
+    std::fs::File::create(cwd_file)
+        .map(|_| cwd_file.to_path_buf())
+        .map_err(|e| {
+            ToolError::Unavailable(format!(
+                "could not create {}: {e}; check TMPDIR",
+                cwd_file.display()
+            ))
+        })
+}
