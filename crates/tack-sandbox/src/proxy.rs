@@ -53,6 +53,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const MAX_HEADERS: usize = 128;
 /// The longest chunk-size or trailer line of a chunked body.
 const MAX_LINE: usize = 4096;
+/// How long a refused client's remaining bytes are read before closing.
+const LINGER: Duration = Duration::from_secs(1);
 /// How many refusals [`Proxy::denials`] keeps (the latest).
 const KEPT_DENIALS: usize = 1000;
 
@@ -333,6 +335,12 @@ async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
             Err(Stop::Answer(answer)) => {
                 let _ = write.write_all(&answer.bytes()).await;
                 let _ = write.shutdown().await;
+                // Read what the client still sends (a body) for a moment:
+                // closing with it unread would reset the connection, and the
+                // client might lose the answer.
+                let mut sink = tokio::io::sink();
+                let discard = tokio::io::copy(&mut client.io, &mut sink);
+                let _ = tokio::time::timeout(LINGER, discard).await;
                 return;
             }
         }
@@ -588,7 +596,17 @@ fn authority(text: &str, default_port: Option<u16>, shared: &Shared) -> Result<T
             )));
         }
     };
-    let host = host.to_ascii_lowercase();
+    let host = plain_host(host)?;
+    if is_ip_literal(&host) {
+        return Err(shared.refuse(&host, port, None));
+    }
+    Ok(Target { host, port })
+}
+
+/// `name` lowercased without a trailing dot, when it is made of DNS labels
+/// (letters, digits, `-`, `_`); else a 400.
+fn plain_host(name: &str) -> Result<String, Stop> {
+    let host = name.to_ascii_lowercase();
     let host = host.strip_suffix('.').unwrap_or(&host);
     let plain = !host.is_empty()
         && host.split('.').all(|label| {
@@ -597,19 +615,14 @@ fn authority(text: &str, default_port: Option<u16>, shared: &Shared) -> Result<T
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         });
-    if !plain {
-        return Err(Answer::bad_request(format!(
-            "{host:?} is not a plain host name (letters, digits, '-', '_' and dots; \
+    if plain {
+        Ok(host.to_owned())
+    } else {
+        Err(Answer::bad_request(format!(
+            "{name:?} is not a plain host name (letters, digits, '-', '_' and dots; \
              no percent-encoding)"
-        )));
+        )))
     }
-    if is_ip_literal(host) {
-        return Err(shared.refuse(host, port, None));
-    }
-    Ok(Target {
-        host: host.to_owned(),
-        port,
-    })
 }
 
 fn parse_port(text: &str) -> Result<u16, Stop> {
@@ -753,10 +766,16 @@ async fn check_client_hello(
         return Err(Stop::Close);
     }
     if let Some(name) = hello.name {
-        let name = name.to_ascii_lowercase();
-        let name = name.strip_suffix('.').unwrap_or(&name);
-        if !shared.allows(name) {
-            let _ = shared.refuse(name, target.port, None);
+        let Ok(name) = plain_host(&name) else {
+            tracing::warn!(
+                host = target.host,
+                "tack's sandbox proxy closed a tunnel: its TLS ClientHello names {name:?}, \
+                 not a host name"
+            );
+            return Err(Stop::Close);
+        };
+        if !shared.allows(&name) {
+            let _ = shared.refuse(&name, target.port, None);
             return Err(Stop::Close);
         }
     }
@@ -804,6 +823,11 @@ mod tls {
                 if len > MAX_HELLO {
                     return Err(Unreadable::Malformed("the ClientHello is too large"));
                 }
+            }
+            if bytes.len() - records.len() > 2 * MAX_HELLO {
+                return Err(Unreadable::Malformed(
+                    "the ClientHello's records are too many",
+                ));
             }
             let Some(header) = records.get(..5) else {
                 return Err(Unreadable::Incomplete);
@@ -996,7 +1020,13 @@ async fn forward(
 /// The host and origin-form path of an absolute-form request target;
 /// anything else is refused.
 fn absolute_form(target: &str, shared: &Shared) -> Result<(Target, String), Stop> {
-    let Some((scheme, rest)) = target.split_once("://") else {
+    let absolute = target.split_once("://").filter(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+    });
+    let Some((scheme, rest)) = absolute else {
         return Err(Answer::bad_request(format!(
             "{target:?} is not an absolute URL; this is a proxy: send GET http://host/path \
              (as clients that honour HTTP_PROXY do), or CONNECT host:port"
@@ -1035,24 +1065,23 @@ fn check_host_header(request: &Request, target: &Target, shared: &Shared) -> Res
     if hosts.len() > 1 {
         return Err(Answer::bad_request("more than one Host header"));
     }
-    let value = String::from_utf8_lossy(value).trim().to_ascii_lowercase();
+    let value = String::from_utf8_lossy(value);
+    let value = value.trim();
     let host = match value.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
-            host
-        }
-        _ => value.as_str(),
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => value,
     };
-    let host = host.strip_suffix('.').unwrap_or(host);
+    let host = plain_host(host)?;
     if host == target.host {
         return Ok(());
     }
-    let why = shared.allows(host).then(|| {
+    let why = shared.allows(&host).then(|| {
         format!(
             "blocked by tack's sandbox: the Host header names {host}, not {}, the host of the URL",
             target.host
         )
     });
-    Err(shared.refuse(host, target.port, why))
+    Err(shared.refuse(&host, target.port, why))
 }
 
 /// Relays the upstream's response (its interim 1xx responses first);

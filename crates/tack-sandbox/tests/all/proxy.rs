@@ -586,9 +586,29 @@ async fn curl_through_the_bridge_reaches_allowed_hosts_only() {
     assert_eq!(curl(vec![allowed.clone()]).await, "hello curl");
     // -p: through a CONNECT tunnel, as for https.
     assert_eq!(curl(vec!["-p".into(), allowed]).await, "hello curl");
-    let refused = curl(vec!["-i".into(), denied]).await;
+    let refused = curl(vec!["-i".into(), denied.clone()]).await;
     assert!(refused.starts_with("HTTP/1.1 403 Forbidden"), "{refused}");
     assert!(refused.contains(BLOCKED_DENIED), "{refused}");
+    // A refused request's body is read, not left to reset the connection.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    std::fs::write(&big, vec![b'x'; 4 << 20]).unwrap();
+    let upload = vec![
+        "-i".into(),
+        "-H".into(),
+        "Expect:".into(),
+        "--data-binary".into(),
+        format!("@{}", big.display()),
+        denied,
+    ];
+    let refused = curl(upload).await;
+    assert!(refused.starts_with("HTTP/1.1 403 Forbidden"), "{refused}");
     assert_eq!(upstream.received().len(), 2);
-    assert_eq!(fx.proxy.denials(), [denial("denied.localhost", port)]);
+    assert_eq!(
+        fx.proxy.denials(),
+        [
+            denial("denied.localhost", port),
+            denial("denied.localhost", port)
+        ]
+    );
 }
