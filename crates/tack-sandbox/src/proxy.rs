@@ -1004,17 +1004,41 @@ async fn forward(
     let upstream = connect(&target).await?;
     let (up_read, mut up_write) = upstream.into_split();
     let mut upstream = Reader::new(up_read);
-    let send = async {
+    let mut send = Box::pin(async {
         up_write.write_all(&head).await?;
         copy_body(client, &mut up_write, body).await?;
         Ok::<(), std::io::Error>(())
-    };
+    });
     let head_only = request.method.eq_ignore_ascii_case("HEAD");
     let receive = relay_response(&mut upstream, write, head_only, keep_alive, &target);
-    let (sent, received) = tokio::join!(send, receive);
-    let keep_alive = received?;
-    sent?;
-    Ok(keep_alive)
+    tokio::pin!(receive);
+    // The request (its body) and the response cross at once: a server may
+    // answer before it has read the whole body.
+    tokio::select! {
+        received = &mut receive => {
+            let keep_alive = received?;
+            send.await?;
+            Ok(keep_alive)
+        }
+        sent = &mut send => {
+            sent?;
+            drop(send);
+            // While the server thinks, a client that leaves ends the
+            // exchange (bytes it sends meanwhile are its next request, kept).
+            tokio::select! {
+                received = &mut receive => received,
+                () = client_gone(client) => Err(Stop::Close),
+            }
+        }
+    }
+}
+
+/// Ends when the client closes its connection (or it fails); pending for
+/// ever once the client sends something, which stays in its buffer.
+async fn client_gone(client: &mut Reader<OwnedReadHalf>) {
+    if let Ok(1..) = client.fill().await {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// The host and origin-form path of an absolute-form request target;

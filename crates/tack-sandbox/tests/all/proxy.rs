@@ -521,6 +521,38 @@ async fn an_unreachable_upstream_is_answered_with_502() {
 }
 
 #[tokio::test]
+async fn a_client_that_leaves_while_the_server_thinks_ends_the_exchange() {
+    // A server that reads the request and never answers; it records when the
+    // proxy's connection to it ends.
+    let silent = serve_upstream(|mut stream, received| async move {
+        let mut buf = [0; 4096];
+        while stream.read(&mut buf).await.unwrap_or(0) > 0 {}
+        received.lock().unwrap().push("closed".to_owned());
+    })
+    .await;
+    let fx = proxy(&["allowed.localhost"]);
+    let mut stream = UnixStream::connect(&fx.socket).await.unwrap();
+    let request = format!(
+        "GET http://allowed.localhost:{}/slow HTTP/1.1\r\n\r\n",
+        silent.port
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        silent.received().is_empty(),
+        "the server is still waited for"
+    );
+    drop(stream);
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while silent.received().is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the proxy closes its connection to the server");
+}
+
+#[tokio::test]
 async fn dropping_the_proxy_removes_its_socket_and_closes_its_tunnels() {
     use std::os::unix::fs::PermissionsExt as _;
     let echo = echo_upstream().await;
