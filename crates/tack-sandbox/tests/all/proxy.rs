@@ -375,6 +375,44 @@ async fn a_second_request_on_one_connection_is_judged_again() {
 }
 
 #[tokio::test]
+async fn chunked_responses_end_where_their_last_chunk_does() {
+    let chunked = serve_upstream(|mut stream, received| async move {
+        let mut got = Vec::new();
+        let mut buf = [0; 4096];
+        while find(&got, b"\r\n\r\n").is_none() {
+            let n = stream.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                return;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        received
+            .lock()
+            .unwrap()
+            .push(String::from_utf8_lossy(&got).into_owned());
+        let response = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                        5;ext=1\r\nhello\r\n6\r\n chunk\r\n0\r\nX-Trailer: t\r\n\r\n";
+        let _ = stream.write_all(response.as_bytes()).await;
+    })
+    .await;
+    let fx = proxy(&["allowed.localhost"]);
+    let port = chunked.port;
+    let two = format!(
+        "GET http://allowed.localhost:{port}/a HTTP/1.1\r\n\r\n\
+         GET http://allowed.localhost:{port}/b HTTP/1.1\r\nConnection: close\r\n\r\n"
+    );
+    let answer = exchange(&fx.socket, two.as_bytes()).await;
+    let body = "\r\n\r\n5\r\nhello\r\n6\r\n chunk\r\n0\r\nX-Trailer: t\r\n\r\n";
+    assert_eq!(answer.matches(body).count(), 2, "{answer}");
+    assert!(answer.ends_with(body), "nothing after the second: {answer}");
+    assert_eq!(
+        chunked.received().len(),
+        2,
+        "one upstream connection per request"
+    );
+}
+
+#[tokio::test]
 async fn userinfo_does_not_hide_the_real_host() {
     let upstream = http_upstream("x").await;
     let fx = proxy(&["allowed.localhost"]);
