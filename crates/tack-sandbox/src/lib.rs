@@ -47,6 +47,14 @@ pub use support::Support;
 /// The name of the helper binary, installed next to `tack`.
 pub const HELPER: &str = "tack-sandbox-exec";
 
+/// The bridge from TCP to the proxy's Unix socket that runs inside a
+/// sandbox's network namespace, for tests that put a real client (curl) in
+/// front of a [`Proxy`].
+#[doc(hidden)]
+pub fn serve_proxy_bridge(listener: std::net::TcpListener, socket: std::path::PathBuf) {
+    helper::bridge::serve(listener, socket);
+}
+
 /// The helper next to the running executable, if it is there.
 pub fn helper_beside_current_exe() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;

@@ -7,6 +7,8 @@
 //! [`SETUP_FAILED`](crate::plan::SETUP_FAILED) on stderr and exits with
 //! [`SETUP_EXIT`](crate::plan::SETUP_EXIT), never running PROGRAM.
 
+pub(crate) mod bridge;
+
 /// The helper's `main`: never returns.
 pub fn main() -> ! {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
