@@ -9,8 +9,8 @@ mod mcp;
 mod mcp_login;
 mod print;
 mod run;
-mod sessions;
 mod sandbox;
+mod sessions;
 mod settings;
 mod sources;
 

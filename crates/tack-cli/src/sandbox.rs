@@ -23,9 +23,15 @@ pub async fn run(args: SandboxArgs) -> Result<u8, Failure> {
             let (report, enforceable) = shell.sandbox.check().await;
             outln!("{}", report.trim_end());
             if !shell.fail_closed {
-                outln!("sandbox.failIfUnavailable is false: where it cannot be enforced, commands run without it");
+                outln!(
+                    "sandbox.failIfUnavailable is false: where it cannot be enforced, commands run without it"
+                );
             }
-            Ok(if enforceable { exit::OK } else { exit::INTERNAL })
+            Ok(if enforceable {
+                exit::OK
+            } else {
+                exit::INTERNAL
+            })
         }
     }
 }

@@ -33,10 +33,13 @@ mod mcp_clients;
 
 #[path = "all/mcp_login.rs"]
 mod mcp_login;
+
 /// `tack mcp login` / `logout` against tack-mcp's test authorization server.
 #[path = "../../tack-mcp/tests/all/client/oauth_server.rs"]
 #[allow(dead_code, reason = "tack-mcp's tests use the rest of it")]
 mod oauth_server;
+#[path = "all/sandbox.rs"]
+mod sandbox;
 
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {
@@ -1554,8 +1557,25 @@ fn one_exit_code_table_in_help_and_readme() {
 /// `tack mcp serve` (stdio) in `project`, driven with raw JSON-RPC: each
 /// command is one `tools/call` of Bash; the result texts and error flags.
 fn serve_bash_calls(project: &Path, commands: &[&str]) -> Vec<(bool, String)> {
+    serve_bash_calls_with(project, None, commands)
+}
+
+/// [`serve_bash_calls`] with `user_settings` as the user's settings file.
+fn serve_bash_calls_with(
+    project: &Path,
+    user_settings: Option<&Value>,
+    commands: &[&str],
+) -> Vec<(bool, String)> {
     use std::io::{BufRead as _, Write as _};
     let state = tempfile::tempdir().unwrap();
+    if let Some(settings) = user_settings {
+        std::fs::create_dir_all(state.path().join("config")).unwrap();
+        std::fs::write(
+            state.path().join("config/settings.json"),
+            settings.to_string(),
+        )
+        .unwrap();
+    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_tack"))
         .args(["mcp", "serve"])
         .env("TACK_STATE_DIR", state.path())

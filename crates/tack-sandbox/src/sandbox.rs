@@ -192,9 +192,9 @@ impl Sandbox {
 
     /// How many requests the proxy has refused so far (pass it to
     /// [`Sandbox::explain`] after the command).
-    pub fn denials_so_far(&self) -> usize {
+    pub fn denials_so_far(&self) -> u64 {
         match self.ready.get() {
-            Some(Ok(Ready { proxy: Some(p), .. })) => p.denials().len(),
+            Some(Ok(Ready { proxy: Some(p), .. })) => p.refused(),
             _ => 0,
         }
     }
@@ -202,14 +202,12 @@ impl Sandbox {
     /// Why a command that failed was blocked by the sandbox, read from its
     /// output (run in `cwd`) and the proxy's refusals since `denials_before`;
     /// `None` when nothing points at the sandbox.
-    pub fn explain(&self, output: &str, cwd: &Path, denials_before: usize) -> Option<Blocked> {
+    pub fn explain(&self, output: &str, cwd: &Path, denials_before: u64) -> Option<Blocked> {
         let Some(Ok(ready)) = self.ready.get() else {
             return None;
         };
         let denials = match &ready.proxy {
-            Some(proxy) => proxy
-                .denials()
-                .split_off(denials_before.min(proxy.denials().len())),
+            Some(proxy) => proxy.denials_since(denials_before),
             None => Vec::new(),
         };
         explain::explain(&self.config, &ready.plan, output, cwd, &denials)

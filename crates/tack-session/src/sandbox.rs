@@ -50,7 +50,14 @@ fn config(project: &ProjectContext, settings: &Provisional) -> Config {
     for root in roots.iter().chain([&project.project_root]) {
         protected.extend(PROTECTED_NAMES.iter().map(|name| root.join(name)));
     }
-    protected.extend(project.settings.permissions.files().iter().map(|f| f.path.clone()));
+    protected.extend(
+        project
+            .settings
+            .permissions
+            .files()
+            .iter()
+            .map(|f| f.path.clone()),
+    );
     Config {
         writable_roots: roots,
         protected,
@@ -98,18 +105,29 @@ impl Provisional {
             if let Some(enabled) = v.get("enabled").and_then(|e| e.as_bool()) {
                 out.enabled = enabled;
             }
-            if let Some(list) = v.pointer("/network/allowedDomains").and_then(|l| l.as_array()) {
+            if let Some(list) = v
+                .pointer("/network/allowedDomains")
+                .and_then(|l| l.as_array())
+            {
                 let names: Vec<&str> = list.iter().filter_map(|d| d.as_str()).collect();
                 out.network = if names.contains(&"*") {
                     Network::On
                 } else {
-                    Network::Allowed(names.iter().filter_map(|d| DomainPattern::parse(d)).collect())
+                    Network::Allowed(
+                        names
+                            .iter()
+                            .filter_map(|d| DomainPattern::parse(d))
+                            .collect(),
+                    )
                 };
             }
             for key in ["/writableRoots", "/filesystem/allowWrite"] {
                 if let Some(list) = v.pointer(key).and_then(|l| l.as_array()) {
-                    out.writable_roots
-                        .extend(list.iter().filter_map(|d| d.as_str()).map(|d| resolve(d, &project.project_root)));
+                    out.writable_roots.extend(
+                        list.iter()
+                            .filter_map(|d| d.as_str())
+                            .map(|d| resolve(d, &project.project_root)),
+                    );
                 }
             }
         }
@@ -119,7 +137,8 @@ impl Provisional {
 
 fn resolve(path: &str, root: &Path) -> PathBuf {
     match path.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME").map_or_else(|| root.join(rest), |h| PathBuf::from(h).join(rest)),
+        Some(rest) => std::env::var_os("HOME")
+            .map_or_else(|| root.join(rest), |h| PathBuf::from(h).join(rest)),
         None => root.join(path),
     }
 }

@@ -276,7 +276,10 @@ impl TypedTool for Bash {
         let confinement = state.confinement(&input.command, input.dangerously_disable_sandbox)?;
         let files = state.call_files()?;
         let script = wrap_command(&input.command, &files.cwd);
-        let denials_before = state.sandbox.as_ref().map_or(0, |s| s.sandbox.denials_so_far());
+        let denials_before = state
+            .sandbox
+            .as_ref()
+            .map_or(0, |s| s.sandbox.denials_so_far());
         let (process, unsandboxed_note) = state.spawn(&script, &files, &cwd, &confinement).await?;
         let ending = wait_reporting_progress(&process, timeout, &ctx).await;
         // What left the command's process group (setsid, a double fork into a
@@ -323,7 +326,10 @@ impl TypedTool for Bash {
             strays_killed,
             timeout,
             cwd_note: note,
-            sandbox_notes: [unsandboxed_note, sandbox_note].into_iter().flatten().collect(),
+            sandbox_notes: [unsandboxed_note, sandbox_note]
+                .into_iter()
+                .flatten()
+                .collect(),
             cwd: new_cwd.clone().unwrap_or(cwd),
             cwd_changed: new_cwd.is_some(),
             description: input.description,

@@ -50,7 +50,11 @@ pub(crate) enum Confinement {
 impl ShellSandbox {
     /// How `command` runs; an error when `dangerouslyDisableSandbox` is
     /// asked for and the settings do not allow it.
-    pub(crate) fn confinement(&self, command: &str, disable: bool) -> Result<Confinement, ToolError> {
+    pub(crate) fn confinement(
+        &self,
+        command: &str,
+        disable: bool,
+    ) -> Result<Confinement, ToolError> {
         if disable {
             if !self.allow_unsandboxed {
                 return Err(ToolError::InvalidInput(
@@ -64,7 +68,9 @@ impl ShellSandbox {
             ));
         }
         Ok(match (self.excluded)(command) {
-            Some(pattern) => Confinement::Unsandboxed(format!("sandbox.excludedCommands {pattern:?}")),
+            Some(pattern) => {
+                Confinement::Unsandboxed(format!("sandbox.excludedCommands {pattern:?}"))
+            }
             None => Confinement::Sandboxed,
         })
     }
@@ -72,8 +78,16 @@ impl ShellSandbox {
     /// `spec` wrapped in the sandbox (also writing `cwd_file`), or, when the
     /// machine cannot enforce it and `failIfUnavailable` is false, `spec`
     /// as it is with a note saying so.
-    pub(crate) async fn wrap(&self, spec: Spec, cwd_file: &Path) -> Result<(Spec, Option<String>), ToolError> {
-        match self.sandbox.wrap(spec.clone(), &[cwd_file.to_path_buf()]).await {
+    pub(crate) async fn wrap(
+        &self,
+        spec: Spec,
+        cwd_file: &Path,
+    ) -> Result<(Spec, Option<String>), ToolError> {
+        match self
+            .sandbox
+            .wrap(spec.clone(), &[cwd_file.to_path_buf()])
+            .await
+        {
             Ok(spec) => Ok((spec, None)),
             Err(e @ tack_sandbox::Error::Unsupported { .. }) if !self.fail_closed => Ok((
                 spec,

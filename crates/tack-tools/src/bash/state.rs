@@ -120,7 +120,11 @@ impl BashState {
 
     /// How `command` runs: in the session's sandbox, outside it (and why),
     /// or with none configured.
-    pub(crate) fn confinement(&self, command: &str, disable: bool) -> Result<Confinement, ToolError> {
+    pub(crate) fn confinement(
+        &self,
+        command: &str,
+        disable: bool,
+    ) -> Result<Confinement, ToolError> {
         match &self.sandbox {
             None => Ok(Confinement::None),
             Some(sandbox) => sandbox.confinement(command, disable),
