@@ -1,0 +1,159 @@
+//! Entering the user, mount and PID (and network) namespaces, and the
+//! mounts made in them before anything of the command runs: protected paths
+//! read-only, denied paths hidden.
+
+use std::path::Path;
+
+use nix::mount::{MntFlags, MsFlags, mount, umount2};
+use nix::sched::{CloneFlags, unshare};
+use nix::sys::statvfs::{FsFlags, statvfs};
+
+use super::Failed;
+use crate::plan::{NetPlan, Plan};
+
+const NONE: Option<&str> = None;
+
+/// Moves this process into new user and mount namespaces (its children into
+/// a new PID namespace; with [`NetPlan::Proxy`], a new network namespace
+/// too), mapped to the same uid and gid, and makes the plan's mounts.
+pub(super) fn enter(plan: &Plan) -> Result<(), Failed> {
+    let mut flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
+    if matches!(plan.network, NetPlan::Proxy { .. }) {
+        flags |= CloneFlags::CLONE_NEWNET;
+    }
+    enter_namespaces(flags)?;
+    mount(NONE, "/", NONE, MsFlags::MS_REC | MsFlags::MS_PRIVATE, NONE)
+        .map_err(|e| Failed::new("making the mount tree private", e))?;
+    for path in &plan.read_only {
+        bind_read_only(path)?;
+    }
+    hide(&plan.hidden)?;
+    Ok(())
+}
+
+/// `unshare(flags)` and the uid and gid maps: the same ids inside as outside.
+pub(super) fn enter_namespaces(flags: CloneFlags) -> Result<(), Failed> {
+    let uid = nix::unistd::getuid();
+    let gid = nix::unistd::getgid();
+    unshare(flags).map_err(|e| {
+        Failed::new(
+            "entering new user and mount namespaces (unshare)",
+            format!(
+                "{e}; unprivileged user namespaces may be off here \
+                 (kernel.apparmor_restrict_unprivileged_userns, user.max_user_namespaces); \
+                 `tack sandbox check` shows what this machine supports"
+            ),
+        )
+    })?;
+    let write = |file: &str, text: String| {
+        std::fs::write(file, text).map_err(|e| Failed::new(format!("writing {file}"), e))
+    };
+    write("/proc/self/setgroups", "deny".to_owned())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    Ok(())
+}
+
+/// Binds `path` onto itself and makes that mount read-only, keeping the flags
+/// the kernel locks in a user namespace (remounting without them fails).
+pub(super) fn bind_read_only(path: &Path) -> Result<(), Failed> {
+    let failed = |how: &str| {
+        let what = format!("making {} read-only ({how})", path.display());
+        move |e| Failed::new(what, e)
+    };
+    mount(
+        Some(path),
+        path,
+        NONE,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        NONE,
+    )
+    .map_err(failed("bind mount"))?;
+    let flags = locked_flags(path).map_err(failed("statvfs"))?;
+    mount(
+        NONE,
+        path,
+        NONE,
+        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | flags,
+        NONE,
+    )
+    .map_err(failed("read-only remount"))
+}
+
+/// The mount flags of the mount `path` is on that a remount must keep.
+fn locked_flags(path: &Path) -> nix::Result<MsFlags> {
+    let have = statvfs(path)?.flags();
+    let pairs = [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ];
+    Ok(pairs
+        .into_iter()
+        .filter(|(st, _)| have.contains(*st))
+        .fold(MsFlags::empty(), |acc, (_, ms)| acc | ms))
+}
+
+/// Where a scratch tmpfs holding the empty file is mounted for a moment (a
+/// fresh `/proc` goes over it later anyway).
+const SCRATCH: &str = "/proc";
+
+/// Hides each path: an empty read-only tmpfs over a directory, an empty
+/// read-only file bound over a file.
+fn hide(paths: &[std::path::PathBuf]) -> Result<(), Failed> {
+    let read_only_tmpfs =
+        MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+    let mut files = Vec::new();
+    for path in paths {
+        let failed = |e: String| Failed::new(format!("hiding {}", path.display()), e);
+        if path.starts_with(SCRATCH) {
+            return Err(failed("paths under /proc cannot be hidden".to_owned()));
+        }
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => mount(
+                Some("tmpfs"),
+                path,
+                Some("tmpfs"),
+                read_only_tmpfs,
+                Some("size=4k,mode=555"),
+            )
+            .map_err(|e| failed(e.to_string()))?,
+            Ok(_) => files.push(path),
+            // Gone since the plan was made: nothing to hide.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Failed::new(format!("hiding {}", path.display()), e)),
+        }
+    }
+    if files.is_empty() {
+        return Ok(());
+    }
+    let failed = |e: nix::errno::Errno| Failed::new("making an empty file to hide files with", e);
+    let scratch_flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+    mount(
+        Some("tmpfs"),
+        SCRATCH,
+        Some("tmpfs"),
+        scratch_flags,
+        Some("size=4k,mode=555"),
+    )
+    .map_err(failed)?;
+    let empty = Path::new(SCRATCH).join("empty");
+    std::fs::File::create(&empty)
+        .map_err(|e| Failed::new("making an empty file to hide files with", e))?;
+    mount(
+        NONE,
+        SCRATCH,
+        NONE,
+        MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | scratch_flags,
+        NONE,
+    )
+    .map_err(failed)?;
+    for path in files {
+        mount(Some(&empty), path, NONE, MsFlags::MS_BIND, NONE)
+            .map_err(|e| Failed::new(format!("hiding {}", path.display()), e))?;
+    }
+    umount2(SCRATCH, MntFlags::MNT_DETACH).map_err(failed)
+}

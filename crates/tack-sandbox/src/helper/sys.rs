@@ -1,0 +1,169 @@
+//! The system calls the helper needs that have no safe wrapper in `nix`,
+//! each the smallest `unsafe` item it can be, in one place to review.
+
+use nix::errno::Errno;
+use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::unistd::ForkResult;
+
+/// `fork(2)`. The helper calls it only while it is single-threaded (before
+/// ns-init starts the bridge's threads), which [`helper::main`](super::main)
+/// requires of its caller.
+#[expect(
+    unsafe_code,
+    reason = "fork(2): the helper forks ns-init and the command"
+)]
+pub(super) fn fork() -> nix::Result<ForkResult> {
+    // SAFETY: the helper is single-threaded whenever it forks (main() is
+    // called before any thread starts, and ns-init forks the command before
+    // it starts the bridge), so the child cannot inherit a lock held by
+    // another thread, and it may allocate.
+    unsafe { nix::unistd::fork() }
+}
+
+/// `prctl(option, arg2, arg3, 0, 0)` for the options that take integers.
+#[expect(
+    unsafe_code,
+    reason = "prctl(2) options nix does not wrap: securebits, the bounding set, ambient capabilities"
+)]
+fn prctl(option: libc::c_int, arg2: libc::c_ulong, arg3: libc::c_ulong) -> nix::Result<()> {
+    // SAFETY: the options used here (PR_SET_SECUREBITS, PR_CAPBSET_DROP,
+    // PR_CAP_AMBIENT) take integer arguments only; no memory is passed.
+    let r = unsafe { libc::prctl(option, arg2, arg3, 0 as libc::c_ulong, 0 as libc::c_ulong) };
+    Errno::result(r).map(drop)
+}
+
+/// `SECBIT_NOROOT | SECBIT_NO_SETUID_FIXUP`, both locked: uid 0 gains no
+/// capabilities on exec, and changing uids keeps them as they are (none).
+pub(super) fn lock_securebits() -> nix::Result<()> {
+    let bits = libc::SECBIT_NOROOT
+        | libc::SECBIT_NOROOT_LOCKED
+        | libc::SECBIT_NO_SETUID_FIXUP
+        | libc::SECBIT_NO_SETUID_FIXUP_LOCKED;
+    prctl(libc::PR_SET_SECUREBITS, bits as libc::c_ulong, 0)
+}
+
+/// Drops every capability from the bounding set (up to the first one the
+/// kernel does not know).
+pub(super) fn drop_bounding_set() -> nix::Result<()> {
+    for cap in 0..64 {
+        match prctl(libc::PR_CAPBSET_DROP, cap, 0) {
+            Ok(()) => {}
+            Err(Errno::EINVAL) => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Clears the ambient capabilities.
+pub(super) fn clear_ambient() -> nix::Result<()> {
+    prctl(
+        libc::PR_CAP_AMBIENT,
+        libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+        0,
+    )
+}
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// `_LINUX_CAPABILITY_VERSION_3`: two [`CapData`] (64 capabilities).
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// Empties the effective, permitted and inheritable sets (`capset(2)`).
+#[expect(unsafe_code, reason = "capset(2) has no wrapper in nix or libc")]
+pub(super) fn clear_capabilities() -> nix::Result<()> {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: header and data are valid for the call, laid out as the
+    // kernel's structs for version 3 (a header and two data structs).
+    let r = unsafe { libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) };
+    Errno::result(r).map(drop)
+}
+
+/// The kernel's Landlock ABI version: 0 when it has none or it is off.
+#[expect(
+    unsafe_code,
+    reason = "landlock_create_ruleset(2) asking for the version; the landlock crate keeps it private"
+)]
+pub(super) fn landlock_abi() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attribute pointer, size 0 and the VERSION flag the
+    // call reads no memory and returns the ABI version or -1.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(v).unwrap_or(0).max(0)
+}
+
+/// Brings the loopback interface of this network namespace up (`SIOCSIFFLAGS`).
+#[expect(
+    unsafe_code,
+    reason = "ioctl(2) SIOCGIFFLAGS/SIOCSIFFLAGS has no safe wrapper"
+)]
+pub(super) fn loopback_up() -> nix::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    let socket = nix::sys::socket::socket(
+        nix::sys::socket::AddressFamily::Inet,
+        nix::sys::socket::SockType::Datagram,
+        nix::sys::socket::SockFlag::SOCK_CLOEXEC,
+        None,
+    )?;
+    // SAFETY: ifreq is plain data; all zeroes is a valid value.
+    let mut request: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (dst, src) in request.ifr_name.iter_mut().zip(b"lo\0") {
+        *dst = *src as libc::c_char;
+    }
+    // SAFETY: `request` is a valid ifreq naming "lo"; SIOCGIFFLAGS fills
+    // its flags and SIOCSIFFLAGS reads them; the socket is open.
+    unsafe {
+        Errno::result(libc::ioctl(
+            socket.as_raw_fd(),
+            libc::SIOCGIFFLAGS,
+            &raw mut request,
+        ))?;
+        request.ifr_ifru.ifru_flags |= (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+        Errno::result(libc::ioctl(
+            socket.as_raw_fd(),
+            libc::SIOCSIFFLAGS,
+            &raw const request,
+        ))?;
+    }
+    Ok(())
+}
+
+/// Sets `signal` to its default action (the Rust runtime ignores SIGPIPE, and
+/// an ignored signal stays ignored across exec).
+#[expect(
+    unsafe_code,
+    reason = "sigaction(2) is unsafe in nix because of handlers; SIG_DFL runs no code"
+)]
+pub(super) fn default_action(signal: Signal) -> nix::Result<()> {
+    let action = SigAction::new(SigHandler::SigDfl, SaFlags::empty(), SigSet::empty());
+    // SAFETY: SIG_DFL installs no handler, so no code of ours runs in a
+    // signal context.
+    unsafe { nix::sys::signal::sigaction(signal, &action) }.map(drop)
+}
