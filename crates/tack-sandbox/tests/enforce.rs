@@ -384,19 +384,27 @@ fn protected_paths_are_read_only() -> Outcome {
     std::fs::create_dir_all(&tack).unwrap();
     std::fs::write(hooks.join("x"), "hook").unwrap();
     std::fs::write(tack.join("settings.json"), "{}").unwrap();
+    let file = d.root.join("CLAUDE.md");
+    std::fs::write(&file, "rules").unwrap();
     let mut plan = plan(&d.root);
-    plan.read_only = vec![d.root.join(".git"), tack.clone()];
+    plan.read_only = vec![d.root.join(".git"), tack.clone(), file.clone()];
     let ran = run(
         &plan,
         &d.root,
         "echo evil > .git/hooks/x; echo '{\"x\":1}' > .tack/settings.json; \
-         rm -f .tack/settings.json; echo fine > other && cat other",
+         rm -f .tack/settings.json; mv .git gone; echo evil >> CLAUDE.md; \
+         sed -i s/rules/evil/ CLAUDE.md; echo fine > other && cat other",
     );
     ran.expect_code(0)?;
     ran.expect_output("Read-only file system")?;
     ran.expect_output("fine")?;
     expect_unchanged(&hooks.join("x"), "hook", &ran)?;
-    expect_unchanged(&tack.join("settings.json"), "{}", &ran)
+    expect_unchanged(&tack.join("settings.json"), "{}", &ran)?;
+    expect_unchanged(&file, "rules", &ran)?;
+    if !d.root.join(".git").is_dir() {
+        return Err(format!(".git was moved; output:\n{}", ran.out));
+    }
+    Ok(())
 }
 
 fn hidden_paths_read_empty() -> Outcome {
@@ -696,6 +704,7 @@ fn a_missing_program_exits_127() -> Outcome {
     let (code, out) = runtime.block_on(async {
         let spec = Spec::new("no-such-program-anywhere")
             .cwd(&d.root)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .wrapped(helper(), [json]);
         let process = tack_process::spawn(spec).unwrap();
         let ending = process.wait(Some(Duration::from_secs(30)), None).await;

@@ -17,7 +17,7 @@ use std::ffi::CString;
 use std::io::{Read as _, Write as _};
 
 use nix::sys::signal::{SigSet, Signal};
-use nix::sys::wait::{WaitStatus, waitpid};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid};
 
 use super::restrict::{self, Restrictions};
@@ -186,7 +186,7 @@ fn init_setup(plan: &Plan) -> Result<Option<std::net::TcpListener>, Failed> {
 /// Reaps every child until none is left; the command's status goes to `report`.
 fn reap(command: Pid, mut report: Option<std::io::PipeWriter>) -> ! {
     loop {
-        match waitpid(None::<Pid>, None) {
+        match waitpid(None::<Pid>, Some(WaitPidFlag::__WALL)) {
             Ok(status) => {
                 if status.pid() == Some(command)
                     && let (Some(code), Some(mut pipe)) = (encode(status), report.take())
