@@ -683,6 +683,18 @@ fn a_bad_plan_exits_125_with_the_message() -> Outcome {
     if ran.out.contains("ran") && !ran.out.contains("reading the plan") {
         return Err("the command ran".to_owned());
     }
+    // Found inside the namespaces, by ns-init.
+    let mut gone = plan(&d.root);
+    gone.read_only = vec![d.root.join("gone")];
+    let ran = run(&gone, &d.root, "echo the-command-ran");
+    ran.expect_code(125)?;
+    ran.expect_output(&format!(
+        "{SETUP_FAILED} making {} read-only",
+        d.root.join("gone").display()
+    ))?;
+    if ran.out.contains("the-command-ran") {
+        return Err(format!("the command ran:\n{}", ran.out));
+    }
     let mut plan = plan(&d.root);
     plan.landlock_abi = 99;
     let ran = run(&plan, &d.root, "echo the-command-ran");

@@ -54,7 +54,15 @@ impl Ids {
     /// Writes this process's uid and gid maps: the same ids inside.
     fn map(self) -> Result<(), Failed> {
         let write = |file: &str, text: String| {
-            std::fs::write(file, text).map_err(|e| Failed::new(format!("writing {file}"), e))
+            std::fs::write(file, text).map_err(|e| {
+                Failed::new(
+                    format!("writing {file}"),
+                    format!(
+                        "{e}; AppArmor may restrict unprivileged user namespaces here \
+                         (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later)"
+                    ),
+                )
+            })
         };
         let Ids { uid, gid } = self;
         write("/proc/self/setgroups", "deny".to_owned())?;
