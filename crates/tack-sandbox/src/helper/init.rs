@@ -56,7 +56,8 @@ pub(super) fn run(
         .thread_block()
         .map_err(|e| Failed::new("blocking signals", e))?;
     let ids = ns::Ids::now();
-    match sys::fork_into(ns::flags(plan)).map_err(ns::unshare_failed)? {
+    let flags = ns::flags(plan);
+    match sys::fork_into(flags).map_err(ns::unshare_failed(flags))? {
         ForkResult::Parent { .. } => {
             drop(status_write);
             drop(restrictions);

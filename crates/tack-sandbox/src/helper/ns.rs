@@ -71,22 +71,29 @@ impl Ids {
     }
 }
 
-/// Why new namespaces could not be made, for a person.
-pub(super) fn unshare_failed(e: nix::errno::Errno) -> Failed {
-    Failed::new(
-        "entering new user and mount namespaces",
-        format!(
-            "{e}; unprivileged user namespaces may be off here \
-             (kernel.apparmor_restrict_unprivileged_userns, user.max_user_namespaces); \
-             `tack sandbox check` shows what this machine supports"
-        ),
-    )
+/// Why the namespaces `flags` name could not be made, for a person.
+pub(super) fn unshare_failed(flags: CloneFlags) -> impl FnOnce(nix::errno::Errno) -> Failed {
+    move |e| {
+        let net = if flags.contains(CloneFlags::CLONE_NEWNET) {
+            " and a network namespace"
+        } else {
+            ""
+        };
+        Failed::new(
+            format!("entering new user, mount and PID namespaces{net}"),
+            format!(
+                "{e}; unprivileged user namespaces may be off here \
+                 (kernel.apparmor_restrict_unprivileged_userns, user.max_user_namespaces); \
+                 `tack sandbox check` shows what this machine supports"
+            ),
+        )
+    }
 }
 
 /// `unshare(flags)` and the maps (the probe's way in).
 pub(super) fn unshare_into(flags: CloneFlags) -> Result<(), Failed> {
     let ids = Ids::now();
-    unshare(flags).map_err(unshare_failed)?;
+    unshare(flags).map_err(unshare_failed(flags))?;
     ids.map()
 }
 
