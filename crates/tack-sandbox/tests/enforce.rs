@@ -58,6 +58,7 @@ fn main() {
         network_on_allows_tcp,
         proxy_reaches_only_the_bridge,
         unix_sockets_refused_unless_allowed,
+        seccomp_refuses_io_uring_clone3_and_new_user_namespaces,
         no_new_privs_and_no_capabilities,
         a_pid_namespace_of_its_own,
         exit_codes_pass_through,
@@ -542,6 +543,28 @@ fn unix_sockets_refused_unless_allowed() -> Outcome {
     let allowed = run(&plan, &d.root, script);
     allowed.expect_code(0)?;
     allowed.expect_output("unix ok")
+}
+
+fn seccomp_refuses_io_uring_clone3_and_new_user_namespaces() -> Outcome {
+    let d = dirs();
+    // x86_64 numbers; aarch64 shares them for io_uring_setup and clone3.
+    let script = "python3 -c '
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+r = libc.syscall(425, 4, params)
+print(\"io_uring\", r, os.strerror(ctypes.get_errno()))
+r = libc.syscall(435, None, 0)
+print(\"clone3\", r, os.strerror(ctypes.get_errno()))
+t = threading.Thread(target=print, args=(\"a thread ran\",))
+t.start(); t.join()
+'; unshare -U true || echo unshare-refused";
+    let ran = run(&plan(&d.root), &d.root, script);
+    ran.expect_code(0)?;
+    ran.expect_output("io_uring -1 Operation not permitted")?;
+    ran.expect_output("clone3 -1 Function not implemented")?;
+    ran.expect_output("a thread ran")?;
+    ran.expect_output("unshare-refused")
 }
 
 // ---------------------------------------------------------------------------
