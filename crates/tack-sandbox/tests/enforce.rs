@@ -718,6 +718,13 @@ fn a_bad_plan_exits_125_with_the_message() -> Outcome {
     if ran.out.contains("the-command-ran") {
         return Err(format!("the command ran:\n{}", ran.out));
     }
+    // Read-only paths without namespaces would be writable: refused.
+    let mut flat = plan(&d.root);
+    flat.namespaces = false;
+    flat.read_only = vec![d.root.clone()];
+    let ran = run(&flat, &d.root, "echo the-command-ran");
+    ran.expect_code(125)?;
+    ran.expect_output("need namespaces")?;
     let mut plan = plan(&d.root);
     plan.landlock_abi = 99;
     let ran = run(&plan, &d.root, "echo the-command-ran");

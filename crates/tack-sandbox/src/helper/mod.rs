@@ -136,6 +136,16 @@ fn run(plan: &std::ffi::OsStr, command: Vec<OsString>) -> Result<Infallible, Fai
             "no program was given after the plan",
         ));
     }
+    let needs_namespaces = !plan.read_only.is_empty()
+        || !plan.hidden.is_empty()
+        || matches!(plan.network, crate::NetPlan::Proxy { .. });
+    if needs_namespaces && !plan.namespaces {
+        return Err(Failed::new(
+            "reading the plan (the first argument)",
+            "read-only paths, hidden paths and the proxy need namespaces, and the plan has \
+             namespaces off",
+        ));
+    }
     let restrictions = restrict::Restrictions::for_plan(&plan)?;
     if plan.namespaces {
         return init::run(&plan, restrictions, &argv);
