@@ -58,6 +58,7 @@ fn main() {
         network_on_allows_tcp,
         proxy_reaches_only_the_bridge,
         unix_sockets_refused_unless_allowed,
+        seccomp_refuses_io_uring_clone3_and_new_user_namespaces,
         no_new_privs_and_no_capabilities,
         a_pid_namespace_of_its_own,
         exit_codes_pass_through,
@@ -384,19 +385,27 @@ fn protected_paths_are_read_only() -> Outcome {
     std::fs::create_dir_all(&tack).unwrap();
     std::fs::write(hooks.join("x"), "hook").unwrap();
     std::fs::write(tack.join("settings.json"), "{}").unwrap();
+    let file = d.root.join("CLAUDE.md");
+    std::fs::write(&file, "rules").unwrap();
     let mut plan = plan(&d.root);
-    plan.read_only = vec![d.root.join(".git"), tack.clone()];
+    plan.read_only = vec![d.root.join(".git"), tack.clone(), file.clone()];
     let ran = run(
         &plan,
         &d.root,
         "echo evil > .git/hooks/x; echo '{\"x\":1}' > .tack/settings.json; \
-         rm -f .tack/settings.json; echo fine > other && cat other",
+         rm -f .tack/settings.json; mv .git gone; echo evil >> CLAUDE.md; \
+         sed -i s/rules/evil/ CLAUDE.md; echo fine > other && cat other",
     );
     ran.expect_code(0)?;
     ran.expect_output("Read-only file system")?;
     ran.expect_output("fine")?;
     expect_unchanged(&hooks.join("x"), "hook", &ran)?;
-    expect_unchanged(&tack.join("settings.json"), "{}", &ran)
+    expect_unchanged(&tack.join("settings.json"), "{}", &ran)?;
+    expect_unchanged(&file, "rules", &ran)?;
+    if !d.root.join(".git").is_dir() {
+        return Err(format!(".git was moved; output:\n{}", ran.out));
+    }
+    Ok(())
 }
 
 fn hidden_paths_read_empty() -> Outcome {
@@ -534,6 +543,28 @@ fn unix_sockets_refused_unless_allowed() -> Outcome {
     let allowed = run(&plan, &d.root, script);
     allowed.expect_code(0)?;
     allowed.expect_output("unix ok")
+}
+
+fn seccomp_refuses_io_uring_clone3_and_new_user_namespaces() -> Outcome {
+    let d = dirs();
+    // x86_64 numbers; aarch64 shares them for io_uring_setup and clone3.
+    let script = "python3 -c '
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+r = libc.syscall(425, 4, params)
+print(\"io_uring\", r, os.strerror(ctypes.get_errno()))
+r = libc.syscall(435, None, 0)
+print(\"clone3\", r, os.strerror(ctypes.get_errno()))
+t = threading.Thread(target=print, args=(\"a thread ran\",))
+t.start(); t.join()
+'; unshare -U true || echo unshare-refused";
+    let ran = run(&plan(&d.root), &d.root, script);
+    ran.expect_code(0)?;
+    ran.expect_output("io_uring -1 Operation not permitted")?;
+    ran.expect_output("clone3 -1 Function not implemented")?;
+    ran.expect_output("a thread ran")?;
+    ran.expect_output("unshare-refused")
 }
 
 // ---------------------------------------------------------------------------
@@ -675,6 +706,25 @@ fn a_bad_plan_exits_125_with_the_message() -> Outcome {
     if ran.out.contains("ran") && !ran.out.contains("reading the plan") {
         return Err("the command ran".to_owned());
     }
+    // Found inside the namespaces, by ns-init.
+    let mut gone = plan(&d.root);
+    gone.read_only = vec![d.root.join("gone")];
+    let ran = run(&gone, &d.root, "echo the-command-ran");
+    ran.expect_code(125)?;
+    ran.expect_output(&format!(
+        "{SETUP_FAILED} making {} read-only",
+        d.root.join("gone").display()
+    ))?;
+    if ran.out.contains("the-command-ran") {
+        return Err(format!("the command ran:\n{}", ran.out));
+    }
+    // Read-only paths without namespaces would be writable: refused.
+    let mut flat = plan(&d.root);
+    flat.namespaces = false;
+    flat.read_only = vec![d.root.clone()];
+    let ran = run(&flat, &d.root, "echo the-command-ran");
+    ran.expect_code(125)?;
+    ran.expect_output("need namespaces")?;
     let mut plan = plan(&d.root);
     plan.landlock_abi = 99;
     let ran = run(&plan, &d.root, "echo the-command-ran");
@@ -696,6 +746,7 @@ fn a_missing_program_exits_127() -> Outcome {
     let (code, out) = runtime.block_on(async {
         let spec = Spec::new("no-such-program-anywhere")
             .cwd(&d.root)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .wrapped(helper(), [json]);
         let process = tack_process::spawn(spec).unwrap();
         let ending = process.wait(Some(Duration::from_secs(30)), None).await;

@@ -17,11 +17,11 @@ use std::ffi::CString;
 use std::io::{Read as _, Write as _};
 
 use nix::sys::signal::{SigSet, Signal};
-use nix::sys::wait::{WaitStatus, waitpid};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid};
 
 use super::restrict::{self, Restrictions};
-use super::{Failed, exec, sys};
+use super::{Failed, exec, ns, sys};
 use crate::plan::{NetPlan, Plan, SETUP_EXIT};
 
 /// The signals tack (or anyone) may stop the group with: the helper and
@@ -42,8 +42,9 @@ fn group_signals() -> SigSet {
     set
 }
 
-/// Runs the command under ns-init (the helper has entered the namespaces)
-/// and ends as it ends.
+/// Runs the command under ns-init, started in new namespaces (the helper
+/// stays out of them, so that their teardown is not on its way out), and
+/// ends as the command ends.
 pub(super) fn run(
     plan: &Plan,
     restrictions: Restrictions,
@@ -54,7 +55,9 @@ pub(super) fn run(
     group_signals()
         .thread_block()
         .map_err(|e| Failed::new("blocking signals", e))?;
-    match sys::fork().map_err(|e| Failed::new("starting the sandbox's init (fork)", e))? {
+    let ids = ns::Ids::now();
+    let flags = ns::flags(plan);
+    match sys::fork_into(flags).map_err(ns::unshare_failed(flags))? {
         ForkResult::Parent { .. } => {
             drop(status_write);
             drop(restrictions);
@@ -62,7 +65,7 @@ pub(super) fn run(
         }
         ForkResult::Child => {
             drop(status_read);
-            ns_init(plan, restrictions, argv, status_write)
+            ns_init(plan, ids, restrictions, argv, status_write)
         }
     }
 }
@@ -112,11 +115,12 @@ fn end_as(status: i32) -> ! {
 /// PID 1 of the namespace: sets it up, starts the command, reaps.
 fn ns_init(
     plan: &Plan,
+    ids: ns::Ids,
     restrictions: Restrictions,
     argv: &[CString],
     mut report: std::io::PipeWriter,
 ) -> ! {
-    let listener = match init_setup(plan) {
+    let listener = match ns::set_up(plan, ids).and_then(|()| init_setup(plan)) {
         Ok(listener) => listener,
         Err(failed) => {
             failed.print();
@@ -183,7 +187,7 @@ fn init_setup(plan: &Plan) -> Result<Option<std::net::TcpListener>, Failed> {
 /// Reaps every child until none is left; the command's status goes to `report`.
 fn reap(command: Pid, mut report: Option<std::io::PipeWriter>) -> ! {
     loop {
-        match waitpid(None::<Pid>, None) {
+        match waitpid(None::<Pid>, Some(WaitPidFlag::__WALL)) {
             Ok(status) => {
                 if status.pid() == Some(command)
                     && let (Some(code), Some(mut pipe)) = (encode(status), report.take())

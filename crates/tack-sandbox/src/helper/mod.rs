@@ -13,12 +13,13 @@
 //!    everything that can be done once, before any fork.
 //! 2. Without namespaces (`plan.namespaces == false`), the helper restricts
 //!    itself (`no_new_privs`, Landlock, seccomp) and execs PROGRAM: no fork.
-//! 3. With them (`ns`), it enters new user, mount and PID namespaces (and a
-//!    network namespace for the proxy), same uid and gid inside; makes the
-//!    protected paths read-only and hides the denied ones; forks ns-init,
-//!    PID 1 of the new namespace, which mounts `/proc`, starts the bridge to
-//!    the proxy, and forks the command: it drops every capability, restricts
-//!    itself and execs PROGRAM (`init`). The helper ends as the command does.
+//! 3. With them, it forks ns-init straight into new user, mount and PID
+//!    namespaces (and a network namespace for the proxy) with `clone(2)`,
+//!    staying out of them itself (`init`). ns-init, PID 1 there, maps the
+//!    same uid and gid inside, makes the protected paths read-only and hides
+//!    the denied ones (`ns`), mounts `/proc`, starts the bridge to the proxy,
+//!    and forks the command: it drops every capability, restricts itself and
+//!    execs PROGRAM. The helper ends as the command does.
 //!
 //! [`main`] must run before the process starts any thread (it forks).
 
@@ -134,9 +135,18 @@ fn run(plan: &std::ffi::OsStr, command: Vec<OsString>) -> Result<Infallible, Fai
             "no program was given after the plan",
         ));
     }
+    let needs_namespaces = !plan.read_only.is_empty()
+        || !plan.hidden.is_empty()
+        || matches!(plan.network, crate::NetPlan::Proxy { .. });
+    if needs_namespaces && !plan.namespaces {
+        return Err(Failed::new(
+            "reading the plan (the first argument)",
+            "read-only paths, hidden paths and the proxy need namespaces, and the plan has \
+             namespaces off",
+        ));
+    }
     let restrictions = restrict::Restrictions::for_plan(&plan)?;
     if plan.namespaces {
-        ns::enter(&plan)?;
         return init::run(&plan, restrictions, &argv);
     }
     restrictions.apply()?;

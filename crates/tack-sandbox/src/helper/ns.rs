@@ -13,45 +13,88 @@ use crate::plan::{NetPlan, Plan};
 
 const NONE: Option<&str> = None;
 
-/// Moves this process into new user and mount namespaces (its children into
-/// a new PID namespace; with [`NetPlan::Proxy`], a new network namespace
-/// too), mapped to the same uid and gid, and makes the plan's mounts.
-pub(super) fn enter(plan: &Plan) -> Result<(), Failed> {
+/// The namespaces ns-init starts in: user, mount and PID, and with
+/// [`NetPlan::Proxy`] a network namespace.
+pub(super) fn flags(plan: &Plan) -> CloneFlags {
     let mut flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
     if matches!(plan.network, NetPlan::Proxy { .. }) {
         flags |= CloneFlags::CLONE_NEWNET;
     }
-    enter_namespaces(flags)?;
+    flags
+}
+
+/// In the new namespaces: the same uid and gid as outside (`ids`, read
+/// before), then the plan's mounts in a private mount tree.
+pub(super) fn set_up(plan: &Plan, ids: Ids) -> Result<(), Failed> {
+    ids.map()?;
     mount(NONE, "/", NONE, MsFlags::MS_REC | MsFlags::MS_PRIVATE, NONE)
         .map_err(|e| Failed::new("making the mount tree private", e))?;
     for path in &plan.read_only {
         bind_read_only(path)?;
     }
-    hide(&plan.hidden)?;
-    Ok(())
+    hide(&plan.hidden)
 }
 
-/// `unshare(flags)` and the uid and gid maps: the same ids inside as outside.
-pub(super) fn enter_namespaces(flags: CloneFlags) -> Result<(), Failed> {
-    let uid = nix::unistd::getuid();
-    let gid = nix::unistd::getgid();
-    unshare(flags).map_err(|e| {
+/// The uid and gid outside the user namespace (inside, before the maps are
+/// written, they read as the overflow ids).
+#[derive(Clone, Copy)]
+pub(super) struct Ids {
+    uid: nix::unistd::Uid,
+    gid: nix::unistd::Gid,
+}
+
+impl Ids {
+    pub(super) fn now() -> Ids {
+        Ids {
+            uid: nix::unistd::getuid(),
+            gid: nix::unistd::getgid(),
+        }
+    }
+
+    /// Writes this process's uid and gid maps: the same ids inside.
+    fn map(self) -> Result<(), Failed> {
+        let write = |file: &str, text: String| {
+            std::fs::write(file, text).map_err(|e| {
+                Failed::new(
+                    format!("writing {file}"),
+                    format!(
+                        "{e}; AppArmor may restrict unprivileged user namespaces here \
+                         (kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and later)"
+                    ),
+                )
+            })
+        };
+        let Ids { uid, gid } = self;
+        write("/proc/self/setgroups", "deny".to_owned())?;
+        write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+        write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+    }
+}
+
+/// Why the namespaces `flags` name could not be made, for a person.
+pub(super) fn unshare_failed(flags: CloneFlags) -> impl FnOnce(nix::errno::Errno) -> Failed {
+    move |e| {
+        let net = if flags.contains(CloneFlags::CLONE_NEWNET) {
+            " and a network namespace"
+        } else {
+            ""
+        };
         Failed::new(
-            "entering new user and mount namespaces (unshare)",
+            format!("entering new user, mount and PID namespaces{net}"),
             format!(
                 "{e}; unprivileged user namespaces may be off here \
                  (kernel.apparmor_restrict_unprivileged_userns, user.max_user_namespaces); \
                  `tack sandbox check` shows what this machine supports"
             ),
         )
-    })?;
-    let write = |file: &str, text: String| {
-        std::fs::write(file, text).map_err(|e| Failed::new(format!("writing {file}"), e))
-    };
-    write("/proc/self/setgroups", "deny".to_owned())?;
-    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-    write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
-    Ok(())
+    }
+}
+
+/// `unshare(flags)` and the maps (the probe's way in).
+pub(super) fn unshare_into(flags: CloneFlags) -> Result<(), Failed> {
+    let ids = Ids::now();
+    unshare(flags).map_err(unshare_failed(flags))?;
+    ids.map()
 }
 
 /// Binds `path` onto itself and makes that mount read-only, keeping the flags

@@ -61,7 +61,7 @@ fn in_child(test: fn() -> Result<(), Failed>) -> Result<(), String> {
 /// uid/gid maps, a read-only bind mount, a tmpfs, and a fresh /proc from
 /// PID 1 of the new namespace.
 fn namespaces() -> Result<(), Failed> {
-    ns::enter_namespaces(
+    ns::unshare_into(
         CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID,
     )?;
     use nix::mount::{MsFlags, mount};
@@ -98,7 +98,7 @@ fn namespaces() -> Result<(), Failed> {
 
 /// A network namespace of its own with `lo` up and a listener on it.
 fn network_namespace() -> Result<(), Failed> {
-    ns::enter_namespaces(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET)?;
+    ns::unshare_into(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET)?;
     sys::loopback_up().map_err(|e| Failed::new("bringing up lo", e))?;
     std::net::TcpListener::bind(("127.0.0.1", 0))
         .map_err(|e| Failed::new("listening on 127.0.0.1", e))?;

@@ -17,11 +17,11 @@ use seccompiler::{
 use super::{Failed, sys};
 use crate::plan::{NetPlan, Plan};
 
-/// The Landlock ruleset and seccomp filters of a plan, ready to apply.
+/// The Landlock ruleset and seccomp filter of a plan, ready to apply.
 pub(super) struct Restrictions {
     /// `None` only when the plan asks for no Landlock (ABI 0) and the kernel has none.
     landlock: Option<RulesetCreated>,
-    seccomp: Vec<BpfProgram>,
+    seccomp: BpfProgram,
 }
 
 impl Restrictions {
@@ -32,7 +32,7 @@ impl Restrictions {
         })
     }
 
-    /// Only the seccomp filters of `plan` (the probe tries them).
+    /// Only the seccomp filter of `plan` (the probe tries them).
     pub(super) fn seccomp_only(plan: &Plan) -> Result<Restrictions, Failed> {
         Ok(Restrictions {
             landlock: None,
@@ -49,11 +49,8 @@ impl Restrictions {
                 .restrict_self()
                 .map_err(|e| Failed::new("enforcing the Landlock ruleset", e))?;
         }
-        for program in &self.seccomp {
-            seccompiler::apply_filter(program)
-                .map_err(|e| Failed::new("installing the seccomp filter", e))?;
-        }
-        Ok(())
+        seccompiler::apply_filter(&self.seccomp)
+            .map_err(|e| Failed::new("installing the seccomp filter", e))
     }
 }
 
@@ -180,11 +177,13 @@ const REFUSED: &[libc::c_long] = &[
     libc::SYS_request_key,
 ];
 
-/// The seccomp filters: one returning EPERM (sockets as the plan says, the
-/// [`REFUSED`] calls, `unshare`/`clone` with `CLONE_NEWUSER`), one returning
-/// ENOSYS (`clone3`, whose flags a filter cannot read, so libc falls back to
-/// `clone`; and on x86_64 every x32 call, which would dodge the numbers above).
-fn seccomp(plan: &Plan) -> Result<Vec<BpfProgram>, Failed> {
+/// The seccomp filter, one program (the kernel compiles each filter on its
+/// own, so one is cheaper than two): first ENOSYS for `clone3` (a filter
+/// cannot read its flags, so libc falls back to `clone`) and, on x86_64,
+/// for every x32 call (they would dodge the numbers below); then EPERM for
+/// sockets as the plan says, the [`REFUSED`] calls, and `unshare`/`clone`
+/// with `CLONE_NEWUSER`.
+fn seccomp(plan: &Plan) -> Result<BpfProgram, Failed> {
     let failed = |e: seccompiler::BackendError| Failed::new("building the seccomp filter", e);
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(failed)?;
     // `int` arguments: only the low 32 bits count (the kernel ignores the
@@ -222,14 +221,16 @@ fn seccomp(plan: &Plan) -> Result<Vec<BpfProgram>, Failed> {
         arch,
     )
     .map_err(failed)?;
-    let eperm = BpfProgram::try_from(eperm).map_err(failed)?;
-    Ok(vec![eperm, enosys(arch)])
+    let mut program = enosys_prefix(arch);
+    program.extend(BpfProgram::try_from(eperm).map_err(failed)?);
+    Ok(program)
 }
 
-/// The ENOSYS filter, written out (seccompiler cannot compare the call
-/// number with `>=`).
-fn enosys(arch: TargetArch) -> BpfProgram {
+/// The ENOSYS part, written out (seccompiler cannot compare the call number
+/// with `>=`); what it does not refuse falls through to the next instruction.
+fn enosys_prefix(arch: TargetArch) -> BpfProgram {
     const LD_W_ABS: u16 = 0x20;
+    const JA: u16 = 0x05;
     const JEQ_K: u16 = 0x15;
     const JGE_K: u16 = 0x35;
     const RET_K: u16 = 0x06;
@@ -255,7 +256,8 @@ fn enosys(arch: TargetArch) -> BpfProgram {
     }
     program.extend([
         op(JEQ_K, clone3, 1, 0),
-        op(RET_K, libc::SECCOMP_RET_ALLOW, 0, 0),
+        // Past the ENOSYS return, on to the rest of the filter.
+        op(JA, 1, 0, 0),
         op(
             RET_K,
             libc::SECCOMP_RET_ERRNO | (libc::ENOSYS as u32 & libc::SECCOMP_RET_DATA),

@@ -20,6 +20,30 @@ pub(super) fn fork() -> nix::Result<ForkResult> {
     unsafe { nix::unistd::fork() }
 }
 
+/// `clone(2)` like `fork(2)` (no new stack: the child returns here on a
+/// copy of this one), the child in the new namespaces `flags` name: with
+/// `CLONE_NEWPID` it is PID 1 of the new PID namespace, and this process
+/// stays where it was. Single-threaded callers only, as [`fork`].
+#[expect(
+    unsafe_code,
+    reason = "clone(2) with namespace flags: ns-init starts in its namespaces, the helper stays out"
+)]
+pub(super) fn fork_into(flags: nix::sched::CloneFlags) -> nix::Result<ForkResult> {
+    let flags = flags.bits() as libc::c_ulong | libc::SIGCHLD as libc::c_ulong;
+    // SAFETY: as for fork: the process is single-threaded, so the child
+    // inherits no lock held by another thread. With a null stack the kernel
+    // gives the child a copy of this address space and stack, as fork
+    // does; the other arguments (tids, tls) are unused without the flags
+    // that read them.
+    let r = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    match Errno::result(r)? {
+        0 => Ok(ForkResult::Child),
+        pid => Ok(ForkResult::Parent {
+            child: nix::unistd::Pid::from_raw(pid as libc::pid_t),
+        }),
+    }
+}
+
 /// `prctl(option, arg2, arg3, 0, 0)` for the options that take integers.
 #[expect(
     unsafe_code,
