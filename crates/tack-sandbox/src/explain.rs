@@ -41,9 +41,39 @@ const NO_NETWORK: &[&str] = &[
     "No address associated with hostname",
 ];
 
+/// Words of a command line that say it wants the network.
+const NETWORK_WORDS: &[&str] = &[
+    "://",
+    "curl",
+    "wget",
+    "ssh ",
+    "scp ",
+    "rsync",
+    "nc ",
+    "ncat",
+    "telnet",
+    "git clone",
+    "git fetch",
+    "git pull",
+    "git push",
+    "ls-remote",
+    "npm install",
+    "npm i ",
+    "npx ",
+    "pip install",
+    "cargo install",
+    "/dev/tcp/",
+    "/dev/udp/",
+    "socket",
+    "requests.",
+    "urllib",
+    "http.client",
+];
+
 pub(crate) fn explain(
     config: &Config,
     plan: &Plan,
+    command: &str,
     output: &str,
     cwd: &Path,
     denials: &[Denial],
@@ -66,10 +96,29 @@ pub(crate) fn explain(
         });
     }
     for line in output.lines() {
-        if !WRITE_REFUSED.iter().any(|e| line.contains(e)) {
+        // The path a message is about is the last one before the error's
+        // text: `SCRIPT: line 2: /etc/hosts: Permission denied`.
+        let Some(at) = WRITE_REFUSED.iter().filter_map(|e| line.find(e)).min() else {
             continue;
+        };
+        let before = &line[..at];
+        let mut paths = paths_in(before, cwd);
+        // `bash: .git/hooks/x: Read-only file system`: the word just before
+        // the error is the path, relative or not.
+        let tail = before.trim_end().trim_end_matches(':');
+        let quoted = tail.ends_with(['\'', '"', '’', '”']);
+        if let Some(word) = tail.rsplit(' ').next().filter(|_| !quoted) {
+            let word = word.trim_matches(['\'', '"', '`', '‘', '’', '“', '”']);
+            if !word.is_empty() && !word.ends_with(']') && !word.contains("://") {
+                let path = Path::new(word);
+                paths.push(normalize(&if path.is_absolute() {
+                    path.to_path_buf()
+                } else {
+                    cwd.join(path)
+                }));
+            }
         }
-        for path in paths_in(line, cwd) {
+        if let Some(path) = paths.pop() {
             if let Some(protected) = plan.read_only.iter().find(|p| path.starts_with(p)) {
                 return Some(Blocked {
                     reason: format!(
@@ -93,7 +142,22 @@ pub(crate) fn explain(
             }
         }
     }
-    if plan.network != NetPlan::On && NO_NETWORK.iter().any(|e| output.contains(e)) {
+    let refused_socket = output.lines().any(|line| {
+        WRITE_REFUSED.iter().any(|e| line.contains(e))
+            && [
+                "socket",
+                "connect",
+                "/dev/tcp/",
+                "/dev/udp/",
+                "PermissionError",
+            ]
+            .iter()
+            .any(|w| line.contains(w))
+    });
+    let wants_network = NETWORK_WORDS.iter().any(|w| command.contains(w));
+    if plan.network != NetPlan::On
+        && (NO_NETWORK.iter().any(|e| output.contains(e)) || refused_socket || wants_network)
+    {
         let reason = match plan.network {
             NetPlan::Proxy { .. } => "the network is reachable only through tack's proxy, for the \
                  domains in sandbox.network.allowedDomains; a connection that bypasses the proxy \
@@ -121,42 +185,53 @@ fn is_device(path: &Path) -> bool {
     path.starts_with("/dev")
 }
 
-/// The paths a message line names: words that begin with `/`, `./` or
-/// `~`, or quoted ones (`'x'`, `"x"`, `` `x' ``), made absolute against `cwd`.
+/// The paths a message line names, in the order they appear: quoted words
+/// (`'x'`, `"x"`, `` `x' ``, which may hold spaces) and words that begin
+/// with `/`, `./` or `../`, made absolute against `cwd`.
 fn paths_in(line: &str, cwd: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut push = |word: &str| {
-        let word = word.trim_end_matches([':', ',', ';', ')']);
-        if word.is_empty() || word.contains("://") {
-            return;
-        }
-        let path = Path::new(word);
-        let absolute = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            cwd.join(path)
-        };
-        out.push(normalize(&absolute));
-    };
-    // Quoted words first: they may hold spaces.
-    for quote in ['\'', '"', '`', '‘', '“'] {
-        let mut rest = line;
-        while let Some(start) = rest.find(quote) {
-            let after = &rest[start + quote.len_utf8()..];
-            let Some(end) = after.find(['\'', '"', '’', '”']) else {
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut quoted = Vec::new();
+    for open in ['\'', '"', '`', '‘', '“'] {
+        let mut from = 0;
+        while let Some(start) = line[from..].find(open).map(|i| i + from) {
+            let body = start + open.len_utf8();
+            let Some(len) = line[body..].find(['\'', '"', '’', '”']) else {
                 break;
             };
-            push(&after[..end]);
-            rest = &after[end + 1..];
+            found.push((start, line[body..body + len].to_owned()));
+            quoted.push(start..body + len + 1);
+            from = body + len + 1;
         }
     }
-    for word in line.split_whitespace() {
-        let word = word.trim_matches(['\'', '"', '`', '‘', '’', '“', '”', '(']);
+    let mut offset = 0;
+    for word in line.split(' ') {
+        let start = offset;
+        offset += word.len() + 1;
+        if quoted.iter().any(|q| q.contains(&start)) {
+            continue;
+        }
+        let word = word.trim_matches(['(', ')']);
         if word.starts_with('/') || word.starts_with("./") || word.starts_with("../") {
-            push(word);
+            found.push((start, word.to_owned()));
         }
     }
-    out
+    found.sort_by_key(|(at, _)| *at);
+    found
+        .into_iter()
+        .filter_map(|(_, word)| {
+            let word = word.trim_end_matches([':', ',', ';']);
+            if word.is_empty() || word.contains("://") {
+                return None;
+            }
+            let path = Path::new(word);
+            let absolute = if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                cwd.join(path)
+            };
+            Some(normalize(&absolute))
+        })
+        .collect()
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system (the path may not exist).
@@ -202,7 +277,15 @@ mod tests {
     }
 
     fn reason(output: &str) -> Option<String> {
-        explain(&config(), &plan(), output, Path::new("/work/p/src"), &[]).map(|b| b.to_string())
+        explain(
+            &config(),
+            &plan(),
+            "make",
+            output,
+            Path::new("/work/p/src"),
+            &[],
+        )
+        .map(|b| b.to_string())
     }
 
     #[test]
@@ -228,6 +311,20 @@ mod tests {
     }
 
     #[test]
+    fn the_path_is_the_one_the_error_is_about_not_the_scripts() {
+        let r =
+            reason("/tmp/tack-bash-1/script-1: line 2: /tmp/out/keep: Permission denied").unwrap();
+        assert!(r.contains("write to /tmp/out/keep outside"), "{r}");
+        let r = reason("cp: cannot create regular file '/o/copied': Permission denied").unwrap();
+        assert!(r.contains("write to /o/copied outside"), "{r}");
+        let r = reason("/tmp/s/script-1: line 2: ../.git/hooks/x: Read-only file system").unwrap();
+        assert!(
+            r.contains("write to /work/p/.git/hooks/x inside /work/p/.git"),
+            "{r}"
+        );
+    }
+
+    #[test]
     fn failures_the_sandbox_did_not_cause_are_left_alone() {
         assert_eq!(reason("error: could not compile `x`"), None);
         assert_eq!(
@@ -244,5 +341,19 @@ mod tests {
     fn network_failures_say_the_network_is_off() {
         let r = reason("curl: (7) Couldn't connect to server").unwrap();
         assert!(r.contains("the network is off"), "{r}");
+        let r = reason("bash: /dev/tcp/127.0.0.1/80: Operation not permitted").unwrap();
+        assert!(r.contains("the network is off"), "{r}");
+        let r = reason("PermissionError: [Errno 1] Operation not permitted").unwrap();
+        assert!(r.contains("the network is off"), "{r}");
+        // A quiet `curl -s` says nothing; its command line does.
+        let silent = explain(
+            &config(),
+            &plan(),
+            "curl -s https://x.dev",
+            "",
+            Path::new("/"),
+            &[],
+        );
+        assert!(silent.is_some_and(|b| b.reason.contains("the network is off")));
     }
 }

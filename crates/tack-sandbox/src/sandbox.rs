@@ -200,9 +200,15 @@ impl Sandbox {
     }
 
     /// Why a command that failed was blocked by the sandbox, read from its
-    /// output (run in `cwd`) and the proxy's refusals since `denials_before`;
-    /// `None` when nothing points at the sandbox.
-    pub fn explain(&self, output: &str, cwd: &Path, denials_before: u64) -> Option<Blocked> {
+    /// command line, its output (run in `cwd`) and the proxy's refusals since
+    /// `denials_before`; `None` when nothing points at the sandbox.
+    pub fn explain(
+        &self,
+        command: &str,
+        output: &str,
+        cwd: &Path,
+        denials_before: u64,
+    ) -> Option<Blocked> {
         let Some(Ok(ready)) = self.ready.get() else {
             return None;
         };
@@ -210,7 +216,7 @@ impl Sandbox {
             Some(proxy) => proxy.denials_since(denials_before),
             None => Vec::new(),
         };
-        explain::explain(&self.config, &ready.plan, output, cwd, &denials)
+        explain::explain(&self.config, &ready.plan, command, output, cwd, &denials)
     }
 
     /// `tack sandbox check`: what this machine supports and what this

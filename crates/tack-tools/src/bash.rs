@@ -302,9 +302,15 @@ impl TypedTool for Bash {
                     let _ = std::fs::remove_file(&files.script);
                     return Err(ToolError::Unavailable(failure));
                 }
-                let failed = !matches!(ending, Ending::Exited(e) if e.success());
+                // A refused connection may not fail the command (curl prints
+                // the proxy's 403 and exits 0).
+                let failed = !matches!(ending, Ending::Exited(e) if e.success())
+                    || s.sandbox.denials_so_far() > denials_before;
                 failed
-                    .then(|| s.sandbox.explain(&taken_all(&output), &cwd, denials_before))
+                    .then(|| {
+                        s.sandbox
+                            .explain(&input.command, &taken_all(&output), &cwd, denials_before)
+                    })
                     .flatten()
                     .map(|blocked| format!("[{blocked}]"))
             }

@@ -100,7 +100,7 @@ fn with_rules_allowing_everything_the_sandbox_still_stops_writes_and_connections
         format!("trap -- 'touch {o}/pwned-trap' EXIT"),
         "bash --rcfile evil.rc -ic true".to_owned(),
         format!("git init -q g && git -C g grep -O'touch {o}/pwned-grep' x"),
-        format!("cd {o} && touch pwned-cd"),
+        format!("(cd {o} && touch pwned-cd)"),
         format!(
             "cat /proc/self/cwd/../../{}/keep > /dev/null; touch /proc/self/cwd/{o}/pwned-proc",
             ""
