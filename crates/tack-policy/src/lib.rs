@@ -50,6 +50,7 @@ mod paths;
 mod policy;
 mod request;
 mod rule;
+mod sandbox;
 mod settings;
 mod shell;
 mod wide;
@@ -68,6 +69,10 @@ pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
 pub use rule::{Level, Source, split_rule_list};
+pub use sandbox::{
+    DISABLE_SANDBOX_FIELD, HiddenPaths, SandboxPermissions, asks_unsandboxed, excluded_command,
+    hidden_paths, sandbox_decision,
+};
 pub use settings::{CliPermissions, LoadOptions, Settings};
 /// The outcome of a check, ordered so the strictest wins with `max`:
 /// allow < ask < deny. One type with the hooks and the audit trail.
