@@ -18,6 +18,11 @@
 //! removed). Resolution is the one IO step ([`Request::resolve`]);
 //! [`evaluate`] is pure and [`Decision`] orders `Allow < Ask < Deny`.
 //!
+//! With the OS sandbox in force, [`sandbox_decision`] adjusts a Bash
+//! decision (autoAllowBashIfSandboxed, dangerouslyDisableSandbox),
+//! [`excluded_command`] says which lines run outside it and
+//! [`hidden_paths`] which paths the Read deny rules hide.
+//!
 //! ```
 //! use serde_json::json;
 //! use tack_policy::{PolicyBuilder, Request, evaluate};

@@ -143,6 +143,13 @@ impl SandboxSettings {
         }
     }
 
+    /// The paths the sandbox hides: the deny `Read(…)` rules of `policy`
+    /// (the session's, for its working directory) and `denyRead`; what
+    /// cannot be hidden is listed as unenforced.
+    pub fn hidden(&self, policy: &tack_policy::Policy) -> tack_policy::HiddenPaths {
+        tack_policy::hidden_paths(policy, &self.deny_read)
+    }
+
     /// What the permission stage needs (see
     /// [`tack_agent::permission::PolicyStage::with_sandbox`]): `writable_roots`
     /// are all of them (working directory, additional directories and

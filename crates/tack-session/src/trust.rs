@@ -52,6 +52,7 @@ pub struct UntrustedSettings {
     pub allow: Vec<WideRule>,
     /// What in its `sandbox` section widens the OS sandbox, one item each
     /// (`sandbox.enabled: false`, an `allowedDomains` entry, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sandbox: Vec<String>,
     /// What is withheld, as it is in the file.
     pub withheld: Value,

@@ -165,6 +165,11 @@ fn every_level_counts_scalars_override_and_lists_concatenate() {
         "{:?}",
         ctx.settings.warnings
     );
+    let hidden = s.hidden(ctx.settings.permissions.policy());
+    assert_eq!(
+        hidden.paths,
+        [home.join(".aws/credentials"), root.join("secrets")]
+    );
     let permissions = s.permissions(std::slice::from_ref(&root), None);
     assert!(permissions.auto_allow && !permissions.allow_unsandboxed_commands);
     assert_eq!(permissions.excluded_commands, s.excluded_commands);
