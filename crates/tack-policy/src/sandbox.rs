@@ -72,10 +72,11 @@ pub struct HiddenPaths {
     /// Absolute paths to hide (a file or a whole directory), each once;
     /// both the path as written and where its symlinks lead.
     pub paths: Vec<PathBuf>,
-    /// Rules and entries that name no path the sandbox can hide
-    /// (`Read(**/*.pem)`, `Read(.env)` at any depth, `Read` alone), as
-    /// written: the rules still stop tack's own tools, but a command in the
-    /// sandbox can read what they name. For `tack sandbox check`.
+    /// Rules and entries that name no path the sandbox can hide (or keep
+    /// read-only): `Read(**/*.pem)`, `Read(.env)` at any depth, `Read`
+    /// alone, as written. The rules still stop tack's own tools, but a
+    /// command in the sandbox can reach what they name. For `tack sandbox
+    /// check`.
     pub unenforced: Vec<String>,
 }
 
@@ -86,15 +87,22 @@ pub struct HiddenPaths {
 /// directory otherwise), and each `deny_read` entry (absolute already; see
 /// tack-session's sandbox settings) that is a literal path or `dir/**`.
 pub fn hidden_paths(policy: &Policy, deny_read: &[PathBuf]) -> HiddenPaths {
+    rule_paths(policy, "Read", deny_read, "sandbox.filesystem.denyRead")
+}
+
+/// The paths the sandbox should keep read-only, as [`hidden_paths`] but
+/// from the deny `Edit(…)` rules and `sandbox.filesystem.denyWrite`
+/// (Claude Code applies Edit deny rules to sandboxed commands too).
+pub fn read_only_paths(policy: &Policy, deny_write: &[PathBuf]) -> HiddenPaths {
+    rule_paths(policy, "Edit", deny_write, "sandbox.filesystem.denyWrite")
+}
+
+fn rule_paths(policy: &Policy, family: &str, extra: &[PathBuf], setting: &str) -> HiddenPaths {
     let mut out = HiddenPaths::default();
-    let slash = ResolvedPath {
-        lexical: PathBuf::from("/"),
-        canonical: PathBuf::from("/"),
-    };
     for rule in policy.rules.iter().filter(|r| r.kind == Verdict::Deny) {
         match &rule.target {
-            Target::Tool(tool) if tool == "Read" => out.unenforced.push(rule.text.clone()),
-            Target::Path { tool, pattern } if tool == "Read" => {
+            Target::Tool(tool) if tool == family => out.unenforced.push(rule.text.clone()),
+            Target::Path { tool, pattern } if tool == family => {
                 let here = relative_base(rule.source.level, &policy.cwd, &policy.project_root);
                 let globs = glob_strings(
                     pattern,
@@ -117,18 +125,16 @@ pub fn hidden_paths(policy: &Policy, deny_read: &[PathBuf]) -> HiddenPaths {
             _ => {}
         }
     }
-    for entry in deny_read {
+    for entry in extra {
         let text = entry.to_string_lossy();
         match path_of_glob(&text).filter(|p| p.parent().is_some()) {
             Some(path) => {
-                let canonical = paths::resolve(&path, &slash.lexical, policy.resolution)
+                let canonical = paths::resolve(&path, Path::new("/"), policy.resolution)
                     .map(|p| p.canonical)
                     .unwrap_or_else(|_| path.clone());
                 out.add([path, canonical]);
             }
-            None => out
-                .unenforced
-                .push(format!("sandbox.filesystem.denyRead {text}")),
+            None => out.unenforced.push(format!("{setting} {text}")),
         }
     }
     out

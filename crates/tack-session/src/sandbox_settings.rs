@@ -150,6 +150,12 @@ impl SandboxSettings {
         tack_policy::hidden_paths(policy, &self.deny_read)
     }
 
+    /// The paths that stay read-only: the deny `Edit(…)` rules of `policy`
+    /// and `denyWrite` (what cannot be a path is listed as unenforced).
+    pub fn read_only(&self, policy: &tack_policy::Policy) -> tack_policy::HiddenPaths {
+        tack_policy::read_only_paths(policy, &self.deny_write)
+    }
+
     /// What the permission stage needs (see
     /// [`tack_agent::permission::PolicyStage::with_sandbox`]): `writable_roots`
     /// are all of them (working directory, additional directories and

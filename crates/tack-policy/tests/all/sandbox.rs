@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::json;
 use tack_policy::{
     DecidedBy, Decision, Policy, Request, SandboxPermissions, Verdict, evaluate, excluded_command,
-    hidden_paths, sandbox_decision,
+    hidden_paths, read_only_paths, sandbox_decision,
 };
 
 use crate::support::Fixture;
@@ -175,6 +175,17 @@ fn read_deny_rules_become_hidden_paths_resolved_as_the_rules_are() {
             "Read(//**)",
             "sandbox.filesystem.denyRead /opt/*.key"
         ]
+    );
+    // Edit deny rules keep paths read-only the same way.
+    let read_only = read_only_paths(&policy, &[PathBuf::from("/srv/deploy/**")]);
+    assert_eq!(
+        read_only.paths,
+        [fx.project.join("src"), PathBuf::from("/srv/deploy")]
+    );
+    assert!(
+        read_only.unenforced.is_empty(),
+        "{:?}",
+        read_only.unenforced
     );
     let whole = fx.policy(&["deny Read"]);
     assert_eq!(hidden_paths(&whole, &[]).unenforced, ["Read"]);
