@@ -18,7 +18,7 @@
 //! Levels in order (user, project, local, command line, managed): later
 //! levels override scalars, lists concatenate. What a project file asks for
 //! that would widen the sandbox is withheld until approved
-//! ([`crate::trust`]), before this reads it.
+//! (`trust.rs`; see [`crate::UntrustedSettings`]), before this reads it.
 //!
 //! Paths as Claude Code reads them: `/abs` (and the older `//abs`) from the
 //! file system root, `~/…` from the home directory, `./…` or a bare path
