@@ -89,7 +89,10 @@ pub trait Prompter: Send + Sync {
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use tack_policy::{DecidedBy, Decision, Policy, Request, RuleKind, evaluate};
+use tack_policy::{
+    DecidedBy, Decision, Policy, Request, RuleKind, SandboxPermissions, asks_unsandboxed, evaluate,
+    sandbox_decision,
+};
 use tack_tool::{CallAsker, PermissionQuestion, PermissionReply, RegisteredTool, ToolCall};
 
 use crate::pipeline::{HookRuling, Permission, PermissionStage};
@@ -113,6 +116,8 @@ pub struct PolicyStage {
     /// Rules a person allowed "for this session" through a call's asker
     /// (never written to a file), as a policy of allow rules only.
     session_rules: RwLock<SessionRules>,
+    /// The session's OS sandbox, when it is in force for Bash.
+    sandbox: Option<Arc<SandboxPermissions>>,
 }
 
 /// The session's own allow rules and the policy they make.
@@ -150,6 +155,10 @@ fn decided_by(decision: &Decision) -> String {
         DecidedBy::Uncertain => "the command cannot be analysed before it runs".into(),
         DecidedBy::NoPermissionNeeded => "no permission needed".into(),
         DecidedBy::AllParts => "every part of the command is allowed".into(),
+        DecidedBy::Sandbox { setting } => match &why.detail {
+            Some(detail) => format!("sandbox: {setting} ({detail})"),
+            None => format!("sandbox: {setting}"),
+        },
         _ => decision.to_string(),
     }
 }
@@ -171,7 +180,27 @@ impl PolicyStage {
             prompter,
             reload,
             session_rules: RwLock::default(),
+            sandbox: None,
         }
+    }
+
+    /// The session's OS sandbox (None: Bash runs without one). With it,
+    /// every Bash decision goes through [`tack_policy::sandbox_decision`]:
+    /// `autoAllowBashIfSandboxed` allows a command that would be asked only
+    /// for want of an allow rule when every path it names is inside the
+    /// writable roots, and a call with `dangerouslyDisableSandbox: true` is
+    /// refused (`allowUnsandboxedCommands: false`) or asked of a person
+    /// every time: no allow rule, mode, hook or session rule lets it
+    /// through, "always allow" is not offered, and without a terminal it
+    /// is denied.
+    pub fn with_sandbox(mut self, sandbox: Option<SandboxPermissions>) -> Self {
+        self.sandbox = sandbox.map(Arc::new);
+        self
+    }
+
+    /// The call asks to run outside a sandbox that is in force.
+    fn unsandboxed(&self, call: &ToolCall) -> bool {
+        self.sandbox.is_some() && call.name == "Bash" && asks_unsandboxed(&call.input)
     }
 
     /// The session rule that allows `call`, if one does. Consulted only when
@@ -238,12 +267,13 @@ impl PolicyStage {
         request: &PromptRequest,
         always_rule: &str,
         managed_only: bool,
+        unsandboxed: bool,
     ) -> Option<Permission> {
         let asker = call_asker()?;
         let question = PermissionQuestion {
             call: request.call.clone(),
             reason: request.reason.clone(),
-            session_rule: (!managed_only).then(|| always_rule.to_owned()),
+            session_rule: (!managed_only && !unsandboxed).then(|| always_rule.to_owned()),
             destructive: request.destructive,
             tool_name: request.tool_name.clone(),
             input: request.input.clone(),
@@ -251,6 +281,9 @@ impl PolicyStage {
         Some(match asker.ask(&question).await? {
             PermissionReply::AllowOnce => Permission::Allow {
                 by: "the person at the MCP client (allow once)".into(),
+            },
+            PermissionReply::AllowForSession if unsandboxed => Permission::Allow {
+                by: "the person at the MCP client (allow once: a command outside the sandbox is allowed one call at a time)".into(),
             },
             PermissionReply::AllowForSession if managed_only => Permission::Allow {
                 by: "the person at the MCP client (allow once: only managed rules count)".into(),
@@ -287,11 +320,16 @@ impl PolicyStage {
         let cwd = dir.unwrap_or(&self.cwd).to_path_buf();
         let decide = {
             let policy = Arc::clone(&self.policy);
+            let sandbox = self.sandbox.clone();
             let (name, input) = (call.name.clone(), call.input.clone());
             move || {
                 let policy = policy.read().unwrap_or_else(|p| p.into_inner());
                 let request = Request::resolve(&name, &input, &cwd, &policy);
-                evaluate(&request, &policy)
+                let decision = evaluate(&request, &policy);
+                match &sandbox {
+                    Some(sandbox) => sandbox_decision(decision, &request, &policy, sandbox),
+                    None => decision,
+                }
             }
         };
         if call.name != "Bash" {
@@ -322,7 +360,9 @@ impl PolicyStage {
         dir: Option<&Path>,
         reason: String,
     ) -> Permission {
-        if let Some(rule) = self.session_rule_allowing(call, dir).await {
+        // A call that leaves the sandbox is a person's word each time.
+        let unsandboxed = self.unsandboxed(call);
+        if !unsandboxed && let Some(rule) = self.session_rule_allowing(call, dir).await {
             return Permission::Allow {
                 by: format!("session rule `{rule}` (allowed for this session when asked)"),
             };
@@ -345,7 +385,7 @@ impl PolicyStage {
         let request = PromptRequest {
             call: why.subject.clone(),
             reason,
-            always_rule: (!managed_only).then(|| always_rule.clone()),
+            always_rule: (!managed_only && !unsandboxed).then(|| always_rule.clone()),
             destructive: crate::destructive::destroys(tool, &decision),
             tool_name: call.name.clone(),
             input: call.input.clone(),
@@ -353,7 +393,7 @@ impl PolicyStage {
             agent: ASKING_AGENT.try_with(Clone::clone).ok(),
         };
         if let Some(answer) = self
-            .ask_the_caller(&request, &always_rule, managed_only)
+            .ask_the_caller(&request, &always_rule, managed_only, unsandboxed)
             .await
         {
             return answer;
@@ -364,6 +404,9 @@ impl PolicyStage {
         match prompter.ask(&request).await {
             PromptAnswer::AllowOnce => Permission::Allow {
                 by: "the user (allow once)".into(),
+            },
+            PromptAnswer::AllowAlways if unsandboxed => Permission::Allow {
+                by: "the user (allow once: a command outside the sandbox is allowed one call at a time, none was saved)".into(),
             },
             PromptAnswer::AllowAlways if managed_only => Permission::Allow {
                 by: "the user (allow once: only managed rules count, none was saved)".into(),
@@ -428,6 +471,11 @@ impl PermissionStage for PolicyStage {
         dir: Option<&Path>,
     ) -> Permission {
         let decision = self.evaluate(call, dir).await;
+        if self.unsandboxed(call) {
+            return self
+                .decide_unsandboxed(decision, call, tool, hook, dir)
+                .await;
+        }
         match (decision, hook.map(|h| (h.verdict, h))) {
             // A deny rule always wins, whatever a hook said.
             (d @ Decision::Deny(_), _) => Permission::Deny {
@@ -464,5 +512,39 @@ impl PermissionStage for PolicyStage {
             }
             (d, _) => Permission::Allow { by: decided_by(&d) },
         }
+    }
+}
+
+impl PolicyStage {
+    /// A Bash call with `dangerouslyDisableSandbox: true`: a deny (a rule,
+    /// `allowUnsandboxedCommands: false`, a hook) is final; anything else is
+    /// asked of a person, a hook's allow included.
+    async fn decide_unsandboxed(
+        &self,
+        decision: Decision,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        hook: Option<&HookRuling>,
+        dir: Option<&Path>,
+    ) -> Permission {
+        if decision.is_deny() {
+            return Permission::Deny {
+                reason: decision.message(),
+                by: decided_by(&decision),
+            };
+        }
+        let reason = match hook {
+            Some(h) if h.verdict == Verdict::Deny => {
+                return Permission::Deny {
+                    reason: h.reason.clone(),
+                    by: h.by.clone(),
+                };
+            }
+            Some(h) if h.verdict == Verdict::Ask => {
+                format!("{decision}; {} (asked by {})", h.reason, h.by)
+            }
+            _ => decision.to_string(),
+        };
+        self.ask(decision, call, tool, dir, reason).await
     }
 }

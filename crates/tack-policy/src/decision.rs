@@ -57,6 +57,14 @@ pub enum DecidedBy {
     NoPermissionNeeded,
     /// Every part of a compound command was allowed.
     AllParts,
+    /// The OS sandbox settings (see [`crate::sandbox_decision`]):
+    /// `autoAllowBashIfSandboxed` allowed it, or the call asks to run
+    /// outside the sandbox (`dangerouslyDisableSandbox`), which a person
+    /// must allow, or `allowUnsandboxedCommands` is false.
+    Sandbox {
+        /// The setting or input field that decided.
+        setting: String,
+    },
 }
 
 /// The reasons behind a [`Decision`].
@@ -229,6 +237,7 @@ pub(crate) fn reason_text(why: &Why) -> String {
         DecidedBy::Uncertain => "what it would do cannot be known before it runs".to_string(),
         DecidedBy::NoPermissionNeeded => "it needs no permission".to_string(),
         DecidedBy::AllParts => "every part of it is allowed".to_string(),
+        DecidedBy::Sandbox { setting } => format!("the sandbox ({setting})"),
     };
     match &why.detail {
         Some(d) => format!("{base}; {d}"),
@@ -249,6 +258,8 @@ fn how_to_allow(why: &Why) -> String {
         } => format!(
             " An allow rule cannot override the ask rule `{rule}`; confirm it on a terminal or remove the rule from {source}."
         ),
+        DecidedBy::Sandbox { setting } if setting == crate::sandbox::DISABLE_SANDBOX_FIELD => " Run it without dangerouslyDisableSandbox so it runs inside the sandbox; a command that must run outside it needs a person to allow it on a terminal each time (or an entry in sandbox.excludedCommands of your user or local settings, after which the permission rules apply to it as to any command).".to_string(),
+        DecidedBy::Sandbox { .. } => String::new(),
         DecidedBy::Uncertain => " Rewrite the command with literal command and file names (no $VAR, $(…) or eval in those places), or run it where it can be confirmed on a terminal.".to_string(),
         _ if why.suggestions.is_empty() => String::new(),
         _ => {

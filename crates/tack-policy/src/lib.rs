@@ -18,6 +18,11 @@
 //! removed). Resolution is the one IO step ([`Request::resolve`]);
 //! [`evaluate`] is pure and [`Decision`] orders `Allow < Ask < Deny`.
 //!
+//! With the OS sandbox in force, [`sandbox_decision`] adjusts a Bash
+//! decision (autoAllowBashIfSandboxed, dangerouslyDisableSandbox),
+//! [`excluded_command`] says which lines run outside it and
+//! [`hidden_paths`] which paths the Read deny rules hide.
+//!
 //! ```
 //! use serde_json::json;
 //! use tack_policy::{PolicyBuilder, Request, evaluate};
@@ -50,6 +55,7 @@ mod paths;
 mod policy;
 mod request;
 mod rule;
+mod sandbox;
 mod settings;
 mod shell;
 mod wide;
@@ -68,6 +74,10 @@ pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
 pub use rule::{Level, Source, split_rule_list};
+pub use sandbox::{
+    DISABLE_SANDBOX_FIELD, HiddenPaths, SandboxPermissions, asks_unsandboxed, excluded_command,
+    hidden_paths, read_only_paths, sandbox_decision,
+};
 pub use settings::{CliPermissions, LoadOptions, Settings};
 /// The outcome of a check, ordered so the strictest wins with `max`:
 /// allow < ask < deny. One type with the hooks and the audit trail.

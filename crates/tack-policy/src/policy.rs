@@ -318,7 +318,7 @@ impl PolicyBuilder {
 /// is started in for that file to apply, so the rule means what it means
 /// there, from any directory below), the working directory for every other
 /// level (user and managed settings, the command line, code).
-fn relative_base<'a>(
+pub(crate) fn relative_base<'a>(
     level: Level,
     cwd: &'a ResolvedPath,
     project_root: &'a ResolvedPath,
@@ -339,7 +339,7 @@ fn compile_glob(s: &str) -> std::result::Result<globset::Glob, String> {
 
 /// The literal leading directories of an absolute glob made by
 /// [`glob_strings`] (escaped meta-characters are `[c]`).
-fn literal_prefix(glob: &str) -> PathBuf {
+pub(crate) fn literal_prefix(glob: &str) -> PathBuf {
     let mut prefix = PathBuf::from("/");
     for component in glob.split('/').filter(|c| !c.is_empty()) {
         let mut plain = String::new();
@@ -369,7 +369,7 @@ fn has_meta(component: &str) -> bool {
 
 /// The absolute globs for a path pattern: its literal leading directories
 /// resolved (lexically and through symlinks), the rest appended.
-fn glob_strings(
+pub(crate) fn glob_strings(
     spec: &PathSpec,
     cwd: &ResolvedPath,
     root: &ResolvedPath,

@@ -21,6 +21,8 @@ pub struct Request {
     input: Value,
     cwd: PathBuf,
     pub(crate) subject: Subject,
+    /// How its paths were resolved (through the file system or lexically).
+    pub(crate) how: Resolution,
 }
 
 /// What the input names, by tool.
@@ -117,6 +119,7 @@ impl Request {
             input: input.clone(),
             cwd,
             subject,
+            how,
         }
     }
 

@@ -26,6 +26,8 @@ mod notebook_and_search;
 mod paths;
 #[path = "all/red_team.rs"]
 mod red_team;
+#[path = "all/sandbox.rs"]
+mod sandbox;
 #[path = "all/settings.rs"]
 mod settings;
 #[path = "all/write_options.rs"]

@@ -9,8 +9,9 @@
 //! something run without asking is left out unless approved
 //! ([`crate::trust`]). Each section a part of tack needs is interpreted here,
 //! once: permissions (rule semantics stay in tack-policy), hooks, MCP
-//! servers, the output budget, WebFetch and WebSearch. A section that is coming next
-//! (skills, tools, tool search, code mode, sandbox, compaction) reads its
+//! servers, the output budget, WebFetch, WebSearch, compaction and the
+//! sandbox ([`crate::sandbox_settings`]). A section that is coming next
+//! (skills, tools, tool search, code mode) reads its
 //! key with [`SessionSettings::section`], in level order.
 
 use std::collections::BTreeMap;
@@ -24,6 +25,7 @@ use tack_tools::web::WebFetchOptions;
 use tack_tools::web::search::{BRAVE_URL, SearchProvider, WebSearchOptions};
 
 use crate::error::Result;
+use crate::sandbox_settings::SandboxSettings;
 use crate::trust::{self, Approvals, UntrustedSettings};
 
 /// `outputBudget: {"default": TOKENS, "tools": {"Bash": TOKENS}}`; later
@@ -195,6 +197,9 @@ pub struct SessionSettings {
     pub output_budget: OutputBudgetSettings,
     /// How the conversation is kept inside the model's window.
     pub compaction: CompactionSettings,
+    /// The OS sandbox around Bash (`sandbox` of every file; a project
+    /// file's widening parts only once approved).
+    pub sandbox: SandboxSettings,
     /// From the user, local and managed files only: a checked-in project file
     /// must not open the way to loopback and private addresses.
     pub web_fetch: WebFetchOptions,
@@ -252,14 +257,19 @@ impl SessionSettings {
         let web_fetch = web_fetch(&permissions);
         let web_search = web_search(&permissions, |name| std::env::var(name).ok())?;
         let (mcp_sampling, sampling_warnings) = mcp_sampling(&permissions);
+        let home = permissions.policy().home().map(Path::to_path_buf);
+        let (sandbox, sandbox_warnings) =
+            crate::sandbox_settings::sandbox(&permissions, project_root, home.as_deref());
         let mut warnings = compaction_warnings;
         warnings.extend(sampling_warnings);
+        warnings.extend(sandbox_warnings);
         Ok(Self {
             permissions,
             hooks,
             mcp_servers,
             output_budget,
             compaction,
+            sandbox,
             web_fetch,
             web_search,
             mcp_sampling,

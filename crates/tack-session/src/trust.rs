@@ -3,8 +3,13 @@
 //! permissive `defaultMode` (acceptEdits, bypassPermissions),
 //! `additionalDirectories` outside the project, and wide allow rules
 //! (tack-policy's [`tack_policy::wide_allow_rule`]) — is withheld until the
-//! user approves it. The rest of the file (narrow allow rules, ask and deny
-//! rules, modes that restrict) applies as written.
+//! user approves it, and so is what in its `sandbox` section would widen
+//! the OS sandbox (`enabled: false`, `failIfUnavailable: false`,
+//! `excludedCommands`, `allowedDomains`, `allowWrite`/`writableRoots`,
+//! `allowUnsandboxedCommands: true`, `allowAllUnixSockets: true`,
+//! `autoAllowBashIfSandboxed: true`). The rest of the file (narrow allow
+//! rules, ask and deny rules, modes that restrict, `sandbox.enabled: true`,
+//! `denyRead`, `denyWrite`, `deniedDomains`) applies as written.
 //!
 //! An approval is bound to a hash of exactly what was withheld (canonical
 //! JSON, sorted keys) and to the file's path, and kept in tack's state
@@ -45,6 +50,10 @@ pub struct UntrustedSettings {
     pub additional_directories: Vec<String>,
     /// Allow rules that reach past the project, each with why.
     pub allow: Vec<WideRule>,
+    /// What in its `sandbox` section widens the OS sandbox, one item each
+    /// (`sandbox.enabled: false`, an `allowedDomains` entry, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sandbox: Vec<String>,
     /// What is withheld, as it is in the file.
     pub withheld: Value,
     /// The hash an approval is bound to.
@@ -87,6 +96,7 @@ impl UntrustedSettings {
         for rule in &self.allow {
             items.push(format!("allow {} ({})", rule.rule, rule.why));
         }
+        items.extend(self.sandbox.iter().cloned());
         items
     }
 
@@ -171,6 +181,7 @@ fn split(
         mode: None,
         additional_directories: Vec::new(),
         allow: Vec::new(),
+        sandbox: Vec::new(),
         withheld: Value::Null,
         hash: String::new(),
     };
@@ -226,12 +237,144 @@ fn split(
             withheld.insert("permissions".into(), Value::Object(held));
         }
     }
+    if let Some(sandbox) = obj.get_mut("sandbox").and_then(Value::as_object_mut) {
+        let (held, items) = withhold_sandbox(sandbox);
+        if !held.is_empty() {
+            untrusted.sandbox = items;
+            withheld.insert("sandbox".into(), Value::Object(held));
+        }
+    }
     if withheld.is_empty() {
         return None;
     }
     untrusted.withheld = Value::Object(withheld);
     untrusted.hash = hash_hex(canonical_json(&untrusted.withheld).as_bytes());
     Some((trusted, untrusted))
+}
+
+/// Settings of a project file's `sandbox` that widen the sandbox past what
+/// the user's own settings make it: a value that turns a protection off, and
+/// any entry of a list that lets commands out.
+const SANDBOX_WIDENING: &[(&str, Option<&str>, Widens, &str)] = &[
+    (
+        "enabled",
+        None,
+        Widens::When(false),
+        "turns the sandbox off",
+    ),
+    (
+        "failIfUnavailable",
+        None,
+        Widens::When(false),
+        "runs commands unsandboxed when the sandbox cannot be set up",
+    ),
+    (
+        "allowUnsandboxedCommands",
+        None,
+        Widens::When(true),
+        "lets a call ask to run outside the sandbox",
+    ),
+    (
+        "autoAllowBashIfSandboxed",
+        None,
+        Widens::When(true),
+        "runs sandboxed commands without asking",
+    ),
+    (
+        "excludedCommands",
+        None,
+        Widens::Entries,
+        "runs outside the sandbox",
+    ),
+    (
+        "writableRoots",
+        None,
+        Widens::Entries,
+        "writable by commands",
+    ),
+    (
+        "allowedDomains",
+        Some("network"),
+        Widens::Entries,
+        "reachable by commands",
+    ),
+    (
+        "allowAllUnixSockets",
+        Some("network"),
+        Widens::When(true),
+        "lets commands use any Unix socket",
+    ),
+    (
+        "allowWrite",
+        Some("filesystem"),
+        Widens::Entries,
+        "writable by commands",
+    ),
+    (
+        "writableRoots",
+        Some("filesystem"),
+        Widens::Entries,
+        "writable by commands",
+    ),
+];
+
+#[derive(Clone, Copy)]
+enum Widens {
+    /// This boolean value.
+    When(bool),
+    /// A non-empty list (one of another shape stays, for loading to report).
+    Entries,
+}
+
+/// Takes what widens out of a project file's `sandbox` object: what was
+/// taken (in the same shape) and one item per setting for a person.
+fn withhold_sandbox(sandbox: &mut Map<String, Value>) -> (Map<String, Value>, Vec<String>) {
+    let mut held = Map::new();
+    let mut items = Vec::new();
+    for &(key, parent, widens, what) in SANDBOX_WIDENING {
+        let section = match parent {
+            None => Some(&mut *sandbox),
+            Some(p) => sandbox.get_mut(p).and_then(Value::as_object_mut),
+        };
+        let Some(section) = section else { continue };
+        let wide = match (widens, section.get(key)) {
+            (Widens::When(b), Some(Value::Bool(v))) => *v == b,
+            (Widens::Entries, Some(Value::Array(list))) => !list.is_empty(),
+            _ => false,
+        };
+        let Some(value) = wide.then(|| section.remove(key)).flatten() else {
+            continue;
+        };
+        let name = match parent {
+            Some(p) => format!("sandbox.{p}.{key}"),
+            None => format!("sandbox.{key}"),
+        };
+        match &value {
+            Value::Array(list) => {
+                for entry in list {
+                    let entry = entry
+                        .as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| entry.to_string());
+                    items.push(format!("{name} {entry} ({what})"));
+                }
+            }
+            other => items.push(format!("{name}: {other} ({what})")),
+        }
+        let slot = match parent {
+            None => &mut held,
+            Some(p) => match held
+                .entry(p)
+                .or_insert_with(|| Value::Object(Map::new()))
+                .as_object_mut()
+            {
+                Some(m) => m,
+                None => continue,
+            },
+        };
+        slot.insert(key.to_owned(), value);
+    }
+    (held, items)
 }
 
 /// Removes the items `wide` says yes to, in order, and returns them.
@@ -480,6 +623,49 @@ mod tests {
             "ask": ["Bash"],
             "deny": ["Read(//**)"]
         }, "disableAllHooks": true, "hooks": {"PreToolUse": []}}));
+        assert!(split(&f, Path::new("/p"), None).is_none());
+    }
+
+    #[test]
+    fn a_project_sandbox_may_restrict_and_may_not_widen() {
+        let f = file(json!({"sandbox": {
+            "enabled": false,
+            "failIfUnavailable": false,
+            "autoAllowBashIfSandboxed": true,
+            "allowUnsandboxedCommands": true,
+            "excludedCommands": ["docker:*"],
+            "writableRoots": ["~/.cache"],
+            "network": {"allowedDomains": ["*"], "deniedDomains": ["evil.example"], "allowAllUnixSockets": true},
+            "filesystem": {"allowWrite": ["/"], "denyWrite": ["./infra"], "denyRead": ["~/.aws"]}
+        }}));
+        let (trusted, untrusted) = split(&f, Path::new("/p"), None).unwrap();
+        assert_eq!(
+            trusted,
+            json!({"sandbox": {
+                "network": {"deniedDomains": ["evil.example"]},
+                "filesystem": {"denyWrite": ["./infra"], "denyRead": ["~/.aws"]}
+            }})
+        );
+        let items = untrusted.items();
+        for expected in [
+            "sandbox.enabled: false (turns the sandbox off)",
+            "sandbox.excludedCommands docker:* (runs outside the sandbox)",
+            "sandbox.network.allowedDomains * (reachable by commands)",
+            "sandbox.filesystem.allowWrite / (writable by commands)",
+        ] {
+            assert!(
+                items.iter().any(|i| i == expected),
+                "{expected} in {items:?}"
+            );
+        }
+        assert_eq!(untrusted.sandbox.len(), 9, "{items:?}");
+        // What restricts needs no approval.
+        let f = file(json!({"sandbox": {
+            "enabled": true, "failIfUnavailable": true, "autoAllowBashIfSandboxed": false,
+            "allowUnsandboxedCommands": false, "excludedCommands": [],
+            "network": {"deniedDomains": ["x.com"], "allowAllUnixSockets": false},
+            "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": []}
+        }}));
         assert!(split(&f, Path::new("/p"), None).is_none());
     }
 

@@ -13,3 +13,4 @@ mod loop_tests;
 mod permission_prompt;
 mod pipeline_stages;
 mod providers_and_retries;
+mod sandbox_permission;

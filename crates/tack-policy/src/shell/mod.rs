@@ -23,7 +23,10 @@ mod limits;
 mod options;
 mod programs;
 mod reads;
+mod simple;
 pub(crate) mod words;
+
+pub(crate) use simple::simple_command_words;
 
 use std::path::{Path, PathBuf};
 

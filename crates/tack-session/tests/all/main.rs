@@ -17,6 +17,7 @@ mod fuzz;
 mod mcp_requests;
 mod project_trust;
 mod red_team;
+mod sandbox_settings;
 mod sessions;
 mod subagents;
 mod system_prompt;
