@@ -23,6 +23,9 @@ pub struct Config {
     /// `**/*.pem`), reported by [`Sandbox::check`](crate::Sandbox::check).
     pub unenforced_reads: Vec<String>,
     pub network: Network,
+    /// `sandbox.network.deniedDomains`: refused by the proxy even where an
+    /// allowed pattern matches (`bad.example.com` under `*.example.com`).
+    pub denied_domains: Vec<DomainPattern>,
     /// `sandbox.network.allowAllUnixSockets`: commands may create Unix
     /// sockets (a Unix socket such as a Docker daemon's can reach past every
     /// other wall, so they are refused by default).

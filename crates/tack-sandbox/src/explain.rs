@@ -272,6 +272,7 @@ mod tests {
             hidden: vec![],
             unenforced_reads: vec![],
             network: Network::Off,
+            denied_domains: vec![],
             allow_unix_sockets: false,
         }
     }

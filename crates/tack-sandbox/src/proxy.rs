@@ -78,6 +78,16 @@ impl Proxy {
     /// Listens on `socket` (a Unix socket it creates, mode 0600, replacing
     /// a stale one) and serves on the current tokio runtime until dropped.
     pub fn start(socket: &Path, allowed: Vec<DomainPattern>) -> std::io::Result<Proxy> {
+        Proxy::start_denying(socket, allowed, Vec::new())
+    }
+
+    /// [`Proxy::start`], refusing also every host a `denied` pattern
+    /// matches, whatever `allowed` says (`deniedDomains`).
+    pub fn start_denying(
+        socket: &Path,
+        allowed: Vec<DomainPattern>,
+        denied: Vec<DomainPattern>,
+    ) -> std::io::Result<Proxy> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
             std::io::Error::other(format!(
                 "the network proxy for {} must be started inside a tokio runtime",
@@ -106,6 +116,7 @@ impl Proxy {
         };
         let shared = Arc::new(Shared {
             allowed,
+            denied,
             denials: Mutex::new(Denials::default()),
         });
         let accept = runtime
@@ -174,6 +185,7 @@ fn remove_stale_socket(socket: &Path) -> std::io::Result<()> {
 #[derive(Debug)]
 struct Shared {
     allowed: Vec<DomainPattern>,
+    denied: Vec<DomainPattern>,
     denials: Mutex<Denials>,
 }
 
@@ -191,7 +203,9 @@ impl Shared {
     }
 
     fn allows(&self, host: &str) -> bool {
-        !is_ip_literal(host) && self.allowed.iter().any(|p| p.matches(host))
+        !is_ip_literal(host)
+            && self.allowed.iter().any(|p| p.matches(host))
+            && !self.denied.iter().any(|p| p.matches(host))
     }
 
     /// `Ok` when `target`'s host is allowed; else the refusal, recorded.
@@ -1297,6 +1311,7 @@ mod tests {
                 .iter()
                 .map(|p| DomainPattern::parse(p).unwrap())
                 .collect(),
+            denied: vec![DomainPattern::parse("bad.allowed.test").unwrap()],
             denials: Mutex::new(Denials::default()),
         }
     }
@@ -1307,6 +1322,14 @@ mod tests {
             Err(Stop::Answer(a)) => Err(a.status),
             Err(Stop::Close) => Err(0),
         }
+    }
+
+    #[test]
+    fn a_denied_domain_wins_over_an_allowed_wildcard() {
+        let s = shared(&["*.allowed.test"]);
+        assert!(s.allows("api.allowed.test"));
+        assert!(!s.allows("bad.allowed.test"));
+        assert!(!s.allows("BAD.allowed.test."));
     }
 
     #[test]

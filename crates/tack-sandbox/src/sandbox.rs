@@ -127,7 +127,7 @@ impl Sandbox {
         let plan = plan(&self.config, &support, &self.tmp, &self.dir)?;
         let proxy = match (&plan.network, &self.config.network) {
             (NetPlan::Proxy { socket, .. }, Network::Allowed(domains)) => Some(
-                Proxy::start(socket, domains.clone())
+                Proxy::start_denying(socket, domains.clone(), self.config.denied_domains.clone())
                     .map_err(|e| Error::Start(format!("the network proxy: {e}")))?,
             ),
             _ => None,

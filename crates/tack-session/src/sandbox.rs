@@ -5,10 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tack_sandbox::{Config, DomainPattern, Network, Sandbox};
+use tack_sandbox::{Config, Sandbox};
 use tack_tools::bash::sandbox::ShellSandbox;
 
 use crate::project::ProjectContext;
+use crate::sandbox_settings::SandboxSettings;
 
 /// The names inside each writable root that stay read-only: a command must
 /// not rewrite its own rules, hooks or git hooks.
@@ -16,28 +17,40 @@ pub const PROTECTED_NAMES: &[&str] = &[".git", ".tack", ".claude", ".mcp.json"];
 
 /// The session's sandbox for Bash, or `None` when the settings turn it off.
 pub(crate) fn shell_sandbox(project: &ProjectContext) -> Option<Arc<ShellSandbox>> {
-    let settings = Provisional::read(project);
+    let settings = &project.settings.sandbox;
     if !settings.enabled {
         return None;
     }
-    let config = config(project, &settings);
+    let config = config(project, settings);
     let helper = project.sandbox_helper().or_else(find_helper);
+    let patterns = settings.excluded_commands.clone();
     Some(Arc::new(ShellSandbox {
         sandbox: Arc::new(Sandbox::new(config, helper)),
-        excluded: Arc::new(|_: &str| None),
-        allow_unsandboxed: true,
-        fail_closed: true,
+        excluded: Arc::new(move |line: &str| tack_policy::excluded_command(line, &patterns)),
+        allow_unsandboxed: settings.allow_unsandboxed_commands,
+        fail_closed: settings.fail_if_unavailable,
     }))
 }
 
+/// What the permission stage needs to know of the session's sandbox
+/// (auto-allow, excluded commands, `dangerouslyDisableSandbox`).
+pub(crate) fn permissions(project: &ProjectContext) -> Option<tack_policy::SandboxPermissions> {
+    let shell = project.sandbox()?;
+    let sandbox = &shell.sandbox;
+    Some(
+        project
+            .settings
+            .sandbox
+            .permissions(&sandbox.config().writable_roots, Some(sandbox.temp_dir())),
+    )
+}
+
 /// The sandbox's configuration for this project.
-fn config(project: &ProjectContext, settings: &Provisional) -> Config {
+fn config(project: &ProjectContext, settings: &SandboxSettings) -> Config {
     // The policy's working directories: the cwd and every additional
-    // directory (settings and --add-dir).
-    let mut roots: Vec<PathBuf> = project
-        .settings
-        .permissions
-        .policy()
+    // directory (settings and --add-dir), then the sandbox's own roots.
+    let policy = project.settings.permissions.policy();
+    let mut roots: Vec<PathBuf> = policy
         .working_dirs()
         .into_iter()
         .map(Path::to_path_buf)
@@ -58,13 +71,24 @@ fn config(project: &ProjectContext, settings: &Provisional) -> Config {
             .iter()
             .map(|f| f.path.clone()),
     );
+    let read_only = settings.read_only(policy);
+    let hidden = settings.hidden(policy);
+    protected.extend(read_only.paths);
+    let mut unenforced = hidden.unenforced;
+    unenforced.extend(
+        read_only
+            .unenforced
+            .into_iter()
+            .map(|r| format!("{r} (read-only)")),
+    );
     Config {
         writable_roots: roots,
         protected,
-        hidden: Vec::new(),
-        unenforced_reads: Vec::new(),
-        network: settings.network.clone(),
-        allow_unix_sockets: false,
+        hidden: hidden.paths,
+        unenforced_reads: unenforced,
+        network: settings.network(),
+        denied_domains: settings.denied_domains.clone(),
+        allow_unix_sockets: settings.allow_all_unix_sockets,
     }
 }
 
@@ -83,62 +107,4 @@ pub(crate) fn find_helper() -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(tack_sandbox::HELPER))
         .find(|p| p.is_file())
-}
-
-/// Until the sandbox settings section lands: `enabled` (default on Linux),
-/// `network.allowedDomains`, `writableRoots`/`filesystem.allowWrite`.
-struct Provisional {
-    enabled: bool,
-    network: Network,
-    writable_roots: Vec<PathBuf>,
-}
-
-impl Provisional {
-    fn read(project: &ProjectContext) -> Provisional {
-        let mut out = Provisional {
-            enabled: cfg!(target_os = "linux"),
-            network: Network::Off,
-            writable_roots: Vec::new(),
-        };
-        for section in project.settings.section("sandbox") {
-            let v = section.value;
-            if let Some(enabled) = v.get("enabled").and_then(|e| e.as_bool()) {
-                out.enabled = enabled;
-            }
-            if let Some(list) = v
-                .pointer("/network/allowedDomains")
-                .and_then(|l| l.as_array())
-            {
-                let names: Vec<&str> = list.iter().filter_map(|d| d.as_str()).collect();
-                out.network = if names.contains(&"*") {
-                    Network::On
-                } else {
-                    Network::Allowed(
-                        names
-                            .iter()
-                            .filter_map(|d| DomainPattern::parse(d))
-                            .collect(),
-                    )
-                };
-            }
-            for key in ["/writableRoots", "/filesystem/allowWrite"] {
-                if let Some(list) = v.pointer(key).and_then(|l| l.as_array()) {
-                    out.writable_roots.extend(
-                        list.iter()
-                            .filter_map(|d| d.as_str())
-                            .map(|d| resolve(d, &project.project_root)),
-                    );
-                }
-            }
-        }
-        out
-    }
-}
-
-fn resolve(path: &str, root: &Path) -> PathBuf {
-    match path.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map_or_else(|| root.join(rest), |h| PathBuf::from(h).join(rest)),
-        None => root.join(path),
-    }
 }

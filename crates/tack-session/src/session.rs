@@ -294,7 +294,8 @@ impl Session {
             project.project_root.clone(),
             prompter,
             Some(project.reloader()),
-        );
+        )
+        .with_sandbox(crate::sandbox::permissions(project));
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
             .permission(Arc::new(permission))
