@@ -1948,12 +1948,29 @@ async fn bash_and_hooks_do_not_see_tacks_api_key() {
     assert_eq!(sent_key.as_deref(), Some("test-key"));
 }
 
+/// The pids, as this test sees them, of live processes whose argv is exactly
+/// `argv`: a command's own `$!` is a pid of the sandbox's PID namespace.
+fn pids_with_argv(argv: &[&str]) -> Vec<i32> {
+    let want: Vec<u8> = argv
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want))
+        .filter(|pid| process_running(*pid))
+        .collect()
+}
+
 #[tokio::test]
 async fn nothing_a_command_started_outlives_a_kill_9_of_tack() {
+    // Sleeps of lengths no other test uses, to be found by their argv.
+    let (escaped_argv, grouped_argv) = (["sleep", "301.25"], ["sleep", "302.25"]);
     let w = World::new(vec![Step::tool_use(
         "t1",
         "Bash",
-        json!({"command": "setsid sleep 300 & echo $! > escaped; sleep 300 & echo $! > grouped; wait", "timeout": 300000}),
+        json!({"command": "setsid sleep 301.25 & sleep 302.25 & echo started > started; wait", "timeout": 300000}),
     )])
     .await;
     let mut cmd = w.tack();
@@ -1962,17 +1979,13 @@ async fn nothing_a_command_started_outlives_a_kill_9_of_tack() {
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap());
     let mut tack = cmd.spawn().unwrap();
-    let pid_in = |file: &str| -> Option<i32> {
-        std::fs::read_to_string(w.cwd.path().join(file))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    };
     let deadline = Instant::now() + Duration::from_secs(20);
     let (escaped, grouped) = loop {
-        if let (Some(e), Some(g)) = (pid_in("escaped"), pid_in("grouped")) {
-            break (e, g);
+        if w.cwd.path().join("started").exists() {
+            let (e, g) = (pids_with_argv(&escaped_argv), pids_with_argv(&grouped_argv));
+            if e.len() == 1 && g.len() == 1 {
+                break (e[0], g[0]);
+            }
         }
         assert!(
             Instant::now() < deadline,
@@ -1981,27 +1994,21 @@ async fn nothing_a_command_started_outlives_a_kill_9_of_tack() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    let running = |pid: i32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            let state = stat[stat.rfind(')').unwrap() + 1..]
-                .trim_start()
-                .chars()
-                .next();
-            !matches!(state, Some('Z' | 'X'))
-        })
-    };
-    assert!(running(escaped) && running(grouped));
+    assert!(process_running(escaped) && process_running(grouped));
 
     tack.kill().unwrap(); // SIGKILL: tack runs no code of its own after this
     tack.wait().unwrap();
 
     let deadline = Instant::now() + Duration::from_secs(5);
-    while (running(escaped) || running(grouped)) && Instant::now() < deadline {
+    while (process_running(escaped) || process_running(grouped)) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(!running(escaped), "setsid sleep {escaped} outlived tack");
     assert!(
-        !running(grouped),
+        !process_running(escaped),
+        "setsid sleep {escaped} outlived tack"
+    );
+    assert!(
+        !process_running(grouped),
         "background sleep {grouped} outlived tack"
     );
 }
@@ -2161,7 +2168,7 @@ fn each_http_mcp_session_has_its_own_shell_and_background_jobs() {
     let a_pwd = a.bash("pwd");
     let a_job = a.call(
         "Bash",
-        json!({"command": format!("echo $$ > {}; exec sleep 1000", job_pid.display()),
+        json!({"command": format!("echo started > {}; exec sleep 1000.25", job_pid.display()),
                "run_in_background": true}),
     );
     let b_reads_a_job = b.call("BashOutput", json!({"bash_id": "bash_1"}));
@@ -2179,9 +2186,8 @@ fn each_http_mcp_session_has_its_own_shell_and_background_jobs() {
     );
     let deadline = Instant::now() + Duration::from_secs(10);
     let pid: i32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&job_pid)
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
+        if job_pid.exists()
+            && let [pid] = pids_with_argv(&["sleep", "1000.25"])[..]
         {
             break pid;
         }

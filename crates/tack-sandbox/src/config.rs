@@ -40,6 +40,9 @@ pub enum Network {
     Off,
     /// The machine's network, unrestricted.
     On,
+    /// None but a loopback of the command's own (`allowLocalBinding`): a
+    /// server it starts on 127.0.0.1 can be reached, the machine's cannot.
+    Loopback,
     /// Only these domains, through tack's proxy (HTTP CONNECT and plain HTTP).
     Allowed(Vec<DomainPattern>),
 }

@@ -163,8 +163,15 @@ pub(crate) fn explain(
                  domains in sandbox.network.allowedDomains; a connection that bypasses the proxy \
                  fails"
                 .to_owned(),
+            NetPlan::Loopback => "the network is off for sandboxed commands but for their own \
+                 loopback (a server the command starts on 127.0.0.1 can be reached, the \
+                 machine's cannot); ask the user if the task needs more \
+                 (sandbox.network.allowedDomains lists the domains commands may reach)"
+                .to_owned(),
             _ => "the network is off for sandboxed commands; ask the user if the task needs it \
-                  (sandbox.network.allowedDomains lists the domains commands may reach)"
+                  (sandbox.network.allowedDomains lists the domains commands may reach; \
+                  sandbox.network.allowLocalBinding gives commands a loopback of their own for \
+                  local test servers)"
                 .to_owned(),
         };
         return Some(Blocked { reason });

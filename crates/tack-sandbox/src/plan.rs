@@ -44,6 +44,8 @@ pub enum NetPlan {
     On,
     /// No inet sockets (seccomp) and no TCP connect or bind (Landlock).
     Off,
+    /// A network namespace of its own with only `lo` up.
+    Loopback,
     /// A network namespace of its own whose only way out is a bridge from
     /// `127.0.0.1:port` to the proxy's Unix socket; no inet sockets other
     /// than TCP.

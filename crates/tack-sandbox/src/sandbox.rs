@@ -331,13 +331,14 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
     let network = match &config.network {
         Network::On => NetPlan::On,
         Network::Off => NetPlan::Off,
+        Network::Loopback => NetPlan::Loopback,
         Network::Allowed(_) => NetPlan::Proxy {
             socket: dir.join("proxy.sock"),
             port: PROXY_PORT,
         },
     };
-    let needs_namespaces =
-        !read_only.is_empty() || !hidden.is_empty() || matches!(network, NetPlan::Proxy { .. });
+    let own_network = matches!(network, NetPlan::Proxy { .. } | NetPlan::Loopback);
+    let needs_namespaces = !read_only.is_empty() || !hidden.is_empty() || own_network;
     if let (Some(why), true) = (&support.namespaces, needs_namespaces) {
         let what = if !read_only.is_empty() {
             "read-only protected paths inside the writable roots (.git, .tack, .claude, settings files)"
@@ -348,9 +349,9 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
         };
         missing.push(format!("user and mount namespaces, for {what} ({why})"));
     }
-    if let (NetPlan::Proxy { .. }, Some(why)) = (&network, &support.network_namespace) {
+    if let (true, Some(why)) = (own_network, &support.network_namespace) {
         missing.push(format!(
-            "a network namespace of its own, for the network allowlist ({why})"
+            "a network namespace of its own, for the network allowlist or allowLocalBinding ({why})"
         ));
     }
     if !support.seccomp && (network != NetPlan::On || !config.allow_unix_sockets) {
@@ -388,6 +389,7 @@ fn profile(plan: &Plan, support: &Support) -> String {
     out.push_str(match plan.network {
         NetPlan::On => "on",
         NetPlan::Off => "off",
+        NetPlan::Loopback => "off (own loopback)",
         NetPlan::Proxy { .. } => "allowlist",
     });
     let roots = plan

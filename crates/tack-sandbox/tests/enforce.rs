@@ -57,6 +57,7 @@ fn main() {
         network_off_refuses_tcp_without_namespaces,
         network_on_allows_tcp,
         proxy_reaches_only_the_bridge,
+        an_own_loopback_reaches_its_own_server_only,
         unix_sockets_refused_unless_allowed,
         seccomp_refuses_io_uring_clone3_and_new_user_namespaces,
         no_new_privs_and_no_capabilities,
@@ -491,6 +492,28 @@ fn network_on_allows_tcp() -> Outcome {
     let ran = run_raw(&json, &d.root, "bash", &connect_script(port));
     ran.expect_code(0)?;
     ran.expect_output("hello from the test")
+}
+
+fn an_own_loopback_reaches_its_own_server_only() -> Outcome {
+    let d = dirs();
+    let host_port = tcp_listener();
+    let mut plan = plan(&d.root);
+    plan.network = NetPlan::Loopback;
+    let json = serde_json::to_string(&plan).unwrap();
+    let script = format!(
+        "python3 -c \"import socket,sys
+s=socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1); print(s.getsockname()[1]); sys.stdout.flush()
+c,_=s.accept(); c.sendall(b'hello from inside\\n')\" > port & \
+         for i in $(seq 100); do [ -s port ] && break; sleep 0.1; done; {}; if {}; then echo reached-the-host; fi",
+        "exec 3<>/dev/tcp/127.0.0.1/$(cat port) && head -n1 <&3",
+        connect_script(host_port)
+    );
+    let ran = run_raw(&json, &d.root, "bash", &script);
+    ran.expect_output("hello from inside")?;
+    if ran.out.contains("hello from the test") || ran.out.contains("reached-the-host") {
+        return Err(format!("a listener of the host was reached:\n{}", ran.out));
+    }
+    Ok(())
 }
 
 fn proxy_reaches_only_the_bridge() -> Outcome {

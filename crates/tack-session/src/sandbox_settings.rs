@@ -71,8 +71,14 @@ pub struct SandboxSettings {
     /// Where `failIfUnavailable` was set; None: the default.
     pub fail_if_unavailable_set_in: Option<SettingOrigin>,
     /// A sandboxed Bash command that no rule allows runs without asking
-    /// when every path it names is inside the writable roots (default true).
+    /// when every path it names is inside the writable roots. Default:
+    /// Claude Code's (true) when the user turned the sandbox on in their own
+    /// settings (user, local, command line or managed: `"enabled": true`);
+    /// false when it is on only by tack's default, so turning the sandbox
+    /// on by default does not also stop tack from asking.
     pub auto_allow_bash_if_sandboxed: bool,
+    /// Where `autoAllowBashIfSandboxed` was set; None: the default.
+    pub auto_allow_set_in: Option<SettingOrigin>,
     /// A call may ask to run outside the sandbox (`dangerouslyDisableSandbox`),
     /// which a person then allows each time (default true).
     pub allow_unsandboxed_commands: bool,
@@ -87,6 +93,10 @@ pub struct SandboxSettings {
     pub denied_domains: Vec<DomainPattern>,
     /// `network.allowAllUnixSockets` (default false).
     pub allow_all_unix_sockets: bool,
+    /// `network.allowLocalBinding` (default false): with no domain allowed,
+    /// commands get a loopback of their own (a test suite's servers on
+    /// 127.0.0.1 work; the machine's listeners stay out of reach).
+    pub allow_local_binding: bool,
     /// More directories commands may write (`filesystem.allowWrite`,
     /// `writableRoots`), absolute.
     pub writable_roots: Vec<PathBuf>,
@@ -105,13 +115,15 @@ impl Default for SandboxSettings {
             enabled_set_in: None,
             fail_if_unavailable: true,
             fail_if_unavailable_set_in: None,
-            auto_allow_bash_if_sandboxed: true,
+            auto_allow_bash_if_sandboxed: false,
+            auto_allow_set_in: None,
             allow_unsandboxed_commands: true,
             excluded_commands: Vec::new(),
             allowed_domains: Vec::new(),
             network_unrestricted: false,
             denied_domains: Vec::new(),
             allow_all_unix_sockets: false,
+            allow_local_binding: false,
             writable_roots: Vec::new(),
             deny_write: Vec::new(),
             deny_read: Vec::new(),
@@ -137,7 +149,11 @@ impl SandboxSettings {
             .cloned()
             .collect();
         if allowed.is_empty() {
-            Network::Off
+            if self.allow_local_binding {
+                Network::Loopback
+            } else {
+                Network::Off
+            }
         } else {
             Network::Allowed(allowed)
         }
@@ -198,6 +214,7 @@ const NETWORK_KEYS: &[&str] = &[
     "allowedDomains",
     "deniedDomains",
     "allowAllUnixSockets",
+    "allowLocalBinding",
     "allowUnixSockets",
     "allowManagedDomainsOnly",
 ];
@@ -217,7 +234,6 @@ const IGNORED: &[(&str, &str)] = &[
         "; tack does not hide credential files or variables by it: use sandbox.filesystem.denyRead or Read deny rules for the files",
     ),
     ("network.strictAllowlist", ""),
-    ("network.allowLocalBinding", ""),
     ("network.allowMachLookup", " (macOS only)"),
     ("network.httpProxyPort", " (tack runs its own proxy)"),
     ("network.socksProxyPort", " (tack runs its own proxy)"),
@@ -371,6 +387,13 @@ pub(crate) fn sandbox(
         };
         into.top(map);
     }
+    if out.auto_allow_set_in.is_none() {
+        out.auto_allow_bash_if_sandboxed = out.enabled
+            && out
+                .enabled_set_in
+                .as_ref()
+                .is_some_and(|o| o.level != Level::Project);
+    }
     if out.network_unrestricted && !out.denied_domains.is_empty() {
         let denied: Vec<&str> = out
             .denied_domains
@@ -414,6 +437,7 @@ impl SectionReader<'_, '_> {
                 "autoAllowBashIfSandboxed" => {
                     if let Some(b) = self.r.bool(key, key, value) {
                         self.out.auto_allow_bash_if_sandboxed = b;
+                        self.out.auto_allow_set_in = Some(self.r.origin(key));
                     }
                 }
                 "allowUnsandboxedCommands" => {
@@ -481,6 +505,11 @@ impl SectionReader<'_, '_> {
                 "allowAllUnixSockets" => {
                     if let Some(b) = self.r.bool(&name, key, value) {
                         self.out.allow_all_unix_sockets = b;
+                    }
+                }
+                "allowLocalBinding" => {
+                    if let Some(b) = self.r.bool(&name, key, value) {
+                        self.out.allow_local_binding = b;
                     }
                 }
                 "allowUnixSockets" => self.r.warn(

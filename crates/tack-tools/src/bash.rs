@@ -336,6 +336,7 @@ impl TypedTool for Bash {
                 .into_iter()
                 .flatten()
                 .collect(),
+            own_pid_namespace: confinement == sandbox::Confinement::Sandboxed,
             cwd: new_cwd.clone().unwrap_or(cwd),
             cwd_changed: new_cwd.is_some(),
             description: input.description,

@@ -230,8 +230,20 @@ async fn the_audit_records_the_profile_and_check_reports_the_machine() {
         Step::text("done"),
     ])
     .await;
-    let out = w.run(&["--allowed-tools", "Bash", "hi"]).await;
+    // Nothing is left behind: the session's temporary directories go with it.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut run = w.tack();
+    run.env("TMPDIR", tmp.path())
+        .args(["run", "--allowed-tools", "Bash", "hi"]);
+    let out = tokio::task::spawn_blocking(move || run.output().unwrap())
+        .await
+        .unwrap();
     assert!(out.status.success(), "{}", super::stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind in TMPDIR: {left:?}");
     let (_, events) = w.transcript();
     let result = events
         .iter()
@@ -284,4 +296,121 @@ fn a_checked_in_settings_file_cannot_turn_the_sandbox_off() {
     let refs: Vec<&str> = commands.iter().map(String::as_str).collect();
     let results = serve_bash_calls_with(&p, Some(&allow_everything(json!({}))), &refs);
     assert!(!Path::new(&o).join("escaped").exists(), "{results:?}");
+}
+
+/// The red team's commands of the permission-holes issue as they were, with
+/// the rules allowing everything: what the sandbox hides (`denyRead`) is
+/// not printed and what it keeps read-only (`denyWrite`) is not changed,
+/// whichever way the command takes.
+#[test]
+fn the_red_teams_commands_meet_hidden_and_read_only_paths() {
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path().canonicalize().unwrap();
+    for (f, text) in [
+        ("secrets/key", "SECRET-KEY\n"),
+        (".env", "TOKEN=SECRET-ENV\n"),
+        ("sub/readme", "hello\n"),
+        ("locked/keep", "keep\n"),
+    ] {
+        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+        std::fs::write(p.join(f), text).unwrap();
+    }
+    let at = |f: &str| p.join(f).display().to_string();
+    let settings = allow_everything(json!({"filesystem": {
+        "denyRead": [at("secrets"), at(".env")],
+        "denyWrite": [at("locked")]
+    }}));
+    let commands = [
+        "trap -- 'rm -f locked/keep' EXIT",
+        "find locked -delete",
+        "sed -i s/keep/gone/ locked/keep",
+        "sort -o locked/keep sub/readme",
+        "mv locked gone",
+        "cd sub",
+        "cat ../secrets/key",
+        "echo gone > ../locked/keep",
+        "cat /proc/self/cwd/../.env",
+        "grep -r SECRET ..",
+        "tar -cf - .. | tar -tvf - >/dev/null; tar -cf - .. | strings | grep SECRET",
+        "python3 -c \"print(open('../.env').read())\"",
+        "cat readme",
+    ];
+    let results = serve_bash_calls_with(&p, Some(&settings), &commands);
+    let (last_error, last) = results.last().unwrap();
+    assert!(!last_error && last.contains("hello"), "{last}");
+    for (i, (_, text)) in results.iter().enumerate() {
+        assert!(
+            !text.contains("SECRET-"),
+            "`{}` printed a secret: {text}",
+            commands[i]
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.join("locked/keep")).unwrap(),
+        "keep\n"
+    );
+    assert!(!p.join("gone").exists());
+}
+
+/// With the sandbox turned on in the user's own settings (Claude Code's
+/// `autoAllowBashIfSandboxed` default), a command no rule covers runs
+/// without asking when it stays inside the roots; one that reaches outside
+/// is still asked (a deny without a terminal), and so is every request to
+/// leave the sandbox, whatever the rules say.
+#[tokio::test]
+async fn auto_allow_and_leaving_the_sandbox_headless() {
+    let outside = tempfile::tempdir().unwrap();
+    let o = outside.path().canonicalize().unwrap().display().to_string();
+    let w = World::new(vec![
+        Step::tool_use(
+            "t_in",
+            "Bash",
+            json!({"command": "echo hi > inside.txt && cat inside.txt"}),
+        ),
+        Step::tool_use("t_out", "Bash", json!({"command": format!("ls {o}")})),
+        Step::tool_use(
+            "t_leave",
+            "Bash",
+            json!({"command": "echo hi", "dangerouslyDisableSandbox": true}),
+        ),
+        Step::text("done"),
+    ])
+    .await;
+    let config = w.state.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"permissions": {"allow": ["Bash(echo *)"]}, "sandbox": {"enabled": true}})
+            .to_string(),
+    )
+    .unwrap();
+    let out = w.run(&["go"]).await;
+    assert!(out.status.success(), "{}", super::stderr(&out));
+    let (_, events) = w.transcript();
+    let result = |id: &str| -> Value {
+        events
+            .iter()
+            .find(|e| e["type"] == "tool_result" && e["tool_use_id"] == id)
+            .unwrap_or_else(|| panic!("no result for {id}: {events:?}"))
+            .clone()
+    };
+    let inside = result("t_in");
+    assert_eq!(inside["audit"]["decision"], "allow", "{inside}");
+    assert!(
+        inside["audit"]["decided_by"]
+            .as_str()
+            .unwrap()
+            .contains("autoAllowBashIfSandboxed"),
+        "{inside}"
+    );
+    assert_eq!(result("t_out")["audit"]["decision"], "deny");
+    let leave = result("t_leave");
+    assert_eq!(
+        leave["audit"]["decision"], "deny",
+        "an allow rule does not let it out: {leave}"
+    );
+    assert!(
+        leave.to_string().contains("dangerouslyDisableSandbox"),
+        "{leave}"
+    );
 }

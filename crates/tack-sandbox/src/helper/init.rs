@@ -171,8 +171,14 @@ fn init_setup(plan: &Plan) -> Result<Option<std::net::TcpListener>, Failed> {
         None::<&str>,
     )
     .map_err(|e| Failed::new("mounting /proc for the PID namespace", e))?;
-    let NetPlan::Proxy { port, .. } = plan.network else {
-        return Ok(None);
+    let port = match plan.network {
+        NetPlan::Proxy { port, .. } => port,
+        NetPlan::Loopback => {
+            sys::loopback_up()
+                .map_err(|e| Failed::new("bringing up lo in the network namespace", e))?;
+            return Ok(None);
+        }
+        NetPlan::On | NetPlan::Off => return Ok(None),
     };
     sys::loopback_up().map_err(|e| Failed::new("bringing up lo in the network namespace", e))?;
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| {

@@ -137,7 +137,10 @@ fn run(plan: &std::ffi::OsStr, command: Vec<OsString>) -> Result<Infallible, Fai
     }
     let needs_namespaces = !plan.read_only.is_empty()
         || !plan.hidden.is_empty()
-        || matches!(plan.network, crate::NetPlan::Proxy { .. });
+        || matches!(
+            plan.network,
+            crate::NetPlan::Proxy { .. } | crate::NetPlan::Loopback
+        );
     if needs_namespaces && !plan.namespaces {
         return Err(Failed::new(
             "reading the plan (the first argument)",

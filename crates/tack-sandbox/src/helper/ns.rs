@@ -17,7 +17,7 @@ const NONE: Option<&str> = None;
 /// [`NetPlan::Proxy`] a network namespace.
 pub(super) fn flags(plan: &Plan) -> CloneFlags {
     let mut flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
-    if matches!(plan.network, NetPlan::Proxy { .. }) {
+    if matches!(plan.network, NetPlan::Proxy { .. } | NetPlan::Loopback) {
         flags |= CloneFlags::CLONE_NEWNET;
     }
     flags

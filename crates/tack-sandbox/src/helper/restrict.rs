@@ -99,7 +99,7 @@ fn landlock(plan: &Plan) -> Result<Option<RulesetCreated>, Failed> {
         // only way out is the bridge, and a command may still talk to a
         // server it started on its own loopback (a test suite's).
         let tcp = match plan.network {
-            NetPlan::On | NetPlan::Proxy { .. } => None,
+            NetPlan::On | NetPlan::Proxy { .. } | NetPlan::Loopback => None,
             NetPlan::Off => Some(AccessNet::BindTcp | AccessNet::ConnectTcp),
         };
         if let Some(tcp) = tcp {
@@ -195,10 +195,10 @@ fn seccomp(plan: &Plan) -> Result<BpfProgram, Failed> {
         // Every domain but Unix (inet, netlink, packet, vsock…).
         (NetPlan::Off, true) => Some(vec![one(arg0(SeccompCmpOp::Ne, libc::AF_UNIX)?)?]),
         (NetPlan::Off, false) => Some(Vec::new()),
-        (NetPlan::On | NetPlan::Proxy { .. }, false) => {
+        (NetPlan::On | NetPlan::Proxy { .. } | NetPlan::Loopback, false) => {
             Some(vec![one(arg0(SeccompCmpOp::Eq, libc::AF_UNIX)?)?])
         }
-        (NetPlan::On | NetPlan::Proxy { .. }, true) => None,
+        (NetPlan::On | NetPlan::Proxy { .. } | NetPlan::Loopback, true) => None,
     };
     if let Some(socket) = socket {
         rules.insert(libc::SYS_socket, socket);

@@ -182,9 +182,9 @@ fn defaults_with_no_sandbox_section_and_a_star_is_the_whole_network() {
     let s = &ctx.settings.sandbox;
     assert_eq!(s.enabled, cfg!(target_os = "linux"));
     assert_eq!(s.enabled_set_in, None);
-    assert!(
-        s.fail_if_unavailable && s.auto_allow_bash_if_sandboxed && s.allow_unsandboxed_commands
-    );
+    assert!(s.fail_if_unavailable && s.allow_unsandboxed_commands);
+    // On by tack's default, it does not stop tack from asking.
+    assert!(!s.auto_allow_bash_if_sandboxed);
     assert!(!s.allow_all_unix_sockets);
     assert_eq!(s.network(), Network::Off);
 
@@ -200,6 +200,33 @@ fn defaults_with_no_sandbox_section_and_a_star_is_the_whole_network() {
         "{:?}",
         ctx.settings.warnings
     );
+
+    // Turned on in the user's own settings, Claude Code's default applies:
+    // sandboxed commands inside the roots need no prompt.
+    l.user(json!({"sandbox": {"enabled": true}}));
+    assert!(l.context().settings.sandbox.auto_allow_bash_if_sandboxed);
+    l.user(json!({"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": false}}));
+    assert!(!l.context().settings.sandbox.auto_allow_bash_if_sandboxed);
+    // A checked-in file saying `enabled: true` does not bring auto-allow.
+    l.user(json!({}));
+    l.project_file(
+        ".claude/settings.json",
+        json!({"sandbox": {"enabled": true}}),
+    );
+    let ctx = l.context();
+    assert!(ctx.settings.sandbox.enabled && !ctx.settings.sandbox.auto_allow_bash_if_sandboxed);
+    l.project_file(".claude/settings.json", json!({}));
+
+    // allowLocalBinding: no domain, but a loopback of the commands' own.
+    l.user(json!({"sandbox": {"network": {"allowLocalBinding": true}}}));
+    assert_eq!(l.context().settings.sandbox.network(), Network::Loopback);
+    l.user(
+        json!({"sandbox": {"network": {"allowLocalBinding": true, "allowedDomains": ["a.dev"]}}}),
+    );
+    assert!(matches!(
+        l.context().settings.sandbox.network(),
+        Network::Allowed(_)
+    ));
 }
 
 #[test]

@@ -71,6 +71,8 @@ pub(crate) struct Run {
     /// What the OS sandbox has to say: a command that ran without it, or a
     /// write or connection it blocked.
     pub sandbox_notes: Vec<String>,
+    /// The command ran in a PID namespace of its own (the OS sandbox).
+    pub own_pid_namespace: bool,
     pub cwd: PathBuf,
     pub cwd_changed: bool,
     pub description: Option<String>,
@@ -89,6 +91,7 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
         timeout,
         cwd_note,
         sandbox_notes,
+        own_pid_namespace,
         cwd,
         cwd_changed,
         description,
@@ -148,6 +151,14 @@ pub(crate) fn answer(run: Run) -> Result<ToolOutput, ToolError> {
              the session ends. Use run_in_background to keep a command running and read \
              its output.]"
         ));
+        if own_pid_namespace {
+            notes.push(
+                "[They run in this command's own PID namespace (the OS sandbox): a later \
+                 command cannot see them with ps or signal them by pid. Start servers with \
+                 run_in_background and stop them with KillShell.]"
+                    .to_owned(),
+            );
+        }
     }
     if cwd_changed {
         notes.push(format!("[Working directory is now {}]", cwd.display()));

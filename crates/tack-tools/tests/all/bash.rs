@@ -671,7 +671,13 @@ async fn the_tool_set_has_claude_code_names_and_fields() {
     };
     assert_eq!(
         props("Bash"),
-        ["command", "description", "run_in_background", "timeout"]
+        [
+            "command",
+            "dangerouslyDisableSandbox",
+            "description",
+            "run_in_background",
+            "timeout"
+        ]
     );
     assert_eq!(props("BashOutput"), ["bash_id", "filter"]);
     assert_eq!(props("KillShell"), ["shell_id"]);
