@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tack_sandbox::{Config, DomainPattern, Network, Sandbox};
-use tack_tool::{Tool, ToolContext};
+use tack_tool::ToolContext;
 use tack_tools::bash::sandbox::ShellSandbox;
 use tokio_util::sync::CancellationToken;
 
