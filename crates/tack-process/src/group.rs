@@ -80,6 +80,13 @@ impl Group {
         group_alive || !self.strays().is_empty()
     }
 
+    /// No process is left in the group, not even a zombie (`kill(-pgid, 0)`
+    /// fails). Cheap: no `/proc` scan, and it says nothing of processes that
+    /// left the group (see [`Group::is_alive`]).
+    pub fn is_empty(self) -> bool {
+        killpg(self.pgid, None).is_err()
+    }
+
     /// Sends SIGKILL to every process of the group and every process that
     /// carries its tag, at once. What is already gone is no error.
     pub fn kill(self) {

@@ -190,6 +190,12 @@ impl Sandbox {
         }
     }
 
+    /// Whether commands run in a PID namespace of their own (known after the
+    /// first command): once its init is gone, nothing of the command is.
+    pub fn pid_namespace(&self) -> bool {
+        matches!(self.ready.get(), Some(Ok(ready)) if ready.plan.namespaces)
+    }
+
     /// How many requests the proxy has refused so far (pass it to
     /// [`Sandbox::explain`] after the command).
     pub fn denials_so_far(&self) -> u64 {

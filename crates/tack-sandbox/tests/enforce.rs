@@ -66,6 +66,7 @@ fn main() {
         deaths_by_signal_pass_through,
         sigpipe_is_default_in_the_command,
         a_background_job_lives_until_the_group_is_killed,
+        nothing_is_left_in_the_group_once_the_helper_ended,
         a_bad_plan_exits_125_with_the_message,
         a_missing_program_exits_127,
         probe_reports_this_machine,
@@ -718,6 +719,25 @@ fn a_background_job_lives_until_the_group_is_killed() -> Outcome {
         "still alive after the group was killed: {:?}",
         members(ran.group.id())
     ))
+}
+
+/// tack asks right after the helper ends whether the command left
+/// processes running: ns-init must be gone (reaped) by then, not a zombie.
+fn nothing_is_left_in_the_group_once_the_helper_ended() -> Outcome {
+    let d = dirs();
+    for _ in 0..20 {
+        let ran = run(&plan(&d.root), &d.root, "true");
+        ran.expect_code(0)?;
+        // Zombies count: kill(-pgid, 0) finds them too.
+        let pgid = nix::unistd::Pid::from_raw(ran.group.id());
+        if nix::sys::signal::killpg(pgid, None).is_ok() {
+            return Err(format!(
+                "left in the group after the helper ended: {:?} (and zombies)",
+                members(ran.group.id())
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn a_bad_plan_exits_125_with_the_message() -> Outcome {

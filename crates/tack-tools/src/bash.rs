@@ -286,14 +286,23 @@ impl TypedTool for Bash {
         // new session) dies with the call; a timeout or cancel killed it
         // already. What stayed in the group is a leftover, killed at session
         // end.
+        // A command in a PID namespace of its own whose group is empty has
+        // nothing left: its namespace died with its init (no /proc scans).
+        let contained = confinement == sandbox::Confinement::Sandboxed
+            && state
+                .sandbox
+                .as_ref()
+                .is_some_and(|s| s.sandbox.pid_namespace())
+            && process.group().is_empty();
         let strays_killed = match ending {
-            Ending::Exited(_) => process.group().kill_strays(),
+            Ending::Exited(_) if !contained => process.group().kill_strays(),
             _ => 0,
         };
         // Output may still be in the pipe, or processes the command left
         // running may hold it open: read it a moment longer, not more.
         process.output_closed(DRAIN_AFTER_EXIT).await;
-        let leftover_alive = matches!(ending, Ending::Exited(_)) && process.group().is_alive();
+        let leftover_alive =
+            matches!(ending, Ending::Exited(_)) && !contained && process.group().is_alive();
         let output = process.stdout().take(Hold::Nothing);
         let group = process.group();
         let sandbox_note = match (&confinement, &state.sandbox) {

@@ -58,10 +58,10 @@ pub(super) fn run(
     let ids = ns::Ids::now();
     let flags = ns::flags(plan);
     match sys::fork_into(flags).map_err(ns::unshare_failed(flags))? {
-        ForkResult::Parent { .. } => {
+        ForkResult::Parent { child } => {
             drop(status_write);
             drop(restrictions);
-            end_as_reported(status_read)
+            end_as_reported(status_read, child)
         }
         ForkResult::Child => {
             drop(status_read);
@@ -79,9 +79,15 @@ fn encode(status: WaitStatus) -> Option<i32> {
     }
 }
 
-/// The helper: waits for ns-init's report and ends the same way.
-fn end_as_reported(mut status: std::io::PipeReader) -> ! {
-    let mut bytes = [0u8; 4];
+/// What ns-init reports: the command's status (4 bytes, [`encode`]) and
+/// whether ns-init ends now (nothing else is left in the namespace).
+const REPORT_LEN: usize = 5;
+
+/// The helper: waits for ns-init's report and ends the same way. When
+/// ns-init ends too, the helper reaps it first: a group member left as a
+/// zombie would make tack think the command left processes running.
+fn end_as_reported(mut status: std::io::PipeReader, init: Pid) -> ! {
+    let mut bytes = [0u8; REPORT_LEN];
     if status.read_exact(&mut bytes).is_err() {
         eprintln!(
             "tack sandbox: the sandbox's init process ended without saying how the command ended \
@@ -90,7 +96,16 @@ fn end_as_reported(mut status: std::io::PipeReader) -> ! {
         let _ = nix::sys::signal::raise(Signal::SIGKILL);
         std::process::exit(SETUP_EXIT)
     }
-    end_as(i32::from_le_bytes(bytes))
+    if bytes[4] == 1 {
+        let _ = waitpid(init, Some(WaitPidFlag::__WALL));
+    }
+    end_as(i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+}
+
+/// The report of `status`, saying whether ns-init ends now.
+fn report_of(status: i32, init_ends: bool) -> [u8; REPORT_LEN] {
+    let code = status.to_le_bytes();
+    [code[0], code[1], code[2], code[3], u8::from(init_ends)]
 }
 
 /// Exits with `status` (an exit code), or dies by the signal it names.
@@ -124,7 +139,7 @@ fn ns_init(
         Ok(listener) => listener,
         Err(failed) => {
             failed.print();
-            let _ = report.write_all(&SETUP_EXIT.to_le_bytes());
+            let _ = report.write_all(&report_of(SETUP_EXIT, false));
             std::process::exit(SETUP_EXIT)
         }
     };
@@ -137,7 +152,7 @@ fn ns_init(
         Ok(ForkResult::Parent { child }) => child,
         Err(e) => {
             Failed::new("starting the command (fork)", e).print();
-            let _ = report.write_all(&SETUP_EXIT.to_le_bytes());
+            let _ = report.write_all(&report_of(SETUP_EXIT, false));
             std::process::exit(SETUP_EXIT)
         }
     };
@@ -190,7 +205,9 @@ fn init_setup(plan: &Plan) -> Result<Option<std::net::TcpListener>, Failed> {
     Ok(Some(listener))
 }
 
-/// Reaps every child until none is left; the command's status goes to `report`.
+/// Reaps every child until none is left; the command's status goes to
+/// `report`, saying whether anything else is left (when nothing is, ns-init
+/// ends at once and the helper reaps it).
 fn reap(command: Pid, mut report: Option<std::io::PipeWriter>) -> ! {
     loop {
         match waitpid(None::<Pid>, Some(WaitPidFlag::__WALL)) {
@@ -198,7 +215,11 @@ fn reap(command: Pid, mut report: Option<std::io::PipeWriter>) -> ! {
                 if status.pid() == Some(command)
                     && let (Some(code), Some(mut pipe)) = (encode(status), report.take())
                 {
-                    let _ = pipe.write_all(&code.to_le_bytes());
+                    let alone = nothing_else_left();
+                    let _ = pipe.write_all(&report_of(code, alone));
+                    if alone {
+                        std::process::exit(0)
+                    }
                 }
             }
             Err(nix::errno::Errno::EINTR) => {}
@@ -206,6 +227,20 @@ fn reap(command: Pid, mut report: Option<std::io::PipeWriter>) -> ! {
         }
     }
     std::process::exit(0)
+}
+
+/// Reaps what has already ended; true when no child is left.
+fn nothing_else_left() -> bool {
+    loop {
+        match waitpid(
+            None::<Pid>,
+            Some(WaitPidFlag::__WALL | WaitPidFlag::WNOHANG),
+        ) {
+            Ok(WaitStatus::StillAlive) => return false,
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return true,
+        }
+    }
 }
 
 /// The command's process: no capabilities, restricted, exec'd.
