@@ -45,8 +45,9 @@ pub struct Sandbox {
     /// (not writable by them).
     dir: PathBuf,
     tmp: PathBuf,
-    /// Why the temporary directory could not be made.
-    failed: Option<String>,
+    /// Whether `dir` was made (at the first command: a session that runs
+    /// none costs no directory).
+    made: std::sync::atomic::AtomicBool,
     ready: OnceCell<Result<Ready, Error>>,
 }
 
@@ -76,27 +77,14 @@ impl Sandbox {
     /// refused saying why); nothing else happens until the first
     /// [`Sandbox::wrap`].
     pub fn new(config: Config, helper: Option<PathBuf>) -> Sandbox {
-        let made = make_private_dir().and_then(|dir| {
-            let tmp = dir.join("tmp");
-            std::fs::create_dir(&tmp).map(|()| (dir, tmp))
-        });
-        let (dir, tmp, failed) = match made {
-            Ok((dir, tmp)) => (dir, tmp, None),
-            Err(e) => (
-                PathBuf::new(),
-                PathBuf::new(),
-                Some(format!(
-                    "its temporary directory could not be made in {}: {e}; check TMPDIR",
-                    std::env::temp_dir().display()
-                )),
-            ),
-        };
+        let dir = private_dir_name();
+        let tmp = dir.join("tmp");
         Sandbox {
             config,
             helper,
             dir,
             tmp,
-            failed,
+            made: std::sync::atomic::AtomicBool::new(false),
             ready: OnceCell::new(),
         }
     }
@@ -117,9 +105,13 @@ impl Sandbox {
     }
 
     async fn prepare(&self) -> Result<Ready, Error> {
-        if let Some(why) = &self.failed {
-            return Err(Error::Start(why.clone()));
-        }
+        make_private_dir(&self.dir, &self.tmp).map_err(|e| {
+            Error::Start(format!(
+                "its temporary directory {} could not be made: {e}; check TMPDIR",
+                self.dir.display()
+            ))
+        })?;
+        self.made.store(true, std::sync::atomic::Ordering::Release);
         let helper = self.helper.as_deref().ok_or(Error::NoHelper {
             name: crate::HELPER,
         })?;
@@ -285,7 +277,7 @@ fn list(paths: &[PathBuf]) -> String {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        if self.failed.is_none() {
+        if self.made.load(std::sync::atomic::Ordering::Acquire) {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
@@ -411,24 +403,22 @@ fn profile(plan: &Plan, support: &Support) -> String {
     out
 }
 
-/// A fresh directory only this user can enter, in the system's temporary directory.
-fn make_private_dir() -> std::io::Result<PathBuf> {
+/// A name for the session's private directory in the system's temporary
+/// directory, unique to this process and moment (made by [`make_private_dir`]).
+fn private_dir_name() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!("tack-sandbox-{}-{nanos:x}-{n}", std::process::id()))
+}
+
+/// Makes `dir` (mode 0700; one that already exists is refused: someone else
+/// may own it) and `tmp` inside it.
+fn make_private_dir(dir: &Path, tmp: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt as _;
-    let base = std::env::temp_dir();
-    let pid = std::process::id();
-    for n in 0..1000u32 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir = base.join(format!("tack-sandbox-{pid}-{nanos:x}{n}"));
-        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(std::io::Error::other(
-        "no free name for the sandbox's temporary directory",
-    ))
+    std::fs::DirBuilder::new().mode(0o700).create(dir)?;
+    std::fs::create_dir(tmp)
 }
