@@ -177,25 +177,18 @@ fn ns_init(
 /// What ns-init sets up before the command starts: a fresh `/proc` (of this
 /// PID namespace), and for the proxy, `lo` up and the bridge's listener.
 fn init_setup(plan: &Plan) -> Result<Option<std::net::TcpListener>, Failed> {
-    use nix::mount::{MsFlags, mount};
-    mount(
-        Some("proc"),
-        "/proc",
-        Some("proc"),
-        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-        None::<&str>,
-    )
-    .map_err(|e| Failed::new("mounting /proc for the PID namespace", e))?;
+    ns::mount_proc()?;
     let port = match plan.network {
-        NetPlan::Proxy { port, .. } => port,
-        NetPlan::Loopback => {
+        NetPlan::On | NetPlan::Off => return Ok(None),
+        NetPlan::Loopback | NetPlan::Proxy { .. } => {
             sys::loopback_up()
                 .map_err(|e| Failed::new("bringing up lo in the network namespace", e))?;
-            return Ok(None);
+            match plan.network {
+                NetPlan::Proxy { port, .. } => port,
+                _ => return Ok(None),
+            }
         }
-        NetPlan::On | NetPlan::Off => return Ok(None),
     };
-    sys::loopback_up().map_err(|e| Failed::new("bringing up lo in the network namespace", e))?;
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
         Failed::new(
             format!("listening on 127.0.0.1:{port} for the bridge to the proxy"),

@@ -35,6 +35,19 @@ pub(super) fn set_up(plan: &Plan, ids: Ids) -> Result<(), Failed> {
     hide(&plan.hidden)
 }
 
+/// A fresh `/proc`, of the PID namespace this process is in (ns-init's,
+/// and the probe's child's).
+pub(super) fn mount_proc() -> Result<(), Failed> {
+    mount(
+        Some("proc"),
+        "/proc",
+        Some("proc"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+        NONE,
+    )
+    .map_err(|e| Failed::new("mounting /proc for the PID namespace", e))
+}
+
 /// The uid and gid outside the user namespace (inside, before the maps are
 /// written, they read as the overflow ids).
 #[derive(Clone, Copy)]

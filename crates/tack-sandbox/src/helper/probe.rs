@@ -83,17 +83,7 @@ fn namespaces() -> Result<(), Failed> {
         Some("size=4k"),
     )
     .map_err(|e| Failed::new(format!("mounting a tmpfs on {}", dir.display()), e))?;
-    in_child(|| {
-        mount(
-            Some("proc"),
-            "/proc",
-            Some("proc"),
-            MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-            None::<&str>,
-        )
-        .map_err(|e| Failed::new("mounting /proc for the PID namespace", e))
-    })
-    .map_err(|why| Failed::new("the PID namespace", why))
+    in_child(ns::mount_proc).map_err(|why| Failed::new("the PID namespace", why))
 }
 
 /// A network namespace of its own with `lo` up and a listener on it.
