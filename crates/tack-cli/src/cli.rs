@@ -307,6 +307,11 @@ pub struct RunArgs {
     /// Start project MCP servers (.mcp.json) that were not approved yet, for this run.
     #[arg(long)]
     pub approve_mcp: bool,
+    /// Let the model load the project's skills (.claude/skills, .tack/skills,
+    /// .agents/skills) without the user's trust, for this run (CI on a
+    /// repository you control; `tack skills trust NAME` records trust instead).
+    #[arg(long)]
+    pub trust_project_skills: bool,
     /// Registers test fixture tools (Echo, Sleep, SleepExclusive, Fail, Hang).
     #[arg(long, hide = true)]
     pub fixture_tools: bool,
@@ -604,6 +609,9 @@ pub struct ServeArgs {
     /// Start project MCP servers that were not approved yet.
     #[arg(long)]
     pub approve_mcp: bool,
+    /// Let clients load the project's skills without the user's trust.
+    #[arg(long)]
+    pub trust_project_skills: bool,
     /// Serve the conformance suite's fixture tools instead of tack's (tests).
     #[arg(long, hide = true)]
     pub conformance_fixtures: bool,

@@ -219,7 +219,18 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         let session = Session::assemble(
             &ctx,
             SessionOptions::new(session_id)
-                .sources(crate::sources::sources(args.fixture_tools, args.approve_mcp).0)
+                .sources(
+                    crate::sources::sources(
+                        args.fixture_tools,
+                        args.approve_mcp,
+                        tack_session::skills::SkillOptions {
+                            dedupe: false,
+                            trust_project: args.trust_project_skills,
+                            ..Default::default()
+                        },
+                    )
+                    .list,
+                )
                 .only_tools(args.tools.clone())
                 .interaction(Arc::new(Headless))
                 .events(events),

@@ -43,6 +43,7 @@ struct RunConfig {
     permission_prompt_tool: Option<String>,
     mock: bool,
     approve_mcp: bool,
+    trust_project_skills: bool,
     compact: CompactFlags,
     /// A resumed conversation is waiting for the model (no prompt needed).
     awaits_model: bool,
@@ -187,6 +188,7 @@ impl RunConfig {
             permission_prompt_tool: args.permission_prompt_tool,
             mock: args.mock,
             approve_mcp: args.approve_mcp,
+            trust_project_skills: args.trust_project_skills,
             compact: CompactFlags {
                 window: args.context_window,
                 threshold: args.compact_threshold,
@@ -291,7 +293,17 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => Arc::new(Printer::new(config.format)),
     };
     let events = EventBus::new().with(Arc::new(writer)).with(printer);
-    let (sources, mcp) = crate::sources::sources(config.fixture_tools, config.approve_mcp);
+    let skill_options = tack_session::skills::SkillOptions {
+        context_window: config.compact.window.or_else(|| {
+            tack_model::pricing::price(config.agent.model.as_deref().unwrap_or(client.model()))
+                .map(|p| p.context_window)
+        }),
+        trust_project: config.trust_project_skills,
+        ..Default::default()
+    };
+    let crate::sources::Sources {
+        list: sources, mcp, ..
+    } = crate::sources::sources(config.fixture_tools, config.approve_mcp, skill_options);
     mcp.set_model(Arc::clone(&client));
     let interaction: Arc<dyn Interaction> = match &config.permission_prompt_tool {
         Some(name) => Arc::new(

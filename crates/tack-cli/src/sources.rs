@@ -3,21 +3,34 @@
 use std::sync::Arc;
 
 use tack_mcp::client::ProgressUpdate;
+use tack_session::skills::{SkillOptions, Skills};
 use tack_session::sources::{Builtins, Fixtures, Mcp, ToolSource};
 
+/// The tool sources of a command, and the two a command reaches into.
+pub struct Sources {
+    pub list: Vec<Arc<dyn ToolSource>>,
+    /// The MCP servers (their manager, once loaded, reaches the servers).
+    pub mcp: Arc<Mcp>,
+    /// The skills (what was found and the catalog, once loaded).
+    #[allow(dead_code)] // read by `tack mcp serve` once it serves skills
+    pub skills: Arc<Skills>,
+}
+
 /// The tool sources of `tack run` and `tack mcp serve`: built-ins, the
-/// fixture tools when asked for, then MCP servers (progress on stderr),
-/// which are also returned (their manager, once loaded, reaches the servers).
-pub fn sources(fixture_tools: bool, approve_mcp: bool) -> (Vec<Arc<dyn ToolSource>>, Arc<Mcp>) {
-    let mut sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
+/// fixture tools when asked for, MCP servers (progress on stderr), then
+/// skills.
+pub fn sources(fixture_tools: bool, approve_mcp: bool, skills: SkillOptions) -> Sources {
+    let mut list: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
     if fixture_tools {
-        sources.push(Arc::new(Fixtures));
+        list.push(Arc::new(Fixtures));
     }
     let mcp = Arc::new(Mcp::new(approve_mcp).on_progress(Arc::new(|update| {
         eprintln!("{}", progress_line(update));
     })));
-    sources.push(Arc::clone(&mcp) as _);
-    (sources, mcp)
+    list.push(Arc::clone(&mcp) as _);
+    let skills = Arc::new(Skills::new(skills));
+    list.push(Arc::clone(&skills) as _);
+    Sources { list, mcp, skills }
 }
 
 /// `mcp__server__tool: 3/10 (indexing)`.

@@ -180,6 +180,30 @@ pub struct AuditRecord {
     /// `unsandboxed: …` with why. Absent for a tool that starts none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<String>,
+    /// The skill a Skill call loaded, and what it cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<SkillLoad>,
+}
+
+/// A skill loaded by a call, as its audit record says: an evaluation
+/// compares runs with and without a skill by these.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkillLoad {
+    /// The name the model called it by.
+    pub name: String,
+    /// managed, user, project or mcp.
+    pub scope: String,
+    /// Its `SKILL.md`, or the MCP server and URI.
+    pub location: String,
+    /// Estimated tokens of what the call returned.
+    pub tokens: u64,
+    /// The skill was already loaded in this conversation: only a reminder
+    /// was sent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeat: bool,
+    /// The skill's `allowed-tools` (shown to the model; they grant nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
 }
 
 /// How a call that did not finish was stopped, as its audit record says.

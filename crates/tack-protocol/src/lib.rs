@@ -23,7 +23,8 @@ use serde_json::{Map, Value};
 mod event;
 pub mod exit;
 pub use event::{
-    AuditDecision, AuditRecord, Caller, Interruption, RunStatus, SessionEvent, ToolOutcome, Verdict,
+    AuditDecision, AuditRecord, Caller, Interruption, RunStatus, SessionEvent, SkillLoad,
+    ToolOutcome, Verdict,
 };
 
 /// Fields tack does not model, kept so they survive a round trip.

@@ -51,6 +51,23 @@ pub trait Interaction: Send + Sync {
     async fn elicit(&self, _request: &Elicitation) -> ElicitAnswer {
         ElicitAnswer::Decline
     }
+    /// The model wants to load a skill the repository (or an MCP server)
+    /// brought, not trusted yet: use it? Yes is remembered until the
+    /// skill's instructions change. Default: no.
+    async fn approve_skill(&self, _skill: &SkillApproval) -> bool {
+        false
+    }
+}
+
+/// A skill waiting for the user's trust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillApproval {
+    pub name: String,
+    /// Its `SKILL.md`, or the MCP server and URI.
+    pub location: String,
+    pub description: String,
+    /// The skill's `allowed-tools`, if any (shown; they grant nothing).
+    pub allowed_tools: Vec<String>,
 }
 
 /// MCP servers' requests: elicitation through the session's
@@ -136,6 +153,8 @@ pub enum Asked {
         items: Vec<String>,
     },
     Notice(String),
+    /// A skill waiting for trust, by name.
+    Skill(String),
     /// An MCP server's request for input: the form's field names, or the
     /// URL of URL mode.
     Elicitation {
@@ -153,6 +172,7 @@ struct Script {
     servers: VecDeque<bool>,
     changes: VecDeque<bool>,
     project_settings: VecDeque<bool>,
+    skills: VecDeque<bool>,
     asked: Vec<Asked>,
 }
 
@@ -189,6 +209,12 @@ impl Scripted {
     /// The answer to the next project settings approval.
     pub fn approve_project_settings(self, yes: bool) -> Self {
         self.lock().project_settings.push_back(yes);
+        self
+    }
+
+    /// The answer to the next skill trust question.
+    pub fn approve_skill(self, yes: bool) -> Self {
+        self.lock().skills.push_back(yes);
         self
     }
 
@@ -246,6 +272,11 @@ impl Interaction for Scripted {
     }
     fn notice(&self, text: &str) {
         self.lock().asked.push(Asked::Notice(text.to_owned()));
+    }
+    async fn approve_skill(&self, skill: &SkillApproval) -> bool {
+        let mut script = self.lock();
+        script.asked.push(Asked::Skill(skill.name.clone()));
+        script.skills.pop_front().unwrap_or(false)
     }
     fn can_elicit(&self) -> bool {
         true

@@ -50,13 +50,14 @@ mod sandbox;
 pub mod sandbox_settings;
 mod session;
 mod settings;
+pub mod skills;
 pub mod sources;
 pub mod subagent;
 mod terminal;
 mod trust;
 
 pub use error::{Error, Result};
-pub use interaction::{Asked, Headless, Interaction, Scripted};
+pub use interaction::{Asked, Headless, Interaction, Scripted, SkillApproval};
 pub use project::{ProjectContext, managed_settings_file};
 pub use prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
 pub use prompt_tool::{PROMPT_TOOL_TIMEOUT, PromptTool};

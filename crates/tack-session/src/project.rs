@@ -172,6 +172,39 @@ impl ProjectContext {
         dirs
     }
 
+    /// Where skills are looked for (see [`tack_skills::discover`]): the
+    /// administrator's `skills` folder beside the managed settings file
+    /// (`/etc/tack/skills`), the user's `<config dir>/skills`,
+    /// `<Claude Code dir>/skills` and `~/.agents/skills`, and the project's
+    /// folders from the working directory up to the project root and below it.
+    pub fn skill_places(&self) -> tack_skills::Places {
+        let home = self.home();
+        tack_skills::Places {
+            managed: self
+                .load
+                .managed_settings
+                .as_ref()
+                .and_then(|f| f.parent())
+                .map(|d| d.join("skills")),
+            user: tack_skills::Places::user_folders(
+                self.load.user_config_dir.as_deref(),
+                self.load.claude_user_dir.as_deref(),
+                home.as_deref(),
+            ),
+            project: Some((self.cwd.clone(), self.project_root.clone())),
+            nested: true,
+        }
+    }
+
+    /// The home directory (for showing `~/` paths), when known.
+    pub fn home(&self) -> Option<PathBuf> {
+        self.load.home.clone().or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        })
+    }
+
     /// Reads the user-level instruction files from `sources` instead.
     pub fn with_instructions(mut self, sources: InstructionSources) -> Self {
         self.instructions = sources;

@@ -305,11 +305,19 @@ impl Session {
         }
         let pipeline = builder.build();
         if let Some(link) = &link {
-            let builtins = recipe.builtins.then(|| {
-                let (project, policy) = (recipe.project.clone(), recipe.policy.clone());
-                let artifacts = Arc::clone(&artifacts);
-                Box::new(move || Builtins::tools(&project, &policy, &artifacts)) as _
-            });
+            let (project, policy) = (recipe.project.clone(), recipe.policy.clone());
+            let artifacts = Arc::clone(&artifacts);
+            let has_builtins = recipe.builtins;
+            let sources = sources.clone();
+            let builtins = Some(Box::new(move || {
+                let mut tools = if has_builtins {
+                    Builtins::tools(&project, &policy, &artifacts)
+                } else {
+                    Vec::new()
+                };
+                tools.extend(sources.iter().flat_map(|s| s.conversation_tools()));
+                tools
+            }) as _);
             link.wire(Wiring {
                 pipeline: pipeline.downgrade(),
                 builtins,
@@ -355,11 +363,12 @@ impl Session {
             &project.state_dir,
             &format!("{}-client-{n}", self.id),
         ));
-        let tools = if recipe.builtins {
+        let mut tools = if recipe.builtins {
             Builtins::tools(project, &recipe.policy, &artifacts)
         } else {
             Vec::new()
         };
+        tools.extend(self.sources.iter().flat_map(|s| s.conversation_tools()));
         self.pipeline
             .with_own_tools(tools, Arc::new(output_budget(project, artifacts)))
     }
@@ -478,6 +487,9 @@ impl Session {
                 messages: loaded.messages.clone(),
                 repairs: loaded.repairs.clone(),
             });
+        }
+        for source in &self.sources {
+            source.resumed(&loaded.messages);
         }
         let mut messages = loaded.messages.clone();
         if let Some(fix) = transcript::repair(loaded) {

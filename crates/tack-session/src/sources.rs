@@ -75,6 +75,16 @@ pub trait ToolSource: Send + Sync {
     }
     /// Called once when the session ends (stop servers, processes).
     async fn shutdown(&self) {}
+    /// Fresh instances of this source's tools that keep per-conversation
+    /// state (the Skill tool's loaded skills), for another conversation
+    /// (a sub-agent, an MCP client): they replace the session's instances
+    /// in its registry.
+    fn conversation_tools(&self) -> Vec<Arc<dyn Tool>> {
+        Vec::new()
+    }
+    /// The session resumed with `messages` (e.g. skills loaded before are
+    /// not sent again).
+    fn resumed(&self, _messages: &[tack_protocol::Message]) {}
 }
 
 /// tack's built-in tools.
@@ -442,9 +452,14 @@ async fn approve_changes(manager: &McpManager, interaction: &dyn Interaction) {
     }
 }
 
-/// The sources of `tack run` and `tack mcp serve`: built-ins, then MCP.
+/// The sources of `tack run` and `tack mcp serve`: built-ins, MCP, then
+/// skills.
 pub fn default_sources(approve_mcp: bool) -> Vec<Arc<dyn ToolSource>> {
-    vec![Arc::new(Builtins), Arc::new(Mcp::new(approve_mcp))]
+    vec![
+        Arc::new(Builtins),
+        Arc::new(Mcp::new(approve_mcp)),
+        Arc::new(crate::skills::Skills::new(Default::default())),
+    ]
 }
 
 /// A source's failure, named.

@@ -201,6 +201,23 @@ impl Interaction for Terminal {
         .await
     }
 
+    async fn approve_skill(&self, skill: &crate::interaction::SkillApproval) -> bool {
+        let _guard = self.lock.lock().await;
+        let tools = if skill.allowed_tools.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " It lists allowed-tools {} (they grant nothing; its calls still meet your rules).",
+                skill.allowed_tools.join(" ")
+            )
+        };
+        confirm(&format!(
+            "The model wants to load the skill {:?} from {}, which you have not trusted yet: its instructions will be followed as yours.{tools} Trust it?",
+            skill.name, skill.location
+        ))
+        .await
+    }
+
     async fn approve_project_settings(&self, settings: &UntrustedSettings) -> bool {
         let _guard = self.lock.lock().await;
         let items: String = settings

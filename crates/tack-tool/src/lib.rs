@@ -390,6 +390,11 @@ pub trait Tool: Send + Sync + 'static {
     fn sandbox_profile(&self, _input: &Value) -> Option<String> {
         None
     }
+    /// The skill the call `tool_use_id` loaded, for its audit record (asked
+    /// after the call ran). `None` for every tool but Skill.
+    fn skill_load(&self, _tool_use_id: &str) -> Option<tack_protocol::SkillLoad> {
+        None
+    }
     /// Runs the call. Must return promptly once `ctx.cancel` is cancelled.
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
