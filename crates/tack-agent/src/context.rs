@@ -56,6 +56,11 @@ pub const CLEARED_PREFIX: &str = "[Cleared to save context:";
 /// How the message that carries a summary begins.
 pub const COMPACTED_PREFIX: &str = "[This conversation was compacted";
 const TASK_HEADING: &str = "The original task:\n";
+/// Tools whose results compaction keeps whole: a loaded skill's
+/// instructions stay in effect for the rest of the session.
+pub const KEPT_TOOLS: &[&str] = &["Skill"];
+/// How a loaded skill's text begins (the Skill tool's result).
+const SKILL_CONTENT_PREFIX: &str = "<skill_content";
 const SUMMARY_HEADING: &str = "\n\nSummary of the earlier turns:\n";
 
 /// When to compact: a share of the window or a number of tokens.
@@ -520,8 +525,16 @@ pub fn plan_clear(
             }
         }
     }
-    let clearable = candidates.len().saturating_sub(keep);
     let names = tool_names(messages);
+    candidates.retain(|c| {
+        let ContentBlock::ToolResult(r) = &messages[c.message].content[c.block] else {
+            return false;
+        };
+        !names
+            .get(r.tool_use_id.as_str())
+            .is_some_and(|n| KEPT_TOOLS.contains(n))
+    });
+    let clearable = candidates.len().saturating_sub(keep);
     let mut changed: BTreeMap<usize, Cleared> = BTreeMap::new();
     let mut freed = 0usize;
     for c in candidates.into_iter().take(clearable) {
@@ -636,6 +649,8 @@ struct Facts {
     files_read: Vec<String>,
     files_edited: Vec<String>,
     skills: Vec<String>,
+    /// The loaded skills' texts, whole (older turns and an earlier compaction).
+    skill_texts: Vec<String>,
     plan: Option<String>,
     calls: BTreeMap<String, u32>,
 }
@@ -670,9 +685,45 @@ fn original_task(first: Option<&Message>) -> String {
     text
 }
 
+/// The texts of the skills loaded in `messages[..cut]`, whole, in order,
+/// each once: what an earlier compaction kept (its extra text blocks) and
+/// the results of Skill calls.
+fn skill_texts(messages: &[Message], cut: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |text: &str| {
+        if text.starts_with(SKILL_CONTENT_PREFIX) && !out.iter().any(|t| t == text) {
+            out.push(text.to_owned());
+        }
+    };
+    if let Some(first) = messages.first()
+        && first.text().starts_with(COMPACTED_PREFIX)
+    {
+        for block in &first.content {
+            if let ContentBlock::Text(t) = block {
+                push(&t.text);
+            }
+        }
+    }
+    let names = tool_names(messages);
+    for message in &messages[..cut.min(messages.len())] {
+        for block in &message.content {
+            if let ContentBlock::ToolResult(r) = block
+                && !r.is_error
+                && names
+                    .get(r.tool_use_id.as_str())
+                    .is_some_and(|n| KEPT_TOOLS.contains(n))
+            {
+                push(&result_text(&r.content).0);
+            }
+        }
+    }
+    out
+}
+
 fn facts(messages: &[Message], cut: usize) -> Facts {
     let mut f = Facts {
         task: original_task(messages.first()),
+        skill_texts: skill_texts(messages, cut),
         ..Facts::default()
     };
     for (i, message) in messages.iter().enumerate() {
@@ -780,6 +831,9 @@ pub fn rebuild(messages: &[Message], cut: usize, summary: Result<&str, &str>) ->
     }
     if !f.skills.is_empty() {
         let _ = write!(text, "\n\nSkills loaded: {}.", list(&f.skills));
+        if !f.skill_texts.is_empty() {
+            text.push_str(" Their instructions follow whole and still apply.");
+        }
     }
     if !f.files_read.is_empty() {
         let _ = write!(text, "\n\nFiles read: {}.", list(&f.files_read));
@@ -789,7 +843,13 @@ pub fn rebuild(messages: &[Message], cut: usize, summary: Result<&str, &str>) ->
     }
     text.push_str("\n\nEarlier tool outputs can be read back with ReadOutput where a stub names their artifact. The most recent turns follow verbatim.");
     let mut out = Vec::with_capacity(messages.len() - cut + 1);
-    out.push(Message::user_text(text));
+    let mut first = Message::user_text(text);
+    // Each loaded skill's text rides whole as a block of its own (a later
+    // compaction finds it there again).
+    first
+        .content
+        .extend(f.skill_texts.iter().map(|t| ContentBlock::text(t.clone())));
+    out.push(first);
     out.extend_from_slice(&messages[cut..]);
     out
 }
@@ -817,6 +877,7 @@ pub fn anthropic_context_management(config: &CompactionConfig, window: u64) -> V
             "trigger": {"type": "input_tokens", "value": threshold},
             "keep": {"type": "tool_uses", "value": config.keep_tool_results},
             "clear_at_least": {"type": "input_tokens", "value": threshold.saturating_sub(target).max(1)},
+            "exclude_tools": KEPT_TOOLS,
         },
         compact,
     ]})
@@ -852,6 +913,65 @@ mod tests {
             m.push(result(&format!("t{i}"), &"line\n".repeat(size / 5)));
         }
         m
+    }
+
+    #[test]
+    fn a_loaded_skill_is_never_cleared_and_survives_every_summary() {
+        let skill = format!(
+            "<skill_content name=\"pdf\">\n{}Skill directory: /s/pdf\n</skill_content>",
+            "Fill the form field by field.\n".repeat(100)
+        );
+        let mut m = vec![Message::user_text("fill the pdf")];
+        m.push(call("s1", "Skill", json!({"skill": "pdf"})));
+        m.push(result("s1", &skill));
+        m.extend(session(6, 4000).into_iter().skip(1));
+        // Stage 1 stubs the old Bash results, never the Skill's.
+        let cleared = plan_clear(&m, 1, usize::MAX, None);
+        assert!(!cleared.is_empty());
+        assert!(
+            cleared.iter().all(|c| c.index != 2),
+            "the skill was cleared"
+        );
+        // Stage 2: the summary carries the skill whole, as a block of its own.
+        let cut = m.len() - 2;
+        let once = rebuild(&m, cut, Ok("did things"));
+        let kept: Vec<&str> = once[0]
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert_eq!(kept[1], skill);
+        assert!(kept[0].contains("Skills loaded: pdf. Their instructions follow whole"));
+        // A second compaction finds it in the first one and keeps it again, once.
+        let mut again = once.clone();
+        again.extend(session(4, 4000).into_iter().skip(1));
+        let cut = again.len() - 2;
+        let twice = rebuild(&again, cut, Ok("did more"));
+        let skills: Vec<&ContentBlock> = twice[0]
+            .content
+            .iter()
+            .filter(|b| matches!(b, ContentBlock::Text(t) if t.text == skill))
+            .collect();
+        assert_eq!(skills.len(), 1);
+        assert!(original_task(twice.first()).contains("fill the pdf"));
+        // An error result (a refused load) is not a loaded skill.
+        let mut refused = vec![Message::user_text("x")];
+        refused.push(call("s1", "Skill", json!({"skill": "pdf"})));
+        refused.push(Message::user(vec![ContentBlock::ToolResult(
+            ToolResultBlock::new("s1", vec![ContentBlock::text(skill.clone())], true),
+        )]));
+        refused.extend(session(2, 10).into_iter().skip(1));
+        assert_eq!(rebuild(&refused, 3, Ok("s"))[0].content.len(), 1);
+    }
+
+    #[test]
+    fn anthropic_clearing_keeps_skill_results() {
+        let edits = anthropic_context_management(&CompactionConfig::default(), 200_000);
+        assert_eq!(edits["edits"][0]["exclude_tools"], json!(["Skill"]));
     }
 
     #[test]

@@ -30,6 +30,10 @@ pub struct InitInfo {
     pub permission_mode: String,
     /// Where the API key came from (`ANTHROPIC_API_KEY`, `none`, …).
     pub api_key_source: String,
+    /// The skills the model may load (the Skill tool's catalog).
+    pub skills: Vec<String>,
+    /// Skills a person may invoke as `/name`.
+    pub slash_commands: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,12 +301,12 @@ fn init_frame(
         "mcp_servers": servers,
         "model": model,
         "permissionMode": init.permission_mode,
-        "slash_commands": [],
+        "slash_commands": init.slash_commands,
         "apiKeySource": init.api_key_source,
         "tack_version": env!("CARGO_PKG_VERSION"),
         "output_style": "default",
         "agents": [],
-        "skills": [],
+        "skills": init.skills,
         "plugins": [],
         "uuid": uuid(),
     })

@@ -302,7 +302,9 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         ..Default::default()
     };
     let crate::sources::Sources {
-        list: sources, mcp, ..
+        list: sources,
+        mcp,
+        skills,
     } = crate::sources::sources(config.fixture_tools, config.approve_mcp, skill_options);
     mcp.set_model(Arc::clone(&client));
     let interaction: Arc<dyn Interaction> = match &config.permission_prompt_tool {
@@ -358,6 +360,21 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
                 .collect(),
             permission_mode: config.ctx.settings.permissions.mode().0.to_string(),
             api_key_source: api_key_source(client.provider(), config.mock),
+            skills: skills
+                .set()
+                .map(|s| s.catalog.names.clone())
+                .unwrap_or_default(),
+            slash_commands: skills
+                .set()
+                .map(|s| {
+                    s.discovery
+                        .skills
+                        .iter()
+                        .filter(|k| k.frontmatter.user_invocable)
+                        .map(|k| k.name.clone())
+                        .collect()
+                })
+                .unwrap_or_default(),
         });
     }
     let mut context = session

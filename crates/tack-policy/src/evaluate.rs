@@ -29,6 +29,7 @@ const PLAN_TOOLS: &[&str] = &[
     "ReadOutput",
     "ExitPlanMode",
     "Agent",
+    "Skill",
 ];
 
 /// Tools that need no permission (they only touch the session itself; the
@@ -64,6 +65,7 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         Subject::Bash { command, items } => bash(policy, command, items),
         Subject::Paths { targets, search } => path_tool(policy, tool, targets, *search),
         Subject::Url { url, host } => web_fetch(policy, url, host),
+        Subject::Skill { name } => skill(policy, name),
         Subject::Tool => other_tool(policy, tool),
         Subject::Invalid(reason) => invalid(policy, tool, reason),
     };
@@ -265,6 +267,37 @@ fn other_tool(policy: &Policy, tool: &str) -> Decision {
         );
     }
     decide(policy, tool, found, Auto::No, Some(tool.to_string()))
+}
+
+/// `Skill`: loading a skill adds instructions to the conversation and runs
+/// nothing (what it asks for is judged call by call), so it needs no
+/// permission unless a rule says otherwise: `Skill` or `Skill(name)`,
+/// `Skill(prefix:*)` deny, ask or allow rules (Claude Code's form).
+fn skill(policy: &Policy, name: &str) -> Decision {
+    let subject = format!("Skill({name})");
+    let tools = ["Skill"];
+    let pick = |kind| {
+        policy
+            .tool_rule(kind, &tools)
+            .into_iter()
+            .chain(policy.skill_rule(kind, name))
+            .min()
+    };
+    let found = Found {
+        deny: pick(Verdict::Deny),
+        ask: pick(Verdict::Ask),
+        allow: pick(Verdict::Allow),
+    };
+    if found.deny.is_none() && found.ask.is_none() {
+        return match found.allow {
+            Some(i) => Decision::Allow(rule_why(policy, i, &subject)),
+            None => Decision::Allow(
+                Why::new(subject, DecidedBy::NoPermissionNeeded)
+                    .detail("a skill adds instructions and runs nothing itself"),
+            ),
+        };
+    }
+    decide(policy, &subject, found, Auto::No, Some(subject.clone()))
 }
 
 fn web_fetch(policy: &Policy, url: &str, host: &Result<String, String>) -> Decision {

@@ -47,6 +47,8 @@ pub(crate) struct KindIndex {
     pub domains_wild: Vec<usize>,
     /// MCP rules (ascending).
     pub mcp: Vec<usize>,
+    /// `Skill(…)` rules (ascending).
+    pub skills: Vec<usize>,
 }
 
 /// One glob set and the rule each glob belongs to.
@@ -257,6 +259,7 @@ impl PolicyBuilder {
                     }
                 }
                 Target::Mcp { .. } => index[k].mcp.push(i),
+                Target::Skill(_) => index[k].skills.push(i),
             }
             rules.push(Rule {
                 text: e.text.clone(),
@@ -668,6 +671,13 @@ impl Policy {
         })
     }
 
+    /// First `Skill(…)` rule of `kind` matching the skill `name`.
+    pub(crate) fn skill_rule(&self, kind: Verdict, name: &str) -> Option<usize> {
+        self.kind(kind).skills.iter().copied().find(|&i| {
+            matches!(&self.rules.get(i).map(|r| &r.target), Some(Target::Skill(p)) if p.matches(name))
+        })
+    }
+
     /// Whether `path` (canonical) is inside a working directory.
     pub(crate) fn in_working_dirs(&self, path: &ResolvedPath) -> bool {
         std::iter::once(&self.cwd)
@@ -778,6 +788,7 @@ impl Policy {
                 rule::mcp_matches(server, tool.as_deref(), example),
                 "read as an MCP tool name".into(),
             )),
+            Target::Skill(p) => Ok((p.matches(example), "read as a skill name".into())),
         }
     }
 }

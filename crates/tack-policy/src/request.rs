@@ -41,6 +41,8 @@ pub(crate) enum Subject {
         url: String,
         host: Result<String, String>,
     },
+    /// `Skill`: the skill it loads.
+    Skill { name: String },
     /// Any other tool (MCP, todo list, custom): the name alone.
     Tool,
     /// The input lacks what the policy needs (fails closed: never allowed).
@@ -112,6 +114,12 @@ impl Request {
                 },
                 None => Subject::Invalid("the input has no `url` string".into()),
             },
+            "Skill" => match str_field("skill") {
+                Some(name) => Subject::Skill {
+                    name: name.trim().trim_start_matches('/').to_string(),
+                },
+                None => Subject::Invalid("the input has no `skill` string".into()),
+            },
             _ => Subject::Tool,
         };
         Request {
@@ -148,6 +156,7 @@ impl Request {
                 None => self.tool.clone(),
             },
             Subject::Url { url, .. } => format!("WebFetch({url})"),
+            Subject::Skill { name } => format!("Skill({name})"),
             Subject::Tool | Subject::Invalid(_) => self.tool.clone(),
         }
     }

@@ -112,6 +112,43 @@ pub(crate) enum Target {
         server: String,
         tool: Option<String>,
     },
+    /// `Skill(name)`, `Skill(prefix:*)` or `Skill(prefix*)`: the skills the
+    /// Skill tool may load (Claude Code's rule form).
+    Skill(SkillPattern),
+}
+
+/// The skill names a `Skill(…)` rule matches: one name, or every name
+/// starting with a prefix (`Skill(github:*)`, an MCP server's skills).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SkillPattern {
+    pub text: String,
+    prefix: Option<String>,
+}
+
+impl SkillPattern {
+    fn parse(spec: &str) -> Result<Self, String> {
+        let text = spec.trim().trim_start_matches('/').to_string();
+        let prefix = text
+            .strip_suffix(":*")
+            .map(|p| format!("{p}:"))
+            .or_else(|| text.strip_suffix('*').map(str::to_string));
+        let plain = prefix.as_deref().unwrap_or(&text);
+        if plain.contains('*') || plain.chars().any(char::is_whitespace) {
+            return Err(format!(
+                "`Skill({spec})` is not a skill name: write `Skill(name)`, or `Skill(prefix:*)` for every skill whose name starts with `prefix:`"
+            ));
+        }
+        Ok(Self { text, prefix })
+    }
+
+    /// Whether the skill `name` is matched.
+    pub(crate) fn matches(&self, name: &str) -> bool {
+        let name = name.trim().trim_start_matches('/');
+        match &self.prefix {
+            Some(prefix) => name.starts_with(prefix.as_str()),
+            None => name == self.text,
+        }
+    }
 }
 
 /// Parse a rule's text. The error is the problem, for [`crate::Error::Rule`].
@@ -172,8 +209,14 @@ pub(crate) fn parse_rule(text: &str) -> Result<Target, String> {
             pattern: PathSpec::parse(spec_trimmed)?,
         }),
         "WebFetch" => Ok(Target::Domain(DomainPattern::parse(spec_trimmed)?)),
+        "Skill" => {
+            if spec_trimmed == "*" {
+                return Ok(Target::Tool("Skill".into()));
+            }
+            Ok(Target::Skill(SkillPattern::parse(spec_trimmed)?))
+        }
         other => Err(format!(
-            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools and WebFetch do); write `{other}` alone"
+            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools, WebFetch and Skill do); write `{other}` alone"
         )),
     }
 }

@@ -89,7 +89,7 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
         }
         Target::Domain(domain) => (domain.subdomains && !domain.host.contains('.'))
             .then(|| format!("fetches from every host under .{}", domain.host)),
-        Target::Mcp { .. } => None,
+        Target::Mcp { .. } | Target::Skill(_) => None,
     }
 }
 

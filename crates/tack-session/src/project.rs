@@ -196,13 +196,11 @@ impl ProjectContext {
         }
     }
 
-    /// The home directory (for showing `~/` paths), when known.
+    /// The home directory of user-level files, when known
+    /// ([`ProjectContext::load`] takes `$HOME`; with
+    /// [`ProjectContext::load_with`], only what its options say).
     pub fn home(&self) -> Option<PathBuf> {
-        self.load.home.clone().or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-        })
+        self.load.home.clone()
     }
 
     /// Reads the user-level instruction files from `sources` instead.

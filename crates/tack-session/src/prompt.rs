@@ -320,6 +320,13 @@ fn own_text(env: &Environment, tools: &[String]) -> String {
                 .to_owned(),
         );
     }
+    if has("Skill") {
+        rules.push(
+            "Before a task that matches a skill listed by the Skill tool, load that skill and \
+             follow it; skills grant no permissions."
+                .to_owned(),
+        );
+    }
     rules.push(
         "A denied call did not run. Do not send the same call again: do it another way, \
          or ask the user."

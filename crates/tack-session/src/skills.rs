@@ -100,6 +100,14 @@ impl Skills {
     /// Finds the skills of `project` (and of the remote sources): what
     /// `load` does, without making the tool.
     pub async fn find(&self, project: &ProjectContext) -> SkillSet {
+        self.find_offering(project, &|_| true).await
+    }
+
+    async fn find_offering(
+        &self,
+        project: &ProjectContext,
+        offered: &(dyn Fn(&Skill) -> bool + Sync),
+    ) -> SkillSet {
         let mut places = project.skill_places();
         places.nested = self.options.nested;
         let mut discovery = blocking(|| tack_skills::discover(&places));
@@ -110,9 +118,12 @@ impl Skills {
         }
         let root = project.project_root.clone();
         let home = project.home();
-        SkillSet::new(discovery, self.options.budget(), &|s| {
-            catalog::short_location(s, Some(&root), home.as_deref())
-        })
+        SkillSet::offering(
+            discovery,
+            self.options.budget(),
+            &|s| catalog::short_location(s, Some(&root), home.as_deref()),
+            offered,
+        )
     }
 }
 
@@ -132,7 +143,16 @@ impl ToolSource for Skills {
     }
 
     async fn load(&self, cx: &SourceContext<'_>) -> Result<Vec<SourcedTool>> {
-        let set = Arc::new(self.find(cx.project).await);
+        // A skill every call of which a deny rule refuses is not offered.
+        let policy = cx.policy;
+        let cwd = &cx.project.cwd;
+        let allowed = |s: &Skill| {
+            let input = serde_json::json!({ "skill": s.name });
+            let request =
+                tack_policy::Request::lexical(tack_skills::tool::NAME, &input, cwd, policy);
+            !tack_policy::evaluate(&request, policy).is_deny()
+        };
+        let set = Arc::new(self.find_offering(cx.project, &allowed).await);
         for notice in set.discovery.notices() {
             cx.interaction.notice(&notice);
         }

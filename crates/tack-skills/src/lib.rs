@@ -37,10 +37,21 @@ impl SkillSet {
     /// The catalog of `discovery`'s model-invocable skills within `budget`
     /// tokens; `where_of` gives each skill's short location.
     pub fn new(discovery: Discovery, budget: usize, where_of: &dyn Fn(&Skill) -> String) -> Self {
+        Self::offering(discovery, budget, where_of, &|_| true)
+    }
+
+    /// The same, offering the model only the skills `offered` keeps (e.g.
+    /// not those a deny rule refuses: they would only waste context).
+    pub fn offering(
+        discovery: Discovery,
+        budget: usize,
+        where_of: &dyn Fn(&Skill) -> String,
+        offered: &dyn Fn(&Skill) -> bool,
+    ) -> Self {
         let invocable: Vec<&Skill> = discovery
             .skills
             .iter()
-            .filter(|s| s.model_invocable())
+            .filter(|s| s.model_invocable() && offered(s))
             .collect();
         let catalog = catalog::build(&invocable, budget, where_of);
         Self { discovery, catalog }

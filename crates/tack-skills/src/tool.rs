@@ -85,7 +85,10 @@ pub struct SkillTool {
     audit: Mutex<HashMap<String, SkillLoad>>,
 }
 
-const INTRO: &str = "Load a skill: instructions (and often scripts and reference files) for a kind of task, written by the user, the project or a server. When the task at hand matches a skill's description below, call Skill with its name before doing the task, and follow what it returns. The result holds the skill's instructions, its folder as an absolute path, and the list of its bundled files: read a file with Read when the instructions call for it, and run a script with Bash (every call still meets the permission rules: a skill grants nothing). Do not load a skill that does not fit the task; it costs context and can mislead. A skill loaded earlier in this conversation stays in effect; loading it again only returns a short reminder. `args` is passed to the skill (for example a file name or a short request), when it takes any.\n\nAvailable skills (name: description (where it lives)):\n";
+/// The sentence of the description about loading a skill twice.
+const DEDUPE_SENTENCE: &str = "A skill loaded earlier in this conversation stays in effect; loading it again only returns a short reminder.";
+
+const INTRO: &str = "Load a skill: instructions (and often scripts and reference files) for a kind of task, written by the user, the project or a server. When the task at hand matches a skill's description below, call Skill with its name before doing the task, and follow what it returns. The result holds the skill's instructions, its folder as an absolute path, and the list of its bundled files: read a file with Read when the instructions call for it, and run a script with Bash (every call still meets the permission rules: a skill grants nothing). Do not load a skill that does not fit the task; it costs context and can mislead. {DEDUPE} `args` is passed to the skill (for example a file name or a short request), when it takes any.\n\nAvailable skills (name: description (where it lives)):\n";
 
 impl SkillTool {
     /// The tool over `skills` (each model-invocable, in catalog order) and
@@ -101,7 +104,11 @@ impl SkillTool {
             .iter()
             .filter_map(|n| skills.iter().find(|s| &s.name == n).cloned())
             .collect();
-        let description = format!("{INTRO}{}", catalog.text);
+        let description = format!(
+            "{}{}",
+            INTRO.replace("{DEDUPE}", DEDUPE_SENTENCE),
+            catalog.text
+        );
         let schema = json!({
             "type": "object",
             "properties": {
@@ -142,7 +149,9 @@ impl SkillTool {
         let s = &self.shared;
         Self::with_shared(Arc::new(Shared {
             skills: s.skills.clone(),
-            description: s.description.clone(),
+            description: s
+                .description
+                .replacen(&format!(" {DEDUPE_SENTENCE}"), "", 1),
             schema: s.schema.clone(),
             trust: Arc::clone(&s.trust),
             dedupe: false,
@@ -332,14 +341,18 @@ impl Tool for SkillTool {
     fn validate(&self, input: &Value, _ctx: &ToolContext) -> Result<(), ToolError> {
         let name = input.get("skill").and_then(Value::as_str).unwrap_or("");
         if self.find(name).is_none() {
+            let mut names: Vec<&str> = self.shared.skills.iter().map(|s| s.name.as_str()).collect();
+            names.sort_by_key(|n| frontmatter::levenshtein(n, name));
+            let more = names.len().saturating_sub(20);
+            names.truncate(20);
             return Err(ToolError::InvalidInput(format!(
-                "there is no skill {name:?}; the skills are: {}",
-                self.shared
-                    .skills
-                    .iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "there is no skill {name:?}; the closest skills are: {}{}",
+                names.join(", "),
+                if more > 0 {
+                    format!(" (and {more} more in the Skill tool's list)")
+                } else {
+                    String::new()
+                }
             )));
         }
         Ok(())
@@ -373,6 +386,13 @@ impl Tool for SkillTool {
                     "The skill {} is already loaded in this conversation (the result of Skill call {call}); its instructions still apply, follow them.",
                     skill.name
                 );
+                if let Source::Local { file, .. } = &skill.source {
+                    let _ = write!(
+                        text,
+                        " If they are no longer in your context, Read {}.",
+                        file.display()
+                    );
+                }
                 if let Some(args) = args.map(str::trim).filter(|a| !a.is_empty()) {
                     let _ = write!(text, "\nARGUMENTS for this use: {args}");
                 }

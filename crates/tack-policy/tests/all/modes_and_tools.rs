@@ -233,3 +233,58 @@ fn at_least_eighty_cases() {
     assert!(total >= 80, "only {total} table cases");
     eprintln!("{total} table cases");
 }
+
+/// Skill: loading a skill needs no permission unless a rule says so;
+/// `Skill(name)` and `Skill(prefix:*)` rules (Claude Code's form) decide
+/// per skill, a deny wins, and plan mode may load skills.
+const SKILLS: &[Case] = &[
+    case(&[], "Skill", "pdf", Allow),
+    case(&["mode plan"], "Skill", "pdf", Allow),
+    case(&["mode dontAsk"], "Skill", "pdf", Allow),
+    case(&["deny Skill(pdf)"], "Skill", "pdf", Deny),
+    case(&["deny Skill(pdf)"], "Skill", "/pdf", Deny),
+    case(&["deny Skill(pdf)"], "Skill", "docx", Allow),
+    case(&["deny Skill"], "Skill", "docx", Deny),
+    case(&["deny Skill(*)"], "Skill", "docx", Deny),
+    case(&["deny Skill(github:*)"], "Skill", "github:triage", Deny),
+    case(&["deny Skill(github:*)"], "Skill", "githubber", Allow),
+    case(&["ask Skill(deploy)"], "Skill", "deploy", Ask),
+    case(&["ask Skill", "allow Skill(pdf)"], "Skill", "pdf", Ask),
+    case(
+        &["allow Skill(pdf)", "deny Skill(pdf)"],
+        "Skill",
+        "pdf",
+        Deny,
+    ),
+    case(&["allow Skill(pdf)"], "Skill", "pdf", Allow),
+    case(
+        &["deny Skill(pdf)", "mode bypassPermissions"],
+        "Skill",
+        "pdf",
+        Deny,
+    ),
+];
+
+#[test]
+fn skills() {
+    run(SKILLS);
+}
+
+#[test]
+fn a_skill_rule_must_name_a_skill() {
+    let fx = crate::support::Fixture::new();
+    for bad in ["Skill(a b)", "Skill(a*b)"] {
+        let err = tack_policy::PolicyBuilder::new(&fx.project)
+            .rule(tack_policy::RuleEntry::new(
+                bad,
+                tack_policy::RuleKind::Deny,
+                tack_policy::Source {
+                    level: tack_policy::Level::Code,
+                    path: None,
+                },
+            ))
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("skill name"), "{bad}: {err}");
+    }
+}

@@ -109,6 +109,7 @@ impl Fixture {
             "Glob" => json!({"pattern": arg}),
             "Grep" => json!({"pattern": "x", "path": arg}),
             "WebFetch" => json!({"url": arg}),
+            "Skill" => json!({"skill": arg}),
             _ => json!({}),
         }
     }

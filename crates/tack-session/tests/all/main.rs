@@ -19,6 +19,7 @@ mod project_trust;
 mod red_team;
 mod sandbox_settings;
 mod sessions;
+mod skills;
 mod subagents;
 mod system_prompt;
 mod web_search;
