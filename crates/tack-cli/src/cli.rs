@@ -51,6 +51,22 @@ Read(~/**), …) apply only once approved. Its other rules always apply.
 Approvals are kept in the state directory (TACK_STATE_DIR), never in the
 repository. Your own .tack/settings.local.json needs no approval.";
 
+const SKILLS_EXAMPLES: &str = "\
+Examples:
+  tack skills list                         every skill found here: scope, catalog tokens, shadowing
+  tack skills list --json | jq '.catalog'
+  tack skills show pdf                     its frontmatter, trust, bundled files and instructions
+  tack skills check                        validate every skill found here (strict, like skills-ref)
+  tack skills check .claude/skills/pdf     one skill folder, a SKILL.md, or a folder of skills
+  tack skills trust pdf                    trust a project skill as it is now (--all: every one)
+
+Skills are read from /etc/tack/skills (managed), ~/.config/tack/skills,
+~/.claude/skills and ~/.agents/skills (user), then .tack/skills,
+.claude/skills and .agents/skills from the working directory up to the
+project root and in folders below it (project). The first of a name wins.
+A project skill is loaded only once you trust it (asked on a terminal;
+`tack skills trust NAME`, or --trust-project-skills for one run).";
+
 const MOCK_SCRIPT_HELP: &str = r#"Script format (--script FILE): a JSON array of steps, one per model request:
   [
     {"reply": {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read",
@@ -91,6 +107,10 @@ fn exit_codes() -> String {
 
 pub fn after_help() -> String {
     format!("{EXAMPLES}\n\n{}", exit_codes())
+}
+
+pub fn skills_after_help() -> String {
+    format!("{SKILLS_EXAMPLES}\n\n{}", exit_codes())
 }
 
 pub fn mcp_after_help() -> String {
@@ -134,9 +154,69 @@ pub enum Command {
     /// The OS sandbox commands run in: what this machine supports and what
     /// the settings here would enforce.
     Sandbox(SandboxArgs),
+    /// Agent Skills (SKILL.md folders): list, show, check, trust.
+    #[command(after_help = skills_after_help())]
+    Skills(SkillsArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     #[command(after_help = MOCK_SCRIPT_HELP)]
     MockServer(MockServerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SkillsArgs {
+    #[command(subcommand)]
+    pub command: SkillsCommand,
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Project directory (default: the current directory).
+    #[arg(long, global = true)]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Every skill found here (model-invocable or not): its scope, the
+    /// tokens of its line in the model's catalog, where it is, its trust;
+    /// then the shadowed ones, the catalog's total against its budget, and
+    /// the SKILL.md files that were skipped, with file and line.
+    List {
+        /// The model's context window, for the catalog's budget (2% of it;
+        /// default 200000 tokens, so 4000).
+        #[arg(long, value_name = "TOKENS")]
+        context_window: Option<u64>,
+    },
+    /// One skill: its frontmatter (every field), location, trust, bundled
+    /// files and instructions. Exit 10 when there is no such skill.
+    Show {
+        /// The skill's name (`tack skills list`).
+        name: String,
+    },
+    /// Validate SKILL.md files strictly, as the spec's reference validator
+    /// does: each problem as file:line: message, then the catalog's tokens.
+    /// Exit 12 when a file cannot be read as a skill, 13 when a required
+    /// field is invalid, 14 when an optional field is invalid or a key is
+    /// unknown (the most severe decides); 0 when every one is valid.
+    Check {
+        /// A skill folder, a SKILL.md, or a folder of skill folders (each
+        /// */SKILL.md). Default: every skill found here.
+        path: Option<PathBuf>,
+        /// The model's context window, for the catalog's budget (2% of it;
+        /// default 200000 tokens, so 4000).
+        #[arg(long, value_name = "TOKENS")]
+        context_window: Option<u64>,
+    },
+    /// Trust a project skill as it is now (recorded in the state directory,
+    /// never in the repository): the model may load it without asking until
+    /// its SKILL.md changes.
+    Trust {
+        /// The skill's name (`tack skills list`).
+        #[arg(required_unless_present = "all")]
+        name: Option<String>,
+        /// Every project skill found here.
+        #[arg(long, conflicts_with = "name")]
+        all: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -683,6 +763,7 @@ const SUBCOMMANDS: &[&str] = &[
     "permissions",
     "mcp",
     "settings",
+    "skills",
     "mock-server",
     "help",
 ];

@@ -12,6 +12,7 @@ mod run;
 mod sandbox;
 mod sessions;
 mod settings;
+mod skills;
 mod sources;
 
 use std::process::ExitCode;
@@ -116,6 +117,7 @@ fn main() -> ExitCode {
             Command::Mcp(args) => mcp::run(args).await,
             Command::Settings(args) => settings::run(args),
             Command::Sandbox(args) => sandbox::run(args).await,
+            Command::Skills(args) => skills::run(args).await,
             Command::MockServer(args) => run::mock_server(args).await,
         }
     });

@@ -67,6 +67,17 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                         s.transport,
                         s.source.as_str(),
                     );
+                    if s.skills + s.withheld_skills > 0 {
+                        let withheld = if s.withheld_skills > 0 {
+                            format!(
+                                ", {} withheld (changed since approved: tack mcp diff {})",
+                                s.withheld_skills, s.name
+                            )
+                        } else {
+                            String::new()
+                        };
+                        outln!("    skills: {}{withheld}", s.skills);
+                    }
                     if let Some(error) = &s.error {
                         outln!("    error: {error}");
                     }
@@ -120,10 +131,21 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                     .approve_changes(&server)
                     .await
                     .map_err(mcp_failure)?;
-                print(json, &approved, |a| {
+                let skills = manager
+                    .approve_skill_changes(&server)
+                    .await
+                    .map_err(mcp_failure)?;
+                // `--json`: one array, the tools' changes (`tool`) then the
+                // skills' (`skill`).
+                let all = Changes {
+                    tools: &approved,
+                    skills: &skills,
+                };
+                print(json, &all, |all| {
                     outln!(
-                        "approved {} changed tool definition(s) of {server}",
-                        a.len()
+                        "approved {} changed tool definition(s) and {} changed skill(s) of {server}",
+                        all.tools.len(),
+                        all.skills.len()
                     )
                 });
             } else {
@@ -136,11 +158,21 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
         }
         McpCommand::Diff { server } => {
             let changes = manager.diff(&server).await.map_err(mcp_failure)?;
-            print(json, &changes, |changes| {
-                if changes.is_empty() {
-                    outln!("no tool of {server} changed since it was approved");
+            let skills = manager.skill_changes(&server).await.map_err(mcp_failure)?;
+            let all = Changes {
+                tools: &changes,
+                skills: &skills,
+            };
+            print(json, &all, |all| {
+                if all.tools.is_empty() && all.skills.is_empty() {
+                    outln!("no tool or skill of {server} changed since it was approved");
                 }
-                for c in changes {
+                for c in all.tools {
+                    let v = serde_json::to_value(c).unwrap_or_default();
+                    outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                }
+                for c in all.skills {
+                    outln!("skill {}: {}", c.skill, c.summary());
                     let v = serde_json::to_value(c).unwrap_or_default();
                     outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
                 }
@@ -150,6 +182,27 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
         McpCommand::Serve(_) | McpCommand::Login { .. } | McpCommand::Logout { .. } => {
             Err(Failure::internal(anyhow!("unreachable")))
         }
+    }
+}
+
+/// A server's changed tool definitions and skill manifests: one JSON array,
+/// the tools' (each with `tool`) then the skills' (each with `skill`).
+struct Changes<'a> {
+    tools: &'a [tack_mcp::client::ToolChange],
+    skills: &'a [tack_mcp::client::SkillChange],
+}
+
+impl Serialize for Changes<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let mut seq = serializer.serialize_seq(Some(self.tools.len() + self.skills.len()))?;
+        for change in self.tools {
+            seq.serialize_element(change)?;
+        }
+        for change in self.skills {
+            seq.serialize_element(change)?;
+        }
+        seq.end()
     }
 }
 
@@ -197,7 +250,8 @@ impl Listing {
 /// (rules, hooks, budget, audit). No terminal: when a rule asks, the person
 /// at the client is asked through MCP elicitation if the client declared it
 /// (tack-mcp's server `ask` module); else the ask is a deny that names the
-/// rule or flag that would allow the call (`Headless`).
+/// rule or flag that would allow the call (`Headless`). The session's skills
+/// are offered too: with the skills extension and as prompts.
 async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
     // The HTTP flags are checked before anything starts.
     let http = args
@@ -205,7 +259,7 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         .as_deref()
         .map(|addr| HttpConfig::build(addr, &args, &|k| std::env::var(k).ok()))
         .transpose()?;
-    let info = tack_mcp::server::ServerInfo::new("tack", env!("CARGO_PKG_VERSION"));
+    let mut info = tack_mcp::server::ServerInfo::new("tack", env!("CARGO_PKG_VERSION"));
     let mut served: Option<Arc<Session>> = None;
     let host: Arc<dyn tack_tool::ToolHost> = if args.conformance_fixtures {
         Arc::new(tack_mcp::server::conformance_fixture_host())
@@ -216,26 +270,27 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
             tack_agent::transcript::TranscriptWriter::open(&ctx.sessions_dir(), &session_id)
                 .map_err(Failure::internal)?;
         let events = tack_agent::EventBus::new().with(Arc::new(writer));
+        let sources = crate::sources::sources(
+            args.fixture_tools,
+            args.approve_mcp,
+            tack_session::skills::SkillOptions {
+                dedupe: false,
+                trust_project: args.trust_project_skills,
+                ..Default::default()
+            },
+        );
         let session = Session::assemble(
             &ctx,
-            SessionOptions::new(session_id)
-                .sources(
-                    crate::sources::sources(
-                        args.fixture_tools,
-                        args.approve_mcp,
-                        tack_session::skills::SkillOptions {
-                            dedupe: false,
-                            trust_project: args.trust_project_skills,
-                            ..Default::default()
-                        },
-                    )
-                    .list,
-                )
+            SessionOptions::new(session_id.clone())
+                .sources(sources.list.clone())
                 .only_tools(args.tools.clone())
                 .interaction(Arc::new(Headless))
                 .events(events),
         )
         .await?;
+        if let Some(set) = sources.skills.set() {
+            info = info.with_skills(served_skills(&sources.skills, set, &session_id));
+        }
         let _ = session
             .begin(Begin {
                 provider: "mcp-client".into(),
@@ -265,6 +320,23 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
         e => Failure::internal(anyhow!("MCP server: {e}")),
     })?;
     Ok(exit::OK)
+}
+
+/// The session's skills as `tack mcp serve` offers them: with the skills
+/// extension (their files as resources) and as prompts, which the Skill
+/// tool renders (a fresh instance: trust of project skills, `$ARGUMENTS`,
+/// the skill's folder and files, as for the model).
+fn served_skills(
+    skills: &tack_session::skills::Skills,
+    set: Arc<tack_skills::SkillSet>,
+    session_id: &str,
+) -> tack_mcp::server::ServedSkills {
+    use tack_session::sources::ToolSource as _;
+    let tool = skills
+        .conversation_tools()
+        .into_iter()
+        .find(|t| t.name() == tack_skills::tool::NAME);
+    tack_mcp::server::ServedSkills::new(set, tool, session_id)
 }
 
 /// The HTTP server: over a tack session, each MCP session gets a pipeline of

@@ -333,6 +333,26 @@ fn print_rows(log: &Log, depth: usize) {
         if let Some(sandbox) = &a.sandbox {
             outln!("{pad}    sandbox: {sandbox}");
         }
+        if let Some(skill) = &a.skill {
+            outln!(
+                "{pad}    skill: {} ({}, {}), ~{} tokens{}",
+                skill.name,
+                skill.scope,
+                skill.location,
+                skill.tokens,
+                if skill.repeat {
+                    ", already loaded: a reminder was sent"
+                } else {
+                    ""
+                }
+            );
+            if !skill.allowed_tools.is_empty() {
+                outln!(
+                    "{pad}    allowed-tools (not a grant): {}",
+                    skill.allowed_tools.join(" ")
+                );
+            }
+        }
         if let Some(how) = a.interrupted {
             outln!("{pad}    interrupted: {}", how.as_str());
         }

@@ -11,14 +11,14 @@ pub struct Sources {
     pub list: Vec<Arc<dyn ToolSource>>,
     /// The MCP servers (their manager, once loaded, reaches the servers).
     pub mcp: Arc<Mcp>,
-    /// The skills (what was found and the catalog, once loaded).
-    #[allow(dead_code)] // read by `tack mcp serve` once it serves skills
+    /// The skills (what was found and the catalog, once loaded): `tack mcp
+    /// serve` offers them to its clients.
     pub skills: Arc<Skills>,
 }
 
 /// The tool sources of `tack run` and `tack mcp serve`: built-ins, the
 /// fixture tools when asked for, MCP servers (progress on stderr), then
-/// skills.
+/// skills (the disk's, and the MCP servers' as `server:name`).
 pub fn sources(fixture_tools: bool, approve_mcp: bool, skills: SkillOptions) -> Sources {
     let mut list: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
     if fixture_tools {
@@ -28,7 +28,7 @@ pub fn sources(fixture_tools: bool, approve_mcp: bool, skills: SkillOptions) -> 
         eprintln!("{}", progress_line(update));
     })));
     list.push(Arc::clone(&mcp) as _);
-    let skills = Arc::new(Skills::new(skills));
+    let skills = Arc::new(Skills::new(skills).with_remote(Arc::clone(&mcp) as _));
     list.push(Arc::clone(&skills) as _);
     Sources { list, mcp, skills }
 }

@@ -24,7 +24,11 @@ mod hook_payloads;
 mod long_sessions;
 #[path = "all/mcp_serve.rs"]
 mod mcp_serve;
+#[path = "all/mcp_skills.rs"]
+mod mcp_skills;
 
+#[path = "all/skill_sessions.rs"]
+mod skill_sessions;
 #[path = "all/subagents.rs"]
 mod subagents;
 
@@ -40,6 +44,8 @@ mod mcp_login;
 mod oauth_server;
 #[path = "all/sandbox.rs"]
 mod sandbox;
+#[path = "all/skills.rs"]
+mod skills;
 
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {

@@ -26,6 +26,13 @@
 //!   discover (answers `{}`, closes the stream) gets a second, fresh transport
 //!   with the `initialize` handshake alone.
 //!
+//! - **Skills** (the `io.modelcontextprotocol/skills` extension): a server's
+//!   skills are listed with its tools and offered as `server:name`
+//!   ([`McpManager::skills`], for tack-skills' catalog); each manifest is
+//!   pinned like a tool definition, a changed one withheld until approved
+//!   ([`McpManager::skill_changes`], [`McpManager::approve_skill_changes`]);
+//!   files are read, verified (size, sha256, frontmatter) and written to
+//!   the state dir only when the model loads the skill (`client/skills.rs`).
 //! - **Server requests** go to [`ServerRequests`] (`ManagerOptions::requests`;
 //!   tack-session answers them through its `Interaction` and model):
 //!   elicitation (form and URL), sampling, `roots/list`, during a call or
@@ -83,6 +90,7 @@ mod options;
 mod probe;
 mod report;
 mod runtime;
+mod skills;
 mod sse;
 mod store;
 mod tasks;
@@ -107,7 +115,13 @@ pub use report::{
     CallOutcome, PendingServer, ServerListing, ServerState, StartOutcome, StartReport, ToolListing,
 };
 pub use runtime::McpTool;
-pub use store::{Approvals, PinCheck, PinnedTool, Pins, ToolChange};
+pub use skills::{
+    MAX_SKILL_BYTES, MAX_SKILL_FILES, McpSkillFetch, cache_dir as skill_cache_dir, manifest_digest,
+    relative_path as skill_file_path,
+};
+pub use store::{
+    Approvals, PinCheck, PinnedFile, PinnedSkill, PinnedTool, Pins, SkillChange, ToolChange,
+};
 pub use tasks::{LateResult, PendingTask, read_pending};
 
 /// sha256 of `bytes` as hex of the first 16 bytes.

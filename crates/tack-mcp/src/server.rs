@@ -58,8 +58,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, DiscoverResult, ErrorData, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    CacheScope, CallToolRequestParams, CallToolResponse, DiscoverResult, ErrorData,
+    GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, GetSkillRequestMethod,
+    GetSkillRequestParams, GetSkillResult, Implementation, InitializeResult,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourcesRequestMethod, ListResourcesResult,
+    ListSkillsRequestMethod, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
+    SKILLS_EXTENSION_ID, ServerCapabilities,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt as _};
@@ -74,6 +79,7 @@ mod http;
 mod progress;
 #[cfg(feature = "conformance")]
 mod scope;
+mod skills;
 mod stdio;
 
 #[cfg(feature = "conformance")]
@@ -82,6 +88,7 @@ pub use http::{
     BearerToken, DEFAULT_MAX_SESSIONS, HostFactory, HttpAuth, HttpOptions, HttpServer, serve_http,
 };
 use progress::ProgressForwarder;
+pub use skills::ServedSkills;
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +129,9 @@ pub struct ServerInfo {
     pub version: String,
     /// Optional guidance for the client's model on how to use the server.
     pub instructions: Option<String>,
+    /// The session's skills, served with the skills extension and as
+    /// prompts (`server/skills.rs`); `None`: no skills, no prompts.
+    pub skills: Option<ServedSkills>,
 }
 
 impl ServerInfo {
@@ -130,11 +140,18 @@ impl ServerInfo {
             name: name.into(),
             version: version.into(),
             instructions: None,
+            skills: None,
         }
     }
 
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Serves `skills` (the skills extension, resources and prompts).
+    pub fn with_skills(mut self, skills: ServedSkills) -> Self {
+        self.skills = Some(skills);
         self
     }
 }
@@ -343,6 +360,19 @@ impl ServerHandler for ToolServer {
         let mut capabilities = ServerCapabilities::default();
         capabilities.tools = Some(Default::default());
         capabilities.logging = Some(Default::default());
+        if let Some(skills) = self.skills()
+            && skills.has_skills()
+        {
+            // Skills ride on resources (SEP-2640): their files are resources.
+            capabilities.resources = Some(Default::default());
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(SKILLS_EXTENSION_ID.to_owned(), Default::default());
+            if skills.has_prompts() {
+                capabilities.prompts = Some(Default::default());
+            }
+        }
         let mut result = InitializeResult::new(capabilities).with_server_info(Implementation::new(
             self.info.name.clone(),
             self.info.version.clone(),
@@ -432,5 +462,81 @@ impl ServerHandler for ToolServer {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [rmcp::model::ProtocolVersion]> {
         Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListSkillsResult, ErrorData> {
+        Ok(self
+            .served_skills::<ListSkillsRequestMethod>()?
+            .list_skills())
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetSkillResult, ErrorData> {
+        self.served_skills::<GetSkillRequestMethod>()?
+            .get_skill(&request.uri)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListResourcesResult, ErrorData> {
+        Ok(self
+            .served_skills::<ListResourcesRequestMethod>()?
+            .list_resources())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ReadResourceResponse, ErrorData> {
+        self.served_skills::<ReadResourceRequestMethod>()?
+            .read_resource(&request.uri)
+            .map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListPromptsResult, ErrorData> {
+        Ok(self
+            .served_skills::<ListPromptsRequestMethod>()?
+            .list_prompts())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetPromptResponse, ErrorData> {
+        self.served_skills::<GetPromptRequestMethod>()?
+            .get_prompt(request, context.ct.clone())
+            .await
+            .map(Into::into)
+    }
+}
+
+impl ToolServer {
+    /// The skills served, if any (else the method is not found, as for a
+    /// server without the capability).
+    fn skills(&self) -> Option<&ServedSkills> {
+        self.info.skills.as_ref()
+    }
+
+    fn served_skills<M: rmcp::model::ConstString>(
+        &self,
+    ) -> std::result::Result<&ServedSkills, ErrorData> {
+        self.skills()
+            .filter(|s| s.has_skills())
+            .ok_or_else(ErrorData::method_not_found::<M>)
     }
 }

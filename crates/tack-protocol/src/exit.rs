@@ -24,10 +24,21 @@ pub const HOOK_STOPPED: u8 = 7;
 pub const SERVER_FAILED: u8 = 8;
 /// A tool call failed (`tack mcp call`).
 pub const TOOL_FAILED: u8 = 9;
-/// No such thing: an MCP server, a tool, a session.
+/// No such thing: an MCP server, a tool, a session, a skill.
 pub const NOT_FOUND: u8 = 10;
 /// An approval is needed first (`tack mcp approve NAME`).
 pub const NOT_APPROVED: u8 = 11;
+/// `tack skills check`: a `SKILL.md` cannot be read as a skill (missing, no
+/// frontmatter, YAML that does not parse or is not a mapping). The most
+/// severe of the three skill classes: it decides when several occur.
+pub const SKILL_UNREADABLE: u8 = 12;
+/// `tack skills check`: a required field is invalid (`name` breaks the
+/// naming rules or is not its folder's name; `description` missing, empty or
+/// too long).
+pub const SKILL_REQUIRED_FIELD: u8 = 13;
+/// `tack skills check`: an optional field is invalid, or a frontmatter key
+/// is unknown.
+pub const SKILL_OPTIONAL_FIELD: u8 = 14;
 /// Interrupted (Ctrl-C); the session is saved and can be resumed.
 pub const INTERRUPTED: u8 = 130;
 
@@ -58,10 +69,22 @@ pub const TABLE: &[(u8, &str)] = &[
     ),
     (SERVER_FAILED, "an MCP server failed to start or to answer"),
     (TOOL_FAILED, "the tool call failed (tack mcp call)"),
-    (NOT_FOUND, "no such MCP server, tool or session"),
+    (NOT_FOUND, "no such MCP server, tool, session or skill"),
     (
         NOT_APPROVED,
         "the MCP server is not approved yet (tack mcp approve NAME)",
+    ),
+    (
+        SKILL_UNREADABLE,
+        "tack skills check: a SKILL.md cannot be read as a skill (missing, no frontmatter, invalid YAML, not a mapping)",
+    ),
+    (
+        SKILL_REQUIRED_FIELD,
+        "tack skills check: a required field is invalid (name rules, name not the folder's, description missing, empty or too long)",
+    ),
+    (
+        SKILL_OPTIONAL_FIELD,
+        "tack skills check: an optional field is invalid or a frontmatter key is unknown",
     ),
     (
         INTERRUPTED,

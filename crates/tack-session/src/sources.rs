@@ -218,8 +218,10 @@ const LATE_RESULTS_WAIT: std::time::Duration = std::time::Duration::from_secs(60
 /// MCP servers: `.mcp.json` plus `mcpServers` in every settings file. Each
 /// server's tools become `mcp__<server>__<tool>`. A project server starts
 /// only once approved (asked through the [`Interaction`], or `approve`);
-/// a tool whose definition changed is withheld unless the person approves
-/// the change.
+/// a tool whose definition changed, or a skill whose manifest changed, is
+/// withheld unless the person approves the change. The servers' skills
+/// (the skills extension) reach the session's catalog through
+/// [`RemoteSkills`](tack_skills::RemoteSkills) (`Skills::with_remote`).
 pub struct Mcp {
     approve: bool,
     progress: Option<ProgressSink>,
@@ -433,32 +435,77 @@ impl ToolSource for Mcp {
     }
 }
 
-/// Servers whose tools changed since approval: ask whether to offer the new
-/// definitions; yes re-pins them.
+/// The skills of the servers, once the source has loaded (servers started
+/// by it listed theirs; a lazily started server's come from its cached
+/// listing, and it starts when one is loaded). Before: none.
+#[async_trait]
+impl tack_skills::RemoteSkills for Mcp {
+    async fn skills(&self) -> (Vec<tack_skills::Skill>, Vec<String>) {
+        match self.current() {
+            Some(manager) => manager.skills(),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+}
+
+/// Servers whose tools or skills changed since approval: ask whether to
+/// offer the new definitions and manifests; yes re-pins them. A changed
+/// skill is put to the person as a changed definition named `skill NAME`
+/// (`tack mcp diff` shows its manifests).
 async fn approve_changes(manager: &McpManager, interaction: &dyn Interaction) {
-    for server in manager.list().into_iter().filter(|s| s.withheld > 0) {
-        let changes = match manager.diff(&server.name).await {
-            Ok(changes) if !changes.is_empty() => changes,
-            _ => continue,
+    let changed = manager
+        .list()
+        .into_iter()
+        .filter(|s| s.withheld > 0 || s.withheld_skills > 0);
+    for server in changed {
+        let mut changes = match manager.diff(&server.name).await {
+            Ok(changes) => changes,
+            Err(_) => continue,
         };
-        if interaction.approve_changes(&server.name, &changes).await
-            && let Err(e) = manager.approve_changes(&server.name).await
-        {
+        let skills = manager
+            .skill_changes(&server.name)
+            .await
+            .unwrap_or_default();
+        changes.extend(skills.iter().map(skill_as_change));
+        if changes.is_empty() || !interaction.approve_changes(&server.name, &changes).await {
+            continue;
+        }
+        let approved = async {
+            manager.approve_changes(&server.name).await?;
+            manager.approve_skill_changes(&server.name).await
+        };
+        if let Err(e) = approved.await {
             interaction.notice(&format!(
-                "the changed tools of {:?} could not be approved: {e}",
+                "the changed tools and skills of {:?} could not be approved: {e}",
                 server.name
             ));
         }
     }
 }
 
+/// A changed skill manifest in the shape the approval prompt shows: named
+/// `skill NAME`, its description, and its files as the "schema".
+fn skill_as_change(change: &tack_mcp::client::SkillChange) -> tack_mcp::client::ToolChange {
+    let pin = |p: &tack_mcp::client::PinnedSkill| tack_mcp::client::PinnedTool {
+        hash: p.digest.clone(),
+        description: Some(p.description.clone()),
+        input_schema: serde_json::json!({ "uri": p.uri, "files": p.files }),
+    };
+    tack_mcp::client::ToolChange {
+        tool: format!("skill {}", change.skill),
+        old: pin(&change.old),
+        new: pin(&change.new),
+    }
+}
+
 /// The sources of `tack run` and `tack mcp serve`: built-ins, MCP, then
-/// skills.
+/// skills (the servers' skills join the disk's).
 pub fn default_sources(approve_mcp: bool) -> Vec<Arc<dyn ToolSource>> {
+    let mcp = Arc::new(Mcp::new(approve_mcp));
     vec![
         Arc::new(Builtins),
-        Arc::new(Mcp::new(approve_mcp)),
-        Arc::new(crate::skills::Skills::new(Default::default())),
+        Arc::clone(&mcp) as Arc<dyn ToolSource>,
+        Arc::new(crate::skills::Skills::new(Default::default()).with_remote(mcp)),
     ]
 }
 

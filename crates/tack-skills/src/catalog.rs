@@ -143,10 +143,19 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
             }
             max = lo;
         } else {
+            // The most skills that fit (a binary search: each try renders
+            // the listing once).
             max = MIN_DESCRIPTION_CHARS;
-            while count > 0 && !fits(count, max) {
-                count -= 1;
+            let (mut lo, mut hi) = (0, count);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if fits(mid, max) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
             }
+            count = lo;
         }
     }
     let (text, shortened) = render(count, max);

@@ -15,7 +15,6 @@
 //! folders are followed, and nothing deeper is walked, so a link loop costs
 //! nothing.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -29,9 +28,9 @@ use crate::remote::Fetch;
 /// Entries read from one skills folder (the spec's client guide: ~2,000).
 pub const MAX_ENTRIES: usize = 2000;
 /// How deep below the project root nested skills folders are looked for.
-pub const NESTED_DEPTH: usize = 4;
+pub const NESTED_DEPTH: usize = 3;
 /// How many folders below the project root are looked at, at most.
-pub const NESTED_DIRS: usize = 2000;
+pub const NESTED_DIRS: usize = 1000;
 /// The largest `SKILL.md` read (a bigger one is skipped with a notice).
 pub const MAX_SKILL_MD_BYTES: u64 = 1024 * 1024;
 
@@ -93,6 +92,9 @@ pub struct Skill {
     pub scope: Scope,
     pub source: Source,
     pub frontmatter: Frontmatter,
+    /// The name of the folder it was found in (a symbolic link's own name,
+    /// not its target's): what the name should equal.
+    pub folder: String,
     /// `sha256:` of the `SKILL.md` as discovered (what a trust is bound to;
     /// for an MCP skill, of its manifest).
     pub digest: String,
@@ -366,7 +368,6 @@ fn read_root(root: &Root, discovery: &mut Discovery) {
         ));
     }
     dirs.sort();
-    let mut names: HashMap<String, ()> = HashMap::new();
     for (folder, dir) in dirs {
         // A symbolic link to a skill folder is followed (metadata, not
         // symlink_metadata); a file is not a skill.
@@ -381,10 +382,7 @@ fn read_root(root: &Root, discovery: &mut Discovery) {
             continue;
         };
         match read_skill(&file, &dir, &folder, root.scope) {
-            Ok(skill) => {
-                names.insert(skill.name.clone(), ());
-                discovery.insert(skill);
-            }
+            Ok(skill) => discovery.insert(skill),
             Err(problem) => discovery.skipped.push(Skipped { file, problem }),
         }
     }
@@ -419,6 +417,7 @@ pub fn read_skill(file: &Path, dir: &Path, folder: &str, scope: Scope) -> Result
         warnings: parsed.warnings.iter().map(|w| w.at(&file)).collect(),
         source: Source::Local { dir, file },
         frontmatter: parsed.frontmatter,
+        folder: folder.to_owned(),
         digest: digest(&bytes),
     })
 }

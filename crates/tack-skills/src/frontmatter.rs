@@ -578,6 +578,8 @@ pub fn check(text: &str, folder: &str) -> Vec<Problem> {
     problems.extend(field_problems);
     let line = |key| key_line(&split.yaml, key);
     match f.name.as_deref() {
+        // A name that is not a string is reported by `fields`.
+        None if raw.contains_key("name") => {}
         None => problems.push(Problem::new(
             ProblemClass::Required,
             2,
@@ -784,6 +786,7 @@ mod tests {
                 "a",
                 "did you mean `license`",
             ),
+            ("name: 123\ndescription: d\n", "123", "must be a string"),
         ];
         for (front, folder, expect) in cases {
             let problems = check(&skill(front), folder);
@@ -792,6 +795,7 @@ mod tests {
                 "{front:?}: {problems:?}"
             );
         }
+        assert_eq!(check(&skill("name: 123\ndescription: d\n"), "123").len(), 1);
         let long = format!("name: a\ndescription: {}\n", "d".repeat(1025));
         assert!(
             check(&skill(&long), "a")[0]

@@ -37,7 +37,7 @@ use super::report::{
 use super::runtime::{
     Offered, Registry, RuntimeState, ServerRuntime, Settings, definition_tokens, lock,
 };
-use super::store::{Approvals, PinnedTool, Pins, ToolChange};
+use super::store::{Approvals, PinnedTool, Pins, SkillChange, ToolChange};
 use super::tasks::{LateResult, read_pending};
 
 /// Every configured MCP server of a session.
@@ -315,6 +315,8 @@ impl McpManager {
                     state,
                     tools: offered.len(),
                     withheld: st.withheld.len(),
+                    skills: st.skills.offered.len(),
+                    withheld_skills: st.skills.withheld.len(),
                     definition_tokens: tokens,
                     protocol_version: st.protocol_version.clone(),
                     error: st.last_failure.as_ref().map(|(_, e)| e.clone()),
@@ -484,6 +486,77 @@ impl McpManager {
                 .collect()
         };
         self.inner.registry.offer(&runtime, &now_allowed);
+        Ok(changes)
+    }
+
+    /// The skills the servers offer, for the session's catalog: each named
+    /// `server:name`, its files read only when it is loaded (see
+    /// `client/skills.rs`), in server order; and what a person should be
+    /// told (a skill withheld because its manifest changed since it was
+    /// approved, one left out, a listing that failed). Starts nothing:
+    /// servers started by [`Self::start`] listed their skills then, and a
+    /// lazily started server's come from its cached listing.
+    pub fn skills(&self) -> (Vec<tack_skills::Skill>, Vec<String>) {
+        let mut skills = Vec::new();
+        let mut notes = Vec::new();
+        for runtime in self.inner.runtimes.values() {
+            if !runtime.approved.load(Ordering::SeqCst) {
+                continue;
+            }
+            let state = lock(&runtime.state);
+            notes.extend(state.skills.notes.iter().cloned());
+            let server = runtime.name();
+            for (_, change) in state.skills.withheld.values() {
+                notes.push(format!(
+                    "the skill {server}:{} of MCP server {server:?} changed since it was approved ({}), so it is left out: `tack mcp diff {server}` shows the change, `tack mcp approve {server} --changes` approves it",
+                    change.skill,
+                    change.summary()
+                ));
+            }
+            skills.extend(
+                state
+                    .skills
+                    .offered
+                    .iter()
+                    .map(|entry| entry.catalog_skill(runtime)),
+            );
+        }
+        (skills, notes)
+    }
+
+    /// The skills of a server whose manifest differs from its pin (starting
+    /// the server if needed), for `tack mcp diff NAME`.
+    pub async fn skill_changes(&self, server: &str) -> Result<Vec<SkillChange>> {
+        let (runtime, _) = self.running(server).await?;
+        let state = lock(&runtime.state);
+        Ok(state
+            .skills
+            .withheld
+            .values()
+            .map(|(_, change)| change.clone())
+            .collect())
+    }
+
+    /// Approves every changed skill manifest of a server: re-pins them and
+    /// offers the skills (to catalogs built from now on). Returns what was
+    /// approved.
+    pub async fn approve_skill_changes(&self, server: &str) -> Result<Vec<SkillChange>> {
+        let changes = self.skill_changes(server).await?;
+        if changes.is_empty() {
+            return Ok(changes);
+        }
+        let runtime = self.runtime(server)?.clone();
+        let pins: Vec<(String, super::store::PinnedSkill)> = changes
+            .iter()
+            .map(|c| (c.skill.clone(), c.new.clone()))
+            .collect();
+        lock(&self.inner.registry.pins).pin_skills(server, &pins)?;
+        let mut state = lock(&runtime.state);
+        for change in &changes {
+            if let Some((skill, _)) = state.skills.withheld.remove(&change.skill) {
+                state.skills.offered.push(skill);
+            }
+        }
         Ok(changes)
     }
 

@@ -77,6 +77,10 @@ pub struct ServerListing {
     pub tools: usize,
     /// Tools withheld because their definition changed since it was pinned.
     pub withheld: usize,
+    /// Skills offered (the skills extension; withheld ones not counted).
+    pub skills: usize,
+    /// Skills withheld because their manifest changed since it was pinned.
+    pub withheld_skills: usize,
     /// Size of the offered definitions in tokens (≈ bytes / 4).
     pub definition_tokens: usize,
     #[serde(skip_serializing_if = "Option::is_none")]

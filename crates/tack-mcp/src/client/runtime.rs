@@ -144,6 +144,8 @@ pub(super) struct RuntimeState {
     pub(super) started_once: bool,
     /// Reported by `start` (terminal outcome), so not again.
     pub(super) reported: bool,
+    /// The server's skills (the skills extension), checked against the pins.
+    pub(super) skills: super::skills::SkillState,
 }
 
 /// `ttlMs` and `cacheScope` of a tool list (all pages merged by rmcp: the
@@ -309,9 +311,12 @@ impl ServerRuntime {
                 .list_all_tools_with_cache_hint()
                 .await
                 .map_err(|e| format!("tools/list failed: {e}"))?;
-            Ok::<_, String>((conn, tools))
+            // Skills are listed with the tools (a failure is a notice, not a
+            // failed start); their files are read only when one is loaded.
+            let skills = super::skills::list(&conn).await;
+            Ok::<_, String>((conn, tools, skills))
         };
-        let (conn, tools) = match tokio::time::timeout(timeout, started).await {
+        let (conn, tools, skills) = match tokio::time::timeout(timeout, started).await {
             Err(_) => {
                 return Err(self.start_failed(format!(
                     "it did not finish starting within {}s (the startup timeout); its log: {}",
@@ -333,6 +338,7 @@ impl ServerRuntime {
             state.protocol_version = Some(conn.protocol_version.clone());
             state.cache_hint = CacheHint::of(&tools);
         }
+        self.apply_skills(skills);
         self.apply_tools(raw, true);
         // Refresh on notifications/tools/list_changed.
         let weak = Arc::downgrade(self);
@@ -406,9 +412,13 @@ impl ServerRuntime {
             }
         }
         if live {
-            let (protocol_version, hint) = {
+            let (protocol_version, hint, skills) = {
                 let state = lock(&self.state);
-                (state.protocol_version.clone(), state.cache_hint.clone())
+                (
+                    state.protocol_version.clone(),
+                    state.cache_hint.clone(),
+                    state.skills.raw.clone(),
+                )
             };
             let private = hint.scope.as_deref() == Some("private");
             let cached = CachedTools {
@@ -420,6 +430,7 @@ impl ServerRuntime {
                 ttl_ms: hint.ttl_ms,
                 cache_scope: hint.scope,
                 auth_context: if private { self.auth_context() } else { None },
+                skills,
             };
             if let Err(e) = write_cache(&self.settings.options.cache_dir, &self.config, &cached) {
                 tracing::warn!("could not cache the MCP tool list: {e}");
@@ -447,6 +458,7 @@ impl ServerRuntime {
         }
         let fresh = cached.is_fresh(now_ms());
         lock(&self.state).protocol_version = cached.protocol_version.clone();
+        self.apply_skills(cached.skills.map(Ok));
         self.apply_tools(cached.tools, false);
         let state = lock(&self.state);
         Some((

@@ -237,10 +237,14 @@ pub struct ToolChange {
 struct PinsFile {
     #[serde(default)]
     servers: BTreeMap<String, BTreeMap<String, PinnedTool>>,
+    /// Skills' manifests (the skills extension), per server, then skill name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    skills: BTreeMap<String, BTreeMap<String, PinnedSkill>>,
 }
 
-/// Pinned tool definitions, per server name (not per config: a server whose
-/// command changes still has to keep its tools' promises).
+/// Pinned tool definitions and skill manifests, per server name (not per
+/// config: a server whose command changes still has to keep its tools'
+/// promises).
 #[derive(Debug, Clone)]
 pub struct Pins {
     path: PathBuf,
@@ -304,6 +308,63 @@ impl Pins {
     pub fn pinned(&self, server: &str, tool: &str) -> Option<&PinnedTool> {
         self.file.servers.get(server).and_then(|t| t.get(tool))
     }
+
+    /// The manifest of a server's skill as pinned (approved, or seen first).
+    pub fn pinned_skill(&self, server: &str, skill: &str) -> Option<&PinnedSkill> {
+        self.file.skills.get(server).and_then(|s| s.get(skill))
+    }
+
+    /// Pins (or re-pins) skill manifests of one server, and saves.
+    pub fn pin_skills(&mut self, server: &str, skills: &[(String, PinnedSkill)]) -> Result<()> {
+        if skills.is_empty() {
+            return Ok(());
+        }
+        let mut latest: PinsFile = read_json(&self.path)?;
+        let entry = latest.skills.entry(server.to_owned()).or_default();
+        for (name, pin) in skills {
+            entry.insert(name.clone(), pin.clone());
+        }
+        write_json(&self.path, &latest)?;
+        self.file = latest;
+        Ok(())
+    }
+}
+
+/// A skill's manifest as pinned: its `SKILL.md` URI, its description and
+/// every file with its digest and size, and a digest of all that (what an
+/// approval is bound to).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedSkill {
+    /// `sha256:` of the manifest in canonical form (see
+    /// `client::skills::manifest_digest`).
+    pub digest: String,
+    /// The URI of its `SKILL.md`.
+    pub uri: String,
+    pub description: String,
+    /// The files, sorted by URI; `None`: a `"dynamic"` skill (no manifest:
+    /// only its `SKILL.md` is read, unverified).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<PinnedFile>>,
+}
+
+/// One file of a pinned skill manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PinnedFile {
+    pub uri: String,
+    /// `sha256:` and 64 hex digits.
+    pub digest: String,
+    pub size: u64,
+}
+
+/// A skill whose manifest differs from its pin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillChange {
+    /// The skill's name on the server.
+    pub skill: String,
+    /// The pinned manifest.
+    pub old: PinnedSkill,
+    /// The manifest the server lists now.
+    pub new: PinnedSkill,
 }
 
 /// A server's tool list as last seen, keyed by the hash of its config.
@@ -329,6 +390,10 @@ pub struct CachedTools {
     /// (the server's resolved headers or environment).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth_context: Option<String>,
+    /// The server's skills (`skills/list`, MCP `Skill` objects) when it
+    /// declares the skills extension, listed with the tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Vec<Value>>,
 }
 
 impl CachedTools {
@@ -416,6 +481,7 @@ mod tests {
             ttl_ms,
             cache_scope: scope.map(str::to_owned),
             auth_context: auth.map(str::to_owned),
+            skills: None,
         }
     }
 

@@ -10,3 +10,4 @@
 
 mod client;
 mod server;
+mod skills_served;

@@ -18,4 +18,5 @@ mod oauth_server;
 mod python;
 mod real_servers;
 mod robust;
+mod skills;
 mod tasks;
