@@ -126,18 +126,12 @@ struct InCatalog {
 
 impl InCatalog {
     fn of(skill: &Skill, catalog: &Catalog) -> Self {
-        let line = catalog
-            .names
-            .iter()
-            .zip(catalog.text.lines())
-            .find(|(n, _)| **n == skill.name)
-            .map(|(_, line)| line);
-        let description = one_line(&skill.description);
+        let listed = catalog.listed.iter().find(|(n, _, _)| *n == skill.name);
         Self {
-            tokens: line.map(|l| estimate_tokens(&format!("{l}\n"))),
-            listed: line.is_some(),
+            tokens: listed.map(|(_, tokens, _)| *tokens),
+            listed: listed.is_some(),
             left_out: catalog.left_out.contains(&skill.name),
-            shortened: line.is_some_and(|l| !l.contains(&format!(": {description} ("))),
+            shortened: listed.is_some_and(|(_, _, shortened)| *shortened),
         }
     }
 
@@ -158,11 +152,6 @@ impl InCatalog {
         self.tokens
             .map_or_else(|| "—".to_owned(), |t| t.to_string())
     }
-}
-
-/// A description on one line, as the catalog shows it.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 // ---------------------------------------------------------------- list

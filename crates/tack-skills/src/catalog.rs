@@ -39,6 +39,9 @@ pub struct Catalog {
     pub tokens: usize,
     /// Every skill's own line, before any shortening: (name, tokens).
     pub per_skill: Vec<(String, usize)>,
+    /// Each listed skill as it is listed: (name, its line's tokens,
+    /// whether its description was shortened).
+    pub listed: Vec<(String, usize, bool)>,
     /// Descriptions shortened to fit.
     pub shortened: usize,
     /// Skills left out to fit.
@@ -74,8 +77,20 @@ pub fn short_location(
     }
 }
 
-fn line(name: &str, description: &str, location: &str) -> String {
-    format!("- {name}: {description} ({location})\n")
+/// One skill's line: its folder is the group's, so it is not repeated.
+fn line(name: &str, description: &str) -> String {
+    format!("- {name}: {description}\n")
+}
+
+/// The group a skill is listed under: its location without its own folder
+/// (`project .claude/skills`), else the whole location (`mcp server docs`).
+fn group_of(location: &str, folder: &str) -> String {
+    location
+        .strip_suffix(folder)
+        .and_then(|g| g.strip_suffix('/'))
+        .filter(|_| !folder.is_empty())
+        .unwrap_or(location)
+        .to_owned()
 }
 
 /// `text` cut to at most `max` characters at a word, with "…".
@@ -96,21 +111,29 @@ fn shorten(text: &str, max: usize) -> String {
 pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> String) -> Catalog {
     let entries: Vec<(String, String, String)> = skills
         .iter()
-        .map(|s| (s.name.clone(), one_line(&s.description), where_of(s)))
+        .map(|s| {
+            let group = group_of(&where_of(s), &s.folder);
+            (s.name.clone(), one_line(&s.description), group)
+        })
         .collect();
     let per_skill = entries
         .iter()
-        .map(|(n, d, w)| (n.clone(), estimate_tokens(&line(n, d, w))))
+        .map(|(n, d, _)| (n.clone(), estimate_tokens(&line(n, d))))
         .collect();
     let render = |count: usize, max: usize| -> (String, usize) {
         let mut text = String::new();
         let mut shortened = 0;
-        for (n, d, w) in &entries[..count] {
+        let mut group: Option<&str> = None;
+        for (n, d, g) in &entries[..count] {
+            if group != Some(g.as_str()) {
+                let _ = writeln!(text, "[{g}]");
+                group = Some(g);
+            }
             let short = shorten(d, max);
             if short.len() != d.len() {
                 shortened += 1;
             }
-            text.push_str(&line(n, &short, w));
+            text.push_str(&line(n, &short));
         }
         if count < entries.len() {
             let _ = writeln!(
@@ -159,11 +182,19 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
         }
     }
     let (text, shortened) = render(count, max);
+    let listed = entries[..count]
+        .iter()
+        .map(|(n, d, _)| {
+            let short = shorten(d, max);
+            (n.clone(), estimate_tokens(&line(n, &short)), short != *d)
+        })
+        .collect();
     Catalog {
         names: entries[..count].iter().map(|(n, _, _)| n.clone()).collect(),
         tokens: estimate_tokens(&text),
         text,
         per_skill,
+        listed,
         shortened,
         left_out: entries[count..].iter().map(|(n, _, _)| n.clone()).collect(),
         budget,

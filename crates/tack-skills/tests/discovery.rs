@@ -296,7 +296,7 @@ fn the_catalog_shortens_descriptions_first_then_leaves_skills_out() {
     assert!(
         full.catalog
             .text
-            .contains("(user ~/.claude/skills/skill-0)"),
+            .starts_with("[user ~/.claude/skills]\n- skill-0: Skill number 0."),
         "{}",
         full.catalog.text
     );

@@ -160,7 +160,7 @@ async fn tack_run_loads_a_skill_of_its_own_mcp_serve_by_its_server_colon_name() 
     let description = skill_tool["description"].as_str().unwrap();
     assert!(
         description.contains(
-            "- own:code-review: Reviews a change for bugs. Use when asked to review code. (mcp server own)"
+            "[mcp server own]\n- own:code-review: Reviews a change for bugs. Use when asked to review code.\n"
         ),
         "{description}"
     );

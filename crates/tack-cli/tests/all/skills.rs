@@ -472,7 +472,8 @@ fn check_reports_the_catalogs_tokens_and_a_missing_path_is_a_usage_error() {
     assert!(per.iter().all(|(_, n)| *n > 5), "{per:?}");
     let total = v["catalog"]["tokens"].as_u64().unwrap();
     let sum: u64 = per.iter().map(|(_, n)| n).sum();
-    assert!(total.abs_diff(sum) <= 2, "{total} vs {sum}");
+    // The total also counts each group's `[where]` line.
+    assert!(total >= sum && total - sum <= 12, "{total} vs {sum}");
     let out = t.tack(&["skills", "check", skills.to_str().unwrap()]);
     let text = stdout(&out);
     assert!(

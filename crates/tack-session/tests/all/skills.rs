@@ -123,7 +123,7 @@ async fn the_model_loads_a_skill_reads_its_reference_and_its_script_meets_the_ru
         description.contains("- release-notes: Write release notes from the git log."),
         "{description}"
     );
-    assert!(description.contains("(project .claude/skills/release-notes)"));
+    assert!(description.contains("[project .claude/skills]\n- release-notes: "));
     assert_eq!(
         skill_tool["input_schema"]["properties"]["skill"]["enum"],
         json!(["release-notes"])

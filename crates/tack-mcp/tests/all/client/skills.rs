@@ -150,7 +150,7 @@ async fn a_servers_skills_join_the_catalog_as_server_colon_name_and_nothing_is_r
     assert!(
         set.catalog
             .text
-            .contains("- docs:code-review: Reviews a change for bugs. Use when asked to review code. (mcp server docs)"),
+            .contains("[mcp server docs]\n- docs:code-review: Reviews a change for bugs. Use when asked to review code.\n"),
         "{}",
         set.catalog.text
     );
