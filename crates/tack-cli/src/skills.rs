@@ -596,7 +596,7 @@ fn closest_names<'a>(name: &str, names: &[&'a str]) -> Vec<&'a str> {
     let mut close: Vec<(usize, &str)> = names
         .iter()
         .filter_map(|n| {
-            let d = levenshtein(&wanted, &n.to_lowercase());
+            let d = strsim::levenshtein(&wanted, &n.to_lowercase());
             let related = wanted.chars().count() >= 3
                 && n.chars().count() >= 3
                 && (n.contains(&wanted) || wanted.contains(*n));
@@ -605,21 +605,6 @@ fn closest_names<'a>(name: &str, names: &[&'a str]) -> Vec<&'a str> {
         .collect();
     close.sort();
     close.into_iter().take(3).map(|(_, n)| n).collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 // ---------------------------------------------------------------- check

@@ -28,8 +28,9 @@ use tack_skills::{Places, Scope, Skill, SkillSet, Source, discover};
 
 /// Skill folders in the big skills folder (discovery reads at most 2,000).
 const SKILLS: usize = 2000;
-/// Plain folders of the monorepo case (the nested walk stops at 2,000).
-const FOLDERS: usize = 2000;
+/// Plain folders of the monorepo case: with the 41 folders above them,
+/// just under the nested walk's limit of 1,000.
+const FOLDERS: usize = 950;
 /// The window of the default budget.
 const WINDOW: u64 = 200_000;
 
@@ -265,7 +266,7 @@ fn main() {
         SKILLS,
     );
 
-    // 2. A monorepo of 2,000 plain folders (the nested walk's limit), 20 of
+    // 2. A monorepo of ~1,000 folders (the nested walk's limit), 19 of
     // them with a .claude/skills folder of 5 skills.
     let mono = base.join("mono");
     std::fs::create_dir_all(mono.join(".git")).unwrap();
@@ -273,7 +274,7 @@ fn main() {
     for i in 0..FOLDERS {
         let dir = mono.join(format!("packages/p{:02}/m{i:04}", i % 40));
         std::fs::create_dir_all(&dir).unwrap();
-        if i % 100 == 0 {
+        if i % 50 == 0 {
             for (name, description) in realistic(5) {
                 write(
                     &dir.join(".claude/skills")
@@ -292,7 +293,7 @@ fn main() {
         nested: true,
     };
     time_discovery(
-        "discovery, a project of 2,000 folders (nested walk) holding 20 skills folders",
+        "discovery, a project of ~1,000 folders (nested walk) holding 19 skills folders",
         &places,
         nested,
     );

@@ -239,6 +239,9 @@ fn nested_roots(root: &Path, chain: &[PathBuf]) -> (Vec<PathBuf>, Option<String>
         .follow_links(false)
         .hidden(true)
         .parents(false)
+        // The user's global excludes are not the project's layout; reading
+        // them costs a parse of ~/.gitconfig (with a regex) at every start.
+        .git_global(false)
         .require_git(false)
         .filter_entry(|e| {
             e.file_type().is_some_and(|t| t.is_dir())

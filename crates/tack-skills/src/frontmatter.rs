@@ -658,25 +658,10 @@ fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
     let key = key.to_ascii_lowercase().replace('_', "-");
     known
         .iter()
-        .map(|k| (levenshtein(&key, k), *k))
+        .map(|k| (strsim::levenshtein(&key, k), *k))
         .filter(|(d, k)| *d <= 2.max(k.len() / 4))
         .min()
         .map(|(_, k)| k)
-}
-
-pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -342,7 +342,7 @@ impl Tool for SkillTool {
         let name = input.get("skill").and_then(Value::as_str).unwrap_or("");
         if self.find(name).is_none() {
             let mut names: Vec<&str> = self.shared.skills.iter().map(|s| s.name.as_str()).collect();
-            names.sort_by_key(|n| frontmatter::levenshtein(n, name));
+            names.sort_by_key(|n| strsim::levenshtein(n, name));
             let more = names.len().saturating_sub(20);
             names.truncate(20);
             return Err(ToolError::InvalidInput(format!(
