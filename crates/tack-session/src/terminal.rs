@@ -194,8 +194,8 @@ impl Interaction for Terminal {
         let _guard = self.lock.lock().await;
         let tools: Vec<&str> = changes.iter().map(|c| c.tool.as_str()).collect();
         confirm(&format!(
-            "The MCP server {server:?} changed the definition of {} since it was approved ({}); `tack mcp diff {server}` shows how. Offer the new definitions?",
-            if tools.len() == 1 { "a tool" } else { "some tools" },
+            "The MCP server {server:?} changed {} since it was approved ({}); `tack mcp diff {server}` shows how. Offer the new definitions?",
+            if tools.len() == 1 { "a definition" } else { "some definitions" },
             tools.join(", ")
         ))
         .await
