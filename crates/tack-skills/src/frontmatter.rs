@@ -470,17 +470,33 @@ pub fn parse(text: &str, folder: &str) -> Result<SkillFile, Problem> {
         None | Some("") => frontmatter.name = Some(folder.to_owned()),
         Some(name) => {
             let line = key_line(&split.yaml, "name");
-            if let Err(why) = check_name(name) {
-                warnings.push(Problem::new(ProblemClass::Required, line, why));
+            match check_name(name) {
+                // A name that cannot be one (`PDF Processing`) is not what
+                // the model calls, a rule names or a URI holds: the
+                // folder's name is, when it is valid.
+                Err(why) if check_name(folder).is_ok() => {
+                    warnings.push(Problem::new(
+                        ProblemClass::Required,
+                        line,
+                        format!("{why}; the skill is called {folder:?}, its folder's name"),
+                    ));
+                    frontmatter.name = Some(folder.to_owned());
+                }
+                Err(why) => {
+                    warnings.push(Problem::new(ProblemClass::Required, line, why));
+                    frontmatter.name = Some(name.to_owned());
+                }
+                Ok(()) => {
+                    if !same_name(name, folder) {
+                        warnings.push(Problem::new(
+                            ProblemClass::Required,
+                            line,
+                            format!("the name {name:?} is not its folder's name {folder:?}"),
+                        ));
+                    }
+                    frontmatter.name = Some(name.to_owned());
+                }
             }
-            if !same_name(name, folder) {
-                warnings.push(Problem::new(
-                    ProblemClass::Required,
-                    line,
-                    format!("the name {name:?} is not its folder's name {folder:?}"),
-                ));
-            }
-            frontmatter.name = Some(name.to_owned());
         }
     }
     Ok(SkillFile {
@@ -741,6 +757,15 @@ mod tests {
             .unwrap_or_else(|p| panic!("{p}"));
         assert!(
             f.warnings[0].message.contains("limit is 64"),
+            "{:?}",
+            f.warnings
+        );
+        // A name that cannot be one: the folder's, when it can.
+        let f = parse(&skill("name: PDF Processing\ndescription: d\n"), "pdf")
+            .unwrap_or_else(|p| panic!("{p}"));
+        assert_eq!(f.frontmatter.name.as_deref(), Some("pdf"));
+        assert!(
+            f.warnings[0].message.contains("the skill is called \"pdf\""),
             "{:?}",
             f.warnings
         );
