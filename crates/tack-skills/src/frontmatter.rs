@@ -765,7 +765,9 @@ mod tests {
             .unwrap_or_else(|p| panic!("{p}"));
         assert_eq!(f.frontmatter.name.as_deref(), Some("pdf"));
         assert!(
-            f.warnings[0].message.contains("the skill is called \"pdf\""),
+            f.warnings[0]
+                .message
+                .contains("the skill is called \"pdf\""),
             "{:?}",
             f.warnings
         );
