@@ -367,25 +367,14 @@ fn plural(n: usize) -> &'static str {
 
 // ---------------------------------------------------------------- show
 
-/// The frontmatter keys tack reads, in the order `show` prints them.
-const SHOWN_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-    "disable-model-invocation",
-    "user-invocable",
-    "argument-hint",
-    "model",
-    "context",
-    "agent",
-    "hooks",
-    "paths",
-    "when_to_use",
-    "version",
-];
+/// The frontmatter keys tack reads, in the order `show` prints them: the
+/// spec's, then Claude Code's.
+fn shown_keys() -> impl Iterator<Item = &'static str> {
+    frontmatter::SPEC_KEYS
+        .iter()
+        .chain(frontmatter::CLAUDE_CODE_KEYS)
+        .copied()
+}
 
 async fn show(cwd: Option<&Path>, name: &str, json: bool) -> Result<u8, Failure> {
     let here = Here::load(cwd, None).await?;
@@ -474,11 +463,11 @@ async fn show(cwd: Option<&Path>, name: &str, json: bool) -> Result<u8, Failure>
     }
     outln!();
     outln!("frontmatter:");
-    for key in SHOWN_KEYS {
+    for key in shown_keys() {
         outln!("  {key}: {}", field_text(skill, key));
     }
     for (key, value) in &f.raw {
-        if !SHOWN_KEYS.contains(&key.as_str()) {
+        if !shown_keys().any(|k| k == key) {
             outln!("  {key}: {} (unknown to tack)", value_text(value));
         }
     }
