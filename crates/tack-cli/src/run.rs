@@ -350,6 +350,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         )));
     }
     if let Some(claude) = &claude {
+        let skill_set = skills.set();
         claude.set_init(InitInfo {
             mcp_servers: mcp
                 .running()
@@ -360,21 +361,16 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
                 .collect(),
             permission_mode: config.ctx.settings.permissions.mode().0.to_string(),
             api_key_source: api_key_source(client.provider(), config.mock),
-            skills: skills
-                .set()
+            skills: skill_set
+                .as_ref()
                 .map(|s| s.catalog.names.clone())
                 .unwrap_or_default(),
-            slash_commands: skills
-                .set()
-                .map(|s| {
-                    s.discovery
-                        .skills
-                        .iter()
-                        .filter(|k| k.frontmatter.user_invocable)
-                        .map(|k| k.name.clone())
-                        .collect()
-                })
-                .unwrap_or_default(),
+            slash_commands: skill_set
+                .iter()
+                .flat_map(|s| &s.discovery.skills)
+                .filter(|k| k.frontmatter.user_invocable)
+                .map(|k| k.name.clone())
+                .collect(),
         });
     }
     let mut context = session

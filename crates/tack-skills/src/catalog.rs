@@ -120,9 +120,11 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
         .iter()
         .map(|(n, d, _)| (n.clone(), estimate_tokens(&line(n, d))))
         .collect();
-    let render = |count: usize, max: usize| -> (String, usize) {
+    // The listing of the first `count` skills, descriptions cut to `max`
+    // characters, and each skill's line: (name, tokens, shortened).
+    let render = |count: usize, max: usize| -> (String, Vec<(String, usize, bool)>) {
         let mut text = String::new();
-        let mut shortened = 0;
+        let mut listed = Vec::with_capacity(count);
         let mut group: Option<&str> = None;
         for (n, d, g) in &entries[..count] {
             if group != Some(g.as_str()) {
@@ -130,10 +132,9 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
                 group = Some(g);
             }
             let short = shorten(d, max);
-            if short.len() != d.len() {
-                shortened += 1;
-            }
-            text.push_str(&line(n, &short));
+            let own = line(n, &short);
+            listed.push((n.clone(), estimate_tokens(&own), short.len() != d.len()));
+            text.push_str(&own);
         }
         if count < entries.len() {
             let _ = writeln!(
@@ -142,7 +143,7 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
                 entries.len() - count
             );
         }
-        (text, shortened)
+        (text, listed)
     };
     let longest = entries
         .iter()
@@ -155,40 +156,15 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
     if !fits(count, max) {
         if fits(count, MIN_DESCRIPTION_CHARS) {
             // The longest descriptions that fit.
-            let (mut lo, mut hi) = (MIN_DESCRIPTION_CHARS, longest);
-            while lo < hi {
-                let mid = (lo + hi).div_ceil(2);
-                if fits(count, mid) {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            max = lo;
+            max = largest(MIN_DESCRIPTION_CHARS, longest, |m| fits(count, m));
         } else {
-            // The most skills that fit (a binary search: each try renders
-            // the listing once).
+            // The most skills that fit.
             max = MIN_DESCRIPTION_CHARS;
-            let (mut lo, mut hi) = (0, count);
-            while lo < hi {
-                let mid = (lo + hi).div_ceil(2);
-                if fits(mid, max) {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            count = lo;
+            count = largest(0, count, |c| fits(c, max));
         }
     }
-    let (text, shortened) = render(count, max);
-    let listed = entries[..count]
-        .iter()
-        .map(|(n, d, _)| {
-            let short = shorten(d, max);
-            (n.clone(), estimate_tokens(&line(n, &short)), short != *d)
-        })
-        .collect();
+    let (text, listed) = render(count, max);
+    let shortened = listed.iter().filter(|(_, _, cut)| *cut).count();
     Catalog {
         names: entries[..count].iter().map(|(n, _, _)| n.clone()).collect(),
         tokens: estimate_tokens(&text),
@@ -199,6 +175,21 @@ pub fn build(skills: &[&Skill], budget: usize, where_of: &dyn Fn(&Skill) -> Stri
         left_out: entries[count..].iter().map(|(n, _, _)| n.clone()).collect(),
         budget,
     }
+}
+
+/// The largest value in `lo..=hi` that `ok` accepts, for an `ok` that
+/// accepts every value up to some point (`lo` when none is accepted): a
+/// binary search, each try one render of the listing.
+fn largest(mut lo: usize, mut hi: usize, ok: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
 }
 
 /// A description on one line (white space runs become one space).

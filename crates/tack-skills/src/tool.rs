@@ -68,6 +68,8 @@ impl Trust for TrustAll {
 struct Shared {
     /// The skills the model may load (those listed in the catalog).
     skills: Vec<Skill>,
+    /// The catalog's listing (the description's end).
+    catalog: String,
     description: String,
     schema: Value,
     trust: Arc<dyn Trust>,
@@ -90,6 +92,17 @@ const DEDUPE_SENTENCE: &str = "A skill loaded earlier in this conversation stays
 
 const INTRO: &str = "Load a skill: instructions (and often scripts and reference files) for a kind of task, written by the user, the project or a server. When the task at hand matches a skill's description below, call Skill with its name before doing the task, and follow what it returns. The result holds the skill's instructions, its folder as an absolute path, and the list of its bundled files: read a file with Read when the instructions call for it, and run a script with Bash (every call still meets the permission rules: a skill grants nothing). Do not load a skill that does not fit the task; it costs context and can mislead. {DEDUPE} `args` is passed to the skill (for example a file name or a short request), when it takes any.\n\nAvailable skills, grouped by where they live (a `[where]` line, then `- name: description`; a skill on disk is in the folder `where/name`):\n";
 
+/// The tool's description: what it does, the sentence on loading a skill
+/// twice when that is how it behaves, then the catalog.
+fn describe(catalog: &str, dedupe: bool) -> String {
+    let sentence = if dedupe {
+        format!(" {DEDUPE_SENTENCE}")
+    } else {
+        String::new()
+    };
+    format!("{}{catalog}", INTRO.replace(" {DEDUPE}", &sentence))
+}
+
 impl SkillTool {
     /// The tool over `skills` (each model-invocable, in catalog order) and
     /// its catalog.
@@ -104,11 +117,6 @@ impl SkillTool {
             .iter()
             .filter_map(|n| skills.iter().find(|s| &s.name == n).cloned())
             .collect();
-        let description = format!(
-            "{}{}",
-            INTRO.replace("{DEDUPE}", DEDUPE_SENTENCE),
-            catalog.text
-        );
         let schema = json!({
             "type": "object",
             "properties": {
@@ -127,7 +135,8 @@ impl SkillTool {
         });
         Self::with_shared(Arc::new(Shared {
             skills: listed,
-            description,
+            catalog: catalog.text.clone(),
+            description: describe(&catalog.text, true),
             schema,
             trust,
             dedupe: true,
@@ -149,9 +158,8 @@ impl SkillTool {
         let s = &self.shared;
         Self::with_shared(Arc::new(Shared {
             skills: s.skills.clone(),
-            description: s
-                .description
-                .replacen(&format!(" {DEDUPE_SENTENCE}"), "", 1),
+            catalog: s.catalog.clone(),
+            description: describe(&s.catalog, false),
             schema: s.schema.clone(),
             trust: Arc::clone(&s.trust),
             dedupe: false,

@@ -265,7 +265,7 @@ impl ServedSkills {
             "prompt_{}",
             super::CALL_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
-        let cwd = skill_dir(&skill).unwrap_or_default();
+        let cwd = tack_skills::tool::skill_dir(&skill).unwrap_or_default();
         let ctx = ToolContext::new(cwd, self.session_id.clone(), id.clone(), cancel);
         let outcome = tool.call(input, ctx).await;
         // The load's audit record has no transcript to go to here.
@@ -306,13 +306,6 @@ impl PartialEq for ServedSkills {
 }
 
 impl Eq for ServedSkills {}
-
-fn skill_dir(skill: &tack_skills::Skill) -> Option<PathBuf> {
-    match &skill.source {
-        Source::Local { dir, .. } => Some(dir.clone()),
-        _ => None,
-    }
-}
 
 /// A skill served with the extension: its `SKILL.md` URI and its files.
 struct Served<'a> {
