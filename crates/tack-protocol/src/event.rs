@@ -20,6 +20,9 @@ pub enum ToolOutcome {
     Internal,
     Interrupted,
     NotRun,
+    /// The tool ran and reported a failure it does not classify further (a
+    /// declared command's non-zero exit code with no class of its own).
+    Failed,
 }
 
 /// A permission verdict, shared by the policy, hooks and the audit trail.

@@ -22,7 +22,8 @@ pub const REFUSAL: u8 = 6;
 pub const HOOK_STOPPED: u8 = 7;
 /// An MCP server failed to start or stopped answering.
 pub const SERVER_FAILED: u8 = 8;
-/// A tool call failed (`tack mcp call`).
+/// A tool call failed (`tack mcp call`; `tack tools call` when no class
+/// below fits: an internal error, a command's unclassified exit code).
 pub const TOOL_FAILED: u8 = 9;
 /// No such thing: an MCP server, a tool, a session, a skill.
 pub const NOT_FOUND: u8 = 10;
@@ -39,6 +40,16 @@ pub const SKILL_REQUIRED_FIELD: u8 = 13;
 /// `tack skills check`: an optional field is invalid, or a frontmatter key
 /// is unknown.
 pub const SKILL_OPTIONAL_FIELD: u8 = 14;
+/// `tack tools call`: the input does not fit the tool (schema, checks, a
+/// command's exit code declared `invalid_input`).
+pub const TOOL_INVALID_INPUT: u8 = 15;
+/// `tack tools call`: a rule, hook or the user denied the call.
+pub const TOOL_DENIED: u8 = 16;
+/// `tack tools call`: the call ran out of time and was stopped.
+pub const TOOL_TIMEOUT: u8 = 17;
+/// `tack tools call`: what the tool needs is unavailable, or failed in a way
+/// a retry may not meet again (transient).
+pub const TOOL_UNAVAILABLE: u8 = 18;
 /// Interrupted (Ctrl-C); the session is saved and can be resumed.
 pub const INTERRUPTED: u8 = 130;
 
@@ -68,7 +79,10 @@ pub const TABLE: &[(u8, &str)] = &[
         "a hook blocked the prompt or stopped the session (continue: false)",
     ),
     (SERVER_FAILED, "an MCP server failed to start or to answer"),
-    (TOOL_FAILED, "the tool call failed (tack mcp call)"),
+    (
+        TOOL_FAILED,
+        "the tool call failed (tack mcp call; tack tools call when no class below fits)",
+    ),
     (NOT_FOUND, "no such MCP server, tool, session or skill"),
     (
         NOT_APPROVED,
@@ -87,10 +101,43 @@ pub const TABLE: &[(u8, &str)] = &[
         "tack skills check: an optional field is invalid or a frontmatter key is unknown",
     ),
     (
+        TOOL_INVALID_INPUT,
+        "tack tools call: the input does not fit the tool (schema, checks, an exit code declared invalid_input)",
+    ),
+    (
+        TOOL_DENIED,
+        "tack tools call: a rule, a hook or the user denied the call",
+    ),
+    (
+        TOOL_TIMEOUT,
+        "tack tools call: the call timed out and was stopped",
+    ),
+    (
+        TOOL_UNAVAILABLE,
+        "tack tools call: what the tool needs is unavailable, or it failed temporarily",
+    ),
+    (
         INTERRUPTED,
         "interrupted (Ctrl-C); the session is saved and can be resumed",
     ),
 ];
+
+impl crate::ToolOutcome {
+    /// The exit code of `tack tools call` for a call that ended this way.
+    pub fn exit_code(self) -> u8 {
+        use crate::ToolOutcome as O;
+        match self {
+            O::Ok => OK,
+            O::InvalidInput => TOOL_INVALID_INPUT,
+            O::UnknownTool => NOT_FOUND,
+            O::Denied => TOOL_DENIED,
+            O::Timeout => TOOL_TIMEOUT,
+            O::Transient | O::Unavailable => TOOL_UNAVAILABLE,
+            O::Interrupted => INTERRUPTED,
+            O::Internal | O::Failed | O::NotRun => TOOL_FAILED,
+        }
+    }
+}
 
 impl crate::RunStatus {
     /// The exit code of a run that ended this way.

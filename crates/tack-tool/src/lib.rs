@@ -62,7 +62,8 @@ pub use ask::{CallAsker, PermissionQuestion, PermissionReply};
 pub use host::{CallOptions, HostHandle, MAX_NESTING, ToolCall, ToolCallResult, ToolHost};
 pub use output::{OutputBehaviour, OutputCut, floor_char};
 pub use registry::{
-    Exposure, RegisteredTool, RegistryError, ToolRegistry, definition_hash, drop_nulls,
+    Exposure, INPUT_EXAMPLES, RegisteredTool, RegistryError, ToolRegistry, definition_hash,
+    drop_nulls,
 };
 
 /// What a tool call knows about where it runs.
@@ -257,6 +258,11 @@ pub enum ToolError {
     /// A bug in the tool or the harness, not in the input.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The tool ran and reported a failure it does not classify further
+    /// (a declared command exited non-zero with no class declared for that
+    /// code): the message carries what it said.
+    #[error("failed: {0}")]
+    Failed(String),
 }
 
 fn fmt_duration(d: Duration) -> String {
@@ -278,6 +284,7 @@ impl ToolError {
             ToolError::Unavailable(_) => ToolOutcome::Unavailable,
             ToolError::Interrupted(_) => ToolOutcome::Interrupted,
             ToolError::Internal(_) => ToolOutcome::Internal,
+            ToolError::Failed(_) => ToolOutcome::Failed,
         }
     }
 
@@ -305,6 +312,9 @@ impl ToolError {
             ),
             ToolError::Internal(msg) => format!(
                 "{tool} failed with an internal error: {msg}\nThis is a fault in the tool, not in your input; try another approach."
+            ),
+            ToolError::Failed(msg) => format!(
+                "{tool} failed: {msg}\nRead what it reported: fix the input if that caused it, otherwise use another approach."
             ),
         }
     }
@@ -395,6 +405,21 @@ pub trait Tool: Send + Sync + 'static {
     fn skill_load(&self, _tool_use_id: &str) -> Option<tack_protocol::SkillLoad> {
         None
     }
+    /// The program and arguments a call with `input` would run, for a tool
+    /// that runs one command with no shell in between (a command tool
+    /// declared in settings): permission rules `Tool(pattern)` match it, the
+    /// permission prompt shows it and the audit records it. `None` for every
+    /// other tool, and for an input no command can be built from.
+    fn command_line(&self, _input: &Value) -> Option<Vec<String>> {
+        None
+    }
+    /// Example inputs, each valid against [`Tool::input_schema`]: sent in
+    /// the API's `input_examples` field where the provider has one, and
+    /// appended to the description elsewhere. For inputs that are easy to
+    /// get wrong; each costs tokens on every request.
+    fn input_examples(&self) -> Vec<Value> {
+        Vec::new()
+    }
     /// Runs the call. Must return promptly once `ctx.cancel` is cancelled.
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -431,6 +456,10 @@ pub trait TypedTool: Send + Sync + 'static {
     /// See [`Tool::sandbox_profile`].
     fn sandbox_profile(&self, _input: &Self::Input) -> Option<String> {
         None
+    }
+    /// See [`Tool::input_examples`].
+    fn input_examples(&self) -> Vec<Value> {
+        Vec::new()
     }
     async fn call(&self, input: Self::Input, ctx: ToolContext) -> Result<ToolOutput, ToolError>;
 }
@@ -482,6 +511,9 @@ impl<T: TypedTool> Tool for Typed<T> {
         Self::parse(input)
             .ok()
             .and_then(|i| self.0.sandbox_profile(&i))
+    }
+    fn input_examples(&self) -> Vec<Value> {
+        self.0.input_examples()
     }
     async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let input = Self::parse(&input)?;

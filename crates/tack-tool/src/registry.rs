@@ -20,7 +20,19 @@ pub enum RegistryError {
     Duplicate(String),
     #[error("the input schema of tool {name:?} is not usable: {message}")]
     BadSchema { name: String, message: String },
+    #[error("input example {index} of tool {name:?} does not match its input schema: {message}")]
+    BadExample {
+        name: String,
+        /// From 1.
+        index: usize,
+        message: String,
+    },
 }
+
+/// The key of a definition's example inputs ([`Tool::input_examples`]), as
+/// the Anthropic Messages API names it; providers without the field get
+/// them in the description.
+pub const INPUT_EXAMPLES: &str = "input_examples";
 
 /// Whether the model is sent a tool's definition.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -195,11 +207,28 @@ impl ToolRegistry {
                 name: name.clone(),
                 message: e.to_string(),
             })?;
+        let examples = tool.input_examples();
+        for (i, example) in examples.iter().enumerate() {
+            if let Some(error) = validator.iter_errors(example).next() {
+                return Err(RegistryError::BadExample {
+                    name,
+                    index: i + 1,
+                    message: format!(
+                        "{}: {error}",
+                        pointer_to_path(error.instance_path().as_str())
+                    ),
+                });
+            }
+        }
+        let mut extra = Extra::new();
+        if !examples.is_empty() {
+            extra.insert(INPUT_EXAMPLES.into(), Value::Array(examples));
+        }
         let definition = ToolDefinition {
             name: name.clone(),
             description: Some(tool.description().to_owned()),
             input_schema: schema,
-            extra: Extra::new(),
+            extra,
         };
         let definition_hash = definition_hash(&definition);
         if exposure == Exposure::Direct {
