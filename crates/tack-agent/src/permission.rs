@@ -40,7 +40,8 @@ pub async fn as_subagent<F: std::future::Future>(agent: AskingAgent, run: F) -> 
 /// What the user is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptRequest {
-    /// The call, e.g. `Bash(git push origin main)`.
+    /// The call, e.g. `Bash(git push origin main)`; for a command tool,
+    /// the argv it would run, `git_log(git log -n 5 -- 'my dir')`.
     pub call: String,
     /// Why it asks (the rule and its file, or the mode).
     pub reason: String,
@@ -105,6 +106,45 @@ const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 /// Reloads the policy after the user chose "always allow" (the rule has been
 /// written to the local settings by then).
 pub type Reload = Arc<dyn Fn() -> Result<Policy, String> + Send + Sync>;
+
+/// A call as the policy is asked about it: owned, so a Bash command can be
+/// checked on a worker thread.
+struct Asked {
+    name: String,
+    input: serde_json::Value,
+    /// For a command tool ([`tack_tool::Tool::command_line`]): the argv the
+    /// call would run, and whether the tool only reads.
+    command: Option<(Vec<String>, bool)>,
+}
+
+impl Asked {
+    fn new(call: &ToolCall, tool: &RegisteredTool) -> Self {
+        Self {
+            name: call.name.clone(),
+            input: call.input.clone(),
+            command: tool
+                .tool
+                .command_line(&call.input)
+                .map(|argv| (argv, tool.tool.annotations().read_only)),
+        }
+    }
+
+    /// The request: a command tool's rules match the argv it would run
+    /// (and the prompt shows it); every other tool's, its input.
+    fn request(&self, cwd: &Path, policy: &Policy) -> Request {
+        match &self.command {
+            Some((argv, read_only)) => Request::command(
+                &self.name,
+                &self.input,
+                argv.clone(),
+                *read_only,
+                cwd,
+                policy,
+            ),
+            None => Request::resolve(&self.name, &self.input, cwd, policy),
+        }
+    }
+}
 
 /// The permission stage backed by tack-policy.
 pub struct PolicyStage {
@@ -205,7 +245,12 @@ impl PolicyStage {
 
     /// The session rule that allows `call`, if one does. Consulted only when
     /// the rules would ask (a deny rule still denies).
-    async fn session_rule_allowing(&self, call: &ToolCall, dir: Option<&Path>) -> Option<String> {
+    async fn session_rule_allowing(
+        &self,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        dir: Option<&Path>,
+    ) -> Option<String> {
         let policy = self
             .session_rules
             .read()
@@ -213,9 +258,9 @@ impl PolicyStage {
             .policy
             .clone()?;
         let cwd = dir.unwrap_or(&self.cwd).to_path_buf();
-        let (name, input) = (call.name.clone(), call.input.clone());
+        let asked = Asked::new(call, tool);
         let decide = move || {
-            let request = Request::resolve(&name, &input, &cwd, &policy);
+            let request = asked.request(&cwd, &policy);
             evaluate(&request, &policy)
         };
         let decision = if call.name == "Bash" {
@@ -312,19 +357,25 @@ impl PolicyStage {
         })
     }
 
-    /// The decision on `call` running in `dir` (the session's directory
-    /// unless the tool keeps its own). A Bash command is parsed on a worker
-    /// thread, with a deadline: the thread that serves calls (one thread in
-    /// `tack mcp serve`) never waits on a command built to be slow to read.
-    async fn evaluate(&self, call: &ToolCall, dir: Option<&Path>) -> Decision {
+    /// The decision on `call` of `tool` running in `dir` (the session's
+    /// directory unless the tool keeps its own); for a command tool, on the
+    /// argv it would run. A Bash command is parsed on a worker thread, with
+    /// a deadline: the thread that serves calls (one thread in `tack mcp
+    /// serve`) never waits on a command built to be slow to read.
+    async fn evaluate(
+        &self,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        dir: Option<&Path>,
+    ) -> Decision {
         let cwd = dir.unwrap_or(&self.cwd).to_path_buf();
         let decide = {
             let policy = Arc::clone(&self.policy);
             let sandbox = self.sandbox.clone();
-            let (name, input) = (call.name.clone(), call.input.clone());
+            let asked = Asked::new(call, tool);
             move || {
                 let policy = policy.read().unwrap_or_else(|p| p.into_inner());
-                let request = Request::resolve(&name, &input, &cwd, &policy);
+                let request = asked.request(&cwd, &policy);
                 let decision = evaluate(&request, &policy);
                 match &sandbox {
                     Some(sandbox) => sandbox_decision(decision, &request, &policy, sandbox),
@@ -362,7 +413,7 @@ impl PolicyStage {
     ) -> Permission {
         // A call that leaves the sandbox is a person's word each time.
         let unsandboxed = self.unsandboxed(call);
-        if !unsandboxed && let Some(rule) = self.session_rule_allowing(call, dir).await {
+        if !unsandboxed && let Some(rule) = self.session_rule_allowing(call, tool, dir).await {
             return Permission::Allow {
                 by: format!("session rule `{rule}` (allowed for this session when asked)"),
             };
@@ -443,7 +494,7 @@ impl PolicyStage {
                     input,
                     ..call.clone()
                 };
-                match self.evaluate(&updated, dir).await {
+                match self.evaluate(&updated, tool, dir).await {
                     d @ Decision::Deny(_) => Permission::Deny {
                         reason: format!(
                             "{by} allowed the call with a changed input, which is denied: {}",
@@ -470,7 +521,7 @@ impl PermissionStage for PolicyStage {
         hook: Option<&HookRuling>,
         dir: Option<&Path>,
     ) -> Permission {
-        let decision = self.evaluate(call, dir).await;
+        let decision = self.evaluate(call, tool, dir).await;
         if self.unsandboxed(call) {
             return self
                 .decide_unsandboxed(decision, call, tool, hook, dir)

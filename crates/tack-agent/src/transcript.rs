@@ -536,11 +536,13 @@ pub fn list(dir: &Path) -> Vec<LoadedSession> {
     sessions
 }
 
-/// The most recent session started in `cwd`.
+/// The most recent conversation started in `cwd`: a session with no
+/// message (`tack mcp serve`, `tack tools call`: calls with no model) is not
+/// one to continue.
 pub fn latest_for(dir: &Path, cwd: &str) -> Result<LoadedSession> {
     list(dir)
         .into_iter()
-        .find(|s| s.cwd == cwd)
+        .find(|s| s.cwd == cwd && !s.messages.is_empty())
         .ok_or_else(|| TranscriptError::NothingToContinue {
             dir: dir.to_owned(),
         })
@@ -654,6 +656,23 @@ mod tests {
             "{}",
             b.text()
         );
+    }
+
+    #[test]
+    fn continue_skips_sessions_without_a_conversation() {
+        let dir = tempfile::tempdir().unwrap();
+        let talk = TranscriptWriter::open(dir.path(), "talk").unwrap();
+        talk.on_event(&start("talk"));
+        talk.on_event(&SessionEvent::Message {
+            message: Message::user_text("go"),
+        });
+        // Later, calls with no model (`tack tools call`, `tack mcp serve`).
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        TranscriptWriter::open(dir.path(), "calls")
+            .unwrap()
+            .on_event(&start("calls"));
+        assert_eq!(list(dir.path())[0].session_id, "calls");
+        assert_eq!(latest_for(dir.path(), "/w").unwrap().session_id, "talk");
     }
 
     #[test]

@@ -67,6 +67,27 @@ project root and in folders below it (project). The first of a name wins.
 A project skill is loaded only once you trust it (asked on a terminal;
 `tack skills trust NAME`, or --trust-project-skills for one run).";
 
+const TOOLS_EXAMPLES: &str = "\
+Examples:
+  tack tools list                          every tool of a session here: source, exposure, read-only, tokens
+  tack tools list --json | jq -c '.[] | select(.left_out)'    the declared tools left out, and why
+  tack tools show git_log                  its definition as the Anthropic API receives it
+  tack tools show git_log --provider openai
+  tack tools call git_log '{\"limit\": 3}'    one call through rules, hooks, budget and audit; no model
+  echo '{\"limit\": 3}' | tack tools call git_log -
+  tack tools call Read '{\"file_path\": \"/etc/hostname\"}' --allowed-tools Read --json
+
+The session is assembled as tack run assembles it: built-in tools, the
+command tools declared in settings (\"tools\"), MCP servers (approvals apply;
+--approve-mcp), skills, the Agent tool. tack tools list ends with the
+declared tools that were left out and why (exit 2 when one was).
+tack tools call prints the result on stdout (an error result on stderr) and
+exits with its class: 15 invalid input, 16 denied, 17 timeout, 18
+unavailable or transient, 9 any other failure, 10 no such tool, 130
+interrupted. An input that is not JSON at all is a usage error (2): the
+tool is not called. Without a terminal, a call a rule would ask about is
+denied: allow it with --allowed-tools or a rule in the settings.";
+
 const MOCK_SCRIPT_HELP: &str = r#"Script format (--script FILE): a JSON array of steps, one per model request:
   [
     {"reply": {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read",
@@ -117,6 +138,10 @@ pub fn mcp_after_help() -> String {
     format!("{MCP_EXAMPLES}\n\n{}", exit_codes())
 }
 
+pub fn tools_after_help() -> String {
+    format!("{TOOLS_EXAMPLES}\n\n{}", exit_codes())
+}
+
 /// tack: a fast, strict harness between language models and tools.
 #[derive(Debug, Parser)]
 #[command(
@@ -157,6 +182,11 @@ pub enum Command {
     /// Agent Skills (SKILL.md folders): list, show, check, trust.
     #[command(after_help = skills_after_help())]
     Skills(SkillsArgs),
+    /// The tools of a session here (built-in, declared in settings, MCP,
+    /// skills): list them, show a definition as the model receives it, call
+    /// one through the full pipeline without a model.
+    #[command(after_help = tools_after_help())]
+    Tools(ToolsArgs),
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     #[command(after_help = MOCK_SCRIPT_HELP)]
     MockServer(MockServerArgs),
@@ -217,6 +247,87 @@ pub enum SkillsCommand {
         #[arg(long, conflicts_with = "name")]
         all: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(subcommand)]
+    pub command: ToolsCommand,
+    /// Print JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Project directory (default: the current directory).
+    #[arg(long, global = true)]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// Every tool of the session: its source (built-in, declared,
+    /// mcp:SERVER, skills), exposure (direct, deferred, hidden), whether it
+    /// is read-only, the tokens of its definition; a total; then the tools
+    /// declared in settings that were left out, with file:line and why.
+    /// --json: an array of {name, source, exposure, read_only, tokens}, a
+    /// declaration left out with exposure "left_out" and left_out {at,
+    /// message}. Exit 2 when a declaration has a problem.
+    List {
+        #[command(flatten)]
+        session: ToolSessionArgs,
+    },
+    /// One tool's definition exactly as the model's API receives it
+    /// (pretty-printed; --json: the bytes sent, on one line). Exit 10 when
+    /// the session has no such tool.
+    Show {
+        /// The tool's name (`tack tools list`).
+        name: String,
+        /// The API whose encoding to show.
+        #[arg(long, value_enum, default_value_t = WireProvider::Anthropic)]
+        provider: WireProvider,
+        #[command(flatten)]
+        session: ToolSessionArgs,
+    },
+    /// Run one call through the full pipeline (input validation, hooks,
+    /// permission rules, timeout, output budget, audit) without a model.
+    /// Prints the result (--json: content, is_error, outcome, structured)
+    /// and exits with the outcome's code (0, 15, 16, 17, 18, 9, 10, 130).
+    /// The call is recorded as a session of its own (`tack log`).
+    Call {
+        /// The tool's name (`tack tools list`).
+        name: String,
+        /// The input: one JSON object, or - to read it from stdin. Text
+        /// that is not JSON exits 2 without calling the tool; JSON that does
+        /// not fit the tool's schema exits 15.
+        #[arg(default_value = "{}")]
+        input: String,
+        #[command(flatten)]
+        session: ToolSessionArgs,
+    },
+}
+
+/// The API encodings `tack tools show` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WireProvider {
+    /// The Anthropic Messages API.
+    Anthropic,
+    /// OpenAI-compatible Chat Completions (OpenAI, Ollama, llama.cpp, vLLM).
+    #[value(alias = "ollama")]
+    Openai,
+}
+
+/// How `tack tools` assembles its session: the flags of `tack mcp serve`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolSessionArgs {
+    #[command(flatten)]
+    pub permissions: PermissionArgs,
+    /// Start project MCP servers (.mcp.json) that were not approved yet.
+    #[arg(long)]
+    pub approve_mcp: bool,
+    /// Let the Skill tool load the project's skills without the user's trust.
+    #[arg(long)]
+    pub trust_project_skills: bool,
+    /// Add test fixture tools.
+    #[arg(long, hide = true)]
+    pub fixture_tools: bool,
 }
 
 #[derive(Debug, Args)]
@@ -763,7 +874,9 @@ const SUBCOMMANDS: &[&str] = &[
     "permissions",
     "mcp",
     "settings",
+    "sandbox",
     "skills",
+    "tools",
     "mock-server",
     "help",
 ];

@@ -14,6 +14,7 @@ mod sessions;
 mod settings;
 mod skills;
 mod sources;
+mod tools;
 
 use std::process::ExitCode;
 
@@ -118,6 +119,7 @@ fn main() -> ExitCode {
             Command::Settings(args) => settings::run(args),
             Command::Sandbox(args) => sandbox::run(args).await,
             Command::Skills(args) => skills::run(args).await,
+            Command::Tools(args) => tools::run(args).await,
             Command::MockServer(args) => run::mock_server(args).await,
         }
     });

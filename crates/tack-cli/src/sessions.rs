@@ -330,6 +330,9 @@ fn print_rows(log: &Log, depth: usize) {
             outln!("{pad}    rewritten by: {}", a.rewritten_by.join(", "));
         }
         outln!("{pad}    decision: {} by {}", a.decision, a.decided_by);
+        if let Some(argv) = &a.argv {
+            outln!("{pad}    ran: {}", tack_policy::command_text(argv));
+        }
         if let Some(sandbox) = &a.sandbox {
             outln!("{pad}    sandbox: {sandbox}");
         }

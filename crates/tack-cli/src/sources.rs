@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use tack_mcp::client::ProgressUpdate;
+use tack_session::declared::Declared;
 use tack_session::skills::{SkillOptions, Skills};
 use tack_session::sources::{Builtins, Fixtures, Mcp, ToolSource};
 
@@ -16,11 +17,12 @@ pub struct Sources {
     pub skills: Arc<Skills>,
 }
 
-/// The tool sources of `tack run` and `tack mcp serve`: built-ins, the
-/// fixture tools when asked for, MCP servers (progress on stderr), then
-/// skills (the disk's, and the MCP servers' as `server:name`).
+/// The tool sources of `tack run`, `tack mcp serve` and `tack tools`:
+/// built-ins, command tools declared in settings, the fixture tools when
+/// asked for, MCP servers (progress on stderr), then skills (the disk's,
+/// and the MCP servers' as `server:name`).
 pub fn sources(fixture_tools: bool, approve_mcp: bool, skills: SkillOptions) -> Sources {
-    let mut list: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins)];
+    let mut list: Vec<Arc<dyn ToolSource>> = vec![Arc::new(Builtins), Arc::new(Declared)];
     if fixture_tools {
         list.push(Arc::new(Fixtures));
     }

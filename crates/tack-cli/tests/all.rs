@@ -46,6 +46,8 @@ mod oauth_server;
 mod sandbox;
 #[path = "all/skills.rs"]
 mod skills;
+#[path = "all/tools.rs"]
+mod tools;
 
 /// One test's world: a mock API, a private state directory and a working directory.
 struct World {

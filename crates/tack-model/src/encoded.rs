@@ -410,9 +410,9 @@ impl EncodedTools {
                     }
                     bytes.extend_from_slice(br#"{"type":"function","function":{"name":"#);
                     put(&mut bytes, &t.name);
-                    if let Some(d) = &t.description {
+                    if let Some(d) = crate::openai::function_description(t) {
                         bytes.extend_from_slice(br#","description":"#);
-                        put(&mut bytes, d);
+                        put(&mut bytes, d.as_ref());
                     }
                     bytes.extend_from_slice(br#","parameters":"#);
                     put(&mut bytes, &t.input_schema);
@@ -997,6 +997,13 @@ mod tests {
                 tool("B", json!({"cache_control": null})),
             ],
             vec![tool("A", json!({"cache_control": {"type": "ephemeral"}}))],
+            vec![
+                tool(
+                    "Grep",
+                    json!({"input_examples": [{"x": "fn\\s+main\\("}, {"x": "caf\u{e9} \"q\""}]}),
+                ),
+                tool("B", json!({"input_examples": []})),
+            ],
         ]
     }
 
@@ -1097,7 +1104,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(compared, 12 * 5 * 6 * 3 * 8);
+        assert_eq!(compared, 12 * 5 * 7 * 3 * 8);
     }
 
     /// The breakpoints land where the cache module's rules say (a check

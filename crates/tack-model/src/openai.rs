@@ -12,6 +12,9 @@
 //! - An assistant message becomes one message with `content` and `tool_calls`
 //!   (`arguments` is the input as a JSON string). Thinking blocks are dropped:
 //!   these APIs cannot take them back.
+//! - A tool's example inputs (`input_examples`, which these APIs do not
+//!   take: OpenAI refuses an unknown field) are appended to its description,
+//!   one compact JSON object a line after `Examples:` ([`function_description`]).
 //! - `max_tokens` is sent as `max_completion_tokens` to api.openai.com (which
 //!   deprecated `max_tokens` and refuses it for reasoning models) and as
 //!   `max_tokens` to every other server (Ollama, llama.cpp and older vLLM
@@ -21,6 +24,7 @@
 //! does not end in `/v1` gets `/v1` appended, so `http://localhost:11434` and
 //! `http://localhost:11434/v1` both work.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -29,7 +33,7 @@ use async_trait::async_trait;
 use serde_json::{Map, Value, json};
 use tack_protocol::{
     ContentBlock, Extra, ImageBlock, Message, MessageResponse, MessagesRequest, Role, StopReason,
-    ToolChoice, ToolResultBlock, Usage,
+    ToolChoice, ToolDefinition, ToolResultBlock, Usage,
 };
 
 use crate::encoded::{EncodedRequest, EncodedSystem, OwnedParts, WireFormat};
@@ -440,6 +444,35 @@ pub fn chat_body(
     out
 }
 
+/// The key of a tool definition's example inputs (`tack_tool::INPUT_EXAMPLES`).
+const INPUT_EXAMPLES: &str = "input_examples";
+
+/// A tool's `description` as a function gets it: the description, then,
+/// when the tool has example inputs, a last paragraph `Examples:` with one
+/// compact JSON object a line (Chat Completions has no field for them).
+/// `None` when the tool has neither. The same definition always gives the
+/// same text, so the tools part of successive requests stays byte-identical.
+pub fn function_description(tool: &ToolDefinition) -> Option<Cow<'_, str>> {
+    let examples = tool
+        .extra
+        .get(INPUT_EXAMPLES)
+        .and_then(Value::as_array)
+        .filter(|e| !e.is_empty());
+    let Some(examples) = examples else {
+        return tool.description.as_deref().map(Cow::Borrowed);
+    };
+    let mut text = tool.description.clone().unwrap_or_default();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str("Examples:");
+    for example in examples {
+        text.push('\n');
+        text.push_str(&example.to_string());
+    }
+    Some(Cow::Owned(text))
+}
+
 /// One message as the chat messages it becomes, joined by commas (empty when
 /// it becomes none): the per-message part of [`to_chat_request`], encoded.
 pub fn encode_message(message: &Message) -> Vec<u8> {
@@ -485,8 +518,8 @@ pub fn to_chat_request(
             .map(|t| {
                 let mut function = Map::new();
                 function.insert("name".into(), t.name.clone().into());
-                if let Some(d) = &t.description {
-                    function.insert("description".into(), d.clone().into());
+                if let Some(d) = function_description(t) {
+                    function.insert("description".into(), d.into_owned().into());
                 }
                 function.insert("parameters".into(), t.input_schema.clone());
                 json!({"type": "function", "function": function})
@@ -1011,6 +1044,47 @@ mod tests {
                 "stream": true,
                 "stream_options": {"include_usage": true}
             })
+        );
+    }
+
+    #[test]
+    fn input_examples_end_the_description_and_are_no_field() {
+        let mut req = request(vec![Message::user_text("hi")]);
+        let examples = json!([{"path": "/src/main.rs"}, {"path": "/a b/\u{e9}.txt"}]);
+        req.tools[0].extra.insert("input_examples".into(), examples);
+        let mut bare = req.tools[0].clone();
+        bare.description = None;
+        bare.name = "Bare".into();
+        req.tools.push(bare);
+        let body = to_chat_request(&req, "m", false, MaxTokensField::MaxTokens);
+        assert!(!body.to_string().contains("input_examples"), "{body}");
+        assert_eq!(
+            body["tools"][0]["function"]["description"],
+            "Read a file\n\nExamples:\n{\"path\":\"/src/main.rs\"}\n{\"path\":\"/a b/\u{e9}.txt\"}"
+        );
+        assert_eq!(
+            body["tools"][1]["function"]["description"],
+            "Examples:\n{\"path\":\"/src/main.rs\"}\n{\"path\":\"/a b/\u{e9}.txt\"}"
+        );
+        // No examples, or an empty list: the description as it is.
+        req.tools[0]
+            .extra
+            .insert("input_examples".into(), json!([]));
+        req.tools.truncate(1);
+        let body = to_chat_request(&req, "m", false, MaxTokensField::MaxTokens);
+        assert_eq!(body["tools"][0]["function"]["description"], "Read a file");
+        // The encoded path sends the same bytes.
+        let parts = OwnedParts::new(WireFormat::ChatCompletions, &req);
+        assert_eq!(
+            serde_json::from_slice::<Value>(&chat_body(
+                &parts.request(&req),
+                "m",
+                false,
+                MaxTokensField::MaxTokens,
+                None
+            ))
+            .unwrap(),
+            body
         );
     }
 

@@ -66,10 +66,25 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         Subject::Paths { targets, search } => path_tool(policy, tool, targets, *search),
         Subject::Url { url, host } => web_fetch(policy, url, host),
         Subject::Skill { name } => skill(policy, name),
+        Subject::Command { given, text, .. } => {
+            command_tool(policy, tool, &request.display(), &[given, text])
+        }
         Subject::Tool => other_tool(policy, tool),
         Subject::Invalid(reason) => invalid(policy, tool, reason),
     };
-    if policy.mode == Mode::Plan && !PLAN_TOOLS.contains(&tool) && !decision.is_deny() {
+    // A command tool declared read-only is as a read-only tool.
+    let read_only_command = matches!(
+        request.subject,
+        Subject::Command {
+            read_only: true,
+            ..
+        }
+    );
+    if policy.mode == Mode::Plan
+        && !PLAN_TOOLS.contains(&tool)
+        && !read_only_command
+        && !decision.is_deny()
+    {
         let why = Why::new(
             request.display(),
             DecidedBy::Mode {
@@ -78,7 +93,7 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
             },
         )
         .detail(format!(
-            "{tool} is not read-only; leave plan mode to run it (read-only tools: {})",
+            "{tool} is not read-only; leave plan mode to run it (read-only tools: {}, and command tools declared readOnly)",
             PLAN_TOOLS.join(", ")
         ));
         return Decision::Deny(why);
@@ -239,6 +254,27 @@ fn family_tools(tool: &str) -> Vec<&str> {
     }
 }
 
+/// A command tool's call: whole-tool rules (`git_log`) and `git_log(…)`
+/// rules, whose pattern matches the argv's line with argv\[0\] as given or
+/// as its file name (`texts`). No rule: the mode decides, and "always
+/// allow" would allow the tool whole.
+fn command_tool(policy: &Policy, tool: &str, subject: &str, texts: &[&str]) -> Decision {
+    let tools = [tool];
+    let pick = |kind| {
+        policy
+            .tool_rule(kind, &tools)
+            .into_iter()
+            .chain(policy.command_rule(kind, tool, texts))
+            .min()
+    };
+    let found = Found {
+        deny: pick(Verdict::Deny),
+        ask: pick(Verdict::Ask),
+        allow: pick(Verdict::Allow),
+    };
+    decide(policy, subject, found, Auto::No, Some(tool.to_string()))
+}
+
 fn other_tool(policy: &Policy, tool: &str) -> Decision {
     let tools = [tool];
     let mcp = tool.starts_with("mcp__");
@@ -256,6 +292,25 @@ fn other_tool(policy: &Policy, tool: &str) -> Decision {
         ask: pick(Verdict::Ask),
         allow: pick(Verdict::Allow),
     };
+    // `tool(pattern)` deny or ask rules, but the call names no argv to
+    // match them against (the tool built none from this input, or it is no
+    // command tool): they cannot be ruled out, so ask.
+    if found.deny.is_none()
+        && found.ask.is_none()
+        && let Some(i) = policy
+            .any_command_rule(Verdict::Deny, tool)
+            .or_else(|| policy.any_command_rule(Verdict::Ask, tool))
+    {
+        let rule = policy
+            .rules
+            .get(i)
+            .map(|r| r.text.clone())
+            .unwrap_or_default();
+        let reason = format!(
+            "the call names no command, so whether the rule `{rule}` applies cannot be known"
+        );
+        return uncertain(policy, tool, &reason, true, None);
+    }
     if found.deny.is_none()
         && found.ask.is_none()
         && found.allow.is_none()

@@ -7,14 +7,17 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::command::command_text;
 use crate::decision::{Decision, reason_text};
 use crate::entry::ManagedRulesOnly;
 use crate::error::{Error, Result};
 use crate::evaluate::evaluate;
+use crate::lint::KNOWN_TOOLS;
 use crate::mode::Mode;
 use crate::policy::Policy;
 use crate::request::Request;
 use crate::rule::{Level, Source};
+use crate::shell::simple_command_words;
 
 /// The answer of `tack permissions explain`, printable ([`fmt::Display`])
 /// and serialisable (`--json`).
@@ -25,8 +28,11 @@ pub struct Explanation {
     pub spec: String,
     /// The tool.
     pub tool: String,
-    /// The tool input built from the argument.
+    /// The tool input built from the argument (`{}` for a command tool).
     pub input: Value,
+    /// For a command tool: the argv read from the argument.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
     /// The mode in force.
     pub mode: Mode,
     /// Where the mode was set (managed settings win over the command line).
@@ -41,16 +47,23 @@ pub struct Explanation {
 }
 
 /// Read `spec` as a call (`Bash(command)`, `Read(path)`, `Edit(path)`,
-/// `WebFetch(url)`, `mcp__server__tool`, `TodoWrite`), resolve it against
-/// `cwd` and decide.
+/// `WebFetch(url)`, `mcp__server__tool`, `TodoWrite`, or a command tool
+/// declared in settings with its argv written as shell words,
+/// `git_log(/usr/bin/git log -n 5)`), resolve it against `cwd` and decide.
+/// A command tool's declaration is not known here: it is taken as not
+/// read-only (plan mode denies it).
 pub fn explain(spec: &str, policy: &Policy, cwd: &Path) -> Result<Explanation> {
-    let (tool, input) = parse_spec(spec)?;
-    let request = Request::resolve(&tool, &input, cwd, policy);
+    let (tool, input, argv) = parse_spec(spec)?;
+    let request = match &argv {
+        Some(argv) => Request::command(&tool, &input, argv.clone(), false, cwd, policy),
+        None => Request::resolve(&tool, &input, cwd, policy),
+    };
     let decision = evaluate(&request, policy);
     Ok(Explanation {
         spec: spec.to_string(),
         tool,
         input,
+        argv,
         mode: policy.mode(),
         mode_source: policy.mode_source().clone(),
         managed_rules_only: policy.managed_rules_only().cloned(),
@@ -59,7 +72,8 @@ pub fn explain(spec: &str, policy: &Policy, cwd: &Path) -> Result<Explanation> {
     })
 }
 
-fn parse_spec(spec: &str) -> Result<(String, Value)> {
+/// The tool, its input, and for a command tool the argv.
+fn parse_spec(spec: &str) -> Result<(String, Value, Option<Vec<String>>)> {
     let err = |problem: &str| Error::Spec {
         spec: spec.to_string(),
         problem: problem.to_string(),
@@ -97,20 +111,32 @@ fn parse_spec(spec: &str) -> Result<(String, Value)> {
         ("WebFetch", None) => {
             return Err(err("give the URL, as in WebFetch(https://example.com/)"));
         }
+        (t, Some(words)) if !KNOWN_TOOLS.contains(&t) && !t.starts_with("mcp__") => {
+            // A command tool declared in settings: its argv.
+            let argv = simple_command_words(words)
+                .filter(|argv| !argv.is_empty())
+                .ok_or_else(|| {
+                    err("write a command tool's argv as words quoted as a shell would, as in git_log(/usr/bin/git log -n 5 'a b'), with no variables, globs or operators")
+                })?;
+            return Ok((tool.to_string(), json!({}), Some(argv)));
+        }
         (_, Some(_)) => {
             return Err(err(
-                "only Bash, Read/Edit-family tools, Glob, Grep and WebFetch take an argument",
+                "only Bash, Read/Edit-family tools, Glob, Grep, WebFetch and command tools declared in settings take an argument",
             ));
         }
         (_, None) => json!({}),
     };
-    Ok((tool.to_string(), input))
+    Ok((tool.to_string(), input, None))
 }
 
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let why = self.decision.why();
         writeln!(f, "{}", self.spec)?;
+        if let Some(argv) = &self.argv {
+            writeln!(f, "  runs: {}", command_text(argv))?;
+        }
         writeln!(f, "  decision: {}", self.decision.verdict())?;
         if let Some(via) = &why.via
             && via != &why.subject

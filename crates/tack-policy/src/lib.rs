@@ -18,6 +18,11 @@
 //! removed). Resolution is the one IO step ([`Request::resolve`]);
 //! [`evaluate`] is pure and [`Decision`] orders `Allow < Ask < Deny`.
 //!
+//! A command tool declared in settings runs one argv with no shell: its
+//! rules `NAME(pattern)` match the argv written by [`command_text`] (each
+//! word quoted as a shell would need it, so an argument cannot pass for
+//! several), built with [`Request::command`].
+//!
 //! With the OS sandbox in force, [`sandbox_decision`] adjusts a Bash
 //! decision (autoAllowBashIfSandboxed, dangerouslyDisableSandbox),
 //! [`excluded_command`] says which lines run outside it and
@@ -43,6 +48,7 @@
 //! # Ok::<(), tack_policy::Error>(())
 //! ```
 
+mod command;
 mod decision;
 mod entry;
 mod error;
@@ -60,6 +66,7 @@ mod settings;
 mod shell;
 mod wide;
 
+pub use command::command_text;
 pub use decision::{DecidedBy, Decision, Part, Why};
 pub use entry::{ManagedRulesOnly, RuleEntry};
 pub use error::{Error, Result};

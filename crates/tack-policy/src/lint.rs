@@ -30,6 +30,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     "webSearch",
     "compaction",
     "mcpSampling",
+    "tools",
+    "inputExamples",
     // Claude Code
     "$schema",
     "env",
@@ -196,7 +198,9 @@ impl fmt::Display for Warning {
 }
 
 /// Checks every file's keys and the tool names of its rules. `extra_tools`
-/// are tool names known besides [`KNOWN_TOOLS`] (an embedder's tools).
+/// are tool names known besides [`KNOWN_TOOLS`] (an embedder's tools, the
+/// command tools declared in settings): a rule may name one alone or, for
+/// a command tool, with an argv pattern (`git_log(git log *)`).
 /// Unknown keys and rules for unknown tools are warnings; a deny rule for
 /// an unknown tool is [`Error::Rule`], naming the file and line and the
 /// closest known tool.
@@ -249,52 +253,102 @@ fn check_file(
             else {
                 continue;
             };
-            let tool = tool_of(text);
-            if tool.starts_with("mcp__")
-                || KNOWN_TOOLS.contains(&tool)
-                || extra_tools.contains(&tool)
-            {
-                continue;
-            }
-            let known: Vec<&str> = KNOWN_TOOLS.iter().chain(extra_tools).copied().collect();
-            let closest = closest(tool, &known)
-                .map(|t| format!(" (did you mean `{t}`?)"))
-                .unwrap_or_default();
-            let at = warn(&quoted(text), String::new());
-            let origin = match at.line {
-                Some(line) => format!("{}:{line}", at.file.display()),
-                None => at.file.display().to_string(),
+            let origin = || {
+                let at = warn(&quoted(text), String::new());
+                match at.line {
+                    Some(line) => format!("{}:{line}", at.file.display()),
+                    None => at.file.display().to_string(),
+                }
             };
-            if kind == Verdict::Deny {
-                return Err(Error::Rule {
-                    origin,
-                    rule: text.to_string(),
-                    problem: format!(
-                        "`{tool}` is no known tool{closest}, so this deny rule would protect nothing; fix the name or remove the rule"
-                    ),
-                });
+            match check_rule(text, kind, extra_tools) {
+                RuleCheck::Fine => {}
+                RuleCheck::Warn(message) => warnings.push(Warning {
+                    message,
+                    ..warn(&quoted(text), String::new())
+                }),
+                RuleCheck::Fail(problem) => {
+                    return Err(Error::Rule {
+                        origin: origin(),
+                        rule: text.to_string(),
+                        problem,
+                    });
+                }
             }
-            if text.contains('(') {
-                // Only known tools take a specifier: loading would stop on
-                // it anyway; say what was probably meant.
-                return Err(Error::Rule {
-                    origin,
-                    rule: text.to_string(),
-                    problem: format!(
-                        "`{tool}` is no known tool{closest}, and only Bash, Read/Edit-family tools and WebFetch take a specifier"
-                    ),
-                });
-            }
-            warnings.push(Warning {
-                message: format!(
-                    "the {} rule `{text}` names `{tool}`, which is no known tool{closest}; it matches nothing",
-                    kind.as_str()
-                ),
-                ..at
-            });
         }
     }
     Ok(())
+}
+
+/// What a rule's tool name means for loading.
+enum RuleCheck {
+    Fine,
+    /// It matches nothing; loading goes on.
+    Warn(String),
+    /// Loading stops: a deny rule that would protect nothing, or a
+    /// specifier for no known tool.
+    Fail(String),
+}
+
+/// Checks the tool a rule names against tack's and Claude Code's tools and
+/// `extra_tools` (an embedder's tools, command tools declared in settings).
+fn check_rule(text: &str, kind: Verdict, extra_tools: &[&str]) -> RuleCheck {
+    let tool = tool_of(text);
+    if tool.starts_with("mcp__") || KNOWN_TOOLS.contains(&tool) || extra_tools.contains(&tool) {
+        return RuleCheck::Fine;
+    }
+    let known: Vec<&str> = KNOWN_TOOLS.iter().chain(extra_tools).copied().collect();
+    let closest = closest(tool, &known)
+        .map(|t| format!(" (did you mean `{t}`?)"))
+        .unwrap_or_default();
+    if kind == Verdict::Deny {
+        return RuleCheck::Fail(format!(
+            "`{tool}` is no known tool{closest}, so this deny rule would protect nothing; fix the name or remove the rule"
+        ));
+    }
+    if text.contains('(') {
+        // Loading reads it as the rule of a command tool declared in
+        // settings, and no such tool is declared: it would match nothing.
+        // Say what was probably meant.
+        return RuleCheck::Fail(format!(
+            "`{tool}` is no known tool{closest}, and only Bash, Read/Edit-family tools, WebFetch, Skill and command tools declared in settings take a specifier"
+        ));
+    }
+    RuleCheck::Warn(format!(
+        "the {} rule `{text}` names `{tool}`, which is no known tool{closest}; it matches nothing",
+        kind.as_str()
+    ))
+}
+
+/// Checks the rules of `--allowed-tools` and `--disallowed-tools` as
+/// [`check_files`] checks a file's: a deny rule or a specifier naming no
+/// known tool is [`Error::Rule`] (a typo such as `Raed(./.env)` must not
+/// load as a rule that protects nothing); an allow rule naming no known
+/// tool is a warning.
+pub fn check_command_line(
+    cli: &crate::CliPermissions,
+    extra_tools: &[&str],
+) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    let lists = [
+        ("--allowed-tools", Verdict::Allow, &cli.allowed_tools),
+        ("--disallowed-tools", Verdict::Deny, &cli.disallowed_tools),
+    ];
+    for (flag, kind, rules) in lists {
+        for text in rules {
+            match check_rule(text, kind, extra_tools) {
+                RuleCheck::Fine => {}
+                RuleCheck::Warn(message) => warnings.push(format!("{flag}: {message}")),
+                RuleCheck::Fail(problem) => {
+                    return Err(Error::Rule {
+                        origin: flag.to_owned(),
+                        rule: text.clone(),
+                        problem,
+                    });
+                }
+            }
+        }
+    }
+    Ok(warnings)
 }
 
 /// The tool a rule names: its text before `(`.
@@ -320,24 +374,35 @@ pub fn line_of(text: &str, needle: &str) -> Option<usize> {
     Some(text[..at].matches('\n').count() + 1)
 }
 
-/// The known name closest to `name` (case-insensitive optimal string
-/// alignment distance: a swap of neighbours is one edit, `Raed` → `Read`), if
-/// it is close enough to be what was meant: at most a third of the name's
-/// length, and never more than 3 edits.
-pub fn closest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    let lower = name.to_lowercase();
-    let limit = (name.chars().count() / 3).clamp(1, 3);
-    known
-        .iter()
-        .map(|k| (strsim::osa_distance(&lower, &k.to_lowercase()), *k))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
+/// The known name closest to `name`, if it is close enough to be what was
+/// meant (tack's one measure, [`tack_protocol::suggest::closest`]).
+pub use tack_protocol::suggest::closest;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_rules_are_checked_like_a_files() {
+        let cli = |allow: &[&str], deny: &[&str]| crate::CliPermissions {
+            allowed_tools: allow.iter().map(|s| (*s).to_owned()).collect(),
+            disallowed_tools: deny.iter().map(|s| (*s).to_owned()).collect(),
+            ..Default::default()
+        };
+        // A misspelt deny rule would protect nothing: loading stops.
+        let err = check_command_line(&cli(&[], &["Raed(./.env)"]), &[]).unwrap_err();
+        assert!(err.to_string().contains("did you mean `Read`"), "{err}");
+        let err = check_command_line(&cli(&["gitlog(git log *)"], &[]), &["git_log"]).unwrap_err();
+        assert!(err.to_string().contains("`git_log`"), "{err}");
+        // Declared command tools take a specifier.
+        let ok = check_command_line(
+            &cli(&["git_log(git log *)"], &["git_log(* --all)"]),
+            &["git_log"],
+        );
+        assert_eq!(ok.unwrap(), Vec::<String>::new());
+        let warned = check_command_line(&cli(&["Frobnicate"], &[]), &[]).unwrap();
+        assert!(warned[0].starts_with("--allowed-tools: "), "{warned:?}");
+    }
 
     #[test]
     fn closest_names() {
@@ -345,6 +410,27 @@ mod tests {
         assert_eq!(closest("Raed", KNOWN_TOOLS), Some("Read"));
         assert_eq!(closest("bash", KNOWN_TOOLS), Some("Bash"));
         assert_eq!(closest("Frobnicate", KNOWN_TOOLS), None);
+    }
+
+    #[test]
+    fn a_declared_command_tool_may_take_an_argv_pattern() {
+        let file = |rules: serde_json::Value| SettingsFile {
+            level: crate::Level::Project,
+            path: PathBuf::from("/p/.tack/settings.json"),
+            text: serde_json::json!({ "permissions": rules }).to_string(),
+            value: serde_json::json!({ "permissions": rules }),
+        };
+        let declared = file(serde_json::json!({
+            "allow": ["git_log(git log *)", "git_log"],
+            "deny": ["git_log(/usr/bin/git log --all *)"],
+        }));
+        assert_eq!(check_files(&[declared], &["git_log"]).unwrap(), []);
+        // Not declared: it would match nothing.
+        for kind in ["allow", "deny"] {
+            let undeclared = file(serde_json::json!({ kind: ["git_lgo(git log *)"] }));
+            let err = check_files(&[undeclared], &["git_log"]).unwrap_err();
+            assert!(err.to_string().contains("did you mean `git_log`"), "{err}");
+        }
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub(crate) struct KindIndex {
     pub mcp: Vec<usize>,
     /// `Skill(…)` rules (ascending).
     pub skills: Vec<usize>,
+    /// Command tool → its `NAME(pattern)` rules (ascending).
+    pub commands: HashMap<String, Vec<usize>>,
 }
 
 /// One glob set and the rule each glob belongs to.
@@ -260,6 +262,9 @@ impl PolicyBuilder {
                 }
                 Target::Mcp { .. } => index[k].mcp.push(i),
                 Target::Skill(_) => index[k].skills.push(i),
+                Target::Command { tool, .. } => {
+                    index[k].commands.entry(tool.clone()).or_default().push(i);
+                }
             }
             rules.push(Rule {
                 text: e.text.clone(),
@@ -678,6 +683,21 @@ impl Policy {
         })
     }
 
+    /// First `NAME(pattern)` rule of `kind` for the command tool `tool`
+    /// whose pattern matches any of `texts` (the argv's lines).
+    pub(crate) fn command_rule(&self, kind: Verdict, tool: &str, texts: &[&str]) -> Option<usize> {
+        let list = self.kind(kind).commands.get(tool)?;
+        list.iter().copied().find(|&i| {
+            matches!(&self.rules.get(i).map(|r| &r.target),
+                Some(Target::Command { pattern, .. }) if texts.iter().any(|t| pattern.matches(t)))
+        })
+    }
+
+    /// First `NAME(pattern)` rule of `kind` for `tool`, whatever it matches.
+    pub(crate) fn any_command_rule(&self, kind: Verdict, tool: &str) -> Option<usize> {
+        self.kind(kind).commands.get(tool)?.first().copied()
+    }
+
     /// Whether `path` (canonical) is inside a working directory.
     pub(crate) fn in_working_dirs(&self, path: &ResolvedPath) -> bool {
         std::iter::once(&self.cwd)
@@ -709,8 +729,9 @@ impl Policy {
         Ok(())
     }
 
-    /// Whether rule `i` matches an example (a command, path, URL or tool
-    /// name by the rule's tool), and how the example was read.
+    /// Whether rule `i` matches an example (a command, path, URL, tool
+    /// name or a command tool's argv by the rule's tool), and how the
+    /// example was read.
     fn example_matches(
         &self,
         i: usize,
@@ -789,6 +810,16 @@ impl Policy {
                 "read as an MCP tool name".into(),
             )),
             Target::Skill(p) => Ok((p.matches(example), "read as a skill name".into())),
+            Target::Command { pattern, .. } => {
+                let argv = shell::simple_command_words(example).ok_or_else(|| {
+                    "an example of a command tool's rule is the argv it runs, written as words quoted as a shell would (`/usr/bin/git log -n 5 'a b'`), with no variables, globs or operators".to_string()
+                })?;
+                let texts = crate::command::texts(&argv);
+                Ok((
+                    texts.iter().any(|t| pattern.matches(t)),
+                    format!("read as the argv `{}`", crate::command::command_text(&argv)),
+                ))
+            }
         }
     }
 }

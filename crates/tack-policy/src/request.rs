@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tack_protocol::Verdict;
 
+use crate::command;
 use crate::paths::{self, Resolution, ResolvedPath};
 use crate::policy::{Forms, Policy};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS, url_host};
@@ -43,6 +44,15 @@ pub(crate) enum Subject {
     },
     /// `Skill`: the skill it loads.
     Skill { name: String },
+    /// A command tool: the argv it would run, as [`crate::command_text`]
+    /// writes it with argv\[0\] as given (`given`, an absolute path) and as
+    /// its file name (`text`, what the prompt shows), and whether the tool
+    /// only reads (plan mode lets it run).
+    Command {
+        given: String,
+        text: String,
+        read_only: bool,
+    },
     /// Any other tool (MCP, todo list, custom): the name alone.
     Tool,
     /// The input lacks what the policy needs (fails closed: never allowed).
@@ -60,6 +70,43 @@ impl Request {
     /// lexically only). Pure; for tests and dry runs.
     pub fn lexical(tool: &str, input: &Value, cwd: &Path, policy: &Policy) -> Request {
         Request::build(tool, input, cwd, policy, Resolution::Lexical)
+    }
+
+    /// Build a request for a command tool's call: `argv` is what the call
+    /// with `input` would run (argv\[0\] the executable's absolute path, as
+    /// tack-tool's `Tool::command_line` gives it), `read_only` whether the
+    /// tool only reads (plan mode lets it run). Rules `NAME` and
+    /// `NAME(pattern)` decide it, the pattern matching the argv's
+    /// [`crate::command_text`]; the request reads `NAME(git log -n 5)`
+    /// (argv\[0\] as its file name), so a prompt shows what would run. An
+    /// empty argv is invalid (never allowed). Pure.
+    pub fn command(
+        tool: &str,
+        input: &Value,
+        argv: Vec<String>,
+        read_only: bool,
+        cwd: &Path,
+        policy: &Policy,
+    ) -> Request {
+        let subject = if argv.is_empty() {
+            Subject::Invalid("the tool built no command to run".into())
+        } else {
+            let mut texts = command::texts(&argv);
+            let given = texts.swap_remove(0);
+            let text = texts.pop().unwrap_or_else(|| given.clone());
+            Subject::Command {
+                given,
+                text,
+                read_only,
+            }
+        };
+        Request {
+            tool: tool.to_string(),
+            input: input.clone(),
+            cwd: paths::lexical(cwd, Path::new("/")),
+            subject,
+            how: policy.resolution,
+        }
     }
 
     fn build(tool: &str, input: &Value, cwd: &Path, policy: &Policy, how: Resolution) -> Request {
@@ -147,9 +194,11 @@ impl Request {
     }
 
     /// The call as a rule would name it: `Bash(git push)`, `Read(/abs)`,
-    /// `WebFetch(https://…)`, or the tool name.
+    /// `WebFetch(https://…)`, `git_log(git log -n 5)` (a command tool: its
+    /// argv, argv\[0\] as its file name), or the tool name.
     pub fn display(&self) -> String {
         match &self.subject {
+            Subject::Command { text, .. } => format!("{}({text})", self.tool),
             Subject::Bash { command, .. } => format!("Bash({})", shell::snippet(command)),
             Subject::Paths { targets, .. } => match targets.first() {
                 Some(t) => format!("{}({})", self.tool, t.canonical.display()),

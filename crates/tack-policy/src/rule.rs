@@ -1,5 +1,7 @@
 //! Rule syntax (Claude Code's): `Tool`, `Tool(specifier)`, Bash word
-//! patterns, gitignore-style paths, `WebFetch(domain:…)` and MCP names.
+//! patterns, gitignore-style paths, `WebFetch(domain:…)` and MCP names; and
+//! tack's `NAME(pattern)` for a command tool declared in settings (a Bash
+//! word pattern over its argv, see [`crate::command`]).
 //!
 //! Parsing is pure; path patterns are only compiled against directories in
 //! [`crate::policy`].
@@ -115,6 +117,10 @@ pub(crate) enum Target {
     /// `Skill(name)`, `Skill(prefix:*)` or `Skill(prefix*)`: the skills the
     /// Skill tool may load (Claude Code's rule form).
     Skill(SkillPattern),
+    /// `NAME(pattern)` for a tool that is none of the known tools
+    /// ([`crate::lint::KNOWN_TOOLS`]): a command tool declared in settings,
+    /// whose argv the pattern matches as [`crate::command_text`] writes it.
+    Command { tool: String, pattern: BashPattern },
 }
 
 /// The skill names a `Skill(…)` rule matches: one name, or every name
@@ -215,9 +221,19 @@ pub(crate) fn parse_rule(text: &str) -> Result<Target, String> {
             }
             Ok(Target::Skill(SkillPattern::parse(spec_trimmed)?))
         }
-        other => Err(format!(
-            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools, WebFetch and Skill do); write `{other}` alone"
+        other if crate::lint::KNOWN_TOOLS.contains(&other) => Err(format!(
+            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools, WebFetch, Skill and command tools declared in settings do); write `{other}` alone"
         )),
+        // A command tool declared in settings: the pattern matches its argv.
+        other => {
+            if spec_trimmed == "*" {
+                return Ok(Target::Tool(other.to_string()));
+            }
+            Ok(Target::Command {
+                tool: other.to_string(),
+                pattern: BashPattern::new(spec_trimmed),
+            })
+        }
     }
 }
 
@@ -527,6 +543,23 @@ mod tests {
         assert!(!exact.matches("npm run lint --fix"));
         assert_eq!(BashPattern::new("git push *").key.as_deref(), Some("git"));
         assert_eq!(BashPattern::new("ls*").key, None);
+    }
+
+    #[test]
+    fn command_tool_rules() {
+        let Ok(Target::Command { tool, pattern }) = parse_rule("git_log(git log *)") else {
+            panic!("not a command rule");
+        };
+        assert_eq!(tool, "git_log");
+        assert!(pattern.matches("git log -n 5") && pattern.matches("git log"));
+        assert_eq!(parse_rule("git_log(*)"), Ok(Target::Tool("git_log".into())));
+        assert_eq!(parse_rule("git_log"), Ok(Target::Tool("git_log".into())));
+        // A built-in tool that takes no specifier still says so.
+        for builtin in ["TodoWrite(x)", "WebSearch(x)", "Task(x)"] {
+            let err = parse_rule(builtin).unwrap_err();
+            assert!(err.contains("takes no specifier"), "{builtin}: {err}");
+        }
+        assert!(parse_rule("mcp__db__query(x)").is_err());
     }
 
     #[test]

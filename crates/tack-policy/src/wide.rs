@@ -13,6 +13,13 @@
 //! (`Bash(python *)`, `Bash(sh *)`), a path rule whose directory is outside
 //! the project (`Read(//**)`, `Read(~/**)`, `Edit(/../**)`, or a link in the
 //! project that leads out), and `WebFetch(domain:*.com)`.
+//!
+//! A command tool declared in settings (`git_log`, `git_log(git log *)`)
+//! runs the program its declaration names, so naming it, whole or by an
+//! argv pattern, is narrow, as naming an MCP tool is: what it may run is
+//! settled where it is declared. One exception shows in the rule itself: a
+//! pattern whose program is an interpreter, with a wildcard
+//! (`run(python *)`), lets the tool run any code.
 
 use std::path::{Path, PathBuf};
 
@@ -89,6 +96,13 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
         }
         Target::Domain(domain) => (domain.subdomains && !domain.host.contains('.'))
             .then(|| format!("fetches from every host under .{}", domain.host)),
+        Target::Command { tool, pattern } => {
+            let program = pattern.text.split(' ').next().unwrap_or_default();
+            let base = crate::command::file_name(program);
+            (INTERPRETERS.contains(&base) && pattern.text.contains('*')).then(|| {
+                format!("`{base}` runs whatever code its arguments hold, so this lets `{tool}` run any code")
+            })
+        }
         Target::Mcp { .. } | Target::Skill(_) => None,
     }
 }
@@ -177,6 +191,10 @@ mod tests {
             "TodoWrite",
             "mcp__db",
             "mcp__db__query",
+            "git_log",
+            "git_log(git log *)",
+            "git_log(/usr/bin/git log -n 5)",
+            "run(python -c 'print(1)')",
             "not a rule (",
         ] {
             assert_eq!(wide(narrow), None, "{narrow}");
@@ -200,6 +218,8 @@ mod tests {
             "Edit(/../**)",
             "Read(../**)",
             "WebFetch(domain:*.com)",
+            "run(python3 *)",
+            "run(/usr/bin/bash -c *)",
         ] {
             assert!(wide(broad).is_some(), "{broad}");
         }

@@ -10,6 +10,8 @@ mod bash_bypasses;
 mod bounds;
 #[path = "all/command_options.rs"]
 mod command_options;
+#[path = "all/command_tools.rs"]
+mod command_tools;
 #[path = "all/differential.rs"]
 mod differential;
 #[path = "all/explain.rs"]

@@ -186,6 +186,9 @@ pub struct AuditRecord {
     /// The skill a Skill call loaded, and what it cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<SkillLoad>,
+    /// The exact argv a command tool ran (argv\[0\] absolute).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
 }
 
 /// A skill loaded by a call, as its audit record says: an evaluation

@@ -40,6 +40,7 @@
 //! `examples/embed.rs` registers a Rust tool and runs against the built-in mock.
 
 pub mod agents;
+pub mod declared;
 mod error;
 mod interaction;
 mod project;
@@ -63,7 +64,7 @@ pub use prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
 pub use prompt_tool::{PROMPT_TOOL_TIMEOUT, PromptTool};
 pub use sandbox_settings::{SandboxSettings, SettingOrigin};
 pub use session::{Begin, Resume, Session, SessionOptions, find_session};
-pub use settings::{OutputBudgetSettings, SamplingGrant, Section, SessionSettings};
+pub use settings::{OutputBudgetSettings, SamplingGrant, Section, SessionSettings, ToolExamples};
 pub use sources::{ToolSource, default_sources};
 pub use subagent::{AGENT_TOOL, AgentInput};
 pub use terminal::Terminal;

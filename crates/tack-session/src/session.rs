@@ -161,6 +161,62 @@ pub struct Session {
     subagents: Option<Arc<Link>>,
 }
 
+/// Gives the tools of `registry` the example inputs of the settings
+/// (`inputExamples`, see [`crate::settings::ToolExamples`]), replacing their
+/// own; returns what is wrong, each naming the file, the line and the tool:
+/// a name that is no tool of the session (with the closest tool name), an
+/// example that does not match the tool's input schema (left out, the
+/// others kept). Applied once, when the session is assembled, to the tools
+/// registered then: an MCP server's tools announced later (`list_changed`)
+/// keep their own examples.
+fn apply_input_examples(
+    registry: &mut ToolRegistry,
+    settings: &std::collections::BTreeMap<String, crate::settings::ToolExamples>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (name, set) in settings {
+        let mut examples = set.examples.clone();
+        let mut numbers = set.numbers.clone();
+        // Each refusal names one example: leave it out and try the rest.
+        loop {
+            match registry.set_input_examples(name, examples.clone()) {
+                Ok(()) => break,
+                Err(tack_tool::RegistryError::BadExample { index, message, .. })
+                    if (1..=examples.len()).contains(&index) =>
+                {
+                    examples.remove(index - 1);
+                    let number = if index <= numbers.len() {
+                        numbers.remove(index - 1)
+                    } else {
+                        index
+                    };
+                    warnings.push(format!(
+                        "{}: inputExamples.{name} example {number} does not match the tool's input schema ({message}); it is left out",
+                        set.at
+                    ));
+                }
+                Err(tack_tool::RegistryError::NotFound(_)) => {
+                    let names = registry.names();
+                    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                    let hint = tack_policy::lint::closest(name, &names)
+                        .map(|n| format!("; did you mean \"{n}\"?"))
+                        .unwrap_or_default();
+                    warnings.push(format!(
+                        "{}: inputExamples names no tool of this session: \"{name}\"{hint}",
+                        set.at
+                    ));
+                    break;
+                }
+                Err(e) => {
+                    warnings.push(format!("{}: inputExamples.{name}: {e}", set.at));
+                    break;
+                }
+            }
+        }
+    }
+    warnings
+}
+
 /// What a client's own built-in tools and artifact store are made from.
 struct ClientRecipe {
     project: ProjectContext,
@@ -245,6 +301,9 @@ impl Session {
             && let Err(e) = registry.register_typed(link.tool())
         {
             interaction.notice(&format!("the Agent tool was left out: {e}"));
+        }
+        for warning in apply_input_examples(&mut registry, &settings.input_examples) {
+            interaction.notice(&warning);
         }
         if let Some(names) = only_tools {
             keep_only(&mut registry, &names)?;

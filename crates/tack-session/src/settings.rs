@@ -9,10 +9,11 @@
 //! something run without asking is left out unless approved
 //! ([`crate::trust`]). Each section a part of tack needs is interpreted here,
 //! once: permissions (rule semantics stay in tack-policy), hooks, MCP
-//! servers, the output budget, WebFetch, WebSearch, compaction and the
-//! sandbox ([`crate::sandbox_settings`]). A section that is coming next
-//! (skills, tools, tool search, code mode) reads its
-//! key with [`SessionSettings::section`], in level order.
+//! servers, the output budget, WebFetch, WebSearch, compaction, tools'
+//! example inputs (`inputExamples`) and the sandbox
+//! ([`crate::sandbox_settings`]). A section that is coming next (skills,
+//! tools, tool search, code mode) reads its key with
+//! [`SessionSettings::section`], in level order.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -185,6 +186,91 @@ fn compaction(
     (out, warnings)
 }
 
+/// One tool's list of `inputExamples`, and where it was set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolExamples {
+    /// The example inputs, each a JSON object (whether it matches the
+    /// tool's schema is checked when the session is assembled).
+    pub examples: Vec<Value>,
+    /// Each example's number in the file's list (from 1), for warnings: an
+    /// entry that is not an object is not in `examples`.
+    pub numbers: Vec<usize>,
+    /// `FILE:LINE` of the tool's name in the file that set the list (the
+    /// file alone when the line cannot be found), for warnings.
+    pub at: String,
+}
+
+/// `inputExamples: {"TOOL": [{…}, …]}` of every file, by tool name: example
+/// inputs for any tool of the session (built-in, MCP `mcp__server__tool`,
+/// declared), sent as the tool's `input_examples` (in its description for
+/// providers without the field). A later level's list replaces an earlier
+/// one's, and an empty list takes a tool's examples away (the built-in ones
+/// too). Mistakes of shape are warnings naming the file and the line, and
+/// what is wrong is left out; whether a name is a tool of the session and an
+/// example matches its schema is checked when the session is assembled.
+fn input_examples(settings: &Settings) -> (BTreeMap<String, ToolExamples>, Vec<String>) {
+    let mut out = BTreeMap::new();
+    let mut warnings = Vec::new();
+    for file in settings.files() {
+        let Some(section) = file.value.get("inputExamples") else {
+            continue;
+        };
+        // Names are looked for after the section's key, so that a tool named
+        // in the permissions above is not taken for this one.
+        let start = file.text.find("\"inputExamples\"").unwrap_or(0);
+        let at = |key: &str| {
+            let needle = format!("\"{key}\"");
+            match file.text[start..].find(&needle) {
+                Some(i) => format!(
+                    "{}:{}",
+                    file.path.display(),
+                    file.text[..start + i].matches('\n').count() + 1
+                ),
+                None => file.path.display().to_string(),
+            }
+        };
+        let Some(tools) = section.as_object() else {
+            warnings.push(format!(
+                "{}: \"inputExamples\" must be an object of example inputs by tool name, such as {{\"Grep\": [{{\"pattern\": \"fn main\", \"type\": \"rust\"}}]}}",
+                at("inputExamples")
+            ));
+            continue;
+        };
+        for (tool, list) in tools {
+            let Some(list) = list.as_array() else {
+                warnings.push(format!(
+                    "{}: inputExamples.{tool} must be a list of example inputs, such as [{{\"pattern\": \"fn main\"}}]; it is ignored",
+                    at(tool)
+                ));
+                continue;
+            };
+            let mut examples = Vec::with_capacity(list.len());
+            let mut numbers = Vec::with_capacity(list.len());
+            for (i, example) in list.iter().enumerate() {
+                if example.is_object() {
+                    examples.push(example.clone());
+                    numbers.push(i + 1);
+                } else {
+                    warnings.push(format!(
+                        "{}: inputExamples.{tool} example {} is not an object (an example is a whole input, such as {{\"pattern\": \"fn main\"}}); it is left out",
+                        at(tool),
+                        i + 1
+                    ));
+                }
+            }
+            out.insert(
+                tool.clone(),
+                ToolExamples {
+                    examples,
+                    numbers,
+                    at: at(tool),
+                },
+            );
+        }
+    }
+    (out, warnings)
+}
+
 /// The settings of a session, read once.
 #[derive(Debug, Clone)]
 pub struct SessionSettings {
@@ -207,6 +293,9 @@ pub struct SessionSettings {
     /// files; `blockedDomains` of every file): `None` when none is set, and
     /// then WebSearch is not offered.
     pub web_search: Option<WebSearchOptions>,
+    /// Example inputs for tools of the session, by tool name
+    /// (`inputExamples` of every file; see [`ToolExamples`]).
+    pub input_examples: BTreeMap<String, ToolExamples>,
     /// MCP servers that may use the session's model (`mcpSampling` of the
     /// user, local, command-line and managed files; a project file cannot
     /// grant it), by server name.
@@ -260,9 +349,11 @@ impl SessionSettings {
         let home = permissions.policy().home().map(Path::to_path_buf);
         let (sandbox, sandbox_warnings) =
             crate::sandbox_settings::sandbox(&permissions, project_root, home.as_deref());
+        let (input_examples, examples_warnings) = input_examples(&permissions);
         let mut warnings = compaction_warnings;
         warnings.extend(sampling_warnings);
         warnings.extend(sandbox_warnings);
+        warnings.extend(examples_warnings);
         Ok(Self {
             permissions,
             hooks,
@@ -273,6 +364,7 @@ impl SessionSettings {
             web_fetch,
             web_search,
             mcp_sampling,
+            input_examples,
             unapproved: Vec::new(),
             warnings,
         })
@@ -310,10 +402,25 @@ pub(crate) fn read_permissions(
         .home
         .clone()
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-    let warnings = tack_policy::lint::check_files(&files, &[])?
+    // Command tools declared in any file (approved or not) may be named by
+    // rules, with or without a specifier.
+    let declared: Vec<String> = files
+        .iter()
+        .chain(&options.cli.settings)
+        .filter_map(|f| f.value.get("tools").and_then(serde_json::Value::as_object))
+        .flat_map(|tools| tools.keys().cloned())
+        .collect();
+    let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
+    let mut linted = files.clone();
+    linted.extend(options.cli.settings.iter().cloned());
+    let mut warnings: Vec<String> = tack_policy::lint::check_files(&linted, &declared)?
         .iter()
         .map(ToString::to_string)
         .collect();
+    warnings.extend(tack_policy::lint::check_command_line(
+        &options.cli,
+        &declared,
+    )?);
     let (files, unapproved) = trust::withhold(
         files,
         &options.project_root,

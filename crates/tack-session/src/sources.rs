@@ -3,6 +3,7 @@
 //! branch in assembly.
 //!
 //! Sources today: [`Builtins`] (Bash, Read, Edit… with the session's
+//! settings), [`crate::declared::Declared`] (command tools declared in
 //! settings), [`Mcp`] (servers from `.mcp.json` and settings, approvals,
 //! changed definitions, tools announced later), [`Fixtures`] (the test
 //! fixture tools) and [`RustTools`] (tools an embedder wrote).
@@ -498,12 +499,14 @@ fn skill_as_change(change: &tack_mcp::client::SkillChange) -> tack_mcp::client::
     }
 }
 
-/// The sources of `tack run` and `tack mcp serve`: built-ins, MCP, then
-/// skills (the servers' skills join the disk's).
+/// The sources of `tack run` and `tack mcp serve`: built-ins, command tools
+/// declared in settings, MCP, then skills (the servers' skills join the
+/// disk's).
 pub fn default_sources(approve_mcp: bool) -> Vec<Arc<dyn ToolSource>> {
     let mcp = Arc::new(Mcp::new(approve_mcp));
     vec![
         Arc::new(Builtins),
+        Arc::new(crate::declared::Declared),
         Arc::clone(&mcp) as Arc<dyn ToolSource>,
         Arc::new(crate::skills::Skills::new(Default::default()).with_remote(mcp)),
     ]

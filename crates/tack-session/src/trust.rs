@@ -7,7 +7,8 @@
 //! the OS sandbox (`enabled: false`, `failIfUnavailable: false`,
 //! `excludedCommands`, `allowedDomains`, `allowWrite`/`writableRoots`,
 //! `allowUnsandboxedCommands: true`, `allowAllUnixSockets: true`,
-//! `autoAllowBashIfSandboxed: true`). The rest of the file (narrow allow
+//! `autoAllowBashIfSandboxed: true`) — and its declared command tools
+//! (`tools`: commands tack runs, as hooks are). The rest of the file (narrow allow
 //! rules, ask and deny rules, modes that restrict, `sandbox.enabled: true`,
 //! `denyRead`, `denyWrite`, `deniedDomains`) applies as written.
 //!
@@ -54,6 +55,10 @@ pub struct UntrustedSettings {
     /// (`sandbox.enabled: false`, an `allowedDomains` entry, …).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sandbox: Vec<String>,
+    /// The command tools it declares (`tools`), each with the command it
+    /// runs: commands tack runs, like hooks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<DeclaredCommand>,
     /// What is withheld, as it is in the file.
     pub withheld: Value,
     /// The hash an approval is bound to.
@@ -65,6 +70,14 @@ pub struct UntrustedSettings {
 pub struct HookCommand {
     pub event: String,
     pub matcher: Option<String>,
+    pub command: String,
+}
+
+/// A command tool a project file declares.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeclaredCommand {
+    pub name: String,
+    /// Its `command` as written (JSON), e.g. `["git","log","-n","{limit}"]`.
     pub command: String,
 }
 
@@ -97,6 +110,9 @@ impl UntrustedSettings {
             items.push(format!("allow {} ({})", rule.rule, rule.why));
         }
         items.extend(self.sandbox.iter().cloned());
+        for tool in &self.tools {
+            items.push(format!("tool {} runs {}", tool.name, tool.command));
+        }
         items
     }
 
@@ -182,6 +198,7 @@ fn split(
         additional_directories: Vec::new(),
         allow: Vec::new(),
         sandbox: Vec::new(),
+        tools: Vec::new(),
         withheld: Value::Null,
         hash: String::new(),
     };
@@ -192,6 +209,25 @@ fn split(
     {
         untrusted.hooks = commands;
         withheld.insert("hooks".into(), hooks);
+    }
+    // Declared command tools are commands tack runs, as hooks are. A
+    // `tools` of another shape stays, for loading to report.
+    if obj
+        .get("tools")
+        .and_then(Value::as_object)
+        .is_some_and(|t| !t.is_empty())
+        && let Some(Value::Object(tools)) = obj.remove("tools")
+    {
+        untrusted.tools = tools
+            .iter()
+            .map(|(name, decl)| DeclaredCommand {
+                name: name.clone(),
+                command: decl
+                    .get("command")
+                    .map_or_else(|| "(no command)".to_owned(), Value::to_string),
+            })
+            .collect();
+        withheld.insert("tools".into(), Value::Object(tools));
     }
     if let Some(perms) = obj.get_mut("permissions").and_then(Value::as_object_mut) {
         let mut held = Map::new();
@@ -561,6 +597,24 @@ mod tests {
             value,
             text: String::new(),
         }
+    }
+
+    #[test]
+    fn a_project_files_command_tools_wait_for_approval() {
+        let f = file(json!({
+            "tools": {"deploy": {"description": "x", "command": ["./deploy.sh", "{env}"]}},
+            "permissions": {"allow": ["deploy"]}
+        }));
+        let (trusted, untrusted) = split(&f, Path::new("/p"), None).unwrap();
+        assert_eq!(trusted, json!({"permissions": {"allow": ["deploy"]}}));
+        assert_eq!(untrusted.tools[0].name, "deploy");
+        assert_eq!(
+            untrusted.items(),
+            [r#"tool deploy runs ["./deploy.sh","{env}"]"#]
+        );
+        // An empty or misshapen section declares nothing and stays.
+        assert!(split(&file(json!({"tools": {}})), Path::new("/p"), None).is_none());
+        assert!(split(&file(json!({"tools": []})), Path::new("/p"), None).is_none());
     }
 
     #[test]

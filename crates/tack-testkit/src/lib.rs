@@ -4,10 +4,11 @@
 //! the OpenAI Chat Completions API (`POST /v1/chat/completions`), streamed and
 //! not, from one FIFO queue of scripted [`Step`]s. The key design decision is
 //! **strictness**: before a step is consumed, the request is checked the way
-//! the real API checks it (auth headers, required fields, tool names, and
-//! above all the pairing of tool calls with tool results) and refused with
-//! the real status and error text. A refused request consumes no step, so a
-//! test sees the 400 and the script stays aligned. Every request is recorded.
+//! the real API checks it (auth headers, required fields, tool names, a
+//! tool's `input_examples` against its schema, and above all the pairing of
+//! tool calls with tool results) and refused with the real status and error
+//! text. A refused request consumes no step, so a test sees the 400 and the
+//! script stays aligned. Every request is recorded.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]

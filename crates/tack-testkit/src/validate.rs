@@ -247,11 +247,15 @@ fn anthropic_tools(obj: &Map<String, Value>) -> std::result::Result<Vec<String>,
     }
     for (n, tool) in tools.iter().enumerate() {
         // Server tools (`{"type": "web_search_20250305", ...}`) carry no schema.
-        let custom = matches!(
-            tool.get("type").and_then(Value::as_str),
-            None | Some("custom")
-        );
+        let kind = tool.get("type").and_then(Value::as_str);
+        let custom = matches!(kind, None | Some("custom"));
         if !custom {
+            if tool.get("input_examples").is_some() {
+                return fail(format!(
+                    "tools.{n}.{}.input_examples: Extra inputs are not permitted",
+                    kind.unwrap_or("custom")
+                ));
+            }
             continue;
         }
         match tool.get("input_schema") {
@@ -273,8 +277,79 @@ fn anthropic_tools(obj: &Map<String, Value>) -> std::result::Result<Vec<String>,
                 ));
             }
         }
+        input_examples(n, &names[n], tool)?;
     }
     Ok(names)
+}
+
+/// A custom tool's `input_examples`: a list of objects, each valid against
+/// the tool's `input_schema` (checked with the JSON Schema validator tack's
+/// own registry uses). The API's wording for an example that does not match
+/// is not known; this one names the tool, the example (from 0, as the path
+/// does) and what does not match.
+fn input_examples(n: usize, name: &str, tool: &Value) -> Check {
+    let examples = match tool.get("input_examples") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Array(examples)) => examples,
+        Some(_) => {
+            return fail(format!(
+                "tools.{n}.input_examples: Input should be a valid list"
+            ));
+        }
+    };
+    if let Some(k) = examples.iter().position(|e| !e.is_object()) {
+        return fail(format!(
+            "tools.{n}.input_examples.{k}: Input should be a valid dictionary"
+        ));
+    }
+    let schema = tool.get("input_schema").cloned().unwrap_or(Value::Null);
+    let mut registry = tack_tool::ToolRegistry::new();
+    if registry
+        .register(std::sync::Arc::new(SchemaOnly {
+            name: name.to_owned(),
+            schema,
+        }))
+        .is_err()
+    {
+        // A schema the validator cannot compile: nothing to check against.
+        return Ok(());
+    }
+    match registry.set_input_examples(name, examples.clone()) {
+        Err(tack_tool::RegistryError::BadExample { index, message, .. }) => {
+            let k = index.saturating_sub(1);
+            fail(format!(
+                "tools.{n}.input_examples.{k}: input example {k} of tool '{name}' does not match the tool's input_schema: {message}"
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A tool that is only a name and a schema: the mock checks examples with
+/// the registry's validator.
+struct SchemaOnly {
+    name: String,
+    schema: Value,
+}
+
+#[async_trait::async_trait]
+impl tack_tool::Tool for SchemaOnly {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        ""
+    }
+    fn input_schema(&self) -> Value {
+        self.schema.clone()
+    }
+    async fn call(
+        &self,
+        _input: Value,
+        _ctx: tack_tool::ToolContext,
+    ) -> Result<tack_tool::ToolOutput, tack_tool::ToolError> {
+        Err(tack_tool::ToolError::Internal("never called".into()))
+    }
 }
 
 fn anthropic_tool_choice(obj: &Map<String, Value>, tool_names: &[String]) -> Check {
@@ -492,6 +567,7 @@ fn openai_tools(obj: &Map<String, Value>) -> Check {
             );
         };
         openai_tool_name(&param, name)?;
+        unknown_tool_parameters(n, tool)?;
         if !seen.insert(name) {
             return Err(Rejection::new(format!(
                 "Invalid 'tools': tool names must be unique, '{name}' appears more than once."
@@ -500,6 +576,33 @@ fn openai_tools(obj: &Map<String, Value>) -> Check {
         }
     }
     Ok(())
+}
+
+/// The fields of a Chat Completions function tool, and of its `function`.
+const FUNCTION_TOOL_KEYS: &[&str] = &["type", "function"];
+const FUNCTION_KEYS: &[&str] = &["name", "description", "parameters", "strict"];
+
+/// OpenAI refuses a field it does not know in a function tool (Anthropic's
+/// `input_examples`, say) as an unknown parameter.
+fn unknown_tool_parameters(n: usize, tool: &Value) -> Check {
+    if tool.get("type").and_then(Value::as_str) != Some("function") {
+        return Ok(());
+    }
+    let unknown = |object: Option<&Value>, known: &[&str]| {
+        object
+            .and_then(Value::as_object)
+            .and_then(|o| o.keys().find(|k| !known.contains(&k.as_str())).cloned())
+    };
+    let param = if let Some(key) = unknown(Some(tool), FUNCTION_TOOL_KEYS) {
+        format!("tools[{n}].{key}")
+    } else if let Some(key) = unknown(tool.get("function"), FUNCTION_KEYS) {
+        format!("tools[{n}].function.{key}")
+    } else {
+        return Ok(());
+    };
+    Err(Rejection::new(format!("Unknown parameter: '{param}'."))
+        .param(param)
+        .code("unknown_parameter"))
 }
 
 /// OpenAI's refusal of a tool name the APIs do not take (both OpenAI APIs).
@@ -710,6 +813,12 @@ fn responses_tools(obj: &Map<String, Value>) -> Check {
             );
         };
         openai_tool_name(&param, name)?;
+        if tool.get("input_examples").is_some() {
+            let param = format!("{}.input_examples", param.trim_end_matches(".name"));
+            return Err(Rejection::new(format!("Unknown parameter: '{param}'."))
+                .param(param)
+                .code("unknown_parameter"));
+        }
         Ok(())
     };
     for (n, tool) in tools.iter().enumerate() {

@@ -27,6 +27,8 @@ pub enum RegistryError {
         index: usize,
         message: String,
     },
+    #[error("no tool named {0:?} is registered")]
+    NotFound(String),
 }
 
 /// The key of a definition's example inputs ([`Tool::input_examples`]), as
@@ -144,6 +146,28 @@ fn pointer_to_path(pointer: &str) -> String {
     out
 }
 
+/// The first example of `examples` that does not match the tool's schema,
+/// as [`RegistryError::BadExample`].
+fn check_examples(
+    name: &str,
+    validator: &jsonschema::Validator,
+    examples: &[Value],
+) -> Result<(), RegistryError> {
+    for (i, example) in examples.iter().enumerate() {
+        if let Some(error) = validator.iter_errors(example).next() {
+            return Err(RegistryError::BadExample {
+                name: name.to_owned(),
+                index: i + 1,
+                message: format!(
+                    "{}: {error}",
+                    pointer_to_path(error.instance_path().as_str())
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// sha256 of a definition's JSON (hex of the first 16 bytes).
 pub fn definition_hash(definition: &ToolDefinition) -> String {
     use sha2::Digest as _;
@@ -208,18 +232,7 @@ impl ToolRegistry {
                 message: e.to_string(),
             })?;
         let examples = tool.input_examples();
-        for (i, example) in examples.iter().enumerate() {
-            if let Some(error) = validator.iter_errors(example).next() {
-                return Err(RegistryError::BadExample {
-                    name,
-                    index: i + 1,
-                    message: format!(
-                        "{}: {error}",
-                        pointer_to_path(error.instance_path().as_str())
-                    ),
-                });
-            }
-        }
+        check_examples(&name, &validator, &examples)?;
         let mut extra = Extra::new();
         if !examples.is_empty() {
             extra.insert(INPUT_EXAMPLES.into(), Value::Array(examples));
@@ -264,6 +277,47 @@ impl ToolRegistry {
             validator: Arc::clone(&old.validator),
         });
         true
+    }
+
+    /// Replaces the example inputs of the tool `name` (the ones its
+    /// [`Tool::input_examples`] gave, or an earlier call's): its definition's
+    /// [`INPUT_EXAMPLES`] (removed when `examples` is empty) and its
+    /// [`RegisteredTool::definition_hash`] are rebuilt. For settings that
+    /// give any tool examples, applied when a session is assembled: a
+    /// definition already sent changes, and with it the prompt cache's
+    /// prefix. Instances put in later with [`ToolRegistry::replace_instance`]
+    /// keep these examples.
+    ///
+    /// Errors (and nothing changes): [`RegistryError::NotFound`] when no
+    /// tool has that name; [`RegistryError::BadExample`] for the first
+    /// example that does not match the tool's input schema.
+    pub fn set_input_examples(
+        &mut self,
+        name: &str,
+        examples: Vec<Value>,
+    ) -> Result<(), RegistryError> {
+        let Some(&i) = self.index.get(name) else {
+            return Err(RegistryError::NotFound(name.to_owned()));
+        };
+        let old = &self.tools[i];
+        check_examples(name, &old.validator, &examples)?;
+        let mut definition = old.definition.clone();
+        if examples.is_empty() {
+            definition.extra.shift_remove(INPUT_EXAMPLES);
+        } else {
+            definition
+                .extra
+                .insert(INPUT_EXAMPLES.into(), Value::Array(examples));
+        }
+        let definition_hash = definition_hash(&definition);
+        self.tools[i] = Arc::new(RegisteredTool {
+            tool: Arc::clone(&old.tool),
+            definition,
+            exposure: old.exposure,
+            definition_hash,
+            validator: Arc::clone(&old.validator),
+        });
+        Ok(())
     }
 
     /// Starts sending a `Deferred` tool's definition (it was discovered).
@@ -522,6 +576,57 @@ mod tests {
         assert_eq!(&after[..before.len() - 1], &before[..before.len() - 1]);
         r.retain_named(&["Later".into(), "A".into()]);
         assert_eq!(names_of(&r.definitions()), ["A", "Later"]);
+    }
+
+    #[test]
+    fn set_input_examples_checks_them_and_rebuilds_the_definition_and_its_hash() {
+        let mut r = registry();
+        let before = r.get("TodoWrite").unwrap().definition_hash.clone();
+        let example = json!({"todos": [{"content": "Write the tests", "status": "pending"}]});
+        r.set_input_examples("TodoWrite", vec![example.clone()])
+            .unwrap();
+        let t = r.get("TodoWrite").unwrap();
+        assert_eq!(t.definition.extra[INPUT_EXAMPLES], json!([example]));
+        assert_eq!(t.definition_hash, definition_hash(&t.definition));
+        assert_ne!(t.definition_hash, before);
+        assert_eq!(r.definitions()[0], t.definition, "what is sent");
+        let with_one = t.definition_hash.clone();
+
+        let bad = json!({"todos": [{"content": "x", "status": "doing"}]});
+        let err = r
+            .set_input_examples("TodoWrite", vec![example.clone(), bad])
+            .unwrap_err();
+        assert!(
+            matches!(&err, RegistryError::BadExample { index: 2, message, .. }
+                if message.starts_with("input.todos[0].status:")),
+            "{err}"
+        );
+        let err = r.set_input_examples("TodoWrite", vec![json!("todos")]);
+        assert!(matches!(
+            err,
+            Err(RegistryError::BadExample { index: 1, .. })
+        ));
+        assert_eq!(
+            r.get("TodoWrite").unwrap().definition_hash,
+            with_one,
+            "a refused list changes nothing"
+        );
+
+        let err = r.set_input_examples("Todo", vec![]).unwrap_err();
+        assert_eq!(err.to_string(), "no tool named \"Todo\" is registered");
+
+        r.set_input_examples("TodoWrite", vec![]).unwrap();
+        let t = r.get("TodoWrite").unwrap();
+        assert!(t.definition.extra.get(INPUT_EXAMPLES).is_none());
+        assert_eq!(t.definition_hash, before, "no examples: as registered");
+        // Another instance keeps the examples set.
+        r.set_input_examples("TodoWrite", vec![example.clone()])
+            .unwrap();
+        assert!(r.replace_instance(Arc::new(Typed(Todos))));
+        assert_eq!(
+            r.get("TodoWrite").unwrap().definition.extra[INPUT_EXAMPLES],
+            json!([example])
+        );
     }
 
     #[test]

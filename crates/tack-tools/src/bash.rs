@@ -39,7 +39,7 @@
 
 mod jobs;
 mod kill;
-mod output;
+pub(crate) mod output;
 pub mod sandbox;
 mod state;
 
@@ -248,6 +248,15 @@ impl TypedTool for Bash {
             idempotent: false,
             open_world: true,
         }
+    }
+
+    /// What models get wrong: a server started in the foreground (or with
+    /// `&`) instead of `run_in_background`, and a timeout in seconds.
+    fn input_examples(&self) -> Vec<serde_json::Value> {
+        vec![
+            json!({"command": "npm run dev", "description": "Start the dev server", "run_in_background": true}),
+            json!({"command": "cargo test --workspace 2>&1 | tail -n 40", "description": "Run all tests", "timeout": 600000}),
+        ]
     }
 
     /// The tool enforces the call's own timeout (up to 10 minutes); the

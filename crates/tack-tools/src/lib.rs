@@ -14,6 +14,7 @@ use tack_tool::{Tool, Typed};
 
 pub use tack_tool::artifacts;
 pub mod bash;
+pub mod declared;
 pub mod files;
 pub mod read_output;
 pub mod search;

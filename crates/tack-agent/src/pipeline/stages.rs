@@ -122,6 +122,7 @@ impl Pipeline {
         let mut result = execute(tool, call.input.clone(), ctx, timeout).await;
         let ran = ran.elapsed();
         audit.sandbox = tool.tool.sandbox_profile(&call.input);
+        audit.argv = tool.tool.command_line(&call.input);
         audit.skill = tool.tool.skill_load(&call.id);
         if let Ok(out) = &mut result {
             out.content

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod command_tools;
 mod hooks_in_the_loop;
 mod loop_tests;
 mod permission_prompt;

@@ -152,3 +152,89 @@ fn rmcps_log_lines_do_not_reach_the_terminal() {
         );
     }
 }
+
+/// A command tool declared in settings, served to the Python SDK: its
+/// annotations come from its flags, its lines arrive as structured content
+/// matching its output schema, and an ask shows the argv it would run.
+#[test]
+fn a_declared_command_tool_is_served_with_annotations_and_structured_lines() {
+    let cwd = tempfile::tempdir().unwrap();
+    let root = cwd.path();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_AUTHOR_NAME", "Ada")
+            .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+            .env("GIT_COMMITTER_NAME", "Ada")
+            .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("a.txt"), "a").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "the first commit"]);
+    std::fs::create_dir(root.join(".tack")).unwrap();
+    std::fs::write(
+        root.join(".tack/settings.local.json"),
+        json!({
+            "tools": {
+                "git_log": {
+                    "description": "Recent commits of this repository, newest first.",
+                    "command": ["git", "log", "--format=%s", "-n", "{limit}"],
+                    "inputSchema": {"type": "object", "properties": {
+                        "limit": {"type": "integer", "minimum": 1, "default": 20}}},
+                    "readOnly": true, "output": "lines", "cwd": "{project}"
+                },
+                "git_tag": {
+                    "description": "Tags the current commit.",
+                    "command": ["git", "tag", "{name}"],
+                    "inputSchema": {"type": "object", "required": ["name"],
+                                    "properties": {"name": {"type": "string"}}},
+                    "destructive": false, "idempotent": true, "cwd": "{project}"
+                }
+            },
+            "permissions": {"allow": ["git_log"]}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let calls = json!([
+        {"name": "git_log", "arguments": {"limit": 1}},
+        {"name": "git_tag", "arguments": {"name": "v1 beta"}}
+    ]);
+    let (report, _) = serve_with_python(root, calls, Some("deny:tags are for humans"));
+    let tools = report["tools"].as_array().unwrap();
+    let log = tools
+        .iter()
+        .find(|t| t["name"] == "git_log")
+        .expect("git_log served");
+    assert_eq!(log["annotations"]["readOnlyHint"], true, "{log}");
+    assert_eq!(log["annotations"]["idempotentHint"], true, "{log}");
+    assert_eq!(
+        log["outputSchema"]["properties"]["lines"]["type"], "array",
+        "{log}"
+    );
+    let tag = tools
+        .iter()
+        .find(|t| t["name"] == "git_tag")
+        .expect("git_tag served");
+    assert_eq!(tag["annotations"]["readOnlyHint"], false, "{tag}");
+    assert_eq!(tag["annotations"]["idempotentHint"], true, "{tag}");
+
+    let call = &report["calls"][0];
+    assert_eq!(call["result"]["isError"], false, "{report}");
+    assert_eq!(
+        call["result"]["structuredContent"],
+        json!({"lines": ["the first commit"], "exitCode": 0}),
+        "{report}"
+    );
+    let call = &report["calls"][1];
+    assert_eq!(call["result"]["isError"], true, "{report}");
+    assert!(text(call).contains("tags are for humans"), "{report}");
+    let message = report["elicitations"][0]["message"].as_str().unwrap();
+    assert!(message.contains("git_tag(git tag 'v1 beta')"), "{message}");
+}

@@ -143,7 +143,7 @@ impl OAuthSettings {
                     settings.auth_server_metadata_url = Some(url);
                 }
                 other => {
-                    let hint = closest(other, SETTINGS_KEYS)
+                    let hint = tack_protocol::suggest::closest(other, SETTINGS_KEYS)
                         .map(|k| format!(" (did you mean `{k}`?)"))
                         .unwrap_or_default();
                     return Err((
@@ -164,31 +164,6 @@ fn string(field: &str, v: &Value) -> Result<String, (String, String)> {
     v.as_str()
         .map(str::to_owned)
         .ok_or_else(|| (field.to_owned(), "must be a string".to_owned()))
-}
-
-/// The closest of `valid` to `word` by edit distance, if it is close.
-fn closest<'a>(word: &str, valid: &[&'a str]) -> Option<&'a str> {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-                prev = cur;
-            }
-        }
-        row[b.len()]
-    }
-    let lower = word.to_lowercase();
-    valid
-        .iter()
-        .map(|v| (distance(&lower, &v.to_lowercase()), *v))
-        .filter(|(d, _)| *d <= 3)
-        .min()
-        .map(|(_, v)| v)
 }
 
 /// Why a login, logout or token lookup failed.

@@ -437,3 +437,39 @@ async fn connection_refused_is_retried_then_reported() {
     );
     assert_eq!(events.retries().len(), 2);
 }
+
+#[tokio::test]
+async fn input_examples_are_sent_as_given_and_a_bad_one_is_the_apis_400() {
+    let server = MockServer::start().await;
+    server.push_all([Step::text("fine"), Step::text("unused")]);
+    let client = anthropic(&server, true);
+    let mut req = ask("read it");
+    let examples = json!([{"path": "/src/main.rs"}]);
+    req.tools[0]
+        .extra
+        .insert("input_examples".into(), examples.clone());
+
+    client.complete(&req, &|_| {}).await.unwrap();
+    assert_eq!(
+        server.requests()[0].body["tools"][0]["input_examples"],
+        examples
+    );
+
+    // The strict mock checks them against the schema, as the API does: the
+    // 400 is not retried and says which tool and example.
+    req.tools[0]
+        .extra
+        .insert("input_examples".into(), json!([{"path": 7}]));
+    let err = client.complete(&req, &|_| {}).await.unwrap_err();
+    assert!(
+        matches!(err, ModelError::Api { status: 400, .. }),
+        "{err:?}"
+    );
+    assert!(!err.is_retryable());
+    let text = err.to_string();
+    assert!(
+        text.contains("tools.0.input_examples.0: input example 0 of tool 'Read'"),
+        "{text}"
+    );
+    assert_eq!(server.remaining(), 1);
+}

@@ -257,3 +257,27 @@ async fn rate_limit_with_retry_after_ms() {
     assert!(started.elapsed() >= std::time::Duration::from_millis(150));
     assert_eq!(events.retries()[0].1, std::time::Duration::from_millis(150));
 }
+
+#[tokio::test]
+async fn input_examples_go_at_the_end_of_the_description_not_in_a_field() {
+    let server = MockServer::start().await;
+    server.push(Step::text("fine"));
+    let mut req = ask("read it");
+    req.tools[0].extra.insert(
+        "input_examples".into(),
+        json!([{"path": "/src/main.rs"}, {"path": "notes.md"}]),
+    );
+
+    // The mock refuses a function tool with a field OpenAI does not know.
+    openai(&server, false)
+        .complete(&req, &|_| {})
+        .await
+        .unwrap();
+
+    let body = &server.requests()[0].body;
+    assert!(!body.to_string().contains("input_examples"), "{body}");
+    assert_eq!(
+        body["tools"][0]["function"]["description"],
+        "Read a file\n\nExamples:\n{\"path\":\"/src/main.rs\"}\n{\"path\":\"notes.md\"}"
+    );
+}

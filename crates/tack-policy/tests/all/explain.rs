@@ -86,7 +86,8 @@ fn explain_reads_paths_urls_and_names() {
     assert_eq!(v("WebFetch(domain:example.com)"), Verdict::Ask);
     assert_eq!(v("mcp__db__query"), Verdict::Ask);
     assert_eq!(v("TodoWrite"), Verdict::Allow);
-    for bad in ["Bash", "Read", "Foo(x)", "Bash(ls", "(x)"] {
+    // `Foo(x)` is a command tool's argv: see `command_tools`.
+    for bad in ["Bash", "Read", "TodoWrite(x)", "Foo($X)", "Bash(ls", "(x)"] {
         let err = explain(bad, p, &fx.project).unwrap_err();
         assert!(err.to_string().contains(bad), "{err}");
     }

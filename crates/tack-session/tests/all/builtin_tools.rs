@@ -10,13 +10,14 @@ use tack_agent::budget::OutputBudget;
 use tack_agent::{Agent, AgentConfig, EventBus, Pipeline, RunStatus};
 use tack_model::{ProviderKind, ProviderOptions, RetryPolicy, select_provider};
 use tack_protocol::ContentBlock;
+use tack_session::{Asked, Scripted, Session, SessionOptions};
 use tack_testkit::{MockServer, Step};
 use tack_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
 use tack_tools::artifacts::ArtifactStore;
 use tack_tools::{BuiltinOptions, builtin_tools};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::results_of;
+use crate::support::{Project, results_of};
 
 /// A built-in tool made 300 ms slower, keeping its own concurrency answer:
 /// the timing then shows what the scheduler did with that answer.
@@ -237,4 +238,222 @@ async fn a_big_notebook_read_is_cut_by_the_budget_and_read_back_or_paged_by_cell
         "{cells}"
     );
     assert!(mock.rejections().is_empty());
+}
+
+/// One turn of a session of `project` (the default sources) with a model of
+/// `provider` on the mock: the `tools` of the request the mock answered,
+/// and the notices the session gave.
+async fn tools_sent(project: &Project, provider: ProviderKind) -> (Vec<Value>, Vec<String>) {
+    let mock = MockServer::start().await;
+    mock.push(Step::text("ok"));
+    let env = |k: &str| matches!(k, "ANTHROPIC_API_KEY" | "OPENAI_API_KEY").then(|| "k".to_owned());
+    let client = select_provider(
+        &ProviderOptions {
+            provider: Some(provider),
+            model: Some("m".into()),
+            base_url: Some(mock.url()),
+            stream: true,
+            retry: RetryPolicy::fast(1),
+            ..Default::default()
+        },
+        &env,
+    )
+    .await
+    .unwrap();
+    let person = Scripted::new();
+    let session = Session::assemble(
+        &project.context(),
+        SessionOptions::new("s").interaction(Arc::new(person.clone())),
+    )
+    .await
+    .unwrap();
+    let outcome = session
+        .run(
+            Arc::from(client),
+            Default::default(),
+            "go",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    assert!(mock.rejections().is_empty(), "{:?}", mock.rejections());
+    let body = mock.requests()[0].body.clone();
+    let notices = person
+        .asked()
+        .into_iter()
+        .filter_map(|a| match a {
+            Asked::Notice(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    (body["tools"].as_array().unwrap().clone(), notices)
+}
+
+/// The tool named `name` of a request's tools, in either API's shape.
+fn sent<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["name"] == name || t["function"]["name"] == name)
+        .unwrap_or_else(|| panic!("{name} was not sent"))
+}
+
+fn builtin_examples(name: &str) -> Vec<Value> {
+    tack_tools::builtin_tools(&BuiltinOptions {
+        cwd: std::env::temp_dir(),
+        artifacts: Arc::new(ArtifactStore::new(std::env::temp_dir().join("tack-ex"))),
+        web: Default::default(),
+        web_search: None,
+        read_filter: None,
+        sandbox: None,
+    })
+    .into_iter()
+    .find(|t| t.name() == name)
+    .unwrap()
+    .input_examples()
+}
+
+#[tokio::test]
+async fn the_messages_api_gets_the_builtin_examples_as_input_examples() {
+    let project = Project::new();
+    let (tools, notices) = tools_sent(&project, ProviderKind::Anthropic).await;
+    assert!(notices.is_empty(), "{notices:?}");
+    for name in ["Grep", "Edit", "Bash"] {
+        let examples = sent(&tools, name)["input_examples"].clone();
+        assert_eq!(examples, json!(builtin_examples(name)), "{name}");
+        assert!(examples.as_array().unwrap().len() >= 2, "{name}");
+    }
+    let with: Vec<&str> = tools
+        .iter()
+        .filter(|t| t.get("input_examples").is_some())
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(with, ["Bash", "Edit", "Grep"]);
+    let grep = &sent(&tools, "Grep")["input_examples"];
+    assert!(
+        grep.as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["output_mode"] == "content" && e["-C"].is_number()),
+        "{grep}"
+    );
+}
+
+#[tokio::test]
+async fn chat_completions_gets_the_examples_at_the_end_of_the_descriptions() {
+    // The mock refuses an unknown field in a function tool as OpenAI does,
+    // so the request was answered only if no tool carried input_examples.
+    let project = Project::new();
+    let (tools, _) = tools_sent(&project, ProviderKind::OpenAi).await;
+    assert!(
+        !Value::Array(tools.clone())
+            .to_string()
+            .contains("input_examples")
+    );
+    for name in ["Grep", "Edit", "Bash"] {
+        let description = sent(&tools, name)["function"]["description"]
+            .as_str()
+            .unwrap();
+        let lines: Vec<String> = builtin_examples(name)
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        let tail = format!("\n\nExamples:\n{}", lines.join("\n"));
+        assert!(description.ends_with(&tail), "{name}: {description}");
+    }
+    let read = sent(&tools, "Read")["function"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(!read.contains("Examples:"), "{read}");
+}
+
+#[tokio::test]
+async fn input_examples_in_settings_replace_a_tools_own_and_mistakes_are_notices() {
+    let project = Project::new();
+    let mine = json!({"pattern": "TODO", "glob": "*.md", "output_mode": "count"});
+    let edit = json!({"file_path": "/p/a.txt", "old_string": "a", "new_string": "b"});
+    project.settings(json!({"inputExamples": {"Grep": [{"pattern": "from the project"}]}}));
+    project.write(
+        ".tack/settings.local.json",
+        r#"{
+  "permissions": {"allow": ["Edit"]},
+  "inputExamples": {
+    "Grep": [{"pattern": "TODO", "glob": "*.md", "output_mode": "count"}],
+    "Bash": [],
+    "Edit": [
+      {"file_path": "/p/a.txt", "old_strin": "a", "new_string": "b"},
+      {"file_path": "/p/a.txt", "old_string": "a", "new_string": "b"}
+    ],
+    "Grpe": [{"pattern": "x"}]
+  }
+}
+"#,
+    );
+    let local = project.path().join(".tack/settings.local.json");
+    let (tools, notices) = tools_sent(&project, ProviderKind::Anthropic).await;
+    // The local file's list replaces the project file's and Grep's own.
+    assert_eq!(sent(&tools, "Grep")["input_examples"], json!([mine]));
+    assert!(
+        sent(&tools, "Bash").get("input_examples").is_none(),
+        "an empty list takes the examples away"
+    );
+    assert_eq!(sent(&tools, "Edit")["input_examples"], json!([edit]));
+    assert!(!Value::Array(tools).to_string().contains("Grpe"));
+    let notices = notices.join("\n");
+    // Each names the file and the line of the tool's name in the section
+    // (not the line of the permission rule naming Edit).
+    assert!(
+        notices.contains(&format!(
+            "{}:10: inputExamples names no tool of this session: \"Grpe\"; did you mean \"Grep\"?",
+            local.display()
+        )),
+        "{notices}"
+    );
+    assert!(
+        notices.contains(&format!(
+            "{}:6: inputExamples.Edit example 1 does not match the tool's input schema (",
+            local.display()
+        )),
+        "{notices}"
+    );
+    assert!(
+        notices.contains(r#"(input: "old_string" is a required property); it is left out"#),
+        "{notices}"
+    );
+    assert_eq!(notices.lines().count(), 2, "{notices}");
+}
+
+#[test]
+fn input_examples_of_the_wrong_shape_are_warnings_with_file_and_line() {
+    let project = Project::new();
+    project.write(
+        ".tack/settings.json",
+        "{\n  \"inputExamples\": [\"Grep\"]\n}\n",
+    );
+    project.write(
+        ".tack/settings.local.json",
+        "{\n  \"inputExamples\": {\n    \"Grep\": {\"pattern\": \"x\"},\n    \"Read\": [\"/etc/hosts\", {\"file_path\": \"/a\"}]\n  }\n}\n",
+    );
+    let ctx = project.context();
+    let dir = project.path();
+    let warnings = ctx.warnings.join("\n");
+    for said in [
+        format!(
+            "{}:2: \"inputExamples\" must be an object",
+            dir.join(".tack/settings.json").display()
+        ),
+        format!(
+            "{}:3: inputExamples.Grep must be a list of example inputs",
+            dir.join(".tack/settings.local.json").display()
+        ),
+        format!(
+            "{}:4: inputExamples.Read example 1 is not an object",
+            dir.join(".tack/settings.local.json").display()
+        ),
+    ] {
+        assert!(warnings.contains(&said), "{said:?} not in:\n{warnings}");
+    }
+    let read = &ctx.settings.input_examples["Read"];
+    assert_eq!(read.examples, [json!({"file_path": "/a"})]);
+    assert_eq!(read.numbers, [2]);
+    assert!(!ctx.settings.input_examples.contains_key("Grep"));
 }

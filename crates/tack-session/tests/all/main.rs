@@ -12,6 +12,7 @@ mod support;
 mod builtin_tools;
 mod claude_config;
 mod command_options;
+mod declared_tools;
 mod exposure;
 mod fuzz;
 mod mcp_requests;

@@ -180,6 +180,61 @@ async fn anthropic_tools() {
     anthropic_accepts(ok).await;
 }
 
+/// A Grep-like tool whose `input_examples` are `examples`.
+fn with_examples(examples: Value) -> Value {
+    json!({"name": "Grep", "description": "d", "input_examples": examples, "input_schema": {
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string"},
+            "output_mode": {"enum": ["content", "count"]}
+        },
+        "required": ["pattern"],
+        "additionalProperties": false
+    }})
+}
+
+#[tokio::test]
+async fn anthropic_input_examples_must_match_the_input_schema() {
+    let good = json!({"pattern": "fn\\s+main", "output_mode": "content"});
+    anthropic_accepts(with_tools(json!([
+        tool("Read"),
+        with_examples(json!([good]))
+    ])))
+    .await;
+    anthropic_rejects(
+        with_tools(json!([
+            tool("Read"),
+            with_examples(json!([good, {"pattern": "x", "output_mode": "lines"}]))
+        ])),
+        r#"tools.1.input_examples.1: input example 1 of tool 'Grep' does not match the tool's input_schema: input.output_mode: "lines" is not one of "content" or "count""#,
+    )
+    .await;
+    anthropic_rejects(
+        with_tools(json!([with_examples(json!([{"output_mode": "count"}]))])),
+        r#"tools.0.input_examples.0: input example 0 of tool 'Grep' does not match the tool's input_schema: input: "pattern" is a required property"#,
+    )
+    .await;
+    anthropic_rejects(
+        with_tools(json!([with_examples(json!([good, "pattern: x"]))])),
+        "tools.0.input_examples.1: Input should be a valid dictionary",
+    )
+    .await;
+    anthropic_rejects(
+        with_tools(json!([with_examples(good)])),
+        "tools.0.input_examples: Input should be a valid list",
+    )
+    .await;
+    // Not on server tools.
+    anthropic_rejects(
+        with_tools(json!([
+            tool("Read"),
+            {"type": "web_search_20250305", "name": "web_search", "input_examples": [{"query": "x"}]}
+        ])),
+        "tools.1.web_search_20250305.input_examples: Extra inputs are not permitted",
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn anthropic_tool_use_needs_results_in_the_next_message() {
     // Answered by plain text.
@@ -528,6 +583,34 @@ async fn openai_top_level_fields_and_tools() {
         json!("tools"),
     )
     .await;
+}
+
+#[tokio::test]
+async fn openai_refuses_input_examples_in_a_function_tool() {
+    let mut body = chat_tools(&["Read", "Grep"]);
+    body["tools"][1]["function"]["input_examples"] = json!([{"pattern": "x"}]);
+    openai_rejects(
+        body,
+        "Unknown parameter: 'tools[1].function.input_examples'.",
+        json!("tools[1].function.input_examples"),
+    )
+    .await;
+    let mut body = chat_tools(&["Read"]);
+    body["tools"][0]["input_examples"] = json!([{"pattern": "x"}]);
+    openai_rejects(
+        body,
+        "Unknown parameter: 'tools[0].input_examples'.",
+        json!("tools[0].input_examples"),
+    )
+    .await;
+    // The fields OpenAI knows are taken.
+    let mut body = chat_tools(&["Read"]);
+    body["tools"][0]["function"]["description"] = json!("Reads.\n\nExamples:\n{\"path\":\"/a\"}");
+    body["tools"][0]["function"]["strict"] = json!(false);
+    let server = MockServer::start().await;
+    server.push(Step::text("fine"));
+    let answer = openai(&server, body).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
 }
 
 #[tokio::test]

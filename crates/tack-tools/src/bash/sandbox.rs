@@ -75,19 +75,15 @@ impl ShellSandbox {
         })
     }
 
-    /// `spec` wrapped in the sandbox (also writing `cwd_file`), or, when the
-    /// machine cannot enforce it and `failIfUnavailable` is false, `spec`
-    /// as it is with a note saying so.
+    /// `spec` wrapped in the sandbox (also writing the `writable` files),
+    /// or, when the machine cannot enforce it and `failIfUnavailable` is
+    /// false, `spec` as it is with a note saying so.
     pub(crate) async fn wrap(
         &self,
         spec: Spec,
-        cwd_file: &Path,
+        writable: &[PathBuf],
     ) -> Result<(Spec, Option<String>), ToolError> {
-        match self
-            .sandbox
-            .wrap(spec.clone(), &[cwd_file.to_path_buf()])
-            .await
-        {
+        match self.sandbox.wrap(spec.clone(), writable).await {
             Ok(spec) => Ok((spec, None)),
             Err(e @ tack_sandbox::Error::Unsupported { .. }) if !self.fail_closed => Ok((
                 spec,

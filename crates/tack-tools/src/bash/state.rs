@@ -160,7 +160,7 @@ impl BashState {
         let mut note = None;
         if let (Confinement::Sandboxed, Some(sandbox)) = (confinement, &self.sandbox) {
             let cwd_file = precreate(&files.cwd)?;
-            match sandbox.wrap(spec, &cwd_file).await {
+            match sandbox.wrap(spec, std::slice::from_ref(&cwd_file)).await {
                 Ok((wrapped, why)) => {
                     spec = wrapped;
                     note = why;

@@ -76,6 +76,16 @@ impl TypedTool for EditTool {
         }
     }
 
+    /// What models get wrong: an old_string too short to be unique (one
+    /// more line of context, indentation as in the file), and a rename
+    /// done one call per occurrence instead of with replace_all.
+    fn input_examples(&self) -> Vec<Value> {
+        vec![
+            json!({"file_path": "/home/me/project/src/lib.rs", "old_string": "    let total = 0;\n    for item in items {", "new_string": "    let mut total = 0;\n    for item in items {"}),
+            json!({"file_path": "/home/me/project/app/config.py", "old_string": "max_retries", "new_string": "retry_limit", "replace_all": true}),
+        ]
+    }
+
     fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), ToolError> {
         require_absolute("file_path", &input.file_path, &ctx.cwd)?;
         if input.old_string == input.new_string {

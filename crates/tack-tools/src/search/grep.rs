@@ -126,6 +126,18 @@ impl TypedTool for GrepTool {
         true
     }
 
+    /// What models get wrong: an unescaped `(`, a file filter as part of
+    /// the pattern instead of `type`/`glob`, the flag-named keys (`-n`,
+    /// `-C`) of content mode, and a pattern across lines without
+    /// `multiline`.
+    fn input_examples(&self) -> Vec<Value> {
+        vec![
+            json!({"pattern": "fn parse_\\w+\\(", "type": "rust", "output_mode": "content", "-n": true, "-C": 2}),
+            json!({"pattern": "useEffect\\(", "glob": "src/**/*.{ts,tsx}"}),
+            json!({"pattern": "struct Config \\{[^}]*timeout", "multiline": true, "output_mode": "content"}),
+        ]
+    }
+
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::read_only()
     }

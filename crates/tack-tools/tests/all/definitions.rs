@@ -3,10 +3,13 @@
 
 use std::sync::Arc;
 
-use tack_tool::ToolRegistry;
+use tack_protocol::ToolDefinition;
+use tack_testkit::cache::estimate_tokens;
+use tack_tool::{INPUT_EXAMPLES, ToolContext, ToolRegistry};
 use tack_tools::artifacts::ArtifactStore;
 use tack_tools::web::search::{SearchProvider, WebSearchOptions};
 use tack_tools::{BuiltinOptions, builtin_tools};
+use tokio_util::sync::CancellationToken;
 
 fn registry() -> ToolRegistry {
     registry_with(Some(WebSearchOptions::new(
@@ -95,15 +98,85 @@ fn definitions_snapshot() {
     }
 }
 
+/// The definitions without their example inputs.
+fn without_examples(defs: &[ToolDefinition]) -> Vec<ToolDefinition> {
+    let mut defs = defs.to_vec();
+    for def in &mut defs {
+        def.extra.shift_remove(INPUT_EXAMPLES);
+    }
+    defs
+}
+
 #[test]
 fn all_definitions_stay_small() {
     // WebSearch is offered only with a backend configured: the default set.
-    let bytes = serde_json::to_vec(&registry_with(None).definitions())
-        .unwrap()
-        .len();
-    // About 4 bytes a token: keep the whole set near 4,000 tokens.
+    let defs = registry_with(None).definitions();
+    let bytes = serde_json::to_vec(&without_examples(&defs)).unwrap().len();
+    // About 4 bytes a token: keep the whole set near 4,000 tokens (the
+    // examples have a budget of their own, below).
     assert!(
         bytes < 17_000,
-        "built-in tool definitions take {bytes} bytes"
+        "built-in tool definitions take {bytes} bytes without their examples"
     );
+}
+
+/// What the examples add to every request, per tool and in all (tokens as
+/// the mock counts them, bytes / 4):
+/// `cargo test -p tack-tools --test all input_examples_cost -- --nocapture`.
+#[test]
+fn input_examples_cost_few_tokens() {
+    let defs = registry_with(None).definitions();
+    let size = |v: &[ToolDefinition]| serde_json::to_vec(v).unwrap().len();
+    let mut with = Vec::new();
+    for def in &defs {
+        let added =
+            size(std::slice::from_ref(def)) - size(&without_examples(std::slice::from_ref(def)));
+        if added > 0 {
+            let n = def.extra[INPUT_EXAMPLES].as_array().unwrap().len();
+            println!(
+                "{:<6} {n} examples: {added:>4} bytes (~{} tokens)",
+                def.name,
+                estimate_tokens(added)
+            );
+            with.push(def.name.as_str());
+        }
+    }
+    let added = size(&defs) - size(&without_examples(&defs));
+    println!(
+        "all: {added} bytes (~{} tokens) on {} bytes of definitions",
+        estimate_tokens(added),
+        size(&defs)
+    );
+    assert_eq!(with, ["Bash", "Edit", "Grep"]);
+    assert!(
+        estimate_tokens(added) <= 300,
+        "the examples add {added} bytes to every request"
+    );
+}
+
+/// Each example is an input the tool itself takes: its typed input parses
+/// (unknown keys refused) and its own checks pass (absolute paths,
+/// old_string ≠ new_string, a timeout in range, a pattern that compiles).
+#[test]
+fn every_example_is_an_input_the_tool_takes() {
+    let r = registry();
+    let ctx = ToolContext::new(std::env::temp_dir(), "s", "t", CancellationToken::new());
+    let mut seen = 0;
+    for def in r.definitions() {
+        let tool = r.get(&def.name).unwrap();
+        for example in def
+            .extra
+            .get(INPUT_EXAMPLES)
+            .and_then(|e| e.as_array())
+            .into_iter()
+            .flatten()
+        {
+            tool.check_input(example).unwrap();
+            tool.tool
+                .validate(example, &ctx)
+                .unwrap_or_else(|e| panic!("{}: {example}: {e}", def.name));
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 7);
 }

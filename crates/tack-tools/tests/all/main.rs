@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod bash;
+mod declared;
 mod definitions;
 mod files;
 mod notebook;

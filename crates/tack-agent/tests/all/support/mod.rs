@@ -31,6 +31,8 @@ pub struct Setup {
     >,
     /// Hooks for both the pipeline and the loop.
     pub hooks: Option<Arc<tack_agent::hooks::HookRunner>>,
+    /// Tools registered besides the fixture tools.
+    pub tools: Vec<Arc<dyn tack_tool::Tool>>,
 }
 
 impl Default for Setup {
@@ -42,6 +44,7 @@ impl Default for Setup {
             tool_timeout: None,
             customize: None,
             hooks: None,
+            tools: Vec::new(),
         }
     }
 }
@@ -72,6 +75,9 @@ pub async fn harness_with(steps: Vec<Step>, setup: Setup) -> Harness {
     .expect("provider");
     let mut registry = ToolRegistry::new();
     tack_testkit::tools::register_fixture_tools(&mut registry).unwrap();
+    for tool in setup.tools {
+        registry.register(tool).unwrap();
+    }
     let events: Arc<Mutex<Vec<SessionEvent>>> = Arc::default();
     let sink = Arc::clone(&events);
     let bus = EventBus::new().with(Arc::new(move |e: &SessionEvent| {
