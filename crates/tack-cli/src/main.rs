@@ -128,10 +128,24 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
-            eprintln!("tack: {:#}", failure.error);
+            eprintln!("tack: {}", error_text(&failure.error));
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// The error and its causes, `: `-joined, leaving out a cause whose text is
+/// already said (an error that shows its source in its own message).
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 /// `tack permissions explain SPEC`.
@@ -190,4 +204,35 @@ fn init_logging() {
         .without_time()
         .with_target(false)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    /// An error that shows its source in its own message.
+    #[derive(Debug)]
+    struct Shows(std::io::Error);
+
+    impl std::fmt::Display for Shows {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "invalid settings: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Shows {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_said_once() {
+        let inner = std::io::Error::other("rule `x` is invalid");
+        let error = anyhow::Error::new(Shows(inner)).context("loading");
+        assert_eq!(
+            super::error_text(&error),
+            "loading: invalid settings: rule `x` is invalid"
+        );
+        let plain = anyhow::anyhow!("outer").context("top");
+        assert_eq!(super::error_text(&plain), "top: outer");
+    }
 }

@@ -444,33 +444,11 @@ pub fn chat_body(
     out
 }
 
-/// The key of a tool definition's example inputs (`tack_tool::INPUT_EXAMPLES`).
-const INPUT_EXAMPLES: &str = "input_examples";
-
-/// A tool's `description` as a function gets it: the description, then,
-/// when the tool has example inputs, a last paragraph `Examples:` with one
-/// compact JSON object a line (Chat Completions has no field for them).
-/// `None` when the tool has neither. The same definition always gives the
-/// same text, so the tools part of successive requests stays byte-identical.
+/// A tool's `description` as a function gets it
+/// ([`ToolDefinition::description_with_examples`]: Chat Completions has no
+/// field for example inputs).
 pub fn function_description(tool: &ToolDefinition) -> Option<Cow<'_, str>> {
-    let examples = tool
-        .extra
-        .get(INPUT_EXAMPLES)
-        .and_then(Value::as_array)
-        .filter(|e| !e.is_empty());
-    let Some(examples) = examples else {
-        return tool.description.as_deref().map(Cow::Borrowed);
-    };
-    let mut text = tool.description.clone().unwrap_or_default();
-    if !text.is_empty() {
-        text.push_str("\n\n");
-    }
-    text.push_str("Examples:");
-    for example in examples {
-        text.push('\n');
-        text.push_str(&example.to_string());
-    }
-    Some(Cow::Owned(text))
+    tool.description_with_examples()
 }
 
 /// One message as the chat messages it becomes, joined by commas (empty when

@@ -259,6 +259,49 @@ pub struct ToolDefinition {
     pub extra: Extra,
 }
 
+/// The key of a definition's example inputs, as the Anthropic Messages API
+/// names it; a wire without the field gets them in the description
+/// ([`ToolDefinition::description_with_examples`]).
+pub const INPUT_EXAMPLES: &str = "input_examples";
+
+impl ToolDefinition {
+    /// The description for a wire with no field for example inputs (Chat
+    /// Completions, MCP): the description, then, when the tool has examples,
+    /// a last paragraph `Examples:` with one compact JSON object a line.
+    /// `None` when the tool has neither. The same definition always gives the
+    /// same text, so successive requests stay byte-identical.
+    ///
+    /// ```
+    /// use tack_protocol::ToolDefinition;
+    /// let def: ToolDefinition = serde_json::from_value(serde_json::json!({
+    ///     "name": "t", "description": "Does it.", "input_schema": {"type": "object"},
+    ///     "input_examples": [{"a": 1}]
+    /// })).unwrap();
+    /// assert_eq!(def.description_with_examples().unwrap(), "Does it.\n\nExamples:\n{\"a\":1}");
+    /// ```
+    pub fn description_with_examples(&self) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        let examples = self
+            .extra
+            .get(INPUT_EXAMPLES)
+            .and_then(Value::as_array)
+            .filter(|e| !e.is_empty());
+        let Some(examples) = examples else {
+            return self.description.as_deref().map(Cow::Borrowed);
+        };
+        let mut text = self.description.clone().unwrap_or_default();
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str("Examples:");
+        for example in examples {
+            text.push('\n');
+            text.push_str(&example.to_string());
+        }
+        Some(Cow::Owned(text))
+    }
+}
+
 /// How the model may use tools.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -31,10 +31,8 @@ pub enum RegistryError {
     NotFound(String),
 }
 
-/// The key of a definition's example inputs ([`Tool::input_examples`]), as
-/// the Anthropic Messages API names it; providers without the field get
-/// them in the description.
-pub const INPUT_EXAMPLES: &str = "input_examples";
+/// The key of a definition's example inputs ([`Tool::input_examples`]).
+pub use tack_protocol::INPUT_EXAMPLES;
 
 /// Whether the model is sent a tool's definition.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -15,7 +15,9 @@ pub(crate) const RESULT_META_KEY: &str = "dev.tack/result";
 
 /// A tool as MCP lists it. The input schema is passed through verbatim
 /// (`$schema`, `$defs`, `additionalProperties` included); a tool without a
-/// description is described by its name, since clients require one. A tool
+/// description is described by its name, since clients require one; MCP
+/// has no field for example inputs, so a tool's examples end its
+/// description, as for Chat Completions. A tool
 /// with an output schema ([`tack_tool::Tool::output_schema`]) lists it as
 /// `outputSchema`.
 pub(crate) fn tool(
@@ -23,8 +25,8 @@ pub(crate) fn tool(
     annotations: Option<TackAnnotations>,
     output_schema: Option<Value>,
 ) -> Tool {
-    let description = match def.description {
-        Some(d) if !d.trim().is_empty() => d,
+    let description = match def.description_with_examples() {
+        Some(d) if !d.trim().is_empty() => d.into_owned(),
         _ => def.name.clone(),
     };
     let schema: JsonObject = match def.input_schema {
@@ -164,6 +166,21 @@ mod tests {
             json!({"readOnlyHint": true, "destructiveHint": false,
                    "idempotentHint": true, "openWorldHint": false})
         );
+    }
+
+    #[test]
+    fn examples_end_the_description_since_mcp_has_no_field_for_them() {
+        let mut d = def(Some("Reads."), json!({"type": "object"}));
+        d.extra.insert(
+            tack_protocol::INPUT_EXAMPLES.into(),
+            json!([{"file_path": "/a"}, {"file_path": "/b", "limit": 5}]),
+        );
+        let wire = serde_json::to_value(tool(d, None, None)).unwrap();
+        assert_eq!(
+            wire["description"],
+            "Reads.\n\nExamples:\n{\"file_path\":\"/a\"}\n{\"file_path\":\"/b\",\"limit\":5}"
+        );
+        assert!(wire.get("input_examples").is_none());
     }
 
     #[test]
