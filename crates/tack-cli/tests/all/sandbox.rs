@@ -414,3 +414,65 @@ async fn auto_allow_and_leaving_the_sandbox_headless() {
         "{leave}"
     );
 }
+
+/// A command tool declared in settings runs in the sandbox as Bash's
+/// commands do: an allow rule lets the call run, and the kernel still
+/// stops a write outside the writable roots; the audit names the profile.
+#[tokio::test]
+async fn a_declared_command_tool_runs_in_the_sandbox() {
+    let w = World::new(vec![Step::text("unused")]).await;
+    let outside = w.state.path().join("outside.txt");
+    let inside = w.cwd.path().join("inside.txt");
+    std::fs::create_dir_all(w.cwd.path().join(".tack")).unwrap();
+    std::fs::write(
+        w.cwd.path().join(".tack/settings.local.json"),
+        json!({
+            "tools": {"touch_file": {
+                "description": "Creates an empty file.",
+                "command": ["touch", "--", "{path}"],
+                "inputSchema": {"type": "object", "required": ["path"],
+                                "properties": {"path": {"type": "string"}}},
+                "idempotent": true
+            }},
+            "permissions": {"allow": ["touch_file"]}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let call = |path: &Path| {
+        let mut cmd = w.tack();
+        cmd.args(["tools", "call", "--json", "touch_file"])
+            .arg(json!({ "path": path }).to_string());
+        cmd
+    };
+    let mut blocked = call(&outside);
+    let blocked = tokio::task::spawn_blocking(move || blocked.output().unwrap())
+        .await
+        .unwrap();
+    assert!(!outside.exists(), "the sandbox let the write through");
+    assert_eq!(blocked.status.code(), Some(9), "{}", stdout(&blocked));
+    let report: Value = serde_json::from_str(&stdout(&blocked)).unwrap();
+    assert_eq!(report["outcome"], "failed", "{report}");
+    let said = report["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("Permission denied") || said.contains("Read-only file system"),
+        "{said}"
+    );
+    let mut allowed = call(&inside);
+    let allowed = tokio::task::spawn_blocking(move || allowed.output().unwrap())
+        .await
+        .unwrap();
+    assert!(allowed.status.success(), "{}", super::stderr(&allowed));
+    assert!(inside.exists());
+    let audits: Vec<Value> = std::fs::read_dir(w.sessions_dir())
+        .unwrap()
+        .flat_map(|e| super::read_lines(&e.unwrap().path()))
+        .filter(|e| e["type"] == "tool_result")
+        .collect();
+    assert_eq!(audits.len(), 2);
+    for audit in &audits {
+        let profile = audit["audit"]["sandbox"].as_str().unwrap_or_default();
+        assert!(profile.starts_with("landlock v"), "{audit}");
+        assert_eq!(audit["audit"]["argv"][1], "--", "{audit}");
+    }
+}
