@@ -573,8 +573,9 @@ fn api_key_source(provider: &str, mock: bool) -> String {
 }
 
 /// The first Ctrl-C cancels the run (calls in flight are answered
-/// "interrupted" and the session saved); a second one exits at once.
-async fn watch_ctrl_c(cancel: CancellationToken) {
+/// "interrupted" and the session saved); a second one exits at once. Also
+/// `tack tools call`'s.
+pub(crate) async fn watch_ctrl_c(cancel: CancellationToken) {
     if tokio::signal::ctrl_c().await.is_err() {
         return;
     }

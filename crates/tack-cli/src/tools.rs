@@ -505,21 +505,13 @@ fn waiting(ctx: &ProjectContext) -> Vec<Waiting> {
             let text = std::fs::read_to_string(&file.file).unwrap_or_default();
             file.tools.iter().map(move |tool| Waiting {
                 name: tool.name.clone(),
-                at: match line_of_tool(&text, &tool.name) {
+                at: match tack_session::declared::line_in(&text, &[&tool.name]) {
                     Some(line) => format!("{}:{line}", file.file.display()),
                     None => file.file.display().to_string(),
                 },
             })
         })
         .collect()
-}
-
-/// The line of `"name"` after `"tools"` in a settings file's text.
-fn line_of_tool(text: &str, name: &str) -> Option<usize> {
-    let tools = text.find("\"tools\"")?;
-    let key = serde_json::to_string(name).ok()?;
-    let at = tools + text.get(tools..)?.find(&key)?;
-    Some(text.get(..at)?.matches('\n').count() + 1)
 }
 
 /// `tack tools list`: exit 2 when a declaration has a problem or was
@@ -710,7 +702,7 @@ async fn call(
         })
         .await;
     let cancel = CancellationToken::new();
-    let watch = tokio::spawn(interrupt_on_ctrl_c(cancel.clone()));
+    let watch = tokio::spawn(crate::run::watch_ctrl_c(cancel.clone()));
     let call = ToolCall {
         id: format!("toolu_{}", uuid::Uuid::now_v7().simple()),
         name: name.clone(),
@@ -798,18 +790,5 @@ fn print_result(name: &str, result: &ToolCallResult) {
         eprintln!(
             "tack: the result also holds {other} block(s) that are not text; --json shows them"
         );
-    }
-}
-
-/// The first Ctrl-C stops the call (answered "interrupted", exit 130); a
-/// second one exits at once.
-async fn interrupt_on_ctrl_c(cancel: CancellationToken) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
-    }
-    cancel.cancel();
-    eprintln!("\ntack: interrupting… (press Ctrl-C again to exit at once)");
-    if tokio::signal::ctrl_c().await.is_ok() {
-        std::process::exit(i32::from(exit::INTERRUPTED));
     }
 }

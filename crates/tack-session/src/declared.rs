@@ -144,8 +144,9 @@ fn at(path: &Path, line: Option<usize>) -> String {
 }
 
 /// The line of `"tools"`, then of each of `keys` in turn after it: the
-/// first match of each after the one before.
-fn line_in(text: &str, keys: &[&str]) -> Option<usize> {
+/// first match of each after the one before (`["git_log"]`: the line of
+/// that tool's declaration in a settings file's text).
+pub fn line_in(text: &str, keys: &[&str]) -> Option<usize> {
     let mut at = text.find("\"tools\"")?;
     for key in keys {
         let needle = serde_json::to_string(key).ok()?;

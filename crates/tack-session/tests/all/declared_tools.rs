@@ -20,7 +20,7 @@ use tack_session::{Asked, Headless, Scripted, Session, SessionOptions};
 use tack_testkit::{MockServer, Step};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{Project, audits, client, recorder};
+use crate::support::{Project, audits, client, recorder, result_text};
 
 fn git(root: &Path, args: &[&str]) {
     let status = std::process::Command::new("git")
@@ -75,26 +75,6 @@ fn tools() -> Value {
             "readOnly": true, "cwd": "{project}"
         }
     })
-}
-
-fn result_of(request: &Value, id: &str) -> (String, bool) {
-    let block = request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["tool_use_id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id}"));
-    let text = match &block["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
-    };
-    (text, block["is_error"] == json!(true))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,7 +132,7 @@ async fn the_model_calls_a_declared_tool_and_rules_on_its_argv_decide() {
     assert_eq!(def["input_schema"]["properties"]["limit"]["default"], 20);
 
     // Allowed: two commits, newest first.
-    let (text, is_error) = result_of(&requests[1].body, "l1");
+    let (text, is_error) = result_text(&requests[1].body, "l1");
     assert!(!is_error, "{text}");
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(
@@ -160,17 +140,17 @@ async fn the_model_calls_a_declared_tool_and_rules_on_its_argv_decide() {
         "{text}"
     );
     // Denied by the rule on its argv, which the model is told.
-    let (text, is_error) = result_of(&requests[1].body, "l2");
+    let (text, is_error) = result_text(&requests[1].body, "l2");
     assert!(
         is_error && text.contains("git_log(git log * -- *secret*)"),
         "{text}"
     );
     // A value that would be an option is refused before any rule.
-    let (text, is_error) = result_of(&requests[1].body, "l3");
+    let (text, is_error) = result_text(&requests[1].body, "l3");
     assert!(is_error && text.contains("starts with `-`"), "{text}");
 
     // No rule for git_show: the person is asked, seeing the argv.
-    let (text, is_error) = result_of(&requests[2].body, "s1");
+    let (text, is_error) = result_text(&requests[2].body, "s1");
     assert!(is_error && text.contains("not now"), "{text}");
     let asked = answers.asked();
     let Some(Asked::Permission(prompt)) = asked.iter().find(|a| matches!(a, Asked::Permission(_)))
@@ -246,10 +226,10 @@ esac
         .await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
     let requests = mock.requests();
-    let (text, is_error) = result_of(&requests[1].body, "h1");
+    let (text, is_error) = result_text(&requests[1].body, "h1");
     assert!(!is_error, "{text}");
     assert_eq!(text.lines().count(), 1, "the hook's limit ran: {text}");
-    let (text, is_error) = result_of(&requests[1].body, "h2");
+    let (text, is_error) = result_text(&requests[1].body, "h2");
     assert!(is_error && text.contains("denied"), "{text}");
     let seen = seen.lock().unwrap();
     let audit = audits(&seen);
@@ -310,4 +290,45 @@ async fn a_project_files_tools_wait_for_approval_and_bad_ones_are_named() {
     .await
     .unwrap();
     assert!(session.pipeline().registry().contains("git_log"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_output_meets_the_output_budget() {
+    let p = Project::new();
+    p.local_settings(json!({
+        "tools": {"numbers": {
+            "description": "Prints the numbers from 1 to 50000, one a line.",
+            "command": ["seq", "50000"],
+            "readOnly": true
+        }},
+        "permissions": {"allow": ["numbers"]},
+        "outputBudget": {"tools": {"numbers": 500}}
+    }));
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_uses([("n1", "numbers", json!({}))]),
+        Step::text("done"),
+    ]);
+    let session = Session::assemble(
+        &p.context(),
+        SessionOptions::new("declared-5").interaction(Arc::new(Headless)),
+    )
+    .await
+    .unwrap();
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "count",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let (text, is_error) = result_text(&mock.requests()[1].body, "n1");
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("1\n2\n3\n"), "{text}");
+    assert!(text.contains("output cut to fit the budget"), "{text}");
+    assert!(text.contains("ReadOutput"), "{text}");
+    assert!(text.trim_end().ends_with("50000"), "{text}");
+    assert!(text.len() < 4000, "{}", text.len());
 }

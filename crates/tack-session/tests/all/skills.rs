@@ -12,7 +12,7 @@ use tack_session::{Asked, Headless, Interaction, Scripted, Session, SessionOptio
 use tack_testkit::{MockServer, Step};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{Project, audits, client, recorder};
+use crate::support::{Project, audits, client, recorder, result_text};
 
 /// A project with one skill, `release-notes`, in `.claude/skills`: a
 /// reference file and a script, and allowed-tools that name the script.
@@ -31,27 +31,6 @@ fn project_with_skill() -> Project {
         "echo COUNT-MARKER 42\n",
     );
     p
-}
-
-/// The tool_result text answering `id` in a request body.
-fn result_text(request: &Value, id: &str) -> (String, bool) {
-    let block = request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
-        .find(|b| b["tool_use_id"] == id)
-        .unwrap_or_else(|| panic!("no result for {id} in {request}"));
-    let text = match &block["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        other => other.to_string(),
-    };
-    (text, block["is_error"] == json!(true))
 }
 
 fn tool<'a>(request: &'a Value, name: &str) -> Option<&'a Value> {

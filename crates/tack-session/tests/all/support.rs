@@ -125,3 +125,24 @@ pub fn everything_server() -> (String, String) {
         script.to_string_lossy().into_owned(),
     )
 }
+
+/// The tool_result text answering `id` in a request body.
+pub fn result_text(request: &Value, id: &str) -> (String, bool) {
+    let block = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["tool_use_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id} in {request}"));
+    let text = match &block["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    };
+    (text, block["is_error"] == serde_json::json!(true))
+}
