@@ -536,13 +536,22 @@ pub fn list(dir: &Path) -> Vec<LoadedSession> {
     sessions
 }
 
-/// The most recent conversation started in `cwd`: a session with no
-/// message (`tack mcp serve`, `tack tools call`: calls with no model) is not
-/// one to continue.
+/// The most recent session started in `cwd` (`tack log`'s default).
 pub fn latest_for(dir: &Path, cwd: &str) -> Result<LoadedSession> {
+    latest_where(dir, |s| s.cwd == cwd)
+}
+
+/// The most recent conversation started in `cwd` (`--continue`): a session
+/// with no message (`tack mcp serve`, `tack tools call`: calls with no
+/// model) is not one to continue.
+pub fn latest_conversation_for(dir: &Path, cwd: &str) -> Result<LoadedSession> {
+    latest_where(dir, |s| s.cwd == cwd && !s.messages.is_empty())
+}
+
+fn latest_where(dir: &Path, keep: impl Fn(&LoadedSession) -> bool) -> Result<LoadedSession> {
     list(dir)
         .into_iter()
-        .find(|s| s.cwd == cwd && !s.messages.is_empty())
+        .find(keep)
         .ok_or_else(|| TranscriptError::NothingToContinue {
             dir: dir.to_owned(),
         })
@@ -671,8 +680,9 @@ mod tests {
         TranscriptWriter::open(dir.path(), "calls")
             .unwrap()
             .on_event(&start("calls"));
-        assert_eq!(list(dir.path())[0].session_id, "calls");
-        assert_eq!(latest_for(dir.path(), "/w").unwrap().session_id, "talk");
+        assert_eq!(latest_for(dir.path(), "/w").unwrap().session_id, "calls");
+        let continued = latest_conversation_for(dir.path(), "/w").unwrap();
+        assert_eq!(continued.session_id, "talk");
     }
 
     #[test]

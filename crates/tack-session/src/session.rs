@@ -674,7 +674,9 @@ pub fn find_session(project: &ProjectContext, resume: &Resume) -> Result<LoadedS
     let dir = project.sessions_dir();
     Ok(match resume {
         Resume::Id(id) => transcript::load(&transcript::find(&dir, id)?)?,
-        Resume::Latest => transcript::latest_for(&dir, &project.cwd.to_string_lossy())?,
+        Resume::Latest => {
+            transcript::latest_conversation_for(&dir, &project.cwd.to_string_lossy())?
+        }
     })
 }
 

@@ -489,11 +489,12 @@ fn check_name(name: &str, cx: &LoadContext) -> Result<(), DeclarationError> {
             ),
         });
     }
-    if cx.taken.iter().any(|t| t == name) {
+    // `bash` next to `Bash` would confuse the model and the rules alike.
+    if let Some(taken) = cx.taken.iter().find(|t| t.eq_ignore_ascii_case(name)) {
         return Err(DeclarationError {
             key: None,
             message: format!(
-                "`{name}` is the name of a tool tack already has; choose another name (e.g. `{}_cmd`)",
+                "`{name}` is (or differs only in case from) `{taken}`, a tool tack already has; choose another name (e.g. `{}_cmd`)",
                 name.to_lowercase()
             ),
         });

@@ -475,4 +475,19 @@ async fn a_declared_command_tool_runs_in_the_sandbox() {
         assert!(profile.starts_with("landlock v"), "{audit}");
         assert_eq!(audit["audit"]["argv"][1], "--", "{audit}");
     }
+    // `tack log` says what ran.
+    let session = audits[0]["session_id"].as_str().map(str::to_owned);
+    let mut log = w.tack();
+    log.arg("log");
+    if let Some(id) = session {
+        log.arg(id);
+    }
+    let log = tokio::task::spawn_blocking(move || log.output().unwrap())
+        .await
+        .unwrap();
+    let text = stdout(&log);
+    assert!(
+        text.contains("ran: ") && text.contains("/touch -- "),
+        "{text}"
+    );
 }

@@ -153,6 +153,8 @@ fn every_bad_declaration_names_the_key_and_the_fix() {
     }
     let clash = error_of("Bash", git_log());
     assert!(clash.message.contains("already has"), "{clash}");
+    let clash = error_of("read", git_log());
+    assert!(clash.message.contains("`Read`"), "{clash}");
     let bad_name = error_of("git log", git_log());
     assert!(bad_name.message.contains("not a tool name"), "{bad_name}");
 }
