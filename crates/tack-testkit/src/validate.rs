@@ -112,6 +112,7 @@ pub fn anthropic_request_with_betas(body: &Value, betas: &[String]) -> Check {
     }
     let tool_names = anthropic_tools(obj)?;
     anthropic_tool_choice(obj, &tool_names)?;
+    tool_references(raw_messages, &tool_names)?;
     anthropic_conversation(&messages)?;
     // Breakpoints: where `cache_control` may sit, and how many.
     crate::cache::layout(body)
@@ -245,6 +246,7 @@ fn anthropic_tools(obj: &Map<String, Value>) -> std::result::Result<Vec<String>,
     if !names.iter().all(|n| seen.insert(n.as_str())) {
         return fail("tools: Tool names must be unique.");
     }
+    deferred_tools(tools)?;
     for (n, tool) in tools.iter().enumerate() {
         // Server tools (`{"type": "web_search_20250305", ...}`) carry no schema.
         let kind = tool.get("type").and_then(Value::as_str);
@@ -280,6 +282,71 @@ fn anthropic_tools(obj: &Map<String, Value>) -> std::result::Result<Vec<String>,
         input_examples(n, &names[n], tool)?;
     }
     Ok(names)
+}
+
+/// Client-side tool search (protocols-2.md §2): `defer_loading` is a
+/// boolean; at least one tool stays loaded; at most 10,000 are deferred.
+fn deferred_tools(tools: &[Value]) -> Check {
+    let mut deferred = 0usize;
+    for (n, tool) in tools.iter().enumerate() {
+        match tool.get("defer_loading") {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+            Some(Value::Bool(true)) => deferred += 1,
+            Some(_) => {
+                return fail(format!(
+                    "tools.{n}.defer_loading: Input should be a valid boolean"
+                ));
+            }
+        }
+    }
+    if deferred > 0 && deferred == tools.len() {
+        return fail(
+            "At least one tool must have defer_loading=false. All tools cannot be deferred.",
+        );
+    }
+    if deferred > MAX_DEFERRED_TOOLS {
+        return fail(format!(
+            "tools: at most {MAX_DEFERRED_TOOLS} tools can have defer_loading=true, got {deferred}"
+        ));
+    }
+    Ok(())
+}
+
+/// The most deferred tools one request may carry.
+const MAX_DEFERRED_TOOLS: usize = 10_000;
+
+/// Every `tool_reference` in a `tool_result` names a tool of the request
+/// (the API expands it into that tool's definition).
+fn tool_references(messages: &[Value], tools: &[String]) -> Check {
+    for (i, message) in messages.iter().enumerate() {
+        let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+            continue;
+        };
+        for (j, block) in blocks.iter().enumerate() {
+            if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+                continue;
+            }
+            let Some(inner) = block.get("content").and_then(Value::as_array) else {
+                continue;
+            };
+            for (k, item) in inner.iter().enumerate() {
+                if item.get("type").and_then(Value::as_str) != Some("tool_reference") {
+                    continue;
+                }
+                let Some(name) = item.get("tool_name").and_then(Value::as_str) else {
+                    return fail(format!(
+                        "messages.{i}.content.{j}.tool_result.content.{k}.tool_reference.tool_name: Field required"
+                    ));
+                };
+                if !tools.iter().any(|t| t == name) {
+                    return fail(format!(
+                        "Tool reference '{name}' not found in available tools"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A custom tool's `input_examples`: a list of objects, each valid against

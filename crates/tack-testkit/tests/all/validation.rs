@@ -235,6 +235,50 @@ async fn anthropic_input_examples_must_match_the_input_schema() {
     .await;
 }
 
+/// Client-side tool search: deferred tools and `tool_reference` results are
+/// checked as the API checks them.
+#[tokio::test]
+async fn anthropic_deferred_tools_and_tool_references() {
+    let deferred = |name: &str| {
+        json!({"name": name, "description": "d", "defer_loading": true,
+               "input_schema": {"type": "object"}})
+    };
+    anthropic_rejects(
+        with_tools(json!([deferred("a"), deferred("b")])),
+        "At least one tool must have defer_loading=false. All tools cannot be deferred.",
+    )
+    .await;
+    anthropic_rejects(
+        with_tools(
+            json!([tool("ToolSearch"), {"name": "a", "defer_loading": "yes",
+            "input_schema": {"type": "object"}}]),
+        ),
+        "tools.1.defer_loading: Input should be a valid boolean",
+    )
+    .await;
+    anthropic_accepts(with_tools(json!([tool("ToolSearch"), deferred("a")]))).await;
+
+    let searched = |reference: &str| {
+        json!({
+            "model": "m", "max_tokens": 10,
+            "tools": [tool("ToolSearch"), deferred("get_weather")],
+            "messages": [
+                user("weather?"),
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1",
+                    "name": "ToolSearch", "input": {"query": "weather"}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                    "content": [{"type": "tool_reference", "tool_name": reference}]}]}
+            ]
+        })
+    };
+    anthropic_accepts(searched("get_weather")).await;
+    anthropic_rejects(
+        searched("get_forecast"),
+        "Tool reference 'get_forecast' not found in available tools",
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn anthropic_tool_use_needs_results_in_the_next_message() {
     // Answered by plain text.
@@ -601,6 +645,16 @@ async fn openai_refuses_input_examples_in_a_function_tool() {
         body,
         "Unknown parameter: 'tools[0].input_examples'.",
         json!("tools[0].input_examples"),
+    )
+    .await;
+    // Nor does it know Anthropic's deferred loading: an OpenAI-compatible
+    // request must carry found tools in `tools`, not mark the rest deferred.
+    let mut body = chat_tools(&["Read", "Grep"]);
+    body["tools"][1]["defer_loading"] = json!(true);
+    openai_rejects(
+        body,
+        "Unknown parameter: 'tools[1].defer_loading'.",
+        json!("tools[1].defer_loading"),
     )
     .await;
     // The fields OpenAI knows are taken.
