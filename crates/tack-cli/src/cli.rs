@@ -76,6 +76,10 @@ Examples:
   tack tools call git_log '{\"limit\": 3}'    one call through rules, hooks, budget and audit; no model
   echo '{\"limit\": 3}' | tack tools call git_log -
   tack tools call Read '{\"file_path\": \"/etc/hostname\"}' --allowed-tools Read --json
+  tack tools search \"open a pull request\"    the tools tool search would offer, best first
+  tack tools search \"+label issue github\" --limit 10 --json
+  tack tools search \"send message\" --catalog catalog.json
+  tack tools search --catalog catalog.json --queries queries.jsonl    recall, success@5, MRR, tokens
 
 The session is assembled as tack run assembles it: built-in tools, the
 command tools declared in settings (\"tools\"), MCP servers (approvals apply;
@@ -299,6 +303,37 @@ pub enum ToolsCommand {
         /// not fit the tool's schema exits 15.
         #[arg(default_value = "{}")]
         input: String,
+        #[command(flatten)]
+        session: ToolSessionArgs,
+    },
+    /// Rank the session's tools for a query as tool search does, best
+    /// first: keywords (`+word` required), a server's name or mcp__SERVER
+    /// (only that server's tools; alone, all of them), a tool's exact name
+    /// (always first), or select:A,B (exactly those). --catalog FILE ranks
+    /// a catalog's tools instead: a JSON array of MCP definitions {server,
+    /// name, description, inputSchema}. --json: an array of {server, name,
+    /// tool, score}. With --queries FILE.jsonl (lines {id, query, kind,
+    /// steps: [[{server, name}, …], …]}) prints recall@1/5/10, success@5,
+    /// MRR and the tokens of the top 5 per kind of query (--json: the
+    /// figures, and each query's ranks).
+    Search {
+        /// The query.
+        #[arg(required_unless_present = "queries")]
+        query: Option<String>,
+        /// How many tools to show.
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Rank the tools of this catalog file instead of the session's.
+        #[arg(long, value_name = "FILE")]
+        catalog: Option<PathBuf>,
+        /// Evaluate this set of labelled queries over --catalog.
+        #[arg(
+            long,
+            value_name = "FILE.jsonl",
+            requires = "catalog",
+            conflicts_with = "query"
+        )]
+        queries: Option<PathBuf>,
         #[command(flatten)]
         session: ToolSessionArgs,
     },

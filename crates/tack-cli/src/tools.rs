@@ -33,6 +33,7 @@ use tack_session::{
     SessionOptions, Terminal, UntrustedSettings,
 };
 use tack_tool::{CallOptions, Exposure, Tool, ToolCall, ToolCallResult, ToolHost as _};
+use tack_tools::tool_search::{SearchDoc, ToolIndex, eval};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{ToolSessionArgs, ToolsArgs, ToolsCommand, WireProvider};
@@ -67,6 +68,33 @@ pub async fn run(args: ToolsArgs) -> Result<u8, Failure> {
             input,
             session,
         } => call(cwd, &session, name, &input, json).await,
+        ToolsCommand::Search {
+            query,
+            limit,
+            catalog,
+            queries,
+            session,
+        } => {
+            let docs = match &catalog {
+                Some(file) => eval::read_catalog(file).map_err(Failure::usage)?,
+                None => {
+                    let kept = Arc::new(Kept::default());
+                    let here = Here::quiet(cwd, &session, &kept).await?;
+                    kept.print_except(&[]);
+                    let docs = search_docs(&here);
+                    here.shutdown().await;
+                    docs
+                }
+            };
+            let index = ToolIndex::new(docs);
+            match (queries, query) {
+                (Some(file), _) => evaluate(&index, &file, json),
+                (None, Some(query)) => Ok(search(&index, &query, limit, json)),
+                (None, None) => Err(Failure::usage(anyhow!(
+                    "give a query, or --queries FILE.jsonl with --catalog FILE"
+                ))),
+            }
+        }
     }
 }
 
@@ -791,4 +819,136 @@ fn print_result(name: &str, result: &ToolCallResult) {
             "tack: the result also holds {other} block(s) that are not text; --json shows them"
         );
     }
+}
+
+// ---------------------------------------------------------------------------
+// tack tools search
+
+/// The session's tools as tool search indexes them: every one the model
+/// can see (hidden ones are not searched), an MCP tool with its server and
+/// its name unprefixed.
+fn search_docs(here: &Here) -> Vec<SearchDoc> {
+    let origins = here.origins();
+    let servers = here.servers();
+    here.session
+        .pipeline()
+        .registry()
+        .iter()
+        .filter(|t| t.exposure != Exposure::Hidden)
+        .map(|t| {
+            let def = &t.definition;
+            let source = here.source_of(&origins, &def.name);
+            let server = source
+                .strip_prefix("mcp:")
+                .filter(|s| servers.iter().any(|known| known == s));
+            let own = server
+                .and_then(|s| {
+                    def.name
+                        .strip_prefix(&tack_mcp::client::model_tool_name(s, ""))
+                })
+                .unwrap_or(&def.name);
+            SearchDoc {
+                tool: def.name.clone(),
+                server: server.map(str::to_owned),
+                name: own.to_owned(),
+                description: def.description.clone().unwrap_or_default(),
+                input_schema: def.input_schema.clone(),
+            }
+        })
+        .collect()
+}
+
+/// `tack tools search QUERY`: the ranked tools (none is no error).
+fn search(index: &ToolIndex, query: &str, limit: usize, json: bool) -> u8 {
+    let hits = index.search(query, limit);
+    if json {
+        let rows: Vec<Value> = hits
+            .iter()
+            .map(|h| {
+                let doc = index.doc(h.doc);
+                json!({"server": doc.server, "name": doc.name, "tool": doc.tool, "score": h.score})
+            })
+            .collect();
+        outln!("{}", Value::Array(rows));
+        return exit::OK;
+    }
+    if hits.is_empty() {
+        eprintln!(
+            "tack: no tool of the {} matches {query:?}",
+            plural(index.len(), "tool")
+        );
+        return exit::OK;
+    }
+    let width = hits
+        .iter()
+        .map(|h| index.doc(h.doc).tool.chars().count())
+        .chain(["TOOL".len()])
+        .max()
+        .unwrap_or(0);
+    outln!("{:>4}  {:<width$}  {:>7}  SERVER", "RANK", "TOOL", "SCORE");
+    for (rank, h) in hits.iter().enumerate() {
+        let doc = index.doc(h.doc);
+        outln!(
+            "{:>4}  {:<width$}  {:>7.3}  {}",
+            rank + 1,
+            doc.tool,
+            h.score,
+            doc.server.as_deref().unwrap_or("-")
+        );
+    }
+    exit::OK
+}
+
+/// `tack tools search --catalog FILE --queries FILE.jsonl`: the figures per
+/// kind of query.
+fn evaluate(index: &ToolIndex, file: &Path, json: bool) -> Result<u8, Failure> {
+    let queries = eval::read_queries(file).map_err(Failure::usage)?;
+    let report = eval::evaluate(index, &queries);
+    for name in &report.unknown_tools {
+        eprintln!("tack: the labels name {name}, which is not in the catalog");
+    }
+    if json {
+        let value = serde_json::to_value(&report).map_err(Failure::internal)?;
+        outln!("{value}");
+        return Ok(exit::OK);
+    }
+    outln!(
+        "{:<12} {:>7} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {:>4} {:>8} {:>9} {:>9}",
+        "KIND",
+        "QUERIES",
+        "STEPS",
+        "R@1",
+        "R@5",
+        "R@10",
+        "S@5",
+        "MRR",
+        "TOP",
+        "NONE",
+        "NONE-TOP",
+        "TOKENS@5",
+        "ALL"
+    );
+    for k in &report.kinds {
+        outln!(
+            "{:<12} {:>7} {:>5} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.3} {:>6.2}  {:>4} {:>8.2} {:>9} {:>9}",
+            k.kind,
+            k.queries,
+            k.steps,
+            k.recall_at_1,
+            k.recall_at_5,
+            k.recall_at_10,
+            k.success_at_5,
+            k.mrr,
+            k.top_score,
+            k.none_queries,
+            k.none_top_score,
+            group(k.top5_tokens.round() as u64),
+            group(k.all_tokens)
+        );
+    }
+    Ok(exit::OK)
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }

@@ -46,6 +46,8 @@ mod oauth_server;
 mod sandbox;
 #[path = "all/skills.rs"]
 mod skills;
+#[path = "all/tool_search.rs"]
+mod tool_search;
 #[path = "all/tools.rs"]
 mod tools;
 

@@ -19,6 +19,7 @@ pub mod files;
 pub mod read_output;
 pub mod search;
 pub mod todo;
+pub mod tool_search;
 pub mod web;
 
 /// What the built-in tools need from the session.
