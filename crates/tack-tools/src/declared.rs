@@ -18,8 +18,8 @@
 //! [`Declaration::parse`] checks an entry whole at load (every key, every
 //! placeholder against the schema, the schema itself, the examples, the
 //! executable, resolved once to an absolute path); a mistake names the key
-//! and the fix. The slots are in [`argv`]; running and reading the result
-//! in [`run`].
+//! and the fix. The slots are in `declared/argv.rs`; running and reading the result
+//! in `declared/run.rs`.
 
 mod argv;
 mod run;
@@ -455,7 +455,7 @@ impl Declaration {
         })
     }
 
-    /// The argv a call with `input` runs (argv[0] absolute).
+    /// The argv a call with `input` runs (`argv[0]` absolute).
     pub fn argv(&self, input: &Value) -> Result<Vec<String>, ToolError> {
         let mut argv = vec![self.program.display().to_string()];
         argv.extend(

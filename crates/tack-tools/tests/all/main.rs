@@ -14,5 +14,6 @@ mod files;
 mod notebook;
 mod pdf;
 mod search;
+mod tool_search;
 mod web;
 mod websearch;
