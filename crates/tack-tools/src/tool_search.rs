@@ -34,7 +34,9 @@
 //! is a word like any other: `time` and `memory` are servers too); a tool's
 //! exact name written as an identifier (`create_issue`, `getUser`) anywhere
 //! in the query, or any tool name alone, ranks that tool first. Query
-//! words also find their synonyms (`SYNONYMS`, at a lower weight).
+//! words also find their synonyms (`SYNONYMS`, at a lower weight). A request
+//! of several steps ("read the changelog and post it to Slack") is searched
+//! step by step, and the steps' best tools are taken in turn.
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -370,6 +372,33 @@ impl ToolIndex {
         if let Some(names) = query.trim_start().strip_prefix("select:") {
             return self.select(names);
         }
+        let parts = steps(query);
+        if parts.len() < 2 {
+            return self.search_one(query, limit);
+        }
+        // A request of several steps: the whole request's best tool, then
+        // each step's best tools taken in turn, so every step has a tool
+        // near the top (measured on eval/toolsearch: success@5 0.716 ->
+        // 0.745, the multi-step queries 0.355 -> 0.548).
+        let lists: Vec<Vec<Hit>> = parts.iter().map(|p| self.search_one(p, limit)).collect();
+        let mut out: Vec<Hit> = self.search_one(query, 1);
+        for rank in 0..limit {
+            for list in &lists {
+                if let Some(hit) = list.get(rank)
+                    && !out.iter().any(|h| h.doc == hit.doc)
+                {
+                    out.push(*hit);
+                }
+            }
+            if out.len() >= limit {
+                break;
+            }
+        }
+        out.truncate(limit);
+        out
+    }
+
+    fn search_one(&self, query: &str, limit: usize) -> Vec<Hit> {
         let parsed = self.parse(query);
         let allowed = |d: u32| {
             parsed.servers.is_empty()
@@ -552,6 +581,44 @@ impl ToolIndex {
         parsed.required = parsed.terms.iter().filter(|t| t.required).count();
         parsed
     }
+}
+
+/// The steps of a request that asks for several things in turn ("read the
+/// changelog and post it to Slack", "open the page, then take a
+/// screenshot"): its parts between `then`, `and`, commas and semicolons.
+fn steps(query: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in query.split_whitespace() {
+        let bare = word.trim_end_matches([',', ';']);
+        let lower = bare.to_ascii_lowercase();
+        if lower == "then" || lower == "and" {
+            if !current.trim().is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        if !current.is_empty() {
+            current.push(' ');
+        }
+        current.push_str(bare);
+        if bare.len() < word.len() && !current.trim().is_empty() {
+            parts.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.trim().is_empty() {
+        parts.push(current);
+    }
+    // A part of one word ("issues and PRs") is no step of its own.
+    let words = |p: &str| {
+        p.split_whitespace()
+            .filter(|w| !is_stop_word(&w.to_ascii_lowercase()))
+            .count()
+    };
+    if parts.iter().any(|p| words(p) < 2) {
+        return vec![query.to_owned()];
+    }
+    parts
 }
 
 /// Whether a query word is written as an identifier, not a plain word: it
@@ -974,6 +1041,27 @@ mod tests {
         assert_eq!(
             names(&index, &hits),
             ["mcp__filesystem__list-files", "mcp__filesystem__fs.read"]
+        );
+    }
+
+    #[test]
+    fn a_request_of_several_steps_is_searched_step_by_step() {
+        assert_eq!(
+            steps("open the page, then take a screenshot and save it to a file"),
+            ["open the page", "take a screenshot", "save it to a file"]
+        );
+        // A part of one word is no step: `issues and PRs` is one request.
+        assert_eq!(steps("list issues and PRs"), ["list issues and PRs"]);
+        let index = index();
+        let hits = index.search("read the file and create an issue", 5);
+        let top: Vec<String> = names(&index, &hits).into_iter().take(2).collect();
+        assert!(
+            top.iter().any(|n| n == "mcp__github__create_issue"),
+            "{top:?}"
+        );
+        assert!(
+            top.iter().any(|n| n == "mcp__filesystem__fs.read"),
+            "{top:?}"
         );
     }
 

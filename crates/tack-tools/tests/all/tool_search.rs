@@ -23,10 +23,12 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.716 / 0.736 / 0.586 with the default scoring.
-    assert!(all.success_at_5 >= 0.70, "success@5 {}", all.success_at_5);
-    assert!(all.recall_at_5 >= 0.72, "recall@5 {}", all.recall_at_5);
-    assert!(all.mrr >= 0.57, "MRR {}", all.mrr);
+    // Measured 0.745 / 0.770 / 0.592 with the default ranker.
+    assert!(all.success_at_5 >= 0.73, "success@5 {}", all.success_at_5);
+    assert!(all.recall_at_5 >= 0.75, "recall@5 {}", all.recall_at_5);
+    assert!(all.mrr >= 0.58, "MRR {}", all.mrr);
+    let multi = report.kinds.iter().find(|k| k.kind == "multi").unwrap();
+    assert!(multi.success_at_5 >= 0.5, "multi {}", multi.success_at_5);
     // A search returns well under 1% of the catalog's tokens.
     assert!(
         all.top5_tokens < all.all_tokens as f64 / 100.0,
