@@ -349,7 +349,8 @@ pub enum WireProvider {
     Openai,
 }
 
-/// How `tack tools` assembles its session: the flags of `tack mcp serve`.
+/// How a session without a model is assembled (`tack mcp serve`, `tack
+/// tools`): the permission flags and which tool sources to trust.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ToolSessionArgs {
     #[command(flatten)]
@@ -831,19 +832,10 @@ pub struct ServeArgs {
     #[arg(long, value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
     #[command(flatten)]
-    pub permissions: PermissionArgs,
-    /// Start project MCP servers that were not approved yet.
-    #[arg(long)]
-    pub approve_mcp: bool,
-    /// Let clients load the project's skills without the user's trust.
-    #[arg(long)]
-    pub trust_project_skills: bool,
+    pub session: ToolSessionArgs,
     /// Serve the conformance suite's fixture tools instead of tack's (tests).
     #[arg(long, hide = true)]
     pub conformance_fixtures: bool,
-    /// Add test fixture tools.
-    #[arg(long, hide = true)]
-    pub fixture_tools: bool,
     /// Project directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<std::path::PathBuf>,

@@ -264,21 +264,16 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
     let host: Arc<dyn tack_tool::ToolHost> = if args.conformance_fixtures {
         Arc::new(tack_mcp::server::conformance_fixture_host())
     } else {
-        let ctx = crate::project(args.cwd.as_deref(), &args.permissions)?;
+        let ctx = crate::project(args.cwd.as_deref(), &args.session.permissions)?;
         let session_id = format!("mcp-{}", SessionOptions::new_id());
         let writer =
             tack_agent::transcript::TranscriptWriter::open(&ctx.sessions_dir(), &session_id)
                 .map_err(Failure::internal)?;
         let events = tack_agent::EventBus::new().with(Arc::new(writer));
-        let sources = crate::sources::sources(
-            args.fixture_tools,
-            args.approve_mcp,
-            tack_session::skills::SkillOptions {
-                dedupe: false,
-                trust_project: args.trust_project_skills,
-                ..Default::default()
-            },
-        );
+        let sources = args.session.sources(tack_session::skills::SkillOptions {
+            dedupe: false,
+            ..Default::default()
+        });
         let session = Session::assemble(
             &ctx,
             SessionOptions::new(session_id.clone())

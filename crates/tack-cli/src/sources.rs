@@ -35,6 +35,21 @@ pub fn sources(fixture_tools: bool, approve_mcp: bool, skills: SkillOptions) -> 
     Sources { list, mcp, skills }
 }
 
+impl crate::cli::ToolSessionArgs {
+    /// [`sources`] as these flags ask, the skills as `skills` says but for
+    /// `--trust-project-skills`.
+    pub fn sources(&self, skills: SkillOptions) -> Sources {
+        sources(
+            self.fixture_tools,
+            self.approve_mcp,
+            SkillOptions {
+                trust_project: self.trust_project_skills,
+                ..skills
+            },
+        )
+    }
+}
+
 /// `mcp__server__tool: 3/10 (indexing)`.
 pub fn progress_line(update: &ProgressUpdate) -> String {
     let amount = match update.total {

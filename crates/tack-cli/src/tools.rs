@@ -121,11 +121,7 @@ impl Here {
         session_id: String,
         events: EventBus,
     ) -> Result<Self, Failure> {
-        let skill_options = SkillOptions {
-            trust_project: flags.trust_project_skills,
-            ..Default::default()
-        };
-        let found = crate::sources::sources(flags.fixture_tools, flags.approve_mcp, skill_options);
+        let found = flags.sources(SkillOptions::default());
         let labels = Labels {
             mcp: found.mcp.name().to_owned(),
             skills: found.skills.name().to_owned(),

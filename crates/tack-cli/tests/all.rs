@@ -132,6 +132,36 @@ fn read_lines(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// The Python of the MCP SDK's test clients (crates/tack-mcp/tests/setup.sh).
+fn python() -> PathBuf {
+    let python =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/python/.venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run crates/tack-mcp/tests/setup.sh",
+        python.display()
+    );
+    python
+}
+
+/// The `tack` binary with a private home (its `~/.config/tack` and
+/// `~/.claude`) and state directory, in `cwd`, with no terminal: nothing of
+/// the machine's user, managed or state files reaches it.
+fn isolated_tack(home: &Path, state: &Path, cwd: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+    for var in ["TACK_MANAGED_SETTINGS", "XDG_STATE_HOME", "TACK_LOG"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("HOME", home)
+        .env("TACK_CONFIG_DIR", home.join(".config/tack"))
+        .env("CLAUDE_CONFIG_DIR", home.join(".claude"))
+        .env("TACK_STATE_DIR", state)
+        .env("NO_COLOR", "1")
+        .current_dir(cwd)
+        .stdin(Stdio::null());
+    cmd
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

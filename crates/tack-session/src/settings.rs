@@ -411,11 +411,10 @@ pub(crate) fn read_permissions(
         .flat_map(|tools| tools.keys().cloned())
         .collect();
     let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
-    let mut linted = files.clone();
-    linted.extend(options.cli.settings.iter().cloned());
-    let mut warnings: Vec<String> = tack_policy::lint::check_files(&linted, &declared)?
-        .iter()
-        .map(ToString::to_string)
+    let mut warnings: Vec<String> = tack_policy::lint::check_files(&files, &declared)?
+        .into_iter()
+        .chain(tack_policy::lint::check_files(&options.cli.settings, &declared)?)
+        .map(|w| w.to_string())
         .collect();
     warnings.extend(tack_policy::lint::check_command_line(
         &options.cli,

@@ -5,17 +5,6 @@
 
 use super::*;
 
-fn python() -> PathBuf {
-    let python =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/python/.venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run crates/tack-mcp/tests/setup.sh",
-        python.display()
-    );
-    python
-}
-
 /// Runs client.py against `tack mcp serve` (stdio) in `cwd`, making `calls`
 /// and answering elicitations as `elicit` says (`None`: no elicitation
 /// capability). Returns the client's report and stderr (tack's included).

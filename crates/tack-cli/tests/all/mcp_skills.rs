@@ -194,17 +194,6 @@ async fn tack_run_loads_a_skill_of_its_own_mcp_serve_by_its_server_colon_name() 
     );
 }
 
-fn python() -> PathBuf {
-    let python =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/python/.venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run crates/tack-mcp/tests/setup.sh",
-        python.display()
-    );
-    python
-}
-
 fn prompts_client() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tack-mcp/tests/python/prompts_client.py")
 }

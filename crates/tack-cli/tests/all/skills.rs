@@ -3,7 +3,7 @@
 //! of the real home is read.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -42,19 +42,10 @@ impl Tree {
 
     /// `tack ARGS` in the project.
     fn tack(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        for var in ["TACK_MANAGED_SETTINGS", "XDG_STATE_HOME", "TACK_LOG"] {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", &self.home)
-            .env("TACK_CONFIG_DIR", self.home.join(".config/tack"))
-            .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
-            .env("TACK_STATE_DIR", &self.state)
-            .env("NO_COLOR", "1")
-            .current_dir(&self.project)
-            .stdin(Stdio::null())
-            .args(args);
-        cmd.output().unwrap()
+        super::isolated_tack(&self.home, &self.state, &self.project)
+            .args(args)
+            .output()
+            .unwrap()
     }
 
     /// `tack ARGS --json`, parsed.

@@ -3,7 +3,7 @@
 //! home, config and state directories, so nothing of the real home is read.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -86,19 +86,8 @@ impl Dir {
 
     /// `tack tools search ARGS` in the project, no terminal.
     fn search(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        for var in ["TACK_MANAGED_SETTINGS", "XDG_STATE_HOME", "TACK_LOG"] {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", &self.home)
-            .env("TACK_CONFIG_DIR", self.home.join(".config/tack"))
-            .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
-            .env("TACK_STATE_DIR", self.home.join("state"))
-            .env("NO_COLOR", "1")
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .args(["tools", "search"])
-            .args(args);
+        let mut cmd = super::isolated_tack(&self.home, &self.home.join("state"), &self.root);
+        cmd.args(["tools", "search"]).args(args);
         cmd.output().unwrap()
     }
 

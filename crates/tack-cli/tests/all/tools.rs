@@ -4,7 +4,7 @@
 //! nothing of the real home is read.
 
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -83,19 +83,10 @@ impl Project {
 
     /// `tack ARGS` in the project, no terminal.
     fn tack(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
-        for var in ["TACK_MANAGED_SETTINGS", "XDG_STATE_HOME", "TACK_LOG"] {
-            cmd.env_remove(var);
-        }
-        cmd.env("HOME", &self.home)
-            .env("TACK_CONFIG_DIR", self.home.join(".config/tack"))
-            .env("CLAUDE_CONFIG_DIR", self.home.join(".claude"))
-            .env("TACK_STATE_DIR", &self.state)
-            .env("NO_COLOR", "1")
-            .current_dir(&self.root)
-            .stdin(Stdio::null())
-            .args(args);
-        cmd.output().unwrap()
+        super::isolated_tack(&self.home, &self.state, &self.root)
+            .args(args)
+            .output()
+            .unwrap()
     }
 
     fn settings_file(&self) -> PathBuf {

@@ -50,7 +50,7 @@ use tack_skills::{Fetch, Fetched, Scope, Source};
 
 use super::connection::Connection;
 use super::runtime::{ServerRuntime, lock};
-use super::store::{PinnedFile, PinnedSkill, SkillChange, canonical_json};
+use super::store::{PinnedFile, PinnedSkill, SkillChange, canonical_json, safe_segment};
 
 /// Files a skill may have (the extension's limit for hosts).
 pub const MAX_SKILL_FILES: usize = 512;
@@ -463,21 +463,6 @@ pub fn cache_dir(state_dir: &Path, server: &str, skill: &str, digest: &str) -> P
         .join("mcp")
         .join(safe_segment(server))
         .join(format!("{}-{short}", safe_segment(skill)))
-}
-
-/// A name as one harmless path segment.
-fn safe_segment(name: &str) -> String {
-    let out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() { "_".to_owned() } else { out }
 }
 
 /// A manifest file's path inside the skill's folder, `/`-separated:

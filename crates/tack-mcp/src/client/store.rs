@@ -434,9 +434,9 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-pub(crate) fn cache_path(cache_dir: &Path, server: &ServerConfig) -> PathBuf {
-    let safe: String = server
-        .name
+/// A name as one harmless path segment.
+pub(crate) fn safe_segment(name: &str) -> String {
+    let out: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -446,6 +446,11 @@ pub(crate) fn cache_path(cache_dir: &Path, server: &ServerConfig) -> PathBuf {
             }
         })
         .collect();
+    if out.is_empty() { "_".to_owned() } else { out }
+}
+
+pub(crate) fn cache_path(cache_dir: &Path, server: &ServerConfig) -> PathBuf {
+    let safe = safe_segment(&server.name);
     cache_dir
         .join("mcp-tools")
         .join(format!("{safe}-{}.json", server.config_hash()))
