@@ -108,6 +108,13 @@ pub struct Agent {
     extra: tack_protocol::Extra,
     /// Whether the provider's model listing was asked for the window.
     window_asked: bool,
+    /// The API loads deferred tools itself: every tool is sent, deferred
+    /// ones marked `defer_loading` ([`ToolRegistry::deferring_definitions`]).
+    tool_references: bool,
+    /// With `tool_references`: deferred tools found by a search whose
+    /// reference left the conversation (compacted away, or a conversation
+    /// resumed from a transcript), sent whole from then on.
+    pinned: std::collections::BTreeSet<String>,
 }
 
 /// What a compaction did ([`Agent::compact`]).
@@ -147,6 +154,9 @@ impl Agent {
         if let Some(format) = client.wire_format() {
             conversation.set_format(format);
         }
+        let model = config.model.as_deref().unwrap_or_else(|| client.model());
+        let tool_references = client.tool_references(model);
+        pipeline.set_tool_references(tool_references);
         Self {
             client,
             pipeline,
@@ -161,6 +171,8 @@ impl Agent {
             extra: Default::default(),
             window_asked: false,
             compaction,
+            tool_references,
+            pinned: Default::default(),
         }
     }
 
@@ -177,7 +189,41 @@ impl Agent {
         self.conversation.reset(messages);
         self.session_usage = usage;
         self.session_turns = turns;
+        self.pin_unreferenced();
         self
+    }
+
+    /// With an API that loads deferred tools by reference: the tools found
+    /// before whose reference is no longer in the conversation are sent
+    /// whole (once the prefix is encoded again), so they stay loaded.
+    fn pin_unreferenced(&mut self) {
+        if !self.tool_references {
+            return;
+        }
+        let referenced: std::collections::BTreeSet<&str> = self
+            .conversation
+            .messages()
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult(r) => Some(r),
+                _ => None,
+            })
+            .filter_map(|r| match &r.content {
+                Some(tack_protocol::ToolResultContent::Blocks(blocks)) => Some(blocks),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(ContentBlock::referenced_tool)
+            .collect();
+        let lost: Vec<String> = self
+            .pipeline
+            .registry()
+            .revealed()
+            .into_iter()
+            .filter(|n| !referenced.contains(n.as_str()))
+            .collect();
+        self.pinned.extend(lost);
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -247,15 +293,15 @@ impl Agent {
             self.conversation.format(),
             self.config.system.as_deref(),
             self.pipeline.registry(),
+            self.tool_references,
+            &self.pinned,
         );
     }
 
     /// The encoded size of what every request sends besides the messages:
     /// the system prompt, the tools and the settings.
     fn static_bytes(&self) -> usize {
-        self.prefix.system().map_or(0, |s| s.bytes().len())
-            + self.prefix.tools().map_or(0, |t| t.bytes().len())
-            + 96
+        self.prefix.system().map_or(0, |s| s.bytes().len()) + self.prefix.tools_in_context() + 96
     }
 
     /// The request's settings: every field but the conversation, the system
@@ -800,6 +846,7 @@ impl Agent {
         });
         if summarized > 0 {
             self.conversation.reset(messages);
+            self.pin_unreferenced();
         } else {
             for index in replaced {
                 self.conversation.replace(index, messages[index].clone());

@@ -57,8 +57,9 @@ pub const CLEARED_PREFIX: &str = "[Cleared to save context:";
 pub const COMPACTED_PREFIX: &str = "[This conversation was compacted";
 const TASK_HEADING: &str = "The original task:\n";
 /// Tools whose results compaction keeps whole: a loaded skill's
-/// instructions stay in effect for the rest of the session.
-pub const KEPT_TOOLS: &[&str] = &["Skill"];
+/// instructions stay in effect for the rest of the session, and a tool
+/// search's references keep the tools they loaded loaded.
+pub const KEPT_TOOLS: &[&str] = &["Skill", "ToolSearch"];
 /// How a loaded skill's text begins (the Skill tool's result).
 const SKILL_CONTENT_PREFIX: &str = "<skill_content";
 const SUMMARY_HEADING: &str = "\n\nSummary of the earlier turns:\n";
@@ -969,9 +970,12 @@ mod tests {
     }
 
     #[test]
-    fn anthropic_clearing_keeps_skill_results() {
+    fn anthropic_clearing_keeps_skill_and_tool_search_results() {
         let edits = anthropic_context_management(&CompactionConfig::default(), 200_000);
-        assert_eq!(edits["edits"][0]["exclude_tools"], json!(["Skill"]));
+        assert_eq!(
+            edits["edits"][0]["exclude_tools"],
+            json!(["Skill", "ToolSearch"])
+        );
     }
 
     #[test]

@@ -159,7 +159,13 @@ impl Conversation {
 #[derive(Debug, Default)]
 pub(crate) struct EncodedPrefix {
     system: Option<EncodedSystem>,
-    tools: Option<(Arc<ToolRegistry>, EncodedTools)>,
+    /// The registry encoded, how many deferred tools were sent whole, and
+    /// the encoding.
+    tools: Option<(Arc<ToolRegistry>, usize, EncodedTools)>,
+    /// The bytes of the tools that take room in the model's context: all
+    /// of them, or with an API that loads deferred tools itself, those not
+    /// deferred and those revealed.
+    tools_in_context: usize,
 }
 
 impl EncodedPrefix {
@@ -169,6 +175,8 @@ impl EncodedPrefix {
         format: WireFormat,
         system: Option<&str>,
         registry: Arc<ToolRegistry>,
+        deferring: bool,
+        loaded: &std::collections::BTreeSet<String>,
     ) {
         let same_system = match (&self.system, system) {
             (None, None) => true,
@@ -182,12 +190,26 @@ impl EncodedPrefix {
             self.system =
                 system.map(|text| EncodedSystem::new(format, SystemPrompt::Text(text.to_owned())));
         }
-        let same_tools = self.tools.as_ref().is_some_and(|(held, encoded)| {
-            Arc::ptr_eq(held, &registry) && encoded.format() == format
+        let same_tools = self.tools.as_ref().is_some_and(|(held, pinned, encoded)| {
+            Arc::ptr_eq(held, &registry) && *pinned == loaded.len() && encoded.format() == format
         });
         if !same_tools {
-            let tools = EncodedTools::new(format, registry.definitions());
-            self.tools = Some((registry, tools));
+            let definitions = if deferring {
+                registry.deferring_definitions(loaded)
+            } else {
+                registry.definitions()
+            };
+            let tools = EncodedTools::new(format, definitions);
+            self.tools_in_context = if deferring && registry.has_deferred() {
+                registry
+                    .definitions()
+                    .iter()
+                    .map(|d| serde_json::to_vec(d).map_or(0, |v| v.len() + 1))
+                    .sum()
+            } else {
+                tools.bytes().len()
+            };
+            self.tools = Some((registry, loaded.len(), tools));
         }
     }
 
@@ -195,8 +217,13 @@ impl EncodedPrefix {
         self.system.as_ref()
     }
 
+    /// See the field: what the tools take of the context window, in bytes.
+    pub(crate) fn tools_in_context(&self) -> usize {
+        self.tools_in_context
+    }
+
     pub(crate) fn tools(&self) -> Option<&EncodedTools> {
-        self.tools.as_ref().map(|(_, tools)| tools)
+        self.tools.as_ref().map(|(_, _, tools)| tools)
     }
 }
 

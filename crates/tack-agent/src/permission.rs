@@ -514,6 +514,11 @@ impl PolicyStage {
 
 #[async_trait]
 impl PermissionStage for PolicyStage {
+    fn refuses_outright(&self, tool: &str) -> Option<String> {
+        let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
+        policy.refuses_tool(tool).map(|rule| rule.text.clone())
+    }
+
     async fn decide(
         &self,
         call: &ToolCall,

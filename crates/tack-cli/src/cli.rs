@@ -364,6 +364,9 @@ pub struct ToolSessionArgs {
     /// Add test fixture tools.
     #[arg(long, hide = true)]
     pub fixture_tools: bool,
+    /// Tool search: auto (defer MCP tools over 10% of the window), on, off.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub tool_search: Option<ToolSearchArg>,
 }
 
 #[derive(Debug, Args)]
@@ -542,6 +545,30 @@ pub struct RunArgs {
     /// Registers test fixture tools (Echo, Sleep, SleepExclusive, Fail, Hang).
     #[arg(long, hide = true)]
     pub fixture_tools: bool,
+    /// Tool search: `auto` defers MCP tools when their definitions would
+    /// take over 10% of the context window (the default), `on` always,
+    /// `off` never. Deferred tools are found with the ToolSearch tool.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub tool_search: Option<ToolSearchArg>,
+}
+
+/// `--tool-search`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolSearchArg {
+    Auto,
+    On,
+    Off,
+}
+
+impl ToolSearchArg {
+    pub fn mode(self) -> tack_session::tool_search::ToolSearchMode {
+        use tack_session::tool_search::ToolSearchMode;
+        match self {
+            Self::Auto => ToolSearchMode::Auto,
+            Self::On => ToolSearchMode::On,
+            Self::Off => ToolSearchMode::Off,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

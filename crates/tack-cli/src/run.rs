@@ -44,6 +44,7 @@ struct RunConfig {
     mock: bool,
     approve_mcp: bool,
     trust_project_skills: bool,
+    tool_search: Option<tack_session::tool_search::ToolSearchMode>,
     compact: CompactFlags,
     /// A resumed conversation is waiting for the model (no prompt needed).
     awaits_model: bool,
@@ -189,6 +190,7 @@ impl RunConfig {
             mock: args.mock,
             approve_mcp: args.approve_mcp,
             trust_project_skills: args.trust_project_skills,
+            tool_search: args.tool_search.map(crate::cli::ToolSearchArg::mode),
             compact: CompactFlags {
                 window: args.context_window,
                 threshold: args.compact_threshold,
@@ -293,11 +295,12 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => Arc::new(Printer::new(config.format)),
     };
     let events = EventBus::new().with(Arc::new(writer)).with(printer);
+    let context_window = config.compact.window.or_else(|| {
+        tack_model::pricing::price(config.agent.model.as_deref().unwrap_or(client.model()))
+            .map(|p| p.context_window)
+    });
     let skill_options = tack_session::skills::SkillOptions {
-        context_window: config.compact.window.or_else(|| {
-            tack_model::pricing::price(config.agent.model.as_deref().unwrap_or(client.model()))
-                .map(|p| p.context_window)
-        }),
+        context_window,
         trust_project: config.trust_project_skills,
         ..Default::default()
     };
@@ -321,7 +324,9 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .only_tools(config.tools.clone())
         .interaction(interaction)
         .events(events)
-        .subagents(true);
+        .subagents(true)
+        .tool_search(config.tool_search)
+        .context_window(context_window);
     if let Some(text) = config.system_prompt.take() {
         options = options.system_prompt(text);
     }

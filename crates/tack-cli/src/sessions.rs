@@ -312,6 +312,8 @@ fn read_log(path: &std::path::Path) -> Result<Log, Failure> {
 fn print_rows(log: &Log, depth: usize) {
     let pad = "    ".repeat(depth);
     let mut compactions = log.compactions.iter().peekable();
+    // Tools found by a search so far: a later call of one says so.
+    let mut found: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (ts, id, name, outcome, _, duration_ms, audit) in &log.rows {
         while let Some((_, line, _)) = compactions.next_if(|(at, _, _)| at <= ts) {
             outln!("{pad}{line}");
@@ -324,7 +326,12 @@ fn print_rows(log: &Log, depth: usize) {
             humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(a.started_ms));
         let input = serde_json::to_string(&a.input).unwrap_or_default();
         let input: String = input.chars().take(160).collect();
-        outln!("{pad}{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms");
+        let discovered = if found.contains(name.as_str()) {
+            "  (found by search)"
+        } else {
+            ""
+        };
+        outln!("{pad}{when}  {name} [{id}]  {outcome:?} in {duration_ms} ms{discovered}");
         outln!("{pad}    input: {input}");
         if !a.rewritten_by.is_empty() {
             outln!("{pad}    rewritten by: {}", a.rewritten_by.join(", "));
@@ -355,6 +362,22 @@ fn print_rows(log: &Log, depth: usize) {
                     skill.allowed_tools.join(" ")
                 );
             }
+        }
+        if let Some(d) = &a.discovery {
+            outln!(
+                "{pad}    searched {:?} over {} deferred tools",
+                d.query,
+                d.searched
+            );
+            if d.found.is_empty() {
+                outln!("{pad}    found nothing");
+            } else {
+                outln!("{pad}    found: {}", d.found.join(", "));
+            }
+            if !d.loaded.is_empty() {
+                outln!("{pad}    loaded: {}", d.loaded.join(", "));
+            }
+            found.extend(d.found.iter().map(String::as_str));
         }
         if let Some(how) = a.interrupted {
             outln!("{pad}    interrupted: {}", how.as_str());

@@ -146,7 +146,8 @@ impl Here {
             )
             .interaction(interaction)
             .events(events)
-            .subagents(true);
+            .subagents(true)
+            .tool_search(flags.tool_search.map(crate::cli::ToolSearchArg::mode));
         let session = Session::assemble(&ctx, options).await?;
         Ok(Self {
             ctx,

@@ -232,6 +232,10 @@ impl ModelClient for AnthropicClient {
         &self.config.model
     }
 
+    fn tool_references(&self, model: &str) -> bool {
+        supports_tool_references(model)
+    }
+
     async fn complete(
         &self,
         request: &MessagesRequest,
@@ -556,6 +560,30 @@ fn apply_delta(block: &mut Block, delta: &Value, sink: &dyn EventSink) {
     }
 }
 
+/// Whether `model` takes `defer_loading` tools and `tool_reference` blocks:
+/// the 4.5 generation and later. A name tack does not recognise (a proxy's
+/// alias, a newer family) is taken to: the API says so plainly if not.
+pub fn supports_tool_references(model: &str) -> bool {
+    let Some(rest) = model.strip_prefix("claude-") else {
+        return true;
+    };
+    if rest.starts_with('3') || rest.starts_with("instant") || rest.starts_with('2') {
+        return false;
+    }
+    // claude-<family>-<major>[-<minor>][-<date>]
+    let mut numbers = rest
+        .split('-')
+        .skip_while(|p| !p.chars().all(|c| c.is_ascii_digit()))
+        .filter(|p| p.len() < 8)
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    match (numbers.next(), numbers.next()) {
+        (Some(major), _) if major > 4 => true,
+        (Some(4), Some(minor)) => minor >= 5,
+        (Some(4), None) => false,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -737,6 +765,36 @@ mod tests {
                 "{cut}: {err:?}"
             );
             assert!(err.to_string().contains("message_stop"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tool_reference_tests {
+    use super::supports_tool_references as yes;
+
+    #[test]
+    fn the_45_generation_and_later_take_tool_references() {
+        for model in [
+            "claude-sonnet-4-5",
+            "claude-sonnet-4-5-20250929",
+            "claude-opus-4-5",
+            "claude-haiku-4-5",
+            "claude-opus-4-6",
+            "claude-sonnet-5",
+            "claude-opus-5-1-20261001",
+            "some-proxy-alias",
+        ] {
+            assert!(yes(model), "{model}");
+        }
+        for model in [
+            "claude-sonnet-4-20250514",
+            "claude-opus-4-1-20250805",
+            "claude-opus-4-0",
+            "claude-3-7-sonnet-20250219",
+            "claude-3-5-haiku-latest",
+        ] {
+            assert!(!yes(model), "{model}");
         }
     }
 }

@@ -859,9 +859,17 @@ pub(crate) fn chat_message(
 pub(crate) fn tool_text(result: &ToolResultBlock) -> String {
     let mut text = result.text();
     if let Some(ToolResultContent::Blocks(blocks)) = &result.content {
+        // A tool search's references (a conversation begun on Anthropic's
+        // API): the tools they name are sent as definitions here.
+        for name in blocks.iter().filter_map(ContentBlock::referenced_tool) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("Tool loaded: {name}"));
+        }
         let others = blocks
             .iter()
-            .filter(|b| !matches!(b, ContentBlock::Text(_)))
+            .filter(|b| !matches!(b, ContentBlock::Text(_)) && b.referenced_tool().is_none())
             .count();
         if others > 0 {
             if !text.is_empty() {

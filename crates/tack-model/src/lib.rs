@@ -127,6 +127,13 @@ pub trait ModelClient: Send + Sync {
         sink: &dyn EventSink,
     ) -> Result<ModelTurn, ModelError>;
 
+    /// Whether the API, for `model`, takes tools marked `defer_loading`
+    /// and expands `tool_reference` blocks in tool results into their
+    /// definitions (Anthropic's tool search, client side). Default: no.
+    fn tool_references(&self, _model: &str) -> bool {
+        false
+    }
+
     /// The wire shape this client sends, so a caller can keep its parts
     /// encoded in it ([`encoded`]). `None` (the default): the client takes
     /// [`MessagesRequest`]s only.

@@ -32,6 +32,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "mcpSampling",
     "tools",
     "inputExamples",
+    "toolSearch",
     // Claude Code
     "$schema",
     "env",

@@ -496,6 +496,24 @@ impl Policy {
         &self.index[slot(kind)]
     }
 
+    /// The deny rule that refuses every call of the tool `name`, whatever
+    /// its input: a rule naming the tool whole (`mcp__github__delete_repo`,
+    /// `git_push`), or its MCP server (`mcp__github`, `mcp__github__*`).
+    /// Tool search does not offer such a tool.
+    pub fn refuses_tool(&self, name: &str) -> Option<&Rule> {
+        let whole = self.tool_rule(Verdict::Deny, &[name]);
+        let server = if name.starts_with("mcp__") {
+            self.mcp_rule(Verdict::Deny, name)
+        } else {
+            None
+        };
+        whole
+            .into_iter()
+            .chain(server)
+            .min()
+            .and_then(|i| self.rules.get(i))
+    }
+
     /// First whole-tool rule of `kind` for any of `tools`.
     pub(crate) fn tool_rule(&self, kind: Verdict, tools: &[&str]) -> Option<usize> {
         let idx = self.kind(kind);

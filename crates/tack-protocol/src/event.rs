@@ -189,6 +189,25 @@ pub struct AuditRecord {
     /// The exact argv a command tool ran (argv\[0\] absolute).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub argv: Option<Vec<String>>,
+    /// What a tool search found and loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<Discovery>,
+}
+
+/// A tool search as its audit record says: the query, the tools it
+/// returned (best first) and those whose definitions it loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Discovery {
+    pub query: String,
+    /// The tools returned, as the model calls them, best first.
+    #[serde(default)]
+    pub found: Vec<String>,
+    /// Those loaded by this search (the others were loaded before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded: Vec<String>,
+    /// How many deferred tools the search ranked.
+    #[serde(default)]
+    pub searched: usize,
 }
 
 /// A skill loaded by a call, as its audit record says: an evaluation

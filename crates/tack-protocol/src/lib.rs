@@ -24,8 +24,8 @@ mod event;
 pub mod exit;
 pub mod suggest;
 pub use event::{
-    AuditDecision, AuditRecord, Caller, Interruption, RunStatus, SessionEvent, SkillLoad,
-    ToolOutcome, Verdict,
+    AuditDecision, AuditRecord, Caller, Discovery, Interruption, RunStatus, SessionEvent,
+    SkillLoad, ToolOutcome, Verdict,
 };
 
 /// Fields tack does not model, kept so they survive a round trip.
@@ -127,6 +127,26 @@ impl ContentBlock {
             text: text.into(),
             extra: Extra::new(),
         })
+    }
+
+    /// A `tool_reference` block: in a tool result, it loads the named
+    /// `defer_loading` tool's definition (Anthropic's tool search).
+    pub fn tool_reference(name: impl Into<String>) -> Self {
+        ContentBlock::Unknown(
+            serde_json::json!({"type": "tool_reference", "tool_name": name.into()}),
+        )
+    }
+
+    /// The tool a `tool_reference` block names.
+    pub fn referenced_tool(&self) -> Option<&str> {
+        match self {
+            ContentBlock::Unknown(v)
+                if v.get("type").and_then(Value::as_str) == Some("tool_reference") =>
+            {
+                v.get("tool_name").and_then(Value::as_str)
+            }
+            _ => None,
+        }
     }
 
     /// The `type` this block has on the wire.

@@ -55,6 +55,7 @@ pub mod skills;
 pub mod sources;
 pub mod subagent;
 mod terminal;
+pub mod tool_search;
 mod trust;
 
 pub use error::{Error, Result};

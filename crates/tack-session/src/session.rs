@@ -28,6 +28,7 @@ use crate::sources::{
     Builtins, RustTools, SourceContext, ToolSource, default_sources, source_error,
 };
 use crate::subagent::{Link, Wiring};
+use crate::tool_search::{Deferral, DeferralReport, ToolSearchMode};
 
 /// What a session is assembled from.
 pub struct SessionOptions {
@@ -47,6 +48,12 @@ pub struct SessionOptions {
     /// Whether the session has the Agent tool (sub-agents; see
     /// [`crate::subagent`]). Default: no.
     pub subagents: bool,
+    /// Tool search's mode, over the settings' (`--tool-search`).
+    pub tool_search: Option<ToolSearchMode>,
+    /// The context window of the model the session will talk to, when
+    /// known: `auto` tool search measures the MCP tools against it
+    /// (default: the `compaction.contextWindow` setting, else 200,000).
+    pub context_window: Option<u64>,
 }
 
 impl SessionOptions {
@@ -62,7 +69,22 @@ impl SessionOptions {
             prompt: PromptOptions::default(),
             environment: None,
             subagents: false,
+            tool_search: None,
+            context_window: None,
         }
+    }
+
+    /// Tool search's mode, over what the settings say (`--tool-search`).
+    pub fn tool_search(mut self, mode: Option<ToolSearchMode>) -> Self {
+        self.tool_search = mode;
+        self
+    }
+
+    /// The context window of the session's model (for `auto` tool
+    /// search's share of it).
+    pub fn context_window(mut self, window: Option<u64>) -> Self {
+        self.context_window = window;
+        self
     }
 
     /// Adds the Agent tool: sub-agents from the agent definitions of the
@@ -157,6 +179,8 @@ pub struct Session {
     compaction: tack_agent::CompactionConfig,
     /// What [`Session::client_pipeline`] builds a client's tools from.
     recipe: ClientRecipe,
+    /// What tool search deferred.
+    tool_search: DeferralReport,
     /// The Agent tool's way to the session's loop, when it has one.
     subagents: Option<Arc<Link>>,
 }
@@ -252,6 +276,8 @@ impl Session {
             prompt,
             environment,
             subagents,
+            tool_search,
+            context_window,
         } = options;
         let approved;
         let project = if project.settings.unapproved.is_empty() {
@@ -305,8 +331,32 @@ impl Session {
         for warning in apply_input_examples(&mut registry, &settings.input_examples) {
             interaction.notice(&warning);
         }
-        if let Some(names) = only_tools {
+        if let Some(mut names) = only_tools {
+            // ToolSearch joins below when something is deferred.
+            names.retain(|n| n.trim() != tack_tools::tool_search::tool::NAME);
             keep_only(&mut registry, &names)?;
+        }
+        let mut deferral = Deferral::new(&settings.tool_search, tool_search, &settings.mcp_servers);
+        let window = context_window
+            .or(settings.compaction.context_window)
+            .unwrap_or(DEFAULT_WINDOW);
+        let tool_search = deferral.apply(&mut registry, window);
+        let searchable = registry.has_deferred();
+        if searchable {
+            let refused = |name: &str| policy.refuses_tool(name).is_some();
+            let search = tack_tools::tool_search::tool::ToolSearch::new(&registry, &refused);
+            if let Err(e) = registry.register(Arc::new(search)) {
+                interaction.notice(&format!("the ToolSearch tool was left out: {e}"));
+            }
+        }
+        if tool_search.deferred > 0 {
+            tracing::info!(
+                "tool search defers {} tools (~{} tokens); MCP tools ~{} tokens, threshold {}",
+                tool_search.deferred,
+                tool_search.deferred_tokens,
+                tool_search.mcp_tokens,
+                tool_search.threshold_tokens
+            );
         }
         let environment = environment.unwrap_or_else(|| {
             let additional = policy
@@ -386,9 +436,12 @@ impl Session {
                 prompt: prompt_options.clone(),
             });
         }
+        // Tools that join later are deferred as the session decided, when
+        // there is a ToolSearch to find them.
+        let later = searchable.then_some(deferral);
         for source in &sources {
             if let Some(updates) = source.updates() {
-                follow(updates, &pipeline);
+                follow(updates, &pipeline, later.clone());
             }
         }
         Ok(Session {
@@ -404,7 +457,13 @@ impl Session {
             compaction: settings.compaction.config(Some(artifacts.clone())),
             recipe,
             subagents: link,
+            tool_search,
         })
+    }
+
+    /// What tool search deferred when the session was assembled.
+    pub fn tool_search(&self) -> &DeferralReport {
+        &self.tool_search
     }
 
     /// A pipeline for one client of a shared server (`tack mcp serve
@@ -550,6 +609,13 @@ impl Session {
         for source in &self.sources {
             source.resumed(&loaded.messages);
         }
+        // The deferred tools the conversation had loaded stay loaded.
+        let registry = self.pipeline.registry();
+        if registry.has_deferred() {
+            let loaded_before = crate::tool_search::loaded_in(&loaded.messages);
+            let names: Vec<&str> = loaded_before.iter().map(String::as_str).collect();
+            self.pipeline.reveal(&names);
+        }
         let mut messages = loaded.messages.clone();
         if let Some(fix) = transcript::repair(loaded) {
             self.events.emit(&SessionEvent::Message {
@@ -652,8 +718,13 @@ fn output_budget(project: &ProjectContext, store: Arc<ArtifactStore>) -> OutputB
     budget
 }
 
-/// New tools of a source join the session; none is ever removed.
-fn follow(updates: crate::sources::ToolUpdates, pipeline: &Pipeline) {
+/// The context window assumed for `auto` tool search when the model's is
+/// not known.
+const DEFAULT_WINDOW: u64 = 200_000;
+
+/// New tools of a source join the session (deferred as `deferral` says);
+/// none is ever removed.
+fn follow(updates: crate::sources::ToolUpdates, pipeline: &Pipeline, deferral: Option<Deferral>) {
     let crate::sources::ToolUpdates { mut changed, tools } = updates;
     let weak = pipeline.downgrade();
     tokio::spawn(async move {
@@ -661,7 +732,12 @@ fn follow(updates: crate::sources::ToolUpdates, pipeline: &Pipeline) {
             let Some(pipeline) = weak.upgrade() else {
                 break;
             };
-            for name in pipeline.add_tools(tools()) {
+            let exposure = |name: &str| {
+                deferral
+                    .as_ref()
+                    .map_or(tack_tool::Exposure::Direct, |d| d.exposure(name))
+            };
+            for name in pipeline.add_tools_as(tools(), &exposure) {
                 tracing::info!("tool {name} is now available");
             }
         }

@@ -296,6 +296,9 @@ pub struct SessionSettings {
     /// Example inputs for tools of the session, by tool name
     /// (`inputExamples` of every file; see [`ToolExamples`]).
     pub input_examples: BTreeMap<String, ToolExamples>,
+    /// What tool search defers (`toolSearch` of every file, and
+    /// `ENABLE_TOOL_SEARCH`; see [`crate::tool_search`]).
+    pub tool_search: crate::tool_search::ToolSearchSettings,
     /// MCP servers that may use the session's model (`mcpSampling` of the
     /// user, local, command-line and managed files; a project file cannot
     /// grant it), by server name.
@@ -350,10 +353,13 @@ impl SessionSettings {
         let (sandbox, sandbox_warnings) =
             crate::sandbox_settings::sandbox(&permissions, project_root, home.as_deref());
         let (input_examples, examples_warnings) = input_examples(&permissions);
+        let (tool_search, tool_search_warnings) =
+            crate::tool_search::tool_search(&permissions, |name| std::env::var(name).ok());
         let mut warnings = compaction_warnings;
         warnings.extend(sampling_warnings);
         warnings.extend(sandbox_warnings);
         warnings.extend(examples_warnings);
+        warnings.extend(tool_search_warnings);
         Ok(Self {
             permissions,
             hooks,
@@ -365,6 +371,7 @@ impl SessionSettings {
             web_search,
             mcp_sampling,
             input_examples,
+            tool_search,
             unapproved: Vec::new(),
             warnings,
         })
@@ -413,7 +420,10 @@ pub(crate) fn read_permissions(
     let declared: Vec<&str> = declared.iter().map(String::as_str).collect();
     let mut warnings: Vec<String> = tack_policy::lint::check_files(&files, &declared)?
         .into_iter()
-        .chain(tack_policy::lint::check_files(&options.cli.settings, &declared)?)
+        .chain(tack_policy::lint::check_files(
+            &options.cli.settings,
+            &declared,
+        )?)
         .map(|w| w.to_string())
         .collect();
     warnings.extend(tack_policy::lint::check_command_line(

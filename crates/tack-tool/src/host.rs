@@ -14,7 +14,7 @@ use serde_json::Value;
 use tack_protocol::{Caller, ToolDefinition, ToolOutcome, ToolResultBlock};
 use tokio_util::sync::CancellationToken;
 
-use crate::{CallAsker, ProgressSink, ToolAnnotations};
+use crate::{CallAsker, ProgressSink, ToolAnnotations, ToolRegistry};
 
 /// How deep calls may nest through host handles (a tool calling a tool
 /// calling a tool…). Deeper calls are refused, so a tool that calls itself
@@ -105,6 +105,30 @@ pub trait ToolHost: Send + Sync {
     }
     /// Runs one call; never fails: errors are `is_error` results.
     async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult;
+    /// The session's tools now, with their exposure (tool search builds its
+    /// index over the `Deferred` ones). Default: none.
+    fn registry(&self) -> Option<Arc<ToolRegistry>> {
+        None
+    }
+    /// Whether a deny rule refuses every call of this tool, whatever its
+    /// input: such a tool is not offered by search. Default: no.
+    fn refused_outright(&self, _name: &str) -> bool {
+        false
+    }
+    /// Starts sending these `Deferred` tools' definitions (a search found
+    /// them); returns the names newly revealed. Default: none.
+    fn reveal(&self, _names: &[&str]) -> Vec<String> {
+        Vec::new()
+    }
+    /// Whether the model's API expands `tool_reference` blocks in a tool
+    /// result into the named `defer_loading` tools' definitions (Anthropic's
+    /// Messages API): a search then answers with references, and every
+    /// deferred tool is in the request's tools marked `defer_loading`.
+    /// Otherwise a search answers in text and the definitions it found join
+    /// the request's tools. Default: no.
+    fn tool_references(&self) -> bool {
+        false
+    }
 }
 
 /// A tool's way back to its host, bound to the call it was handed to: calls
@@ -152,6 +176,29 @@ impl HostHandle {
             .as_ref()
             .map(|h| h.definitions())
             .unwrap_or_default()
+    }
+
+    /// The host's tools now ([`ToolHost::registry`]).
+    pub fn registry(&self) -> Option<Arc<ToolRegistry>> {
+        self.host.as_ref().and_then(|h| h.registry())
+    }
+
+    /// [`ToolHost::refused_outright`].
+    pub fn refused_outright(&self, name: &str) -> bool {
+        self.host.as_ref().is_some_and(|h| h.refused_outright(name))
+    }
+
+    /// [`ToolHost::reveal`].
+    pub fn reveal(&self, names: &[&str]) -> Vec<String> {
+        self.host
+            .as_ref()
+            .map(|h| h.reveal(names))
+            .unwrap_or_default()
+    }
+
+    /// [`ToolHost::tool_references`].
+    pub fn tool_references(&self) -> bool {
+        self.host.as_ref().is_some_and(|h| h.tool_references())
     }
 
     /// Calls another tool through the host's pipeline. `cancel` should be

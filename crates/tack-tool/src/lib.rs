@@ -62,8 +62,8 @@ pub use ask::{CallAsker, PermissionQuestion, PermissionReply};
 pub use host::{CallOptions, HostHandle, MAX_NESTING, ToolCall, ToolCallResult, ToolHost};
 pub use output::{OutputBehaviour, OutputCut, floor_char};
 pub use registry::{
-    Exposure, INPUT_EXAMPLES, RegisteredTool, RegistryError, ToolRegistry, definition_hash,
-    drop_nulls,
+    DEFER_LOADING, Exposure, INPUT_EXAMPLES, RegisteredTool, RegistryError, ToolRegistry,
+    definition_hash, drop_nulls,
 };
 
 /// What a tool call knows about where it runs.
@@ -403,6 +403,11 @@ pub trait Tool: Send + Sync + 'static {
     /// The skill the call `tool_use_id` loaded, for its audit record (asked
     /// after the call ran). `None` for every tool but Skill.
     fn skill_load(&self, _tool_use_id: &str) -> Option<tack_protocol::SkillLoad> {
+        None
+    }
+    /// What the search call `tool_use_id` found, for its audit record
+    /// (asked after the call ran). `None` for every tool but ToolSearch.
+    fn discovery(&self, _tool_use_id: &str) -> Option<tack_protocol::Discovery> {
         None
     }
     /// The program and arguments a call with `input` would run, for a tool

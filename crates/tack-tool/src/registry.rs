@@ -34,6 +34,9 @@ pub enum RegistryError {
 /// The key of a definition's example inputs ([`Tool::input_examples`]).
 pub use tack_protocol::INPUT_EXAMPLES;
 
+/// The key that marks a deferred tool in an Anthropic request.
+pub const DEFER_LOADING: &str = "defer_loading";
+
 /// Whether the model is sent a tool's definition.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Exposure {
@@ -332,6 +335,71 @@ impl ToolRegistry {
         true
     }
 
+    /// Makes a `Direct` tool `Deferred` (found by search; not sent until
+    /// revealed), when a session decides what to defer before its first
+    /// request. Returns whether it changed: false when the tool is unknown
+    /// or not `Direct`.
+    pub fn defer(&mut self, name: &str) -> bool {
+        let Some(&i) = self.index.get(name) else {
+            return false;
+        };
+        if self.tools[i].exposure != Exposure::Direct {
+            return false;
+        }
+        let old = &self.tools[i];
+        self.tools[i] = Arc::new(RegisteredTool {
+            tool: Arc::clone(&old.tool),
+            definition: old.definition.clone(),
+            exposure: Exposure::Deferred,
+            definition_hash: old.definition_hash.clone(),
+            validator: Arc::clone(&old.validator),
+        });
+        self.sent.retain(|&s| s != i);
+        true
+    }
+
+    /// The `Deferred` tools revealed so far, in the order they were.
+    pub fn revealed(&self) -> Vec<String> {
+        self.sent
+            .iter()
+            .map(|&i| &self.tools[i])
+            .filter(|t| t.exposure == Exposure::Deferred)
+            .map(|t| t.definition.name.clone())
+            .collect()
+    }
+
+    /// Whether any tool is `Deferred`.
+    pub fn has_deferred(&self) -> bool {
+        self.tools.iter().any(|t| t.exposure == Exposure::Deferred)
+    }
+
+    /// The definitions for an API that loads deferred tools itself
+    /// (Anthropic's `defer_loading`, expanded by `tool_reference` blocks):
+    /// every tool but `Hidden` ones, in registration order, each `Deferred`
+    /// one marked `"defer_loading": true` (revealed or not: the reference
+    /// in the conversation is what loads it) unless it is in `loaded` (its
+    /// reference left the conversation, e.g. compacted away, so it is sent
+    /// whole). Tools only join at the end, so successive requests' tools
+    /// stay byte-identical while `loaded` does.
+    pub fn deferring_definitions(
+        &self,
+        loaded: &std::collections::BTreeSet<String>,
+    ) -> Vec<ToolDefinition> {
+        self.tools
+            .iter()
+            .filter(|t| t.exposure != Exposure::Hidden)
+            .map(|t| {
+                let mut definition = t.definition.clone();
+                if t.exposure == Exposure::Deferred && !loaded.contains(&definition.name) {
+                    definition
+                        .extra
+                        .insert(DEFER_LOADING.into(), Value::Bool(true));
+                }
+                definition
+            })
+            .collect()
+    }
+
     /// Whether the model is sent this tool's definition now.
     pub fn is_sent(&self, name: &str) -> bool {
         self.index.get(name).is_some_and(|i| self.sent.contains(i))
@@ -574,6 +642,44 @@ mod tests {
         assert_eq!(&after[..before.len() - 1], &before[..before.len() - 1]);
         r.retain_named(&["Later".into(), "A".into()]);
         assert_eq!(names_of(&r.definitions()), ["A", "Later"]);
+    }
+
+    #[test]
+    fn deferring_marks_deferred_tools_and_never_changes_with_a_reveal() {
+        let mut r = ToolRegistry::new();
+        for name in ["A", "Mcp", "B"] {
+            r.register(Arc::new(Named(name))).unwrap();
+        }
+        r.register_as(Arc::new(Named("Inner")), Exposure::Hidden)
+            .unwrap();
+        assert!(!r.has_deferred());
+        assert!(r.defer("Mcp"));
+        assert!(!r.defer("Mcp") && !r.defer("Inner") && !r.defer("Nope"));
+        assert!(r.has_deferred());
+        assert_eq!(names_of(&r.definitions()), ["A", "B"]);
+        let none = std::collections::BTreeSet::new();
+        let deferring = r.deferring_definitions(&none);
+        assert_eq!(names_of(&deferring), ["A", "Mcp", "B"]);
+        assert_eq!(
+            deferring[1].extra.get(DEFER_LOADING),
+            Some(&Value::Bool(true))
+        );
+        assert!(deferring[0].extra.get(DEFER_LOADING).is_none());
+        assert!(r.reveal("Mcp"));
+        assert_eq!(r.revealed(), ["Mcp"]);
+        assert_eq!(
+            r.deferring_definitions(&none),
+            deferring,
+            "a reveal changes nothing here"
+        );
+        let pinned = std::collections::BTreeSet::from(["Mcp".to_owned()]);
+        assert!(
+            r.deferring_definitions(&pinned)[1]
+                .extra
+                .get(DEFER_LOADING)
+                .is_none()
+        );
+        assert_eq!(names_of(&r.definitions()), ["A", "B", "Mcp"]);
     }
 
     #[test]

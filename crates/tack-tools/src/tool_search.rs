@@ -34,14 +34,23 @@
 //! is a word like any other: `time` and `memory` are servers too); a tool's
 //! exact name written as an identifier (`create_issue`, `getUser`) anywhere
 //! in the query, or any tool name alone, ranks that tool first. Query
-//! words also find their synonyms (`SYNONYMS`, at a lower weight). A request
-//! of several steps ("read the changelog and post it to Slack") is searched
-//! step by step, and the steps' best tools are taken in turn.
+//! words also find their synonyms and related words (`synonyms.rs`, at a
+//! lower weight; a tool counts only the best match of each query word).
+//! Values the request passes on — a URL, a file name, an id, quoted text,
+//! the name after `called` — count less than the words of what to do, and
+//! bring the word for their kind (`url`, `file`, `email`). A request of
+//! several steps ("read the changelog and post it to Slack") is searched
+//! step by step (each step with the rest of the request at a lower
+//! weight), and the steps' best tools are taken in turn.
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 pub mod eval;
+mod synonyms;
+pub mod tool;
+
+use synonyms::{RELATED, SYNONYMS};
 
 /// One tool as the index sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,7 +124,9 @@ pub struct FieldScoring {
 
 /// The parameters of the ranking. [`Scoring::default`] (name 3, server 1,
 /// description 1, parameter names 1.5, parameter descriptions 0.5; k1 2;
-/// synonyms on) is what the labelled set in `eval/toolsearch` measured best
+/// synonyms on at 0.7, related words at 0.4; values at 0.5; a step sees
+/// the rest of its request at 0.3) is what the labelled set in
+/// `eval/toolsearch` measured best
 /// (BENCHMARKS.md, "Tool search"); re-measure there before changing it:
 /// `cargo test -p tack-tools --lib tune -- --ignored --nocapture`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -128,8 +139,22 @@ pub struct Scoring {
     /// Light suffix stripping (plurals, -ing, -ed, a final e) on both
     /// sides.
     pub stem: bool,
-    /// Query words also find their synonyms (a fixed table of word groups).
+    /// Query words also find their synonyms and related words (fixed
+    /// tables of word groups).
     pub synonyms: bool,
+    /// How much a synonym of a query word counts against the word itself
+    /// (`find` for `search`), scored at the query word's rarity when the
+    /// catalog has the word.
+    pub synonym_weight: f32,
+    /// The same for a related word (`remember` for `memory`).
+    pub related_weight: f32,
+    /// How much a word of a value counts: a URL, path or file name, e-mail
+    /// address, number or id, quoted text, the name after `called`,
+    /// `named`, `titled`. It finds no synonyms.
+    pub value_weight: f32,
+    /// When a request is searched step by step, how much the words of its
+    /// other steps count in each step's search.
+    pub context_weight: f32,
 }
 
 impl Default for Scoring {
@@ -146,6 +171,10 @@ impl Default for Scoring {
             ],
             stem: true,
             synonyms: true,
+            synonym_weight: 0.7,
+            related_weight: 0.4,
+            value_weight: 0.5,
+            context_weight: 0.3,
         }
     }
 }
@@ -178,6 +207,10 @@ pub struct ToolIndex {
     /// Lowercase names (the model's and the tool's own) to the documents
     /// so named.
     exact: FxHashMap<String, Vec<u32>>,
+    /// A query term to the catalog's terms of its groups in [`SYNONYMS`]
+    /// and [`RELATED`], with the weight each counts at (both stemmed as
+    /// the index stems).
+    synonyms: FxHashMap<Box<str>, Vec<(u32, f32)>>,
 }
 
 impl ToolIndex {
@@ -313,6 +346,7 @@ impl ToolIndex {
                 }
             }
         }
+        let synonyms = synonym_terms(&terms, &scoring);
         Self {
             docs,
             scoring,
@@ -322,6 +356,7 @@ impl ToolIndex {
             server_of,
             servers,
             exact,
+            synonyms,
         }
     }
 
@@ -380,7 +415,13 @@ impl ToolIndex {
         // each step's best tools taken in turn, so every step has a tool
         // near the top (measured on eval/toolsearch: success@5 0.716 ->
         // 0.745, the multi-step queries 0.355 -> 0.548).
-        let lists: Vec<Vec<Hit>> = parts.iter().map(|p| self.search_one(p, limit)).collect();
+        // Each step is searched with the rest of the request at a lower
+        // weight, so "check which alarms fire" after "search CloudWatch
+        // logs" still leans to CloudWatch.
+        let lists: Vec<Vec<Hit>> = parts
+            .iter()
+            .map(|p| self.search_in(p, Some(query), limit))
+            .collect();
         let mut out: Vec<Hit> = self.search_one(query, 1);
         for rank in 0..limit {
             for list in &lists {
@@ -399,7 +440,28 @@ impl ToolIndex {
     }
 
     fn search_one(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let parsed = self.parse(query);
+        self.search_in(query, None, limit)
+    }
+
+    /// Searches `query`; the words of `context` (the whole request a step
+    /// is part of) count too, at [`Scoring::context_weight`].
+    fn search_in(&self, query: &str, context: Option<&str>, limit: usize) -> Vec<Hit> {
+        let mut parsed = self.parse(query);
+        if let Some(context) = context
+            && self.scoring.context_weight > 0.0
+        {
+            let base = parsed.terms.iter().map(|t| t.group + 1).max().unwrap_or(0);
+            for t in self.parse(context).terms {
+                if !parsed.terms.iter().any(|p| p.id == t.id) {
+                    parsed.terms.push(QueryTerm {
+                        required: false,
+                        weight: t.weight * self.scoring.context_weight,
+                        group: base + t.group,
+                        ..t
+                    });
+                }
+            }
+        }
         let allowed = |d: u32| {
             parsed.servers.is_empty()
                 || self.server_of[d as usize].is_some_and(|s| parsed.servers.contains(&s))
@@ -435,17 +497,36 @@ impl ToolIndex {
         };
         let mut touched: Vec<u32> = Vec::new();
         if !parsed.missing_required {
-            for term in &parsed.terms {
-                let idf = self.idf[term.id as usize];
-                for p in &self.postings[term.id as usize] {
-                    let d = p.doc as usize;
+            // A document scores the best of each query word's terms (the
+            // word, its synonyms, its related words), not their sum: a
+            // description that says `create`, `add` and `new` matches
+            // "make" once. (Measured on eval/toolsearch: summing instead
+            // loses 0.03 success@5.)
+            let mut best = vec![0f32; self.docs.len()];
+            let mut seen: Vec<u32> = Vec::new();
+            let mut groups: Vec<u32> = parsed.terms.iter().map(|t| t.group).collect();
+            groups.sort_unstable();
+            groups.dedup();
+            for g in groups {
+                for term in parsed.terms.iter().filter(|t| t.group == g) {
+                    for p in &self.postings[term.id as usize] {
+                        let d = p.doc as usize;
+                        if best[d] == 0.0 {
+                            seen.push(p.doc);
+                        }
+                        best[d] = best[d].max(term.idf * p.weight * term.weight);
+                        if term.required {
+                            required[d] = required[d].saturating_add(1);
+                        }
+                    }
+                }
+                for d in seen.drain(..) {
+                    let d = d as usize;
                     if scores[d] == 0.0 {
-                        touched.push(p.doc);
+                        touched.push(d as u32);
                     }
-                    scores[d] += idf * p.weight * term.weight;
-                    if term.required {
-                        required[d] = required[d].saturating_add(1);
-                    }
+                    scores[d] += best[d];
+                    best[d] = 0.0;
                 }
             }
         }
@@ -502,6 +583,10 @@ impl ToolIndex {
         let mut word_buf = String::new();
         let words: Vec<&str> = query.split_whitespace().collect();
         let alone = words.len() == 1;
+        // Each query word (and the terms it is expanded with) is a group.
+        let mut group = 0u32;
+        let mut in_quote = false;
+        let mut after_name = false;
         for raw in words {
             let (required, raw) = match raw.strip_prefix('+') {
                 Some(rest) => (true, rest),
@@ -510,10 +595,14 @@ impl ToolIndex {
             let trimmed = raw
                 .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
             let trimmed = trimmed.trim_end_matches('.');
+            let value = is_value(trimmed, raw, &mut in_quote, after_name);
             if trimmed.is_empty() {
                 continue;
             }
             let lower = trimmed.to_lowercase();
+            // A tool's own name (`fs.read`) is no value.
+            let value = value && !required && !self.exact.contains_key(&lower);
+            after_name = matches!(lower.as_str(), "called" | "named" | "titled");
             // A tool's name put first: an identifier (`create_issue`,
             // `getUser`, `mcp__github__…`) anywhere, or any name alone; a
             // plain word (`search`, `fetch`) in a sentence is a word.
@@ -533,6 +622,28 @@ impl ToolIndex {
                 }
                 continue;
             }
+            let word_weight = if value {
+                self.scoring.value_weight
+            } else {
+                1.0
+            };
+            if value && let Some(kind) = value_kind(trimmed) {
+                // A URL asks for a tool that takes one, and so on.
+                let mut kind = kind.to_owned();
+                if self.scoring.stem {
+                    stem(&mut kind);
+                }
+                if let Some(&id) = self.terms.get(kind.as_str()) {
+                    group += 1;
+                    parsed.add(QueryTerm {
+                        id,
+                        required: false,
+                        weight: word_weight,
+                        group,
+                        idf: self.idf[id as usize],
+                    });
+                }
+            }
             for_each_word(trimmed, &mut word_buf, |w, buf| {
                 if !required && is_stop_word(w) {
                     return;
@@ -542,38 +653,37 @@ impl ToolIndex {
                 if self.scoring.stem {
                     stem(buf);
                 }
-                match self.terms.get(buf.as_str()) {
-                    Some(&id) => match parsed.terms.iter_mut().find(|t| t.id == id) {
-                        Some(t) => {
-                            t.required |= required;
-                            t.weight = 1.0;
-                        }
-                        None => parsed.terms.push(QueryTerm {
-                            id,
-                            required,
-                            weight: 1.0,
-                        }),
-                    },
+                group += 1;
+                let own = self.terms.get(buf.as_str()).copied();
+                match own {
+                    Some(id) => parsed.add(QueryTerm {
+                        id,
+                        required,
+                        weight: word_weight,
+                        group,
+                        idf: self.idf[id as usize],
+                    }),
                     None if required => parsed.missing_required = true,
                     None => {}
                 }
-                if !required && self.scoring.synonyms {
-                    for group in SYNONYMS.iter().filter(|g| g.contains(&w)) {
-                        for other in group.iter().filter(|o| **o != w) {
-                            let mut syn = (*other).to_owned();
-                            if self.scoring.stem {
-                                stem(&mut syn);
-                            }
-                            if let Some(&id) = self.terms.get(syn.as_str())
-                                && !parsed.terms.iter().any(|t| t.id == id)
-                            {
-                                parsed.terms.push(QueryTerm {
-                                    id,
-                                    required: false,
-                                    weight: SYNONYM_WEIGHT,
-                                });
-                            }
-                        }
+                if required || value || !self.scoring.synonyms {
+                    return;
+                }
+                // A synonym scores at the rarity of the query's own word
+                // when the catalog has it: `find` is rarer in tool
+                // descriptions than `search`, but a user who writes
+                // `find` means `search` as much (measured: success@5
+                // +0.05).
+                let own_idf = own.map(|id| self.idf[id as usize]);
+                for &(id, weight) in self.synonyms.get(buf.as_str()).into_iter().flatten() {
+                    if !parsed.terms.iter().any(|t| t.id == id) {
+                        parsed.terms.push(QueryTerm {
+                            id,
+                            required: false,
+                            weight,
+                            group,
+                            idf: own_idf.unwrap_or(self.idf[id as usize]),
+                        });
                     }
                 }
             });
@@ -621,6 +731,55 @@ fn steps(query: &str) -> Vec<String> {
     parts
 }
 
+/// Whether a query word is a value the request passes on rather than a
+/// word of what to do: quoted text (`in_quote` carries an open quote to
+/// the next words), the word after `called`/`named`/`titled`, a URL, path,
+/// e-mail address or file name, a number, or an id (`WEB-55`, `node-3`, a
+/// commit hash). A short word with a digit (`k8s`, `s3`, `ec2`) is a word.
+fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> bool {
+    const OPEN: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{201c}'];
+    const CLOSE: [char; 5] = ['\'', '"', '`', '\u{2019}', '\u{201d}'];
+    let opens = raw.starts_with(OPEN);
+    let closes = raw
+        .trim_end_matches(['.', ',', '?', '!', ';', ':'])
+        .ends_with(CLOSE);
+    let quoted = *in_quote || opens;
+    if opens && !closes {
+        *in_quote = true;
+    } else if *in_quote && closes {
+        *in_quote = false;
+    }
+    let digits = word.chars().any(|c| c.is_ascii_digit());
+    quoted
+        || after_name
+        || word.contains(['/', '\\', '@', ':'])
+        || (digits
+            && (word.chars().all(|c| c.is_ascii_digit())
+                || word.contains(['-', '_', '.'])
+                || word.len() >= 7))
+        || value_kind(word) == Some("file")
+}
+
+/// The word for the kind of a value, when it is a URL, an e-mail address,
+/// or a file name or path (`notes.txt`, `src/main.rs`).
+fn value_kind(word: &str) -> Option<&'static str> {
+    let extension = word.rsplit_once('.').is_some_and(|(name, ext)| {
+        !name.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && !ext.chars().all(|c| c.is_ascii_digit())
+    });
+    if word.contains("://") || word.to_ascii_lowercase().starts_with("www.") {
+        Some("url")
+    } else if word.contains('@') && word.contains('.') {
+        Some("email")
+    } else if extension || word.contains('/') {
+        Some("file")
+    } else {
+        None
+    }
+}
+
 /// Whether a query word is written as an identifier, not a plain word: it
 /// has `_`, `-`, `.`, a digit, or a capital after a lowercase letter.
 fn is_identifier(word: &str) -> bool {
@@ -655,50 +814,77 @@ struct Parsed {
     exact: Vec<u32>,
 }
 
-#[derive(Debug)]
+impl Parsed {
+    /// Adds a term of the query's own words; one already there (as another
+    /// word's synonym, or with less weight) takes this word's place.
+    fn add(&mut self, term: QueryTerm) {
+        match self.terms.iter_mut().find(|t| t.id == term.id) {
+            Some(t) => {
+                t.required |= term.required;
+                if t.weight < term.weight {
+                    *t = QueryTerm {
+                        required: t.required,
+                        ..term
+                    };
+                }
+            }
+            None => self.terms.push(term),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
 struct QueryTerm {
     id: u32,
     required: bool,
-    /// 1 for a word of the query, less for a word it was expanded with.
+    /// 1 for a word of the query, less for a value's word or a word it was
+    /// expanded with.
     weight: f32,
+    /// The query word it stands for: a document scores the best term of
+    /// each group, not their sum.
+    group: u32,
+    /// The inverse document frequency it scores at: its own, or for a
+    /// synonym the query word's.
+    idf: f32,
 }
 
-/// Words that ask for the same action or thing in tool descriptions, in
-/// groups (stemmed as the index stems): a query word also finds the tools
-/// described with another word of its group, at [`SYNONYM_WEIGHT`].
-const SYNONYMS: &[&[&str]] = &[
-    &[
-        "get", "fetch", "retrieve", "read", "obtain", "download", "load",
-    ],
-    &[
-        "create", "add", "new", "make", "open", "file", "insert", "post",
-    ],
-    &["delete", "remove", "drop", "erase", "destroy", "trash"],
-    &[
-        "update", "edit", "modify", "change", "patch", "set", "rename",
-    ],
-    &["list", "show", "enumerate", "browse", "all"],
-    &[
-        "search", "find", "query", "lookup", "look", "locate", "grep",
-    ],
-    &["send", "post", "message", "write", "reply", "notify"],
-    &["run", "execute", "exec", "start", "launch", "invoke"],
-    &["stop", "kill", "terminate", "cancel", "end"],
-    &["bug", "issue", "ticket", "task", "defect"],
-    &["repo", "repository", "project"],
-    &["folder", "directory", "dir"],
-    &["file", "document", "doc"],
-    &["page", "webpage", "website", "site", "url", "web"],
-    &["image", "screenshot", "picture", "photo", "snapshot"],
-    &["remember", "memory", "store", "save", "note"],
-    &["table", "collection"],
-    &["user", "member", "person", "people", "account"],
-    &["comment", "note", "reply"],
-    &["merge", "pull", "pr", "mr"],
-];
-
-/// How much a word found through [`SYNONYMS`] counts against the query's own.
-const SYNONYM_WEIGHT: f32 = 0.4;
+/// A query term (stemmed) to the catalog's terms of its groups in
+/// [`SYNONYMS`] (at [`Scoring::synonym_weight`]) and [`RELATED`] (at
+/// [`Scoring::related_weight`]); the higher weight where a term is in both.
+fn synonym_terms(
+    terms: &FxHashMap<Box<str>, u32>,
+    scoring: &Scoring,
+) -> FxHashMap<Box<str>, Vec<(u32, f32)>> {
+    let mut out: FxHashMap<Box<str>, Vec<(u32, f32)>> = FxHashMap::default();
+    let stemmed = |w: &str| {
+        let mut w = w.to_owned();
+        if scoring.stem {
+            stem(&mut w);
+        }
+        w
+    };
+    for (table, weight) in [
+        (SYNONYMS, scoring.synonym_weight),
+        (RELATED, scoring.related_weight),
+    ] {
+        for group in table {
+            let members: Vec<String> = group.iter().map(|w| stemmed(w)).collect();
+            for m in &members {
+                let list = out.entry(m.as_str().into()).or_default();
+                for other in members.iter().filter(|o| *o != m) {
+                    let Some(&id) = terms.get(other.as_str()) else {
+                        continue;
+                    };
+                    match list.iter_mut().find(|(t, _)| *t == id) {
+                        Some(e) => e.1 = e.1.max(weight),
+                        None => list.push((id, weight)),
+                    }
+                }
+            }
+        }
+    }
+    out
+}
 
 /// Words that carry nothing in a request for a tool, sorted.
 const STOP_WORDS: &[&str] = &[
@@ -1063,6 +1249,52 @@ mod tests {
             top.iter().any(|n| n == "mcp__filesystem__fs.read"),
             "{top:?}"
         );
+    }
+
+    #[test]
+    fn a_word_finds_its_synonyms() {
+        let index = index();
+        // No tool says `lookup`; Grep says `search`.
+        let hits = index.search("lookup", 5);
+        assert_eq!(names(&index, &hits)[0], "Grep");
+        // `folder` is `directory`.
+        let hits = index.search("files in a folder", 5);
+        assert_eq!(names(&index, &hits)[0], "mcp__filesystem__list-files");
+    }
+
+    #[test]
+    fn values_are_told_from_words() {
+        let value = |w: &str| is_value(w, w, &mut false, false);
+        for w in [
+            "https://example.com/pricing",
+            "notes.txt",
+            "src/main.rs",
+            "ada@example.com",
+            "8812",
+            "WEB-55",
+            "a1b2c3d4",
+        ] {
+            assert!(value(w), "{w}");
+        }
+        for w in ["k8s", "s3", "issue", "getUser"] {
+            assert!(!value(w), "{w}");
+        }
+        assert_eq!(value_kind("https://example.com"), Some("url"));
+        assert_eq!(value_kind("ada@example.com"), Some("email"));
+        assert_eq!(value_kind("notes.txt"), Some("file"));
+        assert_eq!(value_kind("1.31"), None);
+        // Quoted text, and the name after `called`.
+        let mut quote = false;
+        let flags: Vec<bool> = ["post", "'open", "issue'", "now"]
+            .iter()
+            .map(|w| is_value(w.trim_matches('\''), w, &mut quote, false))
+            .collect();
+        assert_eq!(flags, [false, true, true, false]);
+        assert!(is_value("archive", "archive", &mut false, true));
+        // A value's words count less: `called issue` names the listing.
+        let index = index();
+        let hits = index.search("list the files called issue", 5);
+        assert_eq!(names(&index, &hits)[0], "mcp__filesystem__list-files");
     }
 
     #[test]

@@ -84,6 +84,12 @@ pub trait PermissionStage: Send + Sync {
         hook: Option<&HookRuling>,
         dir: Option<&Path>,
     ) -> Permission;
+
+    /// The deny rule that refuses every call of `tool` whatever its input,
+    /// if one does (tool search does not offer that tool). Default: none.
+    fn refuses_outright(&self, _tool: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The default permission stage: everything is allowed.
@@ -230,6 +236,8 @@ struct Shared {
     /// Tokens spent by sub-agents on this pipeline's behalf since the loop
     /// last took them ([`Pipeline::take_delegated_usage`]).
     delegated: std::sync::Mutex<tack_protocol::Usage>,
+    /// The model's API expands `tool_reference` blocks ([`ToolHost::tool_references`]).
+    tool_references: std::sync::atomic::AtomicBool,
 }
 
 /// Builder-style configuration of a [`Pipeline`].
@@ -302,6 +310,7 @@ impl Pipeline {
                 session_id: session_id.into(),
                 events: EventBus::default(),
                 delegated: Default::default(),
+                tool_references: Default::default(),
             },
         }
     }
@@ -335,6 +344,16 @@ impl Pipeline {
     /// the definitions the model saw stay valid and prompt caching holds.
     /// Returns the names added.
     pub fn add_tools(&self, tools: Vec<Arc<dyn tack_tool::Tool>>) -> Vec<String> {
+        self.add_tools_as(tools, &|_| tack_tool::Exposure::Direct)
+    }
+
+    /// [`Pipeline::add_tools`], each with the exposure `exposure` gives its
+    /// name (a deferred one is found by tool search).
+    pub fn add_tools_as(
+        &self,
+        tools: Vec<Arc<dyn tack_tool::Tool>>,
+        exposure: &dyn Fn(&str) -> tack_tool::Exposure,
+    ) -> Vec<String> {
         self.update_registry(|registry| {
             let mut added = Vec::new();
             for tool in tools {
@@ -342,7 +361,7 @@ impl Pipeline {
                 if registry.contains(&name) {
                     continue;
                 }
-                match registry.register(tool) {
+                match registry.register_as(tool, exposure(&name)) {
                     Ok(()) => added.push(name),
                     Err(e) => tracing::warn!("a new tool was left out: {e}"),
                 }
@@ -392,6 +411,7 @@ impl Pipeline {
                 session_id: shared.session_id.clone(),
                 events: shared.events.clone(),
                 delegated: Default::default(),
+                tool_references: Default::default(),
             }),
         }
     }
@@ -419,8 +439,17 @@ impl Pipeline {
                 session_id: shared.session_id.clone(),
                 events,
                 delegated: Default::default(),
+                tool_references: Default::default(),
             }),
         }
+    }
+
+    /// Says whether the model's API expands `tool_reference` blocks (set by
+    /// the loop from its client; [`ToolHost::tool_references`]).
+    pub fn set_tool_references(&self, on: bool) {
+        self.shared
+            .tool_references
+            .store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Where this pipeline's events go.
@@ -491,5 +520,23 @@ impl ToolHost for Pipeline {
 
     async fn call(&self, call: ToolCall, options: CallOptions) -> ToolCallResult {
         self.dispatch(call.into(), options).await
+    }
+
+    fn registry(&self) -> Option<Arc<ToolRegistry>> {
+        Some(Pipeline::registry(self))
+    }
+
+    fn refused_outright(&self, name: &str) -> bool {
+        self.shared.permission.refuses_outright(name).is_some()
+    }
+
+    fn reveal(&self, names: &[&str]) -> Vec<String> {
+        Pipeline::reveal(self, names)
+    }
+
+    fn tool_references(&self) -> bool {
+        self.shared
+            .tool_references
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 }

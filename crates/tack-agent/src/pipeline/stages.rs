@@ -124,6 +124,7 @@ impl Pipeline {
         audit.sandbox = tool.tool.sandbox_profile(&call.input);
         audit.argv = tool.tool.command_line(&call.input);
         audit.skill = tool.tool.skill_load(&call.id);
+        audit.discovery = tool.tool.discovery(&call.id);
         if let Ok(out) = &mut result {
             out.content
                 .extend(hooks.context.iter().map(|c| ContentBlock::text(c.clone())));

@@ -260,3 +260,394 @@ fn bad_files_are_usage_errors_naming_the_file() {
         stderr(&out)
     );
 }
+
+// ---------------------------------------------------------------------------
+// Tool search in a session: deferred MCP tools found, loaded and called,
+// on Anthropic's API (defer_loading + tool_reference) and on an
+// OpenAI-compatible one (definitions appended), against the strict mock.
+
+mod in_a_session {
+    use std::process::Output;
+
+    use serde_json::{Value, json};
+    use tack_testkit::Step;
+
+    use super::super::{World, of_type, python, stderr, stdout};
+
+    /// The labelled set's catalog: the tools real servers listed.
+    fn catalog() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch/catalog.json")
+    }
+
+    /// `.mcp.json` with `servers` of the catalog, each served by the
+    /// Python SDK with the tools it listed (`fixtures/catalog_server.py`).
+    fn mcp_json(w: &World, servers: &[&str], extra: Value) {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/all/fixtures/catalog_server.py");
+        let mut entries = serde_json::Map::new();
+        for server in servers {
+            let mut entry = json!({
+                "command": python(),
+                "args": [script, catalog(), server],
+            });
+            if let Some(more) = extra.get(*server).and_then(Value::as_object) {
+                entry.as_object_mut().unwrap().extend(more.clone());
+            }
+            entries.insert((*server).to_owned(), entry);
+        }
+        std::fs::write(
+            w.cwd.path().join(".mcp.json"),
+            json!({"mcpServers": entries}).to_string(),
+        )
+        .unwrap();
+    }
+
+    async fn run(w: &World, args: &[&str]) -> Output {
+        let mut cmd = w.tack();
+        cmd.args([
+            "run",
+            "--approve-mcp",
+            "--permission-mode",
+            "bypassPermissions",
+        ])
+        .args(args);
+        tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap()
+    }
+
+    fn openai(w: &World) -> Vec<String> {
+        [
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-test",
+            "--base-url",
+            &w.mock.url(),
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    }
+
+    /// The bytes of the request's `tools` array, as sent.
+    fn tools_bytes(raw: &str) -> &str {
+        let start = raw.find("\"tools\":[").expect("tools") + "\"tools\":".len();
+        let bytes = raw.as_bytes();
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for (i, &b) in bytes.iter().enumerate().skip(start) {
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => depth += 1,
+                b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return &raw[start..=i];
+                    }
+                }
+                _ => {}
+            }
+        }
+        panic!("unterminated tools array")
+    }
+
+    fn names(body: &Value) -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                t["name"]
+                    .as_str()
+                    .or(t["function"]["name"].as_str())
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    fn script() -> Vec<Step> {
+        vec![
+            Step::tool_use(
+                "toolu_search",
+                "ToolSearch",
+                json!({"query": "create an issue in a github repository", "limit": 3}),
+            ),
+            Step::tool_use(
+                "toolu_issue",
+                "mcp__github__create_issue",
+                json!({"owner": "o", "repo": "r", "title": "Found by search"}),
+            ),
+            Step::text("filed"),
+        ]
+    }
+
+    /// What both providers share: the call ran, the search's audit says
+    /// what it found, `tack log` shows the discovery.
+    fn check_discovery(w: &World, out: &Output) {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+        assert_eq!(stdout(out), "filed\n");
+        assert!(
+            w.mock.rejections().is_empty(),
+            "{:?}",
+            w.mock.rejections().first().map(|r| &r.error)
+        );
+        let (_, events) = w.transcript();
+        let results = of_type(&events, "tool_result");
+        let search = results
+            .iter()
+            .find(|r| r["tool_use_id"] == "toolu_search")
+            .unwrap();
+        let discovery = &search["audit"]["discovery"];
+        assert_eq!(discovery["query"], "create an issue in a github repository");
+        assert!(
+            discovery["found"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("mcp__github__create_issue")),
+            "{discovery}"
+        );
+        assert!(
+            discovery["loaded"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("mcp__github__create_issue"))
+        );
+        let issue = results
+            .iter()
+            .find(|r| r["tool_use_id"] == "toolu_issue")
+            .unwrap();
+        assert!(
+            issue.to_string().contains("create_issue called with"),
+            "{issue}"
+        );
+        let log = w.tack().args(["log"]).output().unwrap();
+        let log = stdout(&log);
+        assert!(
+            log.contains("searched \"create an issue in a github repository\""),
+            "{log}"
+        );
+        assert!(
+            log.lines()
+                .any(|l| l.contains("found: ") && l.contains("mcp__github__create_issue")),
+            "{log}"
+        );
+        assert!(log.contains("(found by search)"), "{log}");
+    }
+
+    #[tokio::test]
+    async fn anthropic_gets_every_deferred_tool_marked_and_references_in_the_result() {
+        let w = World::new(script()).await;
+        mcp_json(&w, &["github", "slack"], json!({}));
+        let out = run(&w, &["--tool-search", "on", "file it"]).await;
+        check_discovery(&w, &out);
+        let requests = w.mock.requests();
+        assert_eq!(requests.len(), 3);
+        let first = &requests[0].body;
+        let tools = first["tools"].as_array().unwrap();
+        let deferred: Vec<&Value> = tools
+            .iter()
+            .filter(|t| t["defer_loading"] == json!(true))
+            .collect();
+        let mcp: Vec<&Value> = tools
+            .iter()
+            .filter(|t| t["name"].as_str().unwrap().starts_with("mcp__"))
+            .collect();
+        assert!(mcp.len() > 20, "{}", mcp.len());
+        assert_eq!(deferred.len(), mcp.len(), "every MCP tool is deferred");
+        let search = tools.iter().find(|t| t["name"] == "ToolSearch").unwrap();
+        assert!(search.get("defer_loading").is_none());
+        let description = search["description"].as_str().unwrap();
+        assert!(description.contains("- github ("), "{description}");
+        assert!(description.contains("- slack ("), "{description}");
+        // The search's result is references to the tools it found.
+        let result = &requests[1].body["messages"][2]["content"][0];
+        assert_eq!(result["type"], "tool_result");
+        let references = result["content"].as_array().unwrap();
+        assert_eq!(references.len(), 3, "{result}");
+        assert!(
+            references.iter().all(|r| r["type"] == "tool_reference"),
+            "{result}"
+        );
+        assert!(references.contains(&json!(
+            {"type": "tool_reference", "tool_name": "mcp__github__create_issue"}
+        )));
+        // The tools part never changes: the prompt cache holds.
+        let tools0 = tools_bytes(&requests[0].raw_body);
+        for r in &requests[1..] {
+            assert_eq!(tools_bytes(&r.raw_body), tools0);
+        }
+    }
+
+    #[tokio::test]
+    async fn openai_gets_the_found_definitions_appended_and_a_text_result() {
+        let w = World::new(script()).await;
+        mcp_json(&w, &["github", "slack"], json!({}));
+        let mut args = openai(&w);
+        args.extend(["--tool-search", "on", "file it"].map(str::to_owned));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut cmd = w.tack();
+        cmd.env("OPENAI_API_KEY", "k");
+        let out = {
+            cmd.args([
+                "run",
+                "--approve-mcp",
+                "--permission-mode",
+                "bypassPermissions",
+            ])
+            .args(&args);
+            tokio::task::spawn_blocking(move || cmd.output().unwrap())
+                .await
+                .unwrap()
+        };
+        check_discovery(&w, &out);
+        let requests = w.mock.requests();
+        assert_eq!(requests.len(), 3);
+        let before = names(&requests[0].body);
+        assert!(before.contains(&"ToolSearch".to_owned()));
+        assert!(!before.iter().any(|n| n.starts_with("mcp__")), "{before:?}");
+        let after = names(&requests[1].body);
+        assert_eq!(&after[..before.len()], &before[..], "only appended");
+        let added = &after[before.len()..];
+        assert_eq!(added.len(), 3, "{added:?}");
+        assert!(
+            added.contains(&"mcp__github__create_issue".to_owned()),
+            "{added:?}"
+        );
+        // The request's tools before the new ones are the same bytes.
+        let (t0, t1) = (
+            tools_bytes(&requests[0].raw_body),
+            tools_bytes(&requests[1].raw_body),
+        );
+        assert!(t1.starts_with(&t0[..t0.len() - 1]), "the prefix changed");
+        assert_eq!(tools_bytes(&requests[2].raw_body), t1, "nothing removed");
+        let text = requests[1].body["messages"].to_string();
+        assert!(
+            text.contains("mcp__github__create_issue (server github)"),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_exact_name_comes_first_and_a_denied_tool_is_never_offered() {
+        let w = World::new(vec![
+            Step::tool_use(
+                "toolu_exact",
+                "ToolSearch",
+                json!({"query": "slack_list_channels"}),
+            ),
+            Step::tool_use(
+                "toolu_denied",
+                "ToolSearch",
+                json!({"query": "create an issue in a github repository"}),
+            ),
+            Step::tool_use(
+                "toolu_select",
+                "ToolSearch",
+                json!({"query": "select:mcp__github__create_issue"}),
+            ),
+            Step::text("done"),
+        ])
+        .await;
+        mcp_json(&w, &["github", "slack"], json!({}));
+        std::fs::create_dir_all(w.cwd.path().join(".claude")).unwrap();
+        std::fs::write(
+            w.cwd.path().join(".claude/settings.local.json"),
+            json!({"permissions": {"deny": ["mcp__github__create_issue"]}}).to_string(),
+        )
+        .unwrap();
+        let out = run(&w, &["--tool-search", "on", "look"]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let requests = w.mock.requests();
+        let result = |i: usize| {
+            requests[i].body["messages"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()["content"][0]["content"]
+                .clone()
+        };
+        assert_eq!(result(1)[0]["tool_name"], "mcp__slack__slack_list_channels");
+        let denied = result(2).to_string();
+        assert!(!denied.contains("mcp__github__create_issue"), "{denied}");
+        assert!(
+            denied.contains("mcp__github__"),
+            "other issue tools are: {denied}"
+        );
+        let select = result(3).to_string();
+        assert!(!select.contains("tool_reference"), "{select}");
+        assert!(select.contains("No deferred tool is named"), "{select}");
+        // The search's description does not count the denied tool.
+        let search = requests[0].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "ToolSearch")
+            .unwrap()["description"]
+            .to_string();
+        assert!(!search.contains("create_issue,") || !search.contains("mcp__github__create_issue"));
+    }
+
+    #[tokio::test]
+    async fn auto_defers_only_over_the_threshold_and_always_load_wins() {
+        // Two small servers stay direct under auto (the default)…
+        let w = World::new(vec![Step::text("a")]).await;
+        mcp_json(&w, &["time", "fetch"], json!({}));
+        let out = run(&w, &["hi"]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let names0 = names(&w.mock.requests()[0].body);
+        assert!(
+            names0.iter().any(|n| n.starts_with("mcp__time__")),
+            "{names0:?}"
+        );
+        assert!(!names0.contains(&"ToolSearch".to_owned()));
+        // …a big one goes over 10% of a 50k window; alwaysLoad keeps its
+        // server direct and deferLoading defers a small one.
+        let w = World::new(vec![Step::text("b")]).await;
+        mcp_json(
+            &w,
+            &["atlassian", "time", "fetch"],
+            json!({"time": {"alwaysLoad": true}, "fetch": {"deferLoading": true}}),
+        );
+        let out = run(&w, &["--context-window", "50000", "hi"]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let tools = w.mock.requests()[0].body["tools"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let deferred = |prefix: &str| {
+            tools
+                .iter()
+                .filter(|t| t["name"].as_str().unwrap().starts_with(prefix))
+                .all(|t| t["defer_loading"] == json!(true))
+        };
+        assert!(deferred("mcp__atlassian__"));
+        assert!(deferred("mcp__fetch__"));
+        assert!(
+            tools
+                .iter()
+                .any(|t| t["name"].as_str().unwrap().starts_with("mcp__time__")
+                    && t.get("defer_loading").is_none())
+        );
+        assert!(tools.iter().any(|t| t["name"] == "ToolSearch"));
+        // --tool-search off: nothing deferred, no ToolSearch.
+        let w = World::new(vec![Step::text("c")]).await;
+        mcp_json(&w, &["fetch"], json!({"fetch": {"deferLoading": true}}));
+        let out = run(&w, &["--tool-search", "off", "hi"]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let names2 = names(&w.mock.requests()[0].body);
+        assert!(
+            names2.contains(&"mcp__fetch__fetch".to_owned()),
+            "{names2:?}"
+        );
+        assert!(!names2.contains(&"ToolSearch".to_owned()));
+    }
+}

@@ -129,6 +129,12 @@ pub struct ServerConfig {
     /// `timeout` (ms): the time one `tools/call` of this server may take,
     /// instead of the manager's (`MCP_TOOL_TIMEOUT`, or 60 s).
     pub call_timeout: Option<Duration>,
+    /// `deferLoading: true`: the server's tools are found by tool search,
+    /// not sent with every request.
+    pub defer_loading: bool,
+    /// `alwaysLoad: true` (Claude Code's key): the server's tools are sent
+    /// with every request, even when tool search defers the others.
+    pub always_load: bool,
     /// The entry exactly as written, for hashing.
     raw: Value,
 }
@@ -150,6 +156,8 @@ pub const SERVER_KEYS: &[&str] = &[
     "startupTimeout",
     "timeout",
     "oauth",
+    "deferLoading",
+    "alwaysLoad",
 ];
 
 /// A server's transport with every variable expanded.
@@ -237,12 +245,23 @@ impl ServerConfig {
                 }
             }
         };
+        let defer_loading = bool_field(name, obj, "deferLoading")?;
+        let always_load = bool_field(name, obj, "alwaysLoad")?;
+        if defer_loading && always_load {
+            return Err(config_error(
+                name,
+                Some("alwaysLoad"),
+                "cannot be true with deferLoading: true; keep the one you mean".to_owned(),
+            ));
+        }
         Ok(Self {
             name: name.to_owned(),
             source,
             transport,
             startup_timeout: millis_field(name, obj, "startupTimeout")?,
             call_timeout: millis_field(name, obj, "timeout")?,
+            defer_loading,
+            always_load,
             raw: entry.clone(),
         })
     }
@@ -271,6 +290,8 @@ impl ServerConfig {
             transport,
             startup_timeout: None,
             call_timeout: None,
+            defer_loading: false,
+            always_load: false,
             raw,
         }
     }
@@ -291,6 +312,8 @@ impl ServerConfig {
             transport,
             startup_timeout: None,
             call_timeout: None,
+            defer_loading: false,
+            always_load: false,
             raw,
         }
     }
@@ -299,7 +322,14 @@ impl ServerConfig {
     /// the key of approvals and of the tool-list cache. Editing the entry
     /// invalidates both.
     pub fn config_hash(&self) -> String {
-        let canonical = canonical_json(&self.raw);
+        // How the model is shown the tools changes nothing the approval
+        // covers.
+        let mut raw = self.raw.clone();
+        if let Some(map) = raw.as_object_mut() {
+            map.remove("deferLoading");
+            map.remove("alwaysLoad");
+        }
+        let canonical = canonical_json(&raw);
         hash_hex(format!("{}\n{canonical}", self.name).as_bytes())
     }
 
@@ -536,6 +566,18 @@ fn key_line(text: &str, server: &str, key: &str) -> Option<usize> {
 }
 
 /// A timeout in milliseconds: a positive whole number.
+fn bool_field(server: &str, obj: &Map<String, Value>, field: &str) -> Result<bool> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(config_error(
+            server,
+            Some(field),
+            format!("must be true or false, got {other}"),
+        )),
+    }
+}
+
 fn millis_field(server: &str, obj: &Map<String, Value>, field: &str) -> Result<Option<Duration>> {
     match obj.get(field) {
         None | Some(Value::Null) => Ok(None),
@@ -730,6 +772,34 @@ mod tests {
         assert!(err.contains("MISSING"), "{err}");
         assert!(expand("${A", &lookup).is_err());
         assert!(expand("${A-B}", &lookup).is_err());
+    }
+
+    #[test]
+    fn defer_loading_and_always_load_are_read_and_leave_the_approval_hash_alone() {
+        let entry = |extra: Value| {
+            let mut e = json!({"command": "node", "args": ["s.js"]});
+            e.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            ServerConfig::from_value("gh", ConfigSource::McpJson, &e)
+        };
+        let plain = entry(json!({})).unwrap();
+        assert!(!plain.defer_loading && !plain.always_load);
+        let deferred = entry(json!({"deferLoading": true})).unwrap();
+        assert!(deferred.defer_loading);
+        assert!(entry(json!({"alwaysLoad": true})).unwrap().always_load);
+        assert_eq!(plain.config_hash(), deferred.config_hash());
+        let err = entry(json!({"deferLoading": "yes"}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("deferLoading") && err.contains("true or false"),
+            "{err}"
+        );
+        let err = entry(json!({"deferLoading": true, "alwaysLoad": true}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("alwaysLoad"), "{err}");
     }
 
     #[test]

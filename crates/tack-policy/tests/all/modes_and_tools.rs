@@ -288,3 +288,31 @@ fn a_skill_rule_must_name_a_skill() {
         assert!(err.to_string().contains("skill name"), "{bad}: {err}");
     }
 }
+
+#[test]
+fn a_tool_refused_whatever_its_input_is_known_as_such() {
+    let fx = crate::support::Fixture::new();
+    let policy = fx.policy(&[
+        "deny mcp__github__delete_repo",
+        "deny mcp__danger",
+        "deny git_push",
+        "deny Bash(rm *)",
+        "deny git_log(--all *)",
+        "allow mcp__github",
+    ]);
+    let refused = |tool: &str| policy.refuses_tool(tool).map(|r| r.text.clone());
+    assert_eq!(
+        refused("mcp__github__delete_repo").as_deref(),
+        Some("mcp__github__delete_repo")
+    );
+    assert_eq!(
+        refused("mcp__danger__anything").as_deref(),
+        Some("mcp__danger")
+    );
+    assert_eq!(refused("git_push").as_deref(), Some("git_push"));
+    // A rule on some inputs only does not refuse the tool.
+    assert_eq!(refused("Bash"), None);
+    assert_eq!(refused("git_log"), None);
+    assert_eq!(refused("mcp__github__create_issue"), None);
+    assert_eq!(refused("mcp__dangerous__x"), None, "another server");
+}

@@ -16,7 +16,7 @@ use tack_testkit::{MockServer, Step};
 use tack_tool::{Exposure, ToolCall, ToolContext, ToolError, ToolOutput, Typed, TypedTool};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{Project, audits, client, recorder, results_of};
+use crate::support::{Project, audits, client, client_for, recorder, results_of};
 
 #[derive(Deserialize, JsonSchema)]
 struct NoInput {}
@@ -108,7 +108,10 @@ async fn deferred_tools_are_callable_unsent_until_revealed_and_the_tools_only_gr
     )
     .await
     .unwrap();
-    let mut agent = session.agent(client(&mock).await, Default::default());
+    // A model without `tool_reference` support: deferred tools are sent
+    // once revealed, appended.
+    let client = client_for(&mock, "claude-sonnet-4-20250514").await;
+    let mut agent = session.agent(client, Default::default());
     let cancel = CancellationToken::new();
     let out = agent
         .run(Some(vec![ContentBlock::text("one")]), &cancel)
@@ -143,7 +146,10 @@ async fn deferred_tools_are_callable_unsent_until_revealed_and_the_tools_only_gr
 
     let requests = mock.requests();
     assert_eq!(requests.len(), 4);
-    assert_eq!(tool_names(&requests[0].body), ["Now", "Relay"]);
+    assert_eq!(
+        tool_names(&requests[0].body),
+        ["Now", "Relay", "ToolSearch"]
+    );
     // As the prompt cache compares them: without the breakpoint markers,
     // which move to the newest last tool.
     let tools_of = |i: usize| {
@@ -161,11 +167,53 @@ async fn deferred_tools_are_callable_unsent_until_revealed_and_the_tools_only_gr
         "byte-identical from request to request"
     );
     assert_eq!(tools_of(1), tools_of(2));
-    assert_eq!(tool_names(&requests[3].body), ["Now", "Relay", "Later"]);
+    assert_eq!(
+        tool_names(&requests[3].body),
+        ["Now", "Relay", "ToolSearch", "Later"]
+    );
     let (before, after) = (tools_of(2), tools_of(3));
     assert!(
         after.starts_with(&before[..before.len() - 1]),
         "a revealed tool is appended: the earlier tools stay a byte-identical prefix"
+    );
+}
+
+#[tokio::test]
+async fn with_tool_references_every_deferred_tool_is_sent_marked_and_nothing_changes() {
+    let project = Project::new();
+    project.settings(json!({"permissions": {"allow": ["Later"]}}));
+    let mock = MockServer::start().await;
+    mock.push_all([Step::tool_use("t1", "Later", json!({})), Step::text("done")]);
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("x2").sources(vec![Arc::new(tools())]),
+    )
+    .await
+    .unwrap();
+    let mut agent = session.agent(
+        client_for(&mock, "claude-sonnet-4-5").await,
+        Default::default(),
+    );
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("one")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    assert_eq!(session.pipeline().reveal(&["Later"]), ["Later"]);
+    let requests = mock.requests();
+    let first = &requests[0].body["tools"];
+    assert_eq!(
+        tool_names(&requests[0].body),
+        ["Now", "Later", "Relay", "ToolSearch"]
+    );
+    assert_eq!(first[1]["defer_loading"], json!(true));
+    assert!(first[0].get("defer_loading").is_none());
+    assert_eq!(
+        requests[1].body["tools"], *first,
+        "the same tools every request"
     );
 }
 

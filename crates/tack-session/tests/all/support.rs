@@ -72,11 +72,16 @@ impl Project {
 
 /// A client of the mock API.
 pub async fn client(mock: &MockServer) -> Arc<dyn ModelClient> {
+    client_for(mock, "m").await
+}
+
+/// A client of the mock API that asks for `model`.
+pub async fn client_for(mock: &MockServer, model: &str) -> Arc<dyn ModelClient> {
     let env = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "k".to_owned());
     let client = select_provider(
         &ProviderOptions {
             provider: Some(ProviderKind::Anthropic),
-            model: Some("m".into()),
+            model: Some(model.into()),
             base_url: Some(mock.url()),
             stream: true,
             retry: RetryPolicy::fast(1),

@@ -23,12 +23,23 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.745 / 0.770 / 0.592 with the default ranker.
-    assert!(all.success_at_5 >= 0.73, "success@5 {}", all.success_at_5);
-    assert!(all.recall_at_5 >= 0.75, "recall@5 {}", all.recall_at_5);
-    assert!(all.mrr >= 0.58, "MRR {}", all.mrr);
+    // Measured 0.819 / 0.841 / 0.639 with the default ranker (multi-step
+    // 0.677, paraphrased 0.694, direct 1.0).
+    assert!(all.success_at_5 >= 0.81, "success@5 {}", all.success_at_5);
+    assert!(all.recall_at_5 >= 0.83, "recall@5 {}", all.recall_at_5);
+    assert!(all.mrr >= 0.63, "MRR {}", all.mrr);
     let multi = report.kinds.iter().find(|k| k.kind == "multi").unwrap();
-    assert!(multi.success_at_5 >= 0.5, "multi {}", multi.success_at_5);
+    assert!(multi.success_at_5 >= 0.64, "multi {}", multi.success_at_5);
+    let paraphrase = report
+        .kinds
+        .iter()
+        .find(|k| k.kind == "paraphrase")
+        .unwrap();
+    assert!(
+        paraphrase.success_at_5 >= 0.67,
+        "paraphrase {}",
+        paraphrase.success_at_5
+    );
     // A search returns well under 1% of the catalog's tokens.
     assert!(
         all.top5_tokens < all.all_tokens as f64 / 100.0,
@@ -38,7 +49,7 @@ fn the_labelled_set_ranks_as_measured() {
     );
     let direct = report.kinds.iter().find(|k| k.kind == "direct").unwrap();
     assert!(
-        direct.success_at_5 >= 0.95,
+        direct.success_at_5 >= 0.98,
         "direct {}",
         direct.success_at_5
     );

@@ -1,0 +1,491 @@
+//! The `ToolSearch` tool: the model's way to the session's deferred tools.
+//!
+//! Key decision: the tool holds no tool list of its own. Each call takes the
+//! session's registry from its host handle, searches the `Deferred` tools
+//! (an index built on the first call and again only when the registry has
+//! grown, e.g. after an MCP server's `tools/list_changed`), and loads what
+//! it found through [`HostHandle::reveal`](tack_tool::HostHandle::reveal),
+//! which only ever appends: the tools part of every later request keeps
+//! the bytes it had, so the prompt cache holds.
+//!
+//! How found tools reach the model depends on the API
+//! ([`HostHandle::tool_references`](tack_tool::HostHandle::tool_references)):
+//! Anthropic's Messages API gets every deferred tool in `tools` marked
+//! `"defer_loading": true` and the result as `tool_reference` blocks, which
+//! the API expands into the definitions; any other API gets the result as
+//! text (name, server, one line of description) and the definitions appended
+//! to `tools` from the next request on. Tools a deny rule refuses whatever
+//! their input are never offered.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tack_protocol::{ContentBlock, Discovery, ToolDefinition};
+use tack_tool::{
+    Exposure, Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry,
+};
+
+use super::{SearchDoc, ToolIndex};
+
+/// The tool's name, as Claude Code names its own.
+pub const NAME: &str = "ToolSearch";
+/// Matches returned when the call does not say.
+pub const DEFAULT_LIMIT: usize = 5;
+/// The most matches one call returns.
+pub const MAX_LIMIT: usize = 20;
+/// The characters the list of servers may take in the description.
+const CATALOG_BUDGET: usize = 2_000;
+/// The characters of one server's line in that list.
+const SERVER_LINE: usize = 140;
+/// The characters of a match's description line in a text result.
+const DESCRIPTION_LINE: usize = 150;
+
+/// Searches the session's deferred tools and loads the ones it finds.
+pub struct ToolSearch {
+    description: String,
+    index: Mutex<Option<Arc<Indexed>>>,
+    /// What each call found, until its audit record takes it.
+    discoveries: Mutex<HashMap<String, Discovery>>,
+}
+
+impl std::fmt::Debug for ToolSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSearch").finish_non_exhaustive()
+    }
+}
+
+/// The index over the deferred tools of a registry of `registry_len` tools.
+struct Indexed {
+    registry_len: usize,
+    index: ToolIndex,
+}
+
+impl ToolSearch {
+    /// A search over the deferred tools of the session whose registry is
+    /// `registry` now; its description lists their servers (a count and a
+    /// line each, within a budget). `refused`: tools a deny rule refuses
+    /// outright, left out of the list.
+    pub fn new(registry: &ToolRegistry, refused: &dyn Fn(&str) -> bool) -> Self {
+        let deferred: Vec<&ToolDefinition> = registry
+            .iter()
+            .filter(|t| t.exposure == Exposure::Deferred && !refused(&t.definition.name))
+            .map(|t| &t.definition)
+            .collect();
+        Self {
+            description: describe(&deferred),
+            index: Mutex::new(None),
+            discoveries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The index over `registry`'s deferred tools, built again only when
+    /// the registry has grown since (tools are never removed in a session).
+    fn index(&self, registry: &ToolRegistry, refused: &dyn Fn(&str) -> bool) -> Arc<Indexed> {
+        let mut cached = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(indexed) = cached.as_ref()
+            && indexed.registry_len == registry.len()
+        {
+            return Arc::clone(indexed);
+        }
+        let docs = registry
+            .iter()
+            .filter(|t| t.exposure == Exposure::Deferred && !refused(&t.definition.name))
+            .map(|t| search_doc(&t.definition))
+            .collect();
+        let indexed = Arc::new(Indexed {
+            registry_len: registry.len(),
+            index: ToolIndex::new(docs),
+        });
+        *cached = Some(Arc::clone(&indexed));
+        indexed
+    }
+}
+
+/// How the index sees a definition: an MCP tool (`mcp__SERVER__NAME`) by
+/// its server and own name, any other by its name.
+pub fn search_doc(definition: &ToolDefinition) -> SearchDoc {
+    let description = definition.description.as_deref().unwrap_or_default();
+    let schema = definition.input_schema.clone();
+    match mcp_parts(&definition.name) {
+        Some((server, name)) => SearchDoc::mcp(server, name, description, schema),
+        None => SearchDoc::local(&definition.name, description, schema),
+    }
+}
+
+/// `mcp__SERVER__NAME` → (SERVER, NAME).
+fn mcp_parts(tool: &str) -> Option<(&str, &str)> {
+    let rest = tool.strip_prefix("mcp__")?;
+    let (server, name) = rest.split_once("__")?;
+    (!server.is_empty() && !name.is_empty()).then_some((server, name))
+}
+
+/// The tool's description: what it does and how to query, then the
+/// deferred tools by server within [`CATALOG_BUDGET`].
+fn describe(deferred: &[&ToolDefinition]) -> String {
+    let mut text = String::from(
+        "Finds tools that are available in this session but not loaded yet, and loads them. \
+         Many tools are deferred: their definitions are not in your tool list until a search \
+         finds them, so search here before concluding that no tool can do something. Query \
+         with words for what you want to do (\"create github issue\"); `+word` requires a \
+         word; `mcp__SERVER` searches one server's tools, and a server's name alone lists \
+         them; `select:NAME,NAME` loads tools whose names you know. An exact tool name in \
+         the query always comes first. Returns up to `limit` matches (default 5), best \
+         first, each with its server and a line of its description; the tools found can be \
+         called from your next turn on, for the rest of the session. If nothing matches, no \
+         such tool exists here: do not search again with the same words.",
+    );
+    if deferred.is_empty() {
+        return text;
+    }
+    let mut servers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for d in deferred {
+        let (server, name) = mcp_parts(&d.name).unwrap_or(("other tools", d.name.as_str()));
+        servers.entry(server).or_default().push(name);
+    }
+    let _ = write!(
+        text,
+        "\n\nDeferred tools ({} in all), by server:",
+        deferred.len()
+    );
+    let full: Vec<String> = servers
+        .iter()
+        .map(|(server, names)| server_line(server, names, SERVER_LINE))
+        .collect();
+    let lines = if full.iter().map(|l| l.len() + 1).sum::<usize>() <= CATALOG_BUDGET {
+        full
+    } else {
+        servers
+            .iter()
+            .map(|(server, names)| server_line(server, names, 0))
+            .collect()
+    };
+    let mut used = 0;
+    for (shown, line) in lines.iter().enumerate() {
+        if used + line.len() + 1 > CATALOG_BUDGET {
+            let _ = write!(
+                text,
+                "\n… and {} more servers (a search finds their tools too)",
+                lines.len() - shown
+            );
+            break;
+        }
+        used += line.len() + 1;
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
+}
+
+/// `- server (N tools): a, b, c, …` within `width` characters (0: the
+/// count alone).
+fn server_line(server: &str, names: &[&str], width: usize) -> String {
+    let count = match names.len() {
+        1 => "1 tool".to_owned(),
+        n => format!("{n} tools"),
+    };
+    let mut line = format!("- {server} ({count})");
+    if width == 0 {
+        return line;
+    }
+    line.push(':');
+    for (i, name) in names.iter().enumerate() {
+        let sep = if i == 0 { " " } else { ", " };
+        if line.len() + sep.len() + name.len() > width {
+            line.push_str(if i == 0 { " …" } else { ", …" });
+            break;
+        }
+        line.push_str(sep);
+        line.push_str(name);
+    }
+    line
+}
+
+/// The first line of a description, cut to `max` characters.
+fn one_line(description: &str, max: usize) -> String {
+    let line = description
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let line = match line.find(". ") {
+        Some(end) if end < max => &line[..=end],
+        _ => line,
+    };
+    if line.chars().count() <= max {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
+#[async_trait]
+impl Tool for ToolSearch {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What you want to do, in words (\"list open pull requests\"), or `select:NAME,NAME` to load tools by name, or `mcp__SERVER` to list one server's tools."
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "description": "The most tools to return (default 5)."
+                }
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        ToolAnnotations::read_only()
+    }
+
+    fn discovery(&self, tool_use_id: &str) -> Option<Discovery> {
+        self.discoveries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(tool_use_id)
+    }
+
+    async fn call(&self, input: Value, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        let query = input
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        if query.is_empty() || query == "select:" {
+            return Err(ToolError::InvalidInput(
+                "the query is empty: give words for what you want to do, or select:NAME".into(),
+            ));
+        }
+        let limit = input
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_LIMIT, |n| (n as usize).clamp(1, MAX_LIMIT));
+        let Some(registry) = ctx.host.registry() else {
+            return Err(ToolError::Unavailable(
+                "tool search runs inside a session; this call has no session's tools to search"
+                    .into(),
+            ));
+        };
+        let host = &ctx.host;
+        let refused = |name: &str| host.refused_outright(name);
+        let indexed = self.index(&registry, &refused);
+        let index = &indexed.index;
+        let hits: Vec<&SearchDoc> = index
+            .search(&query, limit)
+            .into_iter()
+            .map(|hit| index.doc(hit.doc))
+            .filter(|doc| !refused(&doc.tool))
+            .take(limit)
+            .collect();
+        let found: Vec<&str> = hits.iter().map(|d| d.tool.as_str()).collect();
+        let loaded = host.reveal(&found);
+        self.discoveries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                ctx.tool_use_id.clone(),
+                Discovery {
+                    query: query.clone(),
+                    found: found.iter().map(|s| (*s).to_owned()).collect(),
+                    loaded: loaded.clone(),
+                    searched: index.len(),
+                },
+            );
+        let structured = json!({
+            "query": query,
+            "tools": hits.iter().map(|d| json!({
+                "tool": d.tool,
+                "server": d.server,
+                "name": d.name,
+            })).collect::<Vec<_>>(),
+            "loaded": loaded,
+        });
+        if hits.is_empty() {
+            return Ok(ToolOutput::text(nothing_found(&query, &registry, index))
+                .with_structured(structured));
+        }
+        let content = if host.tool_references() {
+            found
+                .iter()
+                .map(|name| ContentBlock::tool_reference(*name))
+                .collect()
+        } else {
+            vec![ContentBlock::text(listing(&hits, &loaded))]
+        };
+        Ok(ToolOutput {
+            content,
+            structured: Some(structured),
+            response: None,
+        })
+    }
+}
+
+/// The text result: each match with its server and a line of description.
+fn listing(hits: &[&SearchDoc], loaded: &[String]) -> String {
+    let mut text = format!(
+        "Found {} tool{}; {} can be called from your next turn on:",
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" },
+        if hits.len() == 1 { "it" } else { "they" }
+    );
+    for doc in hits {
+        let server = doc
+            .server
+            .as_deref()
+            .map(|s| format!(" (server {s})"))
+            .unwrap_or_default();
+        let again = if loaded.iter().any(|l| l == &doc.tool) {
+            ""
+        } else {
+            " [loaded before]"
+        };
+        let _ = write!(
+            text,
+            "\n- {}{server}{again}: {}",
+            doc.tool,
+            one_line(&doc.description, DESCRIPTION_LINE)
+        );
+    }
+    text
+}
+
+/// The tools a text result of a search listed ([`listing`]'s lines), for
+/// a resumed conversation: they are loaded again.
+pub fn listed(text: &str) -> Vec<String> {
+    if !text.starts_with("Found ") {
+        return Vec::new();
+    }
+    text.lines()
+        .skip(1)
+        .filter_map(|line| line.strip_prefix("- "))
+        .filter_map(|line| line.split([' ', ':']).next())
+        .filter(|name| tack_protocol::is_valid_tool_name(name))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What a search that found nothing says: for `select:`, the closest
+/// names; otherwise what there is to search.
+fn nothing_found(query: &str, registry: &ToolRegistry, index: &ToolIndex) -> String {
+    if let Some(names) = query.strip_prefix("select:") {
+        let known: Vec<&str> = index.docs().iter().map(|d| d.tool.as_str()).collect();
+        let mut text = String::new();
+        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if registry
+                .get(name)
+                .is_some_and(|t| t.exposure == Exposure::Direct)
+            {
+                let _ = write!(text, "{name} is loaded already: call it directly. ");
+                continue;
+            }
+            let hint = tack_protocol::suggest::closest(name, &known)
+                .map(|n| format!(" (did you mean {n}?)"))
+                .unwrap_or_default();
+            let _ = write!(text, "No deferred tool is named {name}{hint}. ");
+        }
+        return text.trim_end().to_owned();
+    }
+    let mut servers: Vec<&str> = index
+        .docs()
+        .iter()
+        .filter_map(|d| d.server.as_deref())
+        .collect();
+    servers.dedup();
+    let mut text = format!(
+        "No deferred tool matches \"{query}\" among {} tools. ",
+        index.len()
+    );
+    if !servers.is_empty() {
+        let _ = write!(
+            text,
+            "Their servers: {}; `mcp__SERVER` lists one server's tools. ",
+            servers.join(", ")
+        );
+    }
+    text.push_str("Search again only with different words: the tool may not exist here.");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_takes_the_first_sentence_within_the_width() {
+        assert_eq!(
+            one_line("Create an issue. Needs a repo.", 80),
+            "Create an issue."
+        );
+        assert_eq!(one_line("\n  Lists pulls\nmore", 80), "Lists pulls");
+        assert_eq!(one_line("abcdefghij", 5), "abcd…");
+    }
+
+    #[test]
+    fn a_text_result_lists_its_tools_again() {
+        let hits = [
+            SearchDoc::mcp("github", "create_issue", "Create an issue.", json!({})),
+            SearchDoc::local("git_log", "Show the log.", json!({})),
+        ];
+        let refs: Vec<&SearchDoc> = hits.iter().collect();
+        let text = listing(&refs, &["git_log".to_owned()]);
+        assert_eq!(listed(&text), ["mcp__github__create_issue", "git_log"]);
+        assert!(
+            text.contains(
+                "mcp__github__create_issue (server github) [loaded before]: Create an issue."
+            ),
+            "{text}"
+        );
+        assert!(listed("No deferred tool matches").is_empty());
+    }
+
+    #[test]
+    fn mcp_names_split_at_the_first_double_underscore() {
+        assert_eq!(
+            mcp_parts("mcp__github__create_issue"),
+            Some(("github", "create_issue"))
+        );
+        assert_eq!(mcp_parts("mcp__a__b__c"), Some(("a", "b__c")));
+        assert_eq!(mcp_parts("Read"), None);
+        assert_eq!(mcp_parts("mcp____x"), None);
+    }
+
+    #[test]
+    fn the_server_list_keeps_within_its_budget() {
+        let defs: Vec<ToolDefinition> = (0..400)
+            .map(|i| ToolDefinition {
+                name: format!("mcp__server{}__tool_number_{i}", i % 80),
+                description: Some("Does a thing.".into()),
+                input_schema: json!({"type": "object"}),
+                extra: Default::default(),
+            })
+            .collect();
+        let refs: Vec<&ToolDefinition> = defs.iter().collect();
+        let text = describe(&refs);
+        let list = &text[text.find("Deferred tools").unwrap()..];
+        assert!(list.len() <= CATALOG_BUDGET + 200, "{}", list.len());
+        assert!(list.contains("(400 in all)"), "{list}");
+        assert!(list.contains("- server0 (5 tools)"), "{list}");
+    }
+}
