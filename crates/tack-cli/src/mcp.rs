@@ -280,7 +280,13 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
                 .sources(sources.list.clone())
                 .only_tools(args.tools.clone())
                 .interaction(Arc::new(Headless))
-                .events(events),
+                .events(events)
+                // A client is offered every tool and searches on its own
+                // side; --tool-search on gives it tack's ToolSearch too.
+                .tool_search(Some(args.session.tool_search.map_or(
+                    tack_session::tool_search::ToolSearchMode::Off,
+                    crate::cli::ToolSearchArg::mode,
+                ))),
         )
         .await?;
         if let Some(set) = sources.skills.set() {

@@ -358,12 +358,13 @@ impl Deferral {
     }
 }
 
-/// The deferred tools a resumed conversation had loaded: those its tool
-/// searches returned (as `tool_reference` blocks, or as listed in a text
-/// result) and those the model called.
-pub(crate) fn loaded_in(messages: &[tack_protocol::Message]) -> BTreeSet<String> {
+/// The deferred tools a resumed conversation had loaded, in the order they
+/// were (so the tools part of its requests is the same bytes again): those
+/// its tool searches returned (as `tool_reference` blocks, or as listed in
+/// a text result) and those the model called.
+pub(crate) fn loaded_in(messages: &[tack_protocol::Message]) -> Vec<String> {
     use tack_protocol::{ContentBlock, ToolResultContent};
-    let mut names = BTreeSet::new();
+    let mut names = Names::default();
     let mut searches = BTreeSet::new();
     for message in messages {
         for block in &message.content {
@@ -390,7 +391,30 @@ pub(crate) fn loaded_in(messages: &[tack_protocol::Message]) -> BTreeSet<String>
             }
         }
     }
-    names
+    names.order
+}
+
+/// Names in the order first seen, each once.
+#[derive(Default)]
+struct Names {
+    seen: BTreeSet<String>,
+    order: Vec<String>,
+}
+
+impl Names {
+    fn insert(&mut self, name: String) {
+        if self.seen.insert(name.clone()) {
+            self.order.push(name);
+        }
+    }
+}
+
+impl Extend<String> for Names {
+    fn extend<I: IntoIterator<Item = String>>(&mut self, names: I) {
+        for name in names {
+            self.insert(name);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -536,6 +536,100 @@ mod in_a_session {
         );
     }
 
+    fn session_id(w: &World) -> String {
+        let (_, events) = w.transcript();
+        events[0]["session_id"].as_str().unwrap().to_owned()
+    }
+
+    #[tokio::test]
+    async fn a_resumed_session_sends_the_tools_its_searches_loaded_the_same_bytes() {
+        let mut steps = script();
+        steps.push(Step::text("again"));
+        let w = World::new(steps).await;
+        mcp_json(&w, &["github", "slack"], json!({}));
+        let mut cmd = w.tack();
+        cmd.env("OPENAI_API_KEY", "k")
+            .args([
+                "run",
+                "--approve-mcp",
+                "--permission-mode",
+                "bypassPermissions",
+            ])
+            .args(openai(&w))
+            .args(["--tool-search", "on", "file it"]);
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let id = session_id(&w);
+        let mut cmd = w.tack();
+        cmd.env("OPENAI_API_KEY", "k")
+            .args([
+                "run",
+                "--approve-mcp",
+                "--permission-mode",
+                "bypassPermissions",
+            ])
+            .args(openai(&w))
+            .args(["--tool-search", "on", "--resume", &id, "and again"]);
+        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "again\n");
+        let requests = w.mock.requests();
+        assert_eq!(requests.len(), 4);
+        assert_eq!(
+            tools_bytes(&requests[3].raw_body),
+            tools_bytes(&requests[2].raw_body),
+            "the found tools come back, in the same order"
+        );
+    }
+
+    #[tokio::test]
+    async fn on_anthropic_a_summary_that_drops_the_references_sends_the_found_tools_whole() {
+        let mut steps = script();
+        steps.push(Step::text("SUMMARY: an issue was filed"));
+        steps.push(Step::text("after compaction"));
+        let w = World::new(steps).await;
+        mcp_json(&w, &["github", "slack"], json!({}));
+        let out = run(&w, &["--tool-search", "on", "file it"]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let id = session_id(&w);
+        let out = run(
+            &w,
+            &[
+                "--tool-search",
+                "on",
+                "--resume",
+                &id,
+                "--compact-now",
+                "next",
+            ],
+        )
+        .await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "after compaction\n");
+        assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+        let requests = w.mock.requests();
+        let after = &requests.last().unwrap().body;
+        assert!(
+            !after["messages"].to_string().contains("tool_reference"),
+            "the references were summarised away"
+        );
+        let tools = after["tools"].as_array().unwrap();
+        let issue = tools
+            .iter()
+            .find(|t| t["name"] == "mcp__github__create_issue")
+            .unwrap();
+        assert!(issue.get("defer_loading").is_none(), "{issue}");
+        let other = tools
+            .iter()
+            .find(|t| t["name"] == "mcp__slack__slack_post_message")
+            .unwrap();
+        assert_eq!(other["defer_loading"], json!(true));
+    }
+
     #[tokio::test]
     async fn an_exact_name_comes_first_and_a_denied_tool_is_never_offered() {
         let w = World::new(vec![
