@@ -113,7 +113,7 @@ pub fn anthropic_request_with_betas(body: &Value, betas: &[String]) -> Check {
     let tool_names = anthropic_tools(obj)?;
     anthropic_tool_choice(obj, &tool_names)?;
     tool_references(raw_messages, &tool_names)?;
-    anthropic_conversation(&messages)?;
+    anthropic_conversation(&merge_turns(messages))?;
     // Breakpoints: where `cache_control` may sit, and how many.
     crate::cache::layout(body)
         .map(|_| ())
@@ -462,10 +462,29 @@ fn is_valid_tool_use_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Consecutive assistant messages as one turn, as the real API combines
+/// them (recorded: two assistant messages in a row, their calls answered in
+/// the one user message after them, taken with 200). Results split over
+/// two user messages stay refused: no recording shows otherwise.
+fn merge_turns(messages: Vec<(Role, Vec<ContentBlock>)>) -> Vec<(Role, Vec<ContentBlock>)> {
+    let mut merged: Vec<(Role, Vec<ContentBlock>)> = Vec::with_capacity(messages.len());
+    for (role, blocks) in messages {
+        match merged.last_mut() {
+            Some((last, content)) if *last == role && role == Role::Assistant => {
+                content.extend(blocks);
+            }
+            _ => merged.push((role, blocks)),
+        }
+    }
+    merged
+}
+
 fn anthropic_conversation(messages: &[(Role, Vec<ContentBlock>)]) -> Check {
     let last = messages.len() - 1;
-    let mut seen_ids: HashSet<&str> = HashSet::new();
     for (k, (role, blocks)) in messages.iter().enumerate() {
+        // Unique within a message: the real API took an id used again in a
+        // later turn (recorded: pydantic-ai's cross-provider replay).
+        let mut seen_ids: HashSet<&str> = HashSet::new();
         let final_assistant = k == last && *role == Role::Assistant;
         if blocks.is_empty() && !final_assistant {
             return fail(format!(

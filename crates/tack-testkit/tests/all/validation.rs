@@ -392,14 +392,28 @@ async fn anthropic_tool_use_ids() {
     anthropic_rejects(
         messages_body(json!([
             user("go"),
+            assistant_tool_uses(&["toolu_1", "toolu_1"]),
+            {"role": "user", "content": [result("toolu_1")]}
+        ])),
+        "messages.1.content.1: `tool_use` ids must be unique",
+    )
+    .await;
+    // An id used again in a later turn: the real API answered 200
+    // (../shared/realmodel, a048-…-cross_provider_capability_replay…).
+    let server = MockServer::start().await;
+    server.push(Step::text("ok"));
+    let answer = anthropic(
+        &server,
+        messages_body(json!([
+            user("go"),
             assistant_tool_uses(&["toolu_1"]),
             {"role": "user", "content": [result("toolu_1")]},
             assistant_tool_uses(&["toolu_1"]),
             {"role": "user", "content": [result("toolu_1")]}
         ])),
-        "messages.3.content.0: `tool_use` ids must be unique",
     )
     .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
     anthropic_rejects(
         messages_body(json!([
             user("go"),
@@ -752,4 +766,61 @@ fn validation_is_usable_without_http() {
         tack_testkit::validate::openai_request(&json!({"model": "m", "messages": []})).unwrap_err();
     assert_eq!(err.param.as_deref(), Some("messages"));
     assert_eq!(err.code.as_deref(), Some("empty_array"));
+}
+
+/// The recorded real exchanges (`../shared/realmodel`, beside the checkout
+/// or `TACK_REALMODEL_DIR`) whose Anthropic requests carry tool search's
+/// parts (`defer_loading` tools, `tool_reference` blocks): the real API
+/// answered each with 200, so the mock must accept each.
+#[test]
+fn every_recorded_tool_search_request_the_real_api_took_passes_the_mock() {
+    let dir = std::env::var_os("TACK_REALMODEL_DIR")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .ancestors()
+                .map(|a| a.join("shared/realmodel"))
+                .find(|d| d.join("corpus").is_dir())
+        });
+    let Some(dir) = dir else {
+        eprintln!("SKIPPED: no shared/realmodel beside the checkout (set TACK_REALMODEL_DIR)");
+        return;
+    };
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir.join("corpus")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        if !text.contains("defer_loading") && !text.contains("tool_reference") {
+            continue;
+        }
+        let item: Value = serde_json::from_str(&text).unwrap();
+        // Some items recorded the response only; those with `system`
+        // messages (tool_addition) needed a beta header not recorded.
+        let system_messages = item["request"]["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "system"));
+        if item["provider"] != "anthropic"
+            || item["response_status"] != 200
+            || !item["request"].is_object()
+            || system_messages
+        {
+            continue;
+        }
+        let request = &item["request"];
+        let betas: Vec<String> = item["request_headers"]["anthropic-beta"]
+            .as_str()
+            .map(|b| b.split(',').map(|s| s.trim().to_owned()).collect())
+            .unwrap_or_default();
+        if let Err(e) = tack_testkit::validate::anthropic_request_with_betas(request, &betas) {
+            panic!(
+                "{}: the real API took it, the mock refused: {e}",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 30,
+        "only {checked} recorded tool-search requests found"
+    );
 }
