@@ -393,6 +393,42 @@ fn print_rows(log: &Log, depth: usize) {
     for (_, line, _) in compactions {
         outln!("{pad}{line}");
     }
+    if let Some(line) = discovery_summary(log) {
+        outln!("{pad}{line}");
+    }
+}
+
+/// `tool search: 2 searches found 6 tools; 1 of them called (mcp__x__y)`,
+/// when the session searched.
+fn discovery_summary(log: &Log) -> Option<String> {
+    let mut searches = 0;
+    let mut found: Vec<&str> = Vec::new();
+    let mut called: Vec<&str> = Vec::new();
+    for (_, _, name, _, _, _, audit) in &log.rows {
+        if let Some(d) = audit.as_ref().and_then(|a| a.discovery.as_ref()) {
+            searches += 1;
+            for tool in &d.found {
+                if !found.contains(&tool.as_str()) {
+                    found.push(tool);
+                }
+            }
+        } else if found.contains(&name.as_str()) && !called.contains(&name.as_str()) {
+            called.push(name);
+        }
+    }
+    (searches > 0).then(|| {
+        let mut line = format!(
+            "tool search: {searches} search{} found {} tool{}; {} of them called",
+            if searches == 1 { "" } else { "es" },
+            found.len(),
+            if found.len() == 1 { "" } else { "s" },
+            called.len()
+        );
+        if !called.is_empty() {
+            line.push_str(&format!(" ({})", called.join(", ")));
+        }
+        line
+    })
 }
 
 fn print_subagent(sub: &Subagent, depth: usize) {

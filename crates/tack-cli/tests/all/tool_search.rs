@@ -441,6 +441,12 @@ mod in_a_session {
             "{log}"
         );
         assert!(log.contains("(found by search)"), "{log}");
+        assert!(
+            log.contains(
+                "tool search: 1 search found 3 tools; 1 of them called (mcp__github__create_issue)"
+            ),
+            "{log}"
+        );
     }
 
     #[tokio::test]

@@ -431,6 +431,157 @@ fn nothing_found(query: &str, registry: &ToolRegistry, index: &ToolIndex) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tack_tool::{CallOptions, HostHandle, ToolCall, ToolCallResult, ToolHost};
+
+    /// A session's host as far as search needs one: its registry (which
+    /// `grow` adds to, as `tools/list_changed` does) and reveal.
+    struct Host {
+        registry: Mutex<Arc<ToolRegistry>>,
+        references: bool,
+    }
+
+    #[async_trait]
+    impl ToolHost for Host {
+        fn definitions(&self) -> Vec<ToolDefinition> {
+            Vec::new()
+        }
+        fn annotations(&self, _name: &str) -> Option<ToolAnnotations> {
+            None
+        }
+        async fn call(&self, _call: ToolCall, _options: CallOptions) -> ToolCallResult {
+            unreachable!("search calls no tool")
+        }
+        fn registry(&self) -> Option<Arc<ToolRegistry>> {
+            Some(Arc::clone(&self.registry.lock().unwrap()))
+        }
+        fn refused_outright(&self, name: &str) -> bool {
+            name.ends_with("delete_repository")
+        }
+        fn reveal(&self, names: &[&str]) -> Vec<String> {
+            let mut registry = self.registry.lock().unwrap();
+            let mut next = ToolRegistry::clone(&registry);
+            let revealed = names
+                .iter()
+                .filter(|n| next.reveal(n))
+                .map(|n| (*n).to_owned())
+                .collect();
+            *registry = Arc::new(next);
+            revealed
+        }
+        fn tool_references(&self) -> bool {
+            self.references
+        }
+    }
+
+    struct Listed(&'static str, &'static str);
+
+    #[async_trait]
+    impl Tool for Listed {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn description(&self) -> &str {
+            self.1
+        }
+        fn input_schema(&self) -> Value {
+            json!({"type": "object"})
+        }
+        async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text("ok"))
+        }
+    }
+
+    fn host(references: bool) -> Arc<Host> {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(Arc::new(Listed("Read", "Reads a file.")))
+            .unwrap();
+        for (name, description) in [
+            (
+                "mcp__github__create_issue",
+                "Create a new issue in a repository.",
+            ),
+            ("mcp__github__delete_repository", "Delete a repository."),
+            ("mcp__slack__post_message", "Post a message to a channel."),
+        ] {
+            registry
+                .register_as(Arc::new(Listed(name, description)), Exposure::Deferred)
+                .unwrap();
+        }
+        Arc::new(Host {
+            registry: Mutex::new(Arc::new(registry)),
+            references,
+        })
+    }
+
+    async fn search(tool: &ToolSearch, host: &Arc<Host>, id: &str, query: &str) -> ToolOutput {
+        let mut ctx = ToolContext::new("/", "s", id, tokio_util::sync::CancellationToken::new());
+        ctx.host = HostHandle::new(
+            Arc::clone(host) as Arc<dyn ToolHost>,
+            tack_protocol::Caller {
+                tool: NAME.into(),
+                tool_use_id: id.into(),
+            },
+            0,
+        );
+        tool.call(json!({"query": query}), ctx).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_search_loads_what_it_finds_and_sees_tools_that_join_later() {
+        let host = host(false);
+        let tool = ToolSearch::new(&host.registry().unwrap(), &|n| host.refused_outright(n));
+        assert!(
+            tool.description()
+                .contains("- github (1 tool): create_issue"),
+            "{}",
+            tool.description()
+        );
+        let out = search(&tool, &host, "t1", "open an issue").await;
+        let text = out.content[0].clone();
+        assert!(format!("{text:?}").contains("mcp__github__create_issue (server github)"));
+        assert_eq!(
+            host.registry().unwrap().revealed()[0],
+            "mcp__github__create_issue"
+        );
+        let discovery = tool.discovery("t1").unwrap();
+        assert_eq!(discovery.found[0], "mcp__github__create_issue");
+        assert_eq!(discovery.loaded, host.registry().unwrap().revealed());
+        assert_eq!(discovery.searched, 2, "the refused tool is not indexed");
+        assert!(tool.discovery("t1").is_none(), "taken once");
+        // A refused tool is not found even by name.
+        let out = search(&tool, &host, "t2", "select:mcp__github__delete_repository").await;
+        assert!(format!("{:?}", out.content).contains("No deferred tool is named"));
+        // A server announces a tool: the next search finds it.
+        {
+            let mut registry = host.registry.lock().unwrap();
+            let mut next = ToolRegistry::clone(&registry);
+            next.register_as(
+                Arc::new(Listed("mcp__jira__create_ticket", "Create a Jira ticket.")),
+                Exposure::Deferred,
+            )
+            .unwrap();
+            *registry = Arc::new(next);
+        }
+        let out = search(&tool, &host, "t3", "jira ticket").await;
+        assert!(format!("{:?}", out.content).contains("mcp__jira__create_ticket"));
+    }
+
+    #[tokio::test]
+    async fn with_references_the_result_is_references_only() {
+        let host = host(true);
+        let tool = ToolSearch::new(&host.registry().unwrap(), &|_| false);
+        let out = search(&tool, &host, "t1", "mcp__slack").await;
+        assert_eq!(
+            out.content,
+            [ContentBlock::tool_reference("mcp__slack__post_message")]
+        );
+        // Nothing found: text, not an empty list of references.
+        let out = search(&tool, &host, "t2", "spotify playlist").await;
+        assert!(
+            matches!(&out.content[..], [ContentBlock::Text(t)] if t.text.starts_with("No deferred tool matches"))
+        );
+    }
 
     #[test]
     fn one_line_takes_the_first_sentence_within_the_width() {
