@@ -303,30 +303,37 @@ mod in_a_session {
     }
 
     async fn run(w: &World, args: &[&str]) -> Output {
+        run_with(w.tack(), &[], args).await
+    }
+
+    /// [`run`] against the mock's Chat Completions endpoint.
+    async fn run_openai(w: &World, args: &[&str]) -> Output {
         let mut cmd = w.tack();
+        cmd.env("OPENAI_API_KEY", "k");
+        let url = w.mock.url();
+        let provider = [
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-test",
+            "--base-url",
+            &url,
+        ];
+        run_with(cmd, &provider, args).await
+    }
+
+    async fn run_with(mut cmd: std::process::Command, provider: &[&str], args: &[&str]) -> Output {
         cmd.args([
             "run",
             "--approve-mcp",
             "--permission-mode",
             "bypassPermissions",
         ])
+        .args(provider)
         .args(args);
         tokio::task::spawn_blocking(move || cmd.output().unwrap())
             .await
             .unwrap()
-    }
-
-    fn openai(w: &World) -> Vec<String> {
-        [
-            "--provider",
-            "openai",
-            "--model",
-            "gpt-test",
-            "--base-url",
-            &w.mock.url(),
-        ]
-        .map(str::to_owned)
-        .to_vec()
     }
 
     /// The bytes of the request's `tools` array, as sent.
@@ -497,23 +504,7 @@ mod in_a_session {
     async fn openai_gets_the_found_definitions_appended_and_a_text_result() {
         let w = World::new(script()).await;
         mcp_json(&w, &["github", "slack"], json!({}));
-        let mut args = openai(&w);
-        args.extend(["--tool-search", "on", "file it"].map(str::to_owned));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let mut cmd = w.tack();
-        cmd.env("OPENAI_API_KEY", "k");
-        let out = {
-            cmd.args([
-                "run",
-                "--approve-mcp",
-                "--permission-mode",
-                "bypassPermissions",
-            ])
-            .args(&args);
-            tokio::task::spawn_blocking(move || cmd.output().unwrap())
-                .await
-                .unwrap()
-        };
+        let out = run_openai(&w, &["--tool-search", "on", "file it"]).await;
         check_discovery(&w, &out);
         let requests = w.mock.requests();
         assert_eq!(requests.len(), 3);
@@ -553,34 +544,10 @@ mod in_a_session {
         steps.push(Step::text("again"));
         let w = World::new(steps).await;
         mcp_json(&w, &["github", "slack"], json!({}));
-        let mut cmd = w.tack();
-        cmd.env("OPENAI_API_KEY", "k")
-            .args([
-                "run",
-                "--approve-mcp",
-                "--permission-mode",
-                "bypassPermissions",
-            ])
-            .args(openai(&w))
-            .args(["--tool-search", "on", "file it"]);
-        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-            .await
-            .unwrap();
+        let out = run_openai(&w, &["--tool-search", "on", "file it"]).await;
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let id = session_id(&w);
-        let mut cmd = w.tack();
-        cmd.env("OPENAI_API_KEY", "k")
-            .args([
-                "run",
-                "--approve-mcp",
-                "--permission-mode",
-                "bypassPermissions",
-            ])
-            .args(openai(&w))
-            .args(["--tool-search", "on", "--resume", &id, "and again"]);
-        let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
-            .await
-            .unwrap();
+        let out = run_openai(&w, &["--tool-search", "on", "--resume", &id, "and again"]).await;
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         assert_eq!(stdout(&out), "again\n");
         let requests = w.mock.requests();
