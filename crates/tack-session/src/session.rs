@@ -351,10 +351,10 @@ impl Session {
         }
         if tool_search.deferred > 0 {
             tracing::info!(
-                "tool search defers {} tools (~{} tokens); MCP tools ~{} tokens, threshold {}",
+                "tool search defers {} tools (~{} tokens); all tools ~{} tokens, threshold {}",
                 tool_search.deferred,
                 tool_search.deferred_tokens,
-                tool_search.mcp_tokens,
+                tool_search.tools_tokens,
                 tool_search.threshold_tokens
             );
         }

@@ -14,9 +14,10 @@
 //! - `deferLoading`: a server's entry (`"deferLoading": true`) or a name in
 //!   `toolSearch.defer` (any tool, built-ins too): deferred.
 //! - `on`: every MCP tool is deferred.
-//! - `auto` (the default): every MCP tool is deferred when their
-//!   definitions would take more than the threshold (default 10% of the
-//!   model's context window, `toolSearch.threshold`, `ENABLE_TOOL_SEARCH=auto:N`).
+//! - `auto` (the default): every MCP tool is deferred when the definitions
+//!   of all the tools would take more than the threshold (default 10% of
+//!   the model's context window, `toolSearch.threshold`,
+//!   `ENABLE_TOOL_SEARCH=auto:N`).
 //!
 //! Built-in tools and the Skill tool stay direct unless named in `defer`.
 
@@ -27,14 +28,15 @@ use tack_mcp::client::McpConfig;
 use tack_policy::Settings;
 use tack_tool::{Exposure, ToolRegistry};
 
-/// The share of the context window MCP tools may take before `auto`
-/// defers them (Claude Code's default).
+/// The share of the context window the tools' definitions may take before
+/// `auto` defers the MCP tools (Claude Code's default).
 pub const DEFAULT_THRESHOLD_PERCENT: f64 = 10.0;
 
 /// Whether tool search defers tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ToolSearchMode {
-    /// MCP tools are deferred when they would take more than the threshold.
+    /// MCP tools are deferred when all tools would take more than the
+    /// threshold.
     #[default]
     Auto,
     /// Every MCP tool is deferred.
@@ -251,8 +253,8 @@ pub struct DeferralReport {
     pub deferred: usize,
     /// Their definitions' estimated tokens (no longer in every request).
     pub deferred_tokens: u64,
-    /// The MCP tools' estimated tokens and what `auto` allows them.
-    pub mcp_tokens: u64,
+    /// All the tools' estimated tokens and what `auto` allows them.
+    pub tools_tokens: u64,
     pub threshold_tokens: u64,
 }
 
@@ -316,21 +318,18 @@ impl Deferral {
     /// Decides over the registry as loaded, for a model with a context
     /// window of `window` tokens, and defers what it should.
     pub(crate) fn apply(&mut self, registry: &mut ToolRegistry, window: u64) -> DeferralReport {
-        let mcp_tokens: u64 = registry
+        // Every tool the model would be sent counts; only MCP tools are
+        // deferred for it.
+        let tools_tokens: u64 = registry
             .iter()
-            .filter(|t| t.exposure == Exposure::Direct && t.definition.name.starts_with("mcp__"))
-            .filter(|t| {
-                let name = &t.definition.name;
-                !self.always_load.iter().any(|p| matches(p, name))
-                    && !self.loaded_servers.iter().any(|p| name.starts_with(p))
-            })
+            .filter(|t| t.exposure == Exposure::Direct)
             .map(|t| tokens(&t.definition))
             .sum();
         let threshold_tokens = self.threshold.tokens(window);
-        self.over_threshold = self.mode == ToolSearchMode::Auto && mcp_tokens > threshold_tokens;
+        self.over_threshold = self.mode == ToolSearchMode::Auto && tools_tokens > threshold_tokens;
         let mut report = DeferralReport {
             mode: self.mode,
-            mcp_tokens,
+            tools_tokens,
             threshold_tokens,
             ..DeferralReport::default()
         };
