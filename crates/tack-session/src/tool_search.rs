@@ -319,12 +319,20 @@ impl Deferral {
     /// window of `window` tokens, and defers what it should.
     pub(crate) fn apply(&mut self, registry: &mut ToolRegistry, window: u64) -> DeferralReport {
         // Every tool the model would be sent counts; only MCP tools are
-        // deferred for it.
-        let tools_tokens: u64 = registry
-            .iter()
-            .filter(|t| t.exposure == Exposure::Direct)
-            .map(|t| tokens(&t.definition))
-            .sum();
+        // deferred for it (none: nothing to measure).
+        let measure = self.mode == ToolSearchMode::Auto
+            && registry
+                .iter()
+                .any(|t| t.exposure == Exposure::Direct && t.definition.name.starts_with("mcp__"));
+        let tools_tokens: u64 = if measure {
+            registry
+                .iter()
+                .filter(|t| t.exposure == Exposure::Direct)
+                .map(|t| tokens(&t.definition))
+                .sum()
+        } else {
+            0
+        };
         let threshold_tokens = self.threshold.tokens(window);
         self.over_threshold = self.mode == ToolSearchMode::Auto && tools_tokens > threshold_tokens;
         let mut report = DeferralReport {
