@@ -603,8 +603,9 @@ mod in_a_session {
         assert_eq!(other["defer_loading"], json!(true));
     }
 
-    #[tokio::test]
-    async fn an_exact_name_comes_first_and_a_denied_tool_is_never_offered() {
+    /// Three searches with `mcp__github__create_issue` denied: an exact
+    /// name, a request the denied tool would serve best, a `select:` of it.
+    async fn exact_and_denied(openai: bool) {
         let w = World::new(vec![
             Step::tool_use(
                 "toolu_exact",
@@ -631,36 +632,69 @@ mod in_a_session {
             json!({"permissions": {"deny": ["mcp__github__create_issue"]}}).to_string(),
         )
         .unwrap();
-        let out = run(&w, &["--tool-search", "on", "look"]).await;
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let requests = w.mock.requests();
-        let result = |i: usize| {
-            requests[i].body["messages"]
-                .as_array()
-                .unwrap()
-                .last()
-                .unwrap()["content"][0]["content"]
-                .clone()
+        let args = ["--tool-search", "on", "look"];
+        let out = if openai {
+            run_openai(&w, &args).await
+        } else {
+            run(&w, &args).await
         };
-        assert_eq!(result(1)[0]["tool_name"], "mcp__slack__slack_list_channels");
-        let denied = result(2).to_string();
-        assert!(!denied.contains("mcp__github__create_issue"), "{denied}");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(w.mock.rejections().is_empty(), "{:?}", w.mock.rejections());
+        let (_, events) = w.transcript();
+        let found = |id: &str| -> Vec<String> {
+            let result = of_type(&events, "tool_result")
+                .into_iter()
+                .find(|r| r["tool_use_id"] == id)
+                .unwrap();
+            serde_json::from_value(result["audit"]["discovery"]["found"].clone()).unwrap()
+        };
+        assert_eq!(found("toolu_exact")[0], "mcp__slack__slack_list_channels");
+        let denied = found("toolu_denied");
         assert!(
-            denied.contains("mcp__github__"),
-            "other issue tools are: {denied}"
+            !denied.contains(&"mcp__github__create_issue".to_owned()),
+            "{denied:?}"
         );
-        let select = result(3).to_string();
-        assert!(!select.contains("tool_reference"), "{select}");
-        assert!(select.contains("No deferred tool is named"), "{select}");
-        // The search's description does not count the denied tool.
-        let search = requests[0].body["tools"]
+        assert!(
+            denied.iter().any(|t| t.starts_with("mcp__github__")),
+            "{denied:?}"
+        );
+        assert!(found("toolu_select").is_empty());
+        // What the model saw: never the denied tool, in the search's
+        // description (25 of github's 26 tools) or its results.
+        let requests = w.mock.requests();
+        let messages = requests.last().unwrap().body["messages"]
             .as_array()
             .unwrap()
+            .clone();
+        let results: Vec<String> = messages
             .iter()
-            .find(|t| t["name"] == "ToolSearch")
-            .unwrap()["description"]
-            .to_string();
-        assert!(!search.contains("create_issue,") || !search.contains("mcp__github__create_issue"));
+            .filter(|m| m["role"] == "tool" || m["role"] == "user")
+            .map(|m| m["content"].to_string())
+            .collect();
+        let (searches, select) = (&results[1..results.len() - 1], results.last().unwrap());
+        assert!(
+            searches
+                .iter()
+                .all(|r| !r.contains("mcp__github__create_issue")),
+            "{searches:?}"
+        );
+        assert!(searches[0].contains("mcp__slack__slack_list_channels"));
+        assert!(
+            select.contains("not offered: a deny rule refuses every call of it"),
+            "{select}"
+        );
+        let tools = requests[0].body["tools"].to_string();
+        assert!(tools.contains("- github (25 tools)"), "{tools}");
+    }
+
+    #[tokio::test]
+    async fn an_exact_name_comes_first_and_a_denied_tool_is_never_offered_on_anthropic() {
+        exact_and_denied(false).await;
+    }
+
+    #[tokio::test]
+    async fn an_exact_name_comes_first_and_a_denied_tool_is_never_offered_over_chat_completions() {
+        exact_and_denied(true).await;
     }
 
     #[tokio::test]

@@ -323,8 +323,8 @@ impl Tool for ToolSearch {
             "loaded": loaded,
         });
         if hits.is_empty() {
-            return Ok(ToolOutput::text(nothing_found(&query, &registry, index))
-                .with_structured(structured));
+            let text = nothing_found(&query, &registry, index, &refused);
+            return Ok(ToolOutput::text(text).with_structured(structured));
         }
         let content = if host.tool_references() {
             found
@@ -388,7 +388,12 @@ pub fn listed(text: &str) -> Vec<String> {
 
 /// What a search that found nothing says: for `select:`, the closest
 /// names; otherwise what there is to search.
-fn nothing_found(query: &str, registry: &ToolRegistry, index: &ToolIndex) -> String {
+fn nothing_found(
+    query: &str,
+    registry: &ToolRegistry,
+    index: &ToolIndex,
+    refused: &dyn Fn(&str) -> bool,
+) -> String {
     if let Some(names) = query.strip_prefix("select:") {
         let known: Vec<&str> = index.docs().iter().map(|d| d.tool.as_str()).collect();
         let mut text = String::new();
@@ -398,6 +403,13 @@ fn nothing_found(query: &str, registry: &ToolRegistry, index: &ToolIndex) -> Str
                 .is_some_and(|t| t.exposure == Exposure::Direct)
             {
                 let _ = write!(text, "{name} is loaded already: call it directly. ");
+                continue;
+            }
+            if registry.contains(name) && refused(name) {
+                let _ = write!(
+                    text,
+                    "{name} is not offered: a deny rule refuses every call of it. "
+                );
                 continue;
             }
             let hint = tack_protocol::suggest::closest(name, &known)
@@ -551,7 +563,7 @@ mod tests {
         assert!(tool.discovery("t1").is_none(), "taken once");
         // A refused tool is not found even by name.
         let out = search(&tool, &host, "t2", "select:mcp__github__delete_repository").await;
-        assert!(format!("{:?}", out.content).contains("No deferred tool is named"));
+        assert!(format!("{:?}", out.content).contains("a deny rule refuses every call of it"));
         // A server announces a tool: the next search finds it.
         {
             let mut registry = host.registry.lock().unwrap();
