@@ -34,8 +34,12 @@
 //! is a word like any other: `time` and `memory` are servers too); a tool's
 //! exact name written as an identifier (`create_issue`, `getUser`) anywhere
 //! in the query, or any tool name alone, ranks that tool first. Query
-//! words also find their synonyms and related words (`synonyms.rs`, at a
-//! lower weight; a tool counts only the best match of each query word).
+//! words also find their synonyms and related words (`synonyms.rs`), then
+//! their nearest neighbours in word-vector space (`related.rs`, a table
+//! derived from GloVe vectors), each at a lower weight; a tool counts only
+//! the best match of each query word. With the cargo feature `semantic` and
+//! `TACK_TOOL_SEARCH_VECTORS` naming a word-vector file, the cosine of
+//! mean word vectors is fused in too (`semantic.rs`).
 //! Values the request passes on — a URL, a file name, an id, quoted text,
 //! the name after `called` — count less than the words of what to do, and
 //! bring the word for their kind (`url`, `file`, `email`). A request of
@@ -47,6 +51,9 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 pub mod eval;
+mod related;
+#[cfg(feature = "semantic")]
+pub mod semantic;
 mod synonyms;
 pub mod tool;
 
@@ -124,8 +131,10 @@ pub struct FieldScoring {
 
 /// The parameters of the ranking. [`Scoring::default`] (name 3, server 1,
 /// description 1, parameter names 1.5, parameter descriptions 0.5; k1 2;
-/// synonyms on at 0.7, related words at 0.4; values at 0.5; a step sees
-/// the rest of its request at 0.3) is what the labelled set in
+/// synonyms on at 0.7, related words at 0.4, word-vector neighbours at 0.3
+/// × their similarity from 0.5 up; values at 0.5; a step sees the rest of
+/// its request at 0.3; semantic fusion, where configured, at 0.1) is what
+/// the labelled set in
 /// `eval/toolsearch` measured best
 /// (BENCHMARKS.md, "Tool search"); re-measure there before changing it:
 /// `cargo test -p tack-tools --lib tune -- --ignored --nocapture`.
@@ -155,6 +164,17 @@ pub struct Scoring {
     /// When a request is searched step by step, how much the words of its
     /// other steps count in each step's search.
     pub context_weight: f32,
+    /// How much a query word's nearest neighbours in word-vector space
+    /// count (`related.rs`): a neighbour at cosine similarity `s` counts
+    /// `neighbour_weight × s`, scored at the query word's rarity as a
+    /// synonym is. 0 turns them off.
+    pub neighbour_weight: f32,
+    /// The least cosine similarity at which a neighbour counts.
+    pub neighbour_floor: f32,
+    /// With the cargo feature `semantic` and word vectors configured
+    /// (`semantic.rs`): how much the cosine similarity of the query's and
+    /// a tool's mean word vectors counts against BM25F. 0 turns it off.
+    pub semantic_weight: f32,
 }
 
 impl Default for Scoring {
@@ -175,6 +195,9 @@ impl Default for Scoring {
             related_weight: 0.4,
             value_weight: 0.5,
             context_weight: 0.3,
+            neighbour_weight: 0.3,
+            neighbour_floor: 0.5,
+            semantic_weight: 0.1,
         }
     }
 }
@@ -211,6 +234,9 @@ pub struct ToolIndex {
     /// and [`RELATED`], with the weight each counts at (both stemmed as
     /// the index stems).
     synonyms: FxHashMap<Box<str>, Vec<(u32, f32)>>,
+    /// The documents' mean word vectors, when vectors are configured.
+    #[cfg(feature = "semantic")]
+    semantic: Option<semantic::DocVectors>,
 }
 
 impl ToolIndex {
@@ -301,7 +327,7 @@ impl ToolIndex {
                 });
             }
         }
-        let idf = postings
+        let idf: Vec<f32> = postings
             .iter()
             .map(|p| {
                 let df = p.len() as f32;
@@ -347,6 +373,32 @@ impl ToolIndex {
             }
         }
         let synonyms = synonym_terms(&terms, &scoring);
+        #[cfg(feature = "semantic")]
+        let semantic = semantic::vectors()
+            .filter(|_| scoring.semantic_weight > 0.0)
+            .map(|vectors| {
+                let max_idf = (1.0 + (n + 0.5) / 0.5).ln();
+                let mut buf = String::new();
+                semantic::DocVectors::new(vectors, docs.len(), |d, add| {
+                    let doc = &docs[d];
+                    for text in [&doc.name, &doc.description] {
+                        for_each_word(text, &mut buf, |w, term| {
+                            if is_stop_word(w) {
+                                return;
+                            }
+                            term.clear();
+                            term.push_str(w);
+                            if scoring.stem {
+                                stem(term);
+                            }
+                            let idf = terms
+                                .get(term.as_str())
+                                .map_or(max_idf, |&id| idf[id as usize]);
+                            add(w, idf);
+                        });
+                    }
+                })
+            });
         Self {
             docs,
             scoring,
@@ -357,6 +409,8 @@ impl ToolIndex {
             servers,
             exact,
             synonyms,
+            #[cfg(feature = "semantic")]
+            semantic,
         }
     }
 
@@ -451,7 +505,15 @@ impl ToolIndex {
             && self.scoring.context_weight > 0.0
         {
             let base = parsed.terms.iter().map(|t| t.group + 1).max().unwrap_or(0);
-            for t in self.parse(context).terms {
+            let whole = self.parse(context);
+            #[cfg(feature = "semantic")]
+            parsed.words.extend(
+                whole
+                    .words
+                    .into_iter()
+                    .map(|(w, weight)| (w, weight * self.scoring.context_weight)),
+            );
+            for t in whole.terms {
                 if !parsed.terms.iter().any(|p| p.id == t.id) {
                     parsed.terms.push(QueryTerm {
                         required: false,
@@ -530,6 +592,10 @@ impl ToolIndex {
                 }
             }
         }
+        #[cfg(feature = "semantic")]
+        if !parsed.missing_required {
+            self.fuse_semantic(&parsed, &mut scores, &mut touched);
+        }
         let mut ranked: Vec<Hit> = touched
             .into_iter()
             .filter(|&d| {
@@ -550,6 +616,48 @@ impl ToolIndex {
         first.sort_unstable_by(better);
         first.extend(ranked);
         first
+    }
+
+    /// The IDF of a word no document has.
+    #[cfg(feature = "semantic")]
+    fn max_idf(&self) -> f32 {
+        let n = self.docs.len().max(1) as f32;
+        (1.0 + (n + 0.5) / 0.5).ln()
+    }
+
+    /// Fuses the cosine similarity of the query's and each document's mean
+    /// word vectors into `scores`, as a weighted sum: the similarity above
+    /// the catalog's mean, as a share of the best one above it, times
+    /// [`Scoring::semantic_weight`] and the best BM25F score. A document
+    /// it lifts above 0 joins `touched`. (Measured on eval/toolsearch with
+    /// GloVe 6B 100-d: every weight and reciprocal rank fusion lost; see
+    /// `semantic.rs`.)
+    #[cfg(feature = "semantic")]
+    fn fuse_semantic(&self, parsed: &Parsed, scores: &mut [f32], touched: &mut Vec<u32>) {
+        let Some(semantic) = &self.semantic else {
+            return;
+        };
+        let Some(q) = semantic.query(parsed.words.iter().map(|(w, weight)| (&**w, *weight))) else {
+            return;
+        };
+        let cos = semantic.cosines(&q);
+        let best = touched
+            .iter()
+            .map(|&d| scores[d as usize])
+            .fold(0f32, f32::max);
+        let scale = self.scoring.semantic_weight * if best > 0.0 { best } else { 1.0 };
+        let mean = cos.iter().sum::<f32>() / cos.len().max(1) as f32;
+        let top = cos.iter().copied().fold(f32::MIN, f32::max);
+        let span = (top - mean).max(1e-6);
+        for (d, &c) in cos.iter().enumerate() {
+            let c = (c - mean) / span;
+            if c > 0.0 {
+                if scores[d] == 0.0 {
+                    touched.push(d as u32);
+                }
+                scores[d] += scale * c;
+            }
+        }
     }
 
     /// `select:A,B,…`: the named tools in order, each once.
@@ -587,6 +695,7 @@ impl ToolIndex {
         let mut group = 0u32;
         let mut in_quote = false;
         let mut after_name = false;
+        let mut neighbour = String::new();
         for raw in words {
             let (required, raw) = match raw.strip_prefix('+') {
                 Some(rest) => (true, rest),
@@ -655,6 +764,11 @@ impl ToolIndex {
                 }
                 group += 1;
                 let own = self.terms.get(buf.as_str()).copied();
+                #[cfg(feature = "semantic")]
+                parsed.words.push((
+                    w.into(),
+                    word_weight * own.map_or_else(|| self.max_idf(), |id| self.idf[id as usize]),
+                ));
                 match own {
                     Some(id) => parsed.add(QueryTerm {
                         id,
@@ -684,6 +798,39 @@ impl ToolIndex {
                             group,
                             idf: own_idf.unwrap_or(self.idf[id as usize]),
                         });
+                    }
+                }
+                // Then its neighbours in word-vector space; a term that is
+                // also a synonym of this word counts at the better weight.
+                if self.scoring.neighbour_weight > 0.0 {
+                    let key = if related::has(w) { w } else { buf.as_str() };
+                    for (n, similarity) in related::neighbours(key) {
+                        if similarity < self.scoring.neighbour_floor {
+                            break;
+                        }
+                        neighbour.clear();
+                        neighbour.push_str(n);
+                        if self.scoring.stem {
+                            stem(&mut neighbour);
+                        }
+                        if neighbour == *buf {
+                            continue;
+                        }
+                        let Some(&id) = self.terms.get(neighbour.as_str()) else {
+                            continue;
+                        };
+                        let weight = self.scoring.neighbour_weight * similarity;
+                        match parsed.terms.iter_mut().find(|t| t.id == id) {
+                            Some(t) if t.group == group => t.weight = t.weight.max(weight),
+                            Some(_) => {}
+                            None => parsed.terms.push(QueryTerm {
+                                id,
+                                required: false,
+                                weight,
+                                group,
+                                idf: own_idf.unwrap_or(self.idf[id as usize]),
+                            }),
+                        }
                     }
                 }
             });
@@ -812,6 +959,10 @@ struct Parsed {
     missing_required: bool,
     servers: Vec<u32>,
     exact: Vec<u32>,
+    /// The query's words with their weight (IDF × the word's weight), for
+    /// its mean vector.
+    #[cfg(feature = "semantic")]
+    words: Vec<(Box<str>, f32)>,
 }
 
 impl Parsed {
@@ -1260,6 +1411,32 @@ mod tests {
         // `folder` is `directory`.
         let hits = index.search("files in a folder", 5);
         assert_eq!(names(&index, &hits)[0], "mcp__filesystem__list-files");
+    }
+
+    #[test]
+    fn a_word_finds_its_neighbours_in_word_vector_space() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "maps",
+                "get_altitude",
+                "The altitude of a place.",
+                json!({}),
+            ),
+            SearchDoc::mcp("maps", "get_weather", "The weather at a place.", json!({})),
+        ];
+        let index = ToolIndex::new(docs.clone());
+        let hits = index.search("how high is the elevation of Denver", 5);
+        assert_eq!(names(&index, &hits), ["mcp__maps__get_altitude"]);
+        // A neighbour counts less than the word itself.
+        assert!(hits[0].score < index.search("altitude", 5)[0].score);
+        let off = ToolIndex::with_scoring(
+            docs,
+            Scoring {
+                neighbour_weight: 0.0,
+                ..Scoring::default()
+            },
+        );
+        assert!(off.search("elevation", 5).is_empty());
     }
 
     #[test]

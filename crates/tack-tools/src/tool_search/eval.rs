@@ -503,6 +503,13 @@ mod tune {
             ("values 0.2", with(&|s| s.value_weight = 0.2)),
             ("no context for steps", with(&|s| s.context_weight = 0.0)),
             ("context for steps 0.6", with(&|s| s.context_weight = 0.6)),
+            ("no vector neighbours", with(&|s| s.neighbour_weight = 0.0)),
+            ("vector neighbours 0.2", with(&|s| s.neighbour_weight = 0.2)),
+            ("vector neighbours 0.4", with(&|s| s.neighbour_weight = 0.4)),
+            ("neighbour floor 0.6", with(&|s| s.neighbour_floor = 0.6)),
+            // Only with the `semantic` feature and TACK_TOOL_SEARCH_VECTORS.
+            ("semantic 0", with(&|s| s.semantic_weight = 0.0)),
+            ("semantic 0.3", with(&|s| s.semantic_weight = 0.3)),
         ]
     }
 
