@@ -332,7 +332,27 @@ impl Tool for ToolSearch {
                 .map(|name| ContentBlock::tool_reference(*name))
                 .collect()
         } else {
-            vec![ContentBlock::text(listing(&hits, &loaded))]
+            let mut text = listing(&hits, &loaded);
+            // `select:` names that were not found are said (in text only:
+            // references go alone).
+            if let Some(names) = query.strip_prefix("select:") {
+                let missing: Vec<&str> = names
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| {
+                        !n.is_empty()
+                            && !hits.iter().any(|d| {
+                                d.tool.eq_ignore_ascii_case(n) || d.name.eq_ignore_ascii_case(n)
+                            })
+                    })
+                    .collect();
+                if !missing.is_empty() {
+                    let rest = format!("select:{}", missing.join(","));
+                    text.push('\n');
+                    text.push_str(&nothing_found(&rest, &registry, index, &refused));
+                }
+            }
+            vec![ContentBlock::text(text)]
         };
         Ok(ToolOutput {
             content,
@@ -561,6 +581,23 @@ mod tests {
         assert_eq!(discovery.loaded, host.registry().unwrap().revealed());
         assert_eq!(discovery.searched, 2, "the refused tool is not indexed");
         assert!(tool.discovery("t1").is_none(), "taken once");
+        // select: says which names it did not find.
+        let out = search(
+            &tool,
+            &host,
+            "t1b",
+            "select:mcp__slack__post_message,mcp__slack__nope",
+        )
+        .await;
+        let text = format!("{:?}", out.content);
+        assert!(
+            text.contains("mcp__slack__post_message (server slack)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("No deferred tool is named mcp__slack__nope"),
+            "{text}"
+        );
         // A refused tool is not found even by name.
         let out = search(&tool, &host, "t2", "select:mcp__github__delete_repository").await;
         assert!(format!("{:?}", out.content).contains("a deny rule refuses every call of it"));
