@@ -47,6 +47,15 @@ impl Pipeline {
         let registry = self.registry();
         let (stop, output) = match find(&registry, &call, &options) {
             Some(tool) => {
+                // A deferred tool the model called without a search (it
+                // saw the name in ToolSearch's list): its definition joins
+                // the request from now on, so the next call has it.
+                if tool.exposure == Exposure::Deferred
+                    && options.caller.is_none()
+                    && !registry.is_sent(&call.name)
+                {
+                    self.reveal(&[call.name.as_str()]);
+                }
                 let output = tool.tool.output();
                 let stop = self
                     .run_stages(tool, &mut call, input_error, options, &mut audit)
