@@ -103,6 +103,8 @@ mod globals;
 mod limits;
 mod thrown;
 
+pub mod tool;
+
 pub use bridge::{BridgeError, FoundTool, ToolBridge};
 pub use console::{Console, Level, Line};
 pub use engine::{run, run_cancellable};

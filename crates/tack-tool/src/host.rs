@@ -53,6 +53,10 @@ pub struct CallOptions {
     /// person at an MCP client's end ([`CallAsker`]). Consulted before the
     /// session's own prompter; `None` (the default): the session's.
     pub asker: Option<Arc<dyn CallAsker>>,
+    /// The caller filters the result itself (a code-mode program): the
+    /// output budget does not cut it. What the caller passes on to the
+    /// model meets the budget instead.
+    pub full_output: bool,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -63,6 +67,7 @@ impl std::fmt::Debug for CallOptions {
             .field("caller", &self.caller)
             .field("depth", &self.depth)
             .field("asker", &self.asker.is_some())
+            .field("full_output", &self.full_output)
             .finish()
     }
 }
@@ -119,6 +124,12 @@ pub trait ToolHost: Send + Sync {
     /// them); returns the names newly revealed. Default: none.
     fn reveal(&self, _names: &[&str]) -> Vec<String> {
         Vec::new()
+    }
+    /// Whether a call of `name` with `input` may run at the same time as
+    /// other such calls (the loop's scheduler rule, for callers that run
+    /// several at once). Default: no.
+    fn is_concurrency_safe(&self, _name: &str, _input: &Value) -> bool {
+        false
     }
     /// Whether the model's API expands `tool_reference` blocks in a tool
     /// result into the named `defer_loading` tools' definitions (Anthropic's
@@ -194,6 +205,13 @@ impl HostHandle {
             .as_ref()
             .map(|h| h.reveal(names))
             .unwrap_or_default()
+    }
+
+    /// [`ToolHost::is_concurrency_safe`].
+    pub fn is_concurrency_safe(&self, name: &str, input: &Value) -> bool {
+        self.host
+            .as_ref()
+            .is_some_and(|h| h.is_concurrency_safe(name, input))
     }
 
     /// [`ToolHost::tool_references`].

@@ -534,6 +534,12 @@ impl ToolHost for Pipeline {
         Pipeline::reveal(self, names)
     }
 
+    fn is_concurrency_safe(&self, name: &str, input: &serde_json::Value) -> bool {
+        self.registry()
+            .get(name)
+            .is_some_and(|t| t.tool.is_concurrency_safe(input))
+    }
+
     fn tool_references(&self) -> bool {
         self.shared
             .tool_references

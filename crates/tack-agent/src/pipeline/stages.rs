@@ -44,6 +44,7 @@ impl Pipeline {
             caller: options.caller.clone(),
             ..AuditRecord::default()
         };
+        let options_full_output = options.full_output;
         let registry = self.registry();
         let (stop, output) = match find(&registry, &call, &options) {
             Some(tool) => {
@@ -68,7 +69,7 @@ impl Pipeline {
             ),
         };
         audit.input = call.input.clone();
-        self.record(&call, stop, &output, started, audit)
+        self.record(&call, stop, &output, started, audit, options_full_output)
     }
 
     async fn run_stages(
@@ -250,6 +251,7 @@ impl Pipeline {
         output: &OutputBehaviour,
         started: Instant,
         mut audit: AuditRecord,
+        full_output: bool,
     ) -> ToolCallResult {
         let (content, is_error, outcome, structured, response) = match stop {
             Stop::UnknownTool(text) => (
@@ -277,10 +279,17 @@ impl Pipeline {
                 None,
             ),
         };
-        let budgeted = self
-            .shared
-            .budget
-            .apply(&call.name, output, &call.id, content);
+        // A caller that filters the result itself gets it whole.
+        let budgeted = if full_output {
+            crate::pipeline::Budgeted {
+                content,
+                artifact: None,
+            }
+        } else {
+            self.shared
+                .budget
+                .apply(&call.name, output, &call.id, content)
+        };
         audit.artifacts.extend(budgeted.artifact);
         if outcome == ToolOutcome::Interrupted {
             audit.interrupted = Some(Interruption::Cancelled);

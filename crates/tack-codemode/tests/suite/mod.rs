@@ -1,6 +1,7 @@
 //! Shared helpers: [`Fixture`], a bridge with a handful of tools, and `run`
 //! helpers so each test reads as code, then expectation.
 
+mod code_tool;
 mod errors;
 mod escape;
 mod limits;
