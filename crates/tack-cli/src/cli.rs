@@ -367,6 +367,9 @@ pub struct ToolSessionArgs {
     /// Tool search: auto (defer MCP tools over 10% of the window), on, off.
     #[arg(long, value_enum, value_name = "MODE")]
     pub tool_search: Option<ToolSearchArg>,
+    /// Add the Code tool (a program that calls tools; see `codeMode`).
+    #[arg(long)]
+    pub code_mode: bool,
 }
 
 #[derive(Debug, Args)]
@@ -550,6 +553,11 @@ pub struct RunArgs {
     /// `off` never. Deferred tools are found with the ToolSearch tool.
     #[arg(long, value_enum, value_name = "MODE")]
     pub tool_search: Option<ToolSearchArg>,
+    /// Add the Code tool: the model writes a short JavaScript program that
+    /// calls tools, and only what it prints and returns comes back
+    /// (`codeMode` in settings says which tools and the limits).
+    #[arg(long)]
+    pub code_mode: bool,
 }
 
 /// `--tool-search`.

@@ -283,6 +283,7 @@ async fn serve_command(args: ServeArgs) -> Result<u8, Failure> {
                 .events(events)
                 // A client is offered every tool and searches on its own
                 // side; --tool-search on gives it tack's ToolSearch too.
+                .code_mode(args.session.code_mode)
                 .tool_search(Some(args.session.tool_search.map_or(
                     tack_session::tool_search::ToolSearchMode::Off,
                     crate::cli::ToolSearchArg::mode,

@@ -45,6 +45,7 @@ struct RunConfig {
     approve_mcp: bool,
     trust_project_skills: bool,
     tool_search: Option<tack_session::tool_search::ToolSearchMode>,
+    code_mode: bool,
     compact: CompactFlags,
     /// A resumed conversation is waiting for the model (no prompt needed).
     awaits_model: bool,
@@ -191,6 +192,7 @@ impl RunConfig {
             approve_mcp: args.approve_mcp,
             trust_project_skills: args.trust_project_skills,
             tool_search: args.tool_search.map(crate::cli::ToolSearchArg::mode),
+            code_mode: args.code_mode,
             compact: CompactFlags {
                 window: args.context_window,
                 threshold: args.compact_threshold,
@@ -326,6 +328,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .events(events)
         .subagents(true)
         .tool_search(config.tool_search)
+        .code_mode(config.code_mode)
         .context_window(context_window);
     if let Some(text) = config.system_prompt.take() {
         options = options.system_prompt(text);

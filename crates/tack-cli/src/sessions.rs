@@ -336,6 +336,13 @@ fn print_rows(log: &Log, depth: usize) {
         if !a.rewritten_by.is_empty() {
             outln!("{pad}    rewritten by: {}", a.rewritten_by.join(", "));
         }
+        if let Some(caller) = &a.caller {
+            outln!(
+                "{pad}    called by: {} [{}]",
+                caller.tool,
+                caller.tool_use_id
+            );
+        }
         outln!("{pad}    decision: {} by {}", a.decision, a.decided_by);
         if let Some(argv) = &a.argv {
             outln!("{pad}    ran: {}", tack_policy::command_text(argv));

@@ -147,7 +147,8 @@ impl Here {
             .interaction(interaction)
             .events(events)
             .subagents(true)
-            .tool_search(flags.tool_search.map(crate::cli::ToolSearchArg::mode));
+            .tool_search(flags.tool_search.map(crate::cli::ToolSearchArg::mode))
+            .code_mode(flags.code_mode);
         let session = Session::assemble(&ctx, options).await?;
         Ok(Self {
             ctx,

@@ -199,6 +199,17 @@ struct HostBridge {
     exclusive: tokio::sync::RwLock<()>,
 }
 
+impl HostBridge {
+    /// Every tool a program may reach, `Hidden` ones included (they are
+    /// callable from code only).
+    fn definitions(&self) -> Vec<tack_protocol::ToolDefinition> {
+        match self.host.registry() {
+            Some(registry) => registry.iter().map(|t| t.definition.clone()).collect(),
+            None => self.host.definitions(),
+        }
+    }
+}
+
 /// The word a program branches on for a failed call.
 fn kind(outcome: ToolOutcome) -> &'static str {
     match outcome {
@@ -218,8 +229,7 @@ fn kind(outcome: ToolOutcome) -> &'static str {
 #[async_trait]
 impl ToolBridge for HostBridge {
     fn names(&self) -> Vec<String> {
-        self.host
-            .definitions()
+        self.definitions()
             .into_iter()
             .map(|d| d.name)
             .filter(|n| self.callable.allows(n))
@@ -252,11 +262,16 @@ impl ToolBridge for HostBridge {
         if result.block.is_error {
             return Err(BridgeError::new(kind(result.outcome), text));
         }
-        Ok(result.structured.unwrap_or(Value::String(text)))
+        // Structured content is the result only for a tool that declares
+        // an output schema; otherwise it is metadata and the text is.
+        match result.structured {
+            Some(value) if self.host.output_schema(name).is_some() => Ok(value),
+            _ => Ok(Value::String(text)),
+        }
     }
 
     async fn search(&self, query: &str) -> Result<Vec<FoundTool>, BridgeError> {
-        let definitions = self.host.definitions();
+        let definitions = self.definitions();
         let words: Vec<String> = query
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.len() > 2)

@@ -30,10 +30,13 @@ const PLAN_TOOLS: &[&str] = &[
     "ExitPlanMode",
     "Agent",
     "Skill",
+    "ToolSearch",
+    "Code",
 ];
 
 /// Tools that need no permission (they only touch the session itself; the
-/// calls of a sub-agent started by Agent each meet the rules on their own).
+/// calls of a sub-agent started by Agent, and of a program run by Code, each
+/// meet the rules on their own; ToolSearch only loads definitions).
 const INTERNAL_TOOLS: &[&str] = &[
     "TodoWrite",
     "BashOutput",
@@ -41,6 +44,8 @@ const INTERNAL_TOOLS: &[&str] = &[
     "KillShell",
     "ExitPlanMode",
     "Agent",
+    "ToolSearch",
+    "Code",
 ];
 
 /// Commands acceptEdits runs without asking when every operand is inside a

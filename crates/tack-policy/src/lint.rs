@@ -33,6 +33,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "tools",
     "inputExamples",
     "toolSearch",
+    "codeMode",
     // Claude Code
     "$schema",
     "env",
@@ -165,6 +166,7 @@ pub const KNOWN_TOOLS: &[&str] = &[
     "ListMcpResourcesTool",
     "ReadMcpResourceTool",
     "ToolSearch",
+    "Code",
     "LSP",
     "EnterWorktree",
     "ExitWorktree",

@@ -50,6 +50,8 @@ pub struct SessionOptions {
     pub subagents: bool,
     /// Tool search's mode, over the settings' (`--tool-search`).
     pub tool_search: Option<ToolSearchMode>,
+    /// Code mode on (`--code-mode`), over the settings' `codeMode.enabled`.
+    pub code_mode: bool,
     /// The context window of the model the session will talk to, when
     /// known: `auto` tool search measures the MCP tools against it
     /// (default: the `compaction.contextWindow` setting, else 200,000).
@@ -70,6 +72,7 @@ impl SessionOptions {
             environment: None,
             subagents: false,
             tool_search: None,
+            code_mode: false,
             context_window: None,
         }
     }
@@ -77,6 +80,12 @@ impl SessionOptions {
     /// Tool search's mode, over what the settings say (`--tool-search`).
     pub fn tool_search(mut self, mode: Option<ToolSearchMode>) -> Self {
         self.tool_search = mode;
+        self
+    }
+
+    /// Adds the Code tool (`--code-mode`), whatever `codeMode.enabled` says.
+    pub fn code_mode(mut self, on: bool) -> Self {
+        self.code_mode = on;
         self
     }
 
@@ -277,6 +286,7 @@ impl Session {
             environment,
             subagents,
             tool_search,
+            code_mode,
             context_window,
         } = options;
         let approved;
@@ -332,9 +342,20 @@ impl Session {
             interaction.notice(&warning);
         }
         if let Some(mut names) = only_tools {
-            // ToolSearch joins below when something is deferred.
-            names.retain(|n| n.trim() != tack_tools::tool_search::tool::NAME);
+            // ToolSearch joins below when something is deferred, Code when
+            // code mode is on.
+            names.retain(|n| {
+                n.trim() != tack_tools::tool_search::tool::NAME
+                    && n.trim() != tack_codemode::tool::NAME
+            });
             keep_only(&mut registry, &names)?;
+        }
+        if code_mode || settings.code_mode.enabled {
+            let mut code = settings.code_mode.clone();
+            code.enabled = true;
+            if let Err(e) = crate::code_mode::apply(&code, &mut registry) {
+                interaction.notice(&format!("the Code tool was left out: {e}"));
+            }
         }
         let mut deferral = Deferral::new(&settings.tool_search, tool_search, &settings.mcp_servers);
         let window = context_window

@@ -299,6 +299,8 @@ pub struct SessionSettings {
     /// What tool search defers (`toolSearch` of every file, and
     /// `ENABLE_TOOL_SEARCH`; see [`crate::tool_search`]).
     pub tool_search: crate::tool_search::ToolSearchSettings,
+    /// Code mode (`codeMode` of every file; see [`crate::code_mode`]).
+    pub code_mode: crate::code_mode::CodeModeSettings,
     /// MCP servers that may use the session's model (`mcpSampling` of the
     /// user, local, command-line and managed files; a project file cannot
     /// grant it), by server name.
@@ -355,11 +357,13 @@ impl SessionSettings {
         let (input_examples, examples_warnings) = input_examples(&permissions);
         let (tool_search, tool_search_warnings) =
             crate::tool_search::tool_search(&permissions, |name| std::env::var(name).ok());
+        let (code_mode, code_mode_warnings) = crate::code_mode::code_mode(&permissions);
         let mut warnings = compaction_warnings;
         warnings.extend(sampling_warnings);
         warnings.extend(sandbox_warnings);
         warnings.extend(examples_warnings);
         warnings.extend(tool_search_warnings);
+        warnings.extend(code_mode_warnings);
         Ok(Self {
             permissions,
             hooks,
@@ -372,6 +376,7 @@ impl SessionSettings {
             mcp_sampling,
             input_examples,
             tool_search,
+            code_mode,
             unapproved: Vec::new(),
             warnings,
         })

@@ -207,6 +207,11 @@ impl HostHandle {
             .unwrap_or_default()
     }
 
+    /// [`ToolHost::output_schema`].
+    pub fn output_schema(&self, name: &str) -> Option<Value> {
+        self.host.as_ref().and_then(|h| h.output_schema(name))
+    }
+
     /// [`ToolHost::is_concurrency_safe`].
     pub fn is_concurrency_safe(&self, name: &str, input: &Value) -> bool {
         self.host

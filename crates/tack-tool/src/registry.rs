@@ -358,6 +358,28 @@ impl ToolRegistry {
         true
     }
 
+    /// Makes a tool `Hidden` (callable only through a host handle, e.g.
+    /// from code; never sent), when a session is assembled. Returns
+    /// whether it changed: false when the tool is unknown or hidden already.
+    pub fn hide(&mut self, name: &str) -> bool {
+        let Some(&i) = self.index.get(name) else {
+            return false;
+        };
+        if self.tools[i].exposure == Exposure::Hidden {
+            return false;
+        }
+        let old = &self.tools[i];
+        self.tools[i] = Arc::new(RegisteredTool {
+            tool: Arc::clone(&old.tool),
+            definition: old.definition.clone(),
+            exposure: Exposure::Hidden,
+            definition_hash: old.definition_hash.clone(),
+            validator: Arc::clone(&old.validator),
+        });
+        self.sent.retain(|&s| s != i);
+        true
+    }
+
     /// The `Deferred` tools revealed so far, in the order they were.
     pub fn revealed(&self) -> Vec<String> {
         self.sent

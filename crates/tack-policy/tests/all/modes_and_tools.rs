@@ -132,6 +132,13 @@ const MODES: &[Case] = &[
     case(&[], "Bash", "cd src", Allow),
     case(&[], "Bash", "cd /", Ask),
     case(&["deny TodoWrite"], "TodoWrite", "", Deny),
+    // ToolSearch only loads definitions; Code's nested calls each meet the
+    // rules: neither needs a permission of its own, a deny rule still holds.
+    case(&[], "ToolSearch", "", Allow),
+    case(&[], "Code", "", Allow),
+    case(&["mode plan"], "ToolSearch", "", Allow),
+    case(&["mode dontAsk"], "Code", "", Allow),
+    case(&["deny Code"], "Code", "", Deny),
 ];
 
 const WEB: &[&str] = &[
