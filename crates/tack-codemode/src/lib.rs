@@ -103,6 +103,7 @@ mod globals;
 mod limits;
 mod thrown;
 
+pub mod declare;
 pub mod tool;
 
 pub use bridge::{BridgeError, FoundTool, ToolBridge};

@@ -82,7 +82,7 @@ impl CodeTool {
             limits.max_calls
         );
         if !declarations.is_empty() {
-            description.push_str("\n\nTools:\n");
+            description.push_str("\n\n`tools` has these methods:\n");
             description.push_str(declarations);
         }
         Self {
@@ -271,36 +271,49 @@ impl ToolBridge for HostBridge {
     }
 
     async fn search(&self, query: &str) -> Result<Vec<FoundTool>, BridgeError> {
-        let definitions = self.definitions();
-        let words: Vec<String> = query
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.len() > 2)
-            .map(str::to_lowercase)
-            .collect();
-        let mut scored: Vec<(usize, FoundTool)> = definitions
+        // Tool search's own ranker, over every tool a program may call.
+        let definitions: Vec<tack_protocol::ToolDefinition> = self
+            .definitions()
             .into_iter()
             .filter(|d| self.callable.allows(&d.name))
-            .filter_map(|d| {
-                let description = d.description.unwrap_or_default();
-                let text = format!("{} {}", d.name, description).to_lowercase();
-                let hits = words.iter().filter(|w| text.contains(w.as_str())).count();
-                (hits > 0).then(|| {
-                    let first = description.lines().next().unwrap_or_default().to_owned();
-                    (
-                        hits,
-                        FoundTool {
-                            name: d.name,
-                            description: first,
-                            declaration: None,
-                        },
-                    )
-                })
-            })
             .collect();
-        scored.sort_by_key(|t| std::cmp::Reverse(t.0));
-        Ok(scored.into_iter().take(10).map(|(_, t)| t).collect())
+        let docs = definitions
+            .iter()
+            .map(tack_tools::tool_search::tool::search_doc)
+            .collect();
+        let index = tack_tools::tool_search::ToolIndex::new(docs);
+        Ok(index
+            .search(query, SEARCH_LIMIT)
+            .into_iter()
+            .map(|hit| {
+                let doc = index.doc(hit.doc);
+                let output = self.host.output_schema(&doc.tool);
+                let shape = crate::declare::ToolShape {
+                    name: &doc.tool,
+                    description: &doc.description,
+                    input_schema: &doc.input_schema,
+                    output_schema: output.as_ref(),
+                };
+                FoundTool {
+                    name: doc.tool.clone(),
+                    description: doc
+                        .description
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned(),
+                    declaration: Some(crate::declare::declaration(
+                        &shape,
+                        crate::declare::Style::Verbose,
+                    )),
+                }
+            })
+            .collect())
     }
 }
+
+/// The most tools `tools.search` returns.
+const SEARCH_LIMIT: usize = 8;
 
 /// A call's hold on the bridge's lock, kept while it runs.
 enum Turn<'a> {

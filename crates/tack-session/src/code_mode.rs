@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tack_codemode::Limits;
+use tack_codemode::declare::{ToolShape, declarations};
 use tack_codemode::tool::{Callable, CodeTool};
 use tack_policy::Settings;
 use tack_tool::ToolRegistry;
@@ -27,6 +28,9 @@ pub struct CodeModeSettings {
     pub hidden: Vec<String>,
     pub limits: Limits,
 }
+
+/// The bytes of tool declarations in the Code tool's description.
+const DECLARATIONS_BUDGET: usize = 8_000;
 
 /// The keys of a `codeMode` object.
 pub const CODE_MODE_KEYS: &[&str] = &[
@@ -147,16 +151,43 @@ pub(crate) fn apply(
     } else {
         Callable::Only(settings.tools.clone())
     };
-    let listed: Vec<String> = registry
+    // How to call each tool a program may call, within a budget; the rest
+    // are found with tools.search.
+    let listed: Vec<(String, String, Value, Option<Value>)> = registry
         .iter()
-        .map(|t| t.definition.name.clone())
-        .filter(|n| {
+        .filter(|t| {
+            let n = &t.definition.name;
             n != tack_codemode::tool::NAME
+                && n != "search"
                 && (settings.tools.is_empty() || settings.tools.iter().any(|p| matches(p, n)))
         })
+        .map(|t| {
+            (
+                t.definition.name.clone(),
+                t.definition.description.clone().unwrap_or_default(),
+                t.definition.input_schema.clone(),
+                t.tool.output_schema(),
+            )
+        })
         .collect();
-    let declarations = format!("callable as tools.NAME: {}", listed.join(", "));
-    let tool = CodeTool::new(settings.limits.clone(), callable, &declarations);
+    let shapes: Vec<ToolShape<'_>> = listed
+        .iter()
+        .map(|(name, description, input, output)| ToolShape {
+            name,
+            description,
+            input_schema: input,
+            output_schema: output.as_ref(),
+        })
+        .collect();
+    let declared = declarations(&shapes, DECLARATIONS_BUDGET);
+    let mut text = declared.text;
+    if !declared.omitted.is_empty() {
+        text.push_str(&format!(
+            "\n… and {} more tools: find them with `await tools.search(\"words\")`",
+            declared.omitted.len()
+        ));
+    }
+    let tool = CodeTool::new(settings.limits.clone(), callable, &text);
     registry
         .register(std::sync::Arc::new(tool))
         .map_err(|e| e.to_string())

@@ -228,3 +228,16 @@ async fn a_syntax_error_is_invalid_input_with_its_line() {
     );
     let _ = w.pipeline.definitions();
 }
+
+#[tokio::test]
+async fn tools_search_ranks_the_callable_tools_with_tool_searchs_ranker() {
+    let w = world(Callable::Only(vec!["Slow".into(), "Big".into()]));
+    let result = code(
+        &w,
+        "const found = await tools.search('Big'); return found.map((t) => t.name)",
+    )
+    .await;
+    let text = result.block.text();
+    assert!(text.starts_with(r#"returned: ["Big""#), "{text}");
+    assert!(!text.contains("Secret"), "only callable tools: {text}");
+}
