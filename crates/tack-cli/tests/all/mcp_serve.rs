@@ -227,3 +227,37 @@ fn a_declared_command_tool_is_served_with_annotations_and_structured_lines() {
     let message = report["elicitations"][0]["message"].as_str().unwrap();
     assert!(message.contains("git_tag(git tag 'v1 beta')"), "{message}");
 }
+
+#[test]
+fn the_code_tool_is_served_and_its_nested_calls_meet_the_rules() {
+    let cwd = tempfile::tempdir().unwrap();
+    let root = cwd.path();
+    std::fs::write(root.join("notes.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::create_dir(root.join(".tack")).unwrap();
+    std::fs::write(
+        root.join(".tack/settings.local.json"),
+        json!({"codeMode": true, "permissions": {"deny": ["Bash(rm *)"]}}).to_string(),
+    )
+    .unwrap();
+    let program = format!(
+        "const t = await tools.Read({{file_path: {}}});\n\
+         try {{ await tools.Bash({{command: 'rm notes.txt'}}) }} catch (e) {{ console.log(e.kind) }}\n\
+         return t.split('\\n').length",
+        serde_json::to_string(&root.join("notes.txt")).unwrap()
+    );
+    let calls = json!([{"name": "Code", "arguments": {"code": program}}]);
+    let (report, _) = serve_with_python(root, calls, None);
+    assert!(
+        report["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "Code"),
+        "{report}"
+    );
+    let call = &report["calls"][0];
+    let out = text(call);
+    assert!(out.contains("denied"), "{call}");
+    assert!(out.contains("returned: "), "{call}");
+    assert!(root.join("notes.txt").exists(), "the denied rm did not run");
+}

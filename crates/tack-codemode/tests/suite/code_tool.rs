@@ -59,7 +59,7 @@ fn world(callable: Callable) -> World {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let mut registry = ToolRegistry::new();
-    for name in ["Slow", "Store", "Secret", "Big"] {
+    for name in ["Slow", "Store", "Secret", "Big", "Maybe"] {
         registry.register(Arc::new(Fixture(name))).unwrap();
     }
     registry
@@ -240,4 +240,19 @@ async fn tools_search_ranks_the_callable_tools_with_tool_searchs_ranker() {
     let text = result.block.text();
     assert!(text.starts_with(r#"returned: ["Big""#), "{text}");
     assert!(!text.contains("Secret"), "only callable tools: {text}");
+}
+
+#[tokio::test]
+async fn a_call_that_would_be_asked_is_asked_the_same_way_and_headless_means_no() {
+    // No rule allows Maybe and nobody can be asked (no prompter): the call
+    // the model would have had to ask for is refused from code too.
+    let w = world(Callable::All);
+    let result = code(
+        &w,
+        "try { await tools.Maybe({}); return 'ran' } catch (e) { return [e.kind, e.message] }",
+    )
+    .await;
+    let text = result.block.text();
+    assert!(text.contains(r#"returned: ["denied","#), "{text}");
+    assert!(text.contains("no terminal to ask on"), "{text}");
 }
