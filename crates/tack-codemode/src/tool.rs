@@ -38,7 +38,8 @@ pub enum Callable {
 }
 
 impl Callable {
-    fn allows(&self, name: &str) -> bool {
+    /// Whether a program may call `name` (never `Code` itself).
+    pub fn allows(&self, name: &str) -> bool {
         name != NAME
             && match self {
                 Callable::All => true,

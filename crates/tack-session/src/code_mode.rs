@@ -18,6 +18,8 @@ use tack_codemode::tool::{Callable, CodeTool};
 use tack_policy::Settings;
 use tack_tool::ToolRegistry;
 
+use crate::tool_search::{matches, string_list};
+
 /// `codeMode` of every settings file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CodeModeSettings {
@@ -80,7 +82,7 @@ pub(crate) fn code_mode(settings: &Settings) -> (CodeModeSettings, Vec<String>) 
                     Some(b) => out.enabled = b,
                     None => warnings.push(bad("must be true or false")),
                 },
-                "tools" | "hidden" => match names(value) {
+                "tools" | "hidden" => match string_list(value) {
                     Some(list) if key == "tools" => out.tools.extend(list),
                     Some(list) => out.hidden.extend(list),
                     None => warnings.push(bad(
@@ -119,21 +121,6 @@ pub(crate) fn code_mode(settings: &Settings) -> (CodeModeSettings, Vec<String>) 
     (out, warnings)
 }
 
-fn names(value: &Value) -> Option<Vec<String>> {
-    value
-        .as_array()?
-        .iter()
-        .map(|v| v.as_str().map(str::to_owned))
-        .collect()
-}
-
-fn matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => pattern == name,
-    }
-}
-
 /// Hides the `hidden` tools and registers the `Code` tool, its description
 /// listing what a program may call.
 pub(crate) fn apply(
@@ -155,12 +142,7 @@ pub(crate) fn apply(
     // are found with tools.search.
     let listed: Vec<(String, String, Value, Option<Value>)> = registry
         .iter()
-        .filter(|t| {
-            let n = &t.definition.name;
-            n != tack_codemode::tool::NAME
-                && n != "search"
-                && (settings.tools.is_empty() || settings.tools.iter().any(|p| matches(p, n)))
-        })
+        .filter(|t| t.definition.name != "search" && callable.allows(&t.definition.name))
         .map(|t| {
             (
                 t.definition.name.clone(),

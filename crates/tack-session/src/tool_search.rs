@@ -170,14 +170,7 @@ pub(crate) fn tool_search(
                             Err(e) => warnings.push(bad(&e)),
                         },
                         "defer" | "alwaysLoad" => {
-                            let list = match value {
-                                Value::Array(items) => items
-                                    .iter()
-                                    .map(|v| v.as_str().map(str::to_owned))
-                                    .collect::<Option<Vec<_>>>(),
-                                _ => None,
-                            };
-                            match list {
+                            match string_list(value) {
                                 Some(names) if key == "defer" => out.defer.extend(names),
                                 Some(names) => out.always_load.extend(names),
                                 None => warnings.push(bad(
@@ -205,6 +198,15 @@ pub(crate) fn tool_search(
         }
     }
     (out, warnings)
+}
+
+/// A JSON list of strings (the tool lists of `toolSearch` and `codeMode`).
+pub(crate) fn string_list(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn threshold(value: &Value) -> Result<DeferThreshold, String> {
@@ -258,8 +260,9 @@ pub struct DeferralReport {
     pub threshold_tokens: u64,
 }
 
-/// `name` matches `pattern`: equal, or a prefix when it ends in `*`.
-fn matches(pattern: &str, name: &str) -> bool {
+/// `name` matches `pattern`: equal, or a prefix when it ends in `*` (the
+/// tool lists of `toolSearch` and `codeMode`).
+pub(crate) fn matches(pattern: &str, name: &str) -> bool {
     match pattern.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix),
         None => pattern == name,
