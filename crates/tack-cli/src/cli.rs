@@ -535,29 +535,10 @@ pub struct RunArgs {
     /// Talk to tack's built-in mock API (it echoes the prompt): try tack without a key.
     #[arg(long, conflicts_with_all = ["provider", "base_url"])]
     pub mock: bool,
+    /// Permissions, MCP approval, skills trust, tool search and code mode:
+    /// the same flags as `tack tools` and `tack mcp serve`.
     #[command(flatten)]
-    pub permissions: PermissionArgs,
-    /// Start project MCP servers (.mcp.json) that were not approved yet, for this run.
-    #[arg(long)]
-    pub approve_mcp: bool,
-    /// Let the model load the project's skills (.claude/skills, .tack/skills,
-    /// .agents/skills) without the user's trust, for this run (CI on a
-    /// repository you control; `tack skills trust NAME` records trust instead).
-    #[arg(long)]
-    pub trust_project_skills: bool,
-    /// Registers test fixture tools (Echo, Sleep, SleepExclusive, Fail, Hang).
-    #[arg(long, hide = true)]
-    pub fixture_tools: bool,
-    /// Tool search: `auto` defers MCP tools when their definitions would
-    /// take over 10% of the context window (the default), `on` always,
-    /// `off` never. Deferred tools are found with the ToolSearch tool.
-    #[arg(long, value_enum, value_name = "MODE")]
-    pub tool_search: Option<ToolSearchArg>,
-    /// Add the Code tool: the model writes a short JavaScript program that
-    /// calls tools, and only what it prints and returns comes back
-    /// (`codeMode` in settings says which tools and the limits).
-    #[arg(long)]
-    pub code_mode: bool,
+    pub session: ToolSessionArgs,
 }
 
 /// `--tool-search`.

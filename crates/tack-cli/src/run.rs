@@ -81,7 +81,7 @@ fn env(key: &str) -> Option<String> {
 
 impl RunConfig {
     fn build(args: RunArgs) -> Result<Self, Failure> {
-        let ctx = crate::project(args.cwd.as_deref(), &args.permissions)?;
+        let ctx = crate::project(args.cwd.as_deref(), &args.session.permissions)?;
         let sessions_dir = ctx.sessions_dir();
         let resume = match (&args.resume, args.continue_) {
             (Some(id), _) => Some(Resume::Id(id.clone())),
@@ -183,16 +183,19 @@ impl RunConfig {
             tools: args.tools,
             system_prompt: args.system_prompt,
             append_system_prompt: args.append_system_prompt,
-            fixture_tools: args.fixture_tools,
+            fixture_tools: args.session.fixture_tools,
             format: args.output_format,
             stream_input,
             verbose: args.verbose,
             permission_prompt_tool: args.permission_prompt_tool,
             mock: args.mock,
-            approve_mcp: args.approve_mcp,
-            trust_project_skills: args.trust_project_skills,
-            tool_search: args.tool_search.map(crate::cli::ToolSearchArg::mode),
-            code_mode: args.code_mode,
+            approve_mcp: args.session.approve_mcp,
+            trust_project_skills: args.session.trust_project_skills,
+            tool_search: args
+                .session
+                .tool_search
+                .map(crate::cli::ToolSearchArg::mode),
+            code_mode: args.session.code_mode,
             compact: CompactFlags {
                 window: args.context_window,
                 threshold: args.compact_threshold,
