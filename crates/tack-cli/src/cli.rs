@@ -194,6 +194,113 @@ pub enum Command {
     /// Serve a local mock of the Anthropic and OpenAI APIs (try tack without a key).
     #[command(after_help = MOCK_SCRIPT_HELP)]
     MockServer(MockServerArgs),
+    /// Run an evaluation suite: the same tasks through every tool interface,
+    /// every call recorded, failures classified; from cassettes (no key),
+    /// a script of mock steps, or the live API.
+    #[command(after_help = EVAL_EXAMPLES, args_conflicts_with_subcommands = true)]
+    Eval(EvalArgs),
+}
+
+const EVAL_EXAMPLES: &str = "\
+Examples:
+  tack eval examples/market-analyst/eval/suite.toml          replay its cassettes (no key needed)
+  tack eval suite.toml --from live --model claude-sonnet-4-5 --parallel 4 --repeats 3
+  tack eval suite.toml --from script --record                record cassettes from the tasks' scripts
+  tack eval suite.toml --resume                              continue an interrupted evaluation
+  tack eval suite.toml --shard 2/8 --out results/shard-2     one shard of eight (merge them after)
+  tack eval merge results/shard-* --out results/all
+  tack eval compare before/runs.jsonl after/runs.jsonl
+  tack eval export results/all --out trajectories.jsonl      ATIF trajectories
+
+Exit: 0 when every run was recorded (passed or failed); 19 when a run diverged from its cassette or
+could not run (and with --strict, when a run failed); 2 for a bad suite or flags; 130 on Ctrl-C
+(what finished is kept: --resume runs the rest).";
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    pub command: Option<EvalCommand>,
+    /// The suite file (TOML).
+    pub suite: Option<PathBuf>,
+    /// Only this variant (repeatable).
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+    /// Only this task (repeatable).
+    #[arg(long = "task", value_name = "ID")]
+    pub tasks: Vec<String>,
+    /// The model, over the suite's and the cassettes'.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The provider (anthropic or openai), over the suite's.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Runs at a time.
+    #[arg(long, short = 'j', default_value_t = 2)]
+    pub parallel: usize,
+    /// Repeats per task (pass@k and pass^k), over the suite's.
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Where responses come from: cassette (default when the suite has
+    /// cassettes), script (the tasks' mock steps) or live (the API in the
+    /// environment).
+    #[arg(long = "from", value_name = "SOURCE")]
+    pub source: Option<String>,
+    /// Write each run's cassette (with --from script or live).
+    #[arg(long)]
+    pub record: bool,
+    /// The results directory (default .tack-eval/<suite name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Continue the evaluation in the results directory.
+    #[arg(long, conflicts_with = "force")]
+    pub resume: bool,
+    /// Replace the evaluation in the results directory.
+    #[arg(long)]
+    pub force: bool,
+    /// Run one shard: I/N (0-based), e.g. `--shard $JOB_COMPLETION_INDEX/8`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Exit 19 when any run failed, not only when one diverged or errored.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Write report.md and chart.svg again from a results directory's runs.jsonl.
+    Report {
+        /// The results directory.
+        dir: PathBuf,
+    },
+    /// What changed between two evaluations (two harness builds, two models):
+    /// each a runs.jsonl or a results directory.
+    Compare {
+        before: PathBuf,
+        after: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Join the results of shards into one directory with one report.
+    Merge {
+        /// The shards' results directories (or runs.jsonl files).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Export runs as ATIF trajectories (Harbor's Agent Trajectory
+    /// Interchange Format), one JSON object per line.
+    Export {
+        /// The results directory.
+        dir: PathBuf,
+        /// Where to write (default: stdout).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,7 @@ mod out;
 
 mod claude;
 mod cli;
+mod eval;
 mod markdown;
 mod mcp;
 mod mcp_login;
@@ -121,6 +122,7 @@ fn main() -> ExitCode {
             Command::Skills(args) => skills::run(args).await,
             Command::Tools(args) => tools::run(args).await,
             Command::MockServer(args) => run::mock_server(args).await,
+            Command::Eval(args) => eval::run(args).await,
         }
     });
     // Tools stuck past their cancellation must not hold the process open.

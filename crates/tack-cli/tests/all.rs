@@ -40,6 +40,8 @@ mod mcp_login;
 
 #[path = "all/code_mode.rs"]
 mod code_mode;
+#[path = "all/eval.rs"]
+mod eval;
 /// `tack mcp login` / `logout` against tack-mcp's test authorization server.
 #[path = "../../tack-mcp/tests/all/client/oauth_server.rs"]
 #[allow(dead_code, reason = "tack-mcp's tests use the rest of it")]

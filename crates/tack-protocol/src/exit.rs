@@ -50,6 +50,9 @@ pub const TOOL_TIMEOUT: u8 = 17;
 /// `tack tools call`: what the tool needs is unavailable, or failed in a way
 /// a retry may not meet again (transient).
 pub const TOOL_UNAVAILABLE: u8 = 18;
+/// `tack eval`: a run diverged from its cassette or could not run (with
+/// `--strict`, also: a run failed its checks).
+pub const EVAL_FAILED: u8 = 19;
 /// Interrupted (Ctrl-C); the session is saved and can be resumed.
 pub const INTERRUPTED: u8 = 130;
 
@@ -115,6 +118,10 @@ pub const TABLE: &[(u8, &str)] = &[
     (
         TOOL_UNAVAILABLE,
         "tack tools call: what the tool needs is unavailable, or it failed temporarily",
+    ),
+    (
+        EVAL_FAILED,
+        "tack eval: a run diverged from its cassette or could not run (--strict: or failed)",
     ),
     (
         INTERRUPTED,

@@ -52,7 +52,7 @@ mod turn;
 pub mod validate;
 
 pub use cache::{CacheUsage, PromptCache};
-pub use server::{MockServer, RecordedRequest, serve_forever};
+pub use server::{Gate, MockServer, RecordedRequest, serve_forever};
 pub use step::{Api, DEFAULT_USAGE, Expect, Fallback, Step, error_type_for_status};
 
 /// Errors of this crate.

@@ -117,7 +117,17 @@ struct ServerState {
     /// What `GET /v1/models` lists (Chat Completions servers' model listing).
     models: Vec<Value>,
     requests: Vec<RecordedRequest>,
+    /// Checks each valid model request before it takes a step.
+    gate: Option<Gate>,
+    /// Steps served so far (the next step's index).
+    served: usize,
 }
+
+/// A check of each valid model request before it takes a step: given the
+/// index of the step it would take (0-based), the API and the body,
+/// `Err(why)` refuses it with a 400 (`mock expectation failed`) and the step
+/// stays queued. `tack eval` compares each request with a cassette this way.
+pub type Gate = Arc<dyn Fn(usize, Api, &Value) -> Result<(), String> + Send + Sync>;
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, ServerState> {
@@ -150,6 +160,8 @@ impl MockServer {
                 context_window: None,
                 models: Vec::new(),
                 requests: Vec::new(),
+                gate: None,
+                served: 0,
             }),
         });
         let (shutdown, mut stop) = watch::channel(false);
@@ -230,6 +242,12 @@ impl MockServer {
     /// `[{"id": "local", "max_model_len": 30000}]` as vLLM lists a model.
     pub fn set_models(&self, models: Vec<Value>) {
         self.inner.shared.lock().models = models;
+    }
+
+    /// Check every valid model request with `gate` before it takes a step
+    /// (see [`Gate`]).
+    pub fn set_gate(&self, gate: Gate) {
+        self.inner.shared.lock().gate = Some(gate);
     }
 
     /// Forget every prefix the prompt cache holds.
@@ -699,6 +717,16 @@ fn decide(
         Api::Responses => responses::namespaced_functions(&body),
         _ => Vec::new(),
     };
+    if let Some(gate) = &state.gate
+        && let Err(why) = gate(state.served, api, &body)
+    {
+        return Plan::Refuse(Refusal::new(
+            api,
+            400,
+            "invalid_request_error",
+            format!("mock expectation failed for request {n}: {why}"),
+        ));
+    }
     let step = match state.steps.pop_front() {
         Some(step) => {
             if let Some(expect) = &step.expect
@@ -712,6 +740,7 @@ fn decide(
                     format!("mock expectation failed for request {n}: {why}"),
                 ));
             }
+            state.served += 1;
             step
         }
         None => match state.fallback {
