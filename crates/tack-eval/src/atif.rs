@@ -327,6 +327,7 @@ fn final_metrics(steps: &[Map<String, Value>], run: &RunRecord, result: Option<V
         "wall_ms": run.wall_ms,
         "model_ms": run.model_ms,
         "tool_ms": run.tool_ms,
+        "harness_ms": run.harness_ms,
         "tool_calls": run.calls.len(),
     });
     if let Some(result) = result {

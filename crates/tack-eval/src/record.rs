@@ -54,6 +54,11 @@ pub struct RunRecord {
     pub model_ms: u64,
     /// Time in tools, summed (top-level calls only).
     pub tool_ms: u64,
+    /// The evaluation's own time for this run, beyond the program's:
+    /// laying out the directory, starting the stand-in, reading the
+    /// transcript, the checks, the cassette.
+    #[serde(default)]
+    pub harness_ms: u64,
     /// The program's exit code (None when killed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,

@@ -189,7 +189,7 @@ fn summarize_variant(name: &str, runs: &[&RunRecord]) -> VariantSummary {
     let ks = per_task.values().map(|(n, _)| *n);
 
     let first = runs.first();
-    let f64_of = |f: fn(&RunRecord) -> Option<u64>| {
+    let mean_of = |f: fn(&RunRecord) -> Option<u64>| {
         mean(judged_runs.iter().filter_map(|r| f(r)).map(|v| v as f64))
     };
     VariantSummary {
@@ -209,11 +209,11 @@ fn summarize_variant(name: &str, runs: &[&RunRecord]) -> VariantSummary {
         k_max: ks.max().unwrap_or(0),
         pass_at_k: ratio(any, tasks),
         pass_all_k: ratio(all, tasks),
-        mean_tokens: f64_of(|r| Some(r.tokens.total())),
-        mean_tool_definition_tokens: f64_of(|r| r.tokens.tool_definitions),
-        mean_discovery_tokens: f64_of(|r| r.tokens.discovery),
+        mean_tokens: mean_of(|r| Some(r.tokens.total())),
+        mean_tool_definition_tokens: mean_of(|r| r.tokens.tool_definitions),
+        mean_discovery_tokens: mean_of(|r| r.tokens.discovery),
         mean_cached_share: mean(judged_runs.iter().filter_map(|r| cached_share(r))),
-        mean_turns: f64_of(|r| Some(u64::from(r.turns))),
+        mean_turns: mean_of(|r| Some(u64::from(r.turns))),
         mean_wall_s: mean(judged_runs.iter().map(|r| r.wall_ms as f64 / 1000.0)),
         failures: count_classes(
             runs.iter()
@@ -635,6 +635,7 @@ pub(crate) mod tests {
             wall_ms: 4500,
             model_ms: 3000,
             tool_ms: 500,
+            harness_ms: 40,
             exit_code: Some(0),
             run_status: Some("completed".into()),
             answer: "AAPL is at $190.".into(),

@@ -545,9 +545,11 @@ async fn run_one(
             ));
         }
     };
+    let spawned = Instant::now();
     let ending = process
         .wait(Some(Duration::from_secs(suite.timeout_secs)), Some(cancel))
         .await;
+    let program_ms = spawned.elapsed().as_millis() as u64;
     process.output_closed(Duration::from_secs(2)).await;
     if ending.cancelled() || cancel.is_cancelled() {
         return None;
@@ -710,6 +712,7 @@ async fn run_one(
         wall_ms,
         model_ms: 0,
         tool_ms: analysis.tool_ms,
+        harness_ms: (start.elapsed().as_millis() as u64).saturating_sub(program_ms),
         exit_code,
         run_status: analysis.run_status,
         answer: analysis.answer,
@@ -1097,6 +1100,7 @@ fn error_record(
         wall_ms: 0,
         model_ms: 0,
         tool_ms: 0,
+        harness_ms: 0,
         exit_code: None,
         run_status: None,
         answer: String::new(),

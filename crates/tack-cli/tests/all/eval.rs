@@ -322,7 +322,9 @@ fn a_misspelt_suite_key_names_the_file_the_line_and_the_key_meant() {
         err.contains("s.toml:8:1") && err.contains("did you mean `tools`?"),
         "{err}"
     );
-    let fixed = std::fs::read_to_string(&suite).unwrap().replace("tols", "tools");
+    let fixed = std::fs::read_to_string(&suite)
+        .unwrap()
+        .replace("tols", "tools");
     std::fs::write(&suite, fixed).unwrap();
     let unknown = eval(&[
         "--from",
