@@ -16,21 +16,44 @@ pub const CODE_TOOL: &str = "Code";
 /// The name of tool search's tool.
 pub const SEARCH_TOOL: &str = "ToolSearch";
 
-/// The session transcript a run left: the top-level `.jsonl` in
-/// `<state>/sessions` (sub-agents' transcripts live in folders below it).
-/// With several, the one written last.
-pub fn find_transcript(state: &Path) -> Option<PathBuf> {
+/// The session transcript a run left, in `<state>/sessions`: the one named
+/// by the session id the program printed (`session_id` in its JSON
+/// output), else the latest top-level `.jsonl` that holds a `result` event
+/// (an MCP sidecar sharing the state directory may write its own beside
+/// it; sub-agents' transcripts live in folders below).
+pub fn find_transcript(state: &Path, session_id: Option<&str>) -> Option<PathBuf> {
     let dir = state.join("sessions");
+    if let Some(id) = session_id {
+        let path = dir.join(format!("{id}.jsonl"));
+        if path.is_file() {
+            return Some(path);
+        }
+    }
     let entries = std::fs::read_dir(&dir).ok()?;
     entries
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && p.is_file())
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("\"type\":\"result\"")))
         .max_by_key(|p| {
             std::fs::metadata(p)
                 .and_then(|m| m.modified())
                 .ok()
                 .map(|t| (t, p.clone()))
+        })
+}
+
+/// The session id a program printed: the `session_id` of its last JSON line
+/// that has one (`--output-format json` or stream-json).
+pub fn session_id_in(stdout: &str) -> Option<String> {
+    stdout
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .find_map(|v| {
+            v.get("session_id")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
         })
 }
 
@@ -377,10 +400,15 @@ pub fn observe(
         }
     }
     for wanted in &task.tools {
-        if calls
-            .iter()
-            .any(|c| tool_matches(&c.name, wanted) && c.outcome == "ok")
-        {
+        // Called and run: a call refused before it ran does not count; one
+        // that ran and reported missing data does (that may be the task).
+        if calls.iter().any(|c| {
+            tool_matches(&c.name, wanted)
+                && !matches!(
+                    c.outcome.as_str(),
+                    "invalid_input" | "unknown_tool" | "denied" | "not_run"
+                )
+        }) {
             continue;
         }
         let searched = calls.iter().any(|c| c.name == SEARCH_TOOL);
@@ -393,10 +421,7 @@ pub fn observe(
         } else {
             (
                 FailureClass::WrongTool,
-                format!(
-                    "never called {wanted} successfully (called: {})",
-                    names(calls)
-                ),
+                format!("never ran {wanted} (called: {})", names(calls)),
             )
         };
         out.push((

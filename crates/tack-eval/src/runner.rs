@@ -399,7 +399,7 @@ async fn stand_in(
                     task.id, variant.name
                 ))
             }
-            Some(path) => match std::fs::read_to_string(path)
+            Some(path) => match std::fs::read_to_string(&path)
                 .map_err(|e| e.to_string())
                 .and_then(|t| Step::parse_script(&t).map_err(|e| e.to_string()))
             {
@@ -565,7 +565,8 @@ async fn run_one(
     let exit_code = ending.exit().and_then(|e| e.code());
 
     // What the run left.
-    let transcript = analyze::find_transcript(&scratch.state);
+    let transcript =
+        analyze::find_transcript(&scratch.state, analyze::session_id_in(&stdout).as_deref());
     let events = transcript
         .as_deref()
         .map(analyze::read_events)

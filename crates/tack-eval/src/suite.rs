@@ -123,7 +123,7 @@ pub struct Task {
     pub expect: Expect,
     pub check: Check,
     /// Scripted model responses (a JSON array of mock steps) per variant,
-    /// `*` for every variant: the model stand-in when cassettes are made
+    /// `*` for every variant (`{variant}` in a path is the variant's name): the model stand-in when cassettes are made
     /// without a key.
     pub scripts: BTreeMap<String, PathBuf>,
 }
@@ -271,7 +271,9 @@ impl Suite {
             path: path.to_owned(),
             source: e,
         })?;
-        Suite::parse(&text, path)
+        // Absolute, so the suite's paths hold from a run's own directory.
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        Suite::parse(&text, &path)
     }
 
     /// Parses a suite's text; `path` names it in errors and anchors relative paths.
@@ -453,12 +455,13 @@ impl Suite {
 }
 
 impl Task {
-    /// The script for a variant, if the task has one.
-    pub fn script(&self, variant: &str) -> Option<&Path> {
+    /// The script for a variant, if the task has one (`{variant}` in its
+    /// path is the variant's name).
+    pub fn script(&self, variant: &str) -> Option<PathBuf> {
         self.scripts
             .get(variant)
             .or_else(|| self.scripts.get("*"))
-            .map(PathBuf::as_path)
+            .map(|p| PathBuf::from(p.to_string_lossy().replace("{variant}", variant)))
     }
 }
 

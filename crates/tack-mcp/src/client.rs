@@ -41,15 +41,17 @@
 //!   server turns into a task is polled to its end; pending task ids are kept
 //!   in `ManagerOptions::task_file` for [`McpManager::resume_tasks`].
 //!
-//! Error mapping of a call: `isError` → [`ToolError::InvalidInput`] with the
-//! server's text (the spec's "actionable feedback … to self-correct"); the
+//! Error mapping of a call: `isError` → [`ToolError::Failed`] with the
+//! server's text (the spec's "actionable feedback … to self-correct": the
+//! tool ran and failed, for a reason the protocol does not classify, so the
+//! model is not told its input was wrong when the server did not say so); the
 //! per-call timeout → `Timeout` (after `notifications/cancelled`); the
 //! session's cancel token → `Interrupted` (after `notifications/cancelled`); a
 //! crash → `Transient`; a withheld, vanished or unstartable tool →
 //! `Unavailable`; JSON-RPC `-32602` → `InvalidInput`, other JSON-RPC errors →
 //! `Internal`.
 //!
-//! [`ToolError::InvalidInput`]: tack_tool::ToolError::InvalidInput
+//! [`ToolError::Failed`]: tack_tool::ToolError::Failed
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), tack_mcp::client::ClientError> {

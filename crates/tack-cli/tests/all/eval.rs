@@ -340,3 +340,108 @@ fn a_misspelt_suite_key_names_the_file_the_line_and_the_key_meant() {
         text(&unknown)
     );
 }
+
+/// The directory holding a workspace binary next to this tack (built when missing).
+fn workspace_binary(name: &str, package: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_tack"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    if !dir.join(name).is_file() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", package])
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo build -p {package} failed");
+    }
+    assert!(
+        dir.join(name).is_file(),
+        "{name} is not in {}",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn the_market_analyst_suite_replays_every_interface_and_catches_the_planted_bug() {
+    let bin = workspace_binary("market-analyst", "market-analyst");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = tempfile::tempdir().unwrap();
+    let suite = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/market-analyst/eval/suite.toml"
+    );
+    let output = tack()
+        .env("PATH", path)
+        .args(["eval", "--out", out.path().to_str().unwrap(), suite])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let runs = by_key(&runs(out.path()));
+    assert_eq!(runs.len(), 37);
+    let interfaces: std::collections::BTreeSet<&str> = runs
+        .values()
+        .map(|r| r["interface"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        interfaces.into_iter().collect::<Vec<_>>(),
+        ["code", "declared", "mcp", "skill", "typed"]
+    );
+    for (key, run) in &runs {
+        if key == "missing-price/typed-broken/0" {
+            // The tool returned 0 for a missing price and the answer repeated it: caught.
+            assert_eq!(run["status"], "failed", "{run:#}");
+            assert_eq!(run["failure"]["class"], "wrong_final_answer", "{run:#}");
+            assert!(
+                run["failure"]["detail"].as_str().unwrap().contains("$0.00"),
+                "{run:#}"
+            );
+        } else {
+            assert_eq!(run["status"], "passed", "{key}: {run:#}");
+        }
+    }
+    // Every interface called the same tool for the same question.
+    for variant in ["typed", "mcp", "mcp-search", "declared", "skill"] {
+        let run = &runs[&format!("snapshot-aapl/{variant}/0")];
+        let calls = run["calls"].as_array().unwrap();
+        assert!(
+            calls.iter().any(
+                |c| c["name"].as_str().unwrap().ends_with("get_stock_snapshot")
+                    && c["outcome"] == "ok"
+            ),
+            "{variant}: {run:#}"
+        );
+    }
+    // Code mode's nested call is recorded with its caller.
+    let code = &runs["snapshot-aapl/code/0"]["calls"];
+    assert!(
+        code.as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["name"] == "get_stock_snapshot" && c["caller"].is_string()),
+        "{code:#}"
+    );
+    // The missing price is the unavailable kind on every interface that keeps kinds.
+    assert_eq!(
+        runs["missing-price/typed/0"]["calls"][0]["outcome"],
+        "unavailable"
+    );
+    assert_eq!(
+        runs["missing-price/declared/0"]["calls"][0]["outcome"],
+        "unavailable"
+    );
+    let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        report.contains("| typed-broken | typed |") && report.contains("wrong_final_answer 1"),
+        "{report}"
+    );
+    let chart = std::fs::read_to_string(out.path().join("chart.svg")).unwrap();
+    assert!(
+        chart.starts_with("<svg") && chart.contains("mcp-search"),
+        "{chart}"
+    );
+}

@@ -393,8 +393,8 @@ impl Connection {
                 }
                 Ok(output)
             }
-            Err(CallFailure::Tool(ToolError::InvalidInput(text))) if !notes.is_empty() => {
-                Err(CallFailure::Tool(ToolError::InvalidInput(format!(
+            Err(CallFailure::Tool(ToolError::Failed(text))) if !notes.is_empty() => {
+                Err(CallFailure::Tool(ToolError::Failed(format!(
                     "{text}\n[tack: {}]",
                     notes.join("; ")
                 ))))

@@ -152,7 +152,7 @@ pub(crate) fn convert_result(result: &Value) -> Result<ToolOutput, ToolError> {
         } else {
             text.join("\n")
         };
-        return Err(ToolError::InvalidInput(text));
+        return Err(ToolError::Failed(text));
     }
     if content.is_empty() {
         content.push(ContentBlock::text("(the tool returned no content)"));
@@ -293,7 +293,7 @@ mod tests {
             &json!({"content": [{"type": "text", "text": "no such file"}], "isError": true}),
         )
         .unwrap_err();
-        assert_eq!(err, ToolError::InvalidInput("no such file".into()));
+        assert_eq!(err, ToolError::Failed("no such file".into()));
         let err = convert_result(&json!({"resultType": "input_required"})).unwrap_err();
         assert!(matches!(err, ToolError::Unavailable(_)));
     }

@@ -60,7 +60,7 @@ async fn list_tools_and_call_with_distinct_exit_codes() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, ClientError::Tool { error: ToolError::InvalidInput(t), .. } if t.contains("bad")),
+        matches!(&err, ClientError::Tool { error: ToolError::Failed(t), .. } if t.contains("bad")),
         "{err:?}"
     );
     assert_eq!(err.exit_code(), exit::TOOL_FAILED);

@@ -130,7 +130,7 @@ async fn structured_content_progress_and_errors() {
     )
     .await
     .unwrap_err();
-    assert!(matches!(err, ToolError::InvalidInput(_)), "{err:?}");
+    assert!(matches!(err, ToolError::Failed(_)), "{err:?}");
     manager.shutdown().await;
 }
 

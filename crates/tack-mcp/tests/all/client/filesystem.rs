@@ -43,7 +43,7 @@ async fn reads_real_files_and_refuses_paths_outside_with_its_own_words() {
         .await
         .unwrap_err();
     match err {
-        ToolError::InvalidInput(text) => {
+        ToolError::Failed(text) => {
             assert!(
                 text.to_lowercase().contains("denied") || text.contains("outside"),
                 "{text}"

@@ -64,8 +64,8 @@ async fn structured_content_is_kept_and_is_error_is_the_servers_text() {
     .await
     .unwrap_err();
     match err {
-        ToolError::InvalidInput(text) => assert!(text.contains("disk on fire"), "{text}"),
-        other => panic!("expected InvalidInput, got {other:?}"),
+        ToolError::Failed(text) => assert!(text.contains("disk on fire"), "{text}"),
+        other => panic!("expected Failed, got {other:?}"),
     }
     manager.shutdown().await;
 }
@@ -247,7 +247,9 @@ async fn list_changed_adds_tools_and_a_vanished_tool_says_so() {
             }
             // Until the refresh lands, the call reaches the server, which no longer knows it.
             Ok(_) => assert!(Instant::now() < deadline, "env was never reported as gone"),
-            Err(ToolError::InvalidInput(text)) if text.contains("Unknown tool") => {
+            Err(ToolError::InvalidInput(text) | ToolError::Failed(text))
+                if text.contains("Unknown tool") =>
+            {
                 assert!(Instant::now() < deadline, "env was never reported as gone");
             }
             Err(other) => panic!("unexpected {other:?}"),
@@ -336,7 +338,7 @@ async fn streamable_http_with_headers_from_the_environment() {
         .await
         .unwrap_err();
     assert!(
-        matches!(err, ToolError::InvalidInput(ref t) if t.contains("nope")),
+        matches!(err, ToolError::Failed(ref t) if t.contains("nope")),
         "{err:?}"
     );
     manager.shutdown().await;
