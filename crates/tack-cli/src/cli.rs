@@ -278,7 +278,9 @@ pub enum EvalCommand {
     /// What changed between two evaluations (two harness builds, two models):
     /// each a runs.jsonl or a results directory.
     Compare {
+        /// The earlier evaluation: a runs.jsonl or a results directory.
         before: PathBuf,
+        /// The later one.
         after: PathBuf,
         /// Print JSON.
         #[arg(long)]
@@ -289,6 +291,7 @@ pub enum EvalCommand {
         /// The shards' results directories (or runs.jsonl files).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
+        /// The directory to write the joined runs.jsonl and report into.
         #[arg(long)]
         out: PathBuf,
     },

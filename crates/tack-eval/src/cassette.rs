@@ -194,7 +194,14 @@ fn message_lines(message: &Value, out: &mut Vec<String>) {
                 .get("tool_call_id")
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            out.push(format!("result {id}: {}", text_of(content)));
+            // Chat Completions has no error flag: tack marks an error
+            // result's text with "Error: " (tack-model's encoding); the line
+            // is the one a transcript's is_error block gives.
+            let text = text_of(content);
+            match text.strip_prefix("Error: ") {
+                Some(rest) => out.push(format!("result {id} (error): {rest}")),
+                None => out.push(format!("result {id}: {text}")),
+            }
         }
         (_, Some(Value::String(text))) => out.push(format!("{role}: {text}")),
         (_, Some(Value::Array(blocks))) => {
