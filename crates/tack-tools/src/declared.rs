@@ -144,6 +144,9 @@ pub struct Declaration {
     pub description: String,
     /// The executable, absolute, resolved at load.
     pub program: PathBuf,
+    /// The program as the settings wrote it (`git`, `./bin/tool`): what
+    /// messages to the model show, the same on every machine.
+    pub program_written: String,
     command: Command,
     pub input_schema: Value,
     pub output_schema: Option<Value>,
@@ -439,6 +442,7 @@ impl Declaration {
             name: name.to_owned(),
             description,
             program,
+            program_written,
             command,
             input_schema,
             output_schema,

@@ -111,7 +111,7 @@ pub(crate) async fn call(
             let name = tack_process::signal_name(signal).unwrap_or("a signal");
             return Err(ToolError::Failed(format!(
                 "`{}` was killed by {name}{}",
-                shown_short(&argv),
+                shown_short(&decl.program_written, &argv),
                 stderr_part(&stderr)
             )));
         }
@@ -125,7 +125,7 @@ pub(crate) async fn call(
         let class = decl.exit_codes.get(&code);
         let what = format!(
             "`{}` exited with code {code}{}{}",
-            shown_short(&argv),
+            shown_short(&decl.program_written, &argv),
             class
                 .and_then(|c| c.message.as_deref())
                 .map(|m| format!(": {m}"))
@@ -223,15 +223,18 @@ fn stderr_part(stderr: &str) -> String {
     format!("\nstderr:\n{cut}{}", &trimmed[start..])
 }
 
-/// The argv for a message: long values shortened.
-fn shown_short(argv: &[String]) -> String {
-    argv.iter()
+/// The argv for a message: the program as written in the settings (not
+/// where it resolved to, which differs between machines), long values
+/// shortened.
+fn shown_short(program: &str, argv: &[String]) -> String {
+    std::iter::once(program)
+        .chain(argv.iter().skip(1).map(String::as_str))
         .map(|a| {
             if a.chars().count() > 80 {
                 let head: String = a.chars().take(77).collect();
                 format!("{head}…")
             } else {
-                a.clone()
+                a.to_owned()
             }
         })
         .collect::<Vec<_>>()
