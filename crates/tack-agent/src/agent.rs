@@ -239,6 +239,29 @@ impl Agent {
         &self.session_usage
     }
 
+    /// The model requests go to.
+    pub fn model(&self) -> String {
+        self.model_name()
+    }
+
+    /// Sends the next requests to `model` (the interactive `/model`). Its
+    /// context window is looked up again at the next request; the prompt
+    /// cache of the old model does not carry over.
+    pub fn set_model(&mut self, model: impl Into<String>) {
+        self.config.model = Some(model.into());
+        self.meter = None;
+        self.window_asked = false;
+        let model = self.model_name();
+        self.tool_references = self.client.tool_references(&model);
+        self.pipeline.set_tool_references(self.tool_references);
+        self.prefix = EncodedPrefix::default();
+    }
+
+    /// The compaction settings in force (the threshold the status line shows).
+    pub fn compaction_config(&self) -> &CompactionConfig {
+        &self.compaction
+    }
+
     fn push(&mut self, message: Message) {
         let event = SessionEvent::Message {
             message: message.clone(),

@@ -67,6 +67,12 @@ pub enum PromptAnswer {
     AllowOnce,
     /// Allow, and add the rule to the local settings.
     AllowAlways,
+    /// Allow, and add `rule` (the offered rule as the person edited it) to
+    /// the local settings. A rule that does not parse is not saved: the
+    /// call is allowed once and the audit says why.
+    AllowRule {
+        rule: String,
+    },
     /// Deny; the reason goes to the model.
     Deny {
         reason: String,
@@ -158,6 +164,8 @@ pub struct PolicyStage {
     session_rules: RwLock<SessionRules>,
     /// The session's OS sandbox, when it is in force for Bash.
     sandbox: Option<Arc<SandboxPermissions>>,
+    /// The mode chosen during the session ([`PolicyStage::set_mode`]).
+    mode_override: RwLock<Option<(tack_policy::Mode, tack_policy::Source)>>,
 }
 
 /// The session's own allow rules and the policy they make.
@@ -221,6 +229,7 @@ impl PolicyStage {
             reload,
             session_rules: RwLock::default(),
             sandbox: None,
+            mode_override: RwLock::default(),
         }
     }
 
@@ -304,6 +313,73 @@ impl PolicyStage {
             policy: Some(policy),
         };
         Ok(())
+    }
+
+    /// "Always allow": adds `rule` to the local settings and reloads the
+    /// policy; the call is allowed either way (the person said yes), and
+    /// the audit says whether the rule was saved.
+    fn save_rule(&self, rule: &str) -> Permission {
+        let written = tack_policy::add_local_rule(&self.project_root, RuleKind::Allow, rule);
+        match (written, &self.reload) {
+            (Ok(path), Some(reload)) => match reload() {
+                Ok(policy) => {
+                    *self.policy.write().unwrap_or_else(|p| p.into_inner()) =
+                        self.with_mode_override(policy);
+                    tracing::info!("added allow rule `{rule}` to {}", path.display());
+                }
+                Err(e) => tracing::warn!("the settings could not be reloaded: {e}"),
+            },
+            (Ok(_), None) => {}
+            (Err(e), _) => {
+                tracing::warn!("could not save the rule `{rule}`: {e}");
+                return Permission::Allow {
+                    by: format!("the user (allow once: the rule `{rule}` was not saved: {e})"),
+                };
+            }
+        }
+        Permission::Allow {
+            by: format!("the user (always allow `{rule}`)"),
+        }
+    }
+
+    /// The permission mode the person chose in this session (Shift-Tab in
+    /// the interactive terminal), over the settings' from now on: a policy
+    /// reloaded after "always allow" keeps it.
+    pub fn set_mode(&self, mode: tack_policy::Mode) {
+        let source = tack_policy::Source::command_line();
+        *self
+            .mode_override
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some((mode, source.clone()));
+        self.policy
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .set_mode(mode, source);
+    }
+
+    /// The policy in force (a copy).
+    pub fn policy(&self) -> Policy {
+        self.policy
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The permission mode in force.
+    pub fn mode(&self) -> tack_policy::Mode {
+        self.policy.read().unwrap_or_else(|p| p.into_inner()).mode()
+    }
+
+    fn with_mode_override(&self, mut policy: Policy) -> Policy {
+        if let Some((mode, source)) = self
+            .mode_override
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        {
+            policy.set_mode(mode, source);
+        }
+        policy
     }
 
     /// Asks the call's own asker; `None`: there is none, or it could not ask.
@@ -456,33 +532,14 @@ impl PolicyStage {
             PromptAnswer::AllowOnce => Permission::Allow {
                 by: "the user (allow once)".into(),
             },
-            PromptAnswer::AllowAlways if unsandboxed => Permission::Allow {
+            PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if unsandboxed => Permission::Allow {
                 by: "the user (allow once: a command outside the sandbox is allowed one call at a time, none was saved)".into(),
             },
-            PromptAnswer::AllowAlways if managed_only => Permission::Allow {
+            PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if managed_only => Permission::Allow {
                 by: "the user (allow once: only managed rules count, none was saved)".into(),
             },
-            PromptAnswer::AllowAlways => {
-                let written =
-                    tack_policy::add_local_rule(&self.project_root, RuleKind::Allow, &always_rule);
-                match (written, &self.reload) {
-                    (Ok(path), Some(reload)) => match reload() {
-                        Ok(policy) => {
-                            *self.policy.write().unwrap_or_else(|p| p.into_inner()) = policy;
-                            tracing::info!(
-                                "added allow rule `{always_rule}` to {}",
-                                path.display()
-                            );
-                        }
-                        Err(e) => tracing::warn!("the settings could not be reloaded: {e}"),
-                    },
-                    (Ok(_), None) => {}
-                    (Err(e), _) => tracing::warn!("could not save the rule `{always_rule}`: {e}"),
-                }
-                Permission::Allow {
-                    by: format!("the user (always allow `{always_rule}`)"),
-                }
-            }
+            PromptAnswer::AllowAlways => self.save_rule(&always_rule),
+            PromptAnswer::AllowRule { rule } => self.save_rule(rule.trim()),
             PromptAnswer::Deny { reason } => Permission::Deny {
                 reason,
                 by: "the user".into(),

@@ -199,6 +199,10 @@ pub enum Command {
     /// a script of mock steps, or the live API.
     #[command(after_help = EVAL_EXAMPLES, args_conflicts_with_subcommands = true)]
     Eval(EvalArgs),
+    /// The interactive session: what `tack` and `tack "first prompt"` open
+    /// on a terminal (the flags of `tack run`).
+    #[command(hide = true)]
+    Chat(Box<RunArgs>),
 }
 
 const EVAL_EXAMPLES: &str = "\
@@ -1022,6 +1026,8 @@ mod help_tests {
 /// The subcommands, for telling `tack -p …` and `tack PROMPT` from them.
 const SUBCOMMANDS: &[&str] = &[
     "run",
+    "chat",
+    "eval",
     "sessions",
     "log",
     "permissions",
@@ -1057,6 +1063,35 @@ const UNSUPPORTED_CLAUDE_FLAGS: &[&str] = &[
     "--allow-dangerously-skip-permissions",
     "--no-session-persistence",
 ];
+
+/// `tack` and `tack [FLAGS] "prompt"` on a terminal open the interactive
+/// session (`tack chat …`); anything naming a subcommand, asking for help
+/// or the version, or Claude Code's print mode (`-p`) is left as it is, and
+/// so is everything when `terminal` is false.
+pub fn interactive_argv(args: Vec<std::ffi::OsString>, terminal: bool) -> Vec<std::ffi::OsString> {
+    if !terminal {
+        return args;
+    }
+    let interactive = match args.get(1).map(|a| a.to_str()) {
+        None => true,
+        Some(None) => false,
+        Some(Some(first)) => {
+            !SUBCOMMANDS.contains(&first)
+                && !matches!(first, "-h" | "--help" | "-V" | "--version")
+                && !args
+                    .iter()
+                    .skip(1)
+                    .take_while(|a| *a != "--")
+                    .any(|a| a == "-p" || a == "--print")
+        }
+    };
+    if !interactive {
+        return args;
+    }
+    let mut rewritten = args;
+    rewritten.insert(1, "chat".into());
+    rewritten
+}
 
 /// Claude Code's command line on tack's: `tack -p "…"` / `tack --print …`
 /// (before any subcommand) is `tack run "…"`; a Claude Code flag tack does
@@ -1118,6 +1153,23 @@ mod tests {
             .chain(args.iter().copied())
             .map(Into::into)
             .collect()
+    }
+
+    #[test]
+    fn on_a_terminal_a_prompt_or_no_command_is_the_interactive_session() {
+        let chat = |args: &[&str]| super::interactive_argv(argv(args), true);
+        assert_eq!(chat(&[]), argv(&["chat"]));
+        assert_eq!(chat(&["fix the tests"]), argv(&["chat", "fix the tests"]));
+        assert_eq!(
+            chat(&["--model", "x", "-c"]),
+            argv(&["chat", "--model", "x", "-c"])
+        );
+        assert_eq!(chat(&["-p", "hi"]), argv(&["-p", "hi"]));
+        assert_eq!(chat(&["run", "hi"]), argv(&["run", "hi"]));
+        assert_eq!(chat(&["eval", "s.toml"]), argv(&["eval", "s.toml"]));
+        assert_eq!(chat(&["--version"]), argv(&["--version"]));
+        // Not on a terminal: unchanged (help; an unknown command's error).
+        assert_eq!(super::interactive_argv(argv(&["hi"]), false), argv(&["hi"]));
     }
 
     #[test]

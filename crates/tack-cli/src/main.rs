@@ -5,6 +5,7 @@ mod out;
 mod claude;
 mod cli;
 mod eval;
+mod interactive;
 mod markdown;
 mod mcp;
 mod mcp_login;
@@ -78,7 +79,9 @@ pub fn project(
 fn main() -> ExitCode {
     // Flags first: `--version` and `--help` never start a runtime.
     // Claude Code's `tack -p "…"` is `tack run "…"`.
-    let args = match cli::claude_code_argv(std::env::args_os().collect()) {
+    // `tack` and `tack "prompt"` on a terminal: the interactive session.
+    let args = cli::interactive_argv(std::env::args_os().collect(), interactive::on_a_terminal());
+    let args = match cli::claude_code_argv(args) {
         Ok(args) => args,
         Err(message) => {
             eprintln!("tack: {message}");
@@ -123,6 +126,7 @@ fn main() -> ExitCode {
             Command::Tools(args) => tools::run(args).await,
             Command::MockServer(args) => run::mock_server(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Chat(args) => interactive::run(*args).await,
         }
     });
     // Tools stuck past their cancellation must not hold the process open.

@@ -52,8 +52,8 @@ struct RunConfig {
 }
 
 /// The compaction flags, applied over the session's settings.
-struct CompactFlags {
-    window: Option<u64>,
+pub(crate) struct CompactFlags {
+    pub(crate) window: Option<u64>,
     threshold: Option<tack_agent::Threshold>,
     no_auto: bool,
     now: bool,
@@ -61,7 +61,10 @@ struct CompactFlags {
 }
 
 impl CompactFlags {
-    fn apply(&self, mut config: tack_agent::CompactionConfig) -> tack_agent::CompactionConfig {
+    pub(crate) fn apply(
+        &self,
+        mut config: tack_agent::CompactionConfig,
+    ) -> tack_agent::CompactionConfig {
         if self.window.is_some() {
             config.window = self.window;
         }
@@ -115,7 +118,7 @@ impl RunConfig {
             }
             None
         } else {
-            read_prompt(args.prompt, awaits_model || args.compact_now)?
+            read_prompt(args.prompt.clone(), awaits_model || args.compact_now)?
         };
         if args
             .permission_prompt_tool
@@ -126,6 +129,47 @@ impl RunConfig {
                 "--permission-prompt-tool stdio (asking over stream-json control requests) is not supported yet; name an MCP tool, mcp__<server>__<tool>"
             )));
         }
+        let model = ModelFlags::from_args(&args)?;
+        Ok(Self {
+            ctx,
+            sessions_dir,
+            resume,
+            writer,
+            prompt,
+            provider: model.provider,
+            agent: model.agent,
+            tools: args.tools,
+            system_prompt: args.system_prompt,
+            append_system_prompt: args.append_system_prompt,
+            fixture_tools: args.session.fixture_tools,
+            format: args.output_format,
+            stream_input,
+            verbose: args.verbose,
+            permission_prompt_tool: args.permission_prompt_tool,
+            mock: args.mock,
+            approve_mcp: args.session.approve_mcp,
+            trust_project_skills: args.session.trust_project_skills,
+            tool_search: args
+                .session
+                .tool_search
+                .map(crate::cli::ToolSearchArg::mode),
+            code_mode: args.session.code_mode,
+            compact: model.compact,
+            awaits_model,
+        })
+    }
+}
+
+/// The model's side of a session, from the flags of `tack run` (and of the
+/// interactive terminal, which takes the same ones).
+pub(crate) struct ModelFlags {
+    pub(crate) provider: ProviderOptions,
+    pub(crate) agent: AgentConfig,
+    pub(crate) compact: CompactFlags,
+}
+
+impl ModelFlags {
+    pub(crate) fn from_args(args: &RunArgs) -> Result<Self, Failure> {
         let provider = ProviderOptions {
             provider: args
                 .provider
@@ -142,7 +186,7 @@ impl RunConfig {
             prompt_cache_key: None,
         };
         let disable = args.no_parallel_tools.then_some(true);
-        let tool_choice = match (args.tool, args.tool_choice) {
+        let tool_choice = match (args.tool.clone(), args.tool_choice) {
             (Some(name), _) => Some(ToolChoice::Tool {
                 name,
                 disable_parallel_tool_use: disable,
@@ -162,7 +206,7 @@ impl RunConfig {
             (None, None) => None,
         };
         let agent = AgentConfig {
-            model: args.model,
+            model: args.model.clone(),
             max_tokens: args.max_tokens,
             // The session's own (Session::agent), or --system-prompt's.
             system: None,
@@ -173,45 +217,61 @@ impl RunConfig {
             compaction: None,
         };
         Ok(Self {
-            ctx,
-            sessions_dir,
-            resume,
-            writer,
-            prompt,
             provider,
             agent,
-            tools: args.tools,
-            system_prompt: args.system_prompt,
-            append_system_prompt: args.append_system_prompt,
-            fixture_tools: args.session.fixture_tools,
-            format: args.output_format,
-            stream_input,
-            verbose: args.verbose,
-            permission_prompt_tool: args.permission_prompt_tool,
-            mock: args.mock,
-            approve_mcp: args.session.approve_mcp,
-            trust_project_skills: args.session.trust_project_skills,
-            tool_search: args
-                .session
-                .tool_search
-                .map(crate::cli::ToolSearchArg::mode),
-            code_mode: args.session.code_mode,
             compact: CompactFlags {
                 window: args.context_window,
                 threshold: args.compact_threshold,
                 no_auto: args.no_auto_compact,
                 now: args.compact_now,
-                instructions: args.compact_instructions,
+                instructions: args.compact_instructions.clone(),
             },
-            awaits_model,
         })
     }
+}
+
+/// The model client the flags ask for; with `mock`, the built-in mock API
+/// is started (kept alive by the returned server) and used.
+pub(crate) async fn model_client(
+    provider: &mut ProviderOptions,
+    mock: bool,
+) -> Result<
+    (
+        Arc<dyn tack_model::ModelClient>,
+        Option<tack_testkit::MockServer>,
+    ),
+    Failure,
+> {
+    let server = if mock {
+        let server = tack_testkit::MockServer::start().await;
+        server.set_fallback(tack_testkit::Fallback::Echo);
+        provider.provider = Some(tack_model::ProviderKind::Anthropic);
+        provider.base_url = Some(server.url());
+        Some(server)
+    } else {
+        None
+    };
+    let mock_env = |key: &str| match key {
+        "ANTHROPIC_API_KEY" => Some("mock".to_owned()),
+        _ => None,
+    };
+    let env_lookup: &dyn Fn(&str) -> Option<String> = if mock { &mock_env } else { &env };
+    let client = select_provider(provider, env_lookup)
+        .await
+        .map_err(|e| match e {
+            ModelError::Config(_) => Failure::usage(e),
+            other => Failure {
+                code: exit::MODEL_API,
+                error: other.into(),
+            },
+        })?;
+    Ok((Arc::from(client), server))
 }
 
 /// The session to resume, read after its transcript was locked: a second
 /// `tack run --resume` of a session that is running stops here, before it
 /// reads a conversation the first one is still adding to or writes a line.
-fn lock_and_load(
+pub(crate) fn lock_and_load(
     ctx: &ProjectContext,
     resume: &Resume,
 ) -> Result<(LoadedSession, TranscriptWriter), Failure> {
@@ -258,30 +318,7 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     config.provider.prompt_cache_key = Some(session_id.clone());
     // `--mock`: the built-in mock API, answering on 127.0.0.1 for this run only.
-    let _mock = if config.mock {
-        let mock = tack_testkit::MockServer::start().await;
-        mock.set_fallback(tack_testkit::Fallback::Echo);
-        config.provider.provider = Some(tack_model::ProviderKind::Anthropic);
-        config.provider.base_url = Some(mock.url());
-        Some(mock)
-    } else {
-        None
-    };
-    let mock_env = |key: &str| match key {
-        "ANTHROPIC_API_KEY" => Some("mock".to_owned()),
-        _ => None,
-    };
-    let env_lookup: &dyn Fn(&str) -> Option<String> = if config.mock { &mock_env } else { &env };
-    let client = select_provider(&config.provider, env_lookup)
-        .await
-        .map_err(|e| match e {
-            ModelError::Config(_) => Failure::usage(e),
-            other => Failure {
-                code: exit::MODEL_API,
-                error: other.into(),
-            },
-        })?;
-    let client: Arc<dyn tack_model::ModelClient> = Arc::from(client);
+    let (client, _mock) = model_client(&mut config.provider, config.mock).await?;
 
     let writer = match config.writer.take() {
         Some(writer) => writer,
@@ -568,7 +605,7 @@ fn server_status(state: tack_mcp::client::ServerState) -> &'static str {
 }
 
 /// Where the API key came from, for the init message.
-fn api_key_source(provider: &str, mock: bool) -> String {
+pub(crate) fn api_key_source(provider: &str, mock: bool) -> String {
     if mock {
         return "none".into();
     }

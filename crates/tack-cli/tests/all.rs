@@ -42,10 +42,14 @@ mod mcp_login;
 mod code_mode;
 #[path = "all/eval.rs"]
 mod eval;
+#[path = "all/interactive.rs"]
+mod interactive;
 /// `tack mcp login` / `logout` against tack-mcp's test authorization server.
 #[path = "../../tack-mcp/tests/all/client/oauth_server.rs"]
 #[allow(dead_code, reason = "tack-mcp's tests use the rest of it")]
 mod oauth_server;
+#[path = "all/pty.rs"]
+mod pty;
 #[path = "all/sandbox.rs"]
 mod sandbox;
 #[path = "all/skills.rs"]

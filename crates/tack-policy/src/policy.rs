@@ -459,6 +459,13 @@ impl Policy {
         &self.mode_source
     }
 
+    /// Changes the mode (a person switching it during a session). The rules
+    /// are unchanged: a deny rule still denies in every mode.
+    pub fn set_mode(&mut self, mode: Mode, source: Source) {
+        self.mode = mode;
+        self.mode_source = source;
+    }
+
     /// Whether only managed rules count (`allowManagedPermissionRulesOnly`).
     pub fn managed_rules_only(&self) -> Option<&ManagedRulesOnly> {
         self.managed_rules_only.as_ref()

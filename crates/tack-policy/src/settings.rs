@@ -91,6 +91,8 @@ pub struct Settings {
     project_root: PathBuf,
     home: Option<PathBuf>,
     policy: Policy,
+    /// The strongest level whose `disableBypassPermissionsMode` is "disable".
+    bypass_disabled: Option<Source>,
 }
 
 impl Settings {
@@ -222,7 +224,14 @@ impl Settings {
             project_root: root.clone(),
             home,
             policy,
+            bypass_disabled: found.bypass_disabled,
         })
+    }
+
+    /// Where `disableBypassPermissionsMode: "disable"` is set, if anywhere
+    /// (no session may switch to bypassPermissions then).
+    pub fn bypass_disabled_by(&self) -> Option<&Source> {
+        self.bypass_disabled.as_ref()
     }
 
     /// The compiled policy for a session working in the project root.

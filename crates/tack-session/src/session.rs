@@ -192,6 +192,10 @@ pub struct Session {
     tool_search: DeferralReport,
     /// The Agent tool's way to the session's loop, when it has one.
     subagents: Option<Arc<Link>>,
+    /// The permission stage, for a mode changed during the session.
+    permission: Arc<PolicyStage>,
+    /// Where `disableBypassPermissionsMode` forbids bypassPermissions.
+    bypass_disabled: Option<String>,
 }
 
 /// Gives the tools of `registry` the example inputs of the settings
@@ -426,9 +430,10 @@ impl Session {
             Some(project.reloader()),
         )
         .with_sandbox(crate::sandbox::permissions(project));
+        let permission = Arc::new(permission);
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
-            .permission(Arc::new(permission))
+            .permission(Arc::clone(&permission) as _)
             .budget(Arc::new(output_budget(project, Arc::clone(&artifacts))));
         if let Some(hooks) = &hooks {
             builder = builder.hooks(hooks.clone());
@@ -479,7 +484,55 @@ impl Session {
             recipe,
             subagents: link,
             tool_search,
+            permission,
+            bypass_disabled: project
+                .settings
+                .permissions
+                .bypass_disabled_by()
+                .map(ToString::to_string),
         })
+    }
+
+    /// The permission mode in force.
+    pub fn permission_mode(&self) -> tack_policy::Mode {
+        self.permission.mode()
+    }
+
+    /// Changes the permission mode for the rest of the session (the
+    /// interactive terminal's Shift-Tab); the rules stay as they are. Not
+    /// written to any file. `bypassPermissions` is refused where the
+    /// settings disable it.
+    pub fn set_permission_mode(&self, mode: tack_policy::Mode) -> std::result::Result<(), String> {
+        if mode == tack_policy::Mode::BypassPermissions
+            && let Some(source) = &self.bypass_disabled
+        {
+            return Err(format!(
+                "bypassPermissions is disabled by `permissions.disableBypassPermissionsMode` in {source}"
+            ));
+        }
+        self.permission.set_mode(mode);
+        Ok(())
+    }
+
+    /// What the rules in force say about `spec` (`Bash(git push)`,
+    /// `Read(./.env)`): the decision, the rule that made it and its file
+    /// (`tack permissions explain`, for the session's own policy, a mode
+    /// changed during the session included).
+    pub fn explain_permission(&self, spec: &str) -> std::result::Result<String, String> {
+        let policy = self.permission.policy();
+        tack_policy::explain(spec, &policy, &self.cwd)
+            .map(|e| e.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    /// The permission rules in force, strongest first, each with its file.
+    pub fn permission_rules(&self) -> Vec<String> {
+        self.permission
+            .policy()
+            .rules()
+            .iter()
+            .map(|r| format!("{:<5} {}  ({})", r.kind.as_str(), r.text, r.source))
+            .collect()
     }
 
     /// What tool search deferred when the session was assembled.
