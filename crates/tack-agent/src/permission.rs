@@ -319,27 +319,60 @@ impl PolicyStage {
     /// policy; the call is allowed either way (the person said yes), and
     /// the audit says whether the rule was saved.
     fn save_rule(&self, rule: &str) -> Permission {
-        let written = tack_policy::add_local_rule(&self.project_root, RuleKind::Allow, rule);
-        match (written, &self.reload) {
-            (Ok(path), Some(reload)) => match reload() {
-                Ok(policy) => {
-                    *self.policy.write().unwrap_or_else(|p| p.into_inner()) =
-                        self.with_mode_override(policy);
-                    tracing::info!("added allow rule `{rule}` to {}", path.display());
+        match self.add_rule(RuleKind::Allow, rule) {
+            Ok(path) => {
+                tracing::info!("added allow rule `{rule}` to {}", path.display());
+                Permission::Allow {
+                    by: format!("the user (always allow `{rule}`)"),
                 }
-                Err(e) => tracing::warn!("the settings could not be reloaded: {e}"),
-            },
-            (Ok(_), None) => {}
-            (Err(e), _) => {
+            }
+            Err(e) => {
                 tracing::warn!("could not save the rule `{rule}`: {e}");
-                return Permission::Allow {
+                Permission::Allow {
                     by: format!("the user (allow once: the rule `{rule}` was not saved: {e})"),
-                };
+                }
             }
         }
-        Permission::Allow {
-            by: format!("the user (always allow `{rule}`)"),
+    }
+
+    /// Adds `rule` to the `kind` list of the local settings and reloads the
+    /// policy (a mode chosen during the session is kept). The file written.
+    pub fn add_rule(&self, kind: RuleKind, rule: &str) -> Result<PathBuf, String> {
+        if let Some(managed) = self
+            .policy
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .managed_rules_only()
+        {
+            return Err(format!(
+                "only managed rules count here (allowManagedPermissionRulesOnly in {}): a rule in the local settings would be ignored",
+                managed.file.display()
+            ));
         }
+        let path = tack_policy::add_local_rule(&self.project_root, kind, rule)
+            .map_err(|e| e.to_string())?;
+        self.reload_policy()?;
+        Ok(path)
+    }
+
+    /// Removes `rule` from the local settings' lists and reloads the policy;
+    /// the lists it was in (none: the local file does not have it).
+    pub fn remove_rule(&self, rule: &str) -> Result<Vec<RuleKind>, String> {
+        let removed =
+            tack_policy::remove_local_rule(&self.project_root, rule).map_err(|e| e.to_string())?;
+        if !removed.is_empty() {
+            self.reload_policy()?;
+        }
+        Ok(removed)
+    }
+
+    fn reload_policy(&self) -> Result<(), String> {
+        let Some(reload) = &self.reload else {
+            return Ok(());
+        };
+        let policy = reload().map_err(|e| format!("the settings could not be reloaded: {e}"))?;
+        *self.policy.write().unwrap_or_else(|p| p.into_inner()) = self.with_mode_override(policy);
+        Ok(())
     }
 
     /// The permission mode the person chose in this session (Shift-Tab in

@@ -164,12 +164,66 @@ fn read_text_json(path: &Path) -> Result<Option<(String, Value)>> {
 /// added twice.
 pub fn add_local_rule(project_root: &Path, kind: Verdict, rule: &str) -> Result<PathBuf> {
     let path = local_settings_path(project_root);
-    let origin = path.display().to_string();
     crate::rule::parse_rule(rule).map_err(|problem| Error::Rule {
-        origin: origin.clone(),
+        origin: path.display().to_string(),
         rule: rule.to_string(),
         problem,
     })?;
+    edit_local_permissions(project_root, |perms, origin| {
+        let list = perms
+            .entry(kind.as_str())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(list) = list.as_array_mut() else {
+            return Err(Error::Settings {
+                origin: origin.to_owned(),
+                problem: format!("`permissions.{}` must be an array of rules", kind.as_str()),
+            });
+        };
+        if !list.iter().any(|v| is_rule(v, rule)) {
+            list.push(Value::String(rule.to_string()));
+        }
+        Ok(())
+    })?;
+    Ok(path)
+}
+
+/// Removes `rule` from every list (`allow`, `ask`, `deny`) of the local
+/// settings file, keeping every other key. Returns the lists it was in
+/// (none: the file does not have it, which is not an error).
+pub fn remove_local_rule(project_root: &Path, rule: &str) -> Result<Vec<Verdict>> {
+    let mut removed = Vec::new();
+    if read_json(&local_settings_path(project_root))?.is_none() {
+        return Ok(removed);
+    }
+    edit_local_permissions(project_root, |perms, _| {
+        for kind in [Verdict::Allow, Verdict::Ask, Verdict::Deny] {
+            if let Some(list) = perms.get_mut(kind.as_str()).and_then(Value::as_array_mut) {
+                let before = list.len();
+                list.retain(|v| !is_rule(v, rule));
+                if list.len() < before {
+                    removed.push(kind);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(removed)
+}
+
+/// A list entry is `rule`: the rule as a string, or `{"rule": …}`.
+fn is_rule(entry: &Value, rule: &str) -> bool {
+    entry.as_str() == Some(rule) || entry.get("rule").and_then(Value::as_str) == Some(rule)
+}
+
+/// Reads the local settings file (or starts an empty one), lets `edit`
+/// change its `permissions` object and writes it back, every other key
+/// kept.
+fn edit_local_permissions(
+    project_root: &Path,
+    edit: impl FnOnce(&mut serde_json::Map<String, Value>, &str) -> Result<()>,
+) -> Result<()> {
+    let path = local_settings_path(project_root);
+    let origin = path.display().to_string();
     let mut value = read_json(&path)?.unwrap_or_else(|| Value::Object(Default::default()));
     let Some(root) = value.as_object_mut() else {
         return Err(Error::Settings {
@@ -186,21 +240,7 @@ pub fn add_local_rule(project_root: &Path, kind: Verdict, rule: &str) -> Result<
             problem: "`permissions` must be an object".into(),
         });
     };
-    let list = perms
-        .entry(kind.as_str())
-        .or_insert_with(|| Value::Array(Vec::new()));
-    let Some(list) = list.as_array_mut() else {
-        return Err(Error::Settings {
-            origin,
-            problem: format!("`permissions.{}` must be an array of rules", kind.as_str()),
-        });
-    };
-    let present = list
-        .iter()
-        .any(|v| v.as_str() == Some(rule) || v.get("rule").and_then(Value::as_str) == Some(rule));
-    if !present {
-        list.push(Value::String(rule.to_string()));
-    }
+    edit(perms, &origin)?;
     let io = |source| Error::Write {
         path: path.clone(),
         source,
@@ -214,5 +254,5 @@ pub fn add_local_rule(project_root: &Path, kind: Verdict, rule: &str) -> Result<
     })?;
     text.push('\n');
     std::fs::write(&path, text).map_err(io)?;
-    Ok(path)
+    Ok(())
 }

@@ -74,7 +74,7 @@ pub use evaluate::{evaluate, unfinished};
 pub use explain::{Explanation, explain};
 pub use files::{
     SettingsFile, add_local_rule, find_project_root, local_settings_path, read_settings_files,
-    read_settings_files_with,
+    read_settings_files_with, remove_local_rule,
 };
 pub use mode::Mode;
 pub use paths::ResolvedPath;

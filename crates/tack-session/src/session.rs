@@ -525,6 +525,26 @@ impl Session {
             .map_err(|e| e.to_string())
     }
 
+    /// Adds `rule` to the `kind` list (`allow`, `ask`, `deny`) of the
+    /// project's local settings (`.tack/settings.local.json`) and applies it
+    /// from the next call on. The file written.
+    pub fn add_permission_rule(
+        &self,
+        kind: tack_protocol::Verdict,
+        rule: &str,
+    ) -> std::result::Result<std::path::PathBuf, String> {
+        self.permission.add_rule(kind, rule)
+    }
+
+    /// Removes `rule` from the local settings' lists; the lists it was in
+    /// (empty: the local file does not have it, another file may).
+    pub fn remove_permission_rule(
+        &self,
+        rule: &str,
+    ) -> std::result::Result<Vec<tack_protocol::Verdict>, String> {
+        self.permission.remove_rule(rule)
+    }
+
     /// The permission rules in force, strongest first, each with its file.
     pub fn permission_rules(&self) -> Vec<String> {
         self.permission

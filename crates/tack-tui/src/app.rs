@@ -578,7 +578,8 @@ impl App {
         self.out
             .push(Line::styled(format!("  ┌ {title}"), self.theme.dim()));
         for line in lines.into_iter().take(EXPANDED_LINES) {
-            self.out.push(Line::raw(format!("  │ {line}")));
+            self.out
+                .push(Line::raw(format!("  │ {}", view::plain(&line))));
         }
         if more > 0 {
             self.out.push(Line::styled(
@@ -692,21 +693,18 @@ impl App {
                     .as_ref()
                     .filter(|_| !opening)
                     .map(|i| i.id.clone());
-                let sessions: Vec<SavedSession> = self
-                    .opener
-                    .sessions()
-                    .into_iter()
-                    .filter(|s| Some(&s.id) != current.as_ref())
-                    .take(20)
-                    .collect();
-                if sessions.is_empty() {
-                    self.report(vec!["no saved conversation here to resume".into()]);
-                } else {
-                    self.picker = Some(Picker {
-                        sessions,
-                        selected: 0,
-                    });
-                }
+                // Reading the transcripts takes what it takes: not on this task.
+                let opener = Arc::clone(&self.opener);
+                let ui = self.ui_tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let sessions: Vec<SavedSession> = opener
+                        .sessions()
+                        .into_iter()
+                        .filter(|s| Some(&s.id) != current.as_ref())
+                        .take(20)
+                        .collect();
+                    let _ = ui.send(Ui::Sessions(sessions));
+                });
             }
             Command::Model(None) => {
                 let model = self
@@ -784,7 +782,8 @@ impl App {
 
     fn report(&mut self, lines: Vec<String>) {
         for line in lines {
-            self.out.push(Line::raw(format!("  {line}")));
+            self.out
+                .push(Line::raw(format!("  {}", view::plain(&line))));
         }
     }
 
@@ -891,6 +890,15 @@ impl App {
                 self.report(vec![format!("model: {model} from the next request")]);
             }
             Ui::ModeChanged(mode) => self.mode = mode,
+            Ui::Sessions(sessions) if sessions.is_empty() => {
+                self.report(vec!["no saved conversation here to resume".into()]);
+            }
+            Ui::Sessions(sessions) => {
+                self.picker = Some(Picker {
+                    sessions,
+                    selected: 0,
+                });
+            }
             Ui::Closed => self.closed = true,
         }
     }

@@ -21,7 +21,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/model", "show the model, or switch: /model NAME"),
     (
         "/permissions",
-        "the mode and rules in force; /permissions explain Bash(git push)",
+        "the mode and rules; explain CALL, allow|ask|deny RULE, remove RULE",
     ),
     (
         "/tools",
@@ -34,6 +34,21 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/help", "this list"),
     ("/exit", "end the session (so do Ctrl-D, and Ctrl-C twice)"),
 ];
+
+/// `/permissions …`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permissions {
+    /// The mode and the rules in force.
+    Show,
+    /// What the rules say about a call: `explain Bash(git push)`.
+    Explain(String),
+    /// `allow|ask|deny RULE`: added to the local settings.
+    Add(tack_protocol::Verdict, String),
+    /// `remove RULE`: taken out of the local settings.
+    Remove(String),
+    /// Not one of those: what to say.
+    Usage(String),
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -50,7 +65,7 @@ pub enum Command {
     Clear,
     Resume(Option<String>),
     Model(Option<String>),
-    Permissions(Option<String>),
+    Permissions(Permissions),
     Tools,
     Skills,
     /// `/mcp`, or `/mcp approve NAME`.
@@ -92,11 +107,7 @@ pub fn parse(text: &str, skills: &[String]) -> Command {
         "clear" | "new" => Command::Clear,
         "resume" => Command::Resume(arg),
         "model" => Command::Model(arg),
-        "permissions" => Command::Permissions(
-            args.strip_prefix("explain")
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty()),
-        ),
+        "permissions" => Command::Permissions(permissions(args)),
         "tools" => Command::Tools,
         "skills" => Command::Skills,
         "mcp" => Command::Mcp(
@@ -128,6 +139,25 @@ pub fn parse(text: &str, skills: &[String]) -> Command {
                 None => format!("unknown command /{name} (/help lists them)"),
             })
         }
+    }
+}
+
+fn permissions(args: &str) -> Permissions {
+    use tack_protocol::Verdict;
+    let (word, rest) = match args.split_once(char::is_whitespace) {
+        Some((word, rest)) => (word, rest.trim().to_owned()),
+        None => (args, String::new()),
+    };
+    match (word, rest.is_empty()) {
+        ("", _) => Permissions::Show,
+        ("explain", false) => Permissions::Explain(rest),
+        ("allow", false) => Permissions::Add(Verdict::Allow, rest),
+        ("ask", false) => Permissions::Add(Verdict::Ask, rest),
+        ("deny", false) => Permissions::Add(Verdict::Deny, rest),
+        ("remove", false) => Permissions::Remove(rest),
+        _ => Permissions::Usage(
+            "/permissions [explain CALL | allow RULE | ask RULE | deny RULE | remove RULE], e.g. /permissions allow Bash(cargo test *)".into(),
+        ),
     }
 }
 
@@ -307,8 +337,27 @@ mod tests {
         );
         assert_eq!(
             parse("/permissions explain Bash(git push)", &skills),
-            Command::Permissions(Some("Bash(git push)".into()))
+            Command::Permissions(Permissions::Explain("Bash(git push)".into()))
         );
+        assert_eq!(
+            parse("/permissions deny Read(./.env)", &skills),
+            Command::Permissions(Permissions::Add(
+                tack_protocol::Verdict::Deny,
+                "Read(./.env)".into()
+            ))
+        );
+        assert_eq!(
+            parse("/permissions remove Bash(ls *)", &skills),
+            Command::Permissions(Permissions::Remove("Bash(ls *)".into()))
+        );
+        assert_eq!(
+            parse("/permissions", &skills),
+            Command::Permissions(Permissions::Show)
+        );
+        assert!(matches!(
+            parse("/permissions allow", &skills),
+            Command::Permissions(Permissions::Usage(_))
+        ));
         assert_eq!(
             parse("/mcp approve db", &skills),
             Command::Mcp(Some("db".into()))

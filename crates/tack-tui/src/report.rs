@@ -7,6 +7,8 @@ use tack_protocol::Usage;
 use tack_session::Session;
 use tack_tool::Exposure;
 
+use crate::commands::Permissions;
+
 /// `/tools`: each tool, where it is shown to the model, and what its
 /// definition costs in every request (≈ bytes / 4, as `tack tools list`).
 pub(crate) fn tools(session: &Session) -> Vec<String> {
@@ -208,31 +210,65 @@ pub(crate) fn skills(skills: Option<&tack_session::skills::Skills>) -> Vec<Strin
     lines
 }
 
-/// `/permissions [explain SPEC]`: the mode and the rules in force, or what
-/// they say about one call.
-pub(crate) fn permissions(session: &Session, explain: Option<&str>) -> Vec<String> {
-    if let Some(spec) = explain {
-        return match session.explain_permission(spec) {
+/// `/permissions …`: the mode and the rules in force, what they say about
+/// one call, or a rule added to or removed from the local settings.
+pub(crate) fn permissions(session: &Session, command: Permissions) -> Vec<String> {
+    match command {
+        Permissions::Explain(spec) => match session.explain_permission(&spec) {
             Ok(text) => text.lines().map(str::to_owned).collect(),
             Err(e) => vec![format!("explain {spec}: {e}")],
-        };
+        },
+        Permissions::Add(kind, rule) => match session.add_permission_rule(kind, &rule) {
+            Ok(path) => vec![format!(
+                "{} rule `{rule}` added to {}: it applies from the next call",
+                kind.as_str(),
+                path.display()
+            )],
+            Err(e) => vec![format!("`{rule}` was not added: {e}")],
+        },
+        Permissions::Remove(rule) => match session.remove_permission_rule(&rule) {
+            Ok(lists) if lists.is_empty() => {
+                let holder = session
+                    .permission_rules()
+                    .into_iter()
+                    .find(|r| r.contains(&format!(" {rule}  (")));
+                vec![match holder {
+                    Some(line) => format!(
+                        "`{rule}` is not in the local settings; it is set here: {line} (edit that file)"
+                    ),
+                    None => format!("no rule `{rule}` in force"),
+                }]
+            }
+            Ok(lists) => vec![format!(
+                "`{rule}` removed from {} in .tack/settings.local.json",
+                lists
+                    .iter()
+                    .map(|k| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )],
+            Err(e) => vec![format!("`{rule}` was not removed: {e}")],
+        },
+        Permissions::Usage(text) => vec![text],
+        Permissions::Show => {
+            let mut lines = vec![format!(
+                "permission mode: {} (Shift-Tab changes it for this session)",
+                session.permission_mode().as_str()
+            )];
+            let rules = session.permission_rules();
+            if rules.is_empty() {
+                lines.push("no rules: every call that needs permission is asked".into());
+            } else {
+                lines.push(format!("{} rule(s), strongest first:", rules.len()));
+                lines.extend(rules.into_iter().map(|r| format!("  {r}")));
+            }
+            lines.push(
+                "/permissions explain CALL says which rule decides; allow|ask|deny RULE adds one and remove RULE takes one out of .tack/settings.local.json"
+                    .into(),
+            );
+            lines
+        }
     }
-    let mut lines = vec![format!(
-        "permission mode: {} (Shift-Tab changes it for this session)",
-        session.permission_mode().as_str()
-    )];
-    let rules = session.permission_rules();
-    if rules.is_empty() {
-        lines.push("no rules: every call that needs permission is asked".into());
-    } else {
-        lines.push(format!("{} rule(s), strongest first:", rules.len()));
-        lines.extend(rules.into_iter().map(|r| format!("  {r}")));
-    }
-    lines.push(
-        "/permissions explain Bash(git push) says which rule decides a call; \"always allow\" answers go to .tack/settings.local.json"
-            .into(),
-    );
-    lines
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ impl Redirect {
                 let reader = BufReader::new(std::fs::File::from(read));
                 for line in reader.lines() {
                     let Ok(line) = line else { break };
-                    let line = line.trim_end().to_owned();
+                    let line = crate::view::plain(line.trim_end());
                     if line.is_empty() {
                         continue;
                     }

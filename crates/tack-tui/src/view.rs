@@ -63,18 +63,45 @@ pub fn summarize(name: &str, input: &Value) -> String {
     one_line(&text, 160)
 }
 
+/// `text` without escape sequences and control characters: a line from
+/// stderr is shown as text, never interpreted by the terminal.
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => {
+                match chars.next() {
+                    // CSI: parameters, then a final byte in @..~.
+                    Some('[') => {
+                        for c in chars.by_ref() {
+                            if ('@'..='~').contains(&c) {
+                                break;
+                            }
+                        }
+                    }
+                    // OSC, DCS and the like: up to BEL or ESC \.
+                    Some(']' | 'P' | '_' | '^') => {
+                        while let Some(c) = chars.next() {
+                            if c == '\x07' || (c == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                                break;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            '\t' => out.push_str("    "),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `text` on one line, at most `max` characters (an ellipsis says it was cut).
 pub fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| {
-            if c == '\n' || c == '\r' || c == '\t' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
+    let flat = plain(&text.replace(['\n', '\r', '\t'], " "));
     let flat = flat.trim();
     if flat.chars().count() <= max {
         return flat.to_owned();
@@ -225,6 +252,17 @@ mod tests {
         let empty = result_line(theme, ToolOutcome::Ok, false, "", 3);
         let text: String = empty.spans.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, "  ⎿ (no output)");
+    }
+
+    #[test]
+    fn escapes_and_control_characters_are_dropped() {
+        assert_eq!(
+            plain("\x1b[33mWARN\x1b[0m tack: x\x07\tand y"),
+            "WARN tack: x    and y"
+        );
+        assert_eq!(plain("\x1b]52;c;aGk=\x07copied"), "copied");
+        assert_eq!(plain("\x1b]8;;http://x\x1b\\link"), "link");
+        assert_eq!(one_line("a\nb\x1b[2Jc", 20), "a bc");
     }
 
     #[test]

@@ -109,6 +109,8 @@ pub enum Ui {
         window: u64,
     },
     ModelChanged(String),
+    /// The saved sessions for `/resume`'s list (read off the UI task).
+    Sessions(Vec<SavedSession>),
     ModeChanged(tack_policy::Mode),
     /// The session ended and the worker stopped.
     Closed,
@@ -148,7 +150,7 @@ pub enum Work {
     Mcp,
     McpApprove(String),
     Skills,
-    Permissions(Option<String>),
+    Permissions(crate::commands::Permissions),
     Quit,
 }
 
@@ -393,10 +395,10 @@ async fn handle(cur: &mut Current, work: Work, ui: &mpsc::UnboundedSender<Ui>) {
             )));
             done(ui, Some(cur), None, None);
         }
-        Work::Permissions(spec) => {
+        Work::Permissions(command) => {
             let _ = ui.send(Ui::Report(crate::report::permissions(
                 &cur.opened.session,
-                spec.as_deref(),
+                command,
             )));
             done(ui, Some(cur), None, None);
         }

@@ -40,6 +40,17 @@ fn idle(pty: &Pty) -> String {
     )
 }
 
+/// Runs `steps` (which block on the terminal) off the runtime the mock
+/// serves on; the world comes back for the checks.
+async fn drive(w: World, steps: impl FnOnce(&World) + Send + 'static) -> World {
+    tokio::task::spawn_blocking(move || {
+        steps(&w);
+        w
+    })
+    .await
+    .unwrap()
+}
+
 /// Types `text` and Enter.
 fn say(pty: &Pty, text: &str) {
     pty.send_str(text);
@@ -122,11 +133,8 @@ async fn a_conversation_streams_markdown_and_each_turn_goes_to_the_scrollback() 
         Step::text("The second answer."),
     ])
     .await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 24, 80);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 24, 80);
         say(&pty, "make a plan");
         pty.wait_for("ship it", WAIT);
         let screen = idle(&pty);
@@ -141,8 +149,7 @@ async fn a_conversation_streams_markdown_and_each_turn_goes_to_the_scrollback() 
         let second = history.find("The second answer.").unwrap();
         assert!(first < second, "{history}");
     })
-    .await
-    .unwrap();
+    .await;
     let prompts = prompts(&w);
     assert_eq!(prompts.len(), 2, "{prompts:?}");
     assert!(prompts[1].contains("and then?"), "{prompts:?}");
@@ -165,11 +172,8 @@ async fn an_approval_is_answered_once_always_edited_and_denied_with_a_reason_by_
         Step::text("all done"),
     ])
     .await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 30, 100);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 30, 100);
         say(&pty, "make the files");
         let screen = pty.wait_for("Allow Bash(touch once.txt)", WAIT);
         assert!(screen.contains("why it asks:"), "{screen}");
@@ -189,8 +193,7 @@ async fn an_approval_is_answered_once_always_edited_and_denied_with_a_reason_by_
         pty.wait_for("all done", WAIT);
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
     let cwd = w.cwd.path();
     assert!(cwd.join("once.txt").exists());
     assert!(cwd.join("always.txt").exists());
@@ -219,11 +222,8 @@ async fn esc_stops_a_long_bash_call_and_the_session_goes_on() {
         r#"{"permissions":{"allow":["Bash(sleep *)"]}}"#,
     )
     .unwrap();
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 24, 80);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 24, 80);
         say(&pty, "wait a minute");
         pty.wait_for("Bash(sleep 60)", WAIT);
         // Typing while the tool runs is not blocked.
@@ -238,8 +238,7 @@ async fn esc_stops_a_long_bash_call_and_the_session_goes_on() {
         pty.wait_for("after the stop", WAIT);
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
     // The call was answered, as interrupted, before the next prompt.
     let body = last_request(&w).to_string();
     assert!(body.contains("interrupted"), "{body}");
@@ -256,11 +255,8 @@ async fn compact_resume_and_the_report_commands() {
         Step::text("answer after the resume"),
     ])
     .await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 30, 100);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 30, 100);
         say(&pty, "the first question");
         pty.wait_for("first answer", WAIT);
         say(&pty, "the second question");
@@ -272,7 +268,13 @@ async fn compact_resume_and_the_report_commands() {
         say(&pty, "/cost");
         pty.wait_for_scrollback("cache reads", WAIT);
         say(&pty, "/permissions explain Bash(rm -rf /)");
-        pty.wait_for_scrollback("rm -rf", WAIT);
+        pty.wait_for_scrollback("decision: ask", WAIT);
+        say(&pty, "/permissions deny Bash(rm *)");
+        pty.wait_for_scrollback("deny rule `Bash(rm *)` added to", WAIT);
+        say(&pty, "/permissions explain Bash(rm -rf build)");
+        pty.wait_for_scrollback("decision: deny", WAIT);
+        say(&pty, "/permissions remove Bash(rm *)");
+        pty.wait_for_scrollback("`Bash(rm *)` removed from deny", WAIT);
         say(&pty, "/compcat");
         pty.wait_for_scrollback("did you mean /compact?", WAIT);
         say(&pty, "/clear");
@@ -286,8 +288,7 @@ async fn compact_resume_and_the_report_commands() {
         pty.wait_for("answer after the resume", WAIT);
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
     // The resumed conversation went to the model: compacted, then the new prompt.
     let body = last_request(&w).to_string();
     assert!(body.contains("Summary: the user asked twice."), "{body}");
@@ -303,11 +304,8 @@ async fn compact_resume_and_the_report_commands() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_resize_redraws_at_the_new_width_and_a_1000_line_paste_is_sent_whole() {
     let w = World::new(vec![Step::text("got it")]).await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 24, 100);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 24, 100);
         pty.resize(30, 60);
         pty.wait_until(
             |screen| {
@@ -325,8 +323,7 @@ async fn a_resize_redraws_at_the_new_width_and_a_1000_line_paste_is_sent_whole()
         pty.wait_for("got it", WAIT);
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
     let body = last_request(&w).to_string();
     assert!(
         body.contains("line 1\\n") && body.contains("line 1000"),
@@ -354,12 +351,9 @@ fn styled(text: &str) -> bool {
 #[tokio::test(flavor = "multi_thread")]
 async fn no_color_means_no_colour_and_colour_is_there_without_it() {
     let w = World::new(vec![Step::text("plain **bold**")]).await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
+    drive(w, |w| {
         let sgr_colour = |raw: &[u8]| styled(&String::from_utf8_lossy(raw));
-        let pty = open(&w, &[], 24, 80);
+        let pty = open(w, &[], 24, 80);
         say(&pty, "hi");
         pty.wait_for("plain bold", WAIT);
         assert!(
@@ -383,8 +377,7 @@ async fn no_color_means_no_colour_and_colour_is_there_without_it() {
         assert!(sgr_colour(&pty.raw()));
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -404,11 +397,8 @@ async fn shift_tab_changes_the_mode_and_bang_and_at_go_through_the_rules() {
         r#"{"permissions":{"deny":["Read(./secret.txt)"]}}"#,
     )
     .unwrap();
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 30, 100);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 30, 100);
         pty.send(keys::SHIFT_TAB);
         pty.wait_for("acceptEdits (shift+tab)", WAIT);
         // acceptEdits: the Write runs without asking.
@@ -420,13 +410,15 @@ async fn shift_tab_changes_the_mode_and_bang_and_at_go_through_the_rules() {
         pty.wait_for("Allow Bash(echo from-the-shell)", WAIT);
         pty.send(b"y");
         pty.wait_for("⎿ from-the-shell", WAIT);
+        // Ctrl-O expands the last result into the scrollback.
+        pty.send(b"\x0f");
+        pty.wait_for("┌ Bash(echo from-the-shell)", WAIT);
         // @path attaches through Read; a denied file is not attached.
         say(&pty, "summarise @notes.txt and @secret.txt");
         pty.wait_for("read it", WAIT);
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
     assert_eq!(
         std::fs::read_to_string(w.cwd.path().join("written.txt")).unwrap(),
         "x"
@@ -443,16 +435,13 @@ async fn shift_tab_changes_the_mode_and_bang_and_at_go_through_the_rules() {
 #[tokio::test(flavor = "multi_thread")]
 async fn history_crosses_sessions_with_up_and_ctrl_r_and_ctrl_c_twice_exits() {
     let w = World::new(vec![Step::text("first reply"), Step::text("second reply")]).await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 24, 80);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 24, 80);
         say(&pty, "remember the unicorn");
         pty.wait_for("first reply", WAIT);
         exit(pty);
 
-        let mut pty = open(&w, &[], 24, 80);
+        let mut pty = open(w, &[], 24, 80);
         pty.send(keys::UP);
         pty.wait_for("› remember the unicorn", WAIT);
         pty.send(b"\x15");
@@ -468,8 +457,7 @@ async fn history_crosses_sessions_with_up_and_ctrl_r_and_ctrl_c_twice_exits() {
         pty.send(keys::CTRL_C);
         assert_eq!(pty.wait_exit(WAIT), Some(0), "{}", pty.history());
     })
-    .await
-    .unwrap();
+    .await;
     let prompts = prompts(&w);
     assert!(prompts[1].contains("remember the unicorn"), "{prompts:?}");
 }
@@ -489,11 +477,8 @@ async fn skills_model_log_help_and_ctrl_c_at_a_question() {
         "---\nname: deploy\ndescription: Deploy the service to staging.\n---\nDEPLOY-STEPS: build, push, verify.\n",
     )
     .unwrap();
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
-        let pty = open(&w, &[], 30, 100);
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 30, 100);
         // Tab completes a command.
         pty.send_str("/he");
         pty.send(keys::TAB);
@@ -525,8 +510,7 @@ async fn skills_model_log_help_and_ctrl_c_at_a_question() {
         idle(&pty);
         exit(pty);
     })
-    .await
-    .unwrap();
+    .await;
     let requests = w.mock.requests();
     let skill_turn = requests[0].body.to_string();
     assert!(skill_turn.contains("DEPLOY-STEPS"), "{skill_turn}");
@@ -544,10 +528,7 @@ async fn skills_model_log_help_and_ctrl_c_at_a_question() {
 #[tokio::test(flavor = "multi_thread")]
 async fn inside_tmux_a_turn_is_drawn_and_ctrl_d_exits() {
     let w = World::new(vec![Step::text("answered inside tmux")]).await;
-    let w = std::sync::Arc::new(w);
-    let world = w.clone();
-    tokio::task::spawn_blocking(move || {
-        let w = world;
+    let w = drive(w, |w| {
         let socket = w.state.path().join("tmux.sock");
         let tmux = |args: &[&str]| {
             let out = std::process::Command::new("tmux")
@@ -609,7 +590,6 @@ async fn inside_tmux_a_turn_is_drawn_and_ctrl_d_exits() {
         wait("Resume this session with: tack --resume");
         tmux(&["kill-server"]);
     })
-    .await
-    .unwrap();
+    .await;
     assert!(prompts(&w)[0].contains("hello tmux"));
 }

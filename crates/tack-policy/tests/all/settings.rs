@@ -334,6 +334,21 @@ fn always_allow_is_written_to_local_settings() {
     );
 
     assert!(add_local_rule(&fx.project, RuleKind::Allow, "Bash(").is_err());
+
+    // Taken out again (the interactive `/permissions remove`), other keys kept.
+    let removed = tack_policy::remove_local_rule(&fx.project, "Bash(git push *)").unwrap();
+    assert_eq!(removed, [RuleKind::Allow]);
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(value["permissions"]["allow"], json!(["Bash(ls *)"]));
+    assert_eq!(value["hooks"], json!({"Stop": []}));
+    assert!(
+        tack_policy::remove_local_rule(&fx.project, "Bash(absent)")
+            .unwrap()
+            .is_empty()
+    );
+    let gone = load(&fx, CliPermissions::default()).unwrap();
+    assert_eq!(bash(&gone, "git push origin main").verdict(), Verdict::Ask);
 }
 
 #[test]
