@@ -163,6 +163,8 @@ fn keystroke(pty: &Pty, c: char, expect: &str) -> Duration {
     started.elapsed()
 }
 
+/// Types `word` (no spaces: the screen's rows are read trimmed) a key at
+/// a time, timing each to the screen.
 fn type_and_time(pty: &Pty, word: &str, samples: &mut Vec<Duration>) {
     let mut typed = String::from("› ");
     for c in word.chars() {
@@ -179,7 +181,7 @@ fn input_latency(env: &Env) {
     pty.wait_until(|s| s.contains("ctx "), WAIT, "the session open");
     let mut idle = Vec::new();
     for _ in 0..4 {
-        type_and_time(&pty, "the quick brown fox jumps over", &mut idle);
+        type_and_time(&pty, "thequickbrownfoxjumpsover", &mut idle);
     }
     report("input to screen: idle", &mut idle);
 
@@ -193,7 +195,7 @@ fn input_latency(env: &Env) {
     pty.wait_until(|s| s.contains("Bash(sleep 8)"), WAIT, "the call running");
     let mut busy = Vec::new();
     for _ in 0..2 {
-        type_and_time(&pty, "typing while a tool runs", &mut busy);
+        type_and_time(&pty, "typingwhileatoolruns", &mut busy);
     }
     report("input to screen: a tool running", &mut busy);
     pty.wait_until(|s| s.contains("slept"), WAIT, "the turn's end");
@@ -208,7 +210,7 @@ fn input_latency(env: &Env) {
     pty.wait_until(|s| s.contains("counted"), WAIT, "the turn's end");
     let mut after = Vec::new();
     for _ in 0..4 {
-        type_and_time(&pty, "the quick brown fox jumps over", &mut after);
+        type_and_time(&pty, "thequickbrownfoxjumpsover", &mut after);
     }
     report("input to screen: after a 10,000-line result", &mut after);
     let started = Instant::now();
@@ -259,7 +261,7 @@ fn long_session(env: &Env) {
         (rss.saturating_sub(rss_10)) as f64 / (turns.saturating_sub(10).max(1)) as f64
     );
     let mut input = Vec::new();
-    type_and_time(&pty, "the quick brown fox jumps over", &mut input);
+    type_and_time(&pty, "thequickbrownfoxjumpsover", &mut input);
     report(&format!("input to screen: after {turns} turns"), &mut input);
 }
 

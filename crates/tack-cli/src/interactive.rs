@@ -13,7 +13,7 @@ use tack_session::{Begin, Interaction, ProjectContext, Resume, Session, SessionO
 use tack_tui::{Opened, Opener, SavedSession};
 
 use crate::cli::{InputFormat, OutputFormat, RunArgs};
-use crate::run::{ModelFlags, lock_and_load, model_client};
+use crate::run::{Mock, ModelFlags, lock_and_load, model_client};
 use crate::{Failure, exit};
 
 /// Whether this process can hold an interactive session: stdin and stdout
@@ -119,31 +119,23 @@ impl Opener for CliOpener {
         let transcript_path = writer.path().to_path_buf();
         let mut provider = self.model.provider.clone();
         provider.prompt_cache_key = Some(session_id.clone());
-        let mock_wanted = self.args.mock
-            && self
-                .mock
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .is_none();
-        if self.args.mock && !mock_wanted {
-            // One mock for the whole terminal session: /clear and /resume reuse it.
-            let url = self
-                .mock
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_ref()
-                .map(tack_testkit::MockServer::url);
-            provider.provider = Some(tack_model::ProviderKind::Anthropic);
-            provider.base_url = url;
-        }
-        let (client, server) = model_client(&mut provider, self.args.mock)
+        // Only the first session starts the mock; /clear and /resume use it.
+        let running = self
+            .mock
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(tack_testkit::MockServer::url);
+        let mock = match (self.args.mock, running) {
+            (false, _) => Mock::Off,
+            (true, Some(url)) => Mock::At(url),
+            (true, None) => Mock::Start,
+        };
+        let (client, server) = model_client(&mut provider, mock)
             .await
             .map_err(|f| f.error)?;
         if let Some(server) = server {
-            let mut kept = self.mock.lock().unwrap_or_else(|p| p.into_inner());
-            if kept.is_none() {
-                *kept = Some(server);
-            }
+            *self.mock.lock().unwrap_or_else(|p| p.into_inner()) = Some(server);
         }
         let agent_config = self.model.agent.clone();
         let model_name = agent_config
@@ -222,6 +214,11 @@ impl Opener for CliOpener {
             skills: Some(skills),
             transcript: transcript_path,
         })
+    }
+
+    fn find(&self, resume: &Resume) -> anyhow::Result<()> {
+        tack_session::find_session(&self.ctx, resume)?;
+        Ok(())
     }
 
     fn sessions(&self) -> Vec<SavedSession> {

@@ -230,11 +230,19 @@ impl ModelFlags {
     }
 }
 
-/// The model client the flags ask for; with `mock`, the built-in mock API
-/// is started (kept alive by the returned server) and used.
+/// The built-in mock API for `--mock`: one to start, or one running at
+/// this URL (the interactive session's later sessions share the first's).
+pub(crate) enum Mock {
+    Off,
+    Start,
+    At(String),
+}
+
+/// The model client the flags ask for; with `--mock`, the built-in mock
+/// API (a started one is kept alive by the returned server).
 pub(crate) async fn model_client(
     provider: &mut ProviderOptions,
-    mock: bool,
+    mock: Mock,
 ) -> Result<
     (
         Arc<dyn tack_model::ModelClient>,
@@ -242,15 +250,21 @@ pub(crate) async fn model_client(
     ),
     Failure,
 > {
-    let server = if mock {
-        let server = tack_testkit::MockServer::start().await;
-        server.set_fallback(tack_testkit::Fallback::Echo);
-        provider.provider = Some(tack_model::ProviderKind::Anthropic);
-        provider.base_url = Some(server.url());
-        Some(server)
-    } else {
-        None
+    let (server, url) = match mock {
+        Mock::Off => (None, None),
+        Mock::Start => {
+            let server = tack_testkit::MockServer::start().await;
+            server.set_fallback(tack_testkit::Fallback::Echo);
+            let url = server.url();
+            (Some(server), Some(url))
+        }
+        Mock::At(url) => (None, Some(url)),
     };
+    let mock = url.is_some();
+    if let Some(url) = url {
+        provider.provider = Some(tack_model::ProviderKind::Anthropic);
+        provider.base_url = Some(url);
+    }
     let mock_env = |key: &str| match key {
         "ANTHROPIC_API_KEY" => Some("mock".to_owned()),
         _ => None,
@@ -318,7 +332,8 @@ pub async fn run(args: RunArgs) -> Result<u8, Failure> {
         .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     config.provider.prompt_cache_key = Some(session_id.clone());
     // `--mock`: the built-in mock API, answering on 127.0.0.1 for this run only.
-    let (client, _mock) = model_client(&mut config.provider, config.mock).await?;
+    let mock = if config.mock { Mock::Start } else { Mock::Off };
+    let (client, _mock) = model_client(&mut config.provider, mock).await?;
 
     let writer = match config.writer.take() {
         Some(writer) => writer,

@@ -65,7 +65,7 @@ pub use project::{ProjectContext, managed_settings_file};
 pub use prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
 pub use prompt_tool::{PROMPT_TOOL_TIMEOUT, PromptTool};
 pub use sandbox_settings::{SandboxSettings, SettingOrigin};
-pub use session::{Begin, Resume, Session, SessionOptions, find_session};
+pub use session::{Begin, ModeSwitch, Resume, Session, SessionOptions, find_session};
 pub use settings::{OutputBudgetSettings, SamplingGrant, Section, SessionSettings, ToolExamples};
 pub use sources::{ToolSource, default_sources};
 pub use subagent::{AGENT_TOOL, AgentInput};

@@ -171,6 +171,42 @@ pub struct Begin {
     pub resumed: bool,
 }
 
+/// Changes a session's permission mode ([`Session::mode_switch`]).
+#[derive(Clone)]
+pub struct ModeSwitch {
+    stage: Arc<PolicyStage>,
+    bypass_disabled: Option<String>,
+}
+
+impl std::fmt::Debug for ModeSwitch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModeSwitch")
+            .field("mode", &self.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModeSwitch {
+    /// The mode in force.
+    pub fn get(&self) -> tack_policy::Mode {
+        self.stage.mode()
+    }
+
+    /// Sets the mode; `bypassPermissions` is refused where
+    /// `disableBypassPermissionsMode` says so.
+    pub fn set(&self, mode: tack_policy::Mode) -> std::result::Result<(), String> {
+        if mode == tack_policy::Mode::BypassPermissions
+            && let Some(source) = &self.bypass_disabled
+        {
+            return Err(format!(
+                "bypassPermissions is disabled by `permissions.disableBypassPermissionsMode` in {source}"
+            ));
+        }
+        self.stage.set_mode(mode);
+        Ok(())
+    }
+}
+
 /// An assembled session.
 pub struct Session {
     id: String,
@@ -503,15 +539,16 @@ impl Session {
     /// written to any file. `bypassPermissions` is refused where the
     /// settings disable it.
     pub fn set_permission_mode(&self, mode: tack_policy::Mode) -> std::result::Result<(), String> {
-        if mode == tack_policy::Mode::BypassPermissions
-            && let Some(source) = &self.bypass_disabled
-        {
-            return Err(format!(
-                "bypassPermissions is disabled by `permissions.disableBypassPermissionsMode` in {source}"
-            ));
+        self.mode_switch().set(mode)
+    }
+
+    /// A handle that changes the mode from outside the session's loop, at
+    /// once, even while a turn runs (the next permission decision sees it).
+    pub fn mode_switch(&self) -> ModeSwitch {
+        ModeSwitch {
+            stage: Arc::clone(&self.permission),
+            bypass_disabled: self.bypass_disabled.clone(),
         }
-        self.permission.set_mode(mode);
-        Ok(())
     }
 
     /// What the rules in force say about `spec` (`Bash(git push)`,

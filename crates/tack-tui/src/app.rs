@@ -43,8 +43,12 @@ const KEPT_RESULTS: usize = 50;
 /// What of a result is kept for Ctrl-O, and shown of it.
 const KEPT_RESULT_BYTES: usize = 256 * 1024;
 const EXPANDED_LINES: usize = 200;
-/// The second Ctrl-C on an empty input exits within this.
-const EXIT_WINDOW: Duration = Duration::from_secs(2);
+/// The second Ctrl-C on an empty input exits within this (the hint that
+/// says so stays as long).
+const EXIT_WINDOW: Duration = Duration::from_secs(3);
+/// A question ignores keys for this long after it appears: what was being
+/// typed for the prompt is not taken as its answer.
+const QUESTION_GRACE: Duration = Duration::from_millis(400);
 const SPINNER: &[&str] = &["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 struct Running {
@@ -97,8 +101,10 @@ struct Search {
 pub(crate) struct App {
     theme: Theme,
     opener: Arc<dyn Opener>,
-    work: mpsc::UnboundedSender<Work>,
-    ui_tx: mpsc::UnboundedSender<Ui>,
+    work: mpsc::UnboundedSender<(Work, CancellationToken)>,
+    /// For messages of the UI's own helpers (`/log`, `/resume`'s list):
+    /// weak, so a worker that died closes the channel.
+    ui_tx: mpsc::WeakUnboundedSender<Ui>,
     info: Option<SessionInfo>,
     input: Input,
     /// The draft set aside while a question uses the input area.
@@ -115,6 +121,8 @@ pub(crate) struct App {
     running: Vec<Running>,
     kept: VecDeque<Kept>,
     questions: VecDeque<Question>,
+    /// When the question in front appeared.
+    question_since: Instant,
     picker: Option<Picker>,
     search: Option<Search>,
     usage: Usage,
@@ -135,8 +143,8 @@ impl App {
     pub(crate) fn new(
         theme: Theme,
         opener: Arc<dyn Opener>,
-        work: mpsc::UnboundedSender<Work>,
-        ui_tx: mpsc::UnboundedSender<Ui>,
+        work: mpsc::UnboundedSender<(Work, CancellationToken)>,
+        ui_tx: mpsc::WeakUnboundedSender<Ui>,
         history: History,
         cwd: PathBuf,
     ) -> Self {
@@ -158,6 +166,7 @@ impl App {
             running: Vec::new(),
             kept: VecDeque::new(),
             questions: VecDeque::new(),
+            question_since: Instant::now(),
             picker: None,
             search: None,
             usage: Usage::default(),
@@ -189,13 +198,18 @@ impl App {
             self.submit(prompt);
         }
         let mut quit_deadline: Option<Instant> = None;
+        let mut keys_open = true;
         loop {
             tokio::select! {
                 biased;
-                key = keys.next() => match key {
+                key = keys.next(), if keys_open => match key {
                     Some(Ok(event)) => self.on_terminal(event, terminal)?,
                     Some(Err(e)) => return Err(e),
-                    None => self.quit(),
+                    // The terminal is gone (a closed SSH connection): end.
+                    None => {
+                        keys_open = false;
+                        self.quit();
+                    }
                 },
                 message = ui.recv() => match message {
                     Some(message) => {
@@ -344,17 +358,34 @@ impl App {
     }
 
     fn question_key(&mut self, key: KeyEvent) {
+        // Keys typed for the prompt just before a question appeared are
+        // not its answer.
+        if self.question_since.elapsed() < QUESTION_GRACE {
+            return;
+        }
+        if key.code == KeyCode::Char('v')
+            && !matches!(
+                self.questions.front(),
+                Some(Question::Permission {
+                    stage: AskStage::Reason | AskStage::Rule,
+                    ..
+                })
+            )
+        {
+            return self.view_question();
+        }
         let Some(question) = self.questions.front_mut() else {
             return;
         };
         match question {
             Question::Confirm(_) => {
                 let yes = match key.code {
-                    KeyCode::Char('y' | 'Y') | KeyCode::Enter => true,
+                    KeyCode::Char('y' | 'Y') => true,
                     KeyCode::Char('n' | 'N') | KeyCode::Esc => false,
                     _ => return,
                 };
                 if let Some(question) = self.questions.pop_front() {
+                    self.question_since = Instant::now();
                     self.answer_question(question, yes, None);
                 }
             }
@@ -415,6 +446,18 @@ impl App {
         }
     }
 
+    /// A question for the person: shown when those before it are answered;
+    /// after the person asked to exit, denied at once.
+    fn ask(&mut self, question: Question) {
+        if self.quitting {
+            return self.answer_question(question, false, Some("the user exited".into()));
+        }
+        if self.questions.is_empty() {
+            self.question_since = Instant::now();
+        }
+        self.questions.push_back(question);
+    }
+
     fn stash_input(&mut self, text: &str) {
         self.stashed = Some(self.input.text().to_owned());
         self.input.set_text(text);
@@ -429,6 +472,7 @@ impl App {
         let Some(Question::Permission { request, reply, .. }) = self.questions.pop_front() else {
             return;
         };
+        self.question_since = Instant::now();
         let said = match &answer {
             PromptAnswer::AllowOnce => "allowed once".to_owned(),
             PromptAnswer::AllowAlways => format!(
@@ -494,7 +538,7 @@ impl App {
                 let chosen = picker.sessions.get(picker.selected).map(|s| s.id.clone());
                 self.picker = None;
                 if let Some(id) = chosen {
-                    self.send(format!("/resume {id}"), Work::Resume(id));
+                    self.send("/resume".into(), Work::Resume(id));
                 }
             }
             KeyCode::Esc => self.picker = None,
@@ -544,7 +588,14 @@ impl App {
             Mode::Plan if self.bypass_in_cycle => Mode::BypassPermissions,
             _ => Mode::Default,
         };
-        self.send(String::new(), Work::SetMode(next));
+        // At once, even while a turn runs: the next decision sees it.
+        let Some(info) = &self.info else {
+            return;
+        };
+        match info.modes.set(next) {
+            Ok(()) => self.mode = next,
+            Err(e) => self.say(&e),
+        }
     }
 
     /// Tab: a command's name after `/`, a path after `@`.
@@ -601,7 +652,7 @@ impl App {
         for question in std::mem::take(&mut self.questions) {
             self.answer_question(question, false, Some("the user exited".into()));
         }
-        let _ = self.work.send(Work::Quit);
+        let _ = self.work.send((Work::Quit, CancellationToken::new()));
     }
 
     fn say(&mut self, text: &str) {
@@ -619,8 +670,10 @@ impl App {
         }
         let echo = Line::from(vec![
             self.theme.span(PROMPT, Style::default().fg(Color::Cyan)),
-            self.theme
-                .span(text.clone(), Style::default().add_modifier(Modifier::BOLD)),
+            self.theme.span(
+                text.lines().next().unwrap_or("").to_owned(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
         ]);
         // A long paste is shown by its size, not line by line.
         let lines = text.lines().count();
@@ -651,28 +704,13 @@ impl App {
         match commands::parse(&text, &skills) {
             Command::Prompt { text, attach } => {
                 let attach = attach.iter().map(|p| absolute(&self.cwd, p)).collect();
-                let cancel = CancellationToken::new();
-                self.send(
-                    "prompt".into(),
-                    Work::Prompt {
-                        text,
-                        attach,
-                        cancel,
-                    },
-                );
+                self.send("prompt".into(), Work::Prompt { text, attach });
             }
-            Command::Shell(command) => {
-                let cancel = CancellationToken::new();
-                self.send("!".into(), Work::Shell { command, cancel });
-            }
+            Command::Shell(command) => self.send("!".into(), Work::Shell { command }),
             Command::Skill { name, args } => {
-                let cancel = CancellationToken::new();
-                self.send(format!("/{name}"), Work::Skill { name, args, cancel });
+                self.send(format!("/{name}"), Work::Skill { name, args });
             }
-            Command::Compact(focus) => {
-                let cancel = CancellationToken::new();
-                self.send("/compact".into(), Work::Compact { focus, cancel });
-            }
+            Command::Compact(focus) => self.send("/compact".into(), Work::Compact { focus }),
             Command::Clear => {
                 self.out.push(Line::styled(
                     "── new session ──".to_owned(),
@@ -695,7 +733,9 @@ impl App {
                     .map(|i| i.id.clone());
                 // Reading the transcripts takes what it takes: not on this task.
                 let opener = Arc::clone(&self.opener);
-                let ui = self.ui_tx.clone();
+                let Some(ui) = self.ui_tx.upgrade() else {
+                    return;
+                };
                 tokio::task::spawn_blocking(move || {
                     let sessions: Vec<SavedSession> = opener
                         .sessions()
@@ -736,14 +776,8 @@ impl App {
     }
 
     fn send(&mut self, what: String, work: Work) {
-        let cancel = match &work {
-            Work::Prompt { cancel, .. }
-            | Work::Skill { cancel, .. }
-            | Work::Compact { cancel, .. }
-            | Work::Shell { cancel, .. } => cancel.clone(),
-            _ => CancellationToken::new(),
-        };
-        if self.work.send(work).is_err() {
+        let cancel = CancellationToken::new();
+        if self.work.send((work, cancel.clone())).is_err() {
             self.report(vec!["the session has ended".into()]);
             return;
         }
@@ -760,7 +794,9 @@ impl App {
             return;
         };
         let id = info.id.clone();
-        let ui = self.ui_tx.clone();
+        let Some(ui) = self.ui_tx.upgrade() else {
+            return;
+        };
         tokio::spawn(async move {
             let exe = std::env::current_exe().unwrap_or_else(|_| "tack".into());
             let lines = match tack_process::tokio_command(exe)
@@ -836,12 +872,12 @@ impl App {
                 ));
             }
             Ui::Event(event) => self.on_event(*event),
-            Ui::Ask(request, reply) => self.questions.push_back(Question::Permission {
+            Ui::Ask(request, reply) => self.ask(Question::Permission {
                 request,
                 reply: Some(reply),
                 stage: AskStage::Choose,
             }),
-            Ui::Confirm(confirm) => self.questions.push_back(Question::Confirm(confirm)),
+            Ui::Confirm(confirm) => self.ask(Question::Confirm(confirm)),
             Ui::Notice(text) => self.out.push(Line::styled(
                 format!("  tack: {text}"),
                 self.theme.fg(Color::Yellow),
@@ -889,7 +925,6 @@ impl App {
                 }
                 self.report(vec![format!("model: {model} from the next request")]);
             }
-            Ui::ModeChanged(mode) => self.mode = mode,
             Ui::Sessions(sessions) if sessions.is_empty() => {
                 self.report(vec!["no saved conversation here to resume".into()]);
             }
@@ -1185,7 +1220,7 @@ impl App {
     fn live_lines(&self, width: u16, height: u16) -> Vec<Line<'static>> {
         let theme = self.theme;
         if let Some(question) = self.questions.front() {
-            return self.question_lines(question, width);
+            return self.question_lines(question, width, height);
         }
         if let Some(picker) = &self.picker {
             let mut lines = vec![Line::styled(
@@ -1200,7 +1235,7 @@ impl App {
                 let title = view::one_line(&s.title, 60);
                 let text = format!(
                     "{mark}{}  {:>3} turns  {} ago  {}",
-                    &s.id[..s.id.len().min(8)],
+                    s.id.chars().take(8).collect::<String>(),
                     s.turns,
                     ago(s.updated_ms),
                     title
@@ -1268,7 +1303,7 @@ impl App {
                     Style::default().fg(Color::Cyan),
                 ),
                 theme.span(
-                    format!("{:.1}s · esc interrupts", since.elapsed().as_secs_f64()),
+                    format!("{:.1}s", since.elapsed().as_secs_f64()),
                     theme.dim(),
                 ),
             ]));
@@ -1283,31 +1318,46 @@ impl App {
         lines
     }
 
-    fn question_lines(&self, question: &Question, width: u16) -> Vec<Line<'static>> {
+    /// The question, whole: the call and every line of the reason wrapped,
+    /// not cut; when the rows are too few, the title and the keys stay and
+    /// the middle is shortened (`v` prints all of it above).
+    fn question_lines(&self, question: &Question, width: u16, height: u16) -> Vec<Line<'static>> {
         let theme = self.theme;
-        let w = usize::from(width).saturating_sub(4).max(20);
-        match question {
+        let w = usize::from(width).saturating_sub(2).max(20);
+        let wrapped = |text: &str, indent: &str, style: Style| -> Vec<Line<'static>> {
+            view::wrap(text, w.saturating_sub(indent.len()))
+                .into_iter()
+                .map(|row| Line::styled(format!("{indent}{row}"), style))
+                .collect()
+        };
+        let (title, body, keys) = match question {
             Question::Confirm(confirm) => {
-                let mut lines = vec![Line::styled(
-                    format!("? {}", confirm.title),
+                let title = Line::styled(
+                    format!("? {}", view::plain(&confirm.title)),
                     theme.fg(Color::Yellow).add_modifier(Modifier::BOLD),
-                )];
-                for line in &confirm.lines {
-                    lines.push(Line::raw(format!("  {}", view::one_line(line, w))));
-                }
-                lines.push(Line::from(vec![
-                    theme.span("  [y] yes   [n] no", theme.bold()),
-                ]));
-                lines
+                );
+                let body: Vec<Line<'static>> = confirm
+                    .lines
+                    .iter()
+                    .flat_map(|l| wrapped(l, "  ", Style::default()))
+                    .collect();
+                let keys =
+                    Line::styled("  [y] yes   [n] no   [v] view all".to_owned(), theme.bold());
+                (title, body, keys)
             }
             Question::Permission { request, stage, .. } => {
-                let mut lines = vec![Line::from(vec![
+                // The call on the title row, its rest (a long command) below.
+                let mut rows = view::wrap(&request.call, w.saturating_sub(8)).into_iter();
+                let title = Line::from(vec![
                     theme.span("? ", Style::default().fg(Color::Yellow)),
                     theme.span("Allow ", theme.bold()),
-                    Span::raw(view::one_line(&request.call, w.saturating_sub(8))),
-                ])];
+                    Span::raw(rows.next().unwrap_or_default()),
+                ]);
+                let mut body: Vec<Line<'static>> = rows
+                    .map(|row| Line::raw(format!("        {row}")))
+                    .collect();
                 if let Some(agent) = &request.agent {
-                    lines.push(Line::styled(
+                    body.push(Line::styled(
                         format!(
                             "  asked by the {} sub-agent {}",
                             agent.agent_type, agent.agent_id
@@ -1316,34 +1366,88 @@ impl App {
                     ));
                 }
                 if request.destructive {
-                    lines.push(Line::styled(
+                    body.push(Line::styled(
                         "  ⚠ this call may delete or overwrite data".to_owned(),
                         theme.fg(Color::Red),
                     ));
                 }
-                lines.push(Line::styled(
-                    format!("  why it asks: {}", view::one_line(&request.reason, w)),
+                body.extend(wrapped(
+                    &format!("why it asks: {}", request.reason),
+                    "  ",
                     theme.dim(),
                 ));
-                let options = match (&request.always_rule, stage) {
+                let keys = match (&request.always_rule, stage) {
                     (_, AskStage::Reason) => "  type why (the model reads it), Enter denies".into(),
                     (_, AskStage::Rule) => "  edit the rule, Enter saves it and allows".into(),
                     (Some(rule), AskStage::Choose) => format!(
-                        "  [y] once   [a] always: {}   [e] edit rule   [n] deny   [esc] deny & stop",
+                        "  [y] once   [a] always: {}   [e] edit rule   [n] deny   [esc] deny & stop   [v] view all",
                         view::one_line(rule, 40)
                     ),
-                    (None, AskStage::Choose) => "  [y] once   [n] deny   [esc] deny & stop".into(),
+                    (None, AskStage::Choose) => {
+                        "  [y] once   [n] deny   [esc] deny & stop   [v] view all".into()
+                    }
                 };
-                lines.push(Line::styled(options, theme.bold()));
-                lines
+                (title, body, Line::styled(keys, theme.bold()))
             }
+        };
+        let room = usize::from(height).saturating_sub(2);
+        let mut lines = vec![title];
+        if body.len() <= room {
+            lines.extend(body);
+        } else {
+            let shown = room.saturating_sub(1);
+            let more = body.len() - shown;
+            lines.extend(body.into_iter().take(shown));
+            lines.push(Line::styled(
+                format!("  … {more} more line(s): [v] prints the whole question above"),
+                theme.fg(Color::Yellow),
+            ));
         }
+        lines.push(keys);
+        lines
+    }
+
+    /// `v` at a question: all of it into the scrollback.
+    fn view_question(&mut self) {
+        let Some(question) = self.questions.front() else {
+            return;
+        };
+        let text = match question {
+            Question::Confirm(confirm) => {
+                let mut text = confirm.title.clone();
+                for line in &confirm.lines {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+                text
+            }
+            Question::Permission { request, .. } => format!(
+                "{}\nwhy it asks: {}{}",
+                request.call,
+                request.reason,
+                request
+                    .always_rule
+                    .as_ref()
+                    .map(|r| format!("\nalways would save: {r}"))
+                    .unwrap_or_default()
+            ),
+        };
+        self.out.push(Line::styled(
+            "  ┌ the question, whole".to_owned(),
+            self.theme.dim(),
+        ));
+        for line in text.lines() {
+            self.out
+                .push(Line::raw(format!("  │ {}", view::plain(line))));
+        }
+        self.out
+            .push(Line::styled("  └".to_owned(), self.theme.dim()));
     }
 
     fn status_line(&self, width: u16) -> Line<'static> {
         let theme = self.theme;
         if let Some((hint, at)) = &self.hint
-            && at.elapsed() < Duration::from_secs(4)
+            && at.elapsed() < EXIT_WINDOW
         {
             return Line::styled(
                 view::one_line(hint, usize::from(width)),
@@ -1386,7 +1490,8 @@ impl App {
             Mode::Plan => theme.fg(Color::Cyan),
             _ => theme.fg(Color::Red),
         };
-        let room = usize::from(width).saturating_sub(mode.chars().count() + 3);
+        let busy = if self.pending.is_empty() { 0 } else { 17 };
+        let room = usize::from(width).saturating_sub(mode.chars().count() + 3 + busy);
         let mut text = String::new();
         for part in parts {
             let grown = if text.is_empty() {
@@ -1399,11 +1504,17 @@ impl App {
             }
             text = grown;
         }
-        Line::from(vec![
+        let mut spans = vec![
             theme.span(text, theme.dim()),
             theme.span(" · ", theme.dim()),
             theme.span(mode, mode_style),
-        ])
+        ];
+        // Whenever work is queued or running, so a glance (or a test) tells
+        // a busy session from an idle one.
+        if !self.pending.is_empty() {
+            spans.push(theme.span(" · esc interrupts", theme.fg(Color::Yellow)));
+        }
+        Line::from(spans)
     }
 }
 

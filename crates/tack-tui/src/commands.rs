@@ -208,7 +208,10 @@ pub fn complete(text: &str, cwd: &Path, skills: &[String]) -> Completion {
             }
         };
     }
-    let start = text.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    let start = text
+        .char_indices()
+        .rfind(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let word = &text[start..];
     let Some(partial) = word.strip_prefix('@') else {
         return Completion::None;

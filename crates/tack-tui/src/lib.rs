@@ -64,7 +64,7 @@ pub struct Config {
 /// Runs the interactive session on this process's terminal (stdin and
 /// stdout must be one) until the person exits. Returns the exit code.
 pub async fn run(opener: Arc<dyn Opener>, config: Config) -> anyhow::Result<u8> {
-    let (rows, _) = crossterm::terminal::size().unwrap_or((24, 80));
+    let (_, rows) = crossterm::terminal::size().unwrap_or((80, 24));
     let height = viewport_height(rows);
     enable_raw_mode()?;
     let mut stdout = std::io::stdout();
@@ -82,10 +82,13 @@ pub async fn run(opener: Arc<dyn Opener>, config: Config) -> anyhow::Result<u8> 
 
     let (ui_tx, ui_rx) = mpsc::unbounded_channel();
     let (work_tx, work_rx) = mpsc::unbounded_channel();
+    // The app keeps a weak sender: when the worker is gone (ended, or
+    // died), the channel closes and the app stops.
+    let ui_weak = ui_tx.downgrade();
     let worker = tokio::spawn(worker::run(
         Arc::clone(&opener),
         config.resume.clone(),
-        ui_tx.clone(),
+        ui_tx,
         work_rx,
     ));
     let app = app::App::new(
@@ -94,7 +97,7 @@ pub async fn run(opener: Arc<dyn Opener>, config: Config) -> anyhow::Result<u8> 
         },
         opener,
         work_tx,
-        ui_tx,
+        ui_weak,
         history::History::load(config.history.clone()),
         config.cwd.clone(),
     );
@@ -135,11 +138,18 @@ fn restore_terminal() {
     let _ = stdout.flush();
 }
 
-/// A panic restores the terminal before its message is printed.
+/// A panic of the UI (this thread) restores the terminal and stderr
+/// before its message is printed. A panic elsewhere (a tool's, which the
+/// pipeline turns into an error result) leaves the screen alone: the
+/// session goes on.
 fn install_panic_hook() {
+    let ui = std::thread::current().id();
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        restore_terminal();
+        if std::thread::current().id() == ui {
+            restore_terminal();
+            stderr::restore();
+        }
         previous(info);
     }));
 }

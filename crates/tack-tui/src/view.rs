@@ -93,10 +93,35 @@ pub fn plain(text: &str) -> String {
             }
             '\t' => out.push_str("    "),
             c if c.is_control() => {}
+            // Bidirectional overrides and isolates reorder what is shown.
+            '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
             c => out.push(c),
         }
     }
     out
+}
+
+/// `text` wrapped to rows of at most `width` columns (by character, at
+/// line breaks too), shown as text.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    for line in text.split('\n') {
+        let line = plain(line);
+        let mut row = String::new();
+        let mut used = 0;
+        for c in line.chars() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + w > width && !row.is_empty() {
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            row.push(c);
+            used += w;
+        }
+        rows.push(row);
+    }
+    rows
 }
 
 /// `text` on one line, at most `max` characters (an ellipsis says it was cut).
@@ -263,6 +288,14 @@ mod tests {
         assert_eq!(plain("\x1b]52;c;aGk=\x07copied"), "copied");
         assert_eq!(plain("\x1b]8;;http://x\x1b\\link"), "link");
         assert_eq!(one_line("a\nb\x1b[2Jc", 20), "a bc");
+        assert_eq!(plain("rm -rf /\u{202e}txt.exe"), "rm -rf /txt.exe");
+    }
+
+    #[test]
+    fn wrap_keeps_every_character() {
+        assert_eq!(wrap("abcdef", 4), ["abcd", "ef"]);
+        assert_eq!(wrap("ab\ncd", 10), ["ab", "cd"]);
+        assert_eq!(wrap("中文字", 4), ["中文", "字"]);
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub trait Opener: Send + Sync {
     /// The saved sessions of this project with a conversation, newest first
     /// (`/resume`).
     fn sessions(&self) -> Vec<SavedSession>;
+
+    /// Whether `resume` names a saved session (checked before the current
+    /// one is ended for it); the error says why not.
+    fn find(&self, resume: &Resume) -> anyhow::Result<()>;
 }
 
 /// A saved session, for the `/resume` list.
@@ -80,6 +84,8 @@ pub struct SessionInfo {
     pub model: String,
     pub provider: String,
     pub mode: tack_policy::Mode,
+    /// Shift-Tab's handle on the session's mode (applied at once).
+    pub modes: tack_session::ModeSwitch,
     pub resumed: bool,
     pub history: Vec<Message>,
     pub skills: Vec<SkillCommand>,
@@ -111,38 +117,34 @@ pub enum Ui {
     ModelChanged(String),
     /// The saved sessions for `/resume`'s list (read off the UI task).
     Sessions(Vec<SavedSession>),
-    ModeChanged(tack_policy::Mode),
     /// The session ended and the worker stopped.
     Closed,
 }
 
-/// What the UI asks of the session.
+/// What the UI asks of the session, with the token that withdraws it: a
+/// cancelled item that has not started is skipped (still answered with one
+/// `Done`), one that runs is interrupted.
 #[derive(Debug)]
 pub enum Work {
     /// A prompt: its text, and the `@path`s it names to attach.
     Prompt {
         text: String,
         attach: Vec<String>,
-        cancel: CancellationToken,
     },
     /// `/skill-name args`: the skill loaded through the Skill tool, then a turn.
     Skill {
         name: String,
         args: String,
-        cancel: CancellationToken,
     },
     Compact {
         focus: Option<String>,
-        cancel: CancellationToken,
     },
     /// `!command`: Bash through the pipeline (rules, hooks, audit); its
     /// output joins the next prompt.
     Shell {
         command: String,
-        cancel: CancellationToken,
     },
     SetModel(String),
-    SetMode(tack_policy::Mode),
     Clear,
     Resume(String),
     Tools,
@@ -174,7 +176,7 @@ pub(crate) async fn run(
     opener: Arc<dyn Opener>,
     resume: Option<Resume>,
     ui: mpsc::UnboundedSender<Ui>,
-    mut work: mpsc::UnboundedReceiver<Work>,
+    mut work: mpsc::UnboundedReceiver<(Work, CancellationToken)>,
 ) {
     let interaction: Arc<dyn Interaction> = Arc::new(TuiInteraction { ui: ui.clone() });
     let open = |resume: Option<Resume>| {
@@ -190,9 +192,15 @@ pub(crate) async fn run(
             None
         }
     };
-    while let Some(item) = work.recv().await {
+    while let Some((item, cancel)) = work.recv().await {
         if let Work::Quit = item {
             break;
+        }
+        if cancel.is_cancelled() {
+            // Withdrawn before it started (Ctrl-C, Esc, quitting): a prompt
+            // never reaches the conversation, a /clear opens nothing.
+            done(&ui, current.as_mut(), Some(RunStatus::Interrupted), None);
+            continue;
         }
         match item {
             Work::Clear | Work::Resume(_) => {
@@ -201,6 +209,14 @@ pub(crate) async fn run(
                     _ => None,
                 };
                 let reason = if resume.is_some() { "resume" } else { "clear" };
+                // A session that cannot be found leaves the current one be.
+                if let Some(resume) = &resume
+                    && let Err(e) = opener.find(resume)
+                {
+                    let _ = ui.send(Ui::OpenFailed(format!("{e:#}")));
+                    done(&ui, current.as_mut(), None, None);
+                    continue;
+                }
                 if let Some(old) = current.take() {
                     old.opened.session.end(reason).await;
                 }
@@ -219,7 +235,7 @@ pub(crate) async fn run(
                 done(&ui, current.as_mut(), None, None);
             }
             other => match current.as_mut() {
-                Some(cur) => handle(cur, other, &ui).await,
+                Some(cur) => handle(cur, other, &cancel, &ui).await,
                 None => {
                     let _ = ui.send(Ui::Notice(
                         "no session is open (it could not be assembled); fix what was said above and run /clear".into(),
@@ -244,6 +260,7 @@ fn start(mut opened: Opened, resumed: bool, ui: &mpsc::UnboundedSender<Ui>) -> C
         model: opened.agent.model(),
         provider: opened.provider.clone(),
         mode: opened.session.permission_mode(),
+        modes: opened.session.mode_switch(),
         resumed,
         history: std::mem::take(&mut opened.history),
         skills,
@@ -292,27 +309,28 @@ fn done(
     });
 }
 
-async fn handle(cur: &mut Current, work: Work, ui: &mpsc::UnboundedSender<Ui>) {
+async fn handle(
+    cur: &mut Current,
+    work: Work,
+    cancel: &CancellationToken,
+    ui: &mpsc::UnboundedSender<Ui>,
+) {
     match work {
-        Work::Prompt {
-            text,
-            attach,
-            cancel,
-        } => {
+        Work::Prompt { text, attach } => {
             let mut blocks = vec![ContentBlock::text(text)];
             for path in attach {
-                if let Some(block) = attachment(cur, &path, &cancel).await {
+                if let Some(block) = attachment(cur, &path, cancel).await {
                     blocks.push(block);
                 }
             }
-            turn(cur, blocks, &cancel, ui).await;
+            turn(cur, blocks, cancel, ui).await;
         }
-        Work::Skill { name, args, cancel } => {
+        Work::Skill { name, args } => {
             let mut input = json!({ "skill": name });
             if !args.trim().is_empty() {
                 input["args"] = json!(args);
             }
-            let (ok, text) = user_call(cur, "Skill", input, &cancel).await;
+            let (ok, text) = user_call(cur, "Skill", input, cancel).await;
             if !ok {
                 let _ = ui.send(Ui::Notice(format!("/{name}: {text}")));
                 done(ui, Some(cur), None, None);
@@ -329,11 +347,11 @@ async fn handle(cur: &mut Current, work: Work, ui: &mpsc::UnboundedSender<Ui>) {
             if !args.trim().is_empty() {
                 blocks.push(ContentBlock::text(args));
             }
-            turn(cur, blocks, &cancel, ui).await;
+            turn(cur, blocks, cancel, ui).await;
         }
-        Work::Compact { focus, cancel } => {
+        Work::Compact { focus } => {
             let agent = &mut cur.opened.agent;
-            let error = match agent.compact(focus.as_deref(), &cancel).await {
+            let error = match agent.compact(focus.as_deref(), cancel).await {
                 Ok(Some(_)) => None,
                 Ok(None) => Some(
                     "nothing to compact: the conversation has no older turns or large tool results"
@@ -343,10 +361,10 @@ async fn handle(cur: &mut Current, work: Work, ui: &mpsc::UnboundedSender<Ui>) {
             };
             done(ui, Some(cur), None, error);
         }
-        Work::Shell { command, cancel } => {
+        Work::Shell { command } => {
             let input =
                 json!({ "command": command, "description": "run by the user (! in the prompt)" });
-            let (_, text) = user_call(cur, "Bash", input, &cancel).await;
+            let (_, text) = user_call(cur, "Bash", input, cancel).await;
             cur.pending.push(format!(
                 "<bash-input>{command}</bash-input>\n<bash-output>{text}</bash-output>"
             ));
@@ -355,17 +373,6 @@ async fn handle(cur: &mut Current, work: Work, ui: &mpsc::UnboundedSender<Ui>) {
         Work::SetModel(model) => {
             cur.opened.agent.set_model(model.clone());
             let _ = ui.send(Ui::ModelChanged(model));
-            done(ui, Some(cur), None, None);
-        }
-        Work::SetMode(mode) => {
-            match cur.opened.session.set_permission_mode(mode) {
-                Ok(()) => {
-                    let _ = ui.send(Ui::ModeChanged(mode));
-                }
-                Err(e) => {
-                    let _ = ui.send(Ui::Notice(e));
-                }
-            }
             done(ui, Some(cur), None, None);
         }
         Work::Tools => {

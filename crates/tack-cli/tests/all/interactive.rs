@@ -51,6 +51,14 @@ async fn drive(w: World, steps: impl FnOnce(&World) + Send + 'static) -> World {
     .unwrap()
 }
 
+/// Answers the question on screen with `key`. A question ignores keys for
+/// its first 400 ms (what was typed for the prompt is not its answer), so
+/// the answer waits that long, as a person's would.
+fn answer(pty: &Pty, key: &[u8]) {
+    std::thread::sleep(Duration::from_millis(450));
+    pty.send(key);
+}
+
 /// Types `text` and Enter.
 fn say(pty: &Pty, text: &str) {
     pty.send_str(text);
@@ -98,17 +106,25 @@ fn masked(screen: &str, cwd: &Path) -> String {
         // The status line's figures depend on the request's size, and how
         // many fit on the line on the figures: its model and mode are kept.
         if line.contains("(shift+tab)") {
-            let model = line.split(" · ").next().unwrap_or("").to_owned();
-            let mode = line.rsplit(" · ").next().unwrap_or("").to_owned();
-            line = format!("{model} · [figures] · {mode}");
+            let parts: Vec<&str> = line.split(" · ").collect();
+            let mode = parts
+                .iter()
+                .position(|p| p.contains("(shift+tab)"))
+                .unwrap_or(0);
+            line = format!("{} · [figures] · {}", parts[0], parts[mode..].join(" · "));
         }
         if let Some(i) = line.find("session ") {
             line.replace_range(i + 8.., "[ID]");
         }
-        // Seconds of a spinner or a result.
+        // Seconds of a spinner or a result; a session id the width wrapped.
         let words: Vec<String> = line
             .split(' ')
             .map(|w| {
+                let uuid =
+                    w.len() == 36 && [8, 13, 18, 23].iter().all(|&i| w.as_bytes()[i] == b'-');
+                if uuid {
+                    return "[ID]".to_owned();
+                }
                 let trimmed = w.trim_end_matches([',', ')']);
                 if trimmed.ends_with('s')
                     && trimmed[..trimmed.len() - 1].parse::<f64>().is_ok()
@@ -178,16 +194,16 @@ async fn an_approval_is_answered_once_always_edited_and_denied_with_a_reason_by_
         let screen = pty.wait_for("Allow Bash(touch once.txt)", WAIT);
         assert!(screen.contains("why it asks:"), "{screen}");
         insta::assert_snapshot!("an_approval", masked(&screen, w.cwd.path()));
-        pty.send(b"y");
+        answer(&pty, b"y");
         pty.wait_for("Allow Bash(touch always.txt)", WAIT);
-        pty.send(b"a");
+        answer(&pty, b"a");
         pty.wait_for("Allow Bash(mkdir edited-dir)", WAIT);
-        pty.send(b"e");
+        answer(&pty, b"e");
         pty.wait_for("rule to save", WAIT);
         pty.send(b"\x15"); // Ctrl-U: the offered rule is replaced
         say(&pty, "Bash(mkdir edited*)");
         pty.wait_for("Allow Bash(cp once.txt denied.txt)", WAIT);
-        pty.send(b"n");
+        answer(&pty, b"n");
         pty.wait_for("reason for the model", WAIT);
         say(&pty, "not in this repo");
         pty.wait_for("all done", WAIT);
@@ -408,7 +424,7 @@ async fn shift_tab_changes_the_mode_and_bang_and_at_go_through_the_rules() {
         // ! asks like the model's Bash would; allowed once.
         say(&pty, "!echo from-the-shell");
         pty.wait_for("Allow Bash(echo from-the-shell)", WAIT);
-        pty.send(b"y");
+        answer(&pty, b"y");
         pty.wait_for("⎿ from-the-shell", WAIT);
         // Ctrl-O expands the last result into the scrollback.
         pty.send(b"\x0f");
@@ -490,7 +506,7 @@ async fn skills_model_log_help_and_ctrl_c_at_a_question() {
         // A project skill is a command once trusted (asked with one key).
         say(&pty, "/deploy to staging");
         pty.wait_for("Use the skill `deploy`?", WAIT);
-        pty.send(b"y");
+        answer(&pty, b"y");
         pty.wait_for("deploying now", WAIT);
         idle(&pty);
         say(&pty, "/model claude-haiku-4-5");
