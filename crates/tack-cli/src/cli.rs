@@ -153,7 +153,7 @@ pub fn tools_after_help() -> String {
     version,
     about,
     after_help = after_help(),
-    override_usage = "tack <COMMAND>\n       tack -p [FLAGS OF tack run] [PROMPT]   Claude Code's print mode: the same as tack run"
+    override_usage = "tack <COMMAND>\n       tack [FLAGS OF tack run] [PROMPT]      on a terminal: the interactive session (/help inside)\n       tack -p [FLAGS OF tack run] [PROMPT]   Claude Code's print mode: the same as tack run"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -1110,7 +1110,7 @@ pub fn claude_code_argv(args: Vec<std::ffi::OsString>) -> Result<Vec<std::ffi::O
     if !is_run && !print_mode {
         if !first.starts_with('-') && !SUBCOMMANDS.contains(&first) && args.len() == 2 {
             return Err(format!(
-                "unknown command {first:?}. To run a prompt: tack -p {first:?} (or tack run {first:?}); tack --help lists the commands"
+                "{first:?} is no command. On a terminal, tack {first:?} opens an interactive session; here (stdin or stdout is not a terminal) run the prompt with tack -p {first:?} (or tack run {first:?}); tack --help lists the commands"
             ));
         }
         return Ok(args);

@@ -13,8 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{Event, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use futures::StreamExt as _;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Position};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span, Text};
@@ -190,7 +189,7 @@ impl App {
         mut ui: mpsc::UnboundedReceiver<Ui>,
         first_prompt: Option<String>,
     ) -> std::io::Result<Option<String>> {
-        let mut keys = EventStream::new();
+        let mut keys = crate::keys::Reader::start();
         let mut tick = tokio::time::interval(Duration::from_millis(100));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         self.draw(terminal)?;
@@ -203,10 +202,16 @@ impl App {
             tokio::select! {
                 biased;
                 key = keys.next(), if keys_open => match key {
-                    Some(Ok(event)) => self.on_terminal(event, terminal)?,
-                    Some(Err(e)) => return Err(e),
-                    // The terminal is gone (a closed SSH connection): end.
-                    None => {
+                    Some(Ok(event)) => {
+                        self.on_terminal(event, terminal)?;
+                        // A burst (a paste, fast typing) is handled before one draw.
+                        while let Some(Ok(event)) = keys.try_next() {
+                            self.on_terminal(event, terminal)?;
+                        }
+                    }
+                    // The terminal is gone (a closed SSH connection): the
+                    // session ends as if the person had quit, saved.
+                    Some(Err(_)) | None => {
                         keys_open = false;
                         self.quit();
                     }

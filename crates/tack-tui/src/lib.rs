@@ -29,6 +29,7 @@ pub mod view;
 mod app;
 mod backend;
 mod interaction;
+mod keys;
 mod report;
 mod stderr;
 mod worker;

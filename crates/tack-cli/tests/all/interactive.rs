@@ -136,7 +136,24 @@ fn masked(screen: &str, cwd: &Path) -> String {
                 }
             })
             .collect();
-        out.push_str(&words.join(" "));
+        let mut line = words.join(" ");
+        // The spinner's frame.
+        line = line
+            .chars()
+            .map(|c| {
+                if ('\u{2800}'..='\u{28ff}').contains(&c) {
+                    '*'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        // How long ago a saved session was used (`/resume`'s list).
+        if let Some(i) = line.find(" ago ") {
+            let start = line[..i].rfind(' ').map_or(0, |j| j + 1);
+            line.replace_range(start..i, "[T]");
+        }
+        out.push_str(&line);
         out.push('\n');
     }
     out
@@ -241,7 +258,8 @@ async fn esc_stops_a_long_bash_call_and_the_session_goes_on() {
     let w = drive(w, |w| {
         let pty = open(w, &[], 24, 80);
         say(&pty, "wait a minute");
-        pty.wait_for("Bash(sleep 60)", WAIT);
+        let running = pty.wait_for("Bash(sleep 60)", WAIT);
+        insta::assert_snapshot!("a_tool_running", masked(&running, w.cwd.path()));
         // Typing while the tool runs is not blocked.
         pty.send_str("typed while");
         pty.wait_for("typed while", WAIT);
@@ -298,6 +316,20 @@ async fn compact_resume_and_the_report_commands() {
         say(&pty, "/resume");
         let list = pty.wait_for("Resume which session?", WAIT);
         assert!(list.contains("the first question"), "{list}");
+        let picker: String = list
+            .lines()
+            .skip_while(|l| !l.contains("Resume which session?"))
+            .take_while(|l| !l.starts_with('─'))
+            .map(|l| {
+                // The id's first 8 characters.
+                match l.strip_prefix("› ") {
+                    Some(rest) if rest.len() > 8 => format!("› [ID]{}", &rest[8..]),
+                    _ => l.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        insta::assert_snapshot!("the_resume_list", masked(&picker, w.cwd.path()));
         pty.send(keys::ENTER);
         pty.wait_for("resumed:", WAIT);
         say(&pty, "still there?");
@@ -323,14 +355,16 @@ async fn a_resize_redraws_at_the_new_width_and_a_1000_line_paste_is_sent_whole()
     let w = drive(w, |w| {
         let pty = open(w, &[], 24, 100);
         pty.resize(30, 60);
+        // tack's own redraw, not the emulator cutting the old frame: a
+        // narrower terminal is cleared and the viewport drawn at the top.
         pty.wait_until(
             |screen| {
-                screen.contains("shift+tab")
+                screen.lines().next() == Some("─".repeat(60).as_str())
+                    && screen.contains("shift+tab")
                     && screen.lines().all(|l| l.chars().count() <= 60)
-                    && screen.contains(&"─".repeat(60))
             },
             WAIT,
-            "the viewport drawn at 60 columns",
+            "the viewport drawn again at 60 columns",
         );
         let text: String = (1..=1000).map(|i| format!("line {i}\n")).collect();
         pty.send(&keys::paste(text.trim_end()));
@@ -505,7 +539,13 @@ async fn skills_model_log_help_and_ctrl_c_at_a_question() {
         pty.wait_for_scrollback("/command", WAIT);
         // A project skill is a command once trusted (asked with one key).
         say(&pty, "/deploy to staging");
-        pty.wait_for("Use the skill `deploy`?", WAIT);
+        let question = pty.wait_for("Use the skill `deploy`?", WAIT);
+        let question: String = question
+            .lines()
+            .skip_while(|l| !l.contains("Use the skill"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        insta::assert_snapshot!("a_yes_no_question", masked(&question, w.cwd.path()));
         answer(&pty, b"y");
         pty.wait_for("deploying now", WAIT);
         idle(&pty);
