@@ -17,8 +17,11 @@
 //!   and resuming are exactly the headless ones. Questions (permissions,
 //!   servers, project settings, skills) come through the session's
 //!   `Interaction` as messages and are answered with one key.
-//! - **Nothing else writes to the screen**: stderr is a pipe while the
-//!   session runs; what arrives on it is shown as dim lines ([`stderr`]).
+//! - **Nothing else writes to the screen, nothing else reads the keys**:
+//!   stderr is a pipe while the session runs (what arrives on it is shown
+//!   as dim lines, `stderr.rs`); one thread reads the terminal's input
+//!   (`keys.rs`), and the backend never asks the terminal where the cursor
+//!   is once keys are being read (`backend.rs`).
 
 pub mod commands;
 pub mod history;
