@@ -507,13 +507,7 @@ fn print_usage(turns: &[(u64, tack_protocol::Usage)]) {
             u.output_tokens
         );
     }
-    let input =
-        total.input_tokens + total.cache_read_input_tokens + total.cache_creation_input_tokens;
-    let share = if input == 0 {
-        0.0
-    } else {
-        100.0 * total.cache_read_input_tokens as f64 / input as f64
-    };
+    let share = total.cache_read_percent().unwrap_or(0.0);
     outln!(
         "session: {} requests, {} / {} / {} / {} ({share:.1}% of input read from cache)",
         turns.len(),

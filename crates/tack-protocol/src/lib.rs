@@ -375,6 +375,19 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Every input token of the requests: uncached, read from the cache and
+    /// written to it.
+    pub fn input_total(&self) -> u64 {
+        self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+    }
+
+    /// The percentage of the input read from the prompt cache (None with no
+    /// input yet).
+    pub fn cache_read_percent(&self) -> Option<f64> {
+        let total = self.input_total();
+        (total > 0).then(|| 100.0 * self.cache_read_input_tokens as f64 / total as f64)
+    }
+
     pub fn add(&mut self, other: &Usage) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;

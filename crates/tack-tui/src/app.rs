@@ -481,11 +481,11 @@ impl App {
         let said = match &answer {
             PromptAnswer::AllowOnce => "allowed once".to_owned(),
             PromptAnswer::AllowAlways => format!(
-                "always allowed: `{}` saved to .tack/settings.local.json",
+                "allowed; always allow `{}` (/permissions shows whether it was saved)",
                 request.always_rule.as_deref().unwrap_or("")
             ),
             PromptAnswer::AllowRule { rule } => {
-                format!("always allowed: `{rule}` saved to .tack/settings.local.json")
+                format!("allowed; always allow `{rule}` (/permissions shows whether it was saved)")
             }
             PromptAnswer::Deny { reason } => format!("denied ({reason})"),
             PromptAnswer::AllowWithInput { .. } => "allowed".to_owned(),
@@ -1046,10 +1046,7 @@ impl App {
             }
             SessionEvent::TurnEnd { usage, .. } => {
                 self.usage.add(&usage);
-                self.used = usage.input_tokens
-                    + usage.cache_read_input_tokens
-                    + usage.cache_creation_input_tokens
-                    + usage.output_tokens;
+                self.used = usage.input_total() + usage.output_tokens;
             }
             SessionEvent::Result { session_usage, .. } => {
                 self.usage = session_usage;
@@ -1476,11 +1473,8 @@ impl App {
         if let Some(price) = tack_model::pricing::price(&info.model) {
             parts.push(format!("${:.4}", price.cost_usd(&self.usage)));
         }
-        let input_side = self.usage.input_tokens
-            + self.usage.cache_read_input_tokens
-            + self.usage.cache_creation_input_tokens;
-        if let Some(share) = (100 * self.usage.cache_read_input_tokens).checked_div(input_side) {
-            parts.push(format!("cache {share}%"));
+        if let Some(share) = self.usage.cache_read_percent() {
+            parts.push(format!("cache {share:.0}%"));
         }
         if self.window > 0 {
             parts.push(format!(

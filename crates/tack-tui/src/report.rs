@@ -47,13 +47,7 @@ pub(crate) fn tools(session: &Session) -> Vec<String> {
 /// `/cost`: the session's tokens, cache reads and what they cost at the
 /// model's list price.
 pub(crate) fn cost(model: &str, usage: &Usage) -> Vec<String> {
-    let input_side =
-        usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
-    let hit = if input_side == 0 {
-        0.0
-    } else {
-        100.0 * usage.cache_read_input_tokens as f64 / input_side as f64
-    };
+    let hit = usage.cache_read_percent().unwrap_or(0.0);
     let mut lines = vec![
         format!("tokens in this session (model {model}):"),
         format!("  input, uncached   {:>12}", group(usage.input_tokens)),
