@@ -161,18 +161,38 @@ fn permissions(args: &str) -> Permissions {
     }
 }
 
-/// The `@path`s of a prompt (an `@` at the start of a word; quotes and
-/// trailing punctuation are not part of the path).
+/// The `@path`s of a prompt: an `@` at the start of a word, then the path
+/// to the next space, or `@"a path with spaces"` in quotes. Trailing
+/// punctuation of an unquoted path is not part of it.
 pub fn attachments(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        let Some(path) = word.strip_prefix('@') else {
+    let mut rest = text;
+    while let Some(at) = rest.find('@') {
+        let starts_word = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace);
+        let after = &rest[at + 1..];
+        if !starts_word {
+            rest = after;
             continue;
+        }
+        let (path, next) = match after.strip_prefix('"') {
+            Some(quoted) => match quoted.find('"') {
+                Some(end) => (&quoted[..end], &quoted[end + 1..]),
+                None => (quoted, ""),
+            },
+            None => {
+                let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                let word =
+                    after[..end].trim_end_matches([',', '.', ';', ':', ')', '?', '!', '"', '\'']);
+                (word, &after[end..])
+            }
         };
-        let path = path.trim_end_matches([',', '.', ';', ':', ')', '?', '!', '"', '\'']);
         if !path.is_empty() && !found.iter().any(|f| f == path) {
             found.push(path.to_owned());
         }
+        rest = next;
     }
     found
 }
@@ -216,6 +236,7 @@ pub fn complete(text: &str, cwd: &Path, skills: &[String]) -> Completion {
     let Some(partial) = word.strip_prefix('@') else {
         return Completion::None;
     };
+    let partial = partial.strip_prefix('"').unwrap_or(partial);
     let (dir, prefix) = match partial.rfind('/') {
         Some(i) => (&partial[..=i], &partial[i + 1..]),
         None => ("", partial),
@@ -240,7 +261,14 @@ pub fn complete(text: &str, cwd: &Path, skills: &[String]) -> Completion {
         [] => Completion::None,
         [one] => {
             let space = if one.ends_with('/') { "" } else { " " };
-            Completion::One(format!("{head}@{dir}{one}{space}"))
+            let path = format!("{dir}{one}");
+            // A path with a space is quoted, so it stays one attachment.
+            if path.contains(' ') {
+                let close = if one.ends_with('/') { "" } else { "\" " };
+                Completion::One(format!("{head}@\"{path}{close}"))
+            } else {
+                Completion::One(format!("{head}@{path}{space}"))
+            }
         }
         many => {
             let common = common_prefix(many);
@@ -390,6 +418,10 @@ mod tests {
             ["src/main.rs", "Cargo.toml"]
         );
         assert!(attachments("mail me at a@b.c").is_empty());
+        assert_eq!(
+            attachments("read @\"my notes.txt\" and @plain.rs"),
+            ["my notes.txt", "plain.rs"]
+        );
     }
 
     #[test]
