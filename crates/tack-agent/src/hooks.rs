@@ -22,7 +22,13 @@ pub struct HookRunner {
     hooks: Hooks,
     ctx: HookContext,
     stop: Mutex<Option<String>>,
+    /// The permission mode in force now, when it can change during the
+    /// session (Shift-Tab): each payload's `permission_mode` is read from it.
+    mode: Option<ModeSource>,
 }
+
+/// Says the permission mode in force (`default`, `acceptEdits`, …).
+pub type ModeSource = std::sync::Arc<dyn Fn() -> String + Send + Sync>;
 
 impl std::fmt::Debug for HookRunner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -59,6 +65,26 @@ impl HookRunner {
             hooks,
             ctx,
             stop: Mutex::new(None),
+            mode: None,
+        }
+    }
+
+    /// Hooks get the mode in force when they run, not the one the session
+    /// started in.
+    pub fn with_mode(mut self, mode: ModeSource) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// The session facts for a hook run now.
+    fn ctx(&self) -> std::borrow::Cow<'_, HookContext> {
+        match &self.mode {
+            Some(mode) => {
+                let mut ctx = self.ctx.clone();
+                ctx.permission_mode = mode();
+                std::borrow::Cow::Owned(ctx)
+            }
+            None => std::borrow::Cow::Borrowed(&self.ctx),
         }
     }
 
@@ -75,7 +101,7 @@ impl HookRunner {
     /// UserPromptSubmit: `Err(reason)` when a hook blocks the prompt, else the
     /// context the hooks add to it.
     pub async fn user_prompt_submit(&self, prompt: &str) -> Result<Vec<String>, String> {
-        let out = self.hooks.user_prompt_submit(&self.ctx, prompt).await;
+        let out = self.hooks.user_prompt_submit(&self.ctx(), prompt).await;
         report_all(&out.reports);
         if let Some(stop) = &out.stop {
             self.request_stop(stop.reason.clone(), &stop.hook);
@@ -92,7 +118,7 @@ impl HookRunner {
 
     /// Stop: `Some(reason)` when a hook wants the model to continue.
     pub async fn stop_hooks(&self, stop_hook_active: bool) -> Option<String> {
-        let out = self.hooks.stop(&self.ctx, stop_hook_active).await;
+        let out = self.hooks.stop(&self.ctx(), stop_hook_active).await;
         report_all(&out.reports);
         if let Some(stop) = &out.stop {
             self.request_stop(stop.reason.clone(), &stop.hook);
@@ -103,7 +129,7 @@ impl HookRunner {
 
     /// SessionStart: the context hooks add to the session.
     pub async fn session_start(&self, source: &str) -> Vec<String> {
-        let out = self.hooks.session_start(&self.ctx, source).await;
+        let out = self.hooks.session_start(&self.ctx(), source).await;
         report_all(&out.reports);
         out.additional_context.into_iter().map(|n| n.text).collect()
     }
@@ -117,7 +143,7 @@ impl HookRunner {
     ) -> Result<Vec<String>, String> {
         let out = self
             .hooks
-            .pre_compact(&self.ctx, trigger, custom_instructions)
+            .pre_compact(&self.ctx(), trigger, custom_instructions)
             .await;
         report_all(&out.reports);
         if let Some(block) = out.block {
@@ -132,13 +158,13 @@ impl HookRunner {
 
     /// PostCompact, with the summary (None when no summary was made).
     pub async fn post_compact(&self, trigger: &str, summary: Option<&str>) {
-        let out = self.hooks.post_compact(&self.ctx, trigger, summary).await;
+        let out = self.hooks.post_compact(&self.ctx(), trigger, summary).await;
         report_all(&out.reports);
     }
 
     /// SessionEnd.
     pub async fn session_end(&self, reason: &str) {
-        let out = self.hooks.session_end(&self.ctx, reason).await;
+        let out = self.hooks.session_end(&self.ctx(), reason).await;
         report_all(&out.reports);
     }
 
@@ -155,6 +181,7 @@ impl HookRunner {
             hooks: self.hooks.clone(),
             ctx,
             stop: Mutex::new(None),
+            mode: self.mode.clone(),
         }
     }
 
@@ -162,7 +189,7 @@ impl HookRunner {
     pub async fn subagent_start(&self, agent_id: &str, agent_type: &str) {
         let out = self
             .hooks
-            .subagent_start(&self.ctx, agent_id, agent_type)
+            .subagent_start(&self.ctx(), agent_id, agent_type)
             .await;
         report_all(&out.reports);
     }
@@ -176,7 +203,7 @@ impl HookRunner {
     ) {
         let out = self
             .hooks
-            .subagent_stop(&self.ctx, agent_id, agent_type, transcript)
+            .subagent_stop(&self.ctx(), agent_id, agent_type, transcript)
             .await;
         report_all(&out.reports);
     }
@@ -214,7 +241,7 @@ impl HookStage for HookRunner {
     async fn pre_tool_use(&self, call: &mut ToolCall) -> PreHookOutcome {
         let out = self
             .hooks
-            .pre_tool_use(&self.ctx, &call.name, &call.id, &call.input)
+            .pre_tool_use(&self.ctx(), &call.name, &call.id, &call.input)
             .await;
         report_all(&out.reports);
         if let Some(input) = out.updated_input {
@@ -246,7 +273,7 @@ impl HookStage for HookRunner {
             Ok(output) => {
                 self.hooks
                     .post_tool_use(
-                        &self.ctx,
+                        &self.ctx(),
                         &call.name,
                         &call.id,
                         &call.input,
@@ -259,7 +286,7 @@ impl HookStage for HookRunner {
                 let interrupted = matches!(error, ToolError::Interrupted(_));
                 self.hooks
                     .post_tool_use_failure(
-                        &self.ctx,
+                        &self.ctx(),
                         &call.name,
                         &call.id,
                         &call.input,

@@ -441,20 +441,6 @@ impl Session {
             interaction.notice(warning);
         }
 
-        let hooks = (!settings.hooks.is_empty()).then(|| {
-            let (mode, _) = settings.permissions.mode();
-            Arc::new(HookRunner::new(
-                settings.hooks.clone(),
-                HookContext {
-                    session_id: session_id.clone(),
-                    transcript_path: project.sessions_dir().join(format!("{session_id}.jsonl")),
-                    cwd: project.cwd.clone(),
-                    permission_mode: mode.as_str().to_owned(),
-                    project_dir: project.project_root.clone(),
-                    agent: None,
-                },
-            ))
-        });
         let prompter: Option<Arc<dyn Prompter>> = interaction
             .can_ask()
             .then(|| Arc::new(InteractionPrompter(Arc::clone(&interaction))) as _);
@@ -467,6 +453,27 @@ impl Session {
         )
         .with_sandbox(crate::sandbox::permissions(project));
         let permission = Arc::new(permission);
+        let hooks = (!settings.hooks.is_empty()).then(|| {
+            let (mode, _) = settings.permissions.mode();
+            Arc::new(
+                HookRunner::new(
+                    settings.hooks.clone(),
+                    HookContext {
+                        session_id: session_id.clone(),
+                        transcript_path: project.sessions_dir().join(format!("{session_id}.jsonl")),
+                        cwd: project.cwd.clone(),
+                        permission_mode: mode.as_str().to_owned(),
+                        project_dir: project.project_root.clone(),
+                        agent: None,
+                    },
+                )
+                // The mode in force when a hook runs (Shift-Tab can change it).
+                .with_mode({
+                    let stage = Arc::clone(&permission);
+                    Arc::new(move || stage.mode().as_str().to_owned())
+                }),
+            )
+        });
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
             .permission(Arc::clone(&permission) as _)

@@ -235,3 +235,48 @@ async fn a_tool_without_a_claude_code_shape_sends_its_content_array_and_the_time
     assert!(payload["duration_ms"].is_u64(), "{payload}");
     assert_eq!(payload["tool_use_id"], "t1");
 }
+
+#[tokio::test]
+async fn a_hook_gets_the_permission_mode_in_force_when_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = script(
+        dir.path(),
+        "record.sh",
+        &format!(
+            "cat >> '{}'; echo >> '{0}'",
+            dir.path().join("payloads").display()
+        ),
+    );
+    let hooks = Hooks::from_settings(&[(
+        "test-settings.json".to_owned(),
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": record}]}]}}),
+    )])
+    .unwrap();
+    let mode = Arc::new(std::sync::Mutex::new("default".to_owned()));
+    let source = Arc::clone(&mode);
+    let runner = HookRunner::new(
+        hooks,
+        HookContext {
+            session_id: "s".into(),
+            transcript_path: dir.path().join("t.jsonl"),
+            cwd: dir.path().to_owned(),
+            permission_mode: "default".into(),
+            project_dir: dir.path().to_owned(),
+            agent: None,
+        },
+    )
+    .with_mode(Arc::new(move || source.lock().unwrap().clone()));
+    runner.user_prompt_submit("first").await.unwrap();
+    // The person switched the mode (Shift-Tab in the interactive terminal).
+    *mode.lock().unwrap() = "acceptEdits".into();
+    runner.user_prompt_submit("second").await.unwrap();
+    let payloads: Vec<Value> = std::fs::read_to_string(dir.path().join("payloads"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(payloads.len(), 2, "{payloads:?}");
+    assert_eq!(payloads[0]["permission_mode"], "default");
+    assert_eq!(payloads[1]["permission_mode"], "acceptEdits");
+}
