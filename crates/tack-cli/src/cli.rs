@@ -1067,12 +1067,12 @@ const UNSUPPORTED_CLAUDE_FLAGS: &[&str] = &[
 /// `tack` and `tack [FLAGS] "prompt"` on a terminal open the interactive
 /// session (`tack chat …`); anything naming a subcommand, asking for help
 /// or the version, or Claude Code's print mode (`-p`) is left as it is, and
-/// so is everything when `terminal` is false.
-pub fn interactive_argv(args: Vec<std::ffi::OsString>, terminal: bool) -> Vec<std::ffi::OsString> {
-    if !terminal {
-        return args;
-    }
-    let interactive = match args.get(1).map(|a| a.to_str()) {
+/// so is everything when `terminal` says stdin and stdout are no terminal.
+pub fn interactive_argv(
+    args: Vec<std::ffi::OsString>,
+    terminal: impl FnOnce() -> bool,
+) -> Vec<std::ffi::OsString> {
+    let wants = match args.get(1).map(|a| a.to_str()) {
         None => true,
         Some(None) => false,
         Some(Some(first)) => {
@@ -1085,7 +1085,9 @@ pub fn interactive_argv(args: Vec<std::ffi::OsString>, terminal: bool) -> Vec<st
                     .any(|a| a == "-p" || a == "--print")
         }
     };
-    if !interactive {
+    // The terminal is looked at only when the command line could mean the
+    // session (not for `--version` or a subcommand).
+    if !wants || !terminal() {
         return args;
     }
     let mut rewritten = args;
@@ -1157,7 +1159,7 @@ mod tests {
 
     #[test]
     fn on_a_terminal_a_prompt_or_no_command_is_the_interactive_session() {
-        let chat = |args: &[&str]| super::interactive_argv(argv(args), true);
+        let chat = |args: &[&str]| super::interactive_argv(argv(args), || true);
         assert_eq!(chat(&[]), argv(&["chat"]));
         assert_eq!(chat(&["fix the tests"]), argv(&["chat", "fix the tests"]));
         assert_eq!(
@@ -1169,7 +1171,10 @@ mod tests {
         assert_eq!(chat(&["eval", "s.toml"]), argv(&["eval", "s.toml"]));
         assert_eq!(chat(&["--version"]), argv(&["--version"]));
         // Not on a terminal: unchanged (help; an unknown command's error).
-        assert_eq!(super::interactive_argv(argv(&["hi"]), false), argv(&["hi"]));
+        assert_eq!(
+            super::interactive_argv(argv(&["hi"]), || false),
+            argv(&["hi"])
+        );
     }
 
     #[test]

@@ -80,7 +80,7 @@ fn main() -> ExitCode {
     // Flags first: `--version` and `--help` never start a runtime.
     // Claude Code's `tack -p "…"` is `tack run "…"`.
     // `tack` and `tack "prompt"` on a terminal: the interactive session.
-    let args = cli::interactive_argv(std::env::args_os().collect(), interactive::on_a_terminal());
+    let args = cli::interactive_argv(std::env::args_os().collect(), interactive::on_a_terminal);
     let args = match cli::claude_code_argv(args) {
         Ok(args) => args,
         Err(message) => {

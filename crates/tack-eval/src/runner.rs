@@ -690,18 +690,8 @@ async fn run_one(
     }
     let transcript_rel = transcript.as_deref().map(|p| relative(p, &options.out));
     Some(RunRecord {
-        version: RECORD_VERSION,
-        suite: suite.name.clone(),
-        task: task.id.clone(),
-        variant: variant.name.clone(),
-        repeat,
-        interface: variant.interface.clone(),
-        tool_search: variant.searches(),
-        skill: variant.skill,
-        code_mode: variant.code_mode,
         provider: stand_in.provider.clone(),
         model: stand_in.model.clone(),
-        source: options.source.as_str().into(),
         status,
         checks,
         failure,
@@ -711,17 +701,14 @@ async fn run_one(
         turns: analysis.turns,
         retries: analysis.retries,
         wall_ms,
-        model_ms: 0,
         tool_ms: analysis.tool_ms,
         harness_ms: (start.elapsed().as_millis() as u64).saturating_sub(program_ms),
         exit_code,
         run_status: analysis.run_status,
         answer: analysis.answer,
         divergence,
-        dir: rel_dir,
         transcript: transcript_rel,
-        started: started_at,
-        harness: harness(),
+        ..record_head(suite, options, task, variant, repeat, &started_at, &rel_dir)
     })
 }
 
@@ -1054,6 +1041,7 @@ fn answer_from_stdout(stdout: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The record of a run that could not run: `why`, as a `gave_up` failure.
 #[allow(clippy::too_many_arguments)]
 fn error_record(
     suite: &Suite,
@@ -1064,6 +1052,28 @@ fn error_record(
     started: &str,
     dir: &str,
     why: &str,
+) -> RunRecord {
+    RunRecord {
+        failure: Some(Failure {
+            class: FailureClass::GaveUp,
+            detail: why.to_owned(),
+            call_id: None,
+        }),
+        ..record_head(suite, options, task, variant, repeat, started, dir)
+    }
+}
+
+/// What names a run (suite, task, variant, repeat, its settings, where it
+/// ran), with nothing measured yet and the status `error`: the part every
+/// record shares.
+fn record_head(
+    suite: &Suite,
+    options: &Options,
+    task: &Task,
+    variant: &Variant,
+    repeat: u32,
+    started: &str,
+    dir: &str,
 ) -> RunRecord {
     RunRecord {
         version: RECORD_VERSION,
@@ -1088,11 +1098,7 @@ fn error_record(
         source: options.source.as_str().into(),
         status: Status::Error,
         checks: Vec::new(),
-        failure: Some(Failure {
-            class: FailureClass::GaveUp,
-            detail: why.to_owned(),
-            call_id: None,
-        }),
+        failure: None,
         observed: Vec::new(),
         calls: Vec::new(),
         tokens: Default::default(),

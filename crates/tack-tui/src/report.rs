@@ -3,6 +3,7 @@
 //! (its registry, usage, servers and policy as they are now, a mode
 //! changed with Shift-Tab included).
 
+use tack_agent::context::group;
 use tack_protocol::Usage;
 use tack_session::Session;
 use tack_tool::Exposure;
@@ -72,19 +73,6 @@ pub(crate) fn cost(model: &str, usage: &Usage) -> Vec<String> {
         )),
     }
     lines
-}
-
-/// `12,345`.
-pub(crate) fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// `/mcp`: the servers, their state and tools.
@@ -268,14 +256,6 @@ pub(crate) fn permissions(session: &Session, command: Permissions) -> Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn numbers_are_grouped_by_thousands() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1_000), "1,000");
-        assert_eq!(group(1_234_567), "1,234,567");
-    }
 
     #[test]
     fn cost_says_the_cache_share_and_the_price() {

@@ -92,6 +92,23 @@ fn tidy(schema: &mut Value) {
 
 /// A tool's answer: compact JSON as the text, the same object as the
 /// structured content.
+/// The call of a tool about one company: `ticker` resolved (a bad name is
+/// invalid input, with no provider read), `read` made as one provider read,
+/// the answer as JSON; each failure as the tool error of its class.
+pub(crate) async fn company_answer<T: Serialize>(
+    provider: &Provider,
+    ticker: &str,
+    cancel: &tokio_util::sync::CancellationToken,
+    read: impl Fn(&MarketData, &crate::data::Company) -> Result<T, DataError>,
+) -> Result<ToolOutput, ToolError> {
+    let company = provider.resolve(ticker).map_err(|e| e.to_tool_error())?;
+    let answer = provider
+        .read(cancel, |data| read(data, company))
+        .await
+        .map_err(|e| e.to_tool_error())?;
+    json_output(&answer)
+}
+
 pub(crate) fn json_output<T: Serialize>(value: &T) -> Result<ToolOutput, ToolError> {
     let value = serde_json::to_value(value)
         .map_err(|e| ToolError::Internal(format!("the answer could not be encoded: {e}")))?;

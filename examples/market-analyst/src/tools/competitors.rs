@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
-use super::{TickerInput, json_output, output_schema};
+use super::{TickerInput, company_answer, output_schema};
 use crate::data::{Company, MarketData};
 use crate::error::DataError;
 use crate::provider::Provider;
@@ -110,16 +110,7 @@ impl TypedTool for SearchCompetitors {
     }
 
     async fn call(&self, input: TickerInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let company = self
-            .provider
-            .resolve(&input.ticker)
-            .map_err(|e| e.to_tool_error())?;
-        let answer = self
-            .provider
-            .read(&ctx.cancel, |data| competitors(data, company))
-            .await
-            .map_err(|e| e.to_tool_error())?;
-        json_output(&answer)
+        company_answer(&self.provider, &input.ticker, &ctx.cancel, competitors).await
     }
 }
 

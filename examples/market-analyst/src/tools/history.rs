@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
-use super::{freshness, json_output, output_schema, round, stale_note};
+use super::{company_answer, freshness, output_schema, round, stale_note};
 use crate::data::{Bar, Company, MarketData};
 use crate::dates;
 use crate::error::DataError;
@@ -300,16 +300,13 @@ impl TypedTool for GetPriceHistory {
     }
 
     async fn call(&self, input: HistoryInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let company = self
-            .provider
-            .resolve(&input.ticker)
-            .map_err(|e| e.to_tool_error())?;
-        let answer = self
-            .provider
-            .read(&ctx.cancel, |data| history(data, company, input.period))
-            .await
-            .map_err(|e| e.to_tool_error())?;
-        json_output(&answer)
+        company_answer(
+            &self.provider,
+            &input.ticker,
+            &ctx.cancel,
+            |data, company| history(data, company, input.period),
+        )
+        .await
     }
 }
 

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
-use super::{TickerInput, freshness, json_output, output_schema, round, stale_note};
+use super::{TickerInput, company_answer, freshness, output_schema, round, stale_note};
 use crate::data::{Company, MarketData};
 use crate::error::DataError;
 use crate::provider::{Broken, Provider};
@@ -184,17 +184,14 @@ impl TypedTool for GetStockSnapshot {
     }
 
     async fn call(&self, input: TickerInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let company = self
-            .provider
-            .resolve(&input.ticker)
-            .map_err(|e| e.to_tool_error())?;
         let bug = self.provider.bug();
-        let answer = self
-            .provider
-            .read(&ctx.cancel, |data| snapshot(data, company, bug))
-            .await
-            .map_err(|e| e.to_tool_error())?;
-        json_output(&answer)
+        company_answer(
+            &self.provider,
+            &input.ticker,
+            &ctx.cancel,
+            |data, company| snapshot(data, company, bug),
+        )
+        .await
     }
 }
 
