@@ -649,3 +649,35 @@ async fn inside_tmux_a_turn_is_drawn_and_ctrl_d_exits() {
     .await;
     assert!(prompts(&w)[0].contains("hello tmux"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_terminal_a_prompt_is_a_usage_error_that_says_what_to_run() {
+    let w = World::new(Vec::new()).await;
+    let out = w.tack().arg("fix the tests").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tack -p \"fix the tests\""), "{err}");
+    assert!(err.contains("interactive session"), "{err}");
+    let out = w.tack().arg("chat").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a terminal"), "{err}");
+    assert!(w.mock.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resume_of_an_unknown_session_says_so_and_keeps_the_current_one() {
+    let w = World::new(vec![Step::text("still the same session")]).await;
+    let w = drive(w, |w| {
+        let pty = open(w, &[], 24, 100);
+        say(&pty, "/resume no-such-session");
+        pty.wait_for("could not start", WAIT);
+        idle(&pty);
+        say(&pty, "are you there?");
+        pty.wait_for("still the same session", WAIT);
+        exit(pty);
+    })
+    .await;
+    // One transcript: the session was not ended and replaced.
+    assert_eq!(std::fs::read_dir(w.sessions_dir()).unwrap().count(), 1);
+}
