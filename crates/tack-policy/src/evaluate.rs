@@ -5,6 +5,8 @@
 //! level. A Bash command is decided part by part (each simple command, each
 //! file written, each uncertainty) and the strictest part decides.
 
+use std::sync::Arc;
+
 use tack_protocol::Verdict;
 
 use crate::decision::{DecidedBy, Decision, Part, Why};
@@ -467,9 +469,10 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
         return Decision::Deny(rule_why(policy, i, &subject));
     }
     let mut parts: Vec<Part> = Vec::new();
+    let mut wrappers = WrapperRules::default();
     for item in items {
         let part = match item {
-            Item::Command(c) => Some(command_part(policy, c)),
+            Item::Command(c) => Some(command_part(policy, c, &mut wrappers)),
             Item::Edit { path, written } => {
                 let s = format!("Edit({})", path.canonical.display());
                 let found = path_found(policy, &["Edit"], path, false, true);
@@ -696,13 +699,39 @@ fn note_written(decision: &mut Decision, written: &str, path: &ResolvedPath) {
     }
 }
 
+/// The deny and ask rules matching each wrapper's text, found once per
+/// wrapper: the commands of `pee s1 s2 … s1000` share one wrapper text as
+/// long as the whole command, and matching it again for each would be
+/// quadratic in the command. Known by the text's address, which stays put
+/// while the items that hold it are alive.
+#[derive(Default)]
+struct WrapperRules(std::collections::HashMap<usize, (Option<usize>, Option<usize>)>);
+
+impl WrapperRules {
+    fn get(&mut self, policy: &Policy, text: &Arc<str>) -> (Option<usize>, Option<usize>) {
+        *self
+            .0
+            .entry(Arc::as_ptr(text).cast::<u8>() as usize)
+            .or_insert_with(|| {
+                (
+                    policy.bash_rule(Verdict::Deny, [&**text]),
+                    policy.bash_rule(Verdict::Ask, [&**text]),
+                )
+            })
+    }
+}
+
 /// The decision on one simple command.
-fn command_part(policy: &Policy, c: &Command) -> Part {
+fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Part {
     let subject = format!("Bash({})", c.text);
     let mut deny_forms: Vec<&str> = vec![&c.text, &c.raw, &c.plain];
     deny_forms.extend(c.basename_forms.iter().map(String::as_str));
-    deny_forms.extend(c.outer.iter().map(String::as_str));
-    deny_forms.extend(c.privileged.iter().map(String::as_str));
+    let (mut wrapper_deny, mut wrapper_ask) = (None, None);
+    for text in c.outer.iter().chain(&c.privileged) {
+        let (deny, ask) = wrappers.get(policy, text);
+        wrapper_deny = wrapper_deny.into_iter().chain(deny).min();
+        wrapper_ask = wrapper_ask.into_iter().chain(ask).min();
+    }
     let first_word = c.text.split(' ').next().unwrap_or_default();
     let could = |kind| {
         c.dynamic_prefix.as_deref().and_then(|prefix| {
@@ -717,8 +746,16 @@ fn command_part(policy: &Policy, c: &Command) -> Part {
         })
     };
     let found = Found {
-        deny: policy.bash_rule(Verdict::Deny, deny_forms.iter().copied()),
-        ask: policy.bash_rule(Verdict::Ask, deny_forms.iter().copied()),
+        deny: policy
+            .bash_rule(Verdict::Deny, deny_forms.iter().copied())
+            .into_iter()
+            .chain(wrapper_deny)
+            .min(),
+        ask: policy
+            .bash_rule(Verdict::Ask, deny_forms.iter().copied())
+            .into_iter()
+            .chain(wrapper_ask)
+            .min(),
         allow: None,
     };
     let decision = if found.deny.is_some() || found.ask.is_some() {
@@ -746,7 +783,7 @@ fn command_part(policy: &Policy, c: &Command) -> Part {
             .min();
         let mut missing_privileged: Option<&str> = None;
         for p in &c.privileged {
-            if wholesale.is_none() && policy.bash_rule(Verdict::Allow, [p.as_str()]).is_none() {
+            if wholesale.is_none() && policy.bash_rule(Verdict::Allow, [&**p]).is_none() {
                 missing_privileged = Some(p);
                 break;
             }

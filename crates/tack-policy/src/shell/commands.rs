@@ -6,7 +6,9 @@
 mod builtins;
 mod wrappers;
 
+use std::cell::OnceCell;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::reads;
 use super::words::{self, quote};
@@ -125,18 +127,18 @@ fn skip_options(
             }
             continue;
         }
-        let cluster: Vec<char> = lit.chars().skip(1).collect();
+        let cluster = &lit[1..];
         let mut consumed_next = false;
-        for (k, &c) in cluster.iter().enumerate() {
+        for (k, c) in cluster.char_indices() {
             if spec.flags.contains(c) {
                 found.push(Found {
                     opt: format!("-{c}"),
                     value: None,
                 });
             } else if spec.with_arg.contains(c) || spec.optional_arg.contains(c) {
-                let rest: String = cluster[k + 1..].iter().collect();
+                let rest = &cluster[k + c.len_utf8()..];
                 let value = if !rest.is_empty() {
-                    Some(literal_word(&rest))
+                    Some(literal_word(rest))
                 } else if spec.with_arg.contains(c) {
                     consumed_next = true;
                     words.get(i + 1).cloned()
@@ -167,7 +169,30 @@ fn literal_word(s: &str) -> WordVal {
 }
 
 /// The canonical text of some words.
-pub(super) fn text_of(words: &[WordVal]) -> String {
+/// A command line being read, and its text once written out.
+///
+/// Known by where its words are and how many: the words stay borrowed, so
+/// in place, while the frame is on the stack, and no other list of words
+/// can be there then.
+pub(in crate::shell) struct Frame {
+    key: (usize, usize),
+    text: OnceCell<Arc<str>>,
+}
+
+impl Frame {
+    fn of(argv: &[WordVal]) -> Frame {
+        Frame {
+            key: Frame::key(argv),
+            text: OnceCell::new(),
+        }
+    }
+
+    fn key(argv: &[WordVal]) -> (usize, usize) {
+        (argv.as_ptr() as usize, argv.len())
+    }
+}
+
+fn text_of(words: &[WordVal]) -> String {
     let parts: Vec<String> = words
         .iter()
         .map(|w| match &w.literal {
@@ -223,10 +248,28 @@ impl Analyzer {
     /// Process the words of a program's command line (after expansion
     /// analysis): a builtin or a program, never a shell function.
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
+        self.frames.push(Frame::of(&argv));
+        self.command_line(&argv);
+        self.frames.pop();
+    }
+
+    /// The text of `argv` ([`text_of`]), written out once per command line
+    /// being read however often it is asked for: a wrapper that runs each
+    /// of a thousand arguments would otherwise write itself out a thousand
+    /// times, quadratic in the command.
+    pub(super) fn text(&self, argv: &[WordVal]) -> Arc<str> {
+        let key = Frame::key(argv);
+        match self.frames.iter().rev().find(|f| f.key == key) {
+            Some(f) => f.text.get_or_init(|| text_of(argv).into()).clone(),
+            None => text_of(argv).into(),
+        }
+    }
+
+    fn command_line(&mut self, argv: &[WordVal]) {
         if self.outer.len() > MAX_WRAPPERS {
             // `xargs xargs … cmd`: every level is read again (and takes
             // stack); no real command nests wrappers this deep.
-            let text: String = text_of(&argv).chars().take(200).collect();
+            let text: String = self.text(argv).chars().take(200).collect();
             return self.uncertain(
                 UncertainKind::Command,
                 &text,
@@ -235,7 +278,7 @@ impl Analyzer {
         }
         let Some(first) = argv.first() else { return };
         let Some(name) = first.literal.clone() else {
-            let text = text_of(&argv);
+            let text = self.text(argv);
             self.uncertain(
                 UncertainKind::Command,
                 &text,
@@ -254,33 +297,33 @@ impl Analyzer {
         {
             // `./env ls` runs ./env, whatever that file is: it must be
             // allowed as itself; what the real one would run is checked too.
-            self.emit(&argv);
+            self.emit(argv);
         }
-        if self.table_wrapper(&base, &argv) {
+        if self.table_wrapper(&base, argv) {
             return;
         }
         match base.as_str() {
-            "command" => self.wrapper_command(&argv),
+            "command" => self.wrapper_command(argv),
             "builtin" | "nohup" | "busybox" => {
                 let from =
                     usize::from(argv.get(1).and_then(|w| w.literal.as_deref()) == Some("--"));
-                self.unwrap(&argv, 1 + from)
+                self.unwrap(argv, 1 + from)
             }
-            "exec" => self.wrapper_exec(&argv),
-            "time" => self.wrapper_time(&argv),
-            "nice" => self.wrapper_nice(&argv),
-            "timeout" => self.wrapper_timeout(&argv),
+            "exec" => self.wrapper_exec(argv),
+            "time" => self.wrapper_time(argv),
+            "nice" => self.wrapper_nice(argv),
+            "timeout" => self.wrapper_timeout(argv),
             "stdbuf" => self.simple_wrapper(
-                &argv,
+                argv,
                 &Opts {
                     with_arg: "ioe",
                     long_with_arg: &["--input", "--output", "--error"],
                     ..Opts::default()
                 },
             ),
-            "env" => self.wrapper_env(&argv),
+            "env" => self.wrapper_env(argv),
             "setsid" => self.simple_wrapper(
-                &argv,
+                argv,
                 &Opts {
                     flags: "cfw",
                     long_flags: &["--ctty", "--fork", "--wait"],
@@ -288,7 +331,7 @@ impl Analyzer {
                 },
             ),
             "ionice" => self.simple_wrapper(
-                &argv,
+                argv,
                 &Opts {
                     flags: "t",
                     with_arg: "cn",
@@ -298,14 +341,14 @@ impl Analyzer {
                 },
             ),
             "unbuffer" => self.simple_wrapper(
-                &argv,
+                argv,
                 &Opts {
                     flags: "p",
                     ..Opts::default()
                 },
             ),
-            "flock" => self.wrapper_flock(&argv),
-            "su" | "runuser" => self.wrapper_su(&argv),
+            "flock" => self.wrapper_flock(argv),
+            "su" | "runuser" => self.wrapper_su(argv),
             "pkexec" => {
                 let mut start = 1;
                 while let Some(l) = argv.get(start).and_then(|w| w.literal.as_deref()) {
@@ -316,24 +359,24 @@ impl Analyzer {
                     }
                 }
                 if start >= argv.len() {
-                    return self.emit(&argv);
+                    return self.emit(argv);
                 }
-                self.privileged.push(text_of(&argv));
-                self.unwrap(&argv, start);
+                self.privileged.push(self.text(argv));
+                self.unwrap(argv, start);
                 self.privileged.pop();
             }
-            "xargs" => self.wrapper_xargs(&argv),
-            "find" => self.find(&argv),
-            "sudo" | "doas" => self.wrapper_sudo(&argv, &base),
-            "eval" => self.builtin_eval(&argv),
-            "trap" => self.builtin_trap(&argv),
+            "xargs" => self.wrapper_xargs(argv),
+            "find" => self.find(argv),
+            "sudo" | "doas" => self.wrapper_sudo(argv, &base),
+            "eval" => self.builtin_eval(argv),
+            "trap" => self.builtin_trap(argv),
             "alias" => {
-                self.emit(&argv);
+                self.emit(argv);
                 if argv[1..]
                     .iter()
                     .any(|w| w.literal.as_deref().is_none_or(|l| l.contains('=')))
                 {
-                    let text = text_of(&argv);
+                    let text = self.text(argv);
                     self.uncertain(
                         UncertainKind::Command,
                         &text,
@@ -341,12 +384,12 @@ impl Analyzer {
                     );
                 }
             }
-            "compgen" | "complete" => self.builtin_completion(&argv),
-            "bind" => self.builtin_bind(&argv),
+            "compgen" | "complete" => self.builtin_completion(argv),
+            "bind" => self.builtin_bind(argv),
             "fc" => {
-                self.emit(&argv);
+                self.emit(argv);
                 if !argv[1..].iter().any(|w| w.literal.as_deref() == Some("-l")) {
-                    let text = text_of(&argv);
+                    let text = self.text(argv);
                     self.uncertain(
                         UncertainKind::Command,
                         &text,
@@ -354,27 +397,27 @@ impl Analyzer {
                     );
                 }
             }
-            "cd" | "pushd" | "popd" | "chdir" => self.change_dir(&argv, &base),
-            "watch" => self.wrapper_watch(&argv),
+            "cd" | "pushd" | "popd" | "chdir" => self.change_dir(argv, &base),
+            "watch" => self.wrapper_watch(argv),
             "source" | "." => {
                 // The file may define or remove functions.
                 self.functions.clear();
                 self.functions_changed = true;
-                self.emit(&argv);
+                self.emit(argv);
                 self.opaque(
-                    &argv,
+                    argv,
                     "it runs a script file whose commands are not written here",
                 );
             }
             "hash" | "enable" => {
-                self.emit(&argv);
+                self.emit(argv);
                 let flag = if base == "hash" { "-p" } else { "-f" };
                 if argv[1..].iter().any(|w| {
                     w.literal
                         .as_deref()
                         .is_none_or(|l| l.starts_with('-') && l.contains(&flag[1..]))
                 }) {
-                    let text = text_of(&argv);
+                    let text = self.text(argv);
                     self.uncertain(
                         UncertainKind::Command,
                         &text,
@@ -382,11 +425,11 @@ impl Analyzer {
                     );
                 }
             }
-            "git" => self.git(&argv),
+            "git" => self.git(argv),
             "tee" => {
-                self.emit(&argv);
+                self.emit(argv);
                 if let Ok((start, _)) = skip_options(
-                    &argv,
+                    argv,
                     1,
                     &Opts {
                         flags: "aip",
@@ -398,7 +441,7 @@ impl Analyzer {
                         self.edit_target(w);
                     }
                 } else {
-                    let text = text_of(&argv);
+                    let text = self.text(argv);
                     self.uncertain(
                         UncertainKind::Edit,
                         &text,
@@ -406,16 +449,16 @@ impl Analyzer {
                     );
                 }
             }
-            b if SHELLS.contains(&b) => self.shell(&argv),
+            b if SHELLS.contains(&b) => self.shell(argv),
             b if NAME_BUILTINS.contains(&b) => {
-                self.emit(&argv);
-                self.name_builtin(b, &argv);
-                self.builtin_assigns(b, &argv);
+                self.emit(argv);
+                self.name_builtin(b, argv);
+                self.builtin_assigns(b, argv);
                 if matches!(b, "mapfile" | "readarray") {
-                    self.builtin_mapfile(&argv);
+                    self.builtin_mapfile(argv);
                 }
             }
-            _ => self.program(&base, &argv),
+            _ => self.program(&base, argv),
         }
     }
 
@@ -475,7 +518,7 @@ impl Analyzer {
 
     /// Code that runs but is not written here.
     fn opaque(&mut self, argv: &[WordVal], reason: &str) {
-        let text = text_of(argv);
+        let text = self.text(argv);
         self.uncertain(UncertainKind::Opaque, &text, reason);
     }
 
@@ -516,7 +559,7 @@ impl Analyzer {
                 self.nested_script(argv, &script);
             }
             None => {
-                let text = text_of(argv);
+                let text = self.text(argv);
                 self.uncertain(
                     UncertainKind::Command,
                     &text,
@@ -533,7 +576,7 @@ impl Analyzer {
             // The wrapper alone (`exec >log`, `time`): nothing else runs.
             return;
         }
-        self.outer.push(text_of(argv));
+        self.outer.push(self.text(argv));
         self.argv(argv[skip..].to_vec());
         self.outer.pop();
     }
@@ -546,7 +589,7 @@ impl Analyzer {
     }
 
     fn unknown_option(&mut self, argv: &[WordVal], opt: &str) {
-        let text = text_of(argv);
+        let text = self.text(argv);
         let name = argv.first().map(|w| w.raw.clone()).unwrap_or_default();
         self.uncertain(
             UncertainKind::Command,
@@ -592,7 +635,7 @@ impl Analyzer {
                 ..
             })) => self.nested_script(argv, &text),
             Some(_) => {
-                let text = text_of(argv);
+                let text = self.text(argv);
                 self.uncertain(
                     UncertainKind::Command,
                     &text,
@@ -628,7 +671,7 @@ impl Analyzer {
                 {
                     return self.uncertain(
                         UncertainKind::Command,
-                        &text_of(argv),
+                        &self.text(argv),
                         "the shell it runs is not a known shell",
                     );
                 }
@@ -660,7 +703,7 @@ impl Analyzer {
                 ..
             }) => {
                 let text = text.clone();
-                self.privileged.push(text_of(argv));
+                self.privileged.push(self.text(argv));
                 self.nested_script(argv, &text);
                 self.privileged.pop();
             }
@@ -864,7 +907,7 @@ impl Analyzer {
         if let Some(s) = split {
             // `env -S 'cmd args' more`: the string is split into words.
             let Some(text) = s.literal else {
-                let raw = text_of(argv);
+                let raw = self.text(argv);
                 return self.uncertain(
                     UncertainKind::Command,
                     &raw,
@@ -948,7 +991,7 @@ impl Analyzer {
             }
             _ => self.open_tail = true,
         }
-        self.outer.push(text_of(argv));
+        self.outer.push(self.text(argv));
         self.argv(inner);
         self.outer.pop();
         self.open_tail = false;
@@ -1010,7 +1053,7 @@ impl Analyzer {
                     // Removes what it finds, as `-exec rm -rf {} +` would:
                     // deny and ask rules for `rm` apply; what it removes is
                     // an edit under its starting points (below).
-                    self.outer.push(text_of(argv));
+                    self.outer.push(self.text(argv));
                     self.open_tail = true;
                     self.emit_as(
                         &[literal_word("rm"), literal_word("-rf")],
@@ -1037,7 +1080,7 @@ impl Analyzer {
             }
         }
         if !whole_known {
-            let text = text_of(argv);
+            let text = self.text(argv);
             self.uncertain(
                 UncertainKind::Command,
                 &text,
@@ -1140,7 +1183,7 @@ impl Analyzer {
             }
             return;
         }
-        self.privileged.push(text_of(argv));
+        self.privileged.push(self.text(argv));
         let saved = self.cwds.clone();
         if let Some(dir) = chdir {
             self.cwds = self.cwds_after_cd(dir.literal.as_deref(), dir.tilde);
@@ -1257,7 +1300,7 @@ impl Analyzer {
 
     /// Analyse `script` as run by the command `argv` (`bash -c`, `eval`, …).
     pub(super) fn nested_script(&mut self, argv: &[WordVal], script: &str) {
-        self.outer.push(text_of(argv));
+        self.outer.push(self.text(argv));
         self.script(script);
         self.outer.pop();
     }

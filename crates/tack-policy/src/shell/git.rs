@@ -14,7 +14,6 @@
 //! written here. Files git writes (`--output=FILE`, `format-patch -o DIR`,
 //! `archive -o`, `bundle create`, `clone DIR`, `config --global`) are edits.
 
-use super::commands::text_of;
 use super::options::could_be_option;
 use super::{Analyzer, Cwds, WordVal};
 
@@ -552,7 +551,7 @@ impl Analyzer {
                 if args.first().and_then(|w| w.literal.as_deref()) == Some("run")
                     && args.len() > 1 =>
             {
-                self.outer.push(text_of(argv));
+                self.outer.push(self.text(argv));
                 self.argv(args[1..].to_vec());
                 self.outer.pop();
             }

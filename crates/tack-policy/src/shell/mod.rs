@@ -29,11 +29,13 @@ pub(crate) mod words;
 pub(crate) use simple::simple_command_words;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use brush_parser::ast;
 use brush_parser::word::{ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource};
 
 use crate::paths::{Resolution, ResolvedPath, Resolver};
+use commands::Frame;
 
 /// How deep `bash -c`, `eval` and substitutions may nest before the command
 /// is considered unreadable.
@@ -129,9 +131,9 @@ pub(crate) struct Command {
     /// Forms with the program's base name, when it was written as a path.
     pub basename_forms: Vec<String>,
     /// Text of the wrappers around it (`timeout 5 rm x`): deny/ask only.
-    pub outer: Vec<String>,
+    pub outer: Vec<Arc<str>>,
     /// Text of privilege wrappers (`sudo …`): must be allowed as well.
-    pub privileged: Vec<String>,
+    pub privileged: Vec<Arc<str>>,
     /// Known text before the first dynamic word, when there is one.
     pub dynamic_prefix: Option<String>,
     /// Resolved operands (None when one is dynamic or the directory is unknown).
@@ -193,6 +195,7 @@ pub(crate) fn analyze(
         depth: 0,
         outer: Vec::new(),
         privileged: Vec::new(),
+        frames: Vec::new(),
         open_tail: false,
         cd_seen: 0,
         functions: Vec::new(),
@@ -222,6 +225,7 @@ pub(crate) fn analyze(
             depth: 0,
             outer: Vec::new(),
             privileged: Vec::new(),
+            frames: Vec::new(),
             open_tail: false,
             cd_seen: 0,
             functions: Vec::new(),
@@ -254,7 +258,8 @@ fn parse_tokens(
 pub(crate) fn snippet(s: &str) -> String {
     const MAX: usize = 120;
     let s = s.trim();
-    if s.chars().count() <= MAX {
+    // Bounded by MAX, not by the text: a long command is cut many times.
+    if s.chars().take(MAX + 1).count() <= MAX {
         return s.to_string();
     }
     let cut: String = s.chars().take(MAX).collect();
@@ -282,8 +287,11 @@ pub(crate) struct Analyzer {
     cwds: Cwds,
     items: Vec<Item>,
     depth: usize,
-    outer: Vec<String>,
-    privileged: Vec<String>,
+    outer: Vec<Arc<str>>,
+    privileged: Vec<Arc<str>>,
+    /// The command lines being read, outermost first, each with its text
+    /// once written out (see [`Analyzer::text`]).
+    frames: Vec<Frame>,
     /// The next emitted command gets more arguments at run time (xargs).
     open_tail: bool,
     /// Directory changes seen so far.

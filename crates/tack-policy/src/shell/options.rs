@@ -147,15 +147,17 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
             }
             continue;
         }
-        let cluster: Vec<char> = lit.chars().skip(1).collect();
-        for (k, &c) in cluster.iter().enumerate() {
-            let rest: String = cluster[k + 1..].iter().collect();
+        // `rest` is a slice, not a copy: a copy per letter is quadratic in
+        // the word (a 16 KB cluster took over a second).
+        let cluster = &lit[1..];
+        for (k, c) in cluster.char_indices() {
+            let rest = &cluster[k + c.len_utf8()..];
             if spec.with_arg.contains(c) {
                 let value = if rest.is_empty() {
                     i += 1;
                     words.get(i - 1).cloned()
                 } else {
-                    Some(literal(&rest))
+                    Some(literal(rest))
                 };
                 p.found.push(Found {
                     name: format!("-{c}"),
@@ -166,7 +168,7 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
             if spec.optional_arg.contains(c) {
                 p.found.push(Found {
                     name: format!("-{c}"),
-                    value: (!rest.is_empty()).then(|| literal(&rest)),
+                    value: (!rest.is_empty()).then(|| literal(rest)),
                 });
                 break;
             }

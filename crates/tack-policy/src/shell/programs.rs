@@ -1598,9 +1598,9 @@ impl Analyzer {
                 options_done = true;
                 continue;
             }
-            let chars: Vec<char> = l.chars().skip(1).collect();
-            for (k, &c) in chars.iter().enumerate() {
-                let rest: String = chars[k + 1..].iter().collect();
+            let cluster = &l[1..];
+            for (k, c) in cluster.char_indices() {
+                let rest = &cluster[k + c.len_utf8()..];
                 match c {
                     'e' | 'E' => {
                         script_given = true;
@@ -1610,7 +1610,7 @@ impl Analyzer {
                         break;
                     }
                     'i' => {
-                        in_place = Some(rest);
+                        in_place = Some(rest.to_string());
                         break;
                     }
                     'I' | 'M' | 'm' | 'd' | 'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => {

@@ -4,7 +4,7 @@
 //! Each string is analysed as the code it is; what cannot be read before
 //! running is uncertain.
 
-use super::{Opts, skip_options, text_of};
+use super::{Opts, skip_options};
 use crate::shell::words::quote;
 use crate::shell::{Analyzer, UncertainKind, WordVal};
 
@@ -21,7 +21,7 @@ impl Analyzer {
             Some(parts) if parts.is_empty() => {}
             Some(parts) => self.nested_script(argv, &parts.join(" ")),
             None => {
-                let text = text_of(argv);
+                let text = self.text(argv);
                 self.uncertain(
                     UncertainKind::Command,
                     &text,
@@ -105,20 +105,20 @@ impl Analyzer {
                     Some(name) => self.assigned_name(name),
                     None => self.uncertain(
                         UncertainKind::Command,
-                        &text_of(argv),
+                        &self.text(argv),
                         "the variable assigned is computed at run time",
                     ),
                 },
                 "-C" => self.callback(argv, f.value.as_ref()),
                 "-F" => match f.value {
                     Some(name) if name.literal.is_some() => {
-                        self.outer.push(text_of(argv));
+                        self.outer.push(self.text(argv));
                         self.call(vec![name, WordVal::dynamic(APPENDED)]);
                         self.outer.pop();
                     }
                     _ => self.uncertain(
                         UncertainKind::Command,
-                        &text_of(argv),
+                        &self.text(argv),
                         "the function called is computed at run time",
                     ),
                 },
@@ -139,7 +139,7 @@ impl Analyzer {
             Ok((_, found)) if !found.iter().any(|f| f.opt == "-x") => {}
             Ok(_) => self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "bind -x runs a command on a key press that cannot be checked here",
             ),
             Err(opt) => self.unknown_option(argv, &opt),
@@ -213,7 +213,7 @@ impl Analyzer {
                             Some(n) => names.push(n),
                             None => self.uncertain(
                                 UncertainKind::Command,
-                                &text_of(argv),
+                                &self.text(argv),
                                 "the variable assigned is computed at run time",
                             ),
                         }
@@ -235,7 +235,7 @@ impl Analyzer {
                 Some(l) => names.push(l.to_string()),
                 None if b == "getopts" => self.uncertain(
                     UncertainKind::Command,
-                    &text_of(argv),
+                    &self.text(argv),
                     "the variable assigned is computed at run time",
                 ),
                 None => {}
@@ -260,7 +260,7 @@ impl Analyzer {
             }
             None => self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "it runs a command computed at run time",
             ),
         }
@@ -272,19 +272,19 @@ impl Analyzer {
         match value.and_then(|v| v.literal.clone()) {
             Some(text) if text.contains("<(") || text.contains(">(") => self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "the words are expanded again, and a process substitution in them runs",
             ),
             Some(text) => {
                 if text.contains('$') || text.contains('`') {
-                    self.outer.push(text_of(argv));
+                    self.outer.push(self.text(argv));
                     self.eval_word(&text);
                     self.outer.pop();
                 }
             }
             None => self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "the words are computed at run time and expanded again, which can run commands",
             ),
         }
@@ -299,12 +299,12 @@ impl Analyzer {
         let outer = format!("{name}={}", quote(text));
         match name {
             "PROMPT_COMMAND" => {
-                self.outer.push(outer);
+                self.outer.push(outer.into());
                 self.script(text);
                 self.outer.pop();
             }
             "PS0" | "PS1" | "PS2" | "PS4" if text.contains('$') || text.contains('`') => {
-                self.outer.push(outer);
+                self.outer.push(outer.into());
                 self.eval_word(text);
                 self.outer.pop();
             }

@@ -8,7 +8,7 @@
 //! Older wrappers with their own handling (`env`, `timeout`, `nice`,
 //! `xargs`, `sudo`, `flock`, `watch`, …) stay in the parent module.
 
-use super::{Opts, literal_word, skip_options, text_of};
+use super::{Opts, literal_word, skip_options};
 use crate::shell::words::quote;
 use crate::shell::{Analyzer, Cwds, UncertainKind, WordVal};
 
@@ -714,7 +714,7 @@ impl Analyzer {
                         }
                         None => self.uncertain(
                             UncertainKind::Command,
-                            &text_of(argv),
+                            &self.text(argv),
                             "pee runs a command computed at run time",
                         ),
                     }
@@ -789,7 +789,7 @@ impl Analyzer {
             if w.programs.contains(&opt) {
                 match &f.value {
                     Some(v) => {
-                        self.outer.push(text_of(argv));
+                        self.outer.push(self.text(argv));
                         self.argv(vec![v.clone()]);
                         self.outer.pop();
                     }
@@ -799,7 +799,7 @@ impl Analyzer {
             if w.libraries.contains(&opt) {
                 self.uncertain(
                     UncertainKind::Command,
-                    &text_of(argv),
+                    &self.text(argv),
                     format!(
                         "`{opt}` loads a library into the command, whose code is not written here"
                     ),
@@ -816,7 +816,7 @@ impl Analyzer {
                     }
                     None => self.uncertain(
                         UncertainKind::Command,
-                        &text_of(argv),
+                        &self.text(argv),
                         "the variable set is computed at run time",
                     ),
                 }
@@ -841,7 +841,7 @@ impl Analyzer {
                     None => {
                         return self.uncertain(
                             UncertainKind::Command,
-                            &text_of(argv),
+                            &self.text(argv),
                             "cannot tell whether a word computed at run time is an operand or the command",
                         );
                     }
@@ -862,7 +862,7 @@ impl Analyzer {
             return;
         }
         if w.privileged {
-            self.privileged.push(text_of(argv));
+            self.privileged.push(self.text(argv));
         }
         let saved = self.cwds.clone();
         if w.new_root {
@@ -893,7 +893,7 @@ impl Analyzer {
             let Some(lit) = w.literal.as_deref() else {
                 return self.uncertain(
                     UncertainKind::Command,
-                    &text_of(argv),
+                    &self.text(argv),
                     "a word computed at run time may be an option of valgrind",
                 );
             };
@@ -939,7 +939,7 @@ impl Analyzer {
     /// a command instead.
     fn wrapper_output(&mut self, argv: &[WordVal], value: Option<&WordVal>, pipes: bool) {
         let Some(v) = value else {
-            return self.uncertain(UncertainKind::Edit, &text_of(argv), "missing file");
+            return self.uncertain(UncertainKind::Edit, &self.text(argv), "missing file");
         };
         if pipes {
             match v.literal.as_deref() {
@@ -951,7 +951,7 @@ impl Analyzer {
                 None => {
                     return self.uncertain(
                         UncertainKind::Command,
-                        &text_of(argv),
+                        &self.text(argv),
                         "the output may be piped to a command computed at run time",
                     );
                 }
@@ -980,7 +980,7 @@ impl Analyzer {
             Some(parts) => self.nested_script(argv, &parts.join(" ")),
             None => self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 format!("{what} runs text computed at run time"),
             ),
         }
@@ -1042,7 +1042,7 @@ impl Analyzer {
         if operands.iter().any(|w| w.literal.is_none()) {
             return self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "a word computed at run time may be an option of script",
             );
         }
@@ -1079,7 +1079,7 @@ impl Analyzer {
             })) => self.nested_script(argv, &script),
             Some(_) => self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "script -c runs text computed at run time",
             ),
             None => {
@@ -1104,7 +1104,7 @@ impl Analyzer {
             self.emit(argv);
             return self.interactive_shell(argv);
         }
-        self.privileged.push(text_of(argv));
+        self.privileged.push(self.text(argv));
         self.joined_script(argv, i, "sg");
         self.privileged.pop();
     }
@@ -1198,7 +1198,7 @@ impl Analyzer {
                 "--joblog" => self.wrapper_output(argv, f.value.as_ref(), false),
                 "--results" | "--res" => self.uncertain(
                     UncertainKind::Edit,
-                    &text_of(argv),
+                    &self.text(argv),
                     "parallel --results writes files under a directory",
                 ),
                 "--workdir" | "--wd" => self.cwds = Cwds::Unknown,
@@ -1260,7 +1260,7 @@ impl Analyzer {
         if !only_args {
             return self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "parallel combines arguments of several groups into commands",
             );
         }
@@ -1273,7 +1273,7 @@ impl Analyzer {
                 None => {
                     return self.uncertain(
                         UncertainKind::Command,
-                        &text_of(argv),
+                        &self.text(argv),
                         "parallel runs a command computed at run time",
                     );
                 }
@@ -1300,7 +1300,7 @@ impl Analyzer {
         let Some(words) = words else {
             return self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "parallel runs a command computed at run time",
             );
         };
@@ -1308,7 +1308,7 @@ impl Analyzer {
         if text.contains("{=") {
             return self.uncertain(
                 UncertainKind::Command,
-                &text_of(argv),
+                &self.text(argv),
                 "a {= … =} replacement runs Perl code",
             );
         }
