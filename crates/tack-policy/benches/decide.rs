@@ -146,7 +146,9 @@ fn main() {
     }
 }
 
-/// Commands from the red team's reports (F5, F6, F13) and their 100 KB kin.
+/// Commands from the red team's reports (F5, F6, F13) and their 100 KB kin,
+/// and the shapes that were quadratic in the analysis (a long option
+/// cluster; a wrapper running each of its arguments).
 fn adversarial() -> Vec<(&'static str, String)> {
     let nested = |open: &str, middle: &str, close: &str, n: usize| {
         format!("{}{middle}{}", open.repeat(n), close.repeat(n))
@@ -175,5 +177,13 @@ fn adversarial() -> Vec<(&'static str, String)> {
         ("100 KB of `ls;`", "ls;".repeat(33_000)),
         ("60 KB of `rm x;`", "rm x;".repeat(12_000)),
         ("60 KB of `a[`", format!("echo {}", "a[".repeat(30_000))),
+        (
+            "60 KB `tar -O…`, one option cluster",
+            format!("tar -O{}", ":-[x".repeat(15_000)),
+        ),
+        (
+            "60 KB `pee`, 1,000 scripts",
+            format!("pee {}", format!("'rm -{}' ", "f".repeat(56)).repeat(1_000)),
+        ),
     ]
 }
