@@ -159,7 +159,7 @@ fn skip_options(
     Ok((i.min(words.len()), found))
 }
 
-fn literal_word(s: &str) -> WordVal {
+pub(super) fn literal_word(s: &str) -> WordVal {
     WordVal {
         raw: s.to_string(),
         literal: Some(s.to_string()),
@@ -248,6 +248,10 @@ impl Analyzer {
     /// Process the words of a program's command line (after expansion
     /// analysis): a builtin or a program, never a shell function.
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
+        if let Err(refusal) = self.budget.check_time() {
+            let text = self.text(&argv);
+            return self.refused(&text, refusal);
+        }
         self.frames.push(Frame::of(&argv));
         self.command_line(&argv);
         self.frames.pop();

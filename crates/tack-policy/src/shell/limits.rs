@@ -74,8 +74,8 @@ fn thread_cpu() -> Duration {
 pub(crate) struct Budget {
     tokens: usize,
     bytes: usize,
-    /// This thread's CPU time when the check began.
-    started: Duration,
+    /// This thread's CPU time when the check must end.
+    deadline: Duration,
     /// A bound was met: nothing more is parsed.
     spent: bool,
 }
@@ -94,8 +94,17 @@ impl Budget {
         Budget {
             tokens: MAX_TOKENS,
             bytes: PARSED_BYTES_FLOOR + PARSED_BYTES_PER_BYTE * len.min(MAX_COMMAND_BYTES),
-            started: thread_cpu(),
+            deadline: thread_cpu() + MAX_TIME,
             spent: false,
+        }
+    }
+
+    /// A budget whose time ran out before it began.
+    #[cfg(test)]
+    pub(crate) fn out_of_time() -> Budget {
+        Budget {
+            deadline: Duration::ZERO,
+            ..Budget::new(0)
         }
     }
 
@@ -104,17 +113,24 @@ impl Budget {
         Refusal::Bound(reason)
     }
 
-    /// Count `len` bytes about to be parsed.
-    fn charge(&mut self, len: usize) -> Result<(), Refusal> {
+    /// Whether there is time left: checked where text is parsed and before
+    /// each command line is read, so no part of the analysis outlasts it.
+    pub(crate) fn check_time(&mut self) -> Result<(), Refusal> {
         if self.spent {
             return Err(Refusal::Spent);
         }
-        if thread_cpu().saturating_sub(self.started) > MAX_TIME {
+        if thread_cpu() > self.deadline {
             return Err(self.refuse(format!(
                 "checking it took longer than {} ms",
                 MAX_TIME.as_millis()
             )));
         }
+        Ok(())
+    }
+
+    /// Count `len` bytes about to be parsed.
+    fn charge(&mut self, len: usize) -> Result<(), Refusal> {
+        self.check_time()?;
         match self.bytes.checked_sub(len) {
             Some(left) => {
                 self.bytes = left;

@@ -186,27 +186,13 @@ pub(crate) fn analyze(
     how: Resolution,
     touches: bool,
 ) -> Vec<Item> {
-    let mut a = Analyzer {
-        resolver: Resolver::new(how),
+    let mut a = Analyzer::new(
+        Resolver::new(how),
         touches,
-        home: home.map(Path::to_path_buf),
-        cwds: Cwds::Known(vec![cwd.to_path_buf()]),
-        items: Vec::new(),
-        depth: 0,
-        outer: Vec::new(),
-        privileged: Vec::new(),
-        frames: Vec::new(),
-        open_tail: false,
-        cd_seen: 0,
-        functions: Vec::new(),
-        no_functions: false,
-        functions_changed: false,
-        function_called: false,
-        relinked: Vec::new(),
-        find_roots: None,
-        opts: brush_parser::ParserOptions::default(),
-        budget: limits::Budget::new(command.len()),
-    };
+        home.map(Path::to_path_buf),
+        cwd,
+        limits::Budget::new(command.len()),
+    );
     if let Err(reason) = limits::check_size(command) {
         a.uncertain(UncertainKind::Command, command, reason);
         return a.items;
@@ -216,10 +202,31 @@ pub(crate) fn analyze(
         // Something may remove or replace a function (`unset`, `source`),
         // and order alone (loops, traps, function bodies, `eval`) cannot
         // tell which calls still reach it: judge every call as the program.
-        a = Analyzer {
-            resolver: a.resolver,
+        a = Analyzer::new(
+            a.resolver,
             touches,
-            home: a.home,
+            a.home,
+            cwd,
+            limits::Budget::new(command.len()),
+        );
+        a.no_functions = true;
+        a.script(command);
+    }
+    a.items
+}
+
+impl Analyzer {
+    fn new(
+        resolver: Resolver,
+        touches: bool,
+        home: Option<PathBuf>,
+        cwd: &Path,
+        budget: limits::Budget,
+    ) -> Analyzer {
+        Analyzer {
+            resolver,
+            touches,
+            home,
             cwds: Cwds::Known(vec![cwd.to_path_buf()]),
             items: Vec::new(),
             depth: 0,
@@ -229,17 +236,15 @@ pub(crate) fn analyze(
             open_tail: false,
             cd_seen: 0,
             functions: Vec::new(),
-            no_functions: true,
+            no_functions: false,
             functions_changed: false,
             function_called: false,
             relinked: Vec::new(),
             find_roots: None,
-            opts: a.opts,
-            budget: limits::Budget::new(command.len()),
-        };
-        a.script(command);
+            opts: brush_parser::ParserOptions::default(),
+            budget,
+        }
     }
-    a.items
 }
 
 /// Parse tokens into a program, turning parser panics into errors.
@@ -1222,4 +1227,28 @@ pub(super) fn is_exempt_device(path: &str) -> bool {
             | "/dev/fd/1"
             | "/dev/fd/2"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time bound holds for the analysis too, not only where text is
+    /// parsed: a command line reached after the time is spent is not read.
+    #[test]
+    fn a_command_line_reached_after_the_time_is_spent_is_uncertain() {
+        let mut a = Analyzer::new(
+            Resolver::new(Resolution::Lexical),
+            false,
+            None,
+            Path::new("/w"),
+            limits::Budget::out_of_time(),
+        );
+        a.argv(vec![commands::literal_word("ls")]);
+        a.argv(vec![commands::literal_word("rm")]);
+        let [Item::Uncertain { reason, .. }] = a.items.as_slice() else {
+            panic!("{} items", a.items.len());
+        };
+        assert!(reason.contains("took longer than"), "{reason}");
+    }
 }
