@@ -132,6 +132,24 @@ fn main() {
         }),
     );
 
+    // A path 30,000 directories deep (60 KB), with rules any directory can
+    // match (`**/…`): it was matched once for each of its ancestors,
+    // quadratic in its length.
+    let deep = json!({ "file_path": format!("{}/{}x", root.display(), "a/".repeat(30_000)) });
+    let anywhere = PolicyBuilder::new(&root)
+        .home(Some(root.join("home")))
+        .deny("Read(**/.env*)")
+        .deny("Read(**/*.pem)")
+        .build()
+        .expect("rules compile");
+    report(
+        "Read path 30,000 deep (60 KB), `**/` rules: resolve + evaluate",
+        measure_n(20, || {
+            let r = Request::resolve("Read", black_box(&deep), &root, &anywhere);
+            black_box(evaluate(&r, &anywhere));
+        }),
+    );
+
     for (name, command) in adversarial() {
         let input = json!({ "command": command });
         let r = Request::resolve("Bash", &input, &root, &policy);

@@ -119,6 +119,23 @@ pub enum Field {
 
 const FIELDS: usize = 5;
 
+/// Words of a query that are read; the rest are not. A request is a
+/// sentence or a few, and each step of one is searched with the whole as
+/// context, so without a bound a query's cost would grow with the square of
+/// its length, and the model writes the query (3,000 steps took minutes).
+pub const MAX_QUERY_WORDS: usize = 64;
+
+/// `text` up to its `n`th word (the whole when it has no more).
+fn first_words(text: &str, n: usize) -> std::borrow::Cow<'_, str> {
+    match text.split_whitespace().nth(n) {
+        None => text.into(),
+        Some(past) => {
+            let end = past.as_ptr() as usize - text.as_ptr() as usize;
+            text[..end].into()
+        }
+    }
+}
+
 /// The weight of a field and how strongly its length normalises.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FieldScoring {
@@ -461,6 +478,8 @@ impl ToolIndex {
         if let Some(names) = query.trim_start().strip_prefix("select:") {
             return self.select(names);
         }
+        let query = first_words(query, MAX_QUERY_WORDS);
+        let query = query.as_ref();
         let parts = steps(query);
         if parts.len() < 2 {
             return self.search_one(query, limit);
@@ -1399,6 +1418,31 @@ mod tests {
         assert!(
             top.iter().any(|n| n == "mcp__filesystem__fs.read"),
             "{top:?}"
+        );
+    }
+
+    #[test]
+    fn only_the_first_words_of_a_query_are_read() {
+        assert_eq!(first_words("a b  c", 2), "a b  ");
+        assert_eq!(first_words(" a b", 5), " a b");
+        assert_eq!(first_words("é ü ö", 1), "é ");
+        // 3,000 steps, each searched with the whole as context, took
+        // minutes; the words past the bound are not read at all.
+        let index = index();
+        let long = "read the file, then create an issue, ".repeat(3_000);
+        let bounded = first_words(&long, MAX_QUERY_WORDS).into_owned();
+        assert!(bounded.split_whitespace().count() == MAX_QUERY_WORDS);
+        assert_eq!(
+            names(&index, &index.search(&long, 5)),
+            names(&index, &index.search(&bounded, 5))
+        );
+        let many_words: String = (0..50_000).map(|i| format!("issue{i} file ")).collect();
+        assert_eq!(
+            names(&index, &index.search(&many_words, 5)),
+            names(
+                &index,
+                &index.search(&first_words(&many_words, MAX_QUERY_WORDS), 5)
+            )
         );
     }
 
