@@ -10,11 +10,11 @@ use std::cell::OnceCell;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::reads;
 use super::words::{self, quote};
 use super::{
     Analyzer, Command, Cwds, Family, Item, MAX_CWDS, UncertainKind, WordVal, is_exempt_device,
 };
+use super::{limits, reads};
 use crate::paths;
 
 /// Commands whose operands are files they change: operands are checked
@@ -168,7 +168,6 @@ pub(super) fn literal_word(s: &str) -> WordVal {
     }
 }
 
-/// The canonical text of some words.
 /// A command line being read, and its text once written out.
 ///
 /// Known by where its words are and how many: the words stay borrowed, so
@@ -192,6 +191,7 @@ impl Frame {
     }
 }
 
+/// The canonical text of some words.
 fn text_of(words: &[WordVal]) -> String {
     let parts: Vec<String> = words
         .iter()
@@ -248,9 +248,13 @@ impl Analyzer {
     /// Process the words of a program's command line (after expansion
     /// analysis): a builtin or a program, never a shell function.
     pub(super) fn argv(&mut self, argv: Vec<WordVal>) {
-        if let Err(refusal) = self.budget.check_time() {
-            let text = self.text(&argv);
-            return self.refused(&text, refusal);
+        match self.budget.check_time() {
+            Ok(()) => {}
+            Err(limits::Refusal::Spent) => return,
+            Err(refusal) => {
+                let text = self.text(&argv);
+                return self.refused(&text, refusal);
+            }
         }
         self.frames.push(Frame::of(&argv));
         self.command_line(&argv);
