@@ -102,7 +102,7 @@ fn skip_options(
             if spec.long_flags.contains(&dashed.as_str()) {
                 found.push(Found {
                     opt: dashed,
-                    value: value.map(literal_word),
+                    value: value.map(WordVal::literal),
                 });
                 i += 1;
             } else if spec.long_with_arg.contains(&dashed.as_str()) {
@@ -110,7 +110,7 @@ fn skip_options(
                     Some(v) => {
                         found.push(Found {
                             opt: dashed,
-                            value: Some(literal_word(v)),
+                            value: Some(WordVal::literal(v)),
                         });
                         i += 1;
                     }
@@ -138,7 +138,7 @@ fn skip_options(
             } else if spec.with_arg.contains(c) || spec.optional_arg.contains(c) {
                 let rest = &cluster[k + c.len_utf8()..];
                 let value = if !rest.is_empty() {
-                    Some(literal_word(rest))
+                    Some(WordVal::literal(rest))
                 } else if spec.with_arg.contains(c) {
                     consumed_next = true;
                     words.get(i + 1).cloned()
@@ -157,15 +157,6 @@ fn skip_options(
         i += if consumed_next { 2 } else { 1 };
     }
     Ok((i.min(words.len()), found))
-}
-
-pub(super) fn literal_word(s: &str) -> WordVal {
-    WordVal {
-        raw: s.to_string(),
-        literal: Some(s.to_string()),
-        tilde: false,
-        glob: false,
-    }
 }
 
 /// A command line being read, and its text once written out.
@@ -220,7 +211,7 @@ fn find_roots(argv: &[WordVal]) -> Vec<WordVal> {
         .cloned()
         .collect();
     if starts.is_empty() {
-        starts.push(literal_word("."));
+        starts.push(WordVal::literal("."));
     }
     starts
 }
@@ -502,7 +493,7 @@ impl Analyzer {
                         let name = name.trim_end_matches('+');
                         let name = name.split('[').next().unwrap_or(name);
                         self.assigned_name(name);
-                        self.code_variable(name, &literal_word(value));
+                        self.code_variable(name, &WordVal::literal(value));
                     }
                 }
                 None if names_here => {
@@ -987,7 +978,7 @@ impl Analyzer {
         }
         let mut inner: Vec<WordVal> = argv[start..].to_vec();
         if inner.is_empty() {
-            inner.push(literal_word("echo"));
+            inner.push(WordVal::literal("echo"));
         }
         match &replace {
             Some(r) if !r.is_empty() => {
@@ -1064,7 +1055,7 @@ impl Analyzer {
                     self.outer.push(self.text(argv));
                     self.open_tail = true;
                     self.emit_as(
-                        &[literal_word("rm"), literal_word("-rf")],
+                        &[WordVal::literal("rm"), WordVal::literal("-rf")],
                         Some("find -delete removes only what it finds, and that was checked as edits"),
                     );
                     self.open_tail = false;
@@ -1607,7 +1598,7 @@ impl Analyzer {
         }
         if self.touches && reach == reads::Reach::RecursiveOrHere && operand_count <= non_paths {
             // `grep -r KEY`, `rg KEY`: the working directory.
-            self.touch_inside(&literal_word("."));
+            self.touch_inside(&WordVal::literal("."));
         }
         if matches!(base, "cd" | "pushd" | "chdir") && operand_count == 0 {
             return None;

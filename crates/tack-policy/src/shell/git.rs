@@ -214,14 +214,16 @@ impl Analyzer {
             };
             let takes_next = attached.is_none() && GLOBAL_WITH_VALUE.contains(&name.as_str());
             let value: Option<WordVal> = match (&attached, takes_next) {
-                (Some(v), _) => Some(literal(v)),
+                (Some(v), _) => Some(WordVal::literal(v)),
                 (None, true) => argv.get(i + 1).cloned(),
                 (None, false) => None,
             };
             match name.as_str() {
                 "-C" => dirs.extend(value.clone()),
                 "-c" => self.git_config_pair(argv, value.as_ref()),
-                c if c.starts_with("-c") => self.git_config_pair(argv, Some(&literal(&c[2..]))),
+                c if c.starts_with("-c") => {
+                    self.git_config_pair(argv, Some(&WordVal::literal(&c[2..])))
+                }
                 "--config-env" => {
                     // `key=ENVVAR`: the value is not written here.
                     let key = value
@@ -351,7 +353,7 @@ impl Analyzer {
                 }
                 for n in names {
                     if let Some(v) = l.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
-                        out.push(Some(literal(v)));
+                        out.push(Some(WordVal::literal(v)));
                     } else if l == n {
                         out.push(if next { args.get(k + 1).cloned() } else { None });
                     } else if n.len() == 2
@@ -360,7 +362,7 @@ impl Analyzer {
                         && l.starts_with(n)
                     {
                         // `-osecrets`, `-x'cmd'`: the value attached.
-                        out.push(Some(literal(&l[2..])));
+                        out.push(Some(WordVal::literal(&l[2..])));
                     }
                 }
             }
@@ -448,7 +450,7 @@ impl Analyzer {
                             "git grep -O opens the files in the pager git is configured with",
                         );
                     } else if let Some(cmd) = l.strip_prefix("--open-files-in-pager=") {
-                        runs_each(self, vec![Some(literal(cmd))], "git grep -O");
+                        runs_each(self, vec![Some(WordVal::literal(cmd))], "git grep -O");
                     } else if !l.starts_with("--") && l.starts_with('-') {
                         // Short options with a value end the cluster.
                         for (k, c) in l.char_indices().skip(1) {
@@ -460,7 +462,11 @@ impl Analyzer {
                                 if cmd.is_empty() {
                                     self.may_run_git(argv, "git grep -O opens the files in the pager git is configured with");
                                 } else {
-                                    runs_each(self, vec![Some(literal(cmd))], "git grep -O");
+                                    runs_each(
+                                        self,
+                                        vec![Some(WordVal::literal(cmd))],
+                                        "git grep -O",
+                                    );
                                 }
                                 break;
                             }
@@ -517,7 +523,7 @@ impl Analyzer {
                 if sub == "format-patch" && !has(&["--stdout"]) {
                     let dirs = value_of(&["-o", "--output-directory"], true);
                     if dirs.is_empty() && value_of(&["--output"], true).is_empty() {
-                        self.writes_inside(&literal("."));
+                        self.writes_inside(&WordVal::literal("."));
                     }
                     for d in dirs {
                         match d {
@@ -647,7 +653,7 @@ impl Analyzer {
                 a.touch(super::Family::Edit, p);
             }
         };
-        let here = literal(".");
+        let here = WordVal::literal(".");
         match sub {
             "restore" | "rm" | "mv" if !flag(&["--cached"]) || flag(&["--worktree", "-W"]) => {
                 named(self, &operands);
@@ -756,9 +762,9 @@ impl Analyzer {
                         .trim_end_matches(".git")
                         .to_string();
                     if name.is_empty() {
-                        literal(".")
+                        WordVal::literal(".")
                     } else {
-                        literal(&name)
+                        WordVal::literal(&name)
                     }
                 }
                 None => return,
@@ -804,13 +810,13 @@ impl Analyzer {
                 continue;
             };
             match l {
-                "--global" => file = Some(literal("~/.gitconfig")),
-                "--system" => file = Some(literal("/etc/gitconfig")),
+                "--global" => file = Some(WordVal::literal("~/.gitconfig")),
+                "--system" => file = Some(WordVal::literal("/etc/gitconfig")),
                 "-f" | "--file" => {
                     file = args.get(k).cloned();
                     k += 1;
                 }
-                l if l.starts_with("--file=") => file = Some(literal(&l[7..])),
+                l if l.starts_with("--file=") => file = Some(WordVal::literal(&l[7..])),
                 "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "-l" | "--list"
                 | "--get-color" | "--get-colorbool" | "get" | "list" | "--show-origin"
                 | "--show-scope" | "--name-only" => reads = true,
@@ -850,14 +856,5 @@ impl Analyzer {
                 self.runs_unwritten(argv, "git config sets an option computed at run time")
             }
         }
-    }
-}
-
-fn literal(s: &str) -> WordVal {
-    WordVal {
-        raw: s.to_string(),
-        literal: Some(s.to_string()),
-        tilde: false,
-        glob: false,
     }
 }

@@ -167,6 +167,16 @@ pub(crate) struct WordVal {
 }
 
 impl WordVal {
+    /// A word whose value is `s` as written.
+    fn literal(s: &str) -> WordVal {
+        WordVal {
+            raw: s.to_string(),
+            literal: Some(s.to_string()),
+            tilde: false,
+            glob: false,
+        }
+    }
+
     fn dynamic(raw: impl Into<String>) -> WordVal {
         WordVal {
             raw: raw.into(),
@@ -1244,8 +1254,8 @@ mod tests {
             Path::new("/w"),
             limits::Budget::out_of_time(),
         );
-        a.argv(vec![commands::literal_word("ls")]);
-        a.argv(vec![commands::literal_word("rm")]);
+        a.argv(vec![WordVal::literal("ls")]);
+        a.argv(vec![WordVal::literal("rm")]);
         let [Item::Uncertain { reason, .. }] = a.items.as_slice() else {
             panic!("{} items", a.items.len());
         };

@@ -73,15 +73,6 @@ pub(crate) fn could_be_option(raw: &str) -> bool {
     }
 }
 
-fn literal(s: &str) -> WordVal {
-    WordVal {
-        raw: s.to_string(),
-        literal: Some(s.to_string()),
-        tilde: false,
-        glob: false,
-    }
-}
-
 /// Read `words` (the arguments after the program name) against `spec`.
 pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
     let mut p = Parsed::default();
@@ -124,7 +115,7 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
             let d = dashed.as_str();
             if spec.long_with_arg.contains(&d) {
                 let value = match value {
-                    Some(v) => Some(literal(v)),
+                    Some(v) => Some(WordVal::literal(v)),
                     None => {
                         i += 1;
                         words.get(i - 1).cloned()
@@ -140,7 +131,7 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
                 }
                 p.found.push(Found {
                     name: dashed,
-                    value: value.map(literal),
+                    value: value.map(WordVal::literal),
                 });
             } else {
                 p.unknown.push(lit.clone());
@@ -157,7 +148,7 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
                     i += 1;
                     words.get(i - 1).cloned()
                 } else {
-                    Some(literal(rest))
+                    Some(WordVal::literal(rest))
                 };
                 p.found.push(Found {
                     name: format!("-{c}"),
@@ -168,7 +159,7 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
             if spec.optional_arg.contains(c) {
                 p.found.push(Found {
                     name: format!("-{c}"),
-                    value: (!rest.is_empty()).then(|| literal(rest)),
+                    value: (!rest.is_empty()).then(|| WordVal::literal(rest)),
                 });
                 break;
             }
@@ -190,7 +181,7 @@ mod tests {
     use super::*;
 
     fn words(s: &str) -> Vec<WordVal> {
-        s.split(' ').map(literal).collect()
+        s.split(' ').map(WordVal::literal).collect()
     }
 
     const SED: Spec = Spec {

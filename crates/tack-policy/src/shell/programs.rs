@@ -986,7 +986,7 @@ impl Analyzer {
 
     /// Files written where the current directory is.
     fn writes_here(&mut self) {
-        self.writes_inside(&literal("."));
+        self.writes_inside(&WordVal::literal("."));
     }
 
     pub(super) fn writes_unknown(&mut self, argv: &[WordVal], reason: &str) {
@@ -1138,11 +1138,11 @@ impl Analyzer {
         };
         for e in effects {
             match e {
-                SedEffect::Write(file) => self.writes(&literal(&file)),
+                SedEffect::Write(file) => self.writes(&WordVal::literal(&file)),
                 SedEffect::Read(file) => {
-                    self.touch(super::Family::Read, &literal(&file));
+                    self.touch(super::Family::Read, &WordVal::literal(&file));
                 }
-                SedEffect::Run(Some(command)) => self.runs(argv, Some(&literal(&command)), "sed"),
+                SedEffect::Run(Some(command)) => self.runs(argv, Some(&WordVal::literal(&command)), "sed"),
                 SedEffect::Run(None) => self.may_run(
                     argv,
                     "sed runs the text it edits as a command (`e`), which is not known before it runs",
@@ -1179,7 +1179,7 @@ impl Analyzer {
         {
             let mut values = rest[1..].iter();
             for c in l.chars() {
-                words.push(literal(&format!("-{c}")));
+                words.push(WordVal::literal(&format!("-{c}")));
                 if TAR.with_arg.contains(c) {
                     words.extend(values.next().cloned());
                 }
@@ -1238,7 +1238,7 @@ impl Analyzer {
                 let Some(v) = v else { continue };
                 match (&v.literal, dirs.last().and_then(|d| d.literal.clone())) {
                     (Some(top), Some(base)) if !top.starts_with('/') => {
-                        self.writes_inside(&literal(&format!("{base}/{top}")));
+                        self.writes_inside(&WordVal::literal(&format!("{base}/{top}")));
                     }
                     _ => self.writes_inside(v),
                 }
@@ -1256,7 +1256,11 @@ impl Analyzer {
         for v in p.values(&["--checkpoint-action"]).collect::<Vec<_>>() {
             let action = v.and_then(|v| v.literal.clone());
             match action.as_deref().and_then(|a| a.strip_prefix("exec=")) {
-                Some(cmd) => self.runs(argv, Some(&literal(cmd)), "tar --checkpoint-action"),
+                Some(cmd) => self.runs(
+                    argv,
+                    Some(&WordVal::literal(cmd)),
+                    "tar --checkpoint-action",
+                ),
                 None if action.is_none() => {
                     self.may_run(argv, "tar --checkpoint-action is computed at run time");
                 }
@@ -1278,7 +1282,7 @@ impl Analyzer {
             .last()
             .flatten()
             .cloned()
-            .unwrap_or_else(|| literal("."));
+            .unwrap_or_else(|| WordVal::literal("."));
         let remote_names = p.values(&["-O", "--remote-name"]).count();
         let all = p.has(&["--remote-name-all"]);
         let urls: Vec<&WordVal> = p.operands.iter().collect();
@@ -1346,7 +1350,7 @@ impl Analyzer {
                 .last()
                 .flatten()
                 .cloned()
-                .unwrap_or_else(|| literal("."));
+                .unwrap_or_else(|| WordVal::literal("."));
             self.writes_inside(&dir);
         }
     }
@@ -1633,7 +1637,7 @@ impl Analyzer {
                     } else {
                         format!("{file}{ext}")
                     };
-                    self.writes(&literal(&backup));
+                    self.writes(&WordVal::literal(&backup));
                 }
             }
         }
@@ -1712,7 +1716,7 @@ impl Analyzer {
                 let file = file.clone();
                 self.writes(&file);
             }
-            None => self.writes(&literal("typescript")),
+            None => self.writes(&WordVal::literal("typescript")),
         }
     }
 
@@ -1850,7 +1854,11 @@ impl Analyzer {
                     if value.eq_ignore_ascii_case("none") {
                         continue;
                     }
-                    self.runs(argv, Some(&literal(value)), &format!("ssh's {key}"));
+                    self.runs(
+                        argv,
+                        Some(&WordVal::literal(value)),
+                        &format!("ssh's {key}"),
+                    );
                 }
                 "pkcs11provider" | "securitykeyprovider" | "permitlocalcommand" | "include" => {
                     self.may_run(
@@ -1951,7 +1959,7 @@ impl Analyzer {
                 .last()
                 .flatten()
                 .cloned()
-                .unwrap_or_else(|| literal("."));
+                .unwrap_or_else(|| WordVal::literal("."));
             self.changes_inside(&dir);
         }
     }
@@ -2041,15 +2049,6 @@ pub(super) fn short_text(argv: &[WordVal]) -> String {
         }
     }
     out
-}
-
-fn literal(s: &str) -> WordVal {
-    WordVal {
-        raw: s.to_string(),
-        literal: Some(s.to_string()),
-        tilde: false,
-        glob: false,
-    }
 }
 
 /// The file name `curl -O` gives a URL: its path's last segment.

@@ -310,11 +310,11 @@ fn programs_known_to_the_analysis() -> Vec<String> {
 /// over a second, because each letter of an option cluster copied the rest
 /// of the word; and `pee` with a thousand scripts took a second, because
 /// each one wrote out the whole command again (and matched it against the
-/// rules again). For every program the
-/// analysis knows, the largest command it takes, as one clustered word, as
-/// thousands of options, as thousands of operands and as a thousand long
-/// words, is judged in linear time (a quadratic step at 60 KB takes seconds
-/// here).
+/// rules again). For every program the analysis knows, the largest command
+/// it takes, as one clustered word, as thousands of options, as thousands of
+/// operands, as a thousand long words and as repeated options that run or
+/// write something, is judged in linear time (a quadratic step at 60 KB
+/// takes seconds here).
 #[test]
 fn the_largest_commands_are_judged_in_linear_time_by_every_program() {
     // Rules that start with a wildcard are matched against every form of

@@ -8,7 +8,7 @@
 //! Older wrappers with their own handling (`env`, `timeout`, `nice`,
 //! `xargs`, `sudo`, `flock`, `watch`, …) stay in the parent module.
 
-use super::{Opts, literal_word, skip_options};
+use super::{Opts, skip_options};
 use crate::shell::words::quote;
 use crate::shell::{Analyzer, Cwds, UncertainKind, WordVal};
 
@@ -904,7 +904,7 @@ impl Analyzer {
                 .strip_prefix("--log-file=")
                 .or_else(|| lit.strip_prefix("--xml-file="))
             {
-                self.edit_target(&literal_word(file));
+                self.edit_target(&WordVal::literal(file));
             }
             if lit.starts_with("--db-command")
                 || (firejail
@@ -1069,7 +1069,7 @@ impl Analyzer {
                 let file = (*file).clone();
                 self.edit_target(&file);
             }
-            None if !logs => self.edit_target(&literal_word("typescript")),
+            None if !logs => self.edit_target(&WordVal::literal("typescript")),
             None => {}
         }
         match command {
