@@ -37,7 +37,10 @@
 //! words also find their synonyms and related words (`synonyms.rs`), then
 //! their nearest neighbours in word-vector space (`related.rs`, a table
 //! derived from GloVe vectors), each at a lower weight; a tool counts only
-//! the best match of each query word. With the cargo feature `semantic` and
+//! the best match of each query word. A word the catalog lacks is split
+//! into two words it has ("healthcheck"), and two query words are joined
+//! when the catalog writes them as one ("log in"), both at the synonyms'
+//! weight. With the cargo feature `semantic` and
 //! `TACK_TOOL_SEARCH_VECTORS` naming a word-vector file, the cosine of
 //! mean word vectors is fused in too (`semantic.rs`).
 //! Values the request passes on — a URL, a file name, an id, quoted text,
@@ -705,6 +708,31 @@ impl ToolIndex {
         out
     }
 
+    /// The catalog's terms for the two parts of `word`, when the catalog
+    /// does not have the word but has both parts (each of 3 letters or
+    /// more, not stop words): the split with the longest first part.
+    fn split_compound(&self, word: &str) -> Option<[u32; 2]> {
+        if word.len() < 7 || !word.is_ascii() {
+            return None;
+        }
+        let mut part = String::new();
+        let term = |text: &str, part: &mut String| {
+            if is_stop_word(text) {
+                return None;
+            }
+            part.clear();
+            part.push_str(text);
+            if self.scoring.stem {
+                stem(part);
+            }
+            self.terms.get(part.as_str()).copied()
+        };
+        (3..=word.len() - 3).rev().find_map(|at| {
+            let (head, tail) = word.split_at(at);
+            Some([term(head, &mut part)?, term(tail, &mut part)?])
+        })
+    }
+
     fn parse(&self, query: &str) -> Parsed {
         let mut parsed = Parsed::default();
         let mut word_buf = String::new();
@@ -715,6 +743,8 @@ impl ToolIndex {
         let mut in_quote = false;
         let mut after_name = false;
         let mut neighbour = String::new();
+        // The query's previous word, to join with the next.
+        let mut previous = String::new();
         for raw in words {
             let (required, raw) = match raw.strip_prefix('+') {
                 Some(rest) => (true, rest),
@@ -772,7 +802,33 @@ impl ToolIndex {
                     });
                 }
             }
+            let mut first_of_raw = true;
             for_each_word(trimmed, &mut word_buf, |w, buf| {
+                // Two words the catalog writes as one ("log in", "sign
+                // up", "time zone"): the joined word too.
+                let first = std::mem::take(&mut first_of_raw);
+                if value || required || !first {
+                    previous.clear();
+                } else if !previous.is_empty() {
+                    previous.push_str(w);
+                    if self.scoring.stem {
+                        stem(&mut previous);
+                    }
+                    if let Some(&id) = self.terms.get(previous.as_str()) {
+                        group += 1;
+                        parsed.add(QueryTerm {
+                            id,
+                            required: false,
+                            weight: self.scoring.synonym_weight,
+                            group,
+                            idf: self.idf[id as usize],
+                        });
+                    }
+                    previous.clear();
+                }
+                if !value && !required {
+                    previous.push_str(w);
+                }
                 if !required && is_stop_word(w) {
                     return;
                 }
@@ -797,7 +853,23 @@ impl ToolIndex {
                         idf: self.idf[id as usize],
                     }),
                     None if required => parsed.missing_required = true,
-                    None => {}
+                    None => {
+                        // A compound the catalog writes apart
+                        // ("geocoordinates", "healthcheck"): its parts.
+                        if !value && let Some(parts) = self.split_compound(w) {
+                            for id in parts {
+                                group += 1;
+                                parsed.add(QueryTerm {
+                                    id,
+                                    required: false,
+                                    weight: word_weight * self.scoring.synonym_weight,
+                                    group,
+                                    idf: self.idf[id as usize],
+                                });
+                            }
+                            return;
+                        }
+                    }
                 }
                 if required || value || !self.scoring.synonyms {
                     return;
@@ -1444,6 +1516,30 @@ mod tests {
                 &index.search(&first_words(&many_words, MAX_QUERY_WORDS), 5)
             )
         );
+    }
+
+    #[test]
+    fn words_the_catalog_writes_apart_or_together_are_found_either_way() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "maps",
+                "geocode",
+                "Convert an address into geographic coordinates.",
+                json!({}),
+            ),
+            SearchDoc::mcp("maps", "elevation", "The height of a place.", json!({})),
+            SearchDoc::mcp("ops", "probe", "Check the health of a service.", json!({})),
+            SearchDoc::mcp("chat", "login", "Sign the bot into the server.", json!({})),
+            SearchDoc::mcp("chat", "send", "Send a message to a channel.", json!({})),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 1));
+        // A compound the catalog has as two words.
+        assert_eq!(top("run a healthcheck on the API"), ["mcp__ops__probe"]);
+        // Two words the catalog has as one.
+        assert_eq!(top("please log in"), ["mcp__chat__login"]);
+        // A compound with no known parts, or a value, finds nothing.
+        assert!(index.search("xyzzyplugh", 5).is_empty());
+        assert!(index.search("'healthcheck'", 5).is_empty());
     }
 
     #[test]
