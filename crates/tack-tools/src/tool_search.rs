@@ -722,15 +722,20 @@ impl ToolIndex {
             }
             part.clear();
             part.push_str(text);
-            if self.scoring.stem {
-                stem(part);
-            }
-            self.terms.get(part.as_str()).copied()
+            self.stemmed_term(part)
         };
         (3..=word.len() - 3).rev().find_map(|at| {
             let (head, tail) = word.split_at(at);
             Some([term(head, &mut part)?, term(tail, &mut part)?])
         })
+    }
+
+    /// The catalog's term for `word`, stemmed in place as the index stems.
+    fn stemmed_term(&self, word: &mut String) -> Option<u32> {
+        if self.scoring.stem {
+            stem(word);
+        }
+        self.terms.get(word.as_str()).copied()
     }
 
     fn parse(&self, query: &str) -> Parsed {
@@ -787,19 +792,8 @@ impl ToolIndex {
             };
             if value && let Some(kind) = value_kind(trimmed) {
                 // A URL asks for a tool that takes one, and so on.
-                let mut kind = kind.to_owned();
-                if self.scoring.stem {
-                    stem(&mut kind);
-                }
-                if let Some(&id) = self.terms.get(kind.as_str()) {
-                    group += 1;
-                    parsed.add(QueryTerm {
-                        id,
-                        required: false,
-                        weight: word_weight,
-                        group,
-                        idf: self.idf[id as usize],
-                    });
+                if let Some(id) = self.stemmed_term(&mut kind.to_owned()) {
+                    parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
             }
             let mut first_of_raw = true;
@@ -811,18 +805,9 @@ impl ToolIndex {
                     previous.clear();
                 } else if !previous.is_empty() {
                     previous.push_str(w);
-                    if self.scoring.stem {
-                        stem(&mut previous);
-                    }
-                    if let Some(&id) = self.terms.get(previous.as_str()) {
-                        group += 1;
-                        parsed.add(QueryTerm {
-                            id,
-                            required: false,
-                            weight: self.scoring.synonym_weight,
-                            group,
-                            idf: self.idf[id as usize],
-                        });
+                    if let Some(id) = self.stemmed_term(&mut previous) {
+                        let weight = self.scoring.synonym_weight;
+                        parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
                     }
                     previous.clear();
                 }
@@ -834,11 +819,8 @@ impl ToolIndex {
                 }
                 buf.clear();
                 buf.push_str(w);
-                if self.scoring.stem {
-                    stem(buf);
-                }
                 group += 1;
-                let own = self.terms.get(buf.as_str()).copied();
+                let own = self.stemmed_term(buf);
                 #[cfg(feature = "semantic")]
                 parsed.words.push((
                     w.into(),
@@ -857,15 +839,9 @@ impl ToolIndex {
                         // A compound the catalog writes apart
                         // ("geocoordinates", "healthcheck"): its parts.
                         if !value && let Some(parts) = self.split_compound(w) {
+                            let weight = word_weight * self.scoring.synonym_weight;
                             for id in parts {
-                                group += 1;
-                                parsed.add(QueryTerm {
-                                    id,
-                                    required: false,
-                                    weight: word_weight * self.scoring.synonym_weight,
-                                    group,
-                                    idf: self.idf[id as usize],
-                                });
+                                parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
                             }
                             return;
                         }
@@ -901,15 +877,12 @@ impl ToolIndex {
                         }
                         neighbour.clear();
                         neighbour.push_str(n);
-                        if self.scoring.stem {
-                            stem(&mut neighbour);
-                        }
+                        let Some(id) = self.stemmed_term(&mut neighbour) else {
+                            continue;
+                        };
                         if neighbour == *buf {
                             continue;
                         }
-                        let Some(&id) = self.terms.get(neighbour.as_str()) else {
-                            continue;
-                        };
                         let weight = self.scoring.neighbour_weight * similarity;
                         match parsed.terms.iter_mut().find(|t| t.id == id) {
                             Some(t) if t.group == group => t.weight = t.weight.max(weight),
@@ -1059,6 +1032,18 @@ struct Parsed {
 impl Parsed {
     /// Adds a term of the query's own words; one already there (as another
     /// word's synonym, or with less weight) takes this word's place.
+    /// `id` as a group of its own (the next after `group`), not required.
+    fn add_group(&mut self, group: &mut u32, id: u32, weight: f32, idf: f32) {
+        *group += 1;
+        self.add(QueryTerm {
+            id,
+            required: false,
+            weight,
+            group: *group,
+            idf,
+        });
+    }
+
     fn add(&mut self, term: QueryTerm) {
         match self.terms.iter_mut().find(|t| t.id == term.id) {
             Some(t) => {
