@@ -278,30 +278,47 @@ impl ToolIndex {
             scratch.clear();
             let mut len = [0u32; FIELDS];
             let mut add = |text: &str, field: Field, scratch: &mut Vec<(u32, u8)>| {
-                for_each_word(text, &mut word, |w, term| {
-                    // Each distinct word is looked at once: stop word or
-                    // which term, after stemming.
-                    let id = match seen.get(w) {
-                        Some(&id) => id,
-                        None => {
-                            let id = (!is_stop_word(w)).then(|| {
-                                term.clear();
-                                term.push_str(w);
-                                if scoring.stem {
-                                    stem(term);
-                                }
-                                let next = terms.len() as u32;
-                                *terms.entry(term.as_str().into()).or_insert(next)
-                            });
-                            seen.insert(w.into(), id);
-                            id
-                        }
-                    };
-                    if let Some(id) = id {
-                        scratch.push((id, field as u8));
-                        len[field as usize] += 1;
+                // Each distinct word is looked at once: stop word or which
+                // term, after stemming.
+                let mut term_of = |w: &str, term: &mut String| match seen.get(w) {
+                    Some(&id) => id,
+                    None => {
+                        let id = (!is_stop_word(w)).then(|| {
+                            term.clear();
+                            term.push_str(w);
+                            if scoring.stem {
+                                stem(term);
+                            }
+                            let next = terms.len() as u32;
+                            *terms.entry(term.as_str().into()).or_insert(next)
+                        });
+                        seen.insert(w.into(), id);
+                        id
                     }
-                });
+                };
+                // A word written in camelCase (`GitHub`, `MongoDB`) is also
+                // the whole word, as the server's name and a query in
+                // lowercase write it; it does not lengthen the field.
+                let mut wholes: Vec<&str> = Vec::new();
+                for_each_word_and_whole(
+                    text,
+                    &mut word,
+                    |w, term| {
+                        if let Some(id) = term_of(w, term) {
+                            scratch.push((id, field as u8));
+                            len[field as usize] += 1;
+                        }
+                    },
+                    |whole| wholes.push(whole),
+                );
+                for whole in wholes {
+                    let mut term = String::new();
+                    word.clear();
+                    word.extend(whole.chars().flat_map(char::to_lowercase));
+                    if let Some(id) = term_of(&word, &mut term) {
+                        scratch.push((id, field as u8));
+                    }
+                }
             };
             add(&doc.name, Field::Name, &mut scratch);
             if let Some(server) = &doc.server {
@@ -796,8 +813,13 @@ impl ToolIndex {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
             }
+            // A word in camelCase the catalog has whole (`GitHub`) is that
+            // word, not its parts (`git`, `hub`).
+            let whole =
+                has_case_boundary(trimmed) && self.stemmed_term(&mut lower.clone()).is_some();
+            let text = if whole { lower.as_str() } else { trimmed };
             let mut first_of_raw = true;
-            for_each_word(trimmed, &mut word_buf, |w, buf| {
+            for_each_word(text, &mut word_buf, |w, buf| {
                 // Two words the catalog writes as one ("log in", "sign
                 // up", "time zone"): the joined word too.
                 let first = std::mem::take(&mut first_of_raw);
@@ -1158,36 +1180,76 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether `word` is one run of letters that turns case inside, as
+/// [`for_each_word`] splits it (`GitHub`, `createIssue`, `HTTPServer`; not
+/// `Leave` or `README`).
+fn has_case_boundary(word: &str) -> bool {
+    let mut found = false;
+    for_each_word_and_whole(
+        word,
+        &mut String::new(),
+        |_, _| {},
+        |whole| found |= whole.len() == word.len(),
+    );
+    found
+}
+
 /// Calls `f` with each lowercase word of `text`: runs of letters and
 /// digits, split again where camelCase turns (`getUserByID` → get, user,
 /// by, id; `HTTPServer` → http, server) and between letters and digits.
 /// `f` gets a scratch buffer back for its own use.
-fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str, &mut String)) {
+fn for_each_word(text: &str, buf: &mut String, f: impl FnMut(&str, &mut String)) {
+    for_each_word_and_whole(text, buf, f, |_| {});
+}
+
+/// As [`for_each_word`], and calls `whole` with each run of letters that
+/// was split where its case turns (`GitHub`, `getUser`), as written.
+fn for_each_word_and_whole<'t>(
+    text: &'t str,
+    buf: &mut String,
+    mut f: impl FnMut(&str, &mut String),
+    mut whole: impl FnMut(&'t str),
+) {
     let mut scratch = String::new();
     buf.clear();
-    let mut chars = text.chars().peekable();
+    let mut chars = text.char_indices().peekable();
     // The previous character, when it is part of the same run.
     let mut prev: Option<char> = None;
-    while let Some(c) = chars.next() {
+    // The run's start, whether its case turned, whether it is all letters.
+    let mut start = 0;
+    let mut case_turned = false;
+    let mut letters = true;
+    while let Some((i, c)) = chars.next() {
         if !c.is_alphanumeric() {
             if !buf.is_empty() {
                 f(buf, &mut scratch);
                 buf.clear();
             }
+            if prev.is_some() && case_turned && letters {
+                whole(&text[start..i]);
+            }
             prev = None;
             continue;
         }
-        if let Some(prev) = prev {
-            let boundary = (prev.is_lowercase() && c.is_uppercase())
-                || (prev.is_uppercase()
-                    && c.is_uppercase()
-                    && chars.peek().is_some_and(|n| n.is_lowercase()))
-                || (prev.is_numeric() != c.is_numeric());
-            if boundary && !buf.is_empty() {
-                f(buf, &mut scratch);
-                buf.clear();
+        match prev {
+            None => {
+                start = i;
+                case_turned = false;
+                letters = true;
+            }
+            Some(prev) => {
+                let case = (prev.is_lowercase() && c.is_uppercase())
+                    || (prev.is_uppercase()
+                        && c.is_uppercase()
+                        && chars.peek().is_some_and(|(_, n)| n.is_lowercase()));
+                case_turned |= case;
+                if (case || prev.is_numeric() != c.is_numeric()) && !buf.is_empty() {
+                    f(buf, &mut scratch);
+                    buf.clear();
+                }
             }
         }
+        letters &= c.is_alphabetic();
         if c.is_ascii() {
             buf.push(c.to_ascii_lowercase());
         } else {
@@ -1198,6 +1260,9 @@ fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str, &mut Stri
     if !buf.is_empty() {
         f(buf, &mut scratch);
         buf.clear();
+    }
+    if prev.is_some() && case_turned && letters {
+        whole(&text[start..]);
     }
 }
 
@@ -1525,6 +1590,40 @@ mod tests {
         // A compound with no known parts, or a value, finds nothing.
         assert!(index.search("xyzzyplugh", 5).is_empty());
         assert!(index.search("'healthcheck'", 5).is_empty());
+    }
+
+    #[test]
+    fn a_name_in_camel_case_is_one_word() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "github",
+                "add_issue_comment",
+                "Add a comment to an existing issue.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "git",
+                "git_notes",
+                "Attach a comment to a git commit, as a code hub would.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "tracker",
+                "list_issues",
+                "List the issues of a GitHub repository.",
+                json!({}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 1));
+        // `GitHub` is the server's name, not `git` and `hub`.
+        assert_eq!(
+            top("Leave a comment on GitHub issue 12"),
+            ["mcp__github__add_issue_comment"]
+        );
+        // And a description's `GitHub` is found as `github`.
+        assert_eq!(top("github repository"), ["mcp__tracker__list_issues"]);
+        // A word the catalog does not have whole is still its parts.
+        assert_eq!(top("a GitNotes comment"), ["mcp__git__git_notes"]);
     }
 
     #[test]

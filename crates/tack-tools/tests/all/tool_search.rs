@@ -23,20 +23,20 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.828 / 0.845 / 0.647 with the default ranker (multi-step
-    // 0.710, paraphrased 0.710, direct 1.0).
+    // Measured 0.828 / 0.849 / 0.671 with the default ranker (multi-step
+    // 0.645, paraphrased 0.742, direct 1.0).
     assert!(all.success_at_5 >= 0.825, "success@5 {}", all.success_at_5);
-    assert!(all.recall_at_5 >= 0.84, "recall@5 {}", all.recall_at_5);
-    assert!(all.mrr >= 0.64, "MRR {}", all.mrr);
+    assert!(all.recall_at_5 >= 0.845, "recall@5 {}", all.recall_at_5);
+    assert!(all.mrr >= 0.665, "MRR {}", all.mrr);
     let multi = report.kinds.iter().find(|k| k.kind == "multi").unwrap();
-    assert!(multi.success_at_5 >= 0.70, "multi {}", multi.success_at_5);
+    assert!(multi.success_at_5 >= 0.64, "multi {}", multi.success_at_5);
     let paraphrase = report
         .kinds
         .iter()
         .find(|k| k.kind == "paraphrase")
         .unwrap();
     assert!(
-        paraphrase.success_at_5 >= 0.70,
+        paraphrase.success_at_5 >= 0.74,
         "paraphrase {}",
         paraphrase.success_at_5
     );
