@@ -2,6 +2,11 @@
 //! query to answer (issue 17: build < 100 ms, query p99 < 1 ms).
 //! `cargo bench -p tack-tools --bench tool_search`
 //!
+//! With `--features semantic` and `TACK_TOOL_SEARCH_MODEL` naming a model
+//! (`eval/toolsearch/minilm/setup.sh` installs all-MiniLM-L6-v2), also the
+//! semantic ranker on the labelled set's 1,165 real tools: embedding them
+//! with an empty vector cache and with a full one, and its 225 queries.
+//!
 //! The catalog is synthetic and the same on every run: 40 servers of 250
 //! tools, names `verb_object[_qualifier]`, descriptions of three or four
 //! sentences, two to six described parameters each, all from word lists.
@@ -10,7 +15,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use tack_tools::tool_search::{SearchDoc, ToolIndex};
+use tack_tools::tool_search::{Scoring, SearchDoc, ToolIndex};
 
 const SERVERS: &[&str] = &[
     "github",
@@ -271,7 +276,17 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i]
 }
 
+/// The default ranker without the semantic one, even where configured.
+fn lexical() -> Scoring {
+    Scoring {
+        semantic_weight: 0.0,
+        ..Scoring::default()
+    }
+}
+
 fn main() {
+    #[cfg(feature = "semantic")]
+    semantic();
     let mut rng = Rng(17);
     let docs = catalog(&mut rng);
     let queries = queries(&mut rng, &docs);
@@ -281,7 +296,7 @@ fn main() {
     for _ in 0..7 {
         let docs = docs.clone();
         let started = Instant::now();
-        let built = ToolIndex::new(docs);
+        let built = ToolIndex::with_scoring(docs, lexical());
         builds.push(started.elapsed());
         index = Some(black_box(built));
     }
@@ -317,5 +332,65 @@ fn main() {
         percentile(&times, 0.5).as_secs_f64() * 1e6,
         percentile(&times, 0.99).as_secs_f64() * 1e6,
         times[times.len() - 1].as_secs_f64() * 1e6
+    );
+}
+
+#[cfg(feature = "semantic")]
+fn semantic() {
+    use tack_tools::tool_search::eval::{read_catalog, read_queries};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
+    let (Ok(docs), Ok(queries)) = (
+        read_catalog(&dir.join("catalog.json")),
+        read_queries(&dir.join("queries.jsonl")),
+    ) else {
+        eprintln!("semantic ranker: eval/toolsearch cannot be read; skipped");
+        return;
+    };
+    let started = Instant::now();
+    let Some(model) = tack_tools::tool_search::semantic::model() else {
+        return;
+    };
+    let load = started.elapsed();
+    // Cold: the vector cache emptied (it is only a cache).
+    if let Some(cache) = model.cache() {
+        let _ = std::fs::remove_file(cache);
+    }
+    let started = Instant::now();
+    black_box(ToolIndex::new(docs.clone()));
+    let cold = started.elapsed();
+    let started = Instant::now();
+    let index = black_box(ToolIndex::new(docs.clone()));
+    let warm = started.elapsed();
+    let lexical_build = {
+        let started = Instant::now();
+        black_box(ToolIndex::with_scoring(docs.clone(), lexical()));
+        started.elapsed()
+    };
+    let mut times: Vec<Duration> = queries
+        .iter()
+        .map(|q| {
+            let started = Instant::now();
+            black_box(index.search(black_box(&q.query), 5));
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    println!(
+        "semantic ranker (all-MiniLM-L6-v2 or as configured) over the labelled set's {} tools:",
+        docs.len()
+    );
+    println!("  model load {:.0} ms", load.as_secs_f64() * 1e3);
+    println!(
+        "  index build: {:.1} s with no cached vectors, {:.1} ms with all cached ({:.1} ms without the model)",
+        cold.as_secs_f64(),
+        warm.as_secs_f64() * 1e3,
+        lexical_build.as_secs_f64() * 1e3
+    );
+    println!(
+        "  query ({} queries, each step embedded): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        times.len(),
+        percentile(&times, 0.5).as_secs_f64() * 1e3,
+        percentile(&times, 0.99).as_secs_f64() * 1e3,
+        times[times.len() - 1].as_secs_f64() * 1e3
     );
 }

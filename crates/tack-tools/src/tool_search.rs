@@ -41,8 +41,9 @@
 //! into two words it has ("healthcheck"), and two query words are joined
 //! when the catalog writes them as one ("log in"), both at the synonyms'
 //! weight. With the cargo feature `semantic` and
-//! `TACK_TOOL_SEARCH_VECTORS` naming a word-vector file, the cosine of
-//! mean word vectors is fused in too (`semantic.rs`).
+//! `TACK_TOOL_SEARCH_MODEL` naming a sentence-embedding model's directory,
+//! the cosine of the query's and each tool's embeddings is fused in too
+//! (`semantic.rs`).
 //! Values the request passes on — a URL, a file name, an id, quoted text,
 //! the name after `called` — count less than the words of what to do, and
 //! bring the word for their kind (`url`, `file`, `email`). A request of
@@ -153,7 +154,7 @@ pub struct FieldScoring {
 /// description 1, parameter names 1.5, parameter descriptions 0.5; k1 2;
 /// synonyms on at 0.7, related words at 0.4, word-vector neighbours at 0.3
 /// × their similarity from 0.5 up; values at 0.5; a step sees the rest of
-/// its request at 0.3; semantic fusion, where configured, at 0.1) is what
+/// its request at 0.3; semantic fusion, where configured, at 3) is what
 /// the labelled set in
 /// `eval/toolsearch` measured best
 /// (BENCHMARKS.md, "Tool search"); re-measure there before changing it:
@@ -191,9 +192,10 @@ pub struct Scoring {
     pub neighbour_weight: f32,
     /// The least cosine similarity at which a neighbour counts.
     pub neighbour_floor: f32,
-    /// With the cargo feature `semantic` and word vectors configured
+    /// With the cargo feature `semantic` and a model configured
     /// (`semantic.rs`): how much the cosine similarity of the query's and
-    /// a tool's mean word vectors counts against BM25F. 0 turns it off.
+    /// a tool's embeddings counts, against BM25F scaled to its best. 0
+    /// turns it off.
     pub semantic_weight: f32,
 }
 
@@ -217,7 +219,7 @@ impl Default for Scoring {
             context_weight: 0.3,
             neighbour_weight: 0.3,
             neighbour_floor: 0.5,
-            semantic_weight: 0.1,
+            semantic_weight: 3.0,
         }
     }
 }
@@ -411,30 +413,11 @@ impl ToolIndex {
         }
         let synonyms = synonym_terms(&terms, &scoring);
         #[cfg(feature = "semantic")]
-        let semantic = semantic::vectors()
+        let semantic = semantic::model()
             .filter(|_| scoring.semantic_weight > 0.0)
-            .map(|vectors| {
-                let max_idf = (1.0 + (n + 0.5) / 0.5).ln();
-                let mut buf = String::new();
-                semantic::DocVectors::new(vectors, docs.len(), |d, add| {
-                    let doc = &docs[d];
-                    for text in [&doc.name, &doc.description] {
-                        for_each_word(text, &mut buf, |w, term| {
-                            if is_stop_word(w) {
-                                return;
-                            }
-                            term.clear();
-                            term.push_str(w);
-                            if scoring.stem {
-                                stem(term);
-                            }
-                            let idf = terms
-                                .get(term.as_str())
-                                .map_or(max_idf, |&id| idf[id as usize]);
-                            add(w, idf);
-                        });
-                    }
-                })
+            .map(|model| {
+                let texts: Vec<String> = docs.iter().map(semantic_text).collect();
+                semantic::DocVectors::new(model, &texts)
             });
         Self {
             docs,
@@ -545,13 +528,6 @@ impl ToolIndex {
         {
             let base = parsed.terms.iter().map(|t| t.group + 1).max().unwrap_or(0);
             let whole = self.parse(context);
-            #[cfg(feature = "semantic")]
-            parsed.words.extend(
-                whole
-                    .words
-                    .into_iter()
-                    .map(|(w, weight)| (w, weight * self.scoring.context_weight)),
-            );
             for t in whole.terms {
                 if !parsed.terms.iter().any(|p| p.id == t.id) {
                     parsed.terms.push(QueryTerm {
@@ -633,7 +609,7 @@ impl ToolIndex {
         }
         #[cfg(feature = "semantic")]
         if !parsed.missing_required {
-            self.fuse_semantic(&parsed, &mut scores, &mut touched);
+            self.fuse_semantic(query, &mut scores, &mut touched);
         }
         let mut ranked: Vec<Hit> = touched
             .into_iter()
@@ -657,39 +633,25 @@ impl ToolIndex {
         first
     }
 
-    /// The IDF of a word no document has.
+    /// Fuses the cosine similarity of the query's and each tool's
+    /// embeddings into `scores`: where positive, the cosine times
+    /// [`Scoring::semantic_weight`] and the best BM25F score (so BM25F
+    /// scaled to its best, plus the weighted cosine, ranks the same). A
+    /// tool it lifts above 0 joins `touched`.
     #[cfg(feature = "semantic")]
-    fn max_idf(&self) -> f32 {
-        let n = self.docs.len().max(1) as f32;
-        (1.0 + (n + 0.5) / 0.5).ln()
-    }
-
-    /// Fuses the cosine similarity of the query's and each document's mean
-    /// word vectors into `scores`, as a weighted sum: the similarity above
-    /// the catalog's mean, as a share of the best one above it, times
-    /// [`Scoring::semantic_weight`] and the best BM25F score. A document
-    /// it lifts above 0 joins `touched`. (Measured on eval/toolsearch with
-    /// GloVe 6B 100-d: every weight and reciprocal rank fusion lost; see
-    /// `semantic.rs`.)
-    #[cfg(feature = "semantic")]
-    fn fuse_semantic(&self, parsed: &Parsed, scores: &mut [f32], touched: &mut Vec<u32>) {
+    fn fuse_semantic(&self, query: &str, scores: &mut [f32], touched: &mut Vec<u32>) {
         let Some(semantic) = &self.semantic else {
             return;
         };
-        let Some(q) = semantic.query(parsed.words.iter().map(|(w, weight)| (&**w, *weight))) else {
+        let Some(q) = semantic.query(query) else {
             return;
         };
-        let cos = semantic.cosines(&q);
         let best = touched
             .iter()
             .map(|&d| scores[d as usize])
             .fold(0f32, f32::max);
         let scale = self.scoring.semantic_weight * if best > 0.0 { best } else { 1.0 };
-        let mean = cos.iter().sum::<f32>() / cos.len().max(1) as f32;
-        let top = cos.iter().copied().fold(f32::MIN, f32::max);
-        let span = (top - mean).max(1e-6);
-        for (d, &c) in cos.iter().enumerate() {
-            let c = (c - mean) / span;
+        for (d, c) in semantic.cosines(&q).into_iter().enumerate() {
             if c > 0.0 {
                 if scores[d] == 0.0 {
                     touched.push(d as u32);
@@ -843,11 +805,6 @@ impl ToolIndex {
                 buf.push_str(w);
                 group += 1;
                 let own = self.stemmed_term(buf);
-                #[cfg(feature = "semantic")]
-                parsed.words.push((
-                    w.into(),
-                    word_weight * own.map_or_else(|| self.max_idf(), |id| self.idf[id as usize]),
-                ));
                 match own {
                     Some(id) => parsed.add(QueryTerm {
                         id,
@@ -1024,6 +981,20 @@ fn is_identifier(word: &str) -> bool {
             .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
 }
 
+/// What the semantic ranker embeds of a tool: its server's and its
+/// name's words, and its description ("github: add issue comment. Add a
+/// comment to an existing issue").
+#[cfg(feature = "semantic")]
+fn semantic_text(doc: &SearchDoc) -> String {
+    let server = doc.server.as_deref().map(words).unwrap_or_default();
+    format!(
+        "{}: {}. {}",
+        server.join(" "),
+        words(&doc.name).join(" "),
+        doc.description
+    )
+}
+
 fn hit(doc: u32, score: f32) -> Hit {
     Hit {
         doc: doc as usize,
@@ -1045,10 +1016,6 @@ struct Parsed {
     missing_required: bool,
     servers: Vec<u32>,
     exact: Vec<u32>,
-    /// The query's words with their weight (IDF × the word's weight), for
-    /// its mean vector.
-    #[cfg(feature = "semantic")]
-    words: Vec<(Box<str>, f32)>,
 }
 
 impl Parsed {

@@ -46,8 +46,9 @@ cosine similarity in hundredths. Words without a neighbour are kept only
 when another line points at them.
 
 `--vectors-out PATH` also writes the vectors of the 100,000 most frequent
-plain words in GloVe text format, for the `semantic` feature
-(`TACK_TOOL_SEARCH_VECTORS=PATH`; not checked in).
+plain words in GloVe text format (not checked in): what the first `semantic`
+feature fused, a mean of word vectors, which lost at every weight and was
+replaced by a sentence-embedding model (BENCHMARKS.md, "Tool search").
 """
 
 import argparse

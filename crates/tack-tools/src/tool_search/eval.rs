@@ -507,9 +507,12 @@ mod tune {
             ("vector neighbours 0.2", with(&|s| s.neighbour_weight = 0.2)),
             ("vector neighbours 0.4", with(&|s| s.neighbour_weight = 0.4)),
             ("neighbour floor 0.6", with(&|s| s.neighbour_floor = 0.6)),
-            // Only with the `semantic` feature and TACK_TOOL_SEARCH_VECTORS.
+            // Only with the `semantic` feature and TACK_TOOL_SEARCH_MODEL.
             ("semantic 0", with(&|s| s.semantic_weight = 0.0)),
-            ("semantic 0.3", with(&|s| s.semantic_weight = 0.3)),
+            ("semantic 1", with(&|s| s.semantic_weight = 1.0)),
+            ("semantic 2", with(&|s| s.semantic_weight = 2.0)),
+            ("semantic 4", with(&|s| s.semantic_weight = 4.0)),
+            ("semantic 6", with(&|s| s.semantic_weight = 6.0)),
         ]
     }
 
@@ -546,7 +549,12 @@ mod tune {
             "{:<28} {:>6} {:>6} {:>6} {:>6} {:>8} {:>8}",
             "variant", "S@5", "R@5", "R@1", "MRR", "odd S@5", "even S@5"
         );
-        for (name, scoring) in variants() {
+        // TACK_TUNE=semantic: only the default and the semantic weights.
+        let only = std::env::var("TACK_TUNE").unwrap_or_default();
+        for (name, scoring) in variants()
+            .into_iter()
+            .filter(|(name, _)| *name == "default" || name.contains(only.as_str()))
+        {
             let index = ToolIndex::with_scoring(docs.clone(), scoring);
             let report = evaluate(&index, &queries);
             let all = report.overall().unwrap();
