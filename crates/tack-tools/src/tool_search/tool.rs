@@ -46,7 +46,7 @@ const DESCRIPTION_LINE: usize = 150;
 /// Searches the session's deferred tools and loads the ones it finds.
 pub struct ToolSearch {
     description: String,
-    index: Mutex<Option<Arc<Indexed>>>,
+    index: Arc<IndexCell>,
     /// What each call found, until its audit record takes it.
     discoveries: Mutex<HashMap<String, Discovery>>,
 }
@@ -56,6 +56,9 @@ impl std::fmt::Debug for ToolSearch {
         f.debug_struct("ToolSearch").finish_non_exhaustive()
     }
 }
+
+/// The index, once built, shared with the thread that builds or searches it.
+type IndexCell = Mutex<Option<Arc<Indexed>>>;
 
 /// The index over the deferred tools of a registry of `registry_len` tools.
 struct Indexed {
@@ -76,15 +79,19 @@ impl ToolSearch {
             .collect();
         Self {
             description: describe(&deferred),
-            index: Mutex::new(None),
+            index: Arc::new(Mutex::new(None)),
             discoveries: Mutex::new(HashMap::new()),
         }
     }
 
     /// The index over `registry`'s deferred tools, built again only when
     /// the registry has grown since (tools are never removed in a session).
-    fn index(&self, registry: &ToolRegistry, refused: &dyn Fn(&str) -> bool) -> Arc<Indexed> {
-        let mut cached = self.index.lock().unwrap_or_else(|p| p.into_inner());
+    fn index(
+        cell: &IndexCell,
+        registry: &ToolRegistry,
+        refused: &dyn Fn(&str) -> bool,
+    ) -> Arc<Indexed> {
+        let mut cached = cell.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(indexed) = cached.as_ref()
             && indexed.registry_len == registry.len()
         {
@@ -290,10 +297,31 @@ impl Tool for ToolSearch {
         };
         let host = &ctx.host;
         let refused = |name: &str| host.refused_outright(name);
-        let indexed = self.index(&registry, &refused);
+        let rank = {
+            let (cell, registry, host) =
+                (Arc::clone(&self.index), Arc::clone(&registry), host.clone());
+            let query = query.clone();
+            move || {
+                let refused = |name: &str| host.refused_outright(name);
+                let indexed = Self::index(&cell, &registry, &refused);
+                let hits = indexed.index.search(&query, limit);
+                (indexed, hits)
+            }
+        };
+        // A sentence-embedding model takes milliseconds a query, and
+        // seconds to embed new tools: not on the runtime's threads.
+        #[cfg(feature = "semantic")]
+        let (indexed, hits) = if super::semantic::model().is_some() {
+            tokio::task::spawn_blocking(rank).await.map_err(|e| {
+                ToolError::Unavailable(format!("the tool search did not finish: {e}"))
+            })?
+        } else {
+            rank()
+        };
+        #[cfg(not(feature = "semantic"))]
+        let (indexed, hits) = rank();
         let index = &indexed.index;
-        let hits: Vec<&SearchDoc> = index
-            .search(&query, limit)
+        let hits: Vec<&SearchDoc> = hits
             .into_iter()
             .map(|hit| index.doc(hit.doc))
             .filter(|doc| !refused(&doc.tool))
