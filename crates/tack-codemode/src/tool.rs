@@ -282,9 +282,27 @@ impl ToolBridge for HostBridge {
             .iter()
             .map(tack_tools::tool_search::tool::search_doc)
             .collect();
-        let index = tack_tools::tool_search::ToolIndex::new(docs);
-        Ok(index
-            .search(query, SEARCH_LIMIT)
+        let (index, hits) = if tack_tools::tool_search::uses_model() {
+            // A sentence-embedding model: not on the runtime's threads.
+            let query = query.to_owned();
+            tokio::task::spawn_blocking(move || {
+                let index = tack_tools::tool_search::ToolIndex::new(docs);
+                let hits = index.search(&query, SEARCH_LIMIT);
+                (index, hits)
+            })
+            .await
+            .map_err(|e| {
+                BridgeError::new(
+                    "unavailable",
+                    format!("the tool search did not finish: {e}"),
+                )
+            })?
+        } else {
+            let index = tack_tools::tool_search::ToolIndex::new(docs);
+            let hits = index.search(query, SEARCH_LIMIT);
+            (index, hits)
+        };
+        Ok(hits
             .into_iter()
             .map(|hit| {
                 let doc = index.doc(hit.doc);

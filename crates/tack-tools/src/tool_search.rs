@@ -123,6 +123,16 @@ pub enum Field {
 
 const FIELDS: usize = 5;
 
+/// Whether searches use a sentence-embedding model (the feature `semantic`
+/// with a model configured): then building an index can take seconds and a
+/// search milliseconds, work for a blocking thread, not an async one.
+pub fn uses_model() -> bool {
+    #[cfg(feature = "semantic")]
+    return semantic::model().is_some();
+    #[cfg(not(feature = "semantic"))]
+    false
+}
+
 /// Words of a query that are read; the rest are not. A request is a
 /// sentence or a few, and each step of one is searched with the whole as
 /// context, so without a bound a query's cost would grow with the square of

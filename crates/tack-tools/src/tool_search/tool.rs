@@ -310,16 +310,13 @@ impl Tool for ToolSearch {
         };
         // A sentence-embedding model takes milliseconds a query, and
         // seconds to embed new tools: not on the runtime's threads.
-        #[cfg(feature = "semantic")]
-        let (indexed, hits) = if super::semantic::model().is_some() {
+        let (indexed, hits) = if super::uses_model() {
             tokio::task::spawn_blocking(rank).await.map_err(|e| {
                 ToolError::Unavailable(format!("the tool search did not finish: {e}"))
             })?
         } else {
             rank()
         };
-        #[cfg(not(feature = "semantic"))]
-        let (indexed, hits) = rank();
         let index = &indexed.index;
         let hits: Vec<&SearchDoc> = hits
             .into_iter()
