@@ -425,7 +425,8 @@ pub enum ToolsCommand {
     /// (only that server's tools; alone, all of them), a tool's exact name
     /// (always first), or select:A,B (exactly those). --catalog FILE ranks
     /// a catalog's tools instead: a JSON array of MCP definitions {server,
-    /// name, description, inputSchema}. --json: an array of {server, name,
+    /// name, description, inputSchema} (no server: a built-in tool, by its
+    /// name). --json: an array of {server, name,
     /// tool, score}. With --queries FILE.jsonl (lines {id, query, kind,
     /// steps: [[{server, name}, …], …]}) prints recall@1/5/10, success@5,
     /// MRR and the tokens of the top 5 per kind of query (--json: the

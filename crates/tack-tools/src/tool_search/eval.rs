@@ -56,7 +56,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// One tool of a catalog file.
 #[derive(Debug, Deserialize)]
 struct CatalogTool {
-    server: String,
+    /// None: a tool of no server (a built-in), searched by its name alone.
+    #[serde(default)]
+    server: Option<String>,
     name: String,
     #[serde(default)]
     description: Option<String>,
@@ -79,12 +81,11 @@ pub fn parse_catalog(text: &str, path: &str) -> Result<Vec<SearchDoc>> {
     Ok(tools
         .into_iter()
         .map(|t| {
-            SearchDoc::mcp(
-                &t.server,
-                &t.name,
-                t.description.as_deref().unwrap_or(""),
-                t.input_schema,
-            )
+            let description = t.description.as_deref().unwrap_or("");
+            match &t.server {
+                Some(server) => SearchDoc::mcp(server, &t.name, description, t.input_schema),
+                None => SearchDoc::local(&t.name, description, t.input_schema),
+            }
         })
         .collect())
 }
@@ -383,6 +384,34 @@ mod tests {
         assert!(all.top5_tokens < all.all_tokens as f64);
         assert_eq!(report.queries[0].ranks, [Some(1)]);
         assert_eq!(report.queries[1].id, "2");
+    }
+
+    #[test]
+    fn a_tool_of_no_server_is_found_by_its_name() {
+        let docs = parse_catalog(
+            r#"[{"name": "Grep", "description": "Search file contents.", "input_schema": {}},
+                {"server": "fs", "name": "read", "description": null}]"#,
+            "catalog.json",
+        )
+        .unwrap();
+        assert_eq!(
+            (docs[0].tool.as_str(), docs[0].server.as_deref()),
+            ("Grep", None)
+        );
+        assert_eq!(docs[1].tool, "mcp__fs__read");
+        let index = ToolIndex::new(docs);
+        let queries = parse_queries(
+            r#"{"id": 1, "query": "search the contents of files", "steps": [[{"name": "Grep"}]]}"#,
+            "q.jsonl",
+        )
+        .unwrap();
+        let report = evaluate(&index, &queries);
+        assert!(
+            report.unknown_tools.is_empty(),
+            "{:?}",
+            report.unknown_tools
+        );
+        assert_eq!(report.queries[0].ranks, [Some(1)]);
     }
 
     #[test]
