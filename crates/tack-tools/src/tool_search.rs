@@ -747,6 +747,17 @@ impl ToolIndex {
             let trimmed = raw
                 .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
             let trimmed = trimmed.trim_end_matches('.');
+            // A possessive's or contraction's tail is no word: "Friday's"
+            // is `friday`, "what's" `what`, not `s` (which matches `S3`);
+            // a negation ("can't", "don't") asks for no tool.
+            let trimmed = match trimmed.rsplit_once(['\'', '\u{2019}']) {
+                Some((head, tail)) if !head.is_empty() => match tail {
+                    "s" | "re" | "ll" | "ve" | "d" | "m" => head,
+                    "t" => continue,
+                    _ => trimmed,
+                },
+                _ => trimmed,
+            };
             let value = is_value(trimmed, raw, &mut in_quote, after_name);
             if trimmed.is_empty() {
                 continue;
@@ -1601,6 +1612,31 @@ mod tests {
         assert_eq!(top("github repository"), ["mcp__tracker__list_issues"]);
         // A word the catalog does not have whole is still its parts.
         assert_eq!(top("a GitNotes comment"), ["mcp__git__git_notes"]);
+    }
+
+    #[test]
+    fn a_possessive_or_contraction_leaves_no_letter_behind() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp("aws", "s3_list", "List the buckets of S3.", json!({})),
+            SearchDoc::mcp(
+                "calendar",
+                "respond",
+                "Respond to a meeting invitation.",
+                json!({}),
+            ),
+        ]);
+        // Not `s` (of S3), nor `t`.
+        assert!(index.search("what's on Friday's plan", 5).is_empty());
+        assert!(index.search("I don't know", 5).is_empty());
+        assert_eq!(
+            names(&index, &index.search("I can't make Friday's meeting", 5)),
+            ["mcp__calendar__respond"]
+        );
+        // A quote's apostrophe is no contraction.
+        assert_eq!(
+            names(&index, &index.search("the 's3' buckets", 1)),
+            ["mcp__aws__s3_list"]
+        );
     }
 
     #[test]
