@@ -282,26 +282,14 @@ impl ToolBridge for HostBridge {
             .iter()
             .map(tack_tools::tool_search::tool::search_doc)
             .collect();
-        let (index, hits) = if tack_tools::tool_search::uses_model() {
-            // A sentence-embedding model: not on the runtime's threads.
-            let query = query.to_owned();
-            tokio::task::spawn_blocking(move || {
-                let index = tack_tools::tool_search::ToolIndex::new(docs);
-                let hits = index.search(&query, SEARCH_LIMIT);
-                (index, hits)
-            })
-            .await
-            .map_err(|e| {
-                BridgeError::new(
-                    "unavailable",
-                    format!("the tool search did not finish: {e}"),
-                )
-            })?
-        } else {
+        let query = query.to_owned();
+        let (index, hits) = tack_tools::tool_search::run_search(move || {
             let index = tack_tools::tool_search::ToolIndex::new(docs);
-            let hits = index.search(query, SEARCH_LIMIT);
+            let hits = index.search(&query, SEARCH_LIMIT);
             (index, hits)
-        };
+        })
+        .await
+        .map_err(|message| BridgeError::new("unavailable", message))?;
         Ok(hits
             .into_iter()
             .map(|hit| {

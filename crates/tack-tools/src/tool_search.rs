@@ -125,12 +125,28 @@ const FIELDS: usize = 5;
 
 /// Whether searches use a sentence-embedding model (the feature `semantic`
 /// with a model configured): then building an index can take seconds and a
-/// search milliseconds, work for a blocking thread, not an async one.
-pub fn uses_model() -> bool {
+/// search milliseconds.
+fn uses_model() -> bool {
     #[cfg(feature = "semantic")]
     return semantic::model().is_some();
     #[cfg(not(feature = "semantic"))]
     false
+}
+
+/// Runs `work` (building an index, searching it) where it belongs: on
+/// tokio's blocking pool when searches use a model, else right here (a
+/// lexical search takes microseconds). The error says the work did not
+/// finish.
+pub async fn run_search<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, String> {
+    if uses_model() {
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| format!("the tool search did not finish: {e}"))
+    } else {
+        Ok(work())
+    }
 }
 
 /// Words of a query that are read; the rest are not. A request is a
@@ -323,8 +339,8 @@ impl ToolIndex {
                     },
                     |whole| wholes.push(whole),
                 );
+                let mut term = String::new();
                 for whole in wholes {
-                    let mut term = String::new();
                     word.clear();
                     word.extend(whole.chars().flat_map(char::to_lowercase));
                     if let Some(id) = term_of(&word, &mut term) {

@@ -308,15 +308,9 @@ impl Tool for ToolSearch {
                 (indexed, hits)
             }
         };
-        // A sentence-embedding model takes milliseconds a query, and
-        // seconds to embed new tools: not on the runtime's threads.
-        let (indexed, hits) = if super::uses_model() {
-            tokio::task::spawn_blocking(rank).await.map_err(|e| {
-                ToolError::Unavailable(format!("the tool search did not finish: {e}"))
-            })?
-        } else {
-            rank()
-        };
+        let (indexed, hits) = super::run_search(rank)
+            .await
+            .map_err(ToolError::Unavailable)?;
         let index = &indexed.index;
         let hits: Vec<&SearchDoc> = hits
             .into_iter()
