@@ -51,7 +51,7 @@
 //! step by step (each step with the rest of the request at a lower
 //! weight), and the steps' best tools are taken in turn.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 pub mod eval;
@@ -218,6 +218,11 @@ pub struct Scoring {
     pub neighbour_weight: f32,
     /// The least cosine similarity at which a neighbour counts.
     pub neighbour_floor: f32,
+    /// How much each word of a tool's name that the query does not ask
+    /// for (nor a synonym or related word of it) costs: the score is
+    /// divided by `1 + name_penalty × such words`. Words most of the
+    /// server's tool names share (`jira_`, `browser_`) are not counted.
+    pub name_penalty: f32,
     /// With the cargo feature `semantic` and a model configured
     /// (`semantic.rs`): how much the cosine similarity of the query's and
     /// a tool's embeddings counts, against BM25F scaled to its best. 0
@@ -245,6 +250,7 @@ impl Default for Scoring {
             context_weight: 0.3,
             neighbour_weight: 0.3,
             neighbour_floor: 0.5,
+            name_penalty: 0.05,
             semantic_weight: 3.0,
         }
     }
@@ -282,6 +288,9 @@ pub struct ToolIndex {
     /// and [`RELATED`], with the weight each counts at (both stemmed as
     /// the index stems).
     synonyms: FxHashMap<Box<str>, Vec<(u32, f32)>>,
+    /// By document: its name's terms, but those most of its server's
+    /// names share.
+    name_terms: NameTerms,
     /// The documents' mean word vectors, when vectors are configured.
     #[cfg(feature = "semantic")]
     semantic: Option<semantic::DocVectors>,
@@ -302,6 +311,8 @@ impl ToolIndex {
         let mut lengths: Vec<[u32; FIELDS]> = Vec::with_capacity(docs.len());
         let mut word = String::new();
         let mut scratch: Vec<(u32, u8)> = Vec::new();
+        let siblings = sibling_names(&docs);
+        let mut names: Vec<Vec<u32>> = Vec::with_capacity(docs.len());
         for (d, doc) in docs.iter().enumerate() {
             scratch.clear();
             let mut len = [0u32; FIELDS];
@@ -348,14 +359,25 @@ impl ToolIndex {
                     }
                 }
             };
+            let name_start = scratch.len();
             add(&doc.name, Field::Name, &mut scratch);
+            let mut name: Vec<u32> = scratch[name_start..].iter().map(|e| e.0).collect();
+            name.sort_unstable();
+            name.dedup();
+            names.push(name);
             if let Some(server) = &doc.server {
                 add(server, Field::Server, &mut scratch);
             }
-            add(&doc.description, Field::Description, &mut scratch);
+            let own = (doc.server.as_deref(), doc.name.as_str());
+            let description = without_siblings(&doc.description, own, &siblings);
+            add(&description, Field::Description, &mut scratch);
             for_each_parameter(&doc.input_schema, 0, &mut |name, text| {
                 add(name, Field::ParamNames, &mut scratch);
-                add(text, Field::ParamDescriptions, &mut scratch);
+                add(
+                    &without_siblings(text, own, &siblings),
+                    Field::ParamDescriptions,
+                    &mut scratch,
+                );
             });
             scratch.sort_unstable();
             entries.extend(scratch.iter().map(|&(t, f)| (d as u32, t, f)));
@@ -437,6 +459,7 @@ impl ToolIndex {
                 }
             }
         }
+        let name_terms = NameTerms::new(names, &server_of);
         let synonyms = synonym_terms(&terms, &scoring);
         #[cfg(feature = "semantic")]
         let semantic = semantic::model()
@@ -455,6 +478,7 @@ impl ToolIndex {
             servers,
             exact,
             synonyms,
+            name_terms,
             #[cfg(feature = "semantic")]
             semantic,
         }
@@ -630,6 +654,25 @@ impl ToolIndex {
                     }
                     scores[d] += best[d];
                     best[d] = 0.0;
+                }
+            }
+        }
+        if self.scoring.name_penalty > 0.0 {
+            // A tool named for more than was asked ("get issue watchers"
+            // for "read the Jira ticket") yields to one named for it.
+            let mut asked = vec![0u64; self.idf.len().div_ceil(64)];
+            for t in &parsed.terms {
+                asked[t.id as usize / 64] |= 1 << (t.id % 64);
+            }
+            for &d in &touched {
+                let unasked = self
+                    .name_terms
+                    .of(d)
+                    .iter()
+                    .filter(|&&t| asked[t as usize / 64] & (1 << (t % 64)) == 0)
+                    .count();
+                if unasked > 0 {
+                    scores[d as usize] /= 1.0 + self.scoring.name_penalty * unasked as f32;
                 }
             }
         }
@@ -1005,6 +1048,117 @@ fn value_kind(word: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// By document, the terms of its name that tell it from its server's
+/// other tools: a word most of the server's names share (`jira_`,
+/// `browser_`) says nothing of what one tool does. Flat: document `d`'s
+/// terms are `terms[ends[d - 1]..ends[d]]`.
+#[derive(Debug)]
+struct NameTerms {
+    terms: Vec<u32>,
+    ends: Vec<u32>,
+}
+
+impl NameTerms {
+    /// From each document's name terms (sorted, distinct) and server.
+    fn new(names: Vec<Vec<u32>>, server_of: &[Option<u32>]) -> Self {
+        let mut shared: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut size: FxHashMap<u32, u32> = FxHashMap::default();
+        for (name, server) in names.iter().zip(server_of) {
+            if let &Some(server) = server {
+                *size.entry(server).or_default() += 1;
+                for &t in name {
+                    *shared.entry((server, t)).or_default() += 1;
+                }
+            }
+        }
+        let mut terms = Vec::new();
+        let mut ends = Vec::with_capacity(names.len());
+        for (name, server) in names.into_iter().zip(server_of) {
+            let common =
+                |t: u32| server.is_some_and(|s| size[&s] >= 4 && shared[&(s, t)] * 2 >= size[&s]);
+            terms.extend(name.into_iter().filter(|&t| !common(t)));
+            ends.push(terms.len() as u32);
+        }
+        Self { terms, ends }
+    }
+
+    fn of(&self, doc: u32) -> &[u32] {
+        let d = doc as usize;
+        let start = if d == 0 { 0 } else { self.ends[d - 1] };
+        &self.terms[start as usize..self.ends[d] as usize]
+    }
+}
+
+/// Each server's tools' names written as identifiers (`search_papers`,
+/// `getUser`), lowercase, to find in its tools' descriptions; whether
+/// any is in camelCase only (no `_`, `-` to look for).
+#[derive(Default)]
+struct Siblings {
+    names: FxHashSet<String>,
+    camel: bool,
+}
+
+fn sibling_names(docs: &[SearchDoc]) -> FxHashMap<Option<&str>, Siblings> {
+    let mut out: FxHashMap<Option<&str>, Siblings> = FxHashMap::default();
+    for doc in docs.iter().filter(|d| is_identifier(&d.name)) {
+        let siblings = out.entry(doc.server.as_deref()).or_default();
+        siblings.camel |= !doc.name.contains(['_', '-']);
+        siblings.names.insert(doc.name.to_lowercase());
+    }
+    out
+}
+
+/// `text` without the names of the other tools of its tool's server: a
+/// description's "Workflow: search_papers -> download_paper -> read_paper"
+/// or "use get_abstract first" tells what those tools do, not this one.
+fn without_siblings<'t>(
+    text: &'t str,
+    (server, name): (Option<&str>, &str),
+    siblings: &FxHashMap<Option<&str>, Siblings>,
+) -> std::borrow::Cow<'t, str> {
+    let Some(siblings) = siblings.get(&server) else {
+        return text.into();
+    };
+    let part = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-' || *b >= 0x80;
+    let bytes = text.as_bytes();
+    // Where to look: every token, or (faster) only those with `_` or `-`.
+    let every: Vec<usize>;
+    let at: &mut dyn Iterator<Item = usize> = if siblings.camel {
+        every = (0..bytes.len()).filter(|&i| part(&bytes[i])).collect();
+        &mut every.into_iter()
+    } else {
+        &mut memchr::memchr2_iter(b'_', b'-', bytes)
+    };
+    let mut out: Option<String> = None;
+    let mut lower = String::new();
+    let mut end = 0;
+    for i in at {
+        if i < end {
+            continue;
+        }
+        let start = bytes[..i]
+            .iter()
+            .rposition(|b| !part(b))
+            .map_or(0, |p| p + 1);
+        end = bytes[i..]
+            .iter()
+            .position(|b| !part(b))
+            .map_or(bytes.len(), |p| i + p);
+        let token = text[start..end].trim_matches('-');
+        if token.len() < 3 || !is_identifier(token) {
+            continue;
+        }
+        lower.clear();
+        lower.extend(token.chars().flat_map(char::to_lowercase));
+        if siblings.names.contains(&lower) && !lower.eq_ignore_ascii_case(name) {
+            let from = token.as_ptr() as usize - text.as_ptr() as usize;
+            out.get_or_insert_with(|| text.to_owned())
+                .replace_range(from..from + token.len(), &" ".repeat(token.len()));
+        }
+    }
+    out.map_or(text.into(), Into::into)
 }
 
 /// Whether a query word is written as an identifier, not a plain word: it
@@ -1628,6 +1782,92 @@ mod tests {
         assert_eq!(top("github repository"), ["mcp__tracker__list_issues"]);
         // A word the catalog does not have whole is still its parts.
         assert_eq!(top("a GitNotes comment"), ["mcp__git__git_notes"]);
+    }
+
+    #[test]
+    fn a_sibling_tool_named_in_a_description_lends_it_no_words() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "arxiv",
+                "list_papers",
+                "List the papers stored here. Workflow: search_papers -> download_paper -> \
+                 list_papers.",
+                json!({"properties": {"id": {"description": "From search_papers."}}}),
+            ),
+            SearchDoc::mcp("arxiv", "search_papers", "Query arXiv.", json!({})),
+            SearchDoc::mcp("arxiv", "download_paper", "Save one as PDF.", json!({})),
+            SearchDoc::mcp("web", "search", "Search the web.", json!({})),
+            SearchDoc::mcp(
+                "notes",
+                "keep",
+                "Keep a note; see download_paper and search.",
+                json!({}),
+            ),
+        ]);
+        let found = |q: &str| names(&index, &index.search(q, 10));
+        // `search_papers` and `download_paper` are the siblings' words, in
+        // the description and in a parameter's.
+        assert_eq!(
+            found("download"),
+            ["mcp__arxiv__download_paper", "mcp__notes__keep"]
+        );
+        assert!(!found("search").contains(&"mcp__arxiv__list_papers".to_owned()));
+        // Its own name, a plain word that names a tool (`search`), and
+        // another server's tool's name are words as before.
+        assert_eq!(found("stored list")[0], "mcp__arxiv__list_papers");
+        assert!(found("search").contains(&"mcp__notes__keep".to_owned()));
+    }
+
+    #[test]
+    fn a_tool_named_for_more_than_was_asked_yields() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "atlassian",
+                "jira_get_issue",
+                "Get details of a specific Jira issue, with its links and comments.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "atlassian",
+                "jira_get_issue_watchers",
+                "Get the watchers of a Jira issue.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "atlassian",
+                "jira_get_worklog",
+                "Get worklog entries.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "atlassian",
+                "jira_search",
+                "Search Jira with JQL.",
+                json!({}),
+            ),
+            SearchDoc::mcp("atlassian", "confluence_get_page", "Get a page.", json!({})),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 1));
+        assert_eq!(
+            top("Get Jira issue PROJ-1"),
+            ["mcp__atlassian__jira_get_issue"]
+        );
+        // Asked for, the longer name wins.
+        assert_eq!(
+            top("get the watchers of a Jira issue"),
+            ["mcp__atlassian__jira_get_issue_watchers"]
+        );
+        let plain = ToolIndex::with_scoring(
+            index.docs().to_vec(),
+            Scoring {
+                name_penalty: 0.0,
+                ..Scoring::default()
+            },
+        );
+        assert_eq!(
+            names(&plain, &plain.search("Get Jira issue PROJ-1", 1)),
+            ["mcp__atlassian__jira_get_issue_watchers"]
+        );
     }
 
     #[test]

@@ -536,6 +536,9 @@ mod tune {
             ("vector neighbours 0.2", with(&|s| s.neighbour_weight = 0.2)),
             ("vector neighbours 0.4", with(&|s| s.neighbour_weight = 0.4)),
             ("neighbour floor 0.6", with(&|s| s.neighbour_floor = 0.6)),
+            ("no name penalty", with(&|s| s.name_penalty = 0.0)),
+            ("name penalty 0.1", with(&|s| s.name_penalty = 0.1)),
+            ("name penalty 0.2", with(&|s| s.name_penalty = 0.2)),
             // Only with the `semantic` feature and TACK_TOOL_SEARCH_MODEL.
             ("semantic 0", with(&|s| s.semantic_weight = 0.0)),
             ("semantic 1", with(&|s| s.semantic_weight = 1.0)),

@@ -28,13 +28,13 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.828 / 0.849 / 0.674 with the default ranker (multi-step
-    // 0.645, paraphrased 0.742, direct 1.0).
-    assert!(all.success_at_5 >= 0.825, "success@5 {}", all.success_at_5);
-    assert!(all.recall_at_5 >= 0.845, "recall@5 {}", all.recall_at_5);
-    assert!(all.mrr >= 0.665, "MRR {}", all.mrr);
+    // Measured 0.833 / 0.854 / 0.692 with the default ranker (multi-step
+    // 0.710, paraphrased 0.742, direct 1.0).
+    assert!(all.success_at_5 >= 0.83, "success@5 {}", all.success_at_5);
+    assert!(all.recall_at_5 >= 0.85, "recall@5 {}", all.recall_at_5);
+    assert!(all.mrr >= 0.685, "MRR {}", all.mrr);
     let multi = report.kinds.iter().find(|k| k.kind == "multi").unwrap();
-    assert!(multi.success_at_5 >= 0.64, "multi {}", multi.success_at_5);
+    assert!(multi.success_at_5 >= 0.70, "multi {}", multi.success_at_5);
     let paraphrase = report
         .kinds
         .iter()
@@ -78,10 +78,10 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
     let index = ToolIndex::new(catalog);
     let report = evaluate(&index, &queries);
     let all = report.overall().unwrap();
-    // Measured 0.868 / 0.874 / 0.705 (paraphrased 0.871, direct 1.0).
-    assert!(all.success_at_5 >= 0.865, "success@5 {}", all.success_at_5);
-    assert!(all.recall_at_5 >= 0.87, "recall@5 {}", all.recall_at_5);
-    assert!(all.mrr >= 0.70, "MRR {}", all.mrr);
+    // Measured 0.873 / 0.879 / 0.717 (paraphrased 0.855, direct 1.0).
+    assert!(all.success_at_5 >= 0.87, "success@5 {}", all.success_at_5);
+    assert!(all.recall_at_5 >= 0.875, "recall@5 {}", all.recall_at_5);
+    assert!(all.mrr >= 0.71, "MRR {}", all.mrr);
     let kind = |name: &str| {
         report
             .kinds
@@ -91,7 +91,7 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
             .success_at_5
     };
     assert!(
-        kind("paraphrase") >= 0.87,
+        kind("paraphrase") >= 0.85,
         "paraphrase {}",
         kind("paraphrase")
     );
