@@ -989,6 +989,20 @@ fn steps(query: &str) -> Vec<String> {
     if !current.trim().is_empty() {
         parts.push(current);
     }
+    // A part that starts with a value ("read package.json and
+    // tsconfig.json", "fetch https://a and https://b") names one more
+    // thing for the step before it.
+    let mut i = 1;
+    while i < parts.len() {
+        let first = parts[i].split_whitespace().next().unwrap_or_default();
+        if value_kind(first).is_some() || first.starts_with(['\'', '"', '`']) {
+            let part = parts.remove(i);
+            parts[i - 1].push_str(" and ");
+            parts[i - 1].push_str(&part);
+        } else {
+            i += 1;
+        }
+    }
     // A part of one word ("issues and PRs") is no step of its own.
     let words = |p: &str| {
         p.split_whitespace()
@@ -1688,6 +1702,21 @@ mod tests {
         );
         // A part of one word is no step: `issues and PRs` is one request.
         assert_eq!(steps("list issues and PRs"), ["list issues and PRs"]);
+        // Nor is a part that starts with a value: it names one more thing.
+        assert_eq!(
+            steps("read package.json and tsconfig.json together, then open an issue"),
+            [
+                "read package.json and tsconfig.json together",
+                "open an issue"
+            ]
+        );
+        assert_eq!(
+            steps("fetch https://a.example/x, 'the b page' and summarize both"),
+            [
+                "fetch https://a.example/x and 'the b page'",
+                "summarize both"
+            ]
+        );
         let index = index();
         let hits = index.search("read the file and create an issue", 5);
         let top: Vec<String> = names(&index, &hits).into_iter().take(2).collect();
