@@ -35,7 +35,7 @@ pub enum Error {
         source: std::io::Error,
     },
     #[error(
-        "{path} is not a catalog (a JSON array of {{\"server\", \"name\", \"description\", \"inputSchema\"}}): {source}"
+        "{path} is not a catalog (a JSON array of {{\"server\", \"name\", \"description\", \"inputSchema\"}}, or a server's tools/list result {{\"tools\": […]}}): {source}"
     )]
     Catalog {
         path: String,
@@ -72,12 +72,49 @@ pub fn read_catalog(path: &Path) -> Result<Vec<SearchDoc>> {
     parse_catalog(&text, &path.display().to_string())
 }
 
-/// The tools of a catalog's text; `path` names it in errors.
+/// A `tools/list` result as a server sends it (`{"tools": […]}`), alone
+/// or in its JSON-RPC response (`{"result": {"tools": […]}}`); `server`,
+/// if given, is the server of its tools that name none.
+#[derive(Debug, Deserialize)]
+struct ToolsList {
+    #[serde(default)]
+    server: Option<String>,
+    tools: Vec<CatalogTool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ToolsListResponse {
+    result: ToolsList,
+}
+
+/// The tools of a catalog's text; `path` names it in errors. The text is a
+/// JSON array of tools, or one server's `tools/list` result.
 pub fn parse_catalog(text: &str, path: &str) -> Result<Vec<SearchDoc>> {
-    let tools: Vec<CatalogTool> = serde_json::from_str(text).map_err(|source| Error::Catalog {
-        path: path.to_owned(),
-        source,
-    })?;
+    let list = |list: ToolsList| {
+        let server = list.server;
+        list.tools
+            .into_iter()
+            .map(|t| CatalogTool {
+                server: t.server.or_else(|| server.clone()),
+                ..t
+            })
+            .collect()
+    };
+    let tools: Vec<CatalogTool> = match serde_json::from_str(text) {
+        Ok(tools) => tools,
+        Err(source) => {
+            if let Ok(tools) = serde_json::from_str::<ToolsList>(text) {
+                list(tools)
+            } else if let Ok(response) = serde_json::from_str::<ToolsListResponse>(text) {
+                list(response.result)
+            } else {
+                return Err(Error::Catalog {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        }
+    };
     Ok(tools
         .into_iter()
         .map(|t| {
@@ -412,6 +449,26 @@ mod tests {
             report.unknown_tools
         );
         assert_eq!(report.queries[0].ranks, [Some(1)]);
+    }
+
+    #[test]
+    fn a_servers_tools_list_result_is_a_catalog() {
+        let result = r#"{"tools": [{"name": "get_forecast", "description": "Weather forecast."}]}"#;
+        let docs = parse_catalog(result, "list.json").unwrap();
+        assert_eq!(docs[0].tool, "get_forecast");
+        let named = r#"{"server": "weather", "tools": [{"name": "get_forecast"}]}"#;
+        assert_eq!(
+            parse_catalog(named, "list.json").unwrap()[0].tool,
+            "mcp__weather__get_forecast"
+        );
+        let response = r#"{"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a"}]}}"#;
+        assert_eq!(parse_catalog(response, "r.json").unwrap().len(), 1);
+        // Anything else is refused with the array's error.
+        let err = parse_catalog(r#"{"tool": []}"#, "bad.json").unwrap_err();
+        assert!(
+            err.to_string().contains("bad.json is not a catalog"),
+            "{err}"
+        );
     }
 
     #[test]
