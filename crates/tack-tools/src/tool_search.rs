@@ -1933,6 +1933,21 @@ mod tests {
         // `folder` is `directory`.
         let hits = index.search("files in a folder", 5);
         assert_eq!(names(&index, &hits)[0], "mcp__filesystem__list-files");
+        // To book or schedule a thing is to create it.
+        let calendar = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "cal",
+                "list-events",
+                "List the events of a calendar.",
+                json!({}),
+            ),
+            SearchDoc::mcp("cal", "create-event", "Create a new event.", json!({})),
+            SearchDoc::mcp("cal", "delete-event", "Delete an event.", json!({})),
+        ]);
+        for q in ["book a call on my calendar", "schedule an event"] {
+            let hits = calendar.search(q, 1);
+            assert_eq!(names(&calendar, &hits), ["mcp__cal__create-event"], "{q}");
+        }
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub(super) const RELATED: &[&[&str]] = &[
         "get", "read", "download", "load", "view", "inspect", "describe", "see", "show",
     ],
     &[
-        "create", "add", "open", "file", "post", "submit", "generate", "put",
+        "create", "add", "open", "file", "post", "submit", "generate", "put", "book", "schedule",
     ],
     &[
         "delete", "remove", "drop", "trash", "purge", "discard", "clear", "unlink",

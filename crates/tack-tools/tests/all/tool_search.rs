@@ -28,13 +28,13 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.838 / 0.858 / 0.692 with the default ranker (multi-step
-    // 0.710, paraphrased 0.742, direct 1.0).
-    assert!(all.success_at_5 >= 0.835, "success@5 {}", all.success_at_5);
+    // Measured 0.843 / 0.862 / 0.692 with the default ranker (multi-step
+    // 0.742, paraphrased 0.742, direct 1.0).
+    assert!(all.success_at_5 >= 0.84, "success@5 {}", all.success_at_5);
     assert!(all.recall_at_5 >= 0.85, "recall@5 {}", all.recall_at_5);
     assert!(all.mrr >= 0.685, "MRR {}", all.mrr);
     let multi = report.kinds.iter().find(|k| k.kind == "multi").unwrap();
-    assert!(multi.success_at_5 >= 0.70, "multi {}", multi.success_at_5);
+    assert!(multi.success_at_5 >= 0.73, "multi {}", multi.success_at_5);
     let paraphrase = report
         .kinds
         .iter()
