@@ -312,7 +312,7 @@ impl ToolIndex {
         let mut word = String::new();
         let mut scratch: Vec<(u32, u8)> = Vec::new();
         let siblings = sibling_names(&docs);
-        let mut names: Vec<Vec<u32>> = Vec::with_capacity(docs.len());
+        let mut names = NameTerms::default();
         for (d, doc) in docs.iter().enumerate() {
             scratch.clear();
             let mut len = [0u32; FIELDS];
@@ -361,10 +361,7 @@ impl ToolIndex {
             };
             let name_start = scratch.len();
             add(&doc.name, Field::Name, &mut scratch);
-            let mut name: Vec<u32> = scratch[name_start..].iter().map(|e| e.0).collect();
-            name.sort_unstable();
-            name.dedup();
-            names.push(name);
+            names.push(scratch[name_start..].iter().map(|e| e.0));
             if let Some(server) = &doc.server {
                 add(server, Field::Server, &mut scratch);
             }
@@ -459,7 +456,7 @@ impl ToolIndex {
                 }
             }
         }
-        let name_terms = NameTerms::new(names, &server_of);
+        let name_terms = names.without_shared(&server_of);
         let synonyms = synonym_terms(&terms, &scoring);
         #[cfg(feature = "semantic")]
         let semantic = semantic::model()
@@ -995,7 +992,7 @@ fn steps(query: &str) -> Vec<String> {
     let mut i = 1;
     while i < parts.len() {
         let first = parts[i].split_whitespace().next().unwrap_or_default();
-        if value_kind(first).is_some() || first.starts_with(['\'', '"', '`']) {
+        if value_kind(first).is_some() || first.starts_with(OPEN_QUOTES) {
             let part = parts.remove(i);
             parts[i - 1].push_str(" and ");
             parts[i - 1].push_str(&part);
@@ -1015,18 +1012,20 @@ fn steps(query: &str) -> Vec<String> {
     parts
 }
 
+/// The marks that open and close quoted text in a request.
+const OPEN_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{201c}'];
+const CLOSE_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2019}', '\u{201d}'];
+
 /// Whether a query word is a value the request passes on rather than a
 /// word of what to do: quoted text (`in_quote` carries an open quote to
 /// the next words), the word after `called`/`named`/`titled`, a URL, path,
 /// e-mail address or file name, a number, or an id (`WEB-55`, `node-3`, a
 /// commit hash). A short word with a digit (`k8s`, `s3`, `ec2`) is a word.
 fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> bool {
-    const OPEN: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{201c}'];
-    const CLOSE: [char; 5] = ['\'', '"', '`', '\u{2019}', '\u{201d}'];
-    let opens = raw.starts_with(OPEN);
+    let opens = raw.starts_with(OPEN_QUOTES);
     let closes = raw
         .trim_end_matches(['.', ',', '?', '!', ';', ':'])
-        .ends_with(CLOSE);
+        .ends_with(CLOSE_QUOTES);
     let quoted = *in_quote || opens;
     if opens && !closes {
         *in_quote = true;
@@ -1068,34 +1067,49 @@ fn value_kind(word: &str) -> Option<&'static str> {
 /// other tools: a word most of the server's names share (`jira_`,
 /// `browser_`) says nothing of what one tool does. Flat: document `d`'s
 /// terms are `terms[ends[d - 1]..ends[d]]`.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct NameTerms {
     terms: Vec<u32>,
     ends: Vec<u32>,
 }
 
 impl NameTerms {
-    /// From each document's name terms (sorted, distinct) and server.
-    fn new(names: Vec<Vec<u32>>, server_of: &[Option<u32>]) -> Self {
+    /// Adds the next document's name terms, each once.
+    fn push(&mut self, name: impl Iterator<Item = u32>) {
+        let start = self.terms.len();
+        self.terms.extend(name);
+        self.terms[start..].sort_unstable();
+        let mut kept = start;
+        for i in start..self.terms.len() {
+            if kept == start || self.terms[i] != self.terms[kept - 1] {
+                self.terms[kept] = self.terms[i];
+                kept += 1;
+            }
+        }
+        self.terms.truncate(kept);
+        self.ends.push(self.terms.len() as u32);
+    }
+
+    /// Without the terms that half or more of a server's names share (a
+    /// server of four tools or more).
+    fn without_shared(self, server_of: &[Option<u32>]) -> Self {
         let mut shared: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         let mut size: FxHashMap<u32, u32> = FxHashMap::default();
-        for (name, server) in names.iter().zip(server_of) {
+        for (d, server) in server_of.iter().enumerate() {
             if let &Some(server) = server {
                 *size.entry(server).or_default() += 1;
-                for &t in name {
+                for &t in self.of(d as u32) {
                     *shared.entry((server, t)).or_default() += 1;
                 }
             }
         }
-        let mut terms = Vec::new();
-        let mut ends = Vec::with_capacity(names.len());
-        for (name, server) in names.into_iter().zip(server_of) {
+        let mut out = Self::default();
+        for (d, server) in server_of.iter().enumerate() {
             let common =
                 |t: u32| server.is_some_and(|s| size[&s] >= 4 && shared[&(s, t)] * 2 >= size[&s]);
-            terms.extend(name.into_iter().filter(|&t| !common(t)));
-            ends.push(terms.len() as u32);
+            out.push(self.of(d as u32).iter().copied().filter(|&t| !common(t)));
         }
-        Self { terms, ends }
+        out
     }
 
     fn of(&self, doc: u32) -> &[u32] {
@@ -1138,12 +1152,10 @@ fn without_siblings<'t>(
     let part = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-' || *b >= 0x80;
     let bytes = text.as_bytes();
     // Where to look: every token, or (faster) only those with `_` or `-`.
-    let every: Vec<usize>;
-    let at: &mut dyn Iterator<Item = usize> = if siblings.camel {
-        every = (0..bytes.len()).filter(|&i| part(&bytes[i])).collect();
-        &mut every.into_iter()
+    let at: Box<dyn Iterator<Item = usize>> = if siblings.camel {
+        Box::new((0..bytes.len()).filter(move |&i| part(&bytes[i])))
     } else {
-        &mut memchr::memchr2_iter(b'_', b'-', bytes)
+        Box::new(memchr::memchr2_iter(b'_', b'-', bytes))
     };
     let mut out: Option<String> = None;
     let mut lower = String::new();
