@@ -36,8 +36,10 @@
 //! in the query, or any tool name alone, ranks that tool first. Query
 //! words also find their synonyms and related words (`synonyms.rs`), then
 //! their nearest neighbours in word-vector space (`related.rs`, a table
-//! derived from GloVe vectors), each at a lower weight; a tool counts only
-//! the best match of each query word. A word the catalog lacks is split
+//! derived from GloVe vectors), each at a lower weight; a user's word or
+//! two-word phrase also finds the words tools use for what it asks
+//! (`lexicon.rs`: "storm" finds `weather`, "sea level" `elevation`); a
+//! tool counts only the best match of each query word. A word the catalog lacks is split
 //! into two words it has ("healthcheck"), and two query words are joined
 //! when the catalog writes them as one ("log in"), both at the synonyms'
 //! weight. With the cargo feature `semantic` and
@@ -46,7 +48,11 @@
 //! (`semantic.rs`).
 //! Values the request passes on — a URL, a file name, an id, quoted text,
 //! the name after `called` — count less than the words of what to do, and
-//! bring the word for their kind (`url`, `file`, `email`). A request of
+//! bring the word for their kind (`url`, `file`, `email`; a sum such as
+//! `17.5%` brings `calculate`). The message of "remember that …" or "tell
+//! the team that …" counts less still: it is what to keep or say, not what
+//! to do. A verb after "can't", "don't", "do not" asks for nothing ("I
+//! can't make the meeting" creates no event). A request of
 //! several steps ("read the changelog and post it to Slack") is searched
 //! step by step (each step with the rest of the request at a lower
 //! weight), and the steps' best tools are taken in turn.
@@ -55,12 +61,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 pub mod eval;
+mod lexicon;
 mod related;
 #[cfg(feature = "semantic")]
 pub mod semantic;
 mod synonyms;
 pub mod tool;
 
+use lexicon::ASKS_FOR;
 use synonyms::{RELATED, SYNONYMS};
 
 /// One tool as the index sees it.
@@ -176,11 +184,12 @@ pub struct FieldScoring {
     pub b: f32,
 }
 
-/// The parameters of the ranking. [`Scoring::default`] (name 3, server 1,
+/// The parameters of the ranking. [`Scoring::default`] (name 3, server 3,
 /// description 1, parameter names 1.5, parameter descriptions 0.5; k1 2;
 /// synonyms on at 0.7, related words at 0.4, word-vector neighbours at 0.3
-/// × their similarity from 0.5 up; values at 0.5; a step sees the rest of
-/// its request at 0.3; semantic fusion, where configured, at 3) is what
+/// × their similarity from 0.5 up, the lexicon's words at 0.5; values at
+/// 0.5, a message's words at 0.15; a step sees the rest of its request at
+/// 0.3; semantic fusion, where configured, at 1) is what
 /// the labelled set in
 /// `eval/toolsearch` measured best
 /// (BENCHMARKS.md, "Tool search"); re-measure there before changing it:
@@ -208,6 +217,10 @@ pub struct Scoring {
     /// address, number or id, quoted text, the name after `called`,
     /// `named`, `titled`. It finds no synonyms.
     pub value_weight: f32,
+    /// How much a word of what is to be said or kept counts: the words
+    /// after `that` in "remember that Carol prefers email" or "tell the
+    /// team that the deploy is done" are the message, not the ask.
+    pub message_weight: f32,
     /// When a request is searched step by step, how much the words of its
     /// other steps count in each step's search.
     pub context_weight: f32,
@@ -218,6 +231,10 @@ pub struct Scoring {
     pub neighbour_weight: f32,
     /// The least cosine similarity at which a neighbour counts.
     pub neighbour_floor: f32,
+    /// How much a word a tool's description would use for a user's word
+    /// or two-word phrase (`lexicon.rs`: `weather` for "storm",
+    /// `elevation` for "sea level") counts, scored as a synonym is.
+    pub lexicon_weight: f32,
     /// How much each word of a tool's name that the query does not ask
     /// for (nor a synonym or related word of it) costs: the score is
     /// divided by `1 + name_penalty × such words`. Words most of the
@@ -237,7 +254,7 @@ impl Default for Scoring {
             k1: 2.0,
             fields: [
                 f(3.0, 0.3),
-                f(1.0, 0.0),
+                f(3.0, 0.0),
                 f(1.0, 0.75),
                 f(1.5, 0.5),
                 f(0.5, 0.75),
@@ -247,11 +264,13 @@ impl Default for Scoring {
             synonym_weight: 0.7,
             related_weight: 0.4,
             value_weight: 0.5,
+            message_weight: 0.15,
             context_weight: 0.3,
             neighbour_weight: 0.3,
             neighbour_floor: 0.5,
+            lexicon_weight: 0.5,
             name_penalty: 0.05,
-            semantic_weight: 3.0,
+            semantic_weight: 1.0,
         }
     }
 }
@@ -795,6 +814,16 @@ impl ToolIndex {
         let mut neighbour = String::new();
         // The query's previous word, to join with the next.
         let mut previous = String::new();
+        // The previous word stemmed, and a phrase of two (`lexicon.rs`).
+        let mut last = String::new();
+        // The last word of the query that was no stop word, and whether a
+        // clause of content has begun ("remember that …").
+        let mut verb = String::new();
+        let mut content = false;
+        // After "can't", "don't", "not": the verb it negates asks for no
+        // tool ("I can't make the meeting" creates nothing).
+        let mut negated = false;
+        let mut before = String::new();
         for raw in words {
             let (required, raw) = match raw.strip_prefix('+') {
                 Some(rest) => (true, rest),
@@ -809,16 +838,33 @@ impl ToolIndex {
             let trimmed = match trimmed.rsplit_once(['\'', '\u{2019}']) {
                 Some((head, tail)) if !head.is_empty() => match tail {
                     "s" | "re" | "ll" | "ve" | "d" | "m" => head,
-                    "t" => continue,
+                    "t" => {
+                        negated |= is_auxiliary(&head.to_lowercase());
+                        continue;
+                    }
                     _ => trimmed,
                 },
                 _ => trimmed,
             };
-            let value = is_value(trimmed, raw, &mut in_quote, after_name);
+            let value = is_value(trimmed, raw, &mut in_quote, after_name) || content;
             if trimmed.is_empty() {
                 continue;
             }
             let lower = trimmed.to_lowercase();
+            let prior = std::mem::replace(&mut before, lower.clone());
+            if lower == "cannot" || (lower == "not" && is_auxiliary(&prior)) {
+                negated = true;
+                continue;
+            }
+            if negated && !is_stop_word(&lower) {
+                negated = false;
+                continue;
+            }
+            if lower == "that" && TELLING.contains(&verb.as_str()) {
+                content = true;
+            } else if !is_stop_word(&lower) {
+                verb.clone_from(&lower);
+            }
             // A tool's own name (`fs.read`) is no value.
             let value = value && !required && !self.exact.contains_key(&lower);
             after_name = matches!(lower.as_str(), "called" | "named" | "titled");
@@ -841,13 +887,21 @@ impl ToolIndex {
                 }
                 continue;
             }
-            let word_weight = if value {
+            let word_weight = if content {
+                self.scoring.message_weight
+            } else if value {
                 self.scoring.value_weight
             } else {
                 1.0
             };
-            if value && let Some(kind) = value_kind(trimmed) {
-                // A URL asks for a tool that takes one, and so on.
+            let kind = if is_arithmetic(raw) {
+                Some("calculate")
+            } else {
+                value_kind(trimmed)
+            };
+            if value && let Some(kind) = kind {
+                // A URL asks for a tool that takes one, a sum ("17.5%",
+                // "3*4") one that calculates, and so on.
                 if let Some(id) = self.stemmed_term(&mut kind.to_owned()) {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
@@ -876,12 +930,41 @@ impl ToolIndex {
                     previous.push_str(w);
                 }
                 if !required && is_stop_word(w) {
+                    last.clear();
                     return;
                 }
                 buf.clear();
                 buf.push_str(w);
-                group += 1;
                 let own = self.stemmed_term(buf);
+                // Two words a user says for one thing ("sea level"): the
+                // words tools use for it, as a word of the query.
+                if value || required || !self.scoring.synonyms {
+                    last.clear();
+                } else {
+                    if !last.is_empty() {
+                        last.push(' ');
+                        last.push_str(buf);
+                        if let Some(list) = self.synonyms.get(last.as_str()) {
+                            // Two words in a row are a surer sign than one:
+                            // their tool words count as the query's own.
+                            group += 1;
+                            for &(id, _) in list {
+                                let weight = 1.0;
+                                let idf = self.idf[id as usize];
+                                parsed.add(QueryTerm {
+                                    id,
+                                    required: false,
+                                    weight,
+                                    group,
+                                    idf,
+                                });
+                            }
+                        }
+                    }
+                    last.clear();
+                    last.push_str(buf);
+                }
+                group += 1;
                 match own {
                     Some(id) => parsed.add(QueryTerm {
                         id,
@@ -959,6 +1042,39 @@ impl ToolIndex {
         parsed
     }
 }
+
+/// Whether a word (or a negation's head: `don` of "don't") is a verb that
+/// a negation turns against the next verb: "can't make", "do not send";
+/// not "isn't staged", where the next word says what a thing is.
+fn is_auxiliary(word: &str) -> bool {
+    matches!(
+        word,
+        "can"
+            | "could"
+            | "did"
+            | "didn"
+            | "do"
+            | "does"
+            | "doesn"
+            | "don"
+            | "must"
+            | "should"
+            | "shouldn"
+            | "won"
+            | "would"
+            | "wouldn"
+            | "couldn"
+            | "will"
+    )
+}
+
+/// Verbs whose `that` opens what is to be said or kept ("remember that
+/// Carol prefers email", "tell the team that the deploy is done"): the
+/// words after it are a value, not what to do.
+const TELLING: &[&str] = &[
+    "announce", "confirm", "explain", "mention", "memorize", "note", "remember", "remind", "say",
+    "tell", "write",
+];
 
 /// The steps of a request that asks for several things in turn ("read the
 /// changelog and post it to Slack", "open the page, then take a
@@ -1061,6 +1177,18 @@ fn value_kind(word: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Whether a query word, as written, is arithmetic: digits with an
+/// operator or a percent sign (`17.5%`, `3*4`, `2^10`, `(1+2)/3`).
+fn is_arithmetic(raw: &str) -> bool {
+    let word = raw.trim_end_matches(['?', '!', '.', ',', ';', ':']);
+    let operator = |c: char| matches!(c, '+' | '*' | '/' | '^' | '%' | '=' | '×' | '÷');
+    word.chars().any(|c| c.is_ascii_digit())
+        && word.chars().any(operator)
+        && word
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '(' | ')') || operator(c))
 }
 
 /// By document, the terms of its name that tell it from its server's
@@ -1313,6 +1441,25 @@ fn synonym_terms(
                         None => list.push((id, weight)),
                     }
                 }
+            }
+        }
+    }
+    // A user's word or phrase to the words tools use for it, one way.
+    let lexicon = if scoring.lexicon_weight > 0.0 {
+        ASKS_FOR
+    } else {
+        &[]
+    };
+    for (key, words) in lexicon {
+        let key = key.split(' ').map(stemmed).collect::<Vec<_>>().join(" ");
+        let list = out.entry(key.into()).or_default();
+        for w in *words {
+            let Some(&id) = terms.get(stemmed(w).as_str()) else {
+                continue;
+            };
+            match list.iter_mut().find(|(t, _)| *t == id) {
+                Some(e) => e.1 = e.1.max(scoring.lexicon_weight),
+                None => list.push((id, scoring.lexicon_weight)),
             }
         }
     }
@@ -1963,6 +2110,48 @@ mod tests {
     }
 
     #[test]
+    fn a_users_word_or_phrase_finds_the_words_tools_use() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "maps",
+                "maps_elevation",
+                "Get the elevation data for locations on the earth.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "weather",
+                "get_alerts",
+                "Get weather alerts for a US state.",
+                json!({}),
+            ),
+            SearchDoc::mcp("fleet", "list_ships", "List the ships at sea.", json!({})),
+        ];
+        let index = ToolIndex::new(docs.clone());
+        // One word: "storm" is weather.
+        let hits = index.search("is there a storm coming to Miami", 5);
+        assert_eq!(names(&index, &hits), ["mcp__weather__get_alerts"]);
+        // Two words: "sea level" is elevation, though "sea" alone is a ship's.
+        let hits = index.search("how high above sea level is Denver", 5);
+        assert_eq!(
+            names(&index, &hits)[0],
+            "mcp__maps__maps_elevation",
+            "{hits:?}"
+        );
+        // The phrase only as two words in a row.
+        let hits = index.search("the level of the sea", 5);
+        assert_eq!(names(&index, &hits), ["mcp__fleet__list_ships"]);
+        // Without the lexicon, nothing of the catalog is a storm.
+        let off = ToolIndex::with_scoring(
+            docs,
+            Scoring {
+                lexicon_weight: 0.0,
+                ..Scoring::default()
+            },
+        );
+        assert!(off.search("storm", 5).is_empty());
+    }
+
+    #[test]
     fn a_word_finds_its_neighbours_in_word_vector_space() {
         let docs = vec![
             SearchDoc::mcp(
@@ -2009,6 +2198,12 @@ mod tests {
         assert_eq!(value_kind("ada@example.com"), Some("email"));
         assert_eq!(value_kind("notes.txt"), Some("file"));
         assert_eq!(value_kind("1.31"), None);
+        for w in ["17.5%", "3*4", "2^10?", "(1+2)/3", "6×7"] {
+            assert!(is_arithmetic(w), "{w}");
+        }
+        for w in ["1.31", "2,340", "2026-12-03", "+fetch", "a+b", "50%off"] {
+            assert!(!is_arithmetic(w), "{w}");
+        }
         // Quoted text, and the name after `called`.
         let mut quote = false;
         let flags: Vec<bool> = ["post", "'open", "issue'", "now"]
@@ -2021,6 +2216,69 @@ mod tests {
         let index = index();
         let hits = index.search("list the files called issue", 5);
         assert_eq!(names(&index, &hits)[0], "mcp__filesystem__list-files");
+    }
+
+    #[test]
+    fn what_is_to_be_said_or_worked_out_is_no_ask() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "memory",
+                "add_observations",
+                "Add new observations to existing entities in the knowledge graph.",
+                json!({}),
+            ),
+            SearchDoc::mcp("gmail", "send_email", "Send a new email.", json!({})),
+            SearchDoc::mcp(
+                "calculator",
+                "calculate",
+                "Calculates the given expression.",
+                json!({}),
+            ),
+        ]);
+        let first = |q: &str| names(&index, &index.search(q, 5)).swap_remove(0);
+        // The message after "remember that" is kept, not acted on.
+        assert_eq!(
+            first("remember that Carol prefers email"),
+            "mcp__memory__add_observations"
+        );
+        assert_eq!(first("send Carol an email"), "mcp__gmail__send_email");
+        let scoring = Scoring {
+            message_weight: Scoring::default().value_weight,
+            ..Scoring::default()
+        };
+        let plain = ToolIndex::with_scoring(index.docs().to_vec(), scoring);
+        let hits = plain.search("remember that Carol prefers email", 5);
+        assert_eq!(names(&plain, &hits)[0], "mcp__gmail__send_email");
+        // A sum asks for a tool that calculates.
+        assert_eq!(
+            first("what's 17.5% of 2,340?"),
+            "mcp__calculator__calculate"
+        );
+        assert!(index.search("what's 17.5 of 2,340?", 5).is_empty());
+    }
+
+    #[test]
+    fn a_negated_verb_asks_for_nothing() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp("cal", "create-event", "Create a new event.", json!({})),
+            SearchDoc::mcp(
+                "cal",
+                "respond-to-event",
+                "Respond to an event invitation.",
+                json!({}),
+            ),
+        ]);
+        let first = |q: &str| names(&index, &index.search(q, 5)).swap_remove(0);
+        for q in [
+            "respond that I can't make the event",
+            "I do not make this event, respond",
+            "I cannot make the event; respond",
+        ] {
+            assert_eq!(first(q), "mcp__cal__respond-to-event", "{q}");
+        }
+        // What a thing is, not what to do: "isn't" negates no verb.
+        assert_eq!(first("the event isn't created"), "mcp__cal__create-event");
+        assert_eq!(first("make an event"), "mcp__cal__create-event");
     }
 
     #[test]
