@@ -10,8 +10,9 @@
 //! result. Calls run together under `Promise.all` only when the host says
 //! each may (the loop's scheduler rule); the others run one at a time.
 
-use std::sync::Arc;
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -57,6 +58,19 @@ pub struct CodeTool {
     limits: Limits,
     callable: Callable,
     description: String,
+    /// `tools.search`'s index, kept across runs and built again only when
+    /// the tools a program may call have changed.
+    index: Arc<SearchCell>,
+}
+
+/// The index `tools.search` last built, and the tools it was built over.
+type SearchCell = Mutex<Option<Arc<Searched>>>;
+
+/// An index over the tools whose names hash to `key`.
+#[derive(Debug)]
+struct Searched {
+    key: u64,
+    index: tack_tools::tool_search::ToolIndex,
 }
 
 impl CodeTool {
@@ -90,6 +104,7 @@ impl CodeTool {
             limits,
             callable,
             description,
+            index: Arc::default(),
         }
     }
 }
@@ -154,6 +169,7 @@ impl Tool for CodeTool {
             cancel: ctx.cancel.clone(),
             next: AtomicU32::new(1),
             exclusive: tokio::sync::RwLock::new(()),
+            index: Arc::clone(&self.index),
         });
         match crate::run_cancellable(code, &limits, bridge, &ctx.cancel).await {
             Ok(out) => {
@@ -198,6 +214,8 @@ struct HostBridge {
     next: AtomicU32,
     /// Held shared by calls that may run together, alone by the others.
     exclusive: tokio::sync::RwLock<()>,
+    /// The `Code` tool's search index, shared by its runs.
+    index: Arc<SearchCell>,
 }
 
 impl HostBridge {
@@ -208,6 +226,50 @@ impl HostBridge {
             Some(registry) => registry.iter().map(|t| t.definition.clone()).collect(),
             None => self.host.definitions(),
         }
+    }
+
+    /// The index over every tool a program may call: the last one built
+    /// when those tools are the same (by name: a session's tools are only
+    /// ever added), else a new one, built off the async threads when that
+    /// is slow.
+    async fn index(&self) -> Result<Arc<Searched>, BridgeError> {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        match self.host.registry() {
+            Some(registry) => registry
+                .iter()
+                .filter(|t| self.callable.allows(&t.definition.name))
+                .for_each(|t| t.definition.name.hash(&mut hasher)),
+            None => self
+                .host
+                .definitions()
+                .iter()
+                .filter(|d| self.callable.allows(&d.name))
+                .for_each(|d| d.name.hash(&mut hasher)),
+        }
+        let key = hasher.finish();
+        let cached = self.index.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(searched) = cached.filter(|s| s.key == key) {
+            return Ok(searched);
+        }
+        let definitions: Vec<tack_protocol::ToolDefinition> = self
+            .definitions()
+            .into_iter()
+            .filter(|d| self.callable.allows(&d.name))
+            .collect();
+        let docs = definitions
+            .iter()
+            .map(tack_tools::tool_search::tool::search_doc)
+            .collect();
+        let searched = tack_tools::tool_search::run_search(move || {
+            Arc::new(Searched {
+                key,
+                index: tack_tools::tool_search::ToolIndex::new(docs),
+            })
+        })
+        .await
+        .map_err(|message| BridgeError::new("unavailable", message))?;
+        *self.index.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::clone(&searched));
+        Ok(searched)
     }
 }
 
@@ -273,23 +335,15 @@ impl ToolBridge for HostBridge {
 
     async fn search(&self, query: &str) -> Result<Vec<FoundTool>, BridgeError> {
         // Tool search's own ranker, over every tool a program may call.
-        let definitions: Vec<tack_protocol::ToolDefinition> = self
-            .definitions()
-            .into_iter()
-            .filter(|d| self.callable.allows(&d.name))
-            .collect();
-        let docs = definitions
-            .iter()
-            .map(tack_tools::tool_search::tool::search_doc)
-            .collect();
+        let searched = self.index().await?;
         let query = query.to_owned();
-        let (index, hits) = tack_tools::tool_search::run_search(move || {
-            let index = tack_tools::tool_search::ToolIndex::new(docs);
-            let hits = index.search(&query, SEARCH_LIMIT);
-            (index, hits)
+        let (searched, hits) = tack_tools::tool_search::run_search(move || {
+            let hits = searched.index.search(&query, SEARCH_LIMIT);
+            (searched, hits)
         })
         .await
         .map_err(|message| BridgeError::new("unavailable", message))?;
+        let index = &searched.index;
         Ok(hits
             .into_iter()
             .map(|hit| {

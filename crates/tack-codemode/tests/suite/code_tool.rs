@@ -243,6 +243,20 @@ async fn tools_search_ranks_the_callable_tools_with_tool_searchs_ranker() {
 }
 
 #[tokio::test]
+async fn tools_search_sees_a_tool_that_joins_after_an_earlier_search() {
+    // The index is kept across runs; a tool added since is searched too.
+    let w = world(Callable::All);
+    let search = "const found = await tools.search('Late'); return found.map((t) => t.name)";
+    let before = code(&w, search).await.block.text();
+    assert!(!before.contains("Late"), "{before}");
+    w.pipeline.add_tools(vec![Arc::new(Fixture("Late"))]);
+    let after = code(&w, search).await.block.text();
+    assert!(after.starts_with(r#"returned: ["Late""#), "{after}");
+    let again = code(&w, search).await.block.text();
+    assert_eq!(again, after);
+}
+
+#[tokio::test]
 async fn a_call_that_would_be_asked_is_asked_the_same_way_and_headless_means_no() {
     // No rule allows Maybe and nobody can be asked (no prompter): the call
     // the model would have had to ask for is refused from code too.
