@@ -427,8 +427,10 @@ pub enum ToolsCommand {
     /// a catalog's tools instead: a JSON array of MCP definitions {server,
     /// name, description, inputSchema} (no server: a built-in tool, by its
     /// name). --json: an array of {server, name,
-    /// tool, score}. With --queries FILE.jsonl (lines {id, query, kind,
-    /// steps: [[{server, name}, …], …]}) prints recall@1/5/10, success@5,
+    /// tool, score}. With --queries FILE.jsonl (lines {id?, query, kind?,
+    /// steps: [[TOOL, …], …]}: each step lists every tool that does it, a
+    /// TOOL being {server, name}, "server:name" or "mcp__server__name")
+    /// prints recall@1/5/10, success@5,
     /// MRR and the tokens of the top 5 per kind of query (--json: the
     /// figures, and each query's ranks).
     Search {

@@ -130,7 +130,8 @@ pub fn parse_catalog(text: &str, path: &str) -> Result<Vec<SearchDoc>> {
 /// A query and the tools that answer it.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct LabelledQuery {
-    #[serde(deserialize_with = "id_text")]
+    /// Its id; a line without one is named by its line number.
+    #[serde(default, deserialize_with = "id_text")]
     pub id: String,
     pub query: String,
     #[serde(default)]
@@ -139,12 +140,72 @@ pub struct LabelledQuery {
     pub steps: Vec<Vec<ToolRef>>,
 }
 
-/// A tool of the catalog by server and own name.
+/// A tool of the catalog by server and own name. Written as an object
+/// (`{"server", "name"}`, or `{"tool"}` with the name the model sees) or as
+/// text: `SERVER:NAME`, `SERVER/NAME`, `mcp__SERVER__NAME`, or a name alone
+/// for a tool of no server.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(try_from = "ToolRefForm")]
 pub struct ToolRef {
     #[serde(default)]
     pub server: Option<String>,
     pub name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ToolRefForm {
+    Text(String),
+    Fields {
+        #[serde(default)]
+        server: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        tool: Option<String>,
+    },
+}
+
+impl TryFrom<ToolRefForm> for ToolRef {
+    type Error = String;
+
+    fn try_from(form: ToolRefForm) -> std::result::Result<Self, String> {
+        match form {
+            ToolRefForm::Fields {
+                server,
+                name: Some(name),
+                ..
+            } => Ok(ToolRef { server, name }),
+            ToolRefForm::Fields {
+                tool: Some(tool), ..
+            }
+            | ToolRefForm::Text(tool) => Ok(ToolRef::parse(&tool)),
+            ToolRefForm::Fields { .. } => {
+                Err("a tool is {\"server\", \"name\"}, {\"tool\"} or \"SERVER:NAME\"".into())
+            }
+        }
+    }
+}
+
+impl ToolRef {
+    /// `mcp__SERVER__NAME`, `SERVER:NAME`, `SERVER/NAME`, or a bare name.
+    fn parse(text: &str) -> Self {
+        let split = text
+            .strip_prefix("mcp__")
+            .and_then(|rest| rest.split_once("__"))
+            .or_else(|| text.split_once(':'))
+            .or_else(|| text.split_once('/'));
+        match split {
+            Some((server, name)) if !server.is_empty() && !name.is_empty() => ToolRef {
+                server: Some(server.to_owned()),
+                name: name.to_owned(),
+            },
+            _ => ToolRef {
+                server: None,
+                name: text.to_owned(),
+            },
+        }
+    }
 }
 
 fn id_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
@@ -165,11 +226,16 @@ pub fn parse_queries(text: &str, path: &str) -> Result<Vec<LabelledQuery>> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|source| Error::Query {
-                path: path.to_owned(),
-                line: i + 1,
-                source,
-            })
+            let mut query: LabelledQuery =
+                serde_json::from_str(l).map_err(|source| Error::Query {
+                    path: path.to_owned(),
+                    line: i + 1,
+                    source,
+                })?;
+            if query.id.is_empty() {
+                query.id = format!("line {}", i + 1);
+            }
+            Ok(query)
         })
         .collect()
 }
@@ -288,9 +354,13 @@ pub fn evaluate(index: &ToolIndex, queries: &[LabelledQuery]) -> Report {
             .collect();
         let top_score = hits.first().map_or(0.0, |h| h.score);
         let top5: u64 = hits.iter().take(5).map(|h| tokens[h.doc]).sum();
-        for s in [sums.entry(q.kind.clone()).or_default(), &mut all] {
-            s.add(&ranks, top_score, top5);
+        // A query of no kind counts only in the whole.
+        if !q.kind.is_empty() {
+            sums.entry(q.kind.clone())
+                .or_default()
+                .add(&ranks, top_score, top5);
         }
+        all.add(&ranks, top_score, top5);
         results.push(QueryResult {
             id: q.id.clone(),
             kind: q.kind.clone(),
@@ -469,6 +539,31 @@ mod tests {
             err.to_string().contains("bad.json is not a catalog"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_tool_is_named_as_an_object_or_as_text_and_an_id_may_be_left_out() {
+        let text = r#"{"query": "q", "steps": [["github:create_issue", "mcp__git__git_log", "sqlite/read_query", {"tool": "mcp__a__b"}, {"server": "s", "name": "n"}, "Read"]]}"#;
+        let queries = parse_queries(&format!("\n{text}\n"), "q.jsonl").unwrap();
+        assert_eq!(queries[0].id, "line 2");
+        let refs: Vec<String> = queries[0].steps[0]
+            .iter()
+            .map(|t| format!("{:?}/{}", t.server, t.name))
+            .collect();
+        assert_eq!(
+            refs,
+            [
+                r#"Some("github")/create_issue"#,
+                r#"Some("git")/git_log"#,
+                r#"Some("sqlite")/read_query"#,
+                r#"Some("a")/b"#,
+                r#"Some("s")/n"#,
+                "None/Read"
+            ]
+        );
+        let err = parse_queries(r#"{"query": "q", "steps": [[{"server": "s"}]]}"#, "q.jsonl")
+            .unwrap_err();
+        assert!(err.to_string().contains("SERVER:NAME"), "{err}");
     }
 
     #[test]
