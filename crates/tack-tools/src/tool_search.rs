@@ -245,6 +245,14 @@ pub struct Scoring {
     /// a tool's embeddings counts, against BM25F scaled to its best. 0
     /// turns it off.
     pub semantic_weight: f32,
+    /// How much the words of looking something up (`search`, `list`,
+    /// `find`, `get`) count for a request put as a question ("which
+    /// tickets are assigned to me?", "any emails from Stripe?"): it asks
+    /// to be told, not for the verb in it to be done. 0 turns it off.
+    pub question_weight: f32,
+    /// Whether the words after a colon that follows the ask (its fourth
+    /// word or later) are what is to be said, at `message_weight`.
+    pub colon_opens_message: bool,
 }
 
 impl Default for Scoring {
@@ -271,6 +279,8 @@ impl Default for Scoring {
             lexicon_weight: 0.5,
             name_penalty: 0.05,
             semantic_weight: 1.0,
+            question_weight: 0.3,
+            colon_opens_message: true,
         }
     }
 }
@@ -673,11 +683,31 @@ impl ToolIndex {
                 }
             }
         }
+        // A boost adds to what other words found, the best of its terms.
+        let mut boost = vec![
+            0f32;
+            if parsed.boosts.is_empty() {
+                0
+            } else {
+                self.docs.len()
+            }
+        ];
+        for term in &parsed.boosts {
+            for p in &self.postings[term.id as usize] {
+                let d = p.doc as usize;
+                if scores[d] > 0.0 {
+                    boost[d] = boost[d].max(term.idf * p.weight * term.weight);
+                }
+            }
+        }
+        for (score, b) in scores.iter_mut().zip(boost) {
+            *score += b;
+        }
         if self.scoring.name_penalty > 0.0 {
             // A tool named for more than was asked ("get issue watchers"
             // for "read the Jira ticket") yields to one named for it.
             let mut asked = vec![0u64; self.idf.len().div_ceil(64)];
-            for t in &parsed.terms {
+            for t in parsed.terms.iter().chain(&parsed.boosts) {
                 asked[t.id as usize / 64] |= 1 << (t.id % 64);
             }
             for &d in &touched {
@@ -824,7 +854,16 @@ impl ToolIndex {
         // tool ("I can't make the meeting" creates nothing).
         let mut negated = false;
         let mut before = String::new();
-        for raw in words {
+        for (i, &raw) in words.iter().enumerate() {
+            // After a colon that follows the ask, what the thing made is
+            // to say: "file a bug: CSV export times out" exports nothing.
+            if self.scoring.colon_opens_message
+                && i >= 3
+                && words[i - 1].ends_with(':')
+                && !words[i - 1].contains("://")
+            {
+                content = true;
+            }
             let (required, raw) = match raw.strip_prefix('+') {
                 Some(rest) => (true, rest),
                 None => (false, raw),
@@ -911,6 +950,30 @@ impl ToolIndex {
             let whole =
                 has_case_boundary(trimmed) && self.stemmed_term(&mut lower.clone()).is_some();
             let text = if whole { lower.as_str() } else { trimmed };
+            // "Pull" but for "pull request" is to get ("pull up ENG-482",
+            // "pull the signups from Postgres"); as a word it still
+            // counts a little (`git pull`).
+            let text =
+                if !value && !required && lower == "pull" && !before_request(words.get(i + 1)) {
+                    if let Some(id) = self.stemmed_term(&mut lower.clone()) {
+                        let weight = self.scoring.lexicon_weight * word_weight;
+                        parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
+                    }
+                    "get"
+                } else {
+                    text
+                };
+            // A word written with a hyphen the catalog writes as one
+            // ("to-do", "e-mail", "sign-in"): that word too.
+            if !value
+                && text.contains('-')
+                && text.split('-').all(|p| p.chars().all(char::is_alphabetic))
+            {
+                let mut joined = text.replace('-', "").to_lowercase();
+                if let Some(id) = self.stemmed_term(&mut joined) {
+                    parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
+                }
+            }
             let mut first_of_raw = true;
             for_each_word(text, &mut word_buf, |w, buf| {
                 // Two words the catalog writes as one ("log in", "sign
@@ -1038,9 +1101,67 @@ impl ToolIndex {
                 }
             });
         }
+        if self.scoring.question_weight > 0.0 && is_question(query) {
+            group += 1;
+            for word in QUESTION_ASKS {
+                if let Some(id) = self.stemmed_term(&mut (*word).to_owned()) {
+                    parsed.boosts.push(QueryTerm {
+                        id,
+                        required: false,
+                        weight: self.scoring.question_weight,
+                        group,
+                        idf: self.idf[id as usize],
+                    });
+                }
+            }
+        }
         parsed.required = parsed.terms.iter().filter(|t| t.required).count();
         parsed
     }
+}
+
+/// Whether the next word of a request is `request` ("pull request").
+fn before_request(next: Option<&&str>) -> bool {
+    next.is_some_and(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+        w.starts_with("request") || w == "req" || w == "reqs"
+    })
+}
+
+/// What a question asks a tool to do: look something up.
+const QUESTION_ASKS: &[&str] = &["search", "list", "find", "get"];
+
+/// Whether a request is put as a question: it ends with `?` or opens with
+/// a question word ("which", "any", "did", "what's").
+fn is_question(query: &str) -> bool {
+    let first = query
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}')
+        .to_lowercase();
+    let first = first.split(['\'', '\u{2019}']).next().unwrap_or_default();
+    query.trim_end().ends_with('?')
+        || matches!(
+            first,
+            "which"
+                | "what"
+                | "who"
+                | "whose"
+                | "where"
+                | "when"
+                | "how"
+                | "any"
+                | "is"
+                | "are"
+                | "was"
+                | "were"
+                | "did"
+                | "does"
+                | "do"
+                | "has"
+                | "have"
+        )
 }
 
 /// Whether a word (or a negation's head: `don` of "don't") is a verb that
@@ -1160,7 +1281,8 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
 }
 
 /// The word for the kind of a value, when it is a URL, an e-mail address,
-/// or a file name or path (`notes.txt`, `src/main.rs`).
+/// a file name or path (`notes.txt`, `src/main.rs`), or an issue's key
+/// (`ENG-482`).
 fn value_kind(word: &str) -> Option<&'static str> {
     let extension = word.rsplit_once('.').is_some_and(|(name, ext)| {
         !name.is_empty()
@@ -1174,9 +1296,25 @@ fn value_kind(word: &str) -> Option<&'static str> {
         Some("email")
     } else if extension || word.contains('/') {
         Some("file")
+    } else if is_issue_key(word) {
+        Some("issue")
     } else {
         None
     }
+}
+
+/// Whether a word is an issue tracker's key: a project's capitals, a
+/// hyphen and a number (`ENG-482`, `PAY-221`, `DES-88`).
+fn is_issue_key(word: &str) -> bool {
+    word.split_once('-').is_some_and(|(project, number)| {
+        (2..=10).contains(&project.len())
+            && project
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && project.starts_with(|c: char| c.is_ascii_uppercase())
+            && !number.is_empty()
+            && number.chars().all(|c| c.is_ascii_digit())
+    })
 }
 
 /// Whether a query word, as written, is arithmetic: digits with an
@@ -1361,6 +1499,9 @@ struct Parsed {
     missing_required: bool,
     servers: Vec<u32>,
     exact: Vec<u32>,
+    /// Terms that only add to a tool some other term found: the words of
+    /// looking things up, for a question.
+    boosts: Vec<QueryTerm>,
 }
 
 impl Parsed {
@@ -2216,6 +2357,97 @@ mod tests {
         let index = index();
         let hits = index.search("list the files called issue", 5);
         assert_eq!(names(&index, &hits)[0], "mcp__filesystem__list-files");
+    }
+
+    #[test]
+    fn how_a_request_is_put_tells_what_it_asks_for() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp("gmail", "send_email", "Send a new email.", json!({})),
+            SearchDoc::mcp("gmail", "read_email", "Read an email by its id.", json!({})),
+            SearchDoc::mcp(
+                "gmail",
+                "search_emails",
+                "Search emails with Gmail's query syntax.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "github",
+                "get_pull_request",
+                "Get details of a pull request.",
+                json!({}),
+            ),
+            SearchDoc::mcp("git", "git_pull", "Pull changes from a remote.", json!({})),
+            SearchDoc::mcp(
+                "linear",
+                "get_issue",
+                "Get an issue by its identifier.",
+                json!({}),
+            ),
+            SearchDoc::mcp("fetch", "fetch", "Fetch a URL and get its text.", json!({})),
+            SearchDoc::mcp(
+                "gitlab",
+                "list_todos",
+                "List the user's to-do items.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "gitlab",
+                "wait_for_job",
+                "Wait for a job to finish.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "github",
+                "create_issue",
+                "Create an issue in a repository.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "postgres",
+                "export_table",
+                "Export a table to a CSV file.",
+                json!({}),
+            ),
+        ]);
+        let first = |scoring: Scoring, q: &str| {
+            let index = ToolIndex::with_scoring(index.docs().to_vec(), scoring);
+            names(&index, &index.search(q, 5)).swap_remove(0)
+        };
+        let on = Scoring::default();
+        // A question asks to be told: a tool that looks things up.
+        let q = "any emails from stripe about payouts?";
+        assert_eq!(first(on, q), "mcp__gmail__search_emails");
+        let off = Scoring {
+            question_weight: 0.0,
+            ..on
+        };
+        assert_ne!(first(off, q), "mcp__gmail__search_emails");
+        assert!(is_question("which tickets are assigned to me"));
+        assert!(is_question("what's been said in #incidents?"));
+        assert!(!is_question("list the open issues"));
+        // After a colon that follows the ask: what the issue is to say.
+        let q = "open an issue on the repo: CSV export of the table fails";
+        assert_eq!(first(on, q), "mcp__github__create_issue");
+        let off = Scoring {
+            colon_opens_message: false,
+            ..on
+        };
+        assert_eq!(first(off, q), "mcp__postgres__export_table");
+        // "Pull" but for "pull request" is to get; `git pull` still pulls.
+        assert_eq!(first(on, "pull up ENG-482"), "mcp__linear__get_issue");
+        assert_eq!(
+            first(on, "open pull requests"),
+            "mcp__github__get_pull_request"
+        );
+        assert_eq!(first(on, "git pull from the remote"), "mcp__git__git_pull");
+        // An issue's key is an issue; a hyphenated word is its joined form too.
+        assert_eq!(value_kind("ENG-482"), Some("issue"));
+        assert_eq!(value_kind("node-3"), None);
+        assert_eq!(value_kind("WEB-3F1"), None);
+        assert_eq!(
+            first(on, "anything waiting on my to-do list?"),
+            "mcp__gitlab__list_todos"
+        );
     }
 
     #[test]

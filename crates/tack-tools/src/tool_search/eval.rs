@@ -586,6 +586,7 @@ mod tests {
 mod tune {
     use super::*;
     use crate::tool_search::{FieldScoring, Scoring};
+    use std::path::PathBuf;
 
     const CATALOG: &str = r#"[
       {"server": "github", "name": "create_issue", "description": "Create a new issue in a GitHub repository.", "inputSchema": {"properties": {"owner": {"description": "Repository owner"}, "repo": {"description": "Repository name"}, "title": {"description": "Issue title"}, "body": {"description": "Issue body"}, "labels": {"description": "Labels to apply"}}}},
@@ -699,6 +700,10 @@ mod tune {
             ("lexicon 0.3", with(&|s| s.lexicon_weight = 0.3)),
             ("lexicon 0.7", with(&|s| s.lexicon_weight = 0.7)),
             ("lexicon 1", with(&|s| s.lexicon_weight = 1.0)),
+            ("no colon message", with(&|s| s.colon_opens_message = false)),
+            ("no question words", with(&|s| s.question_weight = 0.0)),
+            ("question words 0.15", with(&|s| s.question_weight = 0.15)),
+            ("question words 0.5", with(&|s| s.question_weight = 0.5)),
             ("no name penalty", with(&|s| s.name_penalty = 0.0)),
             ("name penalty 0.1", with(&|s| s.name_penalty = 0.1)),
             ("name penalty 0.2", with(&|s| s.name_penalty = 0.2)),
@@ -715,17 +720,20 @@ mod tune {
     #[ignore = "prints figures for tuning; not a check"]
     fn tune() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
-        let (docs, queries, source) = match (
-            read_catalog(&dir.join("catalog.json")),
-            read_queries(&dir.join("queries.jsonl")),
-        ) {
-            (Ok(docs), Ok(queries)) => (docs, queries, "eval/toolsearch"),
-            _ => (
-                parse_catalog(CATALOG, "catalog").unwrap(),
-                parse_queries(QUERIES, "queries").unwrap(),
-                "the built-in tuning set",
-            ),
-        };
+        // TACK_TUNE_QUERIES=FILE.jsonl: another labelled set over the same
+        // catalog (a held-out one).
+        let set = std::env::var("TACK_TUNE_QUERIES")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| dir.join("queries.jsonl"));
+        let (docs, queries, source) =
+            match (read_catalog(&dir.join("catalog.json")), read_queries(&set)) {
+                (Ok(docs), Ok(queries)) => (docs, queries, "eval/toolsearch"),
+                _ => (
+                    parse_catalog(CATALOG, "catalog").unwrap(),
+                    parse_queries(QUERIES, "queries").unwrap(),
+                    "the built-in tuning set",
+                ),
+            };
         println!(
             "{} tools, {} queries from {source}",
             docs.len(),
