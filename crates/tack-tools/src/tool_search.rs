@@ -68,7 +68,7 @@ pub mod semantic;
 mod synonyms;
 pub mod tool;
 
-use lexicon::ASKS_FOR;
+use lexicon::{ASKS_FOR, WRITTEN_BLIND};
 use synonyms::{RELATED, SYNONYMS};
 
 /// One tool as the index sees it.
@@ -189,11 +189,11 @@ pub struct FieldScoring {
 /// synonyms on at 0.7, related words at 0.4, word-vector neighbours at 0.3
 /// × their similarity from 0.5 up, the lexicon's words at 0.5; values at
 /// 0.5, a message's words at 0.15; a step sees the rest of its request at
-/// 0.3; semantic fusion, where configured, at 1) is what
-/// the labelled set in
-/// `eval/toolsearch` measured best
-/// (BENCHMARKS.md, "Tool search"); re-measure there before changing it:
-/// `cargo test -p tack-tools --lib tune -- --ignored --nocapture`.
+/// 0.3; a question's words of looking up at 0.3; semantic fusion, where
+/// configured, at 2) is what the labelled sets in `eval/toolsearch`
+/// measured best (BENCHMARKS.md, "Tool search"); re-measure there, on the
+/// held-out sets too, before changing it: `TACK_TUNE_QUERIES=…/heldout/a.jsonl
+/// cargo test -p tack-tools --lib tune -- --ignored --nocapture`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scoring {
     /// BM25's term-frequency saturation.
@@ -253,6 +253,9 @@ pub struct Scoring {
     /// Whether the words after a colon that follows the ask (its fourth
     /// word or later) are what is to be said, at `message_weight`.
     pub colon_opens_message: bool,
+    /// Whether the lexicon written blind (`lexicon.rs`, `WRITTEN_BLIND`)
+    /// is read too, at `lexicon_weight`.
+    pub blind_lexicon: bool,
 }
 
 impl Default for Scoring {
@@ -278,9 +281,10 @@ impl Default for Scoring {
             neighbour_floor: 0.5,
             lexicon_weight: 0.5,
             name_penalty: 0.05,
-            semantic_weight: 1.0,
+            semantic_weight: 2.0,
             question_weight: 0.3,
             colon_opens_message: true,
+            blind_lexicon: true,
         }
     }
 }
@@ -832,6 +836,30 @@ impl ToolIndex {
         self.terms.get(word.as_str()).copied()
     }
 
+    /// With `word` (stemmed) after `last`, the previous word: the tool
+    /// words of the two as a phrase ("sea level"), as the query's own (two
+    /// words in a row are a surer sign than one). `last` becomes `word`.
+    fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, last: &mut String, word: &str) {
+        if !last.is_empty() {
+            last.push(' ');
+            last.push_str(word);
+            if let Some(list) = self.synonyms.get(last.as_str()) {
+                *group += 1;
+                for &(id, _) in list {
+                    parsed.add(QueryTerm {
+                        id,
+                        required: false,
+                        weight: 1.0,
+                        group: *group,
+                        idf: self.idf[id as usize],
+                    });
+                }
+            }
+        }
+        last.clear();
+        last.push_str(word);
+    }
+
     fn parse(&self, query: &str) -> Parsed {
         let mut parsed = Parsed::default();
         let mut word_buf = String::new();
@@ -993,7 +1021,18 @@ impl ToolIndex {
                     previous.push_str(w);
                 }
                 if !required && is_stop_word(w) {
-                    last.clear();
+                    // A phrase may hold a stop word ("who changed", "eye
+                    // on"); a stop word is never a term of its own.
+                    if value || !self.scoring.synonyms {
+                        last.clear();
+                    } else {
+                        buf.clear();
+                        buf.push_str(w);
+                        if self.scoring.stem {
+                            stem(buf);
+                        }
+                        self.add_phrase(&mut parsed, &mut group, &mut last, buf);
+                    }
                     return;
                 }
                 buf.clear();
@@ -1004,28 +1043,7 @@ impl ToolIndex {
                 if value || required || !self.scoring.synonyms {
                     last.clear();
                 } else {
-                    if !last.is_empty() {
-                        last.push(' ');
-                        last.push_str(buf);
-                        if let Some(list) = self.synonyms.get(last.as_str()) {
-                            // Two words in a row are a surer sign than one:
-                            // their tool words count as the query's own.
-                            group += 1;
-                            for &(id, _) in list {
-                                let weight = 1.0;
-                                let idf = self.idf[id as usize];
-                                parsed.add(QueryTerm {
-                                    id,
-                                    required: false,
-                                    weight,
-                                    group,
-                                    idf,
-                                });
-                            }
-                        }
-                    }
-                    last.clear();
-                    last.push_str(buf);
+                    self.add_phrase(&mut parsed, &mut group, &mut last, buf);
                 }
                 group += 1;
                 match own {
@@ -1277,7 +1295,7 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
             && (word.chars().all(|c| c.is_ascii_digit())
                 || word.contains(['-', '_', '.'])
                 || word.len() >= 7))
-        || value_kind(word) == Some("file")
+        || matches!(value_kind(word), Some("file" | "time"))
 }
 
 /// The word for the kind of a value, when it is a URL, an e-mail address,
@@ -1298,6 +1316,8 @@ fn value_kind(word: &str) -> Option<&'static str> {
         Some("file")
     } else if is_issue_key(word) {
         Some("issue")
+    } else if is_clock_time(word) {
+        Some("time")
     } else {
         None
     }
@@ -1315,6 +1335,19 @@ fn is_issue_key(word: &str) -> bool {
             && !number.is_empty()
             && number.chars().all(|c| c.is_ascii_digit())
     })
+}
+
+/// Whether a word is a time of day (`9am`, `3:30pm`, `14:00`).
+fn is_clock_time(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    let digits = lower.trim_end_matches("am").trim_end_matches("pm");
+    let meridiem = digits.len() < lower.len();
+    let (hours, minutes) = digits.split_once(':').unwrap_or((digits, "00"));
+    (meridiem || digits.contains(':'))
+        && (1..=2).contains(&hours.len())
+        && hours.chars().all(|c| c.is_ascii_digit())
+        && minutes.len() == 2
+        && minutes.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Whether a query word, as written, is arithmetic: digits with an
@@ -1586,12 +1619,21 @@ fn synonym_terms(
         }
     }
     // A user's word or phrase to the words tools use for it, one way.
-    let lexicon = if scoring.lexicon_weight > 0.0 {
-        ASKS_FOR
-    } else {
-        &[]
+    let lexicon: &[&[(&str, &[&str])]] = match (scoring.lexicon_weight > 0.0, scoring.blind_lexicon)
+    {
+        (false, _) => &[],
+        (true, false) => &[ASKS_FOR],
+        (true, true) => &[ASKS_FOR, WRITTEN_BLIND],
     };
-    for (key, words) in lexicon {
+    #[cfg(test)]
+    let skip = eval::SKIP_BLIND.with(|s| s.borrow().clone());
+    for (n, (key, words)) in lexicon.iter().copied().flatten().enumerate() {
+        #[cfg(test)]
+        if n >= ASKS_FOR.len() && skip.contains(&(n - ASKS_FOR.len())) {
+            continue;
+        }
+        #[cfg(not(test))]
+        let _ = n;
         let key = key.split(' ').map(stemmed).collect::<Vec<_>>().join(" ");
         let list = out.entry(key.into()).or_default();
         for w in *words {
@@ -2241,7 +2283,12 @@ mod tests {
                 "List the events of a calendar.",
                 json!({}),
             ),
-            SearchDoc::mcp("cal", "create-event", "Create a new event.", json!({})),
+            SearchDoc::mcp(
+                "cal",
+                "create-event",
+                "Create a new event in a calendar.",
+                json!({}),
+            ),
             SearchDoc::mcp("cal", "delete-event", "Delete an event.", json!({})),
         ]);
         for q in ["book a call on my calendar", "schedule an event"] {
@@ -2339,6 +2386,13 @@ mod tests {
         assert_eq!(value_kind("ada@example.com"), Some("email"));
         assert_eq!(value_kind("notes.txt"), Some("file"));
         assert_eq!(value_kind("1.31"), None);
+        for w in ["9am", "3:30pm", "14:00", "10PM"] {
+            assert_eq!(value_kind(w), Some("time"), "{w}");
+            assert!(value(w), "{w}");
+        }
+        for w in ["am", "pm", "123pm", "1:3", "v2:00x"] {
+            assert_eq!(value_kind(w), None, "{w}");
+        }
         for w in ["17.5%", "3*4", "2^10?", "(1+2)/3", "6×7"] {
             assert!(is_arithmetic(w), "{w}");
         }
@@ -2415,7 +2469,7 @@ mod tests {
         };
         let on = Scoring::default();
         // A question asks to be told: a tool that looks things up.
-        let q = "any emails from stripe about payouts?";
+        let q = "did stripe email us about payouts?";
         assert_eq!(first(on, q), "mcp__gmail__search_emails");
         let off = Scoring {
             question_weight: 0.0,

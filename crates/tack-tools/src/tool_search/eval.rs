@@ -578,6 +578,12 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Entries of the blind lexicon left out, by number (the `ablate` run).
+    pub(super) static SKIP_BLIND: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Which scoring choices help: each variant's figures over
 /// `eval/toolsearch` when the set is there, else over a small set of the
 /// kind of tools and requests it holds. Run with
@@ -700,6 +706,7 @@ mod tune {
             ("lexicon 0.3", with(&|s| s.lexicon_weight = 0.3)),
             ("lexicon 0.7", with(&|s| s.lexicon_weight = 0.7)),
             ("lexicon 1", with(&|s| s.lexicon_weight = 1.0)),
+            ("no blind lexicon", with(&|s| s.blind_lexicon = false)),
             ("no colon message", with(&|s| s.colon_opens_message = false)),
             ("no question words", with(&|s| s.question_weight = 0.0)),
             ("question words 0.15", with(&|s| s.question_weight = 0.15)),
@@ -714,6 +721,56 @@ mod tune {
             ("semantic 4", with(&|s| s.semantic_weight = 4.0)),
             ("semantic 6", with(&|s| s.semantic_weight = 6.0)),
         ]
+    }
+
+    /// Each entry of the blind lexicon left out in turn, over the sets
+    /// TACK_ABLATE names (comma-separated files of queries): the entries
+    /// whose absence gains, with the gain (successes at 5, then MRR).
+    #[test]
+    #[ignore = "prints figures for tuning; not a check"]
+    fn ablate() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
+        let docs = read_catalog(&dir.join("catalog.json")).unwrap();
+        let sets: Vec<Vec<LabelledQuery>> = std::env::var("TACK_ABLATE")
+            .unwrap_or_default()
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(|p| read_queries(Path::new(p)).unwrap())
+            .collect();
+        let measure = |skip: Vec<usize>| {
+            SKIP_BLIND.with(|s| *s.borrow_mut() = skip);
+            let index = ToolIndex::new(docs.clone());
+            let mut wins = 0.0;
+            let mut mrr = 0.0;
+            for set in &sets {
+                let r = evaluate(&index, set);
+                let all = r.overall().unwrap();
+                wins += all.success_at_5 * all.queries as f64;
+                mrr += all.mrr * all.queries as f64;
+            }
+            (wins.round() as i64, mrr)
+        };
+        let base = measure(Vec::new());
+        println!("base {base:?}");
+        let mut harmful = Vec::new();
+        for n in 0..crate::tool_search::lexicon::WRITTEN_BLIND.len() {
+            let (w, m) = measure(vec![n]);
+            if (w, m) > base && (w > base.0 || m > base.1 + 0.5) {
+                println!(
+                    "  drop {n} {:?}: {:+} wins, {:+.2} MRR",
+                    crate::tool_search::lexicon::WRITTEN_BLIND[n].0,
+                    w - base.0,
+                    m - base.1
+                );
+                harmful.push(n);
+            }
+        }
+        println!(
+            "without all {} : {:?}",
+            harmful.len(),
+            measure(harmful.clone())
+        );
+        println!("{harmful:?}");
     }
 
     #[test]
