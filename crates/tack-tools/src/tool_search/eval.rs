@@ -712,7 +712,7 @@ mod tune {
             ("question words 0.15", with(&|s| s.question_weight = 0.15)),
             ("question words 0.5", with(&|s| s.question_weight = 0.5)),
             ("no name penalty", with(&|s| s.name_penalty = 0.0)),
-            ("name penalty 0.1", with(&|s| s.name_penalty = 0.1)),
+            ("name penalty 0.05", with(&|s| s.name_penalty = 0.05)),
             ("name penalty 0.2", with(&|s| s.name_penalty = 0.2)),
             // Only with the `semantic` feature and TACK_TOOL_SEARCH_MODEL.
             ("semantic 0", with(&|s| s.semantic_weight = 0.0)),
