@@ -890,6 +890,7 @@ impl ToolIndex {
                 && i >= 3
                 && words[i - 1].ends_with(':')
                 && !words[i - 1].contains("://")
+                && !opens_an_ask(raw)
             {
                 content = true;
             }
@@ -1137,6 +1138,20 @@ impl ToolIndex {
         parsed.required = parsed.terms.iter().filter(|t| t.required).count();
         parsed
     }
+}
+
+/// Whether a word is one of the verbs requests open with ("in project
+/// ENG: list the open bugs"): after a colon it is the ask, not a message.
+fn opens_an_ask(word: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "add", "check", "close", "create", "delete", "edit", "fetch", "find", "get", "list",
+        "make", "merge", "move", "open", "post", "read", "remove", "run", "search", "send", "set",
+        "show", "start", "stop", "update", "write",
+    ];
+    let word = word
+        .trim_matches(|c: char| !c.is_alphabetic())
+        .to_lowercase();
+    VERBS.contains(&word.as_str())
 }
 
 /// Whether the next word of a request is `request` ("pull request").
@@ -2483,6 +2498,22 @@ mod tests {
         // After a colon that follows the ask: what the issue is to say.
         let q = "open an issue on the repo: CSV export of the table fails";
         assert_eq!(first(on, q), "mcp__github__create_issue");
+        // Unless what follows the colon is itself the ask.
+        let weight_of = |q: &str, word: &str| {
+            let mut w = word.to_owned();
+            let id = index.stemmed_term(&mut w).unwrap();
+            let parsed = index.parse(q);
+            parsed.terms.iter().find(|t| t.id == id).unwrap().weight
+        };
+        assert_eq!(
+            weight_of("for the flaky login test: open an issue", "issue"),
+            1.0
+        );
+        let message = on.message_weight;
+        assert_eq!(
+            weight_of("open an issue on the repo: the issue list is slow", "list"),
+            message
+        );
         let off = Scoring {
             colon_opens_message: false,
             ..on
