@@ -48,11 +48,15 @@
 //! (`semantic.rs`).
 //! Values the request passes on — a URL, a file name, an id, quoted text,
 //! the name after `called` — count less than the words of what to do, and
-//! bring the word for their kind (`url`, `file`, `email`; a sum such as
-//! `17.5%` brings `calculate`). The message of "remember that …" or "tell
-//! the team that …" counts less still: it is what to keep or say, not what
-//! to do. A verb after "can't", "don't", "do not" asks for nothing ("I
-//! can't make the meeting" creates no event). A request of
+//! bring the word for their kind (`url`, `file`, `email`, `issue` for
+//! `ENG-482`, `time` for `9am`; a sum such as `17.5%` brings `calculate`).
+//! The message of "remember that …", "tell the team that …" or of the
+//! words after a colon that follows the ask ("file a bug: the export
+//! times out") counts less still: it is what to keep or say, not what to
+//! do. A verb after "can't", "don't", "do not" asks for nothing ("I can't
+//! make the meeting" creates no event). A question ("which tickets are
+//! assigned to me?") adds the words of looking up to the tools its other
+//! words found. "Pull" but in "pull request" is to get. A request of
 //! several steps ("read the changelog and post it to Slack") is searched
 //! step by step (each step with the rest of the request at a lower
 //! weight), and the steps' best tools are taken in turn.
