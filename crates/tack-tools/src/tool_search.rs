@@ -1126,7 +1126,7 @@ impl ToolIndex {
             });
         }
         if self.scoring.question_weight > 0.0 && is_question(query) {
-            group += 1;
+            // Boosts are scored apart from the groups (the best of them).
             for word in QUESTION_ASKS {
                 if let Some(id) = self.stemmed_term(&mut (*word).to_owned()) {
                     parsed.boosts.push(QueryTerm {
@@ -1152,18 +1152,20 @@ fn opens_an_ask(word: &str) -> bool {
         "make", "merge", "move", "open", "post", "read", "remove", "run", "search", "send", "set",
         "show", "start", "stop", "update", "write",
     ];
-    let word = word
-        .trim_matches(|c: char| !c.is_alphabetic())
-        .to_lowercase();
-    VERBS.contains(&word.as_str())
+    VERBS.contains(&bare_word(word).as_str())
+}
+
+/// A word without what surrounds its letters, lowercase ("Request," →
+/// `request`).
+fn bare_word(word: &str) -> String {
+    word.trim_matches(|c: char| !c.is_alphabetic())
+        .to_lowercase()
 }
 
 /// Whether the next word of a request is `request` ("pull request").
 fn before_request(next: Option<&&str>) -> bool {
-    next.is_some_and(|w| {
-        let w = w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
-        w.starts_with("request") || w == "req" || w == "reqs"
-    })
+    next.map(|w| bare_word(w))
+        .is_some_and(|w| w.starts_with("request") || w == "req" || w == "reqs")
 }
 
 /// What a question asks a tool to do: look something up.
@@ -1639,21 +1641,19 @@ fn synonym_terms(
         }
     }
     // A user's word or phrase to the words tools use for it, one way.
-    let lexicon: &[&[(&str, &[&str])]] = match (scoring.lexicon_weight > 0.0, scoring.blind_lexicon)
-    {
-        (false, _) => &[],
-        (true, false) => &[ASKS_FOR],
-        (true, true) => &[ASKS_FOR, WRITTEN_BLIND],
+    let lexicon = scoring.lexicon_weight > 0.0;
+    let own: &[(&str, &[&str])] = if lexicon { ASKS_FOR } else { &[] };
+    let blind: &[(&str, &[&str])] = if lexicon && scoring.blind_lexicon {
+        WRITTEN_BLIND
+    } else {
+        &[]
     };
-    #[cfg(test)]
-    let skip = eval::SKIP_BLIND.with(|s| s.borrow().clone());
-    for (n, (key, words)) in lexicon.iter().copied().flatten().enumerate() {
-        #[cfg(test)]
-        if n >= ASKS_FOR.len() && skip.contains(&(n - ASKS_FOR.len())) {
-            continue;
-        }
-        #[cfg(not(test))]
-        let _ = n;
+    let blind = blind
+        .iter()
+        .enumerate()
+        .filter(|&(n, _)| !left_out_by_ablation(n))
+        .map(|(_, entry)| entry);
+    for (key, words) in own.iter().chain(blind) {
         let key = key.split(' ').map(stemmed).collect::<Vec<_>>().join(" ");
         let list = out.entry(key.into()).or_default();
         for w in *words {
@@ -1667,6 +1667,18 @@ fn synonym_terms(
         }
     }
     out
+}
+
+/// Whether entry `n` of [`WRITTEN_BLIND`] is left out: only ever by the
+/// `ablate` run of the tests, which leaves each out in turn.
+#[cfg(test)]
+fn left_out_by_ablation(n: usize) -> bool {
+    eval::SKIP_BLIND.with(|s| s.borrow().contains(&n))
+}
+
+#[cfg(not(test))]
+fn left_out_by_ablation(_: usize) -> bool {
+    false
 }
 
 /// Words that carry nothing in a request for a tool, sorted.

@@ -190,9 +190,7 @@ impl TryFrom<ToolRefForm> for ToolRef {
 impl ToolRef {
     /// `mcp__SERVER__NAME`, `SERVER:NAME`, `SERVER/NAME`, or a bare name.
     fn parse(text: &str) -> Self {
-        let split = text
-            .strip_prefix("mcp__")
-            .and_then(|rest| rest.split_once("__"))
+        let split = super::tool::mcp_parts(text)
             .or_else(|| text.split_once(':'))
             .or_else(|| text.split_once('/'));
         match split {

@@ -123,7 +123,7 @@ pub fn search_doc(definition: &ToolDefinition) -> SearchDoc {
 }
 
 /// `mcp__SERVER__NAME` → (SERVER, NAME).
-fn mcp_parts(tool: &str) -> Option<(&str, &str)> {
+pub(crate) fn mcp_parts(tool: &str) -> Option<(&str, &str)> {
     let rest = tool.strip_prefix("mcp__")?;
     let (server, name) = rest.split_once("__")?;
     (!server.is_empty() && !name.is_empty()).then_some((server, name))

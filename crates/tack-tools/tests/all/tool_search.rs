@@ -3,24 +3,33 @@
 //! a change that ranks worse fails here. The figures are in BENCHMARKS.md
 //! ("Tool search"); `tack tools search --catalog … --queries …` prints them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tack_tools::tool_search::eval::{evaluate, read_catalog, read_queries};
 use tack_tools::tool_search::{Scoring, ToolIndex};
 
-#[test]
-fn the_labelled_set_ranks_as_measured() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
-    let catalog = read_catalog(&dir.join("catalog.json")).unwrap();
-    let queries = read_queries(&dir.join("queries.jsonl")).unwrap();
+/// The labelled sets' directory.
+fn sets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch")
+}
+
+/// The default ranker over the sets' catalog, without the semantic one
+/// even where configured.
+fn lexical_index() -> ToolIndex {
+    let catalog = read_catalog(&sets().join("catalog.json")).unwrap();
     assert!(catalog.len() >= 600, "{} tools", catalog.len());
-    assert!(queries.len() >= 200, "{} queries", queries.len());
-    // The default ranker, without the semantic one even where configured.
     let scoring = Scoring {
         semantic_weight: 0.0,
         ..Scoring::default()
     };
-    let index = ToolIndex::with_scoring(catalog, scoring);
+    ToolIndex::with_scoring(catalog, scoring)
+}
+
+#[test]
+fn the_labelled_set_ranks_as_measured() {
+    let queries = read_queries(&sets().join("queries.jsonl")).unwrap();
+    assert!(queries.len() >= 200, "{} queries", queries.len());
+    let index = lexical_index();
     let report = evaluate(&index, &queries);
     assert!(
         report.unknown_tools.is_empty(),
@@ -66,13 +75,8 @@ fn the_labelled_set_ranks_as_measured() {
 /// a change that ranks them worse fails here.
 #[test]
 fn the_held_out_sets_rank_as_measured() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
-    let catalog = read_catalog(&dir.join("catalog.json")).unwrap();
-    let scoring = Scoring {
-        semantic_weight: 0.0,
-        ..Scoring::default()
-    };
-    let index = ToolIndex::with_scoring(catalog, scoring);
+    let dir = sets();
+    let index = lexical_index();
     // (file, success@5, MRR) as measured: a 0.864 / 0.796, b 0.576 /
     // 0.518, c 0.791 / 0.657, d 0.878 / 0.767.
     for (file, success, mrr) in [
@@ -111,7 +115,7 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
         "{MODEL_VAR} names no model that loads (scripts/test installs all-MiniLM-L6-v2: \
          eval/toolsearch/minilm/setup.sh)"
     );
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
+    let dir = sets();
     let catalog = read_catalog(&dir.join("catalog.json")).unwrap();
     let queries = read_queries(&dir.join("queries.jsonl")).unwrap();
     let index = ToolIndex::new(catalog);
