@@ -47,7 +47,9 @@
 //! the cosine of the query's and each tool's embeddings is fused in too
 //! (`semantic.rs`).
 //! Values the request passes on — a URL, a file name, an id, quoted text,
-//! the name after `called` — count less than the words of what to do, and
+//! a dotted name (`crm.accounts`), the name after `called`, a name written
+//! as an identifier before a repo, table, channel … ("the web-frontend
+//! repo") — count less than the words of what to do, and
 //! bring the word for their kind (`url`, `file`, `email`, `issue` for
 //! `ENG-482`, `time` for `9am`; a sum such as `17.5%` brings `calculate`).
 //! The message of "remember that …", "tell the team that …" or of the
@@ -56,10 +58,13 @@
 //! do. A verb after "can't", "don't", "do not" asks for nothing ("I can't
 //! make the meeting" creates no event). A question ("which tickets are
 //! assigned to me?") adds the words of looking up to the tools its other
-//! words found. "Pull" but in "pull request" is to get. A request of
-//! several steps ("read the changelog and post it to Slack") is searched
-//! step by step (each step with the rest of the request at a lower
-//! weight), and the steps' best tools are taken in turn.
+//! words found. "Pull" but in "pull request" is to get; "where" but as a
+//! request's first word filters ("every doc where tier is 'gold'") and
+//! asks for nothing. A request of several steps ("read the changelog and
+//! post it to Slack") is searched step by step (each step with the rest of
+//! the request at a lower weight), and the steps' best tools are taken in
+//! turn; a part that opens with a preposition ("in mongo crm.accounts, set
+//! …") is where the next part is done, no step of its own.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -194,7 +199,8 @@ pub struct FieldScoring {
 /// × their similarity from 0.5 up, the lexicon's words at 0.5; values at
 /// 0.5, a message's words at 0.15; a step sees the rest of its request at
 /// 0.3; a question's words of looking up at 0.3; a name word not asked for
-/// costs 0.1; semantic fusion, where
+/// costs 0.1; a name written as an identifier before a repo, table … is a
+/// value; semantic fusion, where
 /// configured, at 2) is what the labelled sets in `eval/toolsearch`
 /// measured best (BENCHMARKS.md, "Tool search"); re-measure there, on the
 /// held-out sets too, before changing it: `TACK_TUNE_QUERIES=…/heldout/a.jsonl
@@ -261,6 +267,9 @@ pub struct Scoring {
     /// Whether the lexicon written blind (`lexicon.rs`, `WRITTEN_BLIND`)
     /// is read too, at `lexicon_weight`.
     pub blind_lexicon: bool,
+    /// Whether the word before a place a tool works in ("the web-frontend
+    /// repo") is a value: 1 when it is written as an identifier, 2 any word.
+    pub container_names: u8,
 }
 
 impl Default for Scoring {
@@ -290,6 +299,7 @@ impl Default for Scoring {
             question_weight: 0.3,
             colon_opens_message: true,
             blind_lexicon: true,
+            container_names: 1,
         }
     }
 }
@@ -925,6 +935,11 @@ impl ToolIndex {
             }
             let lower = trimmed.to_lowercase();
             let prior = std::mem::replace(&mut before, lower.clone());
+            // "where" but first asks for nothing: "every doc where tier
+            // is 'gold'" filters, it does not look for a place.
+            if lower == "where" && i > 0 {
+                continue;
+            }
             if lower == "cannot" || (lower == "not" && is_auxiliary(&prior)) {
                 negated = true;
                 continue;
@@ -938,6 +953,14 @@ impl ToolIndex {
             } else if !is_stop_word(&lower) {
                 verb.clone_from(&lower);
             }
+            // The name of a thing a tool works in ("the web-frontend
+            // repo", "the users table") is a value, not what to do.
+            let value = value
+                || (self.scoring.container_names > 0
+                    && !self.servers.contains_key(&lower)
+                    && !is_stop_word(&lower)
+                    && (self.scoring.container_names > 1 || is_identifier(trimmed))
+                    && names_a_container(words.get(i + 1)));
             // A tool's own name (`fs.read`) is no value.
             let value = value && !required && !self.exact.contains_key(&lower);
             after_name = matches!(lower.as_str(), "called" | "named" | "titled");
@@ -1144,6 +1167,32 @@ impl ToolIndex {
     }
 }
 
+/// Whether the next word is a kind of place a tool works in (a repo, a
+/// table, a channel): the word before it is that place's name.
+fn names_a_container(next: Option<&&str>) -> bool {
+    const CONTAINERS: &[&str] = &[
+        "bucket",
+        "buckets",
+        "channel",
+        "cluster",
+        "collection",
+        "database",
+        "db",
+        "index",
+        "namespace",
+        "org",
+        "organization",
+        "project",
+        "repo",
+        "repos",
+        "repository",
+        "service",
+        "table",
+        "workspace",
+    ];
+    next.is_some_and(|w| CONTAINERS.contains(&bare_word(w).as_str()))
+}
+
 /// Whether a word is one of the verbs requests open with ("in project
 /// ENG: list the open bugs"): after a colon it is the ask, not a message.
 fn opens_an_ask(word: &str) -> bool {
@@ -1277,6 +1326,19 @@ fn steps(query: &str) -> Vec<String> {
             i += 1;
         }
     }
+    // A part that opens with a preposition ("in mongo crm.accounts, set
+    // …") says where or with what the next part is done: no step.
+    let mut i = 0;
+    while i + 1 < parts.len() {
+        let first = parts[i].split_whitespace().next().unwrap_or_default();
+        if ADJUNCTS.contains(&first.to_ascii_lowercase().as_str()) {
+            let next = parts.remove(i + 1);
+            parts[i].push(' ');
+            parts[i].push_str(&next);
+        } else {
+            i += 1;
+        }
+    }
     // A part of one word ("issues and PRs") is no step of its own.
     let words = |p: &str| {
         p.split_whitespace()
@@ -1288,6 +1350,12 @@ fn steps(query: &str) -> Vec<String> {
     }
     parts
 }
+
+/// The prepositions that open a part of a request saying where, from
+/// what or with what the next part is done.
+const ADJUNCTS: &[&str] = &[
+    "at", "for", "from", "in", "inside", "on", "under", "using", "via", "within",
+];
 
 /// The marks that open and close quoted text in a request.
 const OPEN_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{201c}'];
@@ -1318,6 +1386,14 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
                 || word.contains(['-', '_', '.'])
                 || word.len() >= 7))
         || matches!(value_kind(word), Some("file" | "time"))
+        || dotted_name(word)
+}
+
+/// A name with a dot inside (`crm.accounts`, `api.example`): a thing's
+/// name (a database's collection, a host), not words.
+fn dotted_name(word: &str) -> bool {
+    word.split_once('.')
+        .is_some_and(|(head, tail)| !head.is_empty() && !tail.is_empty())
 }
 
 /// The word for the kind of a value, when it is a URL, an e-mail address,
@@ -1933,6 +2009,60 @@ mod tests {
         ])
     }
 
+    /// Prints how TACK_EXPLAIN (a query) is parsed over eval/toolsearch's
+    /// catalog, and what each of its words gives the tools TACK_EXPLAIN_TOOLS
+    /// (comma-separated model names) and the top 5.
+    #[test]
+    #[ignore = "prints a query's parse and scores; not a check"]
+    fn explain() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
+        let docs = crate::tool_search::eval::read_catalog(&dir.join("catalog.json")).unwrap();
+        let index = ToolIndex::new(docs);
+        let query = std::env::var("TACK_EXPLAIN").unwrap_or_default();
+        let name: FxHashMap<u32, &str> = index.terms.iter().map(|(k, &v)| (v, &**k)).collect();
+        println!("steps: {:?}", steps(&query));
+        let parsed = index.parse(&query);
+        for t in parsed.terms.iter().chain(&parsed.boosts) {
+            println!(
+                "  group {:>2} {:<16} weight {:.2} idf {:.2}{}",
+                t.group,
+                name[&t.id],
+                t.weight,
+                t.idf,
+                if t.required { " required" } else { "" }
+            );
+        }
+        let hits = index.search(&query, 5);
+        let mut tools: Vec<u32> = hits.iter().map(|h| h.doc as u32).collect();
+        for t in std::env::var("TACK_EXPLAIN_TOOLS")
+            .unwrap_or_default()
+            .split(',')
+        {
+            if let Some(d) = index.docs.iter().position(|d| d.tool == t) {
+                tools.push(d as u32);
+            }
+        }
+        for d in tools {
+            let mut parts = Vec::new();
+            for t in &parsed.terms {
+                if let Some(p) = index.postings[t.id as usize].iter().find(|p| p.doc == d) {
+                    parts.push(format!(
+                        "{}={:.2}",
+                        name[&t.id],
+                        t.idf * p.weight * t.weight
+                    ));
+                }
+            }
+            println!("{} [{}]", index.docs[d as usize].tool, parts.join(" "));
+        }
+    }
+
+    /// The first tool for `q` over `index`'s tools ranked with `scoring`.
+    fn first_with(index: &ToolIndex, scoring: Scoring, q: &str) -> String {
+        let index = ToolIndex::with_scoring(index.docs().to_vec(), scoring);
+        names(&index, &index.search(q, 5)).swap_remove(0)
+    }
+
     fn names(index: &ToolIndex, hits: &[Hit]) -> Vec<String> {
         hits.iter().map(|h| index.doc(h.doc).tool.clone()).collect()
     }
@@ -2495,10 +2625,7 @@ mod tests {
                 json!({}),
             ),
         ]);
-        let first = |scoring: Scoring, q: &str| {
-            let index = ToolIndex::with_scoring(index.docs().to_vec(), scoring);
-            names(&index, &index.search(q, 5)).swap_remove(0)
-        };
+        let first = |scoring: Scoring, q: &str| first_with(&index, scoring, q);
         let on = Scoring::default();
         // A question asks to be told: a tool that looks things up.
         let q = "did stripe email us about payouts?";
@@ -2549,6 +2676,65 @@ mod tests {
         assert_eq!(
             first(on, "anything waiting on my to-do list?"),
             "mcp__gitlab__list_todos"
+        );
+    }
+
+    #[test]
+    fn a_things_name_and_a_filter_ask_for_nothing() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "github",
+                "create_issue",
+                "Create an issue in a repository.",
+                json!({"properties": {"repo": {"description": "repository name"}}}),
+            ),
+            SearchDoc::mcp(
+                "browser",
+                "open_page",
+                "Open a web frontend in the browser: a page that lists an issue tracker's issues.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "mongodb",
+                "update_many",
+                "Update every document of a collection that matches a filter.",
+                json!({}),
+            ),
+            SearchDoc::mcp(
+                "mongodb",
+                "find_location",
+                "Find where a place is: search locations by name.",
+                json!({}),
+            ),
+            SearchDoc::mcp("crm", "list_accounts", "List the accounts.", json!({})),
+        ]);
+        let first = |scoring: Scoring, q: &str| first_with(&index, scoring, q);
+        let on = Scoring::default();
+        // The name of a repo (a table, a channel …) is no word of the ask.
+        let q = "open an issue on the web-frontend repo";
+        assert_eq!(first(on, q), "mcp__github__create_issue");
+        let off = Scoring {
+            container_names: 0,
+            ..on
+        };
+        assert_eq!(first(off, q), "mcp__browser__open_page");
+        // A dotted name is a value; "where" but first filters; a part that
+        // opens with a preposition says where the next part is done.
+        let mut in_quote = false;
+        assert!(is_value(
+            "crm.accounts",
+            "crm.accounts,",
+            &mut in_quote,
+            false
+        ));
+        assert!(!is_value("accounts", "accounts", &mut in_quote, false));
+        let q = "in mongo crm.accounts, set discount to 15 on every doc where tier is 'gold'";
+        assert_eq!(steps(q).len(), 1);
+        assert_eq!(first(on, q), "mcp__mongodb__update_many");
+        assert_eq!(steps("read the changelog, then post it to Slack").len(), 2);
+        assert_eq!(
+            first(on, "where is the Berlin office"),
+            "mcp__mongodb__find_location"
         );
     }
 
