@@ -33,7 +33,8 @@
 //! that server, and a server's name alone lists its tools (in a sentence it
 //! is a word like any other: `time` and `memory` are servers too); a tool's
 //! exact name written as an identifier (`create_issue`, `getUser`) anywhere
-//! in the query, or any tool name alone, ranks that tool first. Query
+//! in the query, or any tool name alone, ranks that tool first — in any
+//! case style (`createIssue`, `create-issue`) or as `server:name`. Query
 //! words also find their synonyms and related words (`synonyms.rs`), then
 //! their nearest neighbours in word-vector space (`related.rs`, a table
 //! derived from GloVe vectors), each at a lower weight; a user's word or
@@ -332,6 +333,9 @@ pub struct ToolIndex {
     /// Lowercase names (the model's and the tool's own) to the documents
     /// so named.
     exact: FxHashMap<String, Vec<u32>>,
+    /// The same names with only their letters and digits (`createissue`
+    /// for `create_issue`), for a name written in another case style.
+    loose: FxHashMap<String, Vec<u32>>,
     /// A query term to the catalog's terms of its groups in [`SYNONYMS`]
     /// and [`RELATED`], with the weight each counts at (both stemmed as
     /// the index stems).
@@ -471,6 +475,7 @@ impl ToolIndex {
         let mut server_names: Vec<&str> = Vec::new();
         let mut server_of = Vec::with_capacity(docs.len());
         let mut exact: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        let mut loose: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for (d, doc) in docs.iter().enumerate() {
             let id = doc.server.as_deref().map(|server| {
                 if let Some(id) = server_names.iter().position(|s| *s == server) {
@@ -498,9 +503,12 @@ impl ToolIndex {
             });
             server_of.push(id);
             for name in [&doc.tool, &doc.name] {
-                let list = exact.entry(name.to_lowercase()).or_default();
-                if list.last() != Some(&(d as u32)) {
-                    list.push(d as u32);
+                let lower = name.to_lowercase();
+                for (map, key) in [(&mut loose, loose_name(&lower)), (&mut exact, lower)] {
+                    let list = map.entry(key).or_default();
+                    if list.last() != Some(&(d as u32)) {
+                        list.push(d as u32);
+                    }
                 }
             }
         }
@@ -522,6 +530,7 @@ impl ToolIndex {
             server_of,
             servers,
             exact,
+            loose,
             synonyms,
             name_terms,
             #[cfg(feature = "semantic")]
@@ -796,13 +805,40 @@ impl ToolIndex {
     }
 
     /// `select:A,B,…`: the named tools in order, each once.
+    /// The tools a lowercase word names: a tool's name as the model sees
+    /// it or its own (`mcp__github__create_issue`, `create_issue`), its
+    /// server and name (`github:create_issue`, `github/create_issue`), or
+    /// either in another case style (`createIssue`, `create-issue`).
+    fn named(&self, lower: &str) -> Option<&[u32]> {
+        if let Some(docs) = self.exact.get(lower) {
+            return Some(docs);
+        }
+        let full = match lower.split_once([':', '/']) {
+            Some((server, name)) => std::borrow::Cow::Owned(format!("mcp__{server}__{name}")),
+            None => std::borrow::Cow::Borrowed(lower),
+        };
+        self.exact
+            .get(full.as_ref())
+            .or_else(|| self.loose.get(&loose_name(&full)))
+            .map(Vec::as_slice)
+    }
+
+    /// The tools `name` names, as `select:` reads a name: the model's name
+    /// or the tool's own, `server:name`, or either in another case style.
+    pub fn tools_named(&self, name: &str) -> impl Iterator<Item = &SearchDoc> {
+        self.named(&name.to_lowercase())
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| &self.docs[d as usize])
+    }
+
     fn select(&self, names: &str) -> Vec<Hit> {
         let mut out: Vec<Hit> = Vec::new();
         for name in names
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|n| !n.is_empty())
         {
-            let Some(docs) = self.exact.get(&name.to_lowercase()) else {
+            let Some(docs) = self.named(&name.to_lowercase()) else {
                 continue;
             };
             // The model's name wins over another tool's own name.
@@ -962,13 +998,13 @@ impl ToolIndex {
                     && (self.scoring.container_names > 1 || is_identifier(trimmed))
                     && names_a_container(words.get(i + 1)));
             // A tool's own name (`fs.read`) is no value.
-            let value = value && !required && !self.exact.contains_key(&lower);
+            let value = value && !required && self.named(&lower).is_none();
             after_name = matches!(lower.as_str(), "called" | "named" | "titled");
             // A tool's name put first: an identifier (`create_issue`,
             // `getUser`, `mcp__github__…`) anywhere, or any name alone; a
             // plain word (`search`, `fetch`) in a sentence is a word.
             if (alone || is_identifier(trimmed))
-                && let Some(docs) = self.exact.get(&lower)
+                && let Some(docs) = self.named(&lower)
             {
                 parsed.exact.extend(docs);
             }
@@ -1360,6 +1396,12 @@ const ADJUNCTS: &[&str] = &[
 /// The marks that open and close quoted text in a request.
 const OPEN_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{201c}'];
 const CLOSE_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2019}', '\u{201d}'];
+
+/// A name with only its letters and digits: `create_issue`,
+/// `create-issue` and `createissue` (from `createIssue`) are one.
+fn loose_name(lower: &str) -> String {
+    lower.chars().filter(|c| c.is_alphanumeric()).collect()
+}
 
 /// Whether a query word is a value the request passes on rather than a
 /// word of what to do: quoted text (`in_quote` carries an open quote to
@@ -2138,6 +2180,31 @@ mod tests {
         assert_eq!(names(&index, &hits)[0], "mcp__jira__createTicket");
         let hits = index.search("grep", 1);
         assert_eq!(names(&index, &hits), ["Grep"]);
+        // In another case style, or as server and name.
+        for q in [
+            "list the open pull requests: listPullRequests",
+            "list-pull-requests",
+            "github:list_pull_requests",
+            "run github/list_pull_requests for me",
+            "LIST_PULL_REQUESTS",
+        ] {
+            let hits = index.search(q, 5);
+            assert_eq!(
+                names(&index, &hits)[0],
+                "mcp__github__list_pull_requests",
+                "{q}"
+            );
+        }
+        let hits = index.search("create_ticket", 5);
+        assert_eq!(names(&index, &hits)[0], "mcp__jira__createTicket");
+        for q in ["read file listFiles", "read file filesystem:list-files"] {
+            let hits = index.search(q, 5);
+            assert_eq!(
+                names(&index, &hits)[0],
+                "mcp__filesystem__list-files",
+                "{q}"
+            );
+        }
     }
 
     #[test]
@@ -2149,6 +2216,18 @@ mod tests {
             [
                 "Grep",
                 "mcp__github__create_issue",
+                "mcp__filesystem__fs.read"
+            ]
+        );
+        let hits = index.search(
+            "select:jira:createTicket,listPullRequests,filesystem/fs.read",
+            1,
+        );
+        assert_eq!(
+            names(&index, &hits),
+            [
+                "mcp__jira__createTicket",
+                "mcp__github__list_pull_requests",
                 "mcp__filesystem__fs.read"
             ]
         );

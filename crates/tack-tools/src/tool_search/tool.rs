@@ -360,9 +360,9 @@ impl Tool for ToolSearch {
                     .map(str::trim)
                     .filter(|n| {
                         !n.is_empty()
-                            && !hits.iter().any(|d| {
-                                d.tool.eq_ignore_ascii_case(n) || d.name.eq_ignore_ascii_case(n)
-                            })
+                            && !index
+                                .tools_named(n)
+                                .any(|named| hits.iter().any(|d| d.tool == named.tool))
                     })
                     .collect();
                 if !missing.is_empty() {
@@ -436,7 +436,12 @@ fn nothing_found(
     if let Some(names) = query.strip_prefix("select:") {
         let known: Vec<&str> = index.docs().iter().map(|d| d.tool.as_str()).collect();
         let mut text = String::new();
-        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        for asked in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            // `github:create_issue` or `createIssue` is the tool it names.
+            let name = index
+                .tools_named(asked)
+                .next()
+                .map_or(asked, |d| d.tool.as_str());
             if registry
                 .get(name)
                 .is_some_and(|t| t.exposure == Exposure::Direct)
@@ -454,7 +459,7 @@ fn nothing_found(
             let hint = tack_protocol::suggest::closest(name, &known)
                 .map(|n| format!(" (did you mean {n}?)"))
                 .unwrap_or_default();
-            let _ = write!(text, "No deferred tool is named {name}{hint}. ");
+            let _ = write!(text, "No deferred tool is named {asked}{hint}. ");
         }
         return text.trim_end().to_owned();
     }
@@ -617,6 +622,15 @@ mod tests {
             text.contains("No deferred tool is named mcp__slack__nope"),
             "{text}"
         );
+        // A name as server:name (or in another case style) is the tool.
+        let out = search(&tool, &host, "t1c", "select:slack:postMessage,nope").await;
+        let text = format!("{:?}", out.content);
+        assert!(
+            text.contains("mcp__slack__post_message (server slack)"),
+            "{text}"
+        );
+        assert!(!text.contains("named slack:postMessage"), "{text}");
+        assert!(text.contains("No deferred tool is named nope"), "{text}");
         // A refused tool is not found even by name.
         let out = search(&tool, &host, "t2", "select:mcp__github__delete_repository").await;
         assert!(format!("{:?}", out.content).contains("a deny rule refuses every call of it"));
