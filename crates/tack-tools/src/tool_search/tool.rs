@@ -437,11 +437,18 @@ fn nothing_found(
         let known: Vec<&str> = index.docs().iter().map(|d| d.tool.as_str()).collect();
         let mut text = String::new();
         for asked in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            // `github:create_issue` or `createIssue` is the tool it names.
+            // `github:create_issue` or `createIssue` is the tool it names
+            // (a refused tool is not indexed: `server:name` by the registry).
+            let full = asked
+                .split_once([':', '/'])
+                .map(|(server, name)| format!("mcp__{server}__{name}"))
+                .filter(|full| registry.contains(full));
             let name = index
                 .tools_named(asked)
                 .next()
-                .map_or(asked, |d| d.tool.as_str());
+                .map(|d| d.tool.as_str())
+                .or(full.as_deref())
+                .unwrap_or(asked);
             if registry
                 .get(name)
                 .is_some_and(|t| t.exposure == Exposure::Direct)
@@ -632,8 +639,10 @@ mod tests {
         assert!(!text.contains("named slack:postMessage"), "{text}");
         assert!(text.contains("No deferred tool is named nope"), "{text}");
         // A refused tool is not found even by name.
-        let out = search(&tool, &host, "t2", "select:mcp__github__delete_repository").await;
-        assert!(format!("{:?}", out.content).contains("a deny rule refuses every call of it"));
+        for name in ["mcp__github__delete_repository", "github:delete_repository"] {
+            let out = search(&tool, &host, "t2", &format!("select:{name}")).await;
+            assert!(format!("{:?}", out.content).contains("a deny rule refuses every call of it"));
+        }
         // A server announces a tool: the next search finds it.
         {
             let mut registry = host.registry.lock().unwrap();
