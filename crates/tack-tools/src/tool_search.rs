@@ -813,14 +813,14 @@ impl ToolIndex {
         if let Some(docs) = self.exact.get(lower) {
             return Some(docs);
         }
-        let full = match lower.split_once([':', '/']) {
-            Some((server, name)) => std::borrow::Cow::Owned(format!("mcp__{server}__{name}")),
-            None => std::borrow::Cow::Borrowed(lower),
+        let docs = match mcp_name(lower) {
+            Some(full) => self
+                .exact
+                .get(&full)
+                .or_else(|| self.loose.get(&loose_name(&full))),
+            None => self.loose.get(&loose_name(lower)),
         };
-        self.exact
-            .get(full.as_ref())
-            .or_else(|| self.loose.get(&loose_name(&full)))
-            .map(Vec::as_slice)
+        docs.map(Vec::as_slice)
     }
 
     /// The tools `name` names, as `select:` reads a name: the model's name
@@ -997,14 +997,15 @@ impl ToolIndex {
                     && !is_stop_word(&lower)
                     && (self.scoring.container_names > 1 || is_identifier(trimmed))
                     && names_a_container(words.get(i + 1)));
+            let named = self.named(&lower);
             // A tool's own name (`fs.read`) is no value.
-            let value = value && !required && self.named(&lower).is_none();
+            let value = value && !required && named.is_none();
             after_name = matches!(lower.as_str(), "called" | "named" | "titled");
             // A tool's name put first: an identifier (`create_issue`,
             // `getUser`, `mcp__github__…`) anywhere, or any name alone; a
             // plain word (`search`, `fetch`) in a sentence is a word.
             if (alone || is_identifier(trimmed))
-                && let Some(docs) = self.named(&lower)
+                && let Some(docs) = named
             {
                 parsed.exact.extend(docs);
             }
@@ -1396,6 +1397,13 @@ const ADJUNCTS: &[&str] = &[
 /// The marks that open and close quoted text in a request.
 const OPEN_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2018}', '\u{201c}'];
 const CLOSE_QUOTES: [char; 5] = ['\'', '"', '`', '\u{2019}', '\u{201d}'];
+
+/// The name the model sees for a tool written as `server:name` or
+/// `server/name`: `mcp__server__name`.
+fn mcp_name(word: &str) -> Option<String> {
+    let (server, name) = word.split_once([':', '/'])?;
+    Some(format!("mcp__{server}__{name}"))
+}
 
 /// A name with only its letters and digits: `create_issue`,
 /// `create-issue` and `createissue` (from `createIssue`) are one.

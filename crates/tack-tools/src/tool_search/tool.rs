@@ -439,10 +439,7 @@ fn nothing_found(
         for asked in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             // `github:create_issue` or `createIssue` is the tool it names
             // (a refused tool is not indexed: `server:name` by the registry).
-            let full = asked
-                .split_once([':', '/'])
-                .map(|(server, name)| format!("mcp__{server}__{name}"))
-                .filter(|full| registry.contains(full));
+            let full = super::mcp_name(asked).filter(|full| registry.contains(full));
             let name = index
                 .tools_named(asked)
                 .next()
