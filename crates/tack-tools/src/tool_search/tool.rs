@@ -425,6 +425,34 @@ pub fn listed(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The refused tool `asked` names in another case style (`deleteRepo` or
+/// `github:deleteRepo` for `mcp__github__delete_repo`), which the index,
+/// holding no refused tool, cannot resolve.
+fn refused_named(
+    asked: &str,
+    registry: &ToolRegistry,
+    refused: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let lower = asked.to_lowercase();
+    // `deleteRepo` is the tool's own name; `github:deleteRepo` its full one.
+    let (wanted, whole) = match super::mcp_name(&lower) {
+        Some(full) => (super::loose_name(&full), true),
+        None => (super::loose_name(&lower), false),
+    };
+    registry
+        .iter()
+        .map(|t| t.definition.name.as_str())
+        .find(|name| {
+            let own = if whole {
+                name
+            } else {
+                mcp_parts(name).map_or(*name, |(_, own)| own)
+            };
+            super::loose_name(&own.to_lowercase()) == wanted && refused(name)
+        })
+        .map(str::to_owned)
+}
+
 /// What a search that found nothing says: for `select:`, the closest
 /// names; otherwise what there is to search.
 fn nothing_found(
@@ -438,8 +466,10 @@ fn nothing_found(
         let mut text = String::new();
         for asked in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             // `github:create_issue` or `createIssue` is the tool it names
-            // (a refused tool is not indexed: `server:name` by the registry).
-            let full = super::mcp_name(asked).filter(|full| registry.contains(full));
+            // (a refused tool is not indexed: the registry says which it is).
+            let full = super::mcp_name(asked)
+                .filter(|full| registry.contains(full))
+                .or_else(|| refused_named(asked, registry, refused));
             let name = index
                 .tools_named(asked)
                 .next()
@@ -636,7 +666,12 @@ mod tests {
         assert!(!text.contains("named slack:postMessage"), "{text}");
         assert!(text.contains("No deferred tool is named nope"), "{text}");
         // A refused tool is not found even by name.
-        for name in ["mcp__github__delete_repository", "github:delete_repository"] {
+        for name in [
+            "mcp__github__delete_repository",
+            "github:delete_repository",
+            "deleteRepository",
+            "github/delete-repository",
+        ] {
             let out = search(&tool, &host, "t2", &format!("select:{name}")).await;
             assert!(format!("{:?}", out.content).contains("a deny rule refuses every call of it"));
         }
