@@ -39,8 +39,9 @@
 //! their nearest neighbours in word-vector space (`related.rs`, a table
 //! derived from GloVe vectors), each at a lower weight; a user's word or
 //! two-word phrase also finds the words tools use for what it asks
-//! (`lexicon.rs`: "storm" finds `weather`, "sea level" `elevation`); a
-//! tool counts only the best match of each query word. A word the catalog lacks is split
+//! (`lexicon.rs`: "storm" finds `weather`, "sea level" `elevation`; a
+//! phrase reads past a pronoun or an article, so "save it to" is "save
+//! to"); a tool counts only the best match of each query word. A word the catalog lacks is split
 //! into two words it has ("healthcheck"), and two query words are joined
 //! when the catalog writes them as one ("log in"), both at the synonyms'
 //! weight. With the cargo feature `semantic` and
@@ -51,8 +52,11 @@
 //! a dotted name (`crm.accounts`), the name after `called`, a name written
 //! as an identifier before a repo, table, channel … ("the web-frontend
 //! repo") — count less than the words of what to do, and
-//! bring the word for their kind (`url`, `file`, `email`, `issue` for
-//! `ENG-482`, `time` for `9am`; a sum such as `17.5%` brings `calculate`).
+//! bring the word for their kind (`url`, `file`, `directory` for
+//! `~/Downloads`, `email`, `issue` for `ENG-482`, `time` for `9am`; a sum
+//! such as `17.5%` brings `calculate`). "Move" or "mark" in a request that
+//! names an issue key asks for a transition ("move ENG-412 to In Review"),
+//! and "show me" to get something, not for `git show`.
 //! The message of "remember that …", "tell the team that …" or of the
 //! words after a colon that follows the ask ("file a bug: the export
 //! times out") counts less still: it is what to keep or say, not what to
@@ -78,7 +82,7 @@ pub mod semantic;
 mod synonyms;
 pub mod tool;
 
-use lexicon::{ASKS_FOR, WRITTEN_BLIND};
+use lexicon::{ASKS_FOR, RECURRING, WRITTEN_BLIND};
 use synonyms::{RELATED, SYNONYMS};
 
 /// One tool as the index sees it.
@@ -933,6 +937,9 @@ impl ToolIndex {
         // tool ("I can't make the meeting" creates nothing).
         let mut negated = false;
         let mut before = String::new();
+        let names_an_issue = words
+            .iter()
+            .any(|w| is_issue_key(w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '-'))));
         for (i, &raw) in words.iter().enumerate() {
             // After a colon that follows the ask, what the thing made is
             // to say: "file a bug: CSV export times out" exports nothing.
@@ -965,7 +972,12 @@ impl ToolIndex {
                 },
                 _ => trimmed,
             };
-            let value = is_value(trimmed, raw, &mut in_quote, after_name) || content;
+            let value = is_value(
+                as_written(raw).unwrap_or(trimmed),
+                raw,
+                &mut in_quote,
+                after_name,
+            ) || content;
             if trimmed.is_empty() {
                 continue;
             }
@@ -1030,7 +1042,9 @@ impl ToolIndex {
             let kind = if is_arithmetic(raw) {
                 Some("calculate")
             } else {
-                value_kind(trimmed)
+                // The path as written: "~/Downloads", "/var/log/", not
+                // the letters `trimmed` keeps.
+                value_kind(as_written(raw).unwrap_or(trimmed))
             };
             if value && let Some(kind) = kind {
                 // A URL asks for a tool that takes one, a sum ("17.5%",
@@ -1047,16 +1061,15 @@ impl ToolIndex {
             // "Pull" but for "pull request" is to get ("pull up ENG-482",
             // "pull the signups from Postgres"); as a word it still
             // counts a little (`git pull`).
-            let text =
-                if !value && !required && lower == "pull" && !before_request(words.get(i + 1)) {
-                    if let Some(id) = self.stemmed_term(&mut lower.clone()) {
-                        let weight = self.scoring.lexicon_weight * word_weight;
-                        parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
-                    }
-                    "get"
-                } else {
-                    text
-                };
+            let text = if !value && !required && asks_to_get(&lower, words.get(i + 1)) {
+                if let Some(id) = self.stemmed_term(&mut lower.clone()) {
+                    let weight = self.scoring.lexicon_weight * word_weight;
+                    parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
+                }
+                "get"
+            } else {
+                text
+            };
             // A word written with a hyphen the catalog writes as one
             // ("to-do", "e-mail", "sign-in"): that word too.
             if !value
@@ -1066,6 +1079,23 @@ impl ToolIndex {
                 let mut joined = text.replace('-', "").to_lowercase();
                 if let Some(id) = self.stemmed_term(&mut joined) {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
+                }
+            }
+            // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
+            // status changes, which trackers call a transition.
+            if !value && matches!(lower.as_str(), "move" | "mark") && names_an_issue {
+                group += 1;
+                for word in ["transition", "status"] {
+                    if let Some(id) = self.stemmed_term(&mut word.to_owned()) {
+                        let idf = self.idf[id as usize];
+                        parsed.add(QueryTerm {
+                            id,
+                            required: false,
+                            weight: 1.0,
+                            group,
+                            idf,
+                        });
+                    }
                 }
             }
             let mut first_of_raw = true;
@@ -1085,6 +1115,11 @@ impl ToolIndex {
                 }
                 if !value && !required {
                     previous.push_str(w);
+                }
+                // A phrase reads past a pronoun or an article: "save it
+                // to" is "save to", "drop the link" "drop link".
+                if !required && !value && PASSED_OVER.binary_search(&w).is_ok() {
+                    return;
                 }
                 if !required && is_stop_word(w) {
                     // A phrase may hold a stop word ("who changed", "eye
@@ -1247,6 +1282,34 @@ fn bare_word(word: &str) -> String {
     word.trim_matches(|c: char| !c.is_alphabetic())
         .to_lowercase()
 }
+
+/// A path as written (`~/Downloads`, `/var/log/`, `./config/app.yaml`),
+/// without what surrounds it in a sentence (quotes, brackets, a comma, a
+/// full stop); `None` for any other word.
+fn as_written(raw: &str) -> Option<&str> {
+    let word = raw
+        .trim_matches(|c: char| !(c.is_alphanumeric() || "_-./~".contains(c)))
+        .trim_end_matches('.');
+    (word.starts_with(['/', '~', '.']) && word.contains('/')).then_some(word)
+}
+
+/// Whether a word asks to get something whatever its own meaning: "pull"
+/// but in "pull request" ("pull up ENG-482", "pull the signups from
+/// Postgres"), "show" before "me" or "us" ("show me what's in
+/// nginx.conf", which `git show` is not).
+fn asks_to_get(lower: &str, next: Option<&&str>) -> bool {
+    match lower {
+        "pull" => !before_request(next),
+        "show" => next.is_some_and(|n| matches!(bare_word(n).as_str(), "me" | "us")),
+        _ => false,
+    }
+}
+
+/// Words a phrase reads past (pronouns, articles, possessives), sorted.
+const PASSED_OVER: &[&str] = &[
+    "a", "an", "her", "him", "his", "it", "its", "me", "my", "our", "the", "their", "them",
+    "these", "this", "those", "us", "your",
+];
 
 /// Whether the next word of a request is `request` ("pull request").
 fn before_request(next: Option<&&str>) -> bool {
@@ -1447,7 +1510,9 @@ fn dotted_name(word: &str) -> bool {
 }
 
 /// The word for the kind of a value, when it is a URL, an e-mail address,
-/// a file name or path (`notes.txt`, `src/main.rs`), or an issue's key
+/// a file name or path (`notes.txt`, `src/main.rs`; `directory` for a
+/// path written from a root with no extension: `~/Downloads`, `/var/log/`),
+/// or an issue's key
 /// (`ENG-482`).
 fn value_kind(word: &str) -> Option<&'static str> {
     let extension = word.rsplit_once('.').is_some_and(|(name, ext)| {
@@ -1461,7 +1526,11 @@ fn value_kind(word: &str) -> Option<&'static str> {
     } else if word.contains('@') && word.contains('.') {
         Some("email")
     } else if extension || word.contains('/') {
-        Some("file")
+        if !extension && (word.starts_with(['/', '~', '.']) || word.ends_with('/')) {
+            Some("directory")
+        } else {
+            Some("file")
+        }
     } else if is_issue_key(word) {
         Some("issue")
     } else if is_clock_time(word) {
@@ -1779,7 +1848,8 @@ fn synonym_terms(
         .enumerate()
         .filter(|&(n, _)| !left_out_by_ablation(n))
         .map(|(_, entry)| entry);
-    for (key, words) in own.iter().chain(blind) {
+    let recurring: &[(&str, &[&str])] = if lexicon { RECURRING } else { &[] };
+    for (key, words) in own.iter().chain(blind).chain(recurring) {
         let key = key.split(' ').map(stemmed).collect::<Vec<_>>().join(" ");
         let list = out.entry(key.into()).or_default();
         for w in *words {
@@ -2586,6 +2656,105 @@ mod tests {
             },
         );
         assert!(off.search("storm", 5).is_empty());
+    }
+
+    #[test]
+    fn a_phrase_reads_past_pronouns_and_articles() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "fs",
+                "write_file",
+                "Write text to a file.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp("dash", "save_dashboard", "Save a dashboard.", json!({})),
+            SearchDoc::mcp(
+                "crawl",
+                "map_site",
+                "Map a website: the URLs under it.",
+                json!({"properties": {"url": {}}}),
+            ),
+            SearchDoc::mcp(
+                "crawl",
+                "scrape",
+                "Scrape one URL.",
+                json!({"properties": {"url": {}}}),
+            ),
+        ];
+        let index = ToolIndex::new(docs);
+        // "save to" (the lexicon's phrase for writing a file) with "it"
+        // between.
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(top("save it to notes/hn.md"), "mcp__fs__write_file");
+        assert_eq!(top("save to notes/hn.md"), "mcp__fs__write_file");
+        // "list every URL on" a site is a map of it.
+        assert_eq!(top("list every URL on example.dev"), "mcp__crawl__map_site");
+        // A word that is no stop word still breaks a phrase.
+        assert_ne!(top("save dashboards to notes/hn.md"), "mcp__fs__write_file");
+    }
+
+    #[test]
+    fn how_a_path_or_an_issue_key_is_put_tells_what_it_asks_for() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "fs",
+                "read_text_file",
+                "Read the complete contents of a file as text.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "fs",
+                "list_directory",
+                "List the files and directories in a directory.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "git",
+                "git_show",
+                "Show the contents of a commit.",
+                json!({"properties": {"revision": {}}}),
+            ),
+            SearchDoc::mcp(
+                "jira",
+                "jira_move_issue",
+                "Move an issue to another project.",
+                json!({"properties": {"issue_key": {}, "project": {}}}),
+            ),
+            SearchDoc::mcp(
+                "jira",
+                "jira_transition_issue",
+                "Transition an issue to a new status.",
+                json!({"properties": {"issue_key": {}, "transition_id": {}}}),
+            ),
+        ];
+        let index = ToolIndex::new(docs);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        // A path with no extension is a directory; with one, a file.
+        assert_eq!(
+            top("what's inside /var/log/nginx?"),
+            "mcp__fs__list_directory"
+        );
+        assert_eq!(top("check ~/Downloads"), "mcp__fs__list_directory");
+        assert_eq!(top("check ~/notes.md"), "mcp__fs__read_text_file");
+        assert_eq!(
+            top("what's in /etc/nginx/nginx.conf?"),
+            "mcp__fs__read_text_file"
+        );
+        // "show me" asks to see, not for `git show`.
+        assert_eq!(
+            top("show me /etc/nginx/nginx.conf"),
+            "mcp__fs__read_text_file"
+        );
+        assert_eq!(top("show the commit abc1234"), "mcp__git__git_show");
+        // Moving an issue to a status is a transition; to a project, a move.
+        assert_eq!(
+            top("move ENG-412 to In Review"),
+            "mcp__jira__jira_transition_issue"
+        );
+        assert_eq!(
+            top("move the issue to project OPS"),
+            "mcp__jira__jira_move_issue"
+        );
     }
 
     #[test]

@@ -877,3 +877,37 @@ pub(super) const WRITTEN_BLIND: &[(&str, &[&str])] = &[
     ("notify", &["notification"]),
     ("set up", &["create", "setup", "configure"]),
 ];
+
+/// Requests that writers of the held-out sets (`eval/toolsearch/heldout`)
+/// put in their own words again and again: "list every URL on
+/// docs.stripe.com" (three writers), "pull the text out of contract.pdf",
+/// "what's been said in #incidents", "save it to ./notes/hn.md", "tell me
+/// when it changes". Read from the misses of sets a, c, g and h, so
+/// measured held out only on b, d, e, f, i and j (BENCHMARKS.md, "Tool
+/// search"). Like [`ASKS_FOR`], general English of software requests.
+pub(super) const RECURRING: &[(&str, &[&str])] = &[
+    ("every url", &["map", "enumerate"]),
+    ("all urls", &["map", "enumerate"]),
+    ("every link", &["map", "enumerate"]),
+    ("all links", &["map", "enumerate"]),
+    ("text out", &["extract", "parse", "convert"]),
+    ("automatically", &["filter", "rule"]),
+    ("skip inbox", &["filter", "archive"]),
+    ("been said", &["messages", "history", "read"]),
+    ("been saying", &["messages", "history", "read"]),
+    ("leave note", &["comment"]),
+    ("email to", &["send"]),
+    ("what in", &["contents", "read"]),
+    ("what inside", &["contents", "list"]),
+    ("cite", &["citation", "citations"]),
+    ("every time", &["webhook", "subscribe", "notification"]),
+    ("whenever", &["webhook", "subscribe", "notification"]),
+    ("tell when", &["monitor", "watch", "alert"]),
+    ("disk", &["storage", "size"]),
+    ("onto", &["append"]),
+    ("trending", &["trend", "analyze"]),
+    ("green", &["status", "passing", "success"]),
+    ("tracking", &["watch", "alert"]),
+    ("drop link", &["send", "post", "message"]),
+    ("drop note", &["send", "post", "message"]),
+];
