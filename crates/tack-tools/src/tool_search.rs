@@ -894,6 +894,23 @@ impl ToolIndex {
     /// With `word` (stemmed) after `last`, the previous word: the tool
     /// words of the two as a phrase ("sea level"), as the query's own (two
     /// words in a row are a surer sign than one). `last` becomes `word`.
+    /// Adds `words` (those the catalog has) as one more group of the
+    /// query at full weight, as a phrase's words are.
+    fn add_words(&self, parsed: &mut Parsed, group: &mut u32, words: &[&str]) {
+        *group += 1;
+        for word in words {
+            if let Some(id) = self.stemmed_term(&mut (*word).to_owned()) {
+                parsed.add(QueryTerm {
+                    id,
+                    required: false,
+                    weight: 1.0,
+                    group: *group,
+                    idf: self.idf[id as usize],
+                });
+            }
+        }
+    }
+
     fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, last: &mut String, word: &str) {
         if !last.is_empty() {
             last.push(' ');
@@ -937,9 +954,6 @@ impl ToolIndex {
         // tool ("I can't make the meeting" creates nothing).
         let mut negated = false;
         let mut before = String::new();
-        let names_an_issue = words
-            .iter()
-            .any(|w| is_issue_key(w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '-'))));
         for (i, &raw) in words.iter().enumerate() {
             // After a colon that follows the ask, what the thing made is
             // to say: "file a bug: CSV export times out" exports nothing.
@@ -972,12 +986,10 @@ impl ToolIndex {
                 },
                 _ => trimmed,
             };
-            let value = is_value(
-                as_written(raw).unwrap_or(trimmed),
-                raw,
-                &mut in_quote,
-                after_name,
-            ) || content;
+            // A path as written ("~/Downloads", "/var/log/"), not the
+            // letters `trimmed` keeps.
+            let written = as_written(raw).unwrap_or(trimmed);
+            let value = is_value(written, raw, &mut in_quote, after_name) || content;
             if trimmed.is_empty() {
                 continue;
             }
@@ -1042,9 +1054,7 @@ impl ToolIndex {
             let kind = if is_arithmetic(raw) {
                 Some("calculate")
             } else {
-                // The path as written: "~/Downloads", "/var/log/", not
-                // the letters `trimmed` keeps.
-                value_kind(as_written(raw).unwrap_or(trimmed))
+                value_kind(written)
             };
             if value && let Some(kind) = kind {
                 // A URL asks for a tool that takes one, a sum ("17.5%",
@@ -1083,20 +1093,11 @@ impl ToolIndex {
             }
             // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
             // status changes, which trackers call a transition.
-            if !value && matches!(lower.as_str(), "move" | "mark") && names_an_issue {
-                group += 1;
-                for word in ["transition", "status"] {
-                    if let Some(id) = self.stemmed_term(&mut word.to_owned()) {
-                        let idf = self.idf[id as usize];
-                        parsed.add(QueryTerm {
-                            id,
-                            required: false,
-                            weight: 1.0,
-                            group,
-                            idf,
-                        });
-                    }
-                }
+            if !value
+                && matches!(lower.as_str(), "move" | "mark")
+                && words.iter().any(|w| is_issue_key(bare_key(w)))
+            {
+                self.add_words(&mut parsed, &mut group, &["transition", "status"]);
             }
             let mut first_of_raw = true;
             for_each_word(text, &mut word_buf, |w, buf| {
@@ -1291,6 +1292,12 @@ fn as_written(raw: &str) -> Option<&str> {
         .trim_matches(|c: char| !(c.is_alphanumeric() || "_-./~".contains(c)))
         .trim_end_matches('.');
     (word.starts_with(['/', '~', '.']) && word.contains('/')).then_some(word)
+}
+
+/// A word without what surrounds an issue key in a sentence ("(ENG-412)," →
+/// `ENG-412`).
+fn bare_key(word: &str) -> &str {
+    word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '-'))
 }
 
 /// Whether a word asks to get something whatever its own meaning: "pull"
@@ -2203,6 +2210,7 @@ mod tests {
     #[test]
     fn stop_words_are_sorted() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(PASSED_OVER.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
