@@ -1099,6 +1099,22 @@ impl ToolIndex {
             {
                 self.add_words(&mut parsed, &mut group, &["transition", "status"]);
             }
+            // "How many orders … in the orders table", "total up sales by
+            // region from the sales table": figures asked of a table a
+            // user names are a query in SQL, and the table only where.
+            if !value
+                && matches!(lower.as_str(), "table" | "tables" | "column" | "columns")
+                && (i > 0 && names_a_thing(&bare_word(words[i - 1]))
+                    || words.get(i + 1).is_some_and(|n| {
+                        matches!(bare_word(n).as_str(), "called" | "named" | "is")
+                    }))
+                && words.iter().any(|w| asks_for_figures(&bare_word(w)))
+            {
+                self.add_words(&mut parsed, &mut group, &["sql"]);
+                self.add_words(&mut parsed, &mut group, &["query"]);
+                self.add_words(&mut parsed, &mut group, &["run", "execute"]);
+                continue;
+            }
             let mut first_of_raw = true;
             for_each_word(text, &mut word_buf, |w, buf| {
                 // Two words the catalog writes as one ("log in", "sign
@@ -1107,10 +1123,13 @@ impl ToolIndex {
                 if value || required || !first {
                     previous.clear();
                 } else if !previous.is_empty() {
-                    previous.push_str(w);
-                    if let Some(id) = self.stemmed_term(&mut previous) {
-                        let weight = self.scoring.synonym_weight;
-                        parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
+                    // Not two stop words: "in it" is no `init`.
+                    if !(is_stop_word(&previous) && is_stop_word(w)) {
+                        previous.push_str(w);
+                        if let Some(id) = self.stemmed_term(&mut previous) {
+                            let weight = self.scoring.synonym_weight;
+                            parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
+                        }
                     }
                     previous.clear();
                 }
@@ -1308,8 +1327,30 @@ fn asks_to_get(lower: &str, next: Option<&&str>) -> bool {
     match lower {
         "pull" => !before_request(next),
         "show" => next.is_some_and(|n| matches!(bare_word(n).as_str(), "me" | "us")),
+        "open" => next
+            .and_then(|n| as_written(n))
+            .is_some_and(|path| value_kind(path) == Some("file")),
         _ => false,
     }
+}
+
+/// Whether a word before a thing's kind ("the orders table") can be its
+/// name: no stop word nor a word that counts or picks ("each table").
+fn names_a_thing(word: &str) -> bool {
+    !is_stop_word(word)
+        && !matches!(
+            word,
+            "each" | "every" | "all" | "any" | "which" | "what" | "some" | "many" | "new" | "one"
+        )
+}
+
+/// Whether a word asks for a figure worked out of rows ("how many",
+/// "total", "average").
+fn asks_for_figures(word: &str) -> bool {
+    matches!(
+        word,
+        "many" | "count" | "total" | "sum" | "average" | "avg" | "mean" | "median"
+    )
 }
 
 /// Words a phrase reads past (pronouns, articles, possessives), sorted.
@@ -1533,10 +1574,14 @@ fn value_kind(word: &str) -> Option<&'static str> {
     } else if word.contains('@') && word.contains('.') {
         Some("email")
     } else if extension || word.contains('/') {
-        if !extension && (word.starts_with(['/', '~', '.']) || word.ends_with('/')) {
+        if extension {
+            Some("file")
+        } else if word.starts_with(['/', '~', '.']) || word.ends_with('/') {
             Some("directory")
         } else {
-            Some("file")
+            // `acme/web`, `data/warehouse`: a repository's or project's
+            // path more often than a file's.
+            None
         }
     } else if is_issue_key(word) {
         Some("issue")
@@ -2766,6 +2811,83 @@ mod tests {
     }
 
     #[test]
+    fn figures_asked_of_a_named_table_are_a_query() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "pg",
+                "query",
+                "Run a read-only SQL query",
+                json!({"properties": {"sql": {}}}),
+            ),
+            SearchDoc::mcp(
+                "ch",
+                "list_tables",
+                "List the tables in a database, with their row count and column count.",
+                json!({"properties": {"database": {}}}),
+            ),
+            SearchDoc::mcp(
+                "mongo",
+                "count",
+                "Gets the number of documents in a collection",
+                json!({"properties": {"collection": {}}}),
+            ),
+        ];
+        let index = ToolIndex::new(docs);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(
+            top("how many orders did we get yesterday? count them in the orders table"),
+            "mcp__pg__query"
+        );
+        assert_eq!(
+            top("How many orders came in today? The table is called orders."),
+            "mcp__pg__query"
+        );
+        // The tables themselves counted, or a table with no name, are no query.
+        assert_eq!(top("how many tables are there?"), "mcp__ch__list_tables");
+        assert_eq!(top("count the rows of each table"), "mcp__ch__list_tables");
+    }
+
+    #[test]
+    fn a_file_opened_is_read_and_two_stop_words_are_no_word() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "fs",
+                "read_text_file",
+                "Read the complete contents of a file as text.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "fs",
+                "list_directory",
+                "List the files and directories in a directory.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "git",
+                "git_init",
+                "Initialize a new repository.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "browser",
+                "open_page",
+                "Open a new page in the browser.",
+                json!({"properties": {"url": {}}}),
+            ),
+        ];
+        let index = ToolIndex::new(docs);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        // "in it" is not `init`.
+        assert_eq!(
+            top("tell me what is in it: ~/notes.md"),
+            "mcp__fs__read_text_file"
+        );
+        // A file opened is read; "open" of anything else still opens.
+        assert_eq!(top("open ./config/app.yaml"), "mcp__fs__read_text_file");
+        assert_eq!(top("open a new page"), "mcp__browser__open_page");
+    }
+
+    #[test]
     fn a_word_finds_its_neighbours_in_word_vector_space() {
         let docs = vec![
             SearchDoc::mcp(
@@ -2811,6 +2933,10 @@ mod tests {
         assert_eq!(value_kind("https://example.com"), Some("url"));
         assert_eq!(value_kind("ada@example.com"), Some("email"));
         assert_eq!(value_kind("notes.txt"), Some("file"));
+        assert_eq!(value_kind("src/etl/load.py"), Some("file"));
+        assert_eq!(value_kind("/var/log/"), Some("directory"));
+        // A slug (`owner/repo`) is no file.
+        assert_eq!(value_kind("data/warehouse"), None);
         assert_eq!(value_kind("1.31"), None);
         for w in ["9am", "3:30pm", "14:00", "10PM"] {
             assert_eq!(value_kind(w), Some("time"), "{w}");
