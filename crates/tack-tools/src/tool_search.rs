@@ -912,24 +912,40 @@ impl ToolIndex {
     }
 
     fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, last: &mut String, word: &str) {
+        // A word passed over ("cut a", "my tickets") may itself open or
+        // close a phrase: `last` holds "cut\0a" (or "\0my") then.
+        if let Some((before, passed)) = last.split_once('\0') {
+            let (before, passed) = (before.to_owned(), passed.to_owned());
+            if !before.is_empty() {
+                self.add_lexicon_group(parsed, group, &format!("{before} {passed}"));
+            }
+            self.add_lexicon_group(parsed, group, &format!("{passed} {word}"));
+            last.clone_from(&before);
+        }
         if !last.is_empty() {
             last.push(' ');
             last.push_str(word);
-            if let Some(list) = self.synonyms.get(last.as_str()) {
-                *group += 1;
-                for &(id, _) in list {
-                    parsed.add(QueryTerm {
-                        id,
-                        required: false,
-                        weight: 1.0,
-                        group: *group,
-                        idf: self.idf[id as usize],
-                    });
-                }
-            }
+            self.add_lexicon_group(parsed, group, last);
         }
         last.clear();
         last.push_str(word);
+    }
+
+    /// The words tools use for a user's phrase (`lexicon.rs`), as one
+    /// more group of the query at full weight.
+    fn add_lexicon_group(&self, parsed: &mut Parsed, group: &mut u32, phrase: &str) {
+        if let Some(list) = self.synonyms.get(phrase) {
+            *group += 1;
+            for &(id, _) in list {
+                parsed.add(QueryTerm {
+                    id,
+                    required: false,
+                    weight: 1.0,
+                    group: *group,
+                    idf: self.idf[id as usize],
+                });
+            }
+        }
     }
 
     fn parse(&self, query: &str) -> Parsed {
@@ -1091,6 +1107,11 @@ impl ToolIndex {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
             }
+            // "Log 3h on PAY-221", "put 45m against OPS-7": time spent on
+            // an issue is a worklog.
+            if is_duration(&lower) && words.iter().any(|w| is_issue_key(bare_key(w))) {
+                self.add_words(&mut parsed, &mut group, &["worklog"]);
+            }
             // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
             // status changes, which trackers call a transition.
             if !value
@@ -1139,6 +1160,10 @@ impl ToolIndex {
                 // A phrase reads past a pronoun or an article: "save it
                 // to" is "save to", "drop the link" "drop link".
                 if !required && !value && PASSED_OVER.binary_search(&w).is_ok() {
+                    if !last.contains('\0') {
+                        last.push('\0');
+                        last.push_str(w);
+                    }
                     return;
                 }
                 if !required && is_stop_word(w) {
@@ -1590,6 +1615,15 @@ fn value_kind(word: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// Whether a word is a span of time as trackers log it (`3h`, `45m`,
+/// `1d`, `90min`).
+fn is_duration(word: &str) -> bool {
+    let unit = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    unit.len() < word.len()
+        && word.starts_with(|c: char| c.is_ascii_digit())
+        && matches!(unit, "h" | "m" | "d" | "w" | "hr" | "hrs" | "min" | "mins")
 }
 
 /// Whether a word is an issue tracker's key: a project's capitals, a
@@ -2885,6 +2919,48 @@ mod tests {
         // A file opened is read; "open" of anything else still opens.
         assert_eq!(top("open ./config/app.yaml"), "mcp__fs__read_text_file");
         assert_eq!(top("open a new page"), "mcp__browser__open_page");
+    }
+
+    #[test]
+    fn a_phrase_may_hold_a_word_passed_over_and_time_on_an_issue_is_a_worklog() {
+        let docs = vec![
+            SearchDoc::mcp(
+                "git",
+                "create_branch",
+                "Create a new branch.",
+                json!({"properties": {"name": {}}}),
+            ),
+            SearchDoc::mcp(
+                "git",
+                "cut_file",
+                "Cut lines out of a file.",
+                json!({"properties": {"path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "jira",
+                "jira_add_worklog",
+                "Add a worklog entry to an issue.",
+                json!({"properties": {"issue_key": {}, "time_spent": {}}}),
+            ),
+            SearchDoc::mcp(
+                "k8s",
+                "kubectl_logs",
+                "Get the logs of a pod.",
+                json!({"properties": {"pod": {}}}),
+            ),
+        ];
+        let index = ToolIndex::new(docs);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        // The lexicon's "cut a" (a release, a branch) holds a word a
+        // phrase reads past.
+        assert_eq!(top("cut a new one"), "mcp__git__create_branch");
+        assert_eq!(
+            top("log 45m against INFRA-881"),
+            "mcp__jira__jira_add_worklog"
+        );
+        assert_eq!(top("logs of the INFRA pod"), "mcp__k8s__kubectl_logs");
+        assert!(is_duration("3h") && is_duration("90min") && is_duration("1.5h"));
+        assert!(!is_duration("h2") && !is_duration("3") && !is_duration("3hours"));
     }
 
     #[test]

@@ -910,4 +910,7 @@ pub(super) const RECURRING: &[(&str, &[&str])] = &[
     ("tracking", &["watch", "alert"]),
     ("drop link", &["send", "post", "message"]),
     ("drop note", &["send", "post", "message"]),
+    ("cut branch", &["create", "branch"]),
+    ("flag when", &["monitor", "watch", "alert"]),
+    ("drop summary", &["send", "post", "message"]),
 ];
