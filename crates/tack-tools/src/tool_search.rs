@@ -911,21 +911,18 @@ impl ToolIndex {
         }
     }
 
-    fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, last: &mut String, word: &str) {
-        // A word passed over ("cut a", "my tickets") may itself open or
-        // close a phrase: `last` holds "cut\0a" (or "\0my") then.
-        if let Some((before, passed)) = last.split_once('\0') {
-            let (before, passed) = (before.to_owned(), passed.to_owned());
-            if !before.is_empty() {
-                self.add_lexicon_group(parsed, group, &format!("{before} {passed}"));
+    fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, phrase: &mut Phrase, word: &str) {
+        let Phrase { last, passed, buf } = phrase;
+        // A word read past ("cut a", "my tickets") may itself open or
+        // close a phrase.
+        if let Some(passed) = passed.take() {
+            if !last.is_empty() {
+                self.add_lexicon_group(parsed, group, two_words(buf, last, passed));
             }
-            self.add_lexicon_group(parsed, group, &format!("{passed} {word}"));
-            last.clone_from(&before);
+            self.add_lexicon_group(parsed, group, two_words(buf, passed, word));
         }
         if !last.is_empty() {
-            last.push(' ');
-            last.push_str(word);
-            self.add_lexicon_group(parsed, group, last);
+            self.add_lexicon_group(parsed, group, two_words(buf, last, word));
         }
         last.clear();
         last.push_str(word);
@@ -961,7 +958,7 @@ impl ToolIndex {
         // The query's previous word, to join with the next.
         let mut previous = String::new();
         // The previous word stemmed, and a phrase of two (`lexicon.rs`).
-        let mut last = String::new();
+        let mut phrase = Phrase::default();
         // The last word of the query that was no stop word, and whether a
         // clause of content has begun ("remember that …").
         let mut verb = String::new();
@@ -970,6 +967,8 @@ impl ToolIndex {
         // tool ("I can't make the meeting" creates nothing).
         let mut negated = false;
         let mut before = String::new();
+        // Whether the request names an issue by its key (`ENG-412`).
+        let names_an_issue = || words.iter().any(|w| is_issue_key(bare_key(w)));
         for (i, &raw) in words.iter().enumerate() {
             // After a colon that follows the ask, what the thing made is
             // to say: "file a bug: CSV export times out" exports nothing.
@@ -1109,15 +1108,12 @@ impl ToolIndex {
             }
             // "Log 3h on PAY-221", "put 45m against OPS-7": time spent on
             // an issue is a worklog.
-            if is_duration(&lower) && words.iter().any(|w| is_issue_key(bare_key(w))) {
+            if is_duration(&lower) && names_an_issue() {
                 self.add_words(&mut parsed, &mut group, &["worklog"]);
             }
             // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
             // status changes, which trackers call a transition.
-            if !value
-                && matches!(lower.as_str(), "move" | "mark")
-                && words.iter().any(|w| is_issue_key(bare_key(w)))
-            {
+            if !value && matches!(lower.as_str(), "move" | "mark") && names_an_issue() {
                 self.add_words(&mut parsed, &mut group, &["transition", "status"]);
             }
             // "How many orders … in the orders table", "total up sales by
@@ -1159,25 +1155,25 @@ impl ToolIndex {
                 }
                 // A phrase reads past a pronoun or an article: "save it
                 // to" is "save to", "drop the link" "drop link".
-                if !required && !value && PASSED_OVER.binary_search(&w).is_ok() {
-                    if !last.contains('\0') {
-                        last.push('\0');
-                        last.push_str(w);
-                    }
+                if !required
+                    && !value
+                    && let Ok(at) = PASSED_OVER.binary_search(&w)
+                {
+                    phrase.passed.get_or_insert(PASSED_OVER[at]);
                     return;
                 }
                 if !required && is_stop_word(w) {
                     // A phrase may hold a stop word ("who changed", "eye
                     // on"); a stop word is never a term of its own.
                     if value || !self.scoring.synonyms {
-                        last.clear();
+                        phrase.clear();
                     } else {
                         buf.clear();
                         buf.push_str(w);
                         if self.scoring.stem {
                             stem(buf);
                         }
-                        self.add_phrase(&mut parsed, &mut group, &mut last, buf);
+                        self.add_phrase(&mut parsed, &mut group, &mut phrase, buf);
                     }
                     return;
                 }
@@ -1187,9 +1183,9 @@ impl ToolIndex {
                 // Two words a user says for one thing ("sea level"): the
                 // words tools use for it, as a word of the query.
                 if value || required || !self.scoring.synonyms {
-                    last.clear();
+                    phrase.clear();
                 } else {
-                    self.add_phrase(&mut parsed, &mut group, &mut last, buf);
+                    self.add_phrase(&mut parsed, &mut group, &mut phrase, buf);
                 }
                 group += 1;
                 match own {
@@ -1376,6 +1372,33 @@ fn asks_for_figures(word: &str) -> bool {
         word,
         "many" | "count" | "total" | "sum" | "average" | "avg" | "mean" | "median"
     )
+}
+
+/// Where a phrase of two words (`lexicon.rs`) stands in a request: the
+/// word it may open with, and a word read past since ("cut a", "my
+/// tickets": the lexicon has phrases with one).
+#[derive(Default)]
+struct Phrase {
+    last: String,
+    passed: Option<&'static str>,
+    /// Room to put two words together.
+    buf: String,
+}
+
+impl Phrase {
+    fn clear(&mut self) {
+        self.last.clear();
+        self.passed = None;
+    }
+}
+
+/// `first second`, put in `buf`.
+fn two_words<'b>(buf: &'b mut String, first: &str, second: &str) -> &'b str {
+    buf.clear();
+    buf.push_str(first);
+    buf.push(' ');
+    buf.push_str(second);
+    buf
 }
 
 /// Words a phrase reads past (pronouns, articles, possessives), sorted.
@@ -2780,9 +2803,9 @@ mod tests {
         assert_ne!(top("save dashboards to notes/hn.md"), "mcp__fs__write_file");
     }
 
-    #[test]
-    fn how_a_path_or_an_issue_key_is_put_tells_what_it_asks_for() {
-        let docs = vec![
+    /// A file server's reader and lister.
+    fn file_tools() -> Vec<SearchDoc> {
+        vec![
             SearchDoc::mcp(
                 "fs",
                 "read_text_file",
@@ -2795,6 +2818,13 @@ mod tests {
                 "List the files and directories in a directory.",
                 json!({"properties": {"path": {}}}),
             ),
+        ]
+    }
+
+    #[test]
+    fn how_a_path_or_an_issue_key_is_put_tells_what_it_asks_for() {
+        let mut docs = file_tools();
+        docs.extend([
             SearchDoc::mcp(
                 "git",
                 "git_show",
@@ -2813,7 +2843,7 @@ mod tests {
                 "Transition an issue to a new status.",
                 json!({"properties": {"issue_key": {}, "transition_id": {}}}),
             ),
-        ];
+        ]);
         let index = ToolIndex::new(docs);
         let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
         // A path with no extension is a directory; with one, a file.
@@ -2883,19 +2913,8 @@ mod tests {
 
     #[test]
     fn a_file_opened_is_read_and_two_stop_words_are_no_word() {
-        let docs = vec![
-            SearchDoc::mcp(
-                "fs",
-                "read_text_file",
-                "Read the complete contents of a file as text.",
-                json!({"properties": {"path": {}}}),
-            ),
-            SearchDoc::mcp(
-                "fs",
-                "list_directory",
-                "List the files and directories in a directory.",
-                json!({"properties": {"path": {}}}),
-            ),
+        let mut docs = file_tools();
+        docs.extend([
             SearchDoc::mcp(
                 "git",
                 "git_init",
@@ -2908,7 +2927,7 @@ mod tests {
                 "Open a new page in the browser.",
                 json!({"properties": {"url": {}}}),
             ),
-        ];
+        ]);
         let index = ToolIndex::new(docs);
         let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
         // "in it" is not `init`.
