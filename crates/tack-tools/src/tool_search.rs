@@ -331,6 +331,9 @@ pub struct ToolIndex {
     postings: Vec<Vec<Posting>>,
     /// By document: its server's number in `servers`.
     server_of: Vec<Option<u32>>,
+    /// By server: whether it runs queries (a tool of its is named for
+    /// `query` or `sql`): a database one.
+    runs_queries: Vec<bool>,
     /// Lowercase server names, `mcp__` prefixes included, to a server's
     /// number.
     servers: FxHashMap<String, u32>,
@@ -424,7 +427,9 @@ impl ToolIndex {
             let own = (doc.server.as_deref(), doc.name.as_str());
             let description = without_siblings(&doc.description, own, &siblings);
             add(&description, Field::Description, &mut scratch);
+            let mut takes_a_key = shows_an_issue_key(&doc.description);
             for_each_parameter(&doc.input_schema, 0, &mut |name, text| {
+                takes_a_key |= shows_an_issue_key(text);
                 add(name, Field::ParamNames, &mut scratch);
                 add(
                     &without_siblings(text, own, &siblings),
@@ -432,6 +437,15 @@ impl ToolIndex {
                     &mut scratch,
                 );
             });
+            // A tool whose text shows an issue key (`PROJ-123`) takes one:
+            // a term no word can be, which a key in a request finds; in
+            // the server's field, whose length does not count, so it
+            // weighs the same in every tool.
+            if takes_a_key {
+                let next = terms.len() as u32;
+                let id = *terms.entry(TAKES_AN_ISSUE_KEY.into()).or_insert(next);
+                scratch.push((id, Field::Server as u8));
+            }
             scratch.sort_unstable();
             entries.extend(scratch.iter().map(|&(t, f)| (d as u32, t, f)));
             lengths.push(len);
@@ -478,6 +492,7 @@ impl ToolIndex {
         let mut servers: FxHashMap<String, u32> = FxHashMap::default();
         let mut server_names: Vec<&str> = Vec::new();
         let mut server_of = Vec::with_capacity(docs.len());
+        let mut runs_queries: Vec<bool> = Vec::new();
         let mut exact: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         let mut loose: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for (d, doc) in docs.iter().enumerate() {
@@ -506,6 +521,14 @@ impl ToolIndex {
                 id
             });
             server_of.push(id);
+            if let Some(id) = id {
+                let id = id as usize;
+                if runs_queries.len() <= id {
+                    runs_queries.resize(id + 1, false);
+                }
+                let name = doc.name.to_ascii_lowercase();
+                runs_queries[id] |= name.contains("query") || name.contains("sql");
+            }
             for name in [&doc.tool, &doc.name] {
                 let lower = name.to_lowercase();
                 for (map, key) in [(&mut loose, loose_name(&lower)), (&mut exact, lower)] {
@@ -532,6 +555,7 @@ impl ToolIndex {
             idf,
             postings,
             server_of,
+            runs_queries,
             servers,
             exact,
             loose,
@@ -911,6 +935,15 @@ impl ToolIndex {
         }
     }
 
+    /// Adds the words of running a query in SQL (three groups: `sql`,
+    /// `query`, `run`/`execute`), which a request for figures of a
+    /// database's rows asks for without saying.
+    fn add_sql_query(&self, parsed: &mut Parsed, group: &mut u32) {
+        self.add_words(parsed, group, &["sql"]);
+        self.add_words(parsed, group, &["query"]);
+        self.add_words(parsed, group, &["run", "execute"]);
+    }
+
     fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, phrase: &mut Phrase, word: &str) {
         let Phrase { last, passed, buf } = phrase;
         // A word read past ("cut a", "my tickets") may itself open or
@@ -969,6 +1002,24 @@ impl ToolIndex {
         let mut before = String::new();
         // Whether the request names an issue by its key (`ENG-412`).
         let names_an_issue = || words.iter().any(|w| is_issue_key(bare_key(w)));
+        // "If 1.8 TB is split across 48 partitions, how many GB each?":
+        // a sum put in words.
+        if is_sum_in_words(&words) {
+            self.add_words(&mut parsed, &mut group, &["calculate"]);
+        }
+        // "Pull daily signups for the last 30 days from Postgres": figures
+        // by the day (hour, month) of a database that runs queries are a
+        // query.
+        if words.iter().any(|w| is_time_series(&bare_word(w)))
+            && words.iter().any(|w| {
+                self.servers
+                    .get(&bare_word(w))
+                    .is_some_and(|&s| self.runs_queries[s as usize])
+            })
+        {
+            self.add_sql_query(&mut parsed, &mut group);
+        }
+        let reported = reported_speech(&words);
         for (i, &raw) in words.iter().enumerate() {
             // After a colon that follows the ask, what the thing made is
             // to say: "file a bug: CSV export times out" exports nothing.
@@ -980,9 +1031,10 @@ impl ToolIndex {
             {
                 content = true;
             }
+            // `+word` requires the word; `+3M` is an amount.
             let (required, raw) = match raw.strip_prefix('+') {
-                Some(rest) => (true, rest),
-                None => (false, raw),
+                Some(rest) if rest.starts_with(char::is_alphabetic) => (true, rest),
+                _ => (false, raw),
             };
             let trimmed = raw
                 .trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
@@ -1004,7 +1056,10 @@ impl ToolIndex {
             // A path as written ("~/Downloads", "/var/log/"), not the
             // letters `trimmed` keeps.
             let written = as_written(raw).unwrap_or(trimmed);
-            let value = is_value(written, raw, &mut in_quote, after_name) || content;
+            // What someone said, and who ("Customer says \"uploads
+            // broke\" — roll back web"), is what the ask is about.
+            let message = content || reported[i];
+            let value = is_value(written, raw, &mut in_quote, after_name) || message;
             if trimmed.is_empty() {
                 continue;
             }
@@ -1059,7 +1114,7 @@ impl ToolIndex {
                 }
                 continue;
             }
-            let word_weight = if content {
+            let word_weight = if message {
                 self.scoring.message_weight
             } else if value {
                 self.scoring.value_weight
@@ -1075,6 +1130,12 @@ impl ToolIndex {
                 // A URL asks for a tool that takes one, a sum ("17.5%",
                 // "3*4") one that calculates, and so on.
                 if let Some(id) = self.stemmed_term(&mut kind.to_owned()) {
+                    parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
+                }
+                // An issue's key, the tools whose text shows one.
+                if kind == "issue"
+                    && let Some(&id) = self.terms.get(TAKES_AN_ISSUE_KEY)
+                {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
             }
@@ -1127,9 +1188,7 @@ impl ToolIndex {
                     }))
                 && words.iter().any(|w| asks_for_figures(&bare_word(w)))
             {
-                self.add_words(&mut parsed, &mut group, &["sql"]);
-                self.add_words(&mut parsed, &mut group, &["query"]);
-                self.add_words(&mut parsed, &mut group, &["run", "execute"]);
+                self.add_sql_query(&mut parsed, &mut group);
                 continue;
             }
             let mut first_of_raw = true;
@@ -1649,11 +1708,25 @@ fn is_duration(word: &str) -> bool {
         && matches!(unit, "h" | "m" | "d" | "w" | "hr" | "hrs" | "min" | "mins")
 }
 
+/// The term of the tools whose text shows an issue's key: no word of a
+/// text can be it.
+const TAKES_AN_ISSUE_KEY: &str = "#issue-key";
+
+/// Whether a text shows an issue's key (`PROJ-123`), as a tool that takes
+/// one does in its parameters' examples.
+fn shows_an_issue_key(text: &str) -> bool {
+    text.split_whitespace().any(|w| is_issue_key(bare_key(w)))
+}
+
 /// Whether a word is an issue tracker's key: a project's capitals, a
-/// hyphen and a number (`ENG-482`, `PAY-221`, `DES-88`).
+/// hyphen and a number (`ENG-482`, `PAY-221`, `DES-88`), but a standard's
+/// name (`UTF-8`, `SHA-256`, `ISO-8601`) or a time zone's offset (`UTC-5`).
 fn is_issue_key(word: &str) -> bool {
     word.split_once('-').is_some_and(|(project, number)| {
-        (2..=10).contains(&project.len())
+        !matches!(
+            project,
+            "AES" | "CP" | "GMT" | "ISO" | "MD" | "RFC" | "SHA" | "UTC" | "UTF"
+        ) && (2..=10).contains(&project.len())
             && project
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
@@ -1661,6 +1734,108 @@ fn is_issue_key(word: &str) -> bool {
             && !number.is_empty()
             && number.chars().all(|c| c.is_ascii_digit())
     })
+}
+
+/// By word, whether it tells who said a quotation: a verb of saying
+/// ("says", "wrote", "asked") before one, and the clause's words before
+/// the verb (who said it). "Finance lead wrote \"the
+/// dashboard looks wrong\" — revert dashboard 17" asks nothing of
+/// finance; the quotation stays a value, which the ask may refer to
+/// ("Analyst asks \"what's in ClickHouse?\" — show me its databases").
+fn reported_speech(words: &[&str]) -> Vec<bool> {
+    // Not "say", "write": an ask ("write 'maintenance tonight' to motd").
+    const SAYING: &[&str] = &[
+        "asked",
+        "asks",
+        "claimed",
+        "claims",
+        "complained",
+        "complains",
+        "mentioned",
+        "mentions",
+        "noticed",
+        "notices",
+        "reported",
+        "reports",
+        "said",
+        "says",
+        "tells",
+        "told",
+        "wrote",
+        "writes",
+    ];
+    let mut reported = vec![false; words.len()];
+    let mut clause = 0;
+    let mut i = 0;
+    while i < words.len() {
+        let word = words[i];
+        let says = i > clause
+            && SAYING.contains(&bare_word(word).as_str())
+            && words.get(i + 1).is_some_and(|n| n.starts_with(OPEN_QUOTES));
+        if says {
+            let mut end = i + 1;
+            while end < words.len() {
+                let w = words[end].trim_end_matches(['.', ',', '?', '!', ';', ':']);
+                end += 1;
+                if (end > i + 2 || w.len() > 1) && w.ends_with(CLOSE_QUOTES) {
+                    break;
+                }
+            }
+            reported[clause..=i].fill(true);
+            i = end;
+            clause = end;
+            continue;
+        }
+        // Who said it is the words after the last break or "and":
+        // "sent an invite and wrote …" says what was sent.
+        if word.ends_with(['.', '!', '?', ';', ','])
+            || matches!(word, "—" | "–" | "-" | "--" | "and" | "but" | "so" | "then")
+        {
+            clause = i + 1;
+        }
+        i += 1;
+    }
+    reported
+}
+
+/// Whether a word asks for figures by a span of time ("daily",
+/// "hourly", "monthly").
+fn is_time_series(word: &str) -> bool {
+    matches!(
+        word,
+        "hourly" | "daily" | "weekly" | "monthly" | "quarterly" | "yearly"
+    )
+}
+
+/// Whether a request puts a sum in words: two amounts or more (`1.8`,
+/// `$0.023`, `48`, `3M`) and a word of arithmetic ("split", "per",
+/// "plus", "times", "=").
+fn is_sum_in_words(words: &[&str]) -> bool {
+    const ARITHMETIC: &[&str] = &[
+        "divided",
+        "math",
+        "minus",
+        "multiplied",
+        "per",
+        "plus",
+        "split",
+        "times",
+    ];
+    let amount = |w: &&&str| {
+        let w = w.trim_end_matches(['?', '!', '.', ',', ';', ':', ')']);
+        let w = w.trim_start_matches(['$', '€', '£', '(', '+', '-']);
+        let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '%');
+        !digits.is_empty()
+            && w.len() - digits.len() <= 3
+            && digits.starts_with(|c: char| c.is_ascii_digit())
+            && digits
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    };
+    words.iter().filter(amount).nth(1).is_some()
+        && words
+            .iter()
+            .any(|w| ARITHMETIC.contains(&bare_word(w).as_str()) || *w == "=")
 }
 
 /// Whether a word is a time of day (`9am`, `3:30pm`, `14:00`).
@@ -2980,6 +3155,143 @@ mod tests {
         assert_eq!(top("logs of the INFRA pod"), "mcp__k8s__kubectl_logs");
         assert!(is_duration("3h") && is_duration("90min") && is_duration("1.5h"));
         assert!(!is_duration("h2") && !is_duration("3") && !is_duration("3hours"));
+    }
+
+    #[test]
+    fn a_sum_in_words_is_calculated_and_who_said_a_quotation_is_no_ask() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "calculator",
+                "calculate",
+                "Calculates the result of a mathematical expression.",
+                json!({"properties": {"expression": {}}}),
+            ),
+            SearchDoc::mcp(
+                "mongodb",
+                "find",
+                "Finds the documents of a collection that match a filter.",
+                json!({"properties": {"collection": {}}}),
+            ),
+            SearchDoc::mcp(
+                "crm",
+                "list_customers",
+                "List the customers of the workspace and what each says about the product.",
+                json!({"properties": {}}),
+            ),
+            SearchDoc::mcp(
+                "kubernetes",
+                "kubectl_rollout",
+                "Manage a deployment's rollout: status, history, undo to the previous revision.",
+                json!({"properties": {"action": {}, "deployment": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5)).first().cloned();
+        let calculate = Some("mcp__calculator__calculate".to_owned());
+        assert_eq!(
+            top("If 1.8 TB is split evenly across 48 partitions, how many GB does each one get?"),
+            calculate
+        );
+        assert_eq!(
+            top("we store 18.5 TB at $0.023 per GB, what is that a month?"),
+            calculate
+        );
+        // One amount is no sum.
+        assert_ne!(top("count the partitions split across 48 nodes"), calculate);
+        // `+3M` is an amount, not a word required of every tool.
+        assert!(top("find how ARR went from 10M: +3M new, -1.5M churn").is_some());
+        // Who said it asks nothing; what was said stays a value.
+        assert_eq!(
+            top("Customer says \"uploads broke\" — roll back the web deployment"),
+            Some("mcp__kubernetes__kubectl_rollout".to_owned())
+        );
+        let said = reported_speech(&["Finance", "lead", "wrote", "\"the", "board\"", "—", "undo"]);
+        assert_eq!(said, [true, true, true, false, false, false, false]);
+        // An ask to write something is no one's saying.
+        let ask = ["write", "'maintenance", "tonight'", "to", "/srv/motd"];
+        assert!(!reported_speech(&ask).contains(&true));
+        // Who said it is named in the verb's clause ("sent an invite and
+        // wrote …" names no one after "and").
+        let ask = ["sent", "an", "invite", "and", "wrote", "\"confirm\""];
+        assert!(!reported_speech(&ask).contains(&true));
+    }
+
+    #[test]
+    fn figures_by_the_day_of_a_database_are_a_query() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "postgres",
+                "query",
+                "Run a read-only SQL query.",
+                json!({"properties": {"sql": {}}}),
+            ),
+            SearchDoc::mcp(
+                "postgres",
+                "pg_monitor_database",
+                "Monitor the database: connections, locks, the signups of new roles.",
+                json!({"properties": {"database": {}}}),
+            ),
+            SearchDoc::mcp(
+                "weather",
+                "get_forecast",
+                "Daily forecast for the last and next days.",
+                json!({"properties": {"days": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(
+            top("pull daily signups for the last 30 days out of the postgres db"),
+            "mcp__postgres__query"
+        );
+        // Without a database that runs queries, "daily" is a word.
+        assert_eq!(
+            top("pull the daily numbers for the last days"),
+            "mcp__weather__get_forecast"
+        );
+        assert!(index.runs_queries.iter().filter(|&&q| q).count() == 1);
+    }
+
+    #[test]
+    fn an_issue_key_finds_the_tools_that_take_one() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "github",
+                "search_issues",
+                "Search issues and pull requests across repositories.",
+                json!({"properties": {"q": {"description": "search query"}}}),
+            ),
+            SearchDoc::mcp(
+                "github",
+                "get_issue",
+                "Get the details of an issue in a repository.",
+                json!({"properties": {"issue_number": {"description": "the issue's number"}}}),
+            ),
+            SearchDoc::mcp(
+                "jira",
+                "jira_get_issue",
+                "Get the details of a Jira issue.",
+                json!({"properties": {"issue_key": {"description": "Jira issue key (e.g. 'PROJ-123')"}}}),
+            ),
+            SearchDoc::mcp(
+                "confluence",
+                "confluence_create_page",
+                "Create a page; the content is read as UTF-8 text.",
+                json!({"properties": {"content": {"description": "UTF-8 text of the page"}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        // A key (`ENG-412`) is what a tool taking `PROJ-123` takes, not
+        // an issue number of GitHub's.
+        assert_eq!(top("what's ENG-412 about?"), "mcp__jira__jira_get_issue");
+        assert_eq!(top("pull details for OPS-77"), "mcp__jira__jira_get_issue");
+        // A standard's name is no key, in a tool's text or a request.
+        assert!(!is_issue_key("UTF-8") && !is_issue_key("SHA-256") && !is_issue_key("UTC-5"));
+        assert!(is_issue_key("ENG-412") && is_issue_key("ACV2-642"));
+        let takes = index.terms[TAKES_AN_ISSUE_KEY];
+        let docs: Vec<u32> = index.postings[takes as usize]
+            .iter()
+            .map(|p| p.doc)
+            .collect();
+        assert_eq!(docs, [2]);
     }
 
     #[test]
