@@ -3251,6 +3251,45 @@ mod tests {
     }
 
     #[test]
+    fn back_the_way_it_was_is_a_revert() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "metabase",
+                "revert_dashboard",
+                "Revert a dashboard to a previous revision.",
+                json!({"properties": {"dashboard_id": {}, "revision_id": {}}}),
+            ),
+            SearchDoc::mcp(
+                "metabase",
+                "update_dashboard",
+                "Update a dashboard's name, layout and cards.",
+                json!({"properties": {"dashboard_id": {}, "cards": {}}}),
+            ),
+            SearchDoc::mcp(
+                "gmail",
+                "download_attachment",
+                "Download an email's attachment to a folder.",
+                json!({"properties": {"message_id": {}, "save_path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "fs",
+                "write_file",
+                "Save text to a file.",
+                json!({"properties": {"path": {}, "content": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        let revert = "mcp__metabase__revert_dashboard";
+        assert_eq!(top("put dashboard 17 back the way it was before"), revert);
+        assert_eq!(top("the dashboard layout broke, put it back"), revert);
+        assert_eq!(top("take the dashboard to the version before"), revert);
+        assert_eq!(
+            top("save the attached pdf to ~/Documents"),
+            "mcp__gmail__download_attachment"
+        );
+    }
+
+    #[test]
     fn an_issue_key_finds_the_tools_that_take_one() {
         let index = ToolIndex::new(vec![
             SearchDoc::mcp(

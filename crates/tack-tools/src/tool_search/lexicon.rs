@@ -882,8 +882,9 @@ pub(super) const WRITTEN_BLIND: &[(&str, &[&str])] = &[
 /// put in their own words again and again: "list every URL on
 /// docs.stripe.com" (three writers), "pull the text out of contract.pdf",
 /// "what's been said in #incidents", "save it to ./notes/hn.md", "tell me
-/// when it changes". Read from the misses of sets a, c, g and h, so
-/// measured held out only on b, d, e, f, i and j (BENCHMARKS.md, "Tool
+/// when it changes", "put it back the way it was". Read from the misses
+/// of the dev sets (a, c, g, h, k, l, o, p), so measured held out only on
+/// the test sets (b, d, e, f, i, j, m, n, q, r; BENCHMARKS.md, "Tool
 /// search"). Like [`ASKS_FOR`], general English of software requests.
 pub(super) const RECURRING: &[(&str, &[&str])] = &[
     ("every url", &["map", "enumerate"]),
@@ -913,4 +914,11 @@ pub(super) const RECURRING: &[(&str, &[&str])] = &[
     ("cut branch", &["create", "branch"]),
     ("flag when", &["monitor", "watch", "alert"]),
     ("drop summary", &["send", "post", "message"]),
+    ("put back", &["revert", "rollback", "undo", "restore"]),
+    ("way was", &["revert", "rollback", "undo", "previous"]),
+    (
+        "version before",
+        &["previous", "revert", "rollback", "undo"],
+    ),
+    ("attached", &["attachment"]),
 ];
