@@ -1636,9 +1636,7 @@ fn loose_name(lower: &str) -> String {
 /// commit hash). A short word with a digit (`k8s`, `s3`, `ec2`) is a word.
 fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> bool {
     let opens = raw.starts_with(OPEN_QUOTES);
-    let closes = raw
-        .trim_end_matches(['.', ',', '?', '!', ';', ':'])
-        .ends_with(CLOSE_QUOTES);
+    let closes = closes_a_quote(raw);
     let quoted = *in_quote || opens;
     if opens && !closes {
         *in_quote = true;
@@ -1655,6 +1653,13 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
                 || word.len() >= 7))
         || matches!(value_kind(word), Some("file" | "time"))
         || dotted_name(word)
+}
+
+/// Whether a word, as written, ends a quotation (before any punctuation
+/// that follows it: `broke".`).
+fn closes_a_quote(raw: &str) -> bool {
+    raw.trim_end_matches(['.', ',', '?', '!', ';', ':'])
+        .ends_with(CLOSE_QUOTES)
 }
 
 /// A name with a dot inside (`crm.accounts`, `api.example`): a thing's
@@ -1773,11 +1778,13 @@ fn reported_speech(words: &[&str]) -> Vec<bool> {
             && SAYING.contains(&bare_word(word).as_str())
             && words.get(i + 1).is_some_and(|n| n.starts_with(OPEN_QUOTES));
         if says {
+            // Past the quotation: its first word may close it too
+            // (`"broke"`), but not as the opening mark alone.
             let mut end = i + 1;
             while end < words.len() {
-                let w = words[end].trim_end_matches(['.', ',', '?', '!', ';', ':']);
+                let w = words[end];
                 end += 1;
-                if (end > i + 2 || w.len() > 1) && w.ends_with(CLOSE_QUOTES) {
+                if (end > i + 2 || w.len() > 1) && closes_a_quote(w) {
                     break;
                 }
             }
