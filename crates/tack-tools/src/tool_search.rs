@@ -334,6 +334,10 @@ pub struct ToolIndex {
     /// By server: whether it runs queries (a tool of its is named for
     /// `query` or `sql`): a database one.
     runs_queries: Vec<bool>,
+    /// The words of the servers' names (`aws` and `cloudwatch` of
+    /// `aws-cloudwatch`): a path under one (`/aws/lambda/orders`) is the
+    /// service's, not a file's on this machine.
+    server_words: FxHashSet<String>,
     /// Lowercase server names, `mcp__` prefixes included, to a server's
     /// number.
     servers: FxHashMap<String, u32>,
@@ -446,6 +450,13 @@ impl ToolIndex {
                 let id = *terms.entry(TAKES_AN_ISSUE_KEY.into()).or_insert(next);
                 scratch.push((id, Field::Server as u8));
             }
+            // So does a tool that takes a path on this machine, which a
+            // path written from a root (`/etc/nginx.conf`, `~/code`) finds.
+            if takes_a_local_path(&doc.input_schema) {
+                let next = terms.len() as u32;
+                let id = *terms.entry(TAKES_A_LOCAL_PATH.into()).or_insert(next);
+                scratch.push((id, Field::Server as u8));
+            }
             scratch.sort_unstable();
             entries.extend(scratch.iter().map(|&(t, f)| (d as u32, t, f)));
             lengths.push(len);
@@ -493,6 +504,7 @@ impl ToolIndex {
         let mut server_names: Vec<&str> = Vec::new();
         let mut server_of = Vec::with_capacity(docs.len());
         let mut runs_queries: Vec<bool> = Vec::new();
+        let mut server_words = FxHashSet::default();
         let mut exact: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         let mut loose: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         for (d, doc) in docs.iter().enumerate() {
@@ -504,6 +516,12 @@ impl ToolIndex {
                 let id = server_names.len() as u32 - 1;
                 let lower = server.to_lowercase();
                 servers.entry(format!("mcp__{lower}")).or_insert(id);
+                server_words.extend(
+                    lower
+                        .split(|c: char| !c.is_alphanumeric())
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_owned),
+                );
                 servers.entry(lower).or_insert(id);
                 // The prefix as the model sees it (sanitised by the client).
                 if let Some(prefix) = doc
@@ -557,6 +575,7 @@ impl ToolIndex {
             server_of,
             runs_queries,
             servers,
+            server_words,
             exact,
             loose,
             synonyms,
@@ -630,7 +649,7 @@ impl ToolIndex {
             .iter()
             .map(|p| self.search_in(p, Some(query), limit))
             .collect();
-        let mut out: Vec<Hit> = self.search_one(query, 1);
+        let mut out: Vec<Hit> = self.search_one(query, 2);
         for rank in 0..limit {
             for list in &lists {
                 if let Some(hit) = list.get(rank)
@@ -1121,8 +1140,17 @@ impl ToolIndex {
             } else {
                 1.0
             };
+            // A path written from a root, on this machine: not under a
+            // service's name (`/aws/lambda/orders` is a log group's).
+            let local_path = as_written(raw).filter(|path| {
+                path.split('/')
+                    .find(|part| !part.is_empty() && !matches!(*part, "~" | "." | ".."))
+                    .is_none_or(|first| !self.server_words.contains(&first.to_lowercase()))
+            });
             let kind = if is_arithmetic(raw) {
                 Some("calculate")
+            } else if is_channel(raw) {
+                Some("channel")
             } else {
                 value_kind(written)
             };
@@ -1135,6 +1163,12 @@ impl ToolIndex {
                 // An issue's key, the tools whose text shows one.
                 if kind == "issue"
                     && let Some(&id) = self.terms.get(TAKES_AN_ISSUE_KEY)
+                {
+                    parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
+                }
+                // A path from a root, the tools that take a local path.
+                if local_path.is_some()
+                    && let Some(&id) = self.terms.get(TAKES_A_LOCAL_PATH)
                 {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
@@ -1191,6 +1225,28 @@ impl ToolIndex {
                 self.add_sql_query(&mut parsed, &mut group);
                 continue;
             }
+            // A rooted path's folders say where, its last part what:
+            // `config` in `/srv/app/config/settings.yaml` asks for no
+            // tool of configuration.
+            let text = match local_path {
+                Some(path) if value && !message => {
+                    match path.trim_end_matches('/').rsplit_once('/') {
+                        Some((folders, last)) if !last.is_empty() => {
+                            let weight = word_weight * FOLDER_WEIGHT;
+                            for_each_word(folders, &mut word_buf, |w, buf| {
+                                buf.clear();
+                                buf.push_str(w);
+                                if let Some(id) = self.stemmed_term(buf) {
+                                    parsed.add_group(&mut group, id, weight, self.idf[id as usize]);
+                                }
+                            });
+                            last
+                        }
+                        _ => text,
+                    }
+                }
+                _ => text,
+            };
             let mut first_of_raw = true;
             for_each_word(text, &mut word_buf, |w, buf| {
                 // Two words the catalog writes as one ("log in", "sign
@@ -1549,6 +1605,19 @@ fn steps(query: &str) -> Vec<String> {
     let mut current = String::new();
     for word in query.split_whitespace() {
         let bare = word.trim_end_matches([',', ';']);
+        // A sentence's end ("What's on my calendar tomorrow? Email it to
+        // me"), but an abbreviation's full stop or a value's.
+        let bare = match bare.trim_end_matches(['.', '?', '!']) {
+            head if head.len() < bare.len()
+                && !head.is_empty()
+                && value_kind(head).is_none()
+                && !head.contains('.')
+                && !matches!(head.to_ascii_lowercase().as_str(), "etc" | "vs" | "approx") =>
+            {
+                head
+            }
+            _ => bare,
+        };
         let lower = bare.to_ascii_lowercase();
         if lower == "then" || lower == "and" {
             if !current.trim().is_empty() {
@@ -1646,6 +1715,7 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
     let digits = word.chars().any(|c| c.is_ascii_digit());
     quoted
         || after_name
+        || is_channel(raw)
         || word.contains(['/', '\\', '@', ':'])
         || (digits
             && (word.chars().all(|c| c.is_ascii_digit())
@@ -1653,6 +1723,13 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
                 || word.len() >= 7))
         || matches!(value_kind(word), Some("file" | "time"))
         || dotted_name(word)
+}
+
+/// Whether a word is a chat channel's name as written (`#data-alerts`),
+/// not a number (`#88`, a pull request's).
+fn is_channel(raw: &str) -> bool {
+    raw.strip_prefix('#')
+        .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// Whether a word, as written, ends a quotation (before any punctuation
@@ -1716,6 +1793,65 @@ fn is_duration(word: &str) -> bool {
 /// The term of the tools whose text shows an issue's key: no word of a
 /// text can be it.
 const TAKES_AN_ISSUE_KEY: &str = "#issue-key";
+
+/// How much a folder's name in a path counts against the path's last part.
+const FOLDER_WEIGHT: f32 = 0.5;
+
+/// The term of the tools that take a path on the machine they run on.
+const TAKES_A_LOCAL_PATH: &str = "#local-path";
+
+/// Whether a tool takes a path on the machine it runs on: a parameter
+/// named for a path (`path`, `file_path`, `repo_path`), required, or
+/// described as a file's, a directory's or a repository's; not one a
+/// service's API is called at (`jira_get`'s `path`), nor a tool that also
+/// needs a remote repository or project (GitHub's `get_file_contents`).
+fn takes_a_local_path(schema: &Value) -> bool {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return false;
+    };
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(|n| loose_name(&n.to_lowercase()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let remote = required.iter().any(|name| {
+        matches!(
+            name.as_str(),
+            "owner" | "repo" | "repository" | "project" | "projectid" | "bucket" | "url"
+        )
+    });
+    !remote
+        && properties.iter().any(|(name, property)| {
+            let name = loose_name(&name.to_lowercase());
+            let described = property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_lowercase();
+            let says = |words: &[&str]| {
+                described
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|w| words.contains(&w))
+            };
+            let pathlike = matches!(
+                name.as_str(),
+                "path" | "paths" | "repopath" | "directory" | "dir" | "folder" | "cwd"
+            );
+            let file = matches!(
+                name.as_str(),
+                "filepath" | "filepaths" | "sourcepath" | "targetpath" | "outputpath"
+            );
+            (pathlike || file)
+                && !says(&["api", "endpoint", "url", "group", "namespace"])
+                && (required.contains(&name)
+                    || pathlike && says(&["file", "files", "directory", "folder", "repository"]))
+        })
+}
 
 /// Whether a text shows an issue's key (`PROJ-123`), as a tool that takes
 /// one does in its parameters' examples.
@@ -3338,6 +3474,104 @@ mod tests {
             .map(|p| p.doc)
             .collect();
         assert_eq!(docs, [2]);
+    }
+
+    #[test]
+    fn a_path_on_this_machine_finds_the_tools_that_take_one() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "circleci",
+                "config_helper",
+                "Validate a CircleCI config and explain what is wrong with it.",
+                json!({"properties": {"configFile": {"description": "the config's text"}}}),
+            ),
+            SearchDoc::mcp(
+                "github",
+                "get_file_contents",
+                "Get the contents of a file or directory from a GitHub repository.",
+                json!({"properties": {"owner": {}, "repo": {}, "path": {}},
+                       "required": ["owner", "repo", "path"]}),
+            ),
+            SearchDoc::mcp(
+                "filesystem",
+                "read_text_file",
+                "Read the complete contents of a file from the file system as text.",
+                json!({"properties": {"path": {}}, "required": ["path"]}),
+            ),
+            SearchDoc::mcp(
+                "jira",
+                "jira_get",
+                "Call the Jira REST API with GET.",
+                json!({"properties": {"path": {"description": "API path, e.g. /rest/api/3/myself"}},
+                       "required": ["path"]}),
+            ),
+            SearchDoc::mcp(
+                "aws-cloudwatch",
+                "analyze_log_group",
+                "Look for anomalies and error patterns in a CloudWatch log group.",
+                json!({"properties": {"log_group_name": {}}, "required": ["log_group_name"]}),
+            ),
+        ]);
+        // Only the tool that reads this machine's files takes a local
+        // path: not an API's path, nor a file of a remote repository.
+        let local = index.terms[TAKES_A_LOCAL_PATH];
+        let docs: Vec<u32> = index.postings[local as usize]
+            .iter()
+            .map(|p| p.doc)
+            .collect();
+        assert_eq!(docs, [2]);
+        // A folder's name (`config`) says where, not what to do.
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(
+            top("show me what's in /srv/app/config/settings.yaml"),
+            "mcp__filesystem__read_text_file"
+        );
+        // A path under a service's name is the service's.
+        let asks_local = |q: &str| index.parse(q).terms.iter().any(|t| t.id == local);
+        assert!(asks_local("show me ~/notes/todo.md"));
+        assert!(!asks_local(
+            "anything unusual in the /aws/lambda/orders logs?"
+        ));
+        assert_eq!(
+            top("anything unusual in the /aws/lambda/orders logs?"),
+            "mcp__aws-cloudwatch__analyze_log_group"
+        );
+    }
+
+    #[test]
+    fn a_channel_is_a_value_and_a_sentence_a_step() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "slack",
+                "slack_post_message",
+                "Post a new message to a Slack channel.",
+                json!({"properties": {"channel_id": {}, "text": {}}}),
+            ),
+            SearchDoc::mcp(
+                "weather",
+                "get_alerts",
+                "Get the weather alerts of a US state.",
+                json!({"properties": {"state": {}}}),
+            ),
+        ]);
+        // `#weather-alerts` names a channel: no words of what to do.
+        let top = names(
+            &index,
+            &index.search("send the summary to #weather-alerts", 5),
+        );
+        assert_eq!(top[0], "mcp__slack__slack_post_message");
+        assert!(is_channel("#data-alerts") && !is_channel("#88") && !is_channel("#"));
+        // A sentence's end parts the steps; an abbreviation's or a
+        // value's full stop does not.
+        assert_eq!(
+            steps("What's on my calendar tomorrow? Email the rundown to me@acme.io"),
+            [
+                "What's on my calendar tomorrow",
+                "Email the rundown to me@acme.io"
+            ]
+        );
+        assert_eq!(steps("read notes.txt. etc. and more words here").len(), 2);
+        assert_eq!(steps("open the docs at acme.io/start.").len(), 1);
     }
 
     #[test]

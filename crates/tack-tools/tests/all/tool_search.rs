@@ -77,32 +77,32 @@ fn the_labelled_set_ranks_as_measured() {
 fn the_held_out_sets_rank_as_measured() {
     let dir = sets();
     let index = lexical_index();
-    // (file, success@5, MRR) as measured: a 0.936 / 0.848, b 0.671 / 0.559, c
-    // 0.882 / 0.704, d 0.933 / 0.786, e 0.856 / 0.710, f 0.811 / 0.680, g
-    // 0.889 / 0.703, h 0.922 / 0.719, i 0.867 / 0.686, j 0.844 / 0.720, k
-    // 0.867 / 0.738, l 0.744 / 0.593, m 0.844 / 0.689, n 0.867 / 0.655, o
-    // 0.844 / 0.728, p 0.844 / 0.640, q 0.789 / 0.716, r 0.878 / 0.768. a, c,
+    // (file, success@5, MRR) as measured: a 0.936 / 0.849, b 0.682 / 0.564, c
+    // 0.900 / 0.707, d 0.922 / 0.781, e 0.844 / 0.713, f 0.856 / 0.683, g
+    // 0.900 / 0.709, h 0.933 / 0.722, i 0.889 / 0.685, j 0.844 / 0.721, k
+    // 0.878 / 0.741, l 0.756 / 0.596, m 0.867 / 0.681, n 0.867 / 0.660, o
+    // 0.867 / 0.720, p 0.878 / 0.654, q 0.789 / 0.724, r 0.922 / 0.758. a, c,
     // g, h, k, l, o and p were read to improve the ranker; b, d, e, f, i, j,
     // m, n, q and r were only measured.
     for (file, success, mrr) in [
         ("a.jsonl", 0.93, 0.84),
-        ("b.jsonl", 0.67, 0.55),
-        ("c.jsonl", 0.88, 0.70),
-        ("d.jsonl", 0.93, 0.78),
-        ("e.jsonl", 0.85, 0.70),
-        ("f.jsonl", 0.81, 0.67),
-        ("g.jsonl", 0.88, 0.70),
-        ("h.jsonl", 0.92, 0.71),
-        ("i.jsonl", 0.86, 0.68),
-        ("j.jsonl", 0.84, 0.71),
-        ("k.jsonl", 0.86, 0.73),
-        ("l.jsonl", 0.74, 0.59),
-        ("m.jsonl", 0.84, 0.68),
+        ("b.jsonl", 0.68, 0.56),
+        ("c.jsonl", 0.90, 0.70),
+        ("d.jsonl", 0.92, 0.78),
+        ("e.jsonl", 0.84, 0.71),
+        ("f.jsonl", 0.85, 0.68),
+        ("g.jsonl", 0.90, 0.70),
+        ("h.jsonl", 0.93, 0.72),
+        ("i.jsonl", 0.88, 0.68),
+        ("j.jsonl", 0.84, 0.72),
+        ("k.jsonl", 0.87, 0.74),
+        ("l.jsonl", 0.75, 0.59),
+        ("m.jsonl", 0.86, 0.68),
         ("n.jsonl", 0.86, 0.65),
-        ("o.jsonl", 0.84, 0.72),
-        ("p.jsonl", 0.84, 0.63),
-        ("q.jsonl", 0.78, 0.71),
-        ("r.jsonl", 0.87, 0.76),
+        ("o.jsonl", 0.86, 0.71),
+        ("p.jsonl", 0.87, 0.65),
+        ("q.jsonl", 0.78, 0.72),
+        ("r.jsonl", 0.92, 0.75),
     ] {
         let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
         assert!(queries.len() >= 100, "{file}: {} queries", queries.len());
@@ -140,34 +140,33 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
     let index = ToolIndex::new(catalog);
     let report = evaluate(&index, &queries);
     let all = report.overall().unwrap();
-    // Measured 0.926 / 0.937 / 0.786 (direct 1.0).
+    // Measured 0.926 / 0.937 / 0.780 (direct 1.0).
     assert!(all.success_at_5 >= 0.92, "success@5 {}", all.success_at_5);
     assert!(all.recall_at_5 >= 0.93, "recall@5 {}", all.recall_at_5);
-    assert!(all.mrr >= 0.78, "MRR {}", all.mrr);
-    // The held-out sets, where the sentence model adds most: measured a 0.945,
-    // b 0.659, c 0.855, d 0.911, e 0.856, f 0.811, g 0.922, h 0.889, i 0.844,
-    // j 0.856, k 0.856, l 0.789, m 0.844, n 0.856, o 0.789, p 0.900, q 0.822,
-    // r 0.889 (without it 0.936, 0.671, 0.882, 0.933, 0.856, 0.811, 0.889,
-    // 0.922, 0.867, 0.844, 0.867, 0.744, 0.844, 0.867, 0.844, 0.844, 0.789,
-    // 0.878).
+    assert!(all.mrr >= 0.77, "MRR {}", all.mrr);
+    // The held-out sets, where the sentence model adds most: measured a 0.955, b
+    // 0.706, c 0.900, d 0.944, e 0.844, f 0.833, g 0.922, h 0.911, i 0.844, j
+    // 0.867, k 0.867, l 0.800, m 0.867, n 0.900, o 0.811, p 0.900, q 0.833, r
+    // 0.889 (without it 0.936, 0.682, 0.900, 0.922, 0.844, 0.856, 0.900, 0.933,
+    // 0.889, 0.844, 0.878, 0.756, 0.867, 0.867, 0.867, 0.878, 0.789, 0.922).
     for (file, success) in [
-        ("a.jsonl", 0.94),
-        ("b.jsonl", 0.65),
-        ("c.jsonl", 0.85),
-        ("d.jsonl", 0.91),
-        ("e.jsonl", 0.85),
-        ("f.jsonl", 0.81),
+        ("a.jsonl", 0.95),
+        ("b.jsonl", 0.70),
+        ("c.jsonl", 0.90),
+        ("d.jsonl", 0.94),
+        ("e.jsonl", 0.84),
+        ("f.jsonl", 0.83),
         ("g.jsonl", 0.92),
-        ("h.jsonl", 0.88),
+        ("h.jsonl", 0.91),
         ("i.jsonl", 0.84),
-        ("j.jsonl", 0.85),
-        ("k.jsonl", 0.85),
-        ("l.jsonl", 0.78),
-        ("m.jsonl", 0.84),
-        ("n.jsonl", 0.85),
-        ("o.jsonl", 0.78),
+        ("j.jsonl", 0.86),
+        ("k.jsonl", 0.86),
+        ("l.jsonl", 0.80),
+        ("m.jsonl", 0.86),
+        ("n.jsonl", 0.90),
+        ("o.jsonl", 0.81),
         ("p.jsonl", 0.90),
-        ("q.jsonl", 0.82),
+        ("q.jsonl", 0.83),
         ("r.jsonl", 0.88),
     ] {
         let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
