@@ -1015,6 +1015,8 @@ impl ToolIndex {
         // clause of content has begun ("remember that …").
         let mut verb = String::new();
         let mut content = false;
+        // Where the last verb of telling was ("remind", "tell").
+        let mut told: Option<usize> = None;
         // After "can't", "don't", "not": the verb it negates asks for no
         // tool ("I can't make the meeting" creates nothing).
         let mut negated = false;
@@ -1097,9 +1099,23 @@ impl ToolIndex {
                 negated = false;
                 continue;
             }
-            if lower == "that" && TELLING.contains(&verb.as_str()) {
+            // "Tell the team chat that …": who is told may come between
+            // the verb and its `that` ("say yes to that invite" has none:
+            // `that` before a noun picks the thing).
+            let opens_clause = || {
+                words
+                    .get(i + 1)
+                    .is_some_and(|next| is_stop_word(&bare_word(next)))
+            };
+            if lower == "that"
+                && (TELLING.contains(&verb.as_str())
+                    || told.is_some_and(|at| i - at <= 4 && opens_clause()))
+            {
                 content = true;
             } else if !is_stop_word(&lower) {
+                if TELLING.contains(&lower.as_str()) {
+                    told = Some(i);
+                }
                 verb.clone_from(&lower);
             }
             // The name of a thing a tool works in ("the web-frontend
@@ -1203,7 +1219,9 @@ impl ToolIndex {
             }
             // "Log 3h on PAY-221", "put 45m against OPS-7": time spent on
             // an issue is a worklog.
-            if is_duration(&lower) && names_an_issue() {
+            let spent = is_duration(&lower)
+                || (is_time_unit(&lower) && prior.parse::<f32>().is_ok_and(|n| n > 0.0));
+            if spent && names_an_issue() {
                 self.add_words(&mut parsed, &mut group, &["worklog"]);
             }
             // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
@@ -1788,6 +1806,15 @@ fn is_duration(word: &str) -> bool {
     unit.len() < word.len()
         && word.starts_with(|c: char| c.is_ascii_digit())
         && matches!(unit, "h" | "m" | "d" | "w" | "hr" | "hrs" | "min" | "mins")
+}
+
+/// Whether a word is a unit trackers log time in, after a number: "3
+/// hours", "45 min".
+fn is_time_unit(word: &str) -> bool {
+    matches!(
+        word,
+        "hr" | "hrs" | "hour" | "hours" | "min" | "mins" | "minute" | "minutes" | "day" | "days"
+    )
 }
 
 /// The term of the tools whose text shows an issue's key: no word of a
@@ -3295,6 +3322,10 @@ mod tests {
             top("log 45m against INFRA-881"),
             "mcp__jira__jira_add_worklog"
         );
+        assert_eq!(
+            top("log 3 hours on INFRA-881 for the review"),
+            "mcp__jira__jira_add_worklog"
+        );
         assert_eq!(top("logs of the INFRA pod"), "mcp__k8s__kubectl_logs");
         assert!(is_duration("3h") && is_duration("90min") && is_duration("1.5h"));
         assert!(!is_duration("h2") && !is_duration("3") && !is_duration("3hours"));
@@ -3572,6 +3603,35 @@ mod tests {
         );
         assert_eq!(steps("read notes.txt. etc. and more words here").len(), 2);
         assert_eq!(steps("open the docs at acme.io/start.").len(), 1);
+    }
+
+    #[test]
+    fn who_is_told_may_stand_between_the_verb_and_what_is_said() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "slack",
+                "slack_post_message",
+                "Post a new message to a Slack channel.",
+                json!({"properties": {"channel_id": {}, "text": {}}}),
+            ),
+            SearchDoc::mcp(
+                "linear",
+                "linear_createRelease",
+                "Create a release in Linear.",
+                json!({"properties": {"name": {}, "version": {}}}),
+            ),
+            SearchDoc::mcp(
+                "calendar",
+                "respond_to_event",
+                "Accept or decline an event's invitation.",
+                json!({"properties": {"event_id": {}, "response": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(
+            top("tell the team channel that the new release is out"),
+            "mcp__slack__slack_post_message"
+        );
     }
 
     #[test]
