@@ -82,7 +82,7 @@ pub mod semantic;
 mod synonyms;
 pub mod tool;
 
-use lexicon::{ASKS_FOR, RECURRING, WRITTEN_BLIND};
+use lexicon::{ASKS_FOR, PLAIN_WORDS, RECURRING, WRITTEN_BLIND};
 use synonyms::{RELATED, SYNONYMS};
 
 /// One tool as the index sees it.
@@ -2297,8 +2297,15 @@ fn synonym_terms(
     } else {
         &[]
     };
+    let plain: &[(&str, &[&str])] = if lexicon && scoring.blind_lexicon {
+        PLAIN_WORDS
+    } else {
+        &[]
+    };
+    // Ablation numbers the two blind tables' entries in a row.
     let blind = blind
         .iter()
+        .chain(plain)
         .enumerate()
         .filter(|&(n, _)| !left_out_by_ablation(n))
         .map(|(_, entry)| entry);
@@ -3632,6 +3639,33 @@ mod tests {
             top("tell the team channel that the new release is out"),
             "mcp__slack__slack_post_message"
         );
+    }
+
+    #[test]
+    fn plain_words_find_the_operation_they_describe() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "git",
+                "git_commit",
+                "Record changes to the repository.",
+                json!({"properties": {"repo_path": {}, "message": {}}}),
+            ),
+            SearchDoc::mcp(
+                "git",
+                "git_stash",
+                "Stash the current state of the index and working tree (WIP).",
+                json!({"properties": {"repo_path": {}}}),
+            ),
+            SearchDoc::mcp(
+                "git",
+                "git_diff_unstaged",
+                "Show the changes that are not yet staged.",
+                json!({"properties": {"repo_path": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        // `PLAIN_WORDS`: "half done" work is stashed.
+        assert_eq!(top("my half done edits, park them"), "mcp__git__git_stash");
     }
 
     #[test]

@@ -751,12 +751,23 @@ mod tune {
         let base = measure(Vec::new());
         println!("base {base:?}");
         let mut harmful = Vec::new();
-        for n in 0..crate::tool_search::lexicon::WRITTEN_BLIND.len() {
+        use crate::tool_search::lexicon::{PLAIN_WORDS, WRITTEN_BLIND};
+        let entries: Vec<&str> = WRITTEN_BLIND
+            .iter()
+            .chain(PLAIN_WORDS)
+            .map(|e| e.0)
+            .collect();
+        // TACK_ABLATE_FROM=N: only entries from N on (the plain words'
+        // table starts at WRITTEN_BLIND's length).
+        let from = std::env::var("TACK_ABLATE_FROM")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        for (n, key) in entries.iter().enumerate().skip(from) {
             let (w, m) = measure(vec![n]);
             if (w, m) > base && (w > base.0 || m > base.1 + 0.5) {
                 println!(
-                    "  drop {n} {:?}: {:+} wins, {:+.2} MRR",
-                    crate::tool_search::lexicon::WRITTEN_BLIND[n].0,
+                    "  drop {n} {key:?}: {:+} wins, {:+.2} MRR",
                     w - base.0,
                     m - base.1
                 );
