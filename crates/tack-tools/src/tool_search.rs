@@ -3471,6 +3471,26 @@ mod tests {
     }
 
     #[test]
+    fn the_top_result_is_a_page_to_fetch() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "web",
+                "web_search",
+                "Search the web and return the top results: their titles and links.",
+                json!({"properties": {"query": {}}}),
+            ),
+            SearchDoc::mcp(
+                "fetch",
+                "fetch",
+                "Fetch a URL and return its content as markdown.",
+                json!({"properties": {"url": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(top("then the top result"), "mcp__fetch__fetch");
+    }
+
+    #[test]
     fn an_issue_key_finds_the_tools_that_take_one() {
         let index = ToolIndex::new(vec![
             SearchDoc::mcp(

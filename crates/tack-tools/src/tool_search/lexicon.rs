@@ -921,6 +921,8 @@ pub(super) const RECURRING: &[(&str, &[&str])] = &[
         &["previous", "revert", "rollback", "undo"],
     ),
     ("attached", &["attachment"]),
+    ("top result", &["fetch", "url", "content"]),
+    ("first result", &["fetch", "url", "content"]),
 ];
 
 /// The same kind of table for people who say what they want done, not the
