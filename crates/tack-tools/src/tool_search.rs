@@ -445,17 +445,18 @@ impl ToolIndex {
             // a term no word can be, which a key in a request finds; in
             // the server's field, whose length does not count, so it
             // weighs the same in every tool.
-            if takes_a_key {
-                let next = terms.len() as u32;
-                let id = *terms.entry(TAKES_AN_ISSUE_KEY.into()).or_insert(next);
-                scratch.push((id, Field::Server as u8));
-            }
             // So does a tool that takes a path on this machine, which a
             // path written from a root (`/etc/nginx.conf`, `~/code`) finds.
-            if takes_a_local_path(&doc.input_schema) {
-                let next = terms.len() as u32;
-                let id = *terms.entry(TAKES_A_LOCAL_PATH.into()).or_insert(next);
-                scratch.push((id, Field::Server as u8));
+            let takes_a_path = takes_a_local_path(&doc.input_schema);
+            for (marker, has) in [
+                (TAKES_AN_ISSUE_KEY, takes_a_key),
+                (TAKES_A_LOCAL_PATH, takes_a_path),
+            ] {
+                if has {
+                    let next = terms.len() as u32;
+                    let id = *terms.entry(marker.into()).or_insert(next);
+                    scratch.push((id, Field::Server as u8));
+                }
             }
             scratch.sort_unstable();
             entries.extend(scratch.iter().map(|&(t, f)| (d as u32, t, f)));
