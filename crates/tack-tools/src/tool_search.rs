@@ -67,9 +67,13 @@
 //! request's first word filters ("every doc where tier is 'gold'") and
 //! asks for nothing. A request of several steps ("read the changelog and
 //! post it to Slack") is searched step by step (each step with the rest of
-//! the request at a lower weight), and the steps' best tools are taken in
-//! turn; a part that opens with a preposition ("in mongo crm.accounts, set
-//! …") is where the next part is done, no step of its own.
+//! the request at a lower weight): the whole request's best three tools,
+//! each step's best, then the steps' other tools by how close each comes
+//! to its own step's best. A part that opens with a preposition ("in mongo
+//! crm.accounts, set …") is where the next part is done, no step of its
+//! own; a verb and what it acts on ("then restart it") is a step. A URL's
+//! words count a quarter; an address or a `#channel` something goes `to`
+//! asks for sending; a call in JavaScript for the tools that run it.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -639,32 +643,22 @@ impl ToolIndex {
         if parts.len() < 2 {
             return self.search_one(query, limit);
         }
-        // A request of several steps: the whole request's best tool, then
-        // each step's best tools taken in turn, so every step has a tool
-        // near the top (measured on eval/toolsearch: success@5 0.716 ->
-        // 0.745, the multi-step queries 0.355 -> 0.548).
+        // A request of several steps: the whole request's best three
+        // tools, then each step's best, then the steps' next tools by how
+        // close each comes to its own step's best: a step whose runner-up
+        // scores near its best gets the slot before a step whose best
+        // stands alone (eval/toolsearch: round robin over the steps after
+        // the whole request's best two gave 915 of 1,075 on the test sets,
+        // this 932 with the step rules of its round; BENCHMARKS.md, "Four
+        // more sets, x, y, z, za").
         // Each step is searched with the rest of the request at a lower
         // weight, so "check which alarms fire" after "search CloudWatch
         // logs" still leans to CloudWatch.
         let lists: Vec<Vec<Hit>> = parts
             .iter()
-            .map(|p| self.search_in(p, Some(query), limit))
+            .map(|p| self.search_in(p, Some(query), limit * 2))
             .collect();
-        let mut out: Vec<Hit> = self.search_one(query, 2);
-        for rank in 0..limit {
-            for list in &lists {
-                if let Some(hit) = list.get(rank)
-                    && !out.iter().any(|h| h.doc == hit.doc)
-                {
-                    out.push(*hit);
-                }
-            }
-            if out.len() >= limit {
-                break;
-            }
-        }
-        out.truncate(limit);
-        out
+        merge_steps(self.search_one(query, WHOLE_REQUEST_FIRST), &lists, limit)
     }
 
     fn search_one(&self, query: &str, limit: usize) -> Vec<Hit> {
@@ -1026,7 +1020,12 @@ impl ToolIndex {
         let names_an_issue = || words.iter().any(|w| is_issue_key(bare_key(w)));
         // "If 1.8 TB is split across 48 partitions, how many GB each?":
         // a sum put in words.
-        if is_sum_in_words(&words) {
+        // "Run document.querySelectorAll('img').length in the page":
+        // JavaScript to run.
+        if words.iter().any(|w| is_script(w)) {
+            self.add_words(&mut parsed, &mut group, &["javascript"]);
+        }
+        if is_sum_in_words(&words) || is_spaced_sum(&words) {
             self.add_words(&mut parsed, &mut group, &["calculate"]);
         }
         // "Pull daily signups for the last 30 days from Postgres": figures
@@ -1177,6 +1176,13 @@ impl ToolIndex {
                 if let Some(id) = self.stemmed_term(&mut kind.to_owned()) {
                     parsed.add_group(&mut group, id, word_weight, self.idf[id as usize]);
                 }
+                // Something sent to an address or a channel ("email a
+                // summary to sre@acme.io", "paste it into #inc-5521").
+                if matches!(prior.as_str(), "to" | "into" | "cc")
+                    && matches!(kind, "email" | "channel")
+                {
+                    self.add_words(&mut parsed, &mut group, &["send", "post"]);
+                }
                 // An issue's key, the tools whose text shows one.
                 if kind == "issue"
                     && let Some(&id) = self.terms.get(TAKES_AN_ISSUE_KEY)
@@ -1265,6 +1271,13 @@ impl ToolIndex {
                     }
                 }
                 _ => text,
+            };
+            // A URL's words (`blog`, `lang`, `html` of a post's address)
+            // say where, not what to do; its kind (above) says that.
+            let word_weight = if value && !message && kind == Some("url") {
+                word_weight * URL_WORD_WEIGHT
+            } else {
+                word_weight
             };
             let mut first_of_raw = true;
             for_each_word(text, &mut word_buf, |w, buf| {
@@ -1612,8 +1625,8 @@ fn is_auxiliary(word: &str) -> bool {
 /// Carol prefers email", "tell the team that the deploy is done"): the
 /// words after it are a value, not what to do.
 const TELLING: &[&str] = &[
-    "announce", "confirm", "explain", "mention", "memorize", "note", "remember", "remind", "say",
-    "tell", "write",
+    "announce", "comment", "confirm", "explain", "mention", "memorize", "note", "remember",
+    "remind", "reply", "say", "tell", "write",
 ];
 
 /// The steps of a request that asks for several things in turn ("read the
@@ -1678,21 +1691,89 @@ fn steps(query: &str) -> Vec<String> {
             let next = parts.remove(i + 1);
             parts[i].push(' ');
             parts[i].push_str(&next);
+            // Only the next: "in /srv/edge: stage everything, commit,
+            // push" is three steps in one place.
+            i += 1;
         } else {
             i += 1;
         }
     }
-    // A part of one word ("issues and PRs") is no step of its own.
+    // A part of one word ("issues and PRs") is no step of its own, but a
+    // verb and what it acts on is ("then restart it", "plot them").
     let words = |p: &str| {
         p.split_whitespace()
             .filter(|w| !is_stop_word(&w.to_ascii_lowercase()))
             .count()
     };
-    if parts.iter().any(|p| words(p) < 2) {
+    let acts = |p: &str| {
+        let mut ws = p.split_whitespace().map(bare_word);
+        ws.next().is_some_and(|verb| !is_stop_word(&verb))
+            && p.split_whitespace().count() >= 2
+            && ws.all(|w| ACTED_ON.contains(&w.as_str()))
+    };
+    if parts.iter().any(|p| words(p) < 2 && !acts(p)) {
         return vec![query.to_owned()];
     }
     parts
 }
+
+/// The words that may follow a verb in a step of two words ("restart it",
+/// "push everything up").
+const ACTED_ON: &[&str] = &[
+    "again",
+    "all",
+    "back",
+    "down",
+    "everything",
+    "it",
+    "out",
+    "that",
+    "them",
+    "these",
+    "this",
+    "those",
+    "up",
+];
+
+/// The results of a request of several steps: `whole` (the whole
+/// request's best), each step's best from `lists` (one list a step, best
+/// first), then the steps' other tools by their score over their own
+/// step's best, at most `limit`.
+fn merge_steps(mut out: Vec<Hit>, lists: &[Vec<Hit>], limit: usize) -> Vec<Hit> {
+    let push = |out: &mut Vec<Hit>, hit: &Hit| {
+        if !out.iter().any(|h| h.doc == hit.doc) {
+            out.push(*hit);
+        }
+    };
+    for best in lists.iter().filter_map(|list| list.first()) {
+        push(&mut out, best);
+    }
+    let mut rest: Vec<(f32, &Hit)> = lists
+        .iter()
+        .flat_map(|list| {
+            let best = list.first().map_or(f32::MIN_POSITIVE, |h| h.score);
+            list.iter()
+                .skip(1)
+                .map(move |hit| (hit.score / best.max(f32::MIN_POSITIVE), hit))
+        })
+        .collect();
+    rest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (_, hit) in rest {
+        if out.len() >= limit {
+            break;
+        }
+        push(&mut out, hit);
+    }
+    out.truncate(limit);
+    out
+}
+
+/// What a URL's words count for, against a value's other words.
+const URL_WORD_WEIGHT: f32 = 0.25;
+
+/// How many of the whole request's best tools lead the results of a
+/// request of several steps.
+const WHOLE_REQUEST_FIRST: usize = 3;
 
 /// The prepositions that open a part of a request saying where, from
 /// what or with what the next part is done.
@@ -1981,6 +2062,39 @@ fn is_time_series(word: &str) -> bool {
 /// Whether a request puts a sum in words: two amounts or more (`1.8`,
 /// `$0.023`, `48`, `3M`) and a word of arithmetic ("split", "per",
 /// "plus", "times", "=").
+/// Whether a word is a call in JavaScript: `document.querySelector(…)`,
+/// `window.scrollTo(0,0)`, `console.log(x)`.
+fn is_script(raw: &str) -> bool {
+    raw.split_once('(').is_some_and(|(head, _)| {
+        let head = head.trim_start_matches(['`', '\'', '"']);
+        head.split_once('.').is_some_and(|(object, method)| {
+            matches!(
+                object,
+                "document" | "window" | "console" | "localStorage" | "sessionStorage" | "navigator"
+            ) && !method.is_empty()
+                && method
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        })
+    })
+}
+
+/// A sum written with spaces: "what's 1440 * 9 / 16?".
+fn is_spaced_sum(words: &[&str]) -> bool {
+    let number = |w: &str| {
+        let w =
+            w.trim_matches(|c: char| matches!(c, '?' | '!' | ',' | ';' | ':' | '(' | ')' | '$'));
+        !w.is_empty()
+            && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && w.starts_with(|c: char| c.is_ascii_digit())
+    };
+    words.windows(3).any(|w| {
+        number(w[0])
+            && matches!(w[1], "+" | "-" | "*" | "/" | "x" | "×" | "÷" | "^")
+            && number(w[2])
+    })
+}
+
 fn is_sum_in_words(words: &[&str]) -> bool {
     const ARITHMETIC: &[&str] = &[
         "divided",
@@ -2597,9 +2711,7 @@ mod tests {
     #[test]
     #[ignore = "prints a query's parse and scores; not a check"]
     fn explain() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
-        let docs = crate::tool_search::eval::read_catalog(&dir.join("catalog.json")).unwrap();
-        let index = ToolIndex::new(docs);
+        let index = real_tools();
         let query = std::env::var("TACK_EXPLAIN").unwrap_or_default();
         let name: FxHashMap<u32, &str> = index.terms.iter().map(|(k, &v)| (v, &**k)).collect();
         println!("steps: {:?}", steps(&query));
@@ -2636,6 +2748,52 @@ mod tests {
                 }
             }
             println!("{} [{}]", index.docs[d as usize].tool, parts.join(" "));
+        }
+    }
+
+    /// Prints, for each multi-step query of TACK_STUDY (a .jsonl set), its
+    /// parts and where each labelled step's best tool ranks in each part's
+    /// own list and in the whole request's.
+    #[test]
+    #[ignore = "prints a study of multi-step queries; not a check"]
+    fn study_steps() {
+        let index = real_tools();
+        let set = std::env::var("TACK_STUDY").unwrap_or_default();
+        for line in std::fs::read_to_string(set).unwrap().lines() {
+            let q: serde_json::Value = serde_json::from_str(line).unwrap();
+            if q["kind"] != "multi" {
+                continue;
+            }
+            let query = q["query"].as_str().unwrap();
+            let parts = steps(query);
+            let rank_in = |hits: &[Hit], step: &serde_json::Value| {
+                hits.iter()
+                    .position(|h| {
+                        let d = index.doc(h.doc);
+                        step.as_array().unwrap().iter().any(|t| {
+                            t["server"].as_str() == d.server.as_deref()
+                                && t["name"].as_str() == Some(d.name.as_str())
+                        })
+                    })
+                    .map_or(0, |r| r + 1)
+            };
+            let whole = index.search_one(query, 50);
+            let lists: Vec<Vec<Hit>> = parts
+                .iter()
+                .map(|p| index.search_in(p, Some(query), 50))
+                .collect();
+            let fin = index.search(query, 50);
+            println!("{} {}", q["id"], query);
+            println!("   parts {parts:?}");
+            for step in q["steps"].as_array().unwrap() {
+                let per: Vec<usize> = lists.iter().map(|l| rank_in(l, step)).collect();
+                println!(
+                    "   step final {:>3} whole {:>3} parts {:?}",
+                    rank_in(&fin, step),
+                    rank_in(&whole, step),
+                    per
+                );
+            }
         }
     }
 
@@ -3631,6 +3789,110 @@ mod tests {
         );
         assert_eq!(steps("read notes.txt. etc. and more words here").len(), 2);
         assert_eq!(steps("open the docs at acme.io/start.").len(), 1);
+    }
+
+    #[test]
+    fn steps_share_the_top_five_by_how_close_each_comes_to_its_best() {
+        let hit = |doc, score| Hit { doc, score };
+        // Step one's best stands alone (10 against 2); step two's
+        // runner-up is as good as its best (9 against 9.5): it takes the
+        // last slot, though step one's runner-up comes first in rank.
+        let lists = [
+            vec![hit(0, 10.0), hit(1, 2.0), hit(2, 1.9)],
+            vec![hit(3, 9.5), hit(4, 9.0), hit(5, 1.0)],
+        ];
+        let docs = |hits: Vec<Hit>| hits.iter().map(|h| h.doc).collect::<Vec<_>>();
+        assert_eq!(
+            docs(merge_steps(vec![hit(6, 5.0)], &lists, 4)),
+            [6, 0, 3, 4]
+        );
+        // The whole request's best lead; a tool is listed once.
+        assert_eq!(
+            docs(merge_steps(vec![hit(3, 5.0), hit(0, 4.0)], &lists, 5)),
+            [3, 0, 4, 1, 2]
+        );
+        // A verb and what it acts on is a step; a lone noun is not.
+        assert_eq!(
+            steps("check the checkout logs in the cluster, then restart it"),
+            ["check the checkout logs in the cluster", "restart it"]
+        );
+        assert_eq!(steps("list the open issues and PRs").len(), 1);
+        // A place said first belongs to the next step only.
+        assert_eq!(
+            steps(
+                "in ~/code/edge, stage everything, commit it as 'fix jitter', then push to origin"
+            ),
+            [
+                "in ~/code/edge stage everything",
+                "commit it as 'fix jitter'",
+                "push to origin"
+            ]
+        );
+    }
+
+    /// The index of eval/toolsearch's catalog: 1,165 real tools.
+    fn real_tools() -> &'static ToolIndex {
+        static INDEX: std::sync::OnceLock<ToolIndex> = std::sync::OnceLock::new();
+        INDEX.get_or_init(|| {
+            let dir =
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../eval/toolsearch");
+            ToolIndex::new(
+                crate::tool_search::eval::read_catalog(&dir.join("catalog.json")).unwrap(),
+            )
+        })
+    }
+
+    /// Where `tool` ranks for `query` over [`real_tools`] (1 is first).
+    fn rank_of(query: &str, tool: &str) -> Option<usize> {
+        let index = real_tools();
+        names(index, &index.search(query, 20))
+            .iter()
+            .position(|t| t == tool)
+            .map(|r| r + 1)
+    }
+
+    #[test]
+    fn what_a_request_names_tells_what_to_do() {
+        // An address or a channel something goes to: sending.
+        assert_eq!(
+            rank_of(
+                "email a short summary to ops@example.org",
+                "mcp__gmail__send_email"
+            ),
+            Some(1)
+        );
+        assert!(
+            rank_of(
+                "paste the error into #deploys",
+                "mcp__slack__slack_post_message"
+            )
+            .is_some_and(|r| r <= 2)
+        );
+        // A sum written with spaces.
+        assert_eq!(
+            rank_of(
+                "the card is 360 wide, what's 360 * 4 / 3",
+                "mcp__calculator__calculate"
+            ),
+            Some(1)
+        );
+        // A call in JavaScript: code to run on the page.
+        assert!(
+            rank_of(
+                "count the broken links with document.querySelectorAll('a').length",
+                "mcp__playwright__browser_evaluate"
+            )
+            .is_some_and(|r| r <= 3)
+        );
+        assert!(is_script("document.querySelector('#x').click()") && !is_script("fix(parser)"));
+        // A URL's words say where, not what.
+        assert!(
+            rank_of(
+                "read https://news.example.org/blog/search/issues.html for me",
+                "mcp__fetch__fetch"
+            )
+            .is_some_and(|r| r <= 4)
+        );
     }
 
     #[test]
