@@ -73,7 +73,10 @@
 //! crm.accounts, set …") is where the next part is done, no step of its
 //! own; a verb and what it acts on ("then restart it") is a step. A URL's
 //! words count a quarter; an address or a `#channel` something goes `to`
-//! asks for sending; a call in JavaScript for the tools that run it.
+//! asks for sending; a call in JavaScript for the tools that run it; a
+//! verb's particle may stand a few words after it ("set my changes
+//! aside"); "don't send it yet" asks for a draft; "push my 1:1 to Friday"
+//! moves a meeting.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -959,7 +962,12 @@ impl ToolIndex {
     }
 
     fn add_phrase(&self, parsed: &mut Parsed, group: &mut u32, phrase: &mut Phrase, word: &str) {
-        let Phrase { last, passed, buf } = phrase;
+        let Phrase {
+            last,
+            earlier,
+            passed,
+            buf,
+        } = phrase;
         // A word read past ("cut a", "my tickets") may itself open or
         // close a phrase.
         if let Some(passed) = passed.take() {
@@ -970,6 +978,17 @@ impl ToolIndex {
         }
         if !last.is_empty() {
             self.add_lexicon_group(parsed, group, two_words(buf, last, word));
+        }
+        if PARTICLES.contains(&word) {
+            for verb in earlier.iter() {
+                self.add_lexicon_group(parsed, group, two_words(buf, verb, word));
+            }
+        }
+        if !last.is_empty() {
+            if earlier.len() == SEPARATED {
+                earlier.remove(0);
+            }
+            earlier.push(last.clone());
         }
         last.clear();
         last.push_str(word);
@@ -1091,12 +1110,21 @@ impl ToolIndex {
             if lower == "where" && i > 0 {
                 continue;
             }
-            if lower == "cannot" || (lower == "not" && is_auxiliary(&prior)) {
+            // A negation typed without its apostrophe ("dont send it").
+            let unmarked = matches!(
+                lower.as_str(),
+                "cant" | "couldnt" | "didnt" | "doesnt" | "dont" | "shouldnt" | "wont" | "wouldnt"
+            );
+            if lower == "cannot" || unmarked || (lower == "not" && is_auxiliary(&prior)) {
                 negated = true;
                 continue;
             }
             if negated && !is_stop_word(&lower) {
                 negated = false;
+                // "Don't send it yet": written, kept to send later.
+                if matches!(lower.as_str(), "send" | "post" | "publish" | "submit") {
+                    self.add_words(&mut parsed, &mut group, &["draft"]);
+                }
                 continue;
             }
             // "Tell the team chat that …": who is told may come between
@@ -1230,6 +1258,16 @@ impl ToolIndex {
                 || (is_time_unit(&lower) && prior.parse::<f32>().is_ok_and(|n| n > 0.0));
             if spent && names_an_issue() {
                 self.add_words(&mut parsed, &mut group, &["worklog"]);
+            }
+            // "Push my 1:1 to Friday 10am": a meeting moved to another
+            // time (no `git push`).
+            if !value
+                && matches!(lower.as_str(), "push" | "move" | "bump" | "shift" | "slide")
+                && !names_an_issue()
+                && moved_to_a_time(&words[i + 1..])
+            {
+                self.add_words(&mut parsed, &mut group, &["reschedule", "update", "event"]);
+                continue;
             }
             // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
             // status changes, which trackers call a transition.
@@ -1527,6 +1565,9 @@ fn asks_for_figures(word: &str) -> bool {
 #[derive(Default)]
 struct Phrase {
     last: String,
+    /// The words before `last`, nearest last (a verb a particle may
+    /// close: "set my changes aside").
+    earlier: Vec<String>,
     passed: Option<&'static str>,
     /// Room to put two words together.
     buf: String,
@@ -1538,6 +1579,14 @@ impl Phrase {
         self.passed = None;
     }
 }
+
+/// The particles that close a verb a few words after it ("set my
+/// changes aside", "roll the deploy back"), stemmed.
+const PARTICLES: &[&str] = &[
+    "asid", "aside", "away", "back", "down", "off", "out", "over", "up",
+];
+/// How many words may stand between a verb and its particle.
+const SEPARATED: usize = 4;
 
 /// `first second`, put in `buf`.
 fn two_words<'b>(buf: &'b mut String, first: &str, second: &str) -> &'b str {
@@ -1881,6 +1930,34 @@ fn value_kind(word: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether the words after a verb of moving put its object at another day
+/// or time: "… to Friday 10am", "… to next week", "… to 3pm".
+fn moved_to_a_time(rest: &[&str]) -> bool {
+    const DAYS: &[&str] = &[
+        "friday",
+        "monday",
+        "saturday",
+        "sunday",
+        "thursday",
+        "today",
+        "tomorrow",
+        "tuesday",
+        "wednesday",
+        "next",
+        "later",
+        "noon",
+    ];
+    rest.iter()
+        .take(8)
+        .position(|w| bare_word(w) == "to")
+        .and_then(|at| rest.get(at + 1))
+        .is_some_and(|next| {
+            let word = bare_word(next);
+            DAYS.contains(&word.as_str())
+                || value_kind(next.trim_end_matches(['.', ',', '?', '!'])) == Some("time")
+        })
+}
+
 /// Whether a word is a span of time as trackers log it (`3h`, `45m`,
 /// `1d`, `90min`).
 fn is_duration(word: &str) -> bool {
@@ -2059,9 +2136,6 @@ fn is_time_series(word: &str) -> bool {
     )
 }
 
-/// Whether a request puts a sum in words: two amounts or more (`1.8`,
-/// `$0.023`, `48`, `3M`) and a word of arithmetic ("split", "per",
-/// "plus", "times", "=").
 /// Whether a word is a call in JavaScript: `document.querySelector(…)`,
 /// `window.scrollTo(0,0)`, `console.log(x)`.
 fn is_script(raw: &str) -> bool {
@@ -2095,6 +2169,9 @@ fn is_spaced_sum(words: &[&str]) -> bool {
     })
 }
 
+/// Whether a request puts a sum in words: two amounts or more (`1.8`,
+/// `$0.023`, `48`, `3M`) and a word of arithmetic ("split", "per",
+/// "plus", "times", "=").
 fn is_sum_in_words(words: &[&str]) -> bool {
     const ARITHMETIC: &[&str] = &[
         "divided",
@@ -3885,6 +3962,32 @@ mod tests {
             .is_some_and(|r| r <= 3)
         );
         assert!(is_script("document.querySelector('#x').click()") && !is_script("fix(parser)"));
+        // A meeting moved to another time; an issue moved on is a
+        // transition.
+        assert!(
+            rank_of(
+                "push my 1:1 with dana to thursday 3pm",
+                "mcp__google-calendar__update-event"
+            )
+            .is_some_and(|r| r <= 3)
+        );
+        assert!(moved_to_a_time(&["it", "to", "Friday"]) && !moved_to_a_time(&["to", "main"]));
+        // A verb's particle a few words after it.
+        assert!(
+            rank_of(
+                "set my unfinished changes aside",
+                "mcp__git-cyanheads__git_stash"
+            )
+            .is_some_and(|r| r <= 3)
+        );
+        // A negated send keeps a draft, with or without its apostrophe.
+        assert!(
+            rank_of(
+                "reply to ana@acme.io about the renewal but dont send it yet",
+                "mcp__gmail__draft_email"
+            )
+            .is_some_and(|r| r <= 3)
+        );
         // A URL's words say where, not what.
         assert!(
             rank_of(

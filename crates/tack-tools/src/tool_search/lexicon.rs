@@ -347,6 +347,10 @@ pub(super) const WRITTEN_BLIND: &[(&str, &[&str])] = &[
     ("lint", &["check", "code", "quality"]),
     ("runner", &["job", "pipeline"]),
     ("try again", &["retry", "rerun"]),
+    ("another go", &["retry", "rerun"]),
+    ("more time", &["retry", "rerun"]),
+    ("vid", &["video"]),
+    ("swap", &["replace", "edit"]),
     ("redo", &["retry", "rerun"]),
     // Issue trackers.
     ("ticket", &["issue"]),

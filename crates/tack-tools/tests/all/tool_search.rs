@@ -37,8 +37,8 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.951 / 0.958 / 0.783 with the default ranker (multi-step
-    // 0.806, paraphrased 0.952, direct 1.0).
+    // Measured 0.956 / 0.962 / 0.786 with the default ranker (multi-step
+    // 0.806, paraphrased 0.968, direct 1.0).
     assert!(all.success_at_5 >= 0.94, "success@5 {}", all.success_at_5);
     assert!(all.recall_at_5 >= 0.95, "recall@5 {}", all.recall_at_5);
     assert!(all.mrr >= 0.77, "MRR {}", all.mrr);
@@ -78,12 +78,12 @@ fn the_held_out_sets_rank_as_measured() {
     let dir = sets();
     let index = lexical_index();
     // (file, success@5, MRR) as measured: a 0.945 / 0.850, c 0.918 / 0.713, g
-    // 0.900 / 0.715, h 0.933 / 0.728, k 0.922 / 0.749, l 0.811 / 0.616, o
-    // 0.900 / 0.728, p 0.889 / 0.661, s 0.833 / 0.666, u 0.778 / 0.596, b
-    // 0.753 / 0.578, d 0.944 / 0.773, e 0.878 / 0.730, f 0.878 / 0.680, i
-    // 0.922 / 0.710, j 0.867 / 0.740, m 0.900 / 0.691, n 0.911 / 0.669, q
-    // 0.822 / 0.741, r 0.933 / 0.766, v 0.856 / 0.717, w 0.811 / 0.628, x
-    // 0.889 / 0.702, y 0.811 / 0.631, z 0.878 / 0.702, za 0.756 / 0.657. a, c,
+    // 0.900 / 0.715, h 0.933 / 0.728, k 0.922 / 0.753, l 0.811 / 0.616, o
+    // 0.900 / 0.728, p 0.889 / 0.661, s 0.833 / 0.666, u 0.789 / 0.600, x
+    // 0.922 / 0.711, z 0.911 / 0.724, b 0.753 / 0.578, d 0.944 / 0.773, e
+    // 0.878 / 0.730, f 0.878 / 0.681, i 0.922 / 0.710, j 0.867 / 0.735, m
+    // 0.900 / 0.691, n 0.911 / 0.674, q 0.822 / 0.741, r 0.933 / 0.766, v
+    // 0.878 / 0.725, w 0.811 / 0.628, y 0.822 / 0.640, za 0.756 / 0.657. a, c,
     // g, h, k, l, o, p, s, u, x and z were read to improve the ranker; b, d,
     // e, f, i, j, m, n, q, r, v, w, y and za were only measured.
     for (file, success, mrr) in [
@@ -91,27 +91,27 @@ fn the_held_out_sets_rank_as_measured() {
         ("c.jsonl", 0.91, 0.71),
         ("g.jsonl", 0.90, 0.71),
         ("h.jsonl", 0.93, 0.72),
-        ("k.jsonl", 0.92, 0.74),
+        ("k.jsonl", 0.92, 0.75),
         ("l.jsonl", 0.81, 0.61),
         ("o.jsonl", 0.90, 0.72),
         ("p.jsonl", 0.88, 0.66),
         ("s.jsonl", 0.83, 0.66),
-        ("u.jsonl", 0.77, 0.59),
+        ("u.jsonl", 0.78, 0.59),
+        ("x.jsonl", 0.92, 0.71),
+        ("z.jsonl", 0.91, 0.72),
         ("b.jsonl", 0.75, 0.57),
         ("d.jsonl", 0.94, 0.77),
         ("e.jsonl", 0.87, 0.72),
-        ("f.jsonl", 0.87, 0.67),
+        ("f.jsonl", 0.87, 0.68),
         ("i.jsonl", 0.92, 0.70),
         ("j.jsonl", 0.86, 0.73),
         ("m.jsonl", 0.90, 0.69),
-        ("n.jsonl", 0.91, 0.66),
+        ("n.jsonl", 0.91, 0.67),
         ("q.jsonl", 0.82, 0.74),
         ("r.jsonl", 0.93, 0.76),
-        ("v.jsonl", 0.85, 0.71),
+        ("v.jsonl", 0.87, 0.72),
         ("w.jsonl", 0.81, 0.62),
-        ("x.jsonl", 0.88, 0.70),
-        ("y.jsonl", 0.81, 0.63),
-        ("z.jsonl", 0.87, 0.70),
+        ("y.jsonl", 0.82, 0.63),
         ("za.jsonl", 0.75, 0.65),
     ] {
         let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
@@ -156,11 +156,11 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
     assert!(all.mrr >= 0.77, "MRR {}", all.mrr);
     // The held-out sets, where the sentence model adds most: measured a 0.964, c
     // 0.918, g 0.900, h 0.900, k 0.911, l 0.811, o 0.833, p 0.889, s 0.811, u
-    // 0.778, x 0.867, z 0.867, b 0.741, d 0.933, e 0.867, f 0.844, i 0.867, j
-    // 0.878, m 0.878, n 0.922, q 0.856, r 0.889, v 0.844, w 0.844, y 0.822, za
+    // 0.778, x 0.878, z 0.900, b 0.741, d 0.933, e 0.867, f 0.856, i 0.867, j
+    // 0.878, m 0.878, n 0.922, q 0.856, r 0.889, v 0.867, w 0.844, y 0.833, za
     // 0.756 (without it 0.945, 0.918, 0.900, 0.933, 0.922, 0.811, 0.900, 0.889,
-    // 0.833, 0.778, 0.889, 0.878, 0.753, 0.944, 0.878, 0.878, 0.922, 0.867, 0.900,
-    // 0.911, 0.822, 0.933, 0.856, 0.811, 0.811, 0.756).
+    // 0.833, 0.789, 0.922, 0.911, 0.753, 0.944, 0.878, 0.878, 0.922, 0.867, 0.900,
+    // 0.911, 0.822, 0.933, 0.878, 0.811, 0.822, 0.756).
     for (file, success) in [
         ("a.jsonl", 0.96),
         ("c.jsonl", 0.91),
@@ -172,21 +172,21 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
         ("p.jsonl", 0.88),
         ("s.jsonl", 0.81),
         ("u.jsonl", 0.77),
-        ("x.jsonl", 0.86),
-        ("z.jsonl", 0.86),
+        ("x.jsonl", 0.87),
+        ("z.jsonl", 0.90),
         ("b.jsonl", 0.74),
         ("d.jsonl", 0.93),
         ("e.jsonl", 0.86),
-        ("f.jsonl", 0.84),
+        ("f.jsonl", 0.85),
         ("i.jsonl", 0.86),
         ("j.jsonl", 0.87),
         ("m.jsonl", 0.87),
         ("n.jsonl", 0.92),
         ("q.jsonl", 0.85),
         ("r.jsonl", 0.88),
-        ("v.jsonl", 0.84),
+        ("v.jsonl", 0.86),
         ("w.jsonl", 0.84),
-        ("y.jsonl", 0.82),
+        ("y.jsonl", 0.83),
         ("za.jsonl", 0.75),
     ] {
         let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
