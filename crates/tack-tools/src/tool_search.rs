@@ -985,10 +985,13 @@ impl ToolIndex {
             }
         }
         if !last.is_empty() {
+            // At most SEPARATED words, their buffers reused.
             if earlier.len() == SEPARATED {
-                earlier.remove(0);
+                earlier.rotate_left(1);
+                earlier[SEPARATED - 1].clone_from(last);
+            } else {
+                earlier.push(last.clone());
             }
-            earlier.push(last.clone());
         }
         last.clear();
         last.push_str(word);
@@ -1581,7 +1584,8 @@ impl Phrase {
 }
 
 /// The particles that close a verb a few words after it ("set my
-/// changes aside", "roll the deploy back"), stemmed.
+/// changes aside", "roll the deploy back"), stemmed (`asid`) and as
+/// written (for [`Scoring::stem`] off).
 const PARTICLES: &[&str] = &[
     "asid", "aside", "away", "back", "down", "off", "out", "over", "up",
 ];
