@@ -1150,12 +1150,18 @@ impl ToolIndex {
                 verb.clone_from(&lower);
             }
             // The name of a thing a tool works in ("the web-frontend
-            // repo", "the users table") is a value, not what to do.
+            // repo", "the users table", "our checkout service") is a
+            // value, not what to do.
             let value = value
                 || (self.scoring.container_names > 0
                     && !self.servers.contains_key(&lower)
                     && !is_stop_word(&lower)
-                    && (self.scoring.container_names > 1 || is_identifier(trimmed))
+                    && (self.scoring.container_names > 1
+                        || is_identifier(trimmed)
+                        || matches!(
+                            prior.as_str(),
+                            "the" | "our" | "my" | "your" | "their" | "this" | "that"
+                        ))
                     && names_a_container(words.get(i + 1)));
             let named = self.named(&lower);
             // A tool's own name (`fs.read`) is no value.
@@ -1194,10 +1200,19 @@ impl ToolIndex {
                     .find(|part| !part.is_empty() && !matches!(*part, "~" | "." | ".."))
                     .is_none_or(|first| !self.server_words.contains(&first.to_lowercase()))
             });
+            // AWS names its services' log groups from `/aws/`
+            // (`/aws/lambda/order-sync`, `/aws/ecs/web`).
+            if value && as_written(raw).is_some_and(|path| path.starts_with("/aws/")) {
+                self.add_words(&mut parsed, &mut group, &["log"]);
+                self.add_words(&mut parsed, &mut group, &["group"]);
+            }
             let kind = if is_arithmetic(raw) {
                 Some("calculate")
             } else if is_channel(raw) {
                 Some("channel")
+            } else if local_path.is_none() && value_kind(written) == Some("directory") {
+                // A path under a service's name is no folder to list.
+                None
             } else {
                 value_kind(written)
             };
@@ -1270,6 +1285,13 @@ impl ToolIndex {
                 && moved_to_a_time(&words[i + 1..])
             {
                 self.add_words(&mut parsed, &mut group, &["reschedule", "update", "event"]);
+                continue;
+            }
+            // "Open https://…/cart", "hit https://…/health": a page to
+            // visit or an address to request; the verb is not a tool's
+            // own word ("open" is no `open_nodes`).
+            if !value && let Some(ask) = visits_an_address(&lower, &words[i + 1..]) {
+                self.add_words(&mut parsed, &mut group, ask);
                 continue;
             }
             // "Move ENG-412 to In Review", "mark OPS-7 done": an issue's
@@ -1932,6 +1954,38 @@ fn value_kind(word: &str) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// What a verb asks for when its object is a URL ("open https://…",
+/// "go to https://…", "curl https://…/health"): a browser's visit, or a
+/// request for what the address returns.
+fn visits_an_address(verb: &str, rest: &[&str]) -> Option<&'static [&'static str]> {
+    const VISIT: &[&str] = &[
+        "browse", "go", "head", "load", "navigate", "open", "reload", "revisit", "visit",
+    ];
+    const REQUEST: &[&str] = &["call", "curl", "hit", "ping", "poll", "query", "request"];
+    let ask: &'static [&'static str] = if VISIT.contains(&verb) {
+        &["navigate"]
+    } else if REQUEST.contains(&verb) {
+        &["fetch"]
+    } else {
+        return None;
+    };
+    rest.iter()
+        .take(3)
+        .map(|w| {
+            w.trim_matches(|c: char| {
+                matches!(c, ',' | '.' | ';' | '(' | ')' | '"' | '\'' | '<' | '>')
+            })
+        })
+        .find(|w| {
+            !matches!(
+                w.to_ascii_lowercase().as_str(),
+                "to" | "up" | "the" | "this" | "that" | "page" | "site" | "url"
+            )
+        })
+        .filter(|w| value_kind(w) == Some("url"))
+        .map(|_| ask)
 }
 
 /// Whether the words after a verb of moving put its object at another day
@@ -4003,6 +4057,50 @@ mod tests {
     }
 
     #[test]
+    fn an_address_opened_is_visited_and_one_hit_is_fetched() {
+        let navigates = |q: &str| {
+            names(real_tools(), &real_tools().search(q, 5))
+                .iter()
+                .any(|t| t.ends_with("navigate"))
+        };
+        // Not `open_nodes` (memory) or `playwright_post` for "open" or
+        // "load", nor a step lost for it.
+        assert_eq!(
+            rank_of(
+                "open https://shop.example.com/basket",
+                "mcp__playwright__browser_navigate"
+            ),
+            Some(1)
+        );
+        assert!(navigates(
+            "load https://shop.example.com/signup, then read the console errors"
+        ));
+        assert!(navigates(
+            "go to https://docs.example.org and take a screenshot"
+        ));
+        assert!(
+            rank_of(
+                "hit https://api.example.com/healthz and tell me what it says",
+                "mcp__fetch__fetch"
+            )
+            .is_some_and(|r| r <= 5)
+        );
+        // Only a URL makes the verb a visit.
+        assert_eq!(visits_an_address("open", &["the", "PR"]), None);
+        assert_eq!(
+            visits_an_address("curl", &["https://a.example/x"]),
+            Some(&["fetch"][..])
+        );
+        // A path under `/aws/` is a log group, not a folder.
+        let top = names(
+            real_tools(),
+            &real_tools().search("grep ERROR in /aws/lambda/billing-sync since 9am", 5),
+        );
+        assert!(top[0].starts_with("mcp__aws-cloudwatch__"), "{top:?}");
+        assert!(!top.iter().any(|t| t.contains("file")), "{top:?}");
+    }
+
+    #[test]
     fn who_is_told_may_stand_between_the_verb_and_what_is_said() {
         let index = ToolIndex::new(vec![
             SearchDoc::mcp(
@@ -4279,6 +4377,11 @@ mod tests {
             ..on
         };
         assert_eq!(first(off, q), "mcp__browser__open_page");
+        // So is a plain word that names one after "the", "our" …: no
+        // `git_checkout` for the checkout service's repo.
+        let q = "open an issue on our checkout repo";
+        assert!(rank_of(q, "mcp__git__git_checkout").is_none_or(|r| r > 3));
+        assert!(rank_of(q, "mcp__github__create_issue").is_some_and(|r| r <= 2));
         // A dotted name is a value; "where" but first filters; a part that
         // opens with a preposition says where the next part is done.
         let mut in_quote = false;

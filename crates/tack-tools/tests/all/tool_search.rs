@@ -77,17 +77,16 @@ fn the_labelled_set_ranks_as_measured() {
 fn the_held_out_sets_rank_as_measured() {
     let dir = sets();
     let index = lexical_index();
-    // (file, success@5, MRR) as measured: a 0.945 / 0.850, c 0.918 / 0.713, g
-    // 0.900 / 0.715, h 0.933 / 0.728, k 0.922 / 0.753, l 0.811 / 0.616, o
-    // 0.900 / 0.728, p 0.889 / 0.661, s 0.833 / 0.666, u 0.789 / 0.600, x
-    // 0.922 / 0.711, z 0.911 / 0.724, b 0.753 / 0.578, d 0.944 / 0.773, e
-    // 0.878 / 0.730, f 0.878 / 0.681, i 0.922 / 0.710, j 0.867 / 0.735, m
-    // 0.900 / 0.691, n 0.911 / 0.674, q 0.822 / 0.741, r 0.933 / 0.766, v
-    // 0.878 / 0.725, w 0.811 / 0.628, y 0.822 / 0.640, za 0.756 / 0.657, zb
-    // 0.856 / 0.679, zd 0.878 / 0.675, ze 0.722 / 0.597. a, c, g, h, k, l, o,
-    // p, s, u, x and z were read to improve the ranker; zb is for reading
-    // too; b, d, e, f, i, j, m, n, q, r, v, w, y, za, zd and ze were only
-    // measured.
+    // (file, success@5, MRR) as measured: a 0.945 / 0.851, c 0.918 / 0.713, g
+    // 0.900 / 0.718, h 0.933 / 0.728, k 0.922 / 0.754, l 0.811 / 0.625, o 0.900 /
+    // 0.728, p 0.889 / 0.658, s 0.833 / 0.666, u 0.800 / 0.611, x 0.922 / 0.712, z
+    // 0.911 / 0.724, b 0.753 / 0.575, d 0.944 / 0.773, e 0.878 / 0.730, f 0.878 /
+    // 0.682, i 0.922 / 0.710, j 0.878 / 0.736, m 0.900 / 0.693, n 0.911 / 0.674, q
+    // 0.822 / 0.741, r 0.933 / 0.766, v 0.878 / 0.725, w 0.811 / 0.626, y 0.822 /
+    // 0.640, za 0.756 / 0.657, zb 0.900 / 0.695, zc 0.722 / 0.593, zd 0.878 /
+    // 0.683, ze 0.722 / 0.598. a, c, g, h, k, l, o, p, s, u, x and z were read to
+    // improve the ranker; zb and zc are for reading too; b, d, e, f, i, j, m, n,
+    // q, r, v, w, y, za, zd and ze were only measured.
     for (file, success, mrr) in [
         ("a.jsonl", 0.94, 0.84),
         ("c.jsonl", 0.91, 0.71),
@@ -96,9 +95,9 @@ fn the_held_out_sets_rank_as_measured() {
         ("k.jsonl", 0.92, 0.75),
         ("l.jsonl", 0.81, 0.61),
         ("o.jsonl", 0.90, 0.72),
-        ("p.jsonl", 0.88, 0.66),
+        ("p.jsonl", 0.88, 0.65),
         ("s.jsonl", 0.83, 0.66),
-        ("u.jsonl", 0.78, 0.59),
+        ("u.jsonl", 0.79, 0.60),
         ("x.jsonl", 0.92, 0.71),
         ("z.jsonl", 0.91, 0.72),
         ("b.jsonl", 0.75, 0.57),
@@ -106,7 +105,7 @@ fn the_held_out_sets_rank_as_measured() {
         ("e.jsonl", 0.87, 0.72),
         ("f.jsonl", 0.87, 0.68),
         ("i.jsonl", 0.92, 0.70),
-        ("j.jsonl", 0.86, 0.73),
+        ("j.jsonl", 0.87, 0.73),
         ("m.jsonl", 0.90, 0.69),
         ("n.jsonl", 0.91, 0.67),
         ("q.jsonl", 0.82, 0.74),
@@ -115,7 +114,8 @@ fn the_held_out_sets_rank_as_measured() {
         ("w.jsonl", 0.81, 0.62),
         ("y.jsonl", 0.82, 0.63),
         ("za.jsonl", 0.75, 0.65),
-        ("zb.jsonl", 0.85, 0.67),
+        ("zb.jsonl", 0.89, 0.68),
+        ("zc.jsonl", 0.72, 0.58),
         ("zd.jsonl", 0.87, 0.67),
         ("ze.jsonl", 0.72, 0.59),
     ] {
@@ -160,12 +160,13 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
     assert!(all.recall_at_5 >= 0.93, "recall@5 {}", all.recall_at_5);
     assert!(all.mrr >= 0.77, "MRR {}", all.mrr);
     // The held-out sets, where the sentence model adds most: measured a 0.964, c
-    // 0.918, g 0.900, h 0.900, k 0.911, l 0.811, o 0.833, p 0.889, s 0.811, u
-    // 0.778, x 0.878, z 0.900, b 0.741, d 0.933, e 0.867, f 0.856, i 0.867, j
-    // 0.878, m 0.878, n 0.922, q 0.856, r 0.889, v 0.867, w 0.844, y 0.833, za
-    // 0.756, zb 0.833, zd 0.867, ze 0.756 (without it 0.945, 0.918, 0.900, 0.933, 0.922, 0.811, 0.900, 0.889,
-    // 0.833, 0.789, 0.922, 0.911, 0.753, 0.944, 0.878, 0.878, 0.922, 0.867, 0.900,
-    // 0.911, 0.822, 0.933, 0.878, 0.811, 0.822, 0.756, 0.856, 0.878, 0.722).
+    // 0.918, g 0.900, h 0.900, k 0.911, l 0.811, o 0.833, p 0.889, s 0.811, u 0.767, x
+    // 0.878, z 0.900, b 0.741, d 0.933, e 0.867, f 0.856, i 0.867, j 0.878, m 0.878, n
+    // 0.922, q 0.856, r 0.889, v 0.867, w 0.844, y 0.844, za 0.756, zb 0.856, zc
+    // 0.833, zd 0.867, ze 0.756 (without it 0.945, 0.918, 0.900, 0.933, 0.922, 0.811,
+    // 0.900, 0.889, 0.833, 0.800, 0.922, 0.911, 0.753, 0.944, 0.878, 0.878, 0.922,
+    // 0.878, 0.900, 0.911, 0.822, 0.933, 0.878, 0.811, 0.822, 0.756, 0.900, 0.722,
+    // 0.878, 0.722).
     for (file, success) in [
         ("a.jsonl", 0.96),
         ("c.jsonl", 0.91),
@@ -176,7 +177,7 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
         ("o.jsonl", 0.83),
         ("p.jsonl", 0.88),
         ("s.jsonl", 0.81),
-        ("u.jsonl", 0.77),
+        ("u.jsonl", 0.76),
         ("x.jsonl", 0.87),
         ("z.jsonl", 0.90),
         ("b.jsonl", 0.74),
@@ -193,7 +194,8 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
         ("w.jsonl", 0.84),
         ("y.jsonl", 0.83),
         ("za.jsonl", 0.75),
-        ("zb.jsonl", 0.83),
+        ("zb.jsonl", 0.85),
+        ("zc.jsonl", 0.83),
         ("zd.jsonl", 0.86),
         ("ze.jsonl", 0.75),
     ] {
