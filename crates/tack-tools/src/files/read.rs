@@ -108,21 +108,52 @@ impl TypedTool for ReadTool {
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
         let state = self.state.clone();
         let pages = input.pages;
+        if let Some(meta) = small_file(&path) {
+            if ctx.cancel.is_cancelled() {
+                return Err(ToolError::Interrupted("Read was cancelled".into()));
+            }
+            return read_file(&state, &path, Some(meta), offset, limit, pages.as_deref());
+        }
         blocking("Read", Some(&ctx.cancel), move || {
-            read_file(&state, &path, offset, limit, pages.as_deref())
+            read_file(&state, &path, None, offset, limit, pages.as_deref())
         })
         .await
     }
 }
 
+/// `path`'s metadata when it is a regular file small enough to read on the
+/// caller's thread: up to [`INLINE_READ_MAX`] bytes and not a PDF, whose
+/// parse costs more than its size says. Reading it takes microseconds, less
+/// than handing it to the blocking pool and back (two thread switches: on
+/// `tack mcp serve`'s single thread, a third of a small Read's cost;
+/// BENCHMARKS.md, "`tack mcp serve`: a small Read without the blocking pool").
+fn small_file(path: &Path) -> Option<std::fs::Metadata> {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
+    {
+        return None;
+    }
+    std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file() && m.len() <= INLINE_READ_MAX)
+}
+
+/// See [`small_file`].
+const INLINE_READ_MAX: u64 = 64 * 1024;
+
 fn read_file(
     state: &FileState,
     path: &Path,
+    meta: Option<std::fs::Metadata>,
     offset: u64,
     limit: u64,
     pages: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
-    let meta = std::fs::metadata(path).map_err(|e| io_error("read", path, &e))?;
+    let meta = match meta {
+        Some(meta) => meta,
+        None => std::fs::metadata(path).map_err(|e| io_error("read", path, &e))?,
+    };
     if meta.is_dir() {
         return Err(ToolError::InvalidInput(format!(
             "{0} is a directory, not a file. To list it use Glob with path \"{0}\" and pattern \"*\" (or \"**/*\" for everything under it), or Bash ls.",
@@ -135,9 +166,12 @@ fn read_file(
             path.display()
         )));
     }
-    let canonical = std::fs::canonicalize(path).map_err(|e| io_error("read", path, &e))?;
     let mut file = File::open(path).map_err(|e| io_error("read", path, &e))?;
-    let header = read_header(&mut file).map_err(|e| io_error("read", path, &e))?;
+    let canonical = canonical_of(&file, path).map_err(|e| io_error("read", path, &e))?;
+    let header = read_header(&mut file, meta.len()).map_err(|e| io_error("read", path, &e))?;
+    // All of it when the header holds the size the file had (files in /proc
+    // say 0 and are read to their end).
+    let whole = meta.len() > 0 && header.len() as u64 >= meta.len();
 
     // Notebooks and PDFs have readers of their own.
     let is_pdf = super::pdf::is_pdf(path, &header);
@@ -202,16 +236,18 @@ fn read_file(
     } else {
         hasher.update(&header);
         lines.feed(&header);
-        let mut reader = BufReader::with_capacity(64 * 1024, file);
-        loop {
-            let chunk = reader.fill_buf().map_err(|e| io_error("read", path, &e))?;
-            if chunk.is_empty() {
-                break;
+        if !whole {
+            let mut reader = BufReader::with_capacity(64 * 1024, file);
+            loop {
+                let chunk = reader.fill_buf().map_err(|e| io_error("read", path, &e))?;
+                if chunk.is_empty() {
+                    break;
+                }
+                hasher.update(chunk);
+                lines.feed(chunk);
+                let n = chunk.len();
+                reader.consume(n);
             }
-            hasher.update(chunk);
-            lines.feed(chunk);
-            let n = chunk.len();
-            reader.consume(n);
         }
     }
     let seen = lines.finish();
@@ -271,12 +307,47 @@ fn text_response(path: &Path, content: &str, shown: u64, start: u64, total: u64)
     }})
 }
 
-fn read_header(file: &mut File) -> std::io::Result<Vec<u8>> {
-    let mut header = Vec::with_capacity(HEADER_BYTES);
-    file.by_ref()
-        .take(HEADER_BYTES as u64)
-        .read_to_end(&mut header)?;
+/// The file's first [`HEADER_BYTES`], or all of it: reading stops at the end
+/// or at `size` (the size it had; 0 for unknown), so a small file costs one
+/// read.
+fn read_header(file: &mut File, size: u64) -> std::io::Result<Vec<u8>> {
+    let want = match usize::try_from(size) {
+        Ok(size) if size > 0 => size.min(HEADER_BYTES),
+        _ => HEADER_BYTES,
+    };
+    let mut header = vec![0; want];
+    let mut filled = 0;
+    while filled < want {
+        match file.read(&mut header[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    header.truncate(filled);
     Ok(header)
+}
+
+/// The canonical path of the file `file` was opened from. realpath reads
+/// each prefix of the path as a link (about 0.9 µs a component here, 8.8 µs
+/// for nine), so on Linux a deeper path is read from the file's
+/// `/proc/self/fd` entry instead (3.3 µs whatever the depth); elsewhere, or
+/// without /proc, the path is canonicalized.
+fn canonical_of(file: &File, path: &Path) -> std::io::Result<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    if path.components().count() > 4 {
+        use std::os::fd::AsRawFd as _;
+        if let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+            && link.is_absolute()
+            && !link.as_os_str().as_encoded_bytes().ends_with(b" (deleted)")
+        {
+            return Ok(link);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+    std::fs::canonicalize(path)
 }
 
 #[expect(

@@ -155,6 +155,71 @@ async fn read_offset_and_limit_window_with_a_note_to_read_on() {
     assert!(zero.starts_with(&numbered(&[(1, "l1")])), "{zero}");
 }
 
+/// Sizes either side of the first read (8 KiB) and of the largest file Read
+/// reads on the caller's thread (64 KiB): every line, the last one too.
+#[tokio::test]
+async fn read_shows_every_line_either_side_of_its_read_sizes() {
+    let env = Env::new();
+    for size in [1, 8191, 8192, 8193, 65_535, 65_536, 65_537, 70_000] {
+        let full = size / 100;
+        let mut content = "x".repeat(99).add_line().repeat(full);
+        content.push_str(&"y".repeat(size - full * 100));
+        let path = env.put(&format!("s{size}.txt"), &content);
+        let out = env.read(&path).await;
+        let lines: Vec<(usize, &str)> = content
+            .split_terminator('\n')
+            .enumerate()
+            .map(|(i, l)| (i + 1, l))
+            .collect();
+        assert_eq!(out, numbered(&lines), "{size} bytes");
+        // And it counts as read: Edit takes it.
+        env.ok(
+            "Edit",
+            json!({"file_path": path, "old_string": content.lines().last().unwrap(), "new_string": "end", "replace_all": true}),
+        )
+        .await;
+    }
+}
+
+trait AddLine {
+    fn add_line(self) -> String;
+}
+
+impl AddLine for String {
+    fn add_line(mut self) -> String {
+        self.push('\n');
+        self
+    }
+}
+
+/// Files in /proc say they are empty and are not: Read reads to their end.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn read_of_a_proc_file_reads_to_its_end() {
+    let env = Env::new();
+    assert_eq!(std::fs::metadata("/proc/self/status").unwrap().len(), 0);
+    let out = env.read(Path::new("/proc/self/status")).await;
+    assert!(out.contains("\tName:\t"), "{out}");
+    assert!(out.contains("\tVmRSS:"), "{out}");
+}
+
+/// The file is known by its real path, through a linked directory too: an
+/// Edit by either path follows the Read.
+#[tokio::test]
+async fn read_through_a_linked_directory_counts_for_the_real_path() {
+    let env = Env::new();
+    let real = env.put("real/dir/notes.md", "alpha\n");
+    let linked = env.path("linked");
+    std::os::unix::fs::symlink(env.path("real/dir"), &linked).unwrap();
+    env.read(&linked.join("notes.md")).await;
+    env.ok(
+        "Edit",
+        json!({"file_path": real, "old_string": "alpha", "new_string": "beta"}),
+    )
+    .await;
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "beta\n");
+}
+
 #[tokio::test]
 async fn read_of_a_100k_line_file_shows_2000_lines_and_how_to_go_on() {
     let env = Env::new();
