@@ -1765,6 +1765,19 @@ fn steps(query: &str) -> Vec<String> {
             i += 1;
         }
     }
+    // A part that says when to hear back ("keep an eye on the page and tell
+    // me when it changes", "… and let us know once it is done") is the
+    // condition of the step before it, not a step of its own.
+    let mut i = 1;
+    while i < parts.len() {
+        if is_report_condition(&parts[i]) {
+            let part = parts.remove(i);
+            parts[i - 1].push_str(" and ");
+            parts[i - 1].push_str(&part);
+        } else {
+            i += 1;
+        }
+    }
     // A part that opens with a preposition ("in mongo crm.accounts, set
     // …") says where or with what the next part is done: no step.
     let mut i = 0;
@@ -1798,6 +1811,22 @@ fn steps(query: &str) -> Vec<String> {
         return vec![query.to_owned()];
     }
     parts
+}
+
+/// Whether `part` asks to hear back when something happens: "tell me
+/// when …", "let us know once …", "flag me if …", "ping me as soon as …".
+fn is_report_condition(part: &str) -> bool {
+    let words: Vec<String> = part.split_whitespace().take(5).map(bare_word).collect();
+    let w = |i: usize| words.get(i).map(String::as_str).unwrap_or_default();
+    if !matches!(
+        w(0),
+        "tell" | "let" | "flag" | "ping" | "notify" | "alert" | "warn" | "message"
+    ) || !matches!(w(1), "me" | "us")
+    {
+        return false;
+    }
+    let at = if w(2) == "know" { 3 } else { 2 };
+    matches!(w(at), "when" | "whenever" | "once" | "if") || (w(at) == "as" && w(at + 1) == "soon")
 }
 
 /// The words that may follow a verb in a step of two words ("restart it",
@@ -3141,6 +3170,20 @@ mod tests {
                 "fetch https://a.example/x and 'the b page'",
                 "summarize both"
             ]
+        );
+        // Nor is when to hear back: it is the condition of the step before.
+        assert_eq!(
+            steps("keep an eye on status.acme.io and tell me when the banner changes"),
+            ["keep an eye on status.acme.io and tell me when the banner changes"]
+        );
+        assert_eq!(
+            steps("pull the feed, then let us know as soon as an incident opens"),
+            ["pull the feed and let us know as soon as an incident opens"]
+        );
+        // But telling someone something is a step.
+        assert_eq!(
+            steps("read the changelog and tell the team in Slack"),
+            ["read the changelog", "tell the team in Slack"]
         );
         let index = index();
         let hits = index.search("read the file and create an issue", 5);

@@ -372,7 +372,10 @@ pub(super) const WRITTEN_BLIND: &[(&str, &[&str])] = &[
     ("mark done", &["transition", "status", "done"]),
     ("close out", &["close", "resolve"]),
     ("cc me", &["watcher", "watch"]),
-    ("eye on", &["watch", "monitor", "track"]),
+    (
+        "eye on",
+        &["watch", "monitor", "track", "create", "recurring"],
+    ),
     ("audit trail", &["history", "changelog", "audit"]),
     ("change log", &["changelog"]),
     ("change history", &["changelog", "history"]),
