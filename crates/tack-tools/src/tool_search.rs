@@ -1753,24 +1753,16 @@ fn steps(query: &str) -> Vec<String> {
     }
     // A part that starts with a value ("read package.json and
     // tsconfig.json", "fetch https://a and https://b") names one more
-    // thing for the step before it.
+    // thing for the step before it; one that says when to hear back ("keep
+    // an eye on the page and tell me when it changes", "… and let us know
+    // once it is done") is that step's condition. Neither is a step.
     let mut i = 1;
     while i < parts.len() {
         let first = parts[i].split_whitespace().next().unwrap_or_default();
-        if value_kind(first).is_some() || first.starts_with(OPEN_QUOTES) {
-            let part = parts.remove(i);
-            parts[i - 1].push_str(" and ");
-            parts[i - 1].push_str(&part);
-        } else {
-            i += 1;
-        }
-    }
-    // A part that says when to hear back ("keep an eye on the page and tell
-    // me when it changes", "… and let us know once it is done") is the
-    // condition of the step before it, not a step of its own.
-    let mut i = 1;
-    while i < parts.len() {
-        if is_report_condition(&parts[i]) {
+        if value_kind(first).is_some()
+            || first.starts_with(OPEN_QUOTES)
+            || is_report_condition(&parts[i])
+        {
             let part = parts.remove(i);
             parts[i - 1].push_str(" and ");
             parts[i - 1].push_str(&part);
