@@ -1194,6 +1194,13 @@ impl ToolIndex {
                 }
                 continue;
             }
+            // `mcp__X` where X is no server restricts to no tool: only
+            // exact names are found (and ToolSearch says which servers
+            // there are), not tools that say "mcp" somewhere.
+            if lower.starts_with("mcp__") && named.is_none() && tool::mcp_parts(&lower).is_none() {
+                parsed.missing_required = true;
+                continue;
+            }
             let word_weight = if message {
                 self.scoring.message_weight
             } else if value {
@@ -2478,7 +2485,8 @@ struct Parsed {
     terms: Vec<QueryTerm>,
     /// How many of `terms` are required.
     required: usize,
-    /// A required word no tool has: nothing but exact names can match.
+    /// A required word no tool has, or a server (`mcp__X`) the catalog
+    /// has not: nothing but exact names can match.
     missing_required: bool,
     servers: Vec<u32>,
     exact: Vec<u32>,
@@ -3138,6 +3146,13 @@ mod tests {
             names(&index, &hits),
             ["mcp__filesystem__list-files", "mcp__filesystem__fs.read"]
         );
+        // A server the catalog has not restricts to nothing; an exact
+        // name is still found.
+        assert_eq!(index.search("mcp__gitlab", 5), []);
+        assert_eq!(index.search("mcp__gitlab open issue", 5), []);
+        assert_eq!(index.search("mcp__", 5), []);
+        let hits = index.search("mcp__gitlab create_issue", 5);
+        assert_eq!(names(&index, &hits), ["mcp__github__create_issue"]);
     }
 
     #[test]

@@ -547,9 +547,11 @@ impl Numberer {
     }
 
     fn end_line(&mut self) {
+        use std::fmt::Write as _;
         let overflowed = self.overflow_chars > 0;
-        let bytes = std::mem::take(&mut self.cur);
-        let mut text: Cow<'_, str> = match std::str::from_utf8(&bytes) {
+        // `cur` is borrowed, not taken: its buffer serves every line.
+        let bytes = &self.cur;
+        let mut text: Cow<'_, str> = match std::str::from_utf8(bytes) {
             Ok(s) => Cow::Borrowed(s),
             // A character split by the MAX_LINE_BYTES cut lies past the
             // characters shown: it is not an encoding error.
@@ -558,18 +560,30 @@ impl Numberer {
             }
             Err(_) => {
                 self.invalid_utf8 = true;
-                String::from_utf8_lossy(&bytes)
+                String::from_utf8_lossy(bytes)
             }
         };
         if !overflowed && text.ends_with('\r') {
-            text = Cow::Owned(text[..text.len() - 1].to_owned());
+            text = match text {
+                Cow::Borrowed(s) => Cow::Borrowed(&s[..s.len() - 1]),
+                Cow::Owned(mut s) => {
+                    s.pop();
+                    Cow::Owned(s)
+                }
+            };
         }
         if self.line_no == 1
             && let Some(rest) = text.strip_prefix('\u{FEFF}')
         {
             text = Cow::Owned(rest.to_owned());
         }
-        let total_chars = text.chars().count() + self.overflow_chars;
+        // A line of at most MAX_LINE_CHARS bytes has at most as many
+        // characters: only a longer one is counted.
+        let total_chars = if !overflowed && text.len() <= MAX_LINE_CHARS {
+            0
+        } else {
+            text.chars().count() + self.overflow_chars
+        };
         self.overflow_chars = 0;
         let shown: Cow<'_, str> = if total_chars > MAX_LINE_CHARS {
             self.cut_lines += 1;
@@ -578,11 +592,15 @@ impl Numberer {
         } else {
             text
         };
-        let line = format!("{:>6}\t{shown}\n", self.line_no);
-        if self.shown > 0 && self.out.len() + line.len() > MAX_OUTPUT_BYTES {
+        // `cat -n`: the number right-aligned in six columns, a tab, the line.
+        let digits = self.line_no.checked_ilog10().unwrap_or(0) as usize + 1;
+        let line_len = digits.max(6) + 1 + shown.len() + 1;
+        if self.shown > 0 && self.out.len() + line_len > MAX_OUTPUT_BYTES {
             self.budget_hit = true;
         } else {
-            self.out.push_str(&line);
+            let _ = write!(self.out, "{:>6}\t", self.line_no);
+            self.out.push_str(&shown);
+            self.out.push('\n');
             if self.shown > 0 {
                 self.plain.push('\n');
             }
@@ -590,6 +608,7 @@ impl Numberer {
             self.shown += 1;
         }
         self.line_no += 1;
+        self.cur.clear();
     }
 
     fn finish(mut self) -> Numbered {

@@ -507,6 +507,19 @@ fn nothing_found(
         "No deferred tool matches \"{query}\" among {} tools. ",
         index.len()
     );
+    for word in query.split_whitespace() {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
+        let Some(server) = word.strip_prefix("mcp__") else {
+            continue;
+        };
+        if mcp_parts(word).is_some() || servers.iter().any(|s| s.eq_ignore_ascii_case(server)) {
+            continue;
+        }
+        let hint = tack_protocol::suggest::closest(server, &servers)
+            .map(|s| format!(" (did you mean mcp__{s}?)"))
+            .unwrap_or_default();
+        let _ = write!(text, "No server is named {server}{hint}. ");
+    }
     if !servers.is_empty() {
         let _ = write!(
             text,
@@ -703,6 +716,13 @@ mod tests {
         let out = search(&tool, &host, "t2", "spotify playlist").await;
         assert!(
             matches!(&out.content[..], [ContentBlock::Text(t)] if t.text.starts_with("No deferred tool matches"))
+        );
+        // A server that is not there is named, with the closest that is.
+        let out = search(&tool, &host, "t3", "mcp__slak post").await;
+        assert!(
+            matches!(&out.content[..], [ContentBlock::Text(t)] if t.text.contains("No server is named slak (did you mean mcp__slack?)")),
+            "{:?}",
+            out.content
         );
     }
 
