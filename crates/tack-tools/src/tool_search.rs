@@ -630,7 +630,8 @@ impl ToolIndex {
     /// - `mcp__server` restricts the results to that server's tools
     ///   (several: to any of them); a server's name alone lists its tools
     ///   in their order. A bare server name among other words is a word:
-    ///   the server field ranks that server's tools up.
+    ///   the server field ranks that server's tools up. `mcp__X` where X is
+    ///   no server of the index restricts to no tool (exact names aside).
     /// - A tool's exact name (either name, any case) puts that tool first,
     ///   whatever its score and `+` words (but not outside a server named
     ///   in the query), when written as an identifier (with `_`, `-`, `.`,

@@ -547,7 +547,6 @@ impl Numberer {
     }
 
     fn end_line(&mut self) {
-        use std::fmt::Write as _;
         let overflowed = self.overflow_chars > 0;
         // `cur` is borrowed, not taken: its buffer serves every line.
         let bytes = &self.cur;
@@ -598,7 +597,7 @@ impl Numberer {
         if self.shown > 0 && self.out.len() + line_len > MAX_OUTPUT_BYTES {
             self.budget_hit = true;
         } else {
-            let _ = write!(self.out, "{:>6}\t", self.line_no);
+            push_line_number(&mut self.out, self.line_no);
             self.out.push_str(&shown);
             self.out.push('\n');
             if self.shown > 0 {
@@ -633,6 +632,29 @@ impl Numberer {
     }
 }
 
+/// `cat -n`'s number: right-aligned in six columns, then a tab. Written by
+/// hand, not through `fmt`: it runs once for every line shown.
+fn push_line_number(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at..];
+    out.extend(std::iter::repeat_n(
+        ' ',
+        6usize.saturating_sub(digits.len()),
+    ));
+    out.extend(digits.iter().map(|&d| char::from(d)));
+    out.push('\t');
+}
+
 /// Characters in a UTF-8 byte slice (bytes that do not continue a character).
 fn count_chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
@@ -648,6 +670,22 @@ mod tests {
             n.feed(piece);
         }
         n.finish()
+    }
+
+    #[test]
+    fn line_numbers_are_right_aligned_in_six_columns() {
+        for (n, text) in [
+            (1, "     1\t"),
+            (42, "    42\t"),
+            (999_999, "999999\t"),
+            (1_234_567, "1234567\t"),
+            (u64::MAX, "18446744073709551615\t"),
+        ] {
+            let mut out = String::new();
+            push_line_number(&mut out, n);
+            assert_eq!(out, text);
+            assert_eq!(out, format!("{n:>6}\t"));
+        }
     }
 
     #[test]
