@@ -1187,7 +1187,13 @@ impl ToolIndex {
             // A server restricts when named as such (`mcp__github`) or
             // alone; its bare name in a sentence (`time`, `memory`) is a
             // word, which the server field scores.
-            if let Some(&server) = self.servers.get(&lower)
+            // (`mcp__github__`, the prefix of its tools, is the server too.)
+            let as_server = if lower.starts_with("mcp__") {
+                lower.trim_end_matches('_')
+            } else {
+                lower.as_str()
+            };
+            if let Some(&server) = self.servers.get(as_server)
                 && (alone || lower.starts_with("mcp__"))
             {
                 if !parsed.servers.contains(&server) {
@@ -3152,6 +3158,14 @@ mod tests {
         assert_eq!(index.search("mcp__gitlab", 5), []);
         assert_eq!(index.search("mcp__gitlab open issue", 5), []);
         assert_eq!(index.search("mcp__", 5), []);
+        let hits = index.search("mcp__github__ open", 5);
+        assert!(
+            !hits.is_empty()
+                && names(&index, &hits)
+                    .iter()
+                    .all(|n| n.starts_with("mcp__github__")),
+            "{hits:?}"
+        );
         let hits = index.search("mcp__gitlab create_issue", 5);
         assert_eq!(names(&index, &hits), ["mcp__github__create_issue"]);
     }

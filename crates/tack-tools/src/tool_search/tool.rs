@@ -508,11 +508,16 @@ fn nothing_found(
         index.len()
     );
     for word in query.split_whitespace() {
-        let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-');
-        let Some(server) = word.strip_prefix("mcp__") else {
+        let word = word
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
+            .to_ascii_lowercase();
+        let Some(server) = word.strip_prefix("mcp__").map(|s| s.trim_end_matches('_')) else {
             continue;
         };
-        if mcp_parts(word).is_some() || servers.iter().any(|s| s.eq_ignore_ascii_case(server)) {
+        if server.is_empty()
+            || mcp_parts(&word).is_some()
+            || servers.iter().any(|s| s.eq_ignore_ascii_case(server))
+        {
             continue;
         }
         let hint = tack_protocol::suggest::closest(server, &servers)
