@@ -933,6 +933,17 @@ impl ToolIndex {
         })
     }
 
+    /// Whether some tool's text has every search term of `word` (as a
+    /// `+word` needs): `false` for a word no tool uses.
+    pub fn has_word(&self, word: &str) -> bool {
+        let mut buf = String::new();
+        let mut all = true;
+        for_each_term(word, self.scoring.stem, &mut buf, |t| {
+            all &= self.terms.contains_key(t);
+        });
+        all
+    }
+
     /// The catalog's term for `word`, stemmed in place as the index stems.
     fn stemmed_term(&self, word: &mut String) -> Option<u32> {
         if self.scoring.stem {

@@ -525,6 +525,22 @@ fn nothing_found(
             .unwrap_or_default();
         let _ = write!(text, "No server is named {server}{hint}. ");
     }
+    let missing: Vec<&str> = query
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('+'))
+        .filter(|w| w.starts_with(char::is_alphabetic) && !index.has_word(w))
+        .collect();
+    if !missing.is_empty() {
+        let _ = write!(
+            text,
+            "No tool says {}: search without the `+`. ",
+            missing
+                .iter()
+                .map(|w| format!("\"{w}\""))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        );
+    }
     if !servers.is_empty() {
         let _ = write!(
             text,
@@ -721,6 +737,13 @@ mod tests {
         let out = search(&tool, &host, "t2", "spotify playlist").await;
         assert!(
             matches!(&out.content[..], [ContentBlock::Text(t)] if t.text.starts_with("No deferred tool matches"))
+        );
+        // A required word no tool has is named.
+        let out = search(&tool, &host, "t4", "post +carrier-pigeon").await;
+        assert!(
+            matches!(&out.content[..], [ContentBlock::Text(t)] if t.text.contains("No tool says \"carrier-pigeon\": search without the `+`.")),
+            "{:?}",
+            out.content
         );
         // A server that is not there is named, with the closest that is.
         let out = search(&tool, &host, "t3", "mcp__slak post").await;
