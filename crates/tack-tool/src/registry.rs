@@ -1,9 +1,9 @@
-//! The registry: tools erased once, with their definition and a compiled
-//! validator for their input schema.
+//! The registry: tools erased once, with their definition and a validator
+//! for their input schema.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use tack_protocol::{Extra, ToolDefinition, is_valid_tool_name};
@@ -51,15 +51,23 @@ pub enum Exposure {
     Hidden,
 }
 
-/// A tool with its definition and compiled input validator.
+/// A tool's input validator, compiled the first time it is needed. Checking
+/// a schema against its meta-schema when the tool registers costs ~3 µs;
+/// compiling it ~18 µs and a heap of its own: a session with thousands of
+/// deferred tools compiles only those it calls (BENCHMARKS.md, "Registering
+/// thousands of tools").
+type LazyValidator = Arc<OnceLock<Result<jsonschema::Validator, String>>>;
+
+/// A tool with its definition and input validator.
 pub struct RegisteredTool {
     pub tool: Arc<dyn Tool>,
     pub definition: ToolDefinition,
     pub exposure: Exposure,
-    /// sha256 of the definition as the model sees it (hex, first 16 bytes).
-    pub definition_hash: String,
+    /// sha256 of the definition as the model sees it (hex, first 16 bytes),
+    /// computed when first asked for ([`RegisteredTool::definition_hash`]).
+    hash: OnceLock<String>,
     /// Shared by the instances of one tool ([`ToolRegistry::replace_instance`]).
-    validator: Arc<jsonschema::Validator>,
+    validator: LazyValidator,
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -71,6 +79,17 @@ impl std::fmt::Debug for RegisteredTool {
 }
 
 impl RegisteredTool {
+    /// sha256 of the definition as the model sees it (hex, first 16 bytes).
+    pub fn definition_hash(&self) -> &str {
+        self.hash.get_or_init(|| definition_hash(&self.definition))
+    }
+
+    /// The compiled validator of the input schema (compiled now, the first
+    /// time), or why the schema does not compile.
+    fn validator(&self) -> Result<&jsonschema::Validator, &str> {
+        compiled(&self.validator, &self.definition.input_schema)
+    }
+
     /// Checks `input` against the schema. The error names each failing field
     /// (as a path such as `input.todos[0].status`) and what was expected.
     pub fn check_input(&self, input: &Value) -> Result<(), ToolError> {
@@ -89,7 +108,13 @@ impl RegisteredTool {
         };
         let mut problems = String::new();
         let mut count = 0usize;
-        for error in self.validator.iter_errors(input) {
+        let validator = self.validator().map_err(|message| {
+            ToolError::Unavailable(format!(
+                "the input schema of tool {:?} is not usable: {message}",
+                self.definition.name
+            ))
+        })?;
+        for error in validator.iter_errors(input) {
             count += 1;
             if count <= 5 {
                 let path = pointer_to_path(error.instance_path().as_str());
@@ -147,6 +172,17 @@ fn pointer_to_path(pointer: &str) -> String {
     out
 }
 
+/// `validator`, compiled from `schema` if it is not yet.
+fn compiled<'v>(
+    validator: &'v OnceLock<Result<jsonschema::Validator, String>>,
+    schema: &Value,
+) -> Result<&'v jsonschema::Validator, &'v str> {
+    validator
+        .get_or_init(|| jsonschema::validator_for(schema).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
 /// The first example of `examples` that does not match the tool's schema,
 /// as [`RegistryError::BadExample`].
 fn check_examples(
@@ -202,7 +238,8 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// Registers a `Direct` tool; its schema is compiled once, here.
+    /// Registers a `Direct` tool; its schema is checked here and compiled
+    /// when a call (or an input example) first needs it.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         self.register_as(tool, Exposure::Direct)
     }
@@ -227,13 +264,21 @@ impl ToolRegistry {
                 message: "the schema must have \"type\": \"object\"".into(),
             });
         }
-        let validator =
-            jsonschema::validator_for(&schema).map_err(|e| RegistryError::BadSchema {
-                name: name.clone(),
-                message: e.to_string(),
-            })?;
+        // Checked against its meta-schema now, compiled when first needed
+        // (examples are checked now, so theirs compiles now).
+        jsonschema::meta::validate(&schema).map_err(|e| RegistryError::BadSchema {
+            name: name.clone(),
+            message: e.to_string(),
+        })?;
+        let validator = LazyValidator::default();
         let examples = tool.input_examples();
-        check_examples(&name, &validator, &examples)?;
+        if !examples.is_empty() {
+            let compiled = compiled(&validator, &schema).map_err(|e| RegistryError::BadSchema {
+                name: name.clone(),
+                message: e.to_owned(),
+            })?;
+            check_examples(&name, compiled, &examples)?;
+        }
         let mut extra = Extra::new();
         if !examples.is_empty() {
             extra.insert(INPUT_EXAMPLES.into(), Value::Array(examples));
@@ -244,7 +289,6 @@ impl ToolRegistry {
             input_schema: schema,
             extra,
         };
-        let definition_hash = definition_hash(&definition);
         if exposure == Exposure::Direct {
             self.sent.push(self.tools.len());
         }
@@ -253,8 +297,8 @@ impl ToolRegistry {
             tool,
             definition,
             exposure,
-            definition_hash,
-            validator: Arc::new(validator),
+            hash: OnceLock::new(),
+            validator,
         }));
         Ok(())
     }
@@ -274,7 +318,7 @@ impl ToolRegistry {
             tool,
             definition: old.definition.clone(),
             exposure: old.exposure,
-            definition_hash: old.definition_hash.clone(),
+            hash: old.hash.clone(),
             validator: Arc::clone(&old.validator),
         });
         true
@@ -301,7 +345,13 @@ impl ToolRegistry {
             return Err(RegistryError::NotFound(name.to_owned()));
         };
         let old = &self.tools[i];
-        check_examples(name, &old.validator, &examples)?;
+        if !examples.is_empty() {
+            let validator = old.validator().map_err(|e| RegistryError::BadSchema {
+                name: name.to_owned(),
+                message: e.to_owned(),
+            })?;
+            check_examples(name, validator, &examples)?;
+        }
         let mut definition = old.definition.clone();
         if examples.is_empty() {
             definition.extra.shift_remove(INPUT_EXAMPLES);
@@ -310,12 +360,11 @@ impl ToolRegistry {
                 .extra
                 .insert(INPUT_EXAMPLES.into(), Value::Array(examples));
         }
-        let definition_hash = definition_hash(&definition);
         self.tools[i] = Arc::new(RegisteredTool {
             tool: Arc::clone(&old.tool),
             definition,
             exposure: old.exposure,
-            definition_hash,
+            hash: OnceLock::new(),
             validator: Arc::clone(&old.validator),
         });
         Ok(())
@@ -351,7 +400,7 @@ impl ToolRegistry {
             tool: Arc::clone(&old.tool),
             definition: old.definition.clone(),
             exposure: Exposure::Deferred,
-            definition_hash: old.definition_hash.clone(),
+            hash: old.hash.clone(),
             validator: Arc::clone(&old.validator),
         });
         self.sent.retain(|&s| s != i);
@@ -373,7 +422,7 @@ impl ToolRegistry {
             tool: Arc::clone(&old.tool),
             definition: old.definition.clone(),
             exposure: Exposure::Hidden,
-            definition_hash: old.definition_hash.clone(),
+            hash: old.hash.clone(),
             validator: Arc::clone(&old.validator),
         });
         self.sent.retain(|&s| s != i);
@@ -618,6 +667,72 @@ mod tests {
         ));
     }
 
+    /// A tool with the schema it is given.
+    struct Schemed(&'static str, Value);
+
+    #[async_trait]
+    impl crate::Tool for Schemed {
+        fn name(&self) -> &str {
+            self.0
+        }
+        fn description(&self) -> &str {
+            "A test tool."
+        }
+        fn input_schema(&self) -> Value {
+            self.1.clone()
+        }
+        async fn call(&self, _: Value, _: ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(self.0))
+        }
+    }
+
+    #[test]
+    fn a_schema_is_checked_when_registered_and_compiled_when_first_used() {
+        let mut r = ToolRegistry::new();
+        // Not a schema (`properties` must be an object): refused now.
+        let err = r
+            .register(Arc::new(Schemed(
+                "Broken",
+                json!({"type": "object", "properties": 5}),
+            )))
+            .unwrap_err();
+        assert!(matches!(err, RegistryError::BadSchema { .. }), "{err}");
+        assert!(r.get("Broken").is_none());
+        // A schema, but one that does not compile (its pattern is no
+        // regular expression): registered; a call says why it cannot run.
+        r.register(Arc::new(Schemed(
+            "BadPattern",
+            json!({"type": "object", "properties": {"q": {"type": "string", "pattern": "(unclosed"}}}),
+        )))
+        .unwrap();
+        let err = r
+            .get("BadPattern")
+            .unwrap()
+            .check_input(&json!({"q": "x"}))
+            .unwrap_err();
+        assert!(matches!(err, ToolError::Unavailable(_)), "{err}");
+        assert!(
+            err.to_string()
+                .contains("the input schema of tool \"BadPattern\" is not usable"),
+            "{err}"
+        );
+        // Compiled once, shared by a tool's instances.
+        r.register(Arc::new(Schemed(
+            "Counted",
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        )))
+        .unwrap();
+        let first = r.get("Counted").unwrap();
+        assert!(first.validator.get().is_none());
+        assert!(first.check_input(&json!({"n": "x"})).is_err());
+        assert!(first.validator.get().is_some());
+        let cell = Arc::clone(&first.validator);
+        assert!(r.replace_instance(Arc::new(Schemed("Counted", json!({})))));
+        let second = r.get("Counted").unwrap();
+        assert!(Arc::ptr_eq(&cell, &second.validator));
+        assert!(second.check_input(&json!({"n": 3})).is_ok());
+    }
+
     struct Named(&'static str);
 
     #[async_trait]
@@ -707,16 +822,16 @@ mod tests {
     #[test]
     fn set_input_examples_checks_them_and_rebuilds_the_definition_and_its_hash() {
         let mut r = registry();
-        let before = r.get("TodoWrite").unwrap().definition_hash.clone();
+        let before = r.get("TodoWrite").unwrap().definition_hash().to_owned();
         let example = json!({"todos": [{"content": "Write the tests", "status": "pending"}]});
         r.set_input_examples("TodoWrite", vec![example.clone()])
             .unwrap();
         let t = r.get("TodoWrite").unwrap();
         assert_eq!(t.definition.extra[INPUT_EXAMPLES], json!([example]));
-        assert_eq!(t.definition_hash, definition_hash(&t.definition));
-        assert_ne!(t.definition_hash, before);
+        assert_eq!(t.definition_hash(), definition_hash(&t.definition));
+        assert_ne!(t.definition_hash(), before);
         assert_eq!(r.definitions()[0], t.definition, "what is sent");
-        let with_one = t.definition_hash.clone();
+        let with_one = t.definition_hash().to_owned();
 
         let bad = json!({"todos": [{"content": "x", "status": "doing"}]});
         let err = r
@@ -733,7 +848,7 @@ mod tests {
             Err(RegistryError::BadExample { index: 1, .. })
         ));
         assert_eq!(
-            r.get("TodoWrite").unwrap().definition_hash,
+            r.get("TodoWrite").unwrap().definition_hash(),
             with_one,
             "a refused list changes nothing"
         );
@@ -744,7 +859,7 @@ mod tests {
         r.set_input_examples("TodoWrite", vec![]).unwrap();
         let t = r.get("TodoWrite").unwrap();
         assert!(t.definition.extra.get(INPUT_EXAMPLES).is_none());
-        assert_eq!(t.definition_hash, before, "no examples: as registered");
+        assert_eq!(t.definition_hash(), before, "no examples: as registered");
         // Another instance keeps the examples set.
         r.set_input_examples("TodoWrite", vec![example.clone()])
             .unwrap();

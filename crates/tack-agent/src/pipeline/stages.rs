@@ -80,7 +80,8 @@ impl Pipeline {
         options: CallOptions,
         audit: &mut AuditRecord,
     ) -> Stop {
-        audit.definition_hash.clone_from(&tool.definition_hash);
+        tool.definition_hash()
+            .clone_into(&mut audit.definition_hash);
         if options.cancel.is_cancelled() {
             return Stop::Answer(Err(ToolError::Interrupted(
                 "the user interrupted the session before this call started; it did not run".into(),

@@ -36,6 +36,20 @@ fn registry_with(web_search: Option<WebSearchOptions>) -> ToolRegistry {
     registry
 }
 
+/// Schemas compile when a call first needs them, not when registered: every
+/// built-in's compiles (an input that fails is refused as input, not
+/// because the schema is unusable).
+#[test]
+fn every_builtin_schema_compiles() {
+    let registry = registry();
+    for tool in registry.iter() {
+        match tool.check_input(&serde_json::json!({})) {
+            Ok(()) | Err(tack_tool::ToolError::InvalidInput(_)) => {}
+            Err(other) => panic!("{}: {other}", tool.definition.name),
+        }
+    }
+}
+
 #[test]
 fn names_match_claude_code_and_read_only_tools_are_marked() {
     let r = registry();
