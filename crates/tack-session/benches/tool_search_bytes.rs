@@ -18,14 +18,12 @@
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::{Value, json};
 use tack_agent::{EventBus, Pipeline};
 use tack_model::encoded::{EncodedTools, WireFormat};
+use tack_testkit::tools::Listed;
 use tack_tool::artifacts::ArtifactStore;
-use tack_tool::{
-    CallOptions, Tool, ToolCall, ToolContext, ToolError, ToolHost, ToolOutput, ToolRegistry,
-};
+use tack_tool::{CallOptions, ToolCall, ToolHost, ToolRegistry};
 use tack_tools::tool_search::tool::ToolSearch;
 use tokio_util::sync::CancellationToken;
 
@@ -47,29 +45,6 @@ const SEARCHES: [&str; 2] = [
     "create an issue in a github repository",
     "post a message to a slack channel",
 ];
-
-/// A catalog tool: its definition as listed; calls are not made here.
-struct Listed {
-    name: String,
-    description: String,
-    schema: Value,
-}
-
-#[async_trait]
-impl Tool for Listed {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn input_schema(&self) -> Value {
-        self.schema.clone()
-    }
-    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text("ok"))
-    }
-}
 
 fn tokens(bytes: usize) -> usize {
     (bytes as f64 / tack_agent::context::DEFAULT_BYTES_PER_TOKEN).round() as usize

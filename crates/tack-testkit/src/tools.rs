@@ -12,9 +12,37 @@ use std::time::Duration;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 use tack_tool::{
-    RegistryError, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry, TypedTool,
+    RegistryError, Tool, ToolAnnotations, ToolContext, ToolError, ToolOutput, ToolRegistry,
+    TypedTool,
 };
+
+/// A catalog tool: only its definition (name, description, schema), as a
+/// session registers an MCP server's tools; a call answers "ok". For
+/// measuring what many tools cost (benches).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub name: String,
+    pub description: String,
+    pub schema: Value,
+}
+
+#[async_trait]
+impl Tool for Listed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn input_schema(&self) -> Value {
+        self.schema.clone()
+    }
+    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("ok"))
+    }
+}
 
 fn log_call(tool: &str, ctx: &ToolContext) {
     let Some(path) = std::env::var_os("TACK_FIXTURE_LOG") else {

@@ -19,34 +19,10 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use serde_json::{Map, Value, json};
-use tack_tool::{Exposure, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
+use tack_testkit::tools::Listed;
+use tack_tool::{Exposure, Tool, ToolRegistry};
 use tack_tools::tool_search::{Scoring, SearchDoc, ToolIndex};
-
-/// A deferred tool as a session registers one: a name, a description, a
-/// schema.
-struct Listed {
-    name: String,
-    description: String,
-    schema: Value,
-}
-
-#[async_trait]
-impl Tool for Listed {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn input_schema(&self) -> Value {
-        self.schema.clone()
-    }
-    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::text("ok"))
-    }
-}
 
 /// Registering `docs` as deferred tools, and compiling each schema (what
 /// registering cost when it compiled them all): the medians of 5 runs.

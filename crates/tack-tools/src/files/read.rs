@@ -592,12 +592,12 @@ impl Numberer {
             text
         };
         // `cat -n`: the number right-aligned in six columns, a tab, the line.
-        let digits = self.line_no.checked_ilog10().unwrap_or(0) as usize + 1;
-        let line_len = digits.max(6) + 1 + shown.len() + 1;
-        if self.shown > 0 && self.out.len() + line_len > MAX_OUTPUT_BYTES {
+        let before = self.out.len();
+        push_line_number(&mut self.out, self.line_no);
+        if self.shown > 0 && self.out.len() + shown.len() + 1 > MAX_OUTPUT_BYTES {
+            self.out.truncate(before);
             self.budget_hit = true;
         } else {
-            push_line_number(&mut self.out, self.line_no);
             self.out.push_str(&shown);
             self.out.push('\n');
             if self.shown > 0 {
@@ -632,26 +632,16 @@ impl Numberer {
     }
 }
 
-/// `cat -n`'s number: right-aligned in six columns, then a tab. Written by
-/// hand, not through `fmt`: it runs once for every line shown.
+/// `cat -n`'s number: right-aligned in six columns, then a tab (through
+/// `itoa`, not `fmt`: it runs once for every line shown).
 fn push_line_number(out: &mut String, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let digits = &digits[at..];
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(n);
     out.extend(std::iter::repeat_n(
         ' ',
         6usize.saturating_sub(digits.len()),
     ));
-    out.extend(digits.iter().map(|&d| char::from(d)));
+    out.push_str(digits);
     out.push('\t');
 }
 
