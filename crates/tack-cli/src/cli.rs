@@ -432,7 +432,8 @@ pub enum ToolsCommand {
     /// TOOL being {server, name}, "server:name" or "mcp__server__name")
     /// prints recall@1/5/10, success@5,
     /// MRR and the tokens of the top 5 per kind of query (--json: the
-    /// figures, and each query's ranks).
+    /// figures, and each query's ranks and top 10); a line without steps is
+    /// ranked and listed, not measured.
     Search {
         /// The query.
         #[arg(required_unless_present = "queries")]

@@ -88,7 +88,7 @@ pub async fn run(args: ToolsArgs) -> Result<u8, Failure> {
             };
             let index = ToolIndex::new(docs);
             match (queries, query) {
-                (Some(file), _) => evaluate(&index, &file, json),
+                (Some(file), _) => evaluate(&index, &file, limit, json),
                 (None, Some(query)) => Ok(search(&index, &query, limit, json)),
                 (None, None) => Err(Failure::usage(anyhow!(
                     "give a query, or --queries FILE.jsonl with --catalog FILE"
@@ -899,15 +899,32 @@ fn search(index: &ToolIndex, query: &str, limit: usize, json: bool) -> u8 {
 
 /// `tack tools search --catalog FILE --queries FILE.jsonl`: the figures per
 /// kind of query.
-fn evaluate(index: &ToolIndex, file: &Path, json: bool) -> Result<u8, Failure> {
+fn evaluate(index: &ToolIndex, file: &Path, limit: usize, json: bool) -> Result<u8, Failure> {
     let queries = eval::read_queries(file).map_err(Failure::usage)?;
     let report = eval::evaluate(index, &queries);
     for name in &report.unknown_tools {
         eprintln!("tack: the labels name {name}, which is not in the catalog");
     }
+    let unlabelled = report.queries.iter().filter(|q| !q.labelled).count();
+    if unlabelled > 0 {
+        eprintln!(
+            "tack: {unlabelled} {} of {} without \"steps\": ranked and listed, not measured",
+            if unlabelled == 1 { "query" } else { "queries" },
+            file.display()
+        );
+    }
     if json {
         let value = serde_json::to_value(&report).map_err(Failure::internal)?;
         outln!("{value}");
+        return Ok(exit::OK);
+    }
+    for q in report.queries.iter().filter(|q| !q.labelled) {
+        outln!("{}  {}", q.id, q.query);
+        for (rank, found) in q.results.iter().take(limit).enumerate() {
+            outln!("{:>4}  {}  {:.3}", rank + 1, found.tool, found.score);
+        }
+    }
+    if unlabelled == report.queries.len() {
         return Ok(exit::OK);
     }
     outln!(

@@ -230,6 +230,42 @@ fn queries_are_evaluated_per_kind() {
 }
 
 #[test]
+fn queries_without_labels_are_ranked_and_listed() {
+    let dir = Dir::new();
+    dir.write(
+        "q.jsonl",
+        "{\"id\": \"u1\", \"query\": \"tell the team on slack\"}\n",
+    );
+    let args = ["--catalog", "catalog.json", "--queries", "q.jsonl"];
+    let out = dir.search(&[&args[..], &["--json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 query of q.jsonl without \"steps\""),
+        "{}",
+        stderr(&out)
+    );
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let u1 = &report["queries"][0];
+    assert_eq!(u1["labelled"], false, "{report}");
+    assert_eq!(u1["query"], "tell the team on slack");
+    assert_eq!(u1["results"][0]["server"], "slack", "{report}");
+    assert_eq!(u1["results"][0]["name"], "post_message");
+    assert_eq!(u1["results"][0]["tool"], "mcp__slack__post_message");
+    assert_eq!(report["kinds"][0]["queries"], 0, "{report}");
+
+    let out = dir.search(&[&args[..], &["--limit", "1"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "only the query and its best tool: {text}");
+    assert_eq!(lines[0], "u1  tell the team on slack");
+    assert!(
+        lines[1].starts_with("   1  mcp__slack__post_message  "),
+        "{text}"
+    );
+}
+
+#[test]
 fn bad_files_are_usage_errors_naming_the_file() {
     let dir = Dir::new();
     let bad = dir.write("bad.json", "{\"not\": \"an array\"}");

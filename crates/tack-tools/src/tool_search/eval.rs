@@ -7,6 +7,8 @@
 //! `mcp__{server}__{name}`. A query set is JSON lines `{"id", "query",
 //! "kind", "steps": [[{"server", "name"}, …], …]}`: each step lists every
 //! tool that would do for it; `"steps": []` means no tool serves the query.
+//! A line without `steps` is ranked and listed but counts in no figure, so
+//! a set labelled some other way can be scored from each query's results.
 //!
 //! Every query is searched once, whole. Per step: is one of its tools in the
 //! top k (recall@k, averaged over steps) and at which rank is the first
@@ -136,8 +138,10 @@ pub struct LabelledQuery {
     pub query: String,
     #[serde(default)]
     pub kind: String,
-    /// Per step, every tool that would do; empty: no tool serves the query.
-    pub steps: Vec<Vec<ToolRef>>,
+    /// Per step, every tool that would do; empty: no tool serves the query;
+    /// None: not labelled (ranked and listed, not measured).
+    #[serde(default)]
+    pub steps: Option<Vec<Vec<ToolRef>>>,
 }
 
 /// A tool of the catalog by server and own name. Written as an object
@@ -290,12 +294,28 @@ pub struct KindReport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueryResult {
     pub id: String,
+    pub query: String,
     pub kind: String,
     /// Per step, the rank (from 1) of its first tool found, if any.
     pub ranks: Vec<Option<usize>>,
     /// The names of the top 5, as the model sees them.
     pub top: Vec<String>,
     pub top_score: f32,
+    /// False for a query without labels: it counts in no figure.
+    pub labelled: bool,
+    /// The top 10, best first.
+    pub results: Vec<Found>,
+}
+
+/// A tool a query found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Found {
+    pub server: Option<String>,
+    /// The tool's own name.
+    pub name: String,
+    /// The name the model sees.
+    pub tool: String,
+    pub score: f32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -335,6 +355,7 @@ pub fn evaluate(index: &ToolIndex, queries: &[LabelledQuery]) -> Report {
         let ranks: Vec<Option<usize>> = q
             .steps
             .iter()
+            .flatten()
             .map(|step| {
                 step.iter()
                     .flat_map(|t| {
@@ -352,15 +373,19 @@ pub fn evaluate(index: &ToolIndex, queries: &[LabelledQuery]) -> Report {
             .collect();
         let top_score = hits.first().map_or(0.0, |h| h.score);
         let top5: u64 = hits.iter().take(5).map(|h| tokens[h.doc]).sum();
-        // A query of no kind counts only in the whole.
-        if !q.kind.is_empty() {
-            sums.entry(q.kind.clone())
-                .or_default()
-                .add(&ranks, top_score, top5);
+        // A query of no kind counts only in the whole; one without labels
+        // in nothing.
+        if q.steps.is_some() {
+            if !q.kind.is_empty() {
+                sums.entry(q.kind.clone())
+                    .or_default()
+                    .add(&ranks, top_score, top5);
+            }
+            all.add(&ranks, top_score, top5);
         }
-        all.add(&ranks, top_score, top5);
         results.push(QueryResult {
             id: q.id.clone(),
+            query: q.query.clone(),
             kind: q.kind.clone(),
             ranks,
             top: hits
@@ -369,6 +394,20 @@ pub fn evaluate(index: &ToolIndex, queries: &[LabelledQuery]) -> Report {
                 .map(|h| index.doc(h.doc).tool.clone())
                 .collect(),
             top_score,
+            labelled: q.steps.is_some(),
+            results: hits
+                .iter()
+                .take(10)
+                .map(|h| {
+                    let doc = index.doc(h.doc);
+                    Found {
+                        server: doc.server.clone(),
+                        name: doc.name.clone(),
+                        tool: doc.tool.clone(),
+                        score: h.score,
+                    }
+                })
+                .collect(),
         });
     }
     let mut kinds: Vec<KindReport> = sums
@@ -544,7 +583,7 @@ mod tests {
         let text = r#"{"query": "q", "steps": [["github:create_issue", "mcp__git__git_log", "sqlite/read_query", {"tool": "mcp__a__b"}, {"server": "s", "name": "n"}, "Read"]]}"#;
         let queries = parse_queries(&format!("\n{text}\n"), "q.jsonl").unwrap();
         assert_eq!(queries[0].id, "line 2");
-        let refs: Vec<String> = queries[0].steps[0]
+        let refs: Vec<String> = queries[0].steps.as_ref().unwrap()[0]
             .iter()
             .map(|t| format!("{:?}/{}", t.server, t.name))
             .collect();
@@ -562,6 +601,30 @@ mod tests {
         let err = parse_queries(r#"{"query": "q", "steps": [[{"server": "s"}]]}"#, "q.jsonl")
             .unwrap_err();
         assert!(err.to_string().contains("SERVER:NAME"), "{err}");
+    }
+
+    #[test]
+    fn a_query_without_labels_is_ranked_not_measured() {
+        let index = ToolIndex::new(parse_catalog(CATALOG, "catalog.json").unwrap());
+        let text = format!(
+            "{}\n{}",
+            QUERIES.trim().lines().next().unwrap(),
+            r#"{"id": "u1", "query": "post to the slack channel"}"#
+        );
+        let queries = parse_queries(&text, "q.jsonl").unwrap();
+        let report = evaluate(&index, &queries);
+        let all = report.overall().unwrap();
+        assert_eq!((all.queries, all.none_queries), (1, 0), "{all:?}");
+        let u1 = &report.queries[1];
+        assert!(!u1.labelled && u1.ranks.is_empty(), "{u1:?}");
+        assert_eq!(u1.results[0].tool, "mcp__slack__post_message");
+        assert_eq!(u1.results[0].server.as_deref(), Some("slack"));
+        assert_eq!(u1.results[0].name, "post_message");
+        assert_eq!(
+            u1.results.len(),
+            index.search("post to the slack channel", 10).len()
+        );
+        assert!(report.queries[0].labelled);
     }
 
     #[test]
