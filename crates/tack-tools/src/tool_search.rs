@@ -1571,10 +1571,15 @@ fn bare_word(word: &str) -> String {
 /// without what surrounds it in a sentence (quotes, brackets, a comma, a
 /// full stop); `None` for any other word.
 fn as_written(raw: &str) -> Option<&str> {
-    let word = raw
-        .trim_matches(|c: char| !(c.is_alphanumeric() || "_-./~".contains(c)))
-        .trim_end_matches('.');
+    let word = bare_path(raw);
     (word.starts_with(['/', '~', '.']) && word.contains('/')).then_some(word)
+}
+
+/// A word without what surrounds a path or a file's name in a sentence
+/// ("(CONTRIBUTING.md)," → `CONTRIBUTING.md`).
+fn bare_path(raw: &str) -> &str {
+    raw.trim_matches(|c: char| !(c.is_alphanumeric() || "_-./~".contains(c)))
+        .trim_end_matches('.')
 }
 
 /// A word without what surrounds an issue key in a sentence ("(ENG-412)," →
@@ -1586,14 +1591,13 @@ fn bare_key(word: &str) -> &str {
 /// Whether a word asks to get something whatever its own meaning: "pull"
 /// but in "pull request" ("pull up ENG-482", "pull the signups from
 /// Postgres"), "show" before "me" or "us" ("show me what's in
-/// nginx.conf", which `git show` is not).
+/// nginx.conf", which `git show` is not), "open" before a file's path or
+/// name ("open CONTRIBUTING.md").
 fn asks_to_get(lower: &str, next: Option<&&str>) -> bool {
     match lower {
         "pull" => !before_request(next),
         "show" => next.is_some_and(|n| matches!(bare_word(n).as_str(), "me" | "us")),
-        "open" => next
-            .and_then(|n| as_written(n))
-            .is_some_and(|path| value_kind(path) == Some("file")),
+        "open" => next.is_some_and(|n| value_kind(bare_path(n)) == Some("file")),
         _ => false,
     }
 }
@@ -3667,6 +3671,10 @@ mod tests {
         );
         // A file opened is read; "open" of anything else still opens.
         assert_eq!(top("open ./config/app.yaml"), "mcp__fs__read_text_file");
+        assert_eq!(
+            top("open CONTRIBUTING.md in /home/dev/lintkit"),
+            "mcp__fs__read_text_file"
+        );
         assert_eq!(top("open a new page"), "mcp__browser__open_page");
     }
 
