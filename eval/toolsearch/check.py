@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Validate the tool-search retrieval set: catalog.json, queries.jsonl and
-the held-out sets in heldout/.
+the held-out sets in heldout/; catalog2/catalog.json and its sets in
+catalog2/heldout/.
 
     python3 eval/toolsearch/check.py
 
@@ -18,37 +19,18 @@ MIN_TOOLS, MIN_QUERIES = 600, 200
 
 def main():
     errors = []
-    catalog = json.loads((HERE / "catalog.json").read_text())
-    keys = set()
-    servers = collections.OrderedDict()
-    for i, t in enumerate(catalog):
-        for f in ("server", "package", "version", "name", "description", "inputSchema"):
-            if f not in t:
-                errors.append(f"catalog[{i}] lacks {f}")
-        k = (t.get("server"), t.get("name"))
-        if k in keys:
-            errors.append(f"catalog: duplicate tool {k}")
-        keys.add(k)
-        if not str(t.get("package", "")).startswith(("npm:", "pypi:")):
-            errors.append(f"catalog[{i}]: package {t.get('package')!r} is not npm:/pypi:")
-        if not isinstance(t.get("inputSchema"), dict):
-            errors.append(f"catalog[{i}]: inputSchema is not an object")
-        s = servers.setdefault(t.get("server"), {"package": t.get("package"), "version": t.get("version"), "tools": 0})
-        s["tools"] += 1
-        if (s["package"], s["version"]) != (t.get("package"), t.get("version")):
-            errors.append(f"catalog: server {t.get('server')} has several packages/versions")
-    if [(t["server"], t["name"]) for t in catalog] != sorted((t["server"], t["name"]) for t in catalog):
-        errors.append("catalog: not sorted by (server, name)")
-    if len(catalog) < MIN_TOOLS:
-        errors.append(f"catalog: {len(catalog)} tools < {MIN_TOOLS}")
-
-    print(f"catalog.json: {len(catalog)} tools from {len(servers)} servers")
-    for name, s in servers.items():
-        print(f"  {name:30} {s['package']}@{s['version']}: {s['tools']}")
+    keys = check_catalog(HERE / "catalog.json", errors)
     for path in [HERE / "queries.jsonl", *sorted((HERE / "heldout").glob("*.jsonl"))]:
         n = check_queries(path, keys, errors)
         if path.name == "queries.jsonl" and n < MIN_QUERIES:
             errors.append(f"queries: {n} < {MIN_QUERIES}")
+    # The second catalog (held out: servers the ranker was never tuned on)
+    # and the sets written over it.
+    keys2 = check_catalog(HERE / "catalog2" / "catalog.json", errors)
+    for server in sorted({k[0] for k in keys2} & {k[0] for k in keys}):
+        errors.append(f"catalog2: server {server} is also in the first catalog")
+    for path in sorted((HERE / "catalog2" / "heldout").glob("*.jsonl")):
+        check_queries(path, keys2, errors)
     if errors:
         print(f"{len(errors)} errors:")
         for e in errors[:200]:
@@ -56,6 +38,39 @@ def main():
         return 1
     print("OK")
     return 0
+
+
+def check_catalog(path, errors):
+    """Checks a catalog file; prints its servers and returns its tools'
+    (server, name) keys."""
+    name = path.relative_to(HERE)
+    catalog = json.loads(path.read_text())
+    keys = set()
+    servers = collections.OrderedDict()
+    for i, t in enumerate(catalog):
+        for f in ("server", "package", "version", "name", "description", "inputSchema"):
+            if f not in t:
+                errors.append(f"{name}[{i}] lacks {f}")
+        k = (t.get("server"), t.get("name"))
+        if k in keys:
+            errors.append(f"{name}: duplicate tool {k}")
+        keys.add(k)
+        if not str(t.get("package", "")).startswith(("npm:", "pypi:")):
+            errors.append(f"{name}[{i}]: package {t.get('package')!r} is not npm:/pypi:")
+        if not isinstance(t.get("inputSchema"), dict):
+            errors.append(f"{name}[{i}]: inputSchema is not an object")
+        s = servers.setdefault(t.get("server"), {"package": t.get("package"), "version": t.get("version"), "tools": 0})
+        s["tools"] += 1
+        if (s["package"], s["version"]) != (t.get("package"), t.get("version")):
+            errors.append(f"{name}: server {t.get('server')} has several packages/versions")
+    if [(t["server"], t["name"]) for t in catalog] != sorted((t["server"], t["name"]) for t in catalog):
+        errors.append(f"{name}: not sorted by (server, name)")
+    if len(catalog) < MIN_TOOLS:
+        errors.append(f"{name}: {len(catalog)} tools < {MIN_TOOLS}")
+    print(f"{name}: {len(catalog)} tools from {len(servers)} servers")
+    for server, s in servers.items():
+        print(f"  {server:30} {s['package']}@{s['version']}: {s['tools']}")
+    return keys
 
 
 def check_queries(path, keys, errors):

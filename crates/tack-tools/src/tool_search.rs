@@ -89,7 +89,7 @@ pub mod semantic;
 mod synonyms;
 pub mod tool;
 
-use lexicon::{ASKS_FOR, PLAIN_WORDS, RECURRING, WRITTEN_BLIND};
+use lexicon::{ASKS_FOR, PLAIN_WORDS, RECURRING, SECOND_CATALOG, WRITTEN_BLIND};
 use synonyms::{RELATED, SYNONYMS};
 
 /// One tool as the index sees it.
@@ -958,13 +958,18 @@ impl ToolIndex {
     /// Adds `words` (those the catalog has) as one more group of the
     /// query at full weight, as a phrase's words are.
     fn add_words(&self, parsed: &mut Parsed, group: &mut u32, words: &[&str]) {
+        self.add_words_at(parsed, group, words, 1.0);
+    }
+
+    /// Adds `words` as one group, each at `weight`.
+    fn add_words_at(&self, parsed: &mut Parsed, group: &mut u32, words: &[&str], weight: f32) {
         *group += 1;
         for word in words {
             if let Some(id) = self.stemmed_term(&mut (*word).to_owned()) {
                 parsed.add(QueryTerm {
                     id,
                     required: false,
-                    weight: 1.0,
+                    weight,
                     group: *group,
                     idf: self.idf[id as usize],
                 });
@@ -1239,6 +1244,20 @@ impl ToolIndex {
                 self.add_words(&mut parsed, &mut group, &["log"]);
                 self.add_words(&mut parsed, &mut group, &["group"]);
             }
+            // A value's kind a word's letters do not show: a phone
+            // number, an HTTP status (`5xx`, `503s`), a pattern
+            // (`session:*`), a spreadsheet's cell (`B2`, `A1:C10`),
+            // a point's coordinates.
+            let shape = shape_of(raw, &words, i);
+            if let Some(words_of) = shape {
+                self.add_words_at(&mut parsed, &mut group, words_of, self.scoring.value_weight);
+                if words_of[0] == "phone"
+                    && matches!(prior.as_str(), "to" | "text" | "sms" | "message" | "msg")
+                {
+                    self.add_words(&mut parsed, &mut group, &["send", "message"]);
+                }
+                continue;
+            }
             let kind = if is_arithmetic(raw) {
                 Some("calculate")
             } else if is_channel(raw) {
@@ -1257,7 +1276,11 @@ impl ToolIndex {
                 }
                 // Something sent to an address or a channel ("email a
                 // summary to sre@acme.io", "paste it into #inc-5521").
-                if matches!(prior.as_str(), "to" | "into" | "cc")
+                if (matches!(prior.as_str(), "to" | "into" | "cc")
+                    || matches!(
+                        prior.as_str(),
+                        "email" | "mail" | "e-mail" | "message" | "msg" | "dm" | "ping"
+                    ))
                     && matches!(kind, "email" | "channel")
                 {
                     self.add_words(&mut parsed, &mut group, &["send", "post"]);
@@ -1597,7 +1620,25 @@ fn asks_to_get(lower: &str, next: Option<&&str>) -> bool {
     match lower {
         "pull" => !before_request(next),
         "show" => next.is_some_and(|n| matches!(bare_word(n).as_str(), "me" | "us")),
-        "open" => next.is_some_and(|n| value_kind(bare_path(n)) == Some("file")),
+        "open" => next.is_some_and(|n| {
+            value_kind(bare_path(n)) == Some("file")
+                || matches!(
+                    bare_word(n).as_str(),
+                    "it" | "them"
+                        | "the"
+                        | "this"
+                        | "that"
+                        | "those"
+                        | "these"
+                        | "its"
+                        | "my"
+                        | "our"
+                        | "your"
+                        | "his"
+                        | "her"
+                        | "their"
+                )
+        }),
         _ => false,
     }
 }
@@ -2331,6 +2372,109 @@ fn is_clock_time(word: &str) -> bool {
 
 /// Whether a query word, as written, is arithmetic: digits with an
 /// operator or a percent sign (`17.5%`, `3*4`, `2^10`, `(1+2)/3`).
+/// A phone number as written: `+14155550123`, `+44-20-7946-0958`,
+/// `415-555-0100`, `(415)555-0100`.
+fn is_phone_number(raw: &str) -> bool {
+    let word = raw.trim_end_matches(['?', '!', '.', ',', ';', ':']);
+    let digits = word.chars().filter(char::is_ascii_digit).count();
+    let shaped = word
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '(' | ')' | '.'));
+    shaped
+        && (7..=15).contains(&digits)
+        && (word.starts_with('+') && digits >= 8
+            || word.matches('-').count() >= 2
+            || word.starts_with('('))
+        && !word.contains("--")
+}
+
+/// The words of a value whose kind its shape shows (see the caller), as
+/// one group.
+fn shape_of(raw: &str, words: &[&str], i: usize) -> Option<&'static [&'static str]> {
+    let word = raw
+        .trim_matches(|c: char| matches!(c, ',' | ';' | '?' | '!' | '(' | ')' | '"' | '\'' | '`'));
+    let word = word.strip_suffix('.').unwrap_or(word);
+    if is_phone_number(raw) {
+        return Some(&["phone"]);
+    }
+    let lower = word.to_ascii_lowercase();
+    // `5xx`, `4xx`, `503s`, `404s`: errors by their HTTP status.
+    let status = |w: &str| {
+        let w = w.strip_suffix('s').unwrap_or(w);
+        w.len() == 3
+            && w.starts_with(['4', '5'])
+            && (w[1..].chars().all(|c| c.is_ascii_digit())
+                && raw.trim_end_matches([',', '.', '?', '!']).ends_with('s')
+                || &w[1..] == "xx")
+    };
+    if status(&lower) {
+        return Some(&["error", "status"]);
+    }
+    // A pattern: `session:*`, `*.log`, `app-*` (not a sum: `3*4`).
+    if word.contains('*') && !raw.contains(['(', ')']) && word.chars().any(char::is_alphabetic) {
+        return Some(&["pattern", "glob", "wildcard"]);
+    }
+    // A cell or a range of a spreadsheet (`B2`, `A1:C10`, `Sheet1!A1`),
+    // in a request about one.
+    let cell = |w: &str| {
+        let w = w.rsplit_once('!').map_or(w, |(_, c)| c).trim_matches('$');
+        let letters = w.chars().take_while(char::is_ascii_uppercase).count();
+        (1..=3).contains(&letters)
+            && w.len() > letters
+            && w.len() - letters <= 7
+            && w[letters..].chars().all(|c| c.is_ascii_digit())
+    };
+    let about_a_sheet = || {
+        words.iter().any(|w| {
+            let w = w.to_ascii_lowercase();
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.');
+            matches!(
+                w,
+                "sheet"
+                    | "sheets"
+                    | "spreadsheet"
+                    | "spreadsheets"
+                    | "cell"
+                    | "cells"
+                    | "workbook"
+                    | "excel"
+                    | "column"
+                    | "row"
+                    | "tab"
+            ) || w.ends_with(".xlsx")
+                || w.ends_with(".xls")
+                || w.ends_with(".csv")
+                || w.ends_with(".ods")
+        })
+    };
+    let range = word
+        .split_once(':')
+        .is_some_and(|(a, b)| cell(a) && cell(b));
+    if range || (cell(word) && about_a_sheet()) {
+        return Some(&["cell", "range"]);
+    }
+    // `37.7749, -122.4194`: a point's latitude and longitude.
+    let degrees = |w: &str| {
+        let w = w.trim_end_matches([',', ';', ')']).trim_start_matches('(');
+        w.split_once('.').is_some_and(|(whole, frac)| {
+            frac.len() >= 2
+                && frac.chars().all(|c| c.is_ascii_digit())
+                && whole.trim_start_matches('-').len() <= 3
+                && !whole.trim_start_matches('-').is_empty()
+                && whole
+                    .trim_start_matches('-')
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+        })
+    };
+    if degrees(raw)
+        && (words.get(i + 1).is_some_and(|n| degrees(n)) || i > 0 && degrees(words[i - 1]))
+    {
+        return Some(&["coordinates", "latitude", "longitude"]);
+    }
+    None
+}
+
 fn is_arithmetic(raw: &str) -> bool {
     let word = raw.trim_end_matches(['?', '!', '.', ',', ';', ':']);
     let operator = |c: char| matches!(c, '+' | '*' | '/' | '^' | '%' | '=' | '×' | '÷');
@@ -2619,7 +2763,8 @@ fn synonym_terms(
         .filter(|&(n, _)| !left_out_by_ablation(n))
         .map(|(_, entry)| entry);
     let recurring: &[(&str, &[&str])] = if lexicon { RECURRING } else { &[] };
-    for (key, words) in own.iter().chain(blind).chain(recurring) {
+    let second: &[(&str, &[&str])] = if lexicon { SECOND_CATALOG } else { &[] };
+    for (key, words) in own.iter().chain(blind).chain(recurring).chain(second) {
         let key = key.split(' ').map(stemmed).collect::<Vec<_>>().join(" ");
         let list = out.entry(key.into()).or_default();
         for w in *words {
@@ -2900,12 +3045,22 @@ mod tests {
     }
 
     /// Prints how TACK_EXPLAIN (a query) is parsed over eval/toolsearch's
-    /// catalog, and what each of its words gives the tools TACK_EXPLAIN_TOOLS
-    /// (comma-separated model names) and the top 5.
+    /// catalog (or the catalog file TACK_EXPLAIN_CATALOG), and what each of
+    /// its words gives the tools TACK_EXPLAIN_TOOLS (comma-separated model
+    /// names) and the top 5.
     #[test]
     #[ignore = "prints a query's parse and scores; not a check"]
     fn explain() {
-        let index = real_tools();
+        let own;
+        let index = match std::env::var("TACK_EXPLAIN_CATALOG") {
+            Ok(path) => {
+                own = ToolIndex::new(
+                    crate::tool_search::eval::read_catalog(std::path::Path::new(&path)).unwrap(),
+                );
+                &own
+            }
+            Err(_) => real_tools(),
+        };
         let query = std::env::var("TACK_EXPLAIN").unwrap_or_default();
         let name: FxHashMap<u32, &str> = index.terms.iter().map(|(k, &v)| (v, &**k)).collect();
         println!("steps: {:?}", steps(&query));
@@ -3676,6 +3831,130 @@ mod tests {
             "mcp__fs__read_text_file"
         );
         assert_eq!(top("open a new page"), "mcp__browser__open_page");
+    }
+
+    #[test]
+    fn a_values_shape_says_what_kind_of_value_it_is() {
+        let tool = |server: &str, name: &str, description: &str, param: &str| {
+            SearchDoc::mcp(
+                server,
+                name,
+                description,
+                json!({"properties": {param: {"description": description}}}),
+            )
+        };
+        let docs = vec![
+            tool(
+                "sms",
+                "send_message",
+                "Send a message to a phone number.",
+                "to",
+            ),
+            tool(
+                "calc",
+                "calculate",
+                "Calculate the value of an expression.",
+                "expression",
+            ),
+            tool(
+                "web",
+                "network_errors",
+                "List failed requests by HTTP error status.",
+                "status",
+            ),
+            tool(
+                "web",
+                "network_requests",
+                "List the page's requests.",
+                "filter",
+            ),
+            tool(
+                "kv",
+                "scan_keys",
+                "Scan keys matching a glob pattern.",
+                "pattern",
+            ),
+            tool("kv", "get", "Get the value of a key.", "key"),
+            tool(
+                "sheet",
+                "write_range",
+                "Write values to a cell range of a sheet.",
+                "range",
+            ),
+            tool(
+                "sheet",
+                "list_sheets",
+                "List the sheets of a workbook.",
+                "workbook",
+            ),
+            tool(
+                "maps",
+                "reverse_geocode",
+                "Find the address at latitude and longitude coordinates.",
+                "point",
+            ),
+            tool("maps", "search_address", "Find a street address.", "query"),
+            tool("mail", "send_email", "Send an email.", "to"),
+            tool("mail", "read_email", "Read an email by its id.", "id"),
+            tool("mail", "search_emails", "Search emails.", "query"),
+            tool("mail", "create_draft", "Create an email draft.", "to"),
+        ];
+        let index = ToolIndex::new(docs);
+        let top = |q: &str| {
+            names(&index, &index.search(q, 5))
+                .first()
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut wrong = Vec::new();
+        for (query, want, first) in [
+            // A phone number is no sum (`+1…` had asked to calculate).
+            (
+                "text +14155550123 that the deploy is done",
+                "mcp__sms__send_message",
+                true,
+            ),
+            (
+                "message 415-555-0100 about it",
+                "mcp__sms__send_message",
+                true,
+            ),
+            ("what is 2340*0.175", "mcp__calc__calculate", true),
+            // An HTTP status, as errors.
+            ("503s on the page", "mcp__web__network_errors", true),
+            ("any 5xx on the page?", "mcp__web__network_errors", true),
+            // A pattern; `count(*)` is SQL, no pattern.
+            (
+                "what keys are under session:* here",
+                "mcp__kv__scan_keys",
+                true,
+            ),
+            ("SELECT count(*) FROM orders", "mcp__kv__scan_keys", false),
+            // A cell or a range; a letter and a digit elsewhere are a name.
+            (
+                "put 42 into B2 of /reports/daily.xlsx",
+                "mcp__sheet__write_range",
+                true,
+            ),
+            ("fill A1:C10 with zeros", "mcp__sheet__write_range", true),
+            ("put 42 into S3", "mcp__sheet__write_range", false),
+            (
+                "what is at -122.4194, 37.7749",
+                "mcp__maps__reverse_geocode",
+                true,
+            ),
+            // "open" of a thing already there reads it.
+            (
+                "find the invoice email and open it",
+                "mcp__mail__read_email",
+                true,
+            ),
+        ] {
+            if (top(query) == want) != first {
+                wrong.push((query, top(query)));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
     #[test]

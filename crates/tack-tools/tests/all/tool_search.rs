@@ -77,49 +77,49 @@ fn the_labelled_set_ranks_as_measured() {
 fn the_held_out_sets_rank_as_measured() {
     let dir = sets();
     let index = lexical_index();
-    // (file, success@5, MRR) as measured: a 0.945 / 0.851, c 0.918 / 0.713, g
-    // 0.900 / 0.718, h 0.933 / 0.728, k 0.933 / 0.755, l 0.811 / 0.625, o 0.900 /
-    // 0.728, p 0.889 / 0.658, s 0.844 / 0.667, u 0.800 / 0.611, x 0.922 / 0.712, z
-    // 0.911 / 0.724, b 0.753 / 0.575, d 0.944 / 0.773, e 0.878 / 0.730, f 0.878 /
-    // 0.682, i 0.922 / 0.710, j 0.878 / 0.736, m 0.900 / 0.693, n 0.911 / 0.674, q
-    // 0.822 / 0.741, r 0.933 / 0.766, v 0.878 / 0.725, w 0.811 / 0.626, y 0.822 /
-    // 0.640, za 0.756 / 0.657, zb 0.900 / 0.695, zc 0.722 / 0.593, zd 0.878 /
-    // 0.683, ze 0.722 / 0.598, zg 0.722 / 0.622, zf 0.833 / 0.666. a, c, g, h,
-    // k, l, o, p, s, u, x and z were read to improve the ranker; zb and zc are for
+    // (file, success@5, MRR) as measured: a 0.945 / 0.851, c 0.918 / 0.707, g
+    // 0.900 / 0.718, h 0.933 / 0.728, k 0.933 / 0.748, l 0.811 / 0.625, o 0.900 /
+    // 0.728, p 0.911 / 0.676, s 0.844 / 0.685, u 0.800 / 0.608, x 0.922 / 0.712, z
+    // 0.911 / 0.721, b 0.741 / 0.575, d 0.944 / 0.779, e 0.878 / 0.723, f 0.878 /
+    // 0.682, i 0.922 / 0.705, j 0.878 / 0.731, m 0.900 / 0.693, n 0.900 / 0.671, q
+    // 0.822 / 0.741, r 0.933 / 0.766, v 0.889 / 0.720, w 0.811 / 0.633, y 0.822 /
+    // 0.643, za 0.767 / 0.660, zb 0.900 / 0.700, zc 0.744 / 0.602, zd 0.878 /
+    // 0.677, ze 0.744 / 0.608, zg 0.722 / 0.622, zf 0.833 / 0.666. a, c, g, h, k,
+    // l, o, p, s, u, x and z were read to improve the ranker; zb and zc are for
     // reading too; b, d, e, f, i, j, m, n, q, r, v, w, y, za, zd, ze, zf and zg
     // were only measured.
     for (file, success, mrr) in [
-        ("a.jsonl", 0.94, 0.84),
-        ("c.jsonl", 0.91, 0.71),
+        ("a.jsonl", 0.94, 0.85),
+        ("c.jsonl", 0.91, 0.70),
         ("g.jsonl", 0.90, 0.71),
         ("h.jsonl", 0.93, 0.72),
-        ("k.jsonl", 0.92, 0.75),
-        ("l.jsonl", 0.81, 0.61),
+        ("k.jsonl", 0.93, 0.74),
+        ("l.jsonl", 0.81, 0.62),
         ("o.jsonl", 0.90, 0.72),
-        ("p.jsonl", 0.88, 0.65),
-        ("s.jsonl", 0.83, 0.66),
-        ("u.jsonl", 0.79, 0.60),
+        ("p.jsonl", 0.91, 0.67),
+        ("s.jsonl", 0.84, 0.68),
+        ("u.jsonl", 0.80, 0.60),
         ("x.jsonl", 0.92, 0.71),
         ("z.jsonl", 0.91, 0.72),
-        ("b.jsonl", 0.75, 0.57),
+        ("b.jsonl", 0.74, 0.57),
         ("d.jsonl", 0.94, 0.77),
         ("e.jsonl", 0.87, 0.72),
         ("f.jsonl", 0.87, 0.68),
         ("i.jsonl", 0.92, 0.70),
         ("j.jsonl", 0.87, 0.73),
         ("m.jsonl", 0.90, 0.69),
-        ("n.jsonl", 0.91, 0.67),
+        ("n.jsonl", 0.90, 0.67),
         ("q.jsonl", 0.82, 0.74),
         ("r.jsonl", 0.93, 0.76),
-        ("v.jsonl", 0.87, 0.72),
-        ("w.jsonl", 0.81, 0.62),
-        ("y.jsonl", 0.82, 0.63),
-        ("za.jsonl", 0.75, 0.65),
-        ("zb.jsonl", 0.89, 0.68),
-        ("zc.jsonl", 0.72, 0.58),
+        ("v.jsonl", 0.88, 0.72),
+        ("w.jsonl", 0.81, 0.63),
+        ("y.jsonl", 0.82, 0.64),
+        ("za.jsonl", 0.76, 0.66),
+        ("zb.jsonl", 0.90, 0.69),
+        ("zc.jsonl", 0.74, 0.60),
         ("zd.jsonl", 0.87, 0.67),
-        ("ze.jsonl", 0.72, 0.59),
-        ("zg.jsonl", 0.72, 0.61),
+        ("ze.jsonl", 0.74, 0.60),
+        ("zg.jsonl", 0.72, 0.62),
         ("zf.jsonl", 0.83, 0.66),
     ] {
         let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
@@ -137,6 +137,47 @@ fn the_held_out_sets_rank_as_measured() {
             all.success_at_5
         );
         assert!(all.mrr >= mrr, "{file}: MRR {}", all.mrr);
+    }
+}
+
+/// The second catalog (`eval/toolsearch/catalog2`: 1,383 tools of 46
+/// servers none of which is in the first) and the four sets written over
+/// it blind: what the ranker does on tools it was never tuned on. `ca` and
+/// `cb` were read to improve it; `cc` and `cd` only measured.
+#[test]
+fn the_second_catalog_ranks_as_measured() {
+    let dir = sets().join("catalog2");
+    let catalog = read_catalog(&dir.join("catalog.json")).unwrap();
+    assert!(catalog.len() >= 600, "{} tools", catalog.len());
+    let scoring = Scoring {
+        semantic_weight: 0.0,
+        ..Scoring::default()
+    };
+    let index = ToolIndex::with_scoring(catalog, scoring);
+    // (file, success@5, MRR) as measured: ca 0.856 / 0.715, cb 0.844 /
+    // 0.688, cc 0.789 / 0.634, cd 0.722 / 0.560.
+    for (file, success, mrr) in [
+        ("ca.jsonl", 0.85, 0.71),
+        ("cb.jsonl", 0.84, 0.68),
+        ("cc.jsonl", 0.78, 0.63),
+        ("cd.jsonl", 0.72, 0.55),
+    ] {
+        let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
+        assert_eq!(queries.len(), 100, "{file}");
+        let report = evaluate(&index, &queries);
+        assert!(
+            report.unknown_tools.is_empty(),
+            "{file}: {:?}",
+            report.unknown_tools
+        );
+        let all = report.overall().unwrap();
+        assert!(
+            all.success_at_5 >= success,
+            "{file}: success@5 {}",
+            all.success_at_5
+        );
+        assert!(all.mrr >= mrr, "{file}: MRR {}", all.mrr);
+        assert!(all.top5_tokens < all.all_tokens as f64 / 100.0, "{file}");
     }
 }
 
@@ -164,44 +205,45 @@ fn the_labelled_set_ranks_as_measured_with_a_sentence_model() {
     assert!(all.recall_at_5 >= 0.93, "recall@5 {}", all.recall_at_5);
     assert!(all.mrr >= 0.77, "MRR {}", all.mrr);
     // The held-out sets, where the sentence model adds most: measured a 0.955, c
-    // 0.918, g 0.900, h 0.933, k 0.889, l 0.833, o 0.889, p 0.889, s 0.811, u
-    // 0.778, x 0.911, z 0.922, b 0.741, d 0.956, e 0.867, f 0.856, i 0.900, j
-    // 0.889, m 0.889, n 0.933, q 0.844, r 0.933, v 0.867, w 0.833, y 0.833, za
-    // 0.756, zb 0.878, zc 0.756, zd 0.889, ze 0.756, zg 0.733, zf 0.844 (without
-    // it 0.945, 0.918, 0.900, 0.933, 0.922, 0.811, 0.900, 0.889, 0.833, 0.800,
-    // 0.922, 0.911, 0.753, 0.944, 0.878, 0.878, 0.922, 0.878, 0.900, 0.911, 0.822,
-    // 0.933, 0.878, 0.811, 0.822, 0.756, 0.900, 0.722, 0.878, 0.722, 0.722, 0.833).
+    // 0.918, g 0.900, h 0.933, k 0.900, l 0.833, o 0.889, p 0.911, s 0.811, u
+    // 0.778, x 0.911, z 0.922, b 0.729, d 0.956, e 0.867, f 0.856, i 0.900, j
+    // 0.889, m 0.889, n 0.933, q 0.844, r 0.933, v 0.878, w 0.833, y 0.833, za
+    // 0.767, zb 0.878, zc 0.778, zd 0.889, ze 0.778, zg 0.733, zf 0.844 (without
+    // it 0.945, 0.918, 0.900, 0.933, 0.933, 0.811, 0.900, 0.911, 0.844, 0.800,
+    // 0.922, 0.911, 0.741, 0.944, 0.878, 0.878, 0.922, 0.878, 0.900, 0.900, 0.822,
+    // 0.933, 0.889, 0.811, 0.822, 0.767, 0.900, 0.744, 0.878, 0.744, 0.722,
+    // 0.833).
     for (file, success) in [
-        ("a.jsonl", 0.94),
+        ("a.jsonl", 0.95),
         ("c.jsonl", 0.91),
-        ("g.jsonl", 0.89),
-        ("h.jsonl", 0.92),
-        ("k.jsonl", 0.88),
-        ("l.jsonl", 0.82),
+        ("g.jsonl", 0.90),
+        ("h.jsonl", 0.93),
+        ("k.jsonl", 0.90),
+        ("l.jsonl", 0.83),
         ("o.jsonl", 0.88),
-        ("p.jsonl", 0.88),
-        ("s.jsonl", 0.80),
+        ("p.jsonl", 0.91),
+        ("s.jsonl", 0.81),
         ("u.jsonl", 0.77),
-        ("x.jsonl", 0.90),
-        ("z.jsonl", 0.91),
-        ("b.jsonl", 0.73),
+        ("x.jsonl", 0.91),
+        ("z.jsonl", 0.92),
+        ("b.jsonl", 0.72),
         ("d.jsonl", 0.95),
         ("e.jsonl", 0.86),
         ("f.jsonl", 0.85),
-        ("i.jsonl", 0.89),
+        ("i.jsonl", 0.90),
         ("j.jsonl", 0.88),
         ("m.jsonl", 0.88),
-        ("n.jsonl", 0.92),
-        ("q.jsonl", 0.83),
-        ("r.jsonl", 0.92),
-        ("v.jsonl", 0.86),
-        ("w.jsonl", 0.82),
-        ("y.jsonl", 0.82),
-        ("za.jsonl", 0.75),
+        ("n.jsonl", 0.93),
+        ("q.jsonl", 0.84),
+        ("r.jsonl", 0.93),
+        ("v.jsonl", 0.87),
+        ("w.jsonl", 0.83),
+        ("y.jsonl", 0.83),
+        ("za.jsonl", 0.76),
         ("zb.jsonl", 0.87),
-        ("zc.jsonl", 0.75),
+        ("zc.jsonl", 0.77),
         ("zd.jsonl", 0.88),
-        ("ze.jsonl", 0.75),
+        ("ze.jsonl", 0.77),
         ("zg.jsonl", 0.73),
         ("zf.jsonl", 0.84),
     ] {
