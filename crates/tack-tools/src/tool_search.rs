@@ -2380,7 +2380,12 @@ fn is_phone_number(raw: &str) -> bool {
     let shaped = word
         .chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '(' | ')' | '.'));
+    // Not a date (`2026-12-05`, `05-12-2026`): its parts are 2 digits
+    // but one of 4.
+    let groups: Vec<usize> = word.split('-').map(str::len).collect();
+    let date = groups.len() == 3 && groups.iter().filter(|&&n| n == 2).count() == 2;
     shaped
+        && !date
         && (7..=15).contains(&digits)
         && (word.starts_with('+') && digits >= 8
             || word.matches('-').count() >= 2
@@ -2456,8 +2461,14 @@ fn shape_of(raw: &str, words: &[&str], i: usize) -> Option<&'static [&'static st
     // `37.7749, -122.4194`: a point's latitude and longitude.
     let degrees = |w: &str| {
         let w = w.trim_end_matches([',', ';', ')']).trim_start_matches('(');
+        // Three decimals or more (`1.31, 1.32` are versions), within a
+        // longitude's range.
         w.split_once('.').is_some_and(|(whole, frac)| {
-            frac.len() >= 2
+            frac.len() >= 3
+                && whole
+                    .trim_start_matches('-')
+                    .parse::<u32>()
+                    .is_ok_and(|d| d <= 180)
                 && frac.chars().all(|c| c.is_ascii_digit())
                 && whole.trim_start_matches('-').len() <= 3
                 && !whole.trim_start_matches('-').is_empty()
@@ -3943,6 +3954,9 @@ mod tests {
                 "mcp__maps__reverse_geocode",
                 true,
             ),
+            // A date is no phone number; versions are no coordinates.
+            ("on 2026-12-05", "mcp__sms__send_message", false),
+            ("what is at 1.31, 1.32", "mcp__maps__reverse_geocode", false),
             // "open" of a thing already there reads it.
             (
                 "find the invoice email and open it",
