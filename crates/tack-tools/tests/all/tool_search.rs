@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tack_tools::tool_search::eval::{evaluate, read_catalog, read_queries};
+use tack_tools::tool_search::eval::{Report, evaluate, read_catalog, read_queries};
 use tack_tools::tool_search::{Scoring, ToolIndex};
 
 /// The labelled sets' directory.
@@ -16,13 +16,45 @@ fn sets() -> PathBuf {
 /// The default ranker over the sets' catalog, without the semantic one
 /// even where configured.
 fn lexical_index() -> ToolIndex {
-    let catalog = read_catalog(&sets().join("catalog.json")).unwrap();
+    lexical_index_of(&sets().join("catalog.json"))
+}
+
+/// The default ranker, without the semantic one, over a catalog file.
+fn lexical_index_of(catalog: &Path) -> ToolIndex {
+    let catalog = read_catalog(catalog).unwrap();
     assert!(catalog.len() >= 600, "{} tools", catalog.len());
     let scoring = Scoring {
         semantic_weight: 0.0,
         ..Scoring::default()
     };
     ToolIndex::with_scoring(catalog, scoring)
+}
+
+/// Evaluates the set `file` of `dir` over `index`, checking that its labels
+/// name only the catalog's tools and that success@5 and MRR are at least
+/// `success` and `mrr`; returns how many queries it has and the figures.
+fn ranks_at_least(
+    index: &ToolIndex,
+    dir: &Path,
+    file: &str,
+    success: f64,
+    mrr: f64,
+) -> (usize, Report) {
+    let queries = read_queries(&dir.join(file)).unwrap();
+    let report = evaluate(index, &queries);
+    assert!(
+        report.unknown_tools.is_empty(),
+        "{file}: {:?}",
+        report.unknown_tools
+    );
+    let all = report.overall().unwrap();
+    assert!(
+        all.success_at_5 >= success,
+        "{file}: success@5 {}",
+        all.success_at_5
+    );
+    assert!(all.mrr >= mrr, "{file}: MRR {}", all.mrr);
+    (queries.len(), report)
 }
 
 #[test]
@@ -122,21 +154,8 @@ fn the_held_out_sets_rank_as_measured() {
         ("zg.jsonl", 0.72, 0.62),
         ("zf.jsonl", 0.83, 0.66),
     ] {
-        let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
-        assert!(queries.len() >= 100, "{file}: {} queries", queries.len());
-        let report = evaluate(&index, &queries);
-        assert!(
-            report.unknown_tools.is_empty(),
-            "{file}: {:?}",
-            report.unknown_tools
-        );
-        let all = report.overall().unwrap();
-        assert!(
-            all.success_at_5 >= success,
-            "{file}: success@5 {}",
-            all.success_at_5
-        );
-        assert!(all.mrr >= mrr, "{file}: MRR {}", all.mrr);
+        let (queries, _) = ranks_at_least(&index, &dir.join("heldout"), file, success, mrr);
+        assert!(queries >= 100, "{file}: {queries} queries");
     }
 }
 
@@ -147,13 +166,7 @@ fn the_held_out_sets_rank_as_measured() {
 #[test]
 fn the_second_catalog_ranks_as_measured() {
     let dir = sets().join("catalog2");
-    let catalog = read_catalog(&dir.join("catalog.json")).unwrap();
-    assert!(catalog.len() >= 600, "{} tools", catalog.len());
-    let scoring = Scoring {
-        semantic_weight: 0.0,
-        ..Scoring::default()
-    };
-    let index = ToolIndex::with_scoring(catalog, scoring);
+    let index = lexical_index_of(&dir.join("catalog.json"));
     // (file, success@5, MRR) as measured: ca 0.856 / 0.715, cb 0.844 /
     // 0.688, cc 0.789 / 0.634, cd 0.722 / 0.560.
     for (file, success, mrr) in [
@@ -162,21 +175,9 @@ fn the_second_catalog_ranks_as_measured() {
         ("cc.jsonl", 0.78, 0.63),
         ("cd.jsonl", 0.72, 0.55),
     ] {
-        let queries = read_queries(&dir.join("heldout").join(file)).unwrap();
-        assert_eq!(queries.len(), 100, "{file}");
-        let report = evaluate(&index, &queries);
-        assert!(
-            report.unknown_tools.is_empty(),
-            "{file}: {:?}",
-            report.unknown_tools
-        );
+        let (queries, report) = ranks_at_least(&index, &dir.join("heldout"), file, success, mrr);
+        assert_eq!(queries, 100, "{file}");
         let all = report.overall().unwrap();
-        assert!(
-            all.success_at_5 >= success,
-            "{file}: success@5 {}",
-            all.success_at_5
-        );
-        assert!(all.mrr >= mrr, "{file}: MRR {}", all.mrr);
         assert!(all.top5_tokens < all.all_tokens as f64 / 100.0, "{file}");
     }
 }
