@@ -1165,11 +1165,11 @@ impl ToolIndex {
             };
             if lower == "that"
                 && (TELLING.contains(&verb.as_str())
-                    || told.is_some_and(|at| i - at <= 4 && opens_clause()))
+                    || told.is_some_and(|at| i - at <= TOLD_WITHIN && opens_clause()))
             {
                 content = true;
             } else if !is_stop_word(&lower) {
-                if TELLING.contains(&lower.as_str()) {
+                if TELLING.contains(&lower.as_str()) || SENDING.contains(&lower.as_str()) {
                     told = Some(i);
                 }
                 verb.clone_from(&lower);
@@ -1527,6 +1527,11 @@ impl ToolIndex {
                 }
             });
         }
+        // "Who flipped the flag?", "who merged this?": a change's history.
+        if asks_who_did(query) {
+            let weight = self.scoring.lexicon_weight;
+            self.add_words_at(&mut parsed, &mut group, WHO_DID, weight);
+        }
         if self.scoring.question_weight > 0.0 && is_question(query) {
             // Boosts are scored apart from the groups (the best of them).
             for word in QUESTION_ASKS {
@@ -1781,6 +1786,51 @@ const TELLING: &[&str] = &[
     "announce", "comment", "confirm", "explain", "mention", "memorize", "note", "remember",
     "remind", "reply", "say", "tell", "write",
 ];
+
+/// Verbs of sending a message to someone ("text +1 415 555 0123 that the
+/// API is back up", "ping the on-call that …"): their `that` opens what is
+/// to be said when it opens a clause. Unlike [`TELLING`], not a `that`
+/// right after the verb: "email that file to Bob" sends the file.
+const SENDING: &[&str] = &[
+    "dm", "email", "inform", "know", "message", "msg", "notify", "ping", "sms", "text", "warn",
+];
+
+/// How many words after a verb of telling its `that` may come: who is told
+/// stands between ("tell the team in chat that …").
+const TOLD_WITHIN: usize = 6;
+
+/// Whether a request asks who did something ("who flipped the dark-mode
+/// flag?", "who bumped the estimate on sc-3412"): it opens with `who` and a
+/// verb in the past tense.
+fn asks_who_did(query: &str) -> bool {
+    let mut words = query.split_whitespace().map(bare_word);
+    if words.next().as_deref() != Some("who") {
+        return false;
+    }
+    words.next().is_some_and(|verb| {
+        verb.ends_with("ed")
+            || matches!(
+                verb.as_str(),
+                "broke"
+                    | "cut"
+                    | "did"
+                    | "gave"
+                    | "left"
+                    | "made"
+                    | "put"
+                    | "ran"
+                    | "sent"
+                    | "set"
+                    | "shut"
+                    | "took"
+                    | "wrote"
+            )
+    })
+}
+
+/// What a request that asks who did something is looking for: the
+/// history of changes.
+const WHO_DID: &[&str] = &["history", "audit", "activity", "changelog"];
 
 /// The steps of a request that asks for several things in turn ("read the
 /// changelog and post it to Slack", "open the page, then take a
@@ -4512,6 +4562,71 @@ mod tests {
             top("tell the team channel that the new release is out"),
             "mcp__slack__slack_post_message"
         );
+        // Up to six words between: what is said does not ask for a
+        // team's release.
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "slack",
+                "slack_post_message",
+                "Post a new message to a Slack channel.",
+                json!({"properties": {"channel_id": {}, "text": {}}}),
+            ),
+            SearchDoc::mcp(
+                "linear",
+                "linear_createRelease",
+                "Create a new release for a team, out in Linear.",
+                json!({"properties": {"team": {}, "name": {}, "version": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(
+            top("tell the team in eng chat that the new release is out"),
+            "mcp__slack__slack_post_message"
+        );
+    }
+
+    #[test]
+    fn a_message_sent_to_someone_is_what_is_said() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "twilio",
+                "create_message",
+                "Send an SMS message to a phone number.",
+                json!({"properties": {"to": {}, "body": {}}}),
+            ),
+            SearchDoc::mcp(
+                "linear",
+                "linear_createRelease",
+                "Create a new release in Linear.",
+                json!({"properties": {"name": {}, "version": {}}}),
+            ),
+        ]);
+        let top = |q: &str| names(&index, &index.search(q, 5))[0].clone();
+        assert_eq!(
+            top("text Dana that the new release is created"),
+            "mcp__twilio__create_message"
+        );
+    }
+
+    #[test]
+    fn who_did_something_asks_for_the_history() {
+        let index = ToolIndex::new(vec![
+            SearchDoc::mcp(
+                "launchdarkly",
+                "update_feature_flag",
+                "Update a feature flag: turn it on or off in an environment.",
+                json!({"properties": {"key": {}, "environment": {}}}),
+            ),
+            SearchDoc::mcp(
+                "launchdarkly",
+                "get_audit_log_entries",
+                "List the audit log entries of the project.",
+                json!({"properties": {"limit": {}}}),
+            ),
+        ]);
+        // Nothing else in the request finds the audit log.
+        let found = names(&index, &index.search("who flipped the dark-mode flag", 5));
+        assert!(found.contains(&"mcp__launchdarkly__get_audit_log_entries".to_owned()));
     }
 
     #[test]

@@ -930,6 +930,8 @@ pub(super) const RECURRING: &[(&str, &[&str])] = &[
     ("attached", &["attachment"]),
     ("top result", &["fetch", "url", "content"]),
     ("first result", &["fetch", "url", "content"]),
+    ("chat", &["slack", "discord", "message", "channel"]),
+    ("tell", &["send", "message", "post"]),
 ];
 
 /// The same kind of table for people who say what they want done, not the

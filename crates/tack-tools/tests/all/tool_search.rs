@@ -69,7 +69,7 @@ fn the_labelled_set_ranks_as_measured() {
         report.unknown_tools
     );
     let all = report.overall().unwrap();
-    // Measured 0.956 / 0.962 / 0.786 with the default ranker (multi-step
+    // Measured 0.956 / 0.962 / 0.778 with the default ranker (multi-step
     // 0.806, paraphrased 0.968, direct 1.0).
     assert!(all.success_at_5 >= 0.94, "success@5 {}", all.success_at_5);
     assert!(all.recall_at_5 >= 0.95, "recall@5 {}", all.recall_at_5);
@@ -110,36 +110,36 @@ fn the_held_out_sets_rank_as_measured() {
     let dir = sets();
     let index = lexical_index();
     // (file, success@5, MRR) as measured: a 0.945 / 0.851, c 0.918 / 0.707, g
-    // 0.900 / 0.718, h 0.933 / 0.728, k 0.933 / 0.748, l 0.811 / 0.625, o 0.900 /
-    // 0.728, p 0.911 / 0.676, s 0.844 / 0.685, u 0.800 / 0.608, x 0.922 / 0.712, z
-    // 0.911 / 0.721, b 0.741 / 0.575, d 0.944 / 0.779, e 0.878 / 0.723, f 0.878 /
-    // 0.682, i 0.922 / 0.705, j 0.878 / 0.731, m 0.900 / 0.693, n 0.900 / 0.671, q
-    // 0.822 / 0.741, r 0.933 / 0.766, v 0.889 / 0.720, w 0.811 / 0.633, y 0.822 /
-    // 0.643, za 0.767 / 0.660, zb 0.900 / 0.700, zc 0.744 / 0.602, zd 0.878 /
-    // 0.677, ze 0.744 / 0.608, zg 0.722 / 0.622, zf 0.833 / 0.666. a, c, g, h, k,
-    // l, o, p, s, u, x and z were read to improve the ranker; zb and zc are for
-    // reading too; b, d, e, f, i, j, m, n, q, r, v, w, y, za, zd, ze, zf and zg
-    // were only measured.
+    // 0.900 / 0.718, h 0.933 / 0.728, k 0.933 / 0.748, l 0.811 / 0.631, o 0.900
+    // / 0.728, p 0.911 / 0.676, s 0.844 / 0.685, u 0.789 / 0.612, x 0.922 /
+    // 0.719, z 0.911 / 0.717, b 0.741 / 0.575, d 0.944 / 0.779, e 0.878 /
+    // 0.723, f 0.878 / 0.677, i 0.922 / 0.705, j 0.878 / 0.731, m 0.911 /
+    // 0.697, n 0.900 / 0.676, q 0.822 / 0.741, r 0.933 / 0.769, v 0.889 /
+    // 0.720, w 0.811 / 0.633, y 0.822 / 0.645, za 0.767 / 0.661, zb 0.911 /
+    // 0.709, zc 0.756 / 0.611, zd 0.878 / 0.677, ze 0.744 / 0.609, zg 0.722 /
+    // 0.610, zf 0.833 / 0.673. a, c, g, h, k, l, o, p, s, u, x and z were read
+    // to improve the ranker; zb and zc are for reading too; b, d, e, f, i, j,
+    // m, n, q, r, v, w, y, za, zd, ze, zf and zg were only measured.
     for (file, success, mrr) in [
         ("a.jsonl", 0.94, 0.85),
         ("c.jsonl", 0.91, 0.70),
         ("g.jsonl", 0.90, 0.71),
         ("h.jsonl", 0.93, 0.72),
         ("k.jsonl", 0.93, 0.74),
-        ("l.jsonl", 0.81, 0.62),
+        ("l.jsonl", 0.81, 0.63),
         ("o.jsonl", 0.90, 0.72),
         ("p.jsonl", 0.91, 0.67),
         ("s.jsonl", 0.84, 0.68),
-        ("u.jsonl", 0.80, 0.60),
+        ("u.jsonl", 0.78, 0.61),
         ("x.jsonl", 0.92, 0.71),
-        ("z.jsonl", 0.91, 0.72),
+        ("z.jsonl", 0.91, 0.71),
         ("b.jsonl", 0.74, 0.57),
         ("d.jsonl", 0.94, 0.77),
         ("e.jsonl", 0.87, 0.72),
-        ("f.jsonl", 0.87, 0.68),
+        ("f.jsonl", 0.87, 0.67),
         ("i.jsonl", 0.92, 0.70),
         ("j.jsonl", 0.87, 0.73),
-        ("m.jsonl", 0.90, 0.69),
+        ("m.jsonl", 0.91, 0.69),
         ("n.jsonl", 0.90, 0.67),
         ("q.jsonl", 0.82, 0.74),
         ("r.jsonl", 0.93, 0.76),
@@ -147,12 +147,12 @@ fn the_held_out_sets_rank_as_measured() {
         ("w.jsonl", 0.81, 0.63),
         ("y.jsonl", 0.82, 0.64),
         ("za.jsonl", 0.76, 0.66),
-        ("zb.jsonl", 0.90, 0.69),
-        ("zc.jsonl", 0.74, 0.60),
+        ("zb.jsonl", 0.91, 0.70),
+        ("zc.jsonl", 0.75, 0.61),
         ("zd.jsonl", 0.87, 0.67),
         ("ze.jsonl", 0.74, 0.60),
-        ("zg.jsonl", 0.72, 0.62),
-        ("zf.jsonl", 0.83, 0.66),
+        ("zg.jsonl", 0.72, 0.60),
+        ("zf.jsonl", 0.83, 0.67),
     ] {
         let (queries, _) = ranks_at_least(&index, &dir.join("heldout"), file, success, mrr);
         assert!(queries >= 100, "{file}: {queries} queries");
@@ -167,11 +167,11 @@ fn the_held_out_sets_rank_as_measured() {
 fn the_second_catalog_ranks_as_measured() {
     let dir = sets().join("catalog2");
     let index = lexical_index_of(&dir.join("catalog.json"));
-    // (file, success@5, MRR) as measured: ca 0.856 / 0.715, cb 0.844 /
-    // 0.688, cc 0.789 / 0.634, cd 0.722 / 0.560.
+    // (file, success@5, MRR) as measured: ca 0.856 / 0.714, cb 0.856 /
+    // 0.690, cc 0.789 / 0.634, cd 0.722 / 0.560.
     for (file, success, mrr) in [
         ("ca.jsonl", 0.85, 0.71),
-        ("cb.jsonl", 0.84, 0.68),
+        ("cb.jsonl", 0.85, 0.68),
         ("cc.jsonl", 0.78, 0.63),
         ("cd.jsonl", 0.72, 0.55),
     ] {
