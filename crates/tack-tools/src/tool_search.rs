@@ -1528,7 +1528,7 @@ impl ToolIndex {
             });
         }
         // "Who flipped the flag?", "who merged this?": a change's history.
-        if asks_who_did(query) {
+        if asks_who_did(&words) {
             let weight = self.scoring.lexicon_weight;
             self.add_words_at(&mut parsed, &mut group, WHO_DID, weight);
         }
@@ -1802,30 +1802,31 @@ const TOLD_WITHIN: usize = 6;
 /// Whether a request asks who did something ("who flipped the dark-mode
 /// flag?", "who bumped the estimate on sc-3412"): it opens with `who` and a
 /// verb in the past tense.
-fn asks_who_did(query: &str) -> bool {
-    let mut words = query.split_whitespace().map(bare_word);
-    if words.next().as_deref() != Some("who") {
+fn asks_who_did(words: &[&str]) -> bool {
+    let [who, verb, ..] = words else {
+        return false;
+    };
+    if bare_word(who) != "who" {
         return false;
     }
-    words.next().is_some_and(|verb| {
-        verb.ends_with("ed")
-            || matches!(
-                verb.as_str(),
-                "broke"
-                    | "cut"
-                    | "did"
-                    | "gave"
-                    | "left"
-                    | "made"
-                    | "put"
-                    | "ran"
-                    | "sent"
-                    | "set"
-                    | "shut"
-                    | "took"
-                    | "wrote"
-            )
-    })
+    let verb = bare_word(verb);
+    verb.ends_with("ed")
+        || matches!(
+            verb.as_str(),
+            "broke"
+                | "cut"
+                | "did"
+                | "gave"
+                | "left"
+                | "made"
+                | "put"
+                | "ran"
+                | "sent"
+                | "set"
+                | "shut"
+                | "took"
+                | "wrote"
+        )
 }
 
 /// What a request that asks who did something is looking for: the
@@ -4537,13 +4538,14 @@ mod tests {
 
     #[test]
     fn who_is_told_may_stand_between_the_verb_and_what_is_said() {
+        let slack = SearchDoc::mcp(
+            "slack",
+            "slack_post_message",
+            "Post a new message to a Slack channel.",
+            json!({"properties": {"channel_id": {}, "text": {}}}),
+        );
         let index = ToolIndex::new(vec![
-            SearchDoc::mcp(
-                "slack",
-                "slack_post_message",
-                "Post a new message to a Slack channel.",
-                json!({"properties": {"channel_id": {}, "text": {}}}),
-            ),
+            slack.clone(),
             SearchDoc::mcp(
                 "linear",
                 "linear_createRelease",
@@ -4565,12 +4567,7 @@ mod tests {
         // Up to six words between: what is said does not ask for a
         // team's release.
         let index = ToolIndex::new(vec![
-            SearchDoc::mcp(
-                "slack",
-                "slack_post_message",
-                "Post a new message to a Slack channel.",
-                json!({"properties": {"channel_id": {}, "text": {}}}),
-            ),
+            slack,
             SearchDoc::mcp(
                 "linear",
                 "linear_createRelease",
