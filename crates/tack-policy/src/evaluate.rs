@@ -713,12 +713,23 @@ impl WrapperRules {
             .0
             .entry(Arc::as_ptr(text).cast::<u8>() as usize)
             .or_insert_with(|| {
+                // `/usr/bin/sudo …` is `sudo …` to a rule that names it.
+                let base = basename_form(text);
+                let forms = || std::iter::once(&**text).chain(base.as_deref());
                 (
-                    policy.bash_rule(Verdict::Deny, [&**text]),
-                    policy.bash_rule(Verdict::Ask, [&**text]),
+                    policy.bash_rule(Verdict::Deny, forms()),
+                    policy.bash_rule(Verdict::Ask, forms()),
                 )
             })
     }
+}
+
+/// A command's text with its program named by file name alone, when it is
+/// written with a directory (`/usr/bin/sudo ls` → `sudo ls`).
+fn basename_form(text: &str) -> Option<String> {
+    let (program, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let (_, base) = program.rsplit_once('/')?;
+    (!base.is_empty()).then(|| format!("{base} {rest}").trim_end().to_string())
 }
 
 /// The decision on one simple command.

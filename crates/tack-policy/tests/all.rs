@@ -32,5 +32,7 @@ mod red_team;
 mod sandbox;
 #[path = "all/settings.rs"]
 mod settings;
+#[path = "all/shell_red_team.rs"]
+mod shell_red_team;
 #[path = "all/write_options.rs"]
 mod write_options;

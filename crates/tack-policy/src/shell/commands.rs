@@ -285,8 +285,24 @@ impl Analyzer {
             );
             return;
         };
+        if first.glob {
+            // `/bin/r? x`, `r[m] x`: the shell runs whatever file the
+            // pattern matches, so the name as written says nothing.
+            let text = self.text(argv);
+            self.uncertain(
+                UncertainKind::Command,
+                &text,
+                "the command name is a pattern the shell expands to a file name at run time",
+            );
+            return;
+        }
         // GNU tools installed with a `g` prefix (`gtimeout`) are the same.
         let base = wrappers::gnu_name(basename(&name)).to_string();
+        if base == "shopt" {
+            // `shopt -s nocaseglob`, `extglob`, `nullglob`: later patterns
+            // match otherwise than the resolver expands them.
+            self.glob_options_changed = true;
+        }
         if base == "unset" {
             // `unset -f f`: later calls of f run a program again.
             self.functions.clear();
@@ -1000,8 +1016,16 @@ impl Analyzer {
         let mut i = 1;
         let mut whole_known = true;
         let mut deletes = false;
+        let mut computed = false;
         while i < argv.len() {
             let Some(lit) = argv[i].literal.clone() else {
+                // A word computed at run time is the value of the test
+                // before it (`-name "$x"`), or may itself be an action:
+                // `X='-exec rm {} +'; find . $X`.
+                let value = argv[i - 1].literal.as_deref().is_some_and(|prev| {
+                    i > 1 && (FIND_TESTS_WITH_VALUE.contains(&prev) || prev.starts_with("-newer"))
+                });
+                computed |= !value;
                 i += 1;
                 continue;
             };
@@ -1084,6 +1108,13 @@ impl Analyzer {
                 UncertainKind::Command,
                 &text,
                 "find -exec without its terminating `;` or `+`",
+            );
+        } else if computed {
+            let text = self.text(argv);
+            self.uncertain(
+                UncertainKind::Command,
+                &text,
+                "a word of find's expression is computed at run time, and may be -exec or -delete",
             );
         }
     }
@@ -1249,6 +1280,10 @@ impl Analyzer {
                     startup.get_or_insert_with(|| format!("`{lit}` runs an init command"));
                 }
                 let takes_arg = letters.contains('o') || letters.contains('O');
+                if letters.contains('O') {
+                    // `bash -O nocaseglob -c …`: a `shopt` before the script.
+                    self.glob_options_changed = true;
+                }
                 if takes_arg {
                     let value = argv.get(i + 1).map(|v| v.literal.as_deref());
                     if let Some(Some("interactive" | "login") | None) = value {
@@ -1393,6 +1428,7 @@ impl Analyzer {
     /// Emit a simple command; `checked_elsewhere` when it needs no allow
     /// rule of its own (see [`Command::checked_elsewhere`]).
     fn emit_as(&mut self, argv: &[WordVal], checked_elsewhere: Option<&'static str>) {
+        let extra_forms = std::mem::take(&mut self.extra_forms);
         let Some(name) = argv.first().and_then(|w| w.literal.clone()) else {
             return;
         };
@@ -1431,7 +1467,7 @@ impl Analyzer {
             plain.push_str(" …");
             raw.push_str(" …");
         }
-        let mut basename_forms = Vec::new();
+        let mut basename_forms = extra_forms;
         if base != name {
             let quoted_name = quote(&name);
             for form in [&text, &plain] {
@@ -1680,3 +1716,45 @@ impl Analyzer {
             .extend(operands.into_iter().map(|p| p.lexical));
     }
 }
+
+/// The tests and options of `find` whose value is the next word: a word
+/// computed at run time there is a value, not an action.
+const FIND_TESTS_WITH_VALUE: &[&str] = &[
+    "-amin",
+    "-anewer",
+    "-atime",
+    "-cmin",
+    "-cnewer",
+    "-context",
+    "-ctime",
+    "-fstype",
+    "-gid",
+    "-group",
+    "-ilname",
+    "-iname",
+    "-inum",
+    "-ipath",
+    "-iregex",
+    "-iwholename",
+    "-links",
+    "-lname",
+    "-maxdepth",
+    "-mindepth",
+    "-mmin",
+    "-mtime",
+    "-name",
+    "-newer",
+    "-path",
+    "-perm",
+    "-printf",
+    "-regex",
+    "-regextype",
+    "-samefile",
+    "-size",
+    "-type",
+    "-uid",
+    "-used",
+    "-user",
+    "-wholename",
+    "-xtype",
+];

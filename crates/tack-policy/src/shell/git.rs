@@ -191,9 +191,235 @@ const GLOBAL_WITH_VALUE: &[&str] = &[
     "--list-cmds",
 ];
 
+/// The alias a configuration key defines (`alias.p` → `p`).
+fn alias_name(key: &str) -> Option<&str> {
+    key.get(..6)
+        .filter(|k| k.eq_ignore_ascii_case("alias."))
+        .map(|_| &key[6..])
+}
+
+/// git's own commands (`git help -a`, git 2.47) and the common programs it
+/// runs as `git-NAME`: any other word after `git` and its options is an
+/// alias from git's configuration, which may stand for any command.
+const GIT_COMMANDS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archimport",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bugreport",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "check-mailmap",
+    "check-ref-format",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "citool",
+    "clean",
+    "clone",
+    "column",
+    "commit",
+    "commit-graph",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "credential",
+    "credential-cache",
+    "credential-store",
+    "cvsexportcommit",
+    "cvsimport",
+    "cvsserver",
+    "daemon",
+    "describe",
+    "diagnose",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "fetch-pack",
+    "filter-branch",
+    "flow",
+    "fmt-merge-msg",
+    "for-each-ref",
+    "for-each-repo",
+    "format-patch",
+    "fsck",
+    "gc",
+    "get-tar-commit-id",
+    "gitk",
+    "grep",
+    "gui",
+    "hash-object",
+    "help",
+    "hook",
+    "http-backend",
+    "imap-send",
+    "index-pack",
+    "init",
+    "instaweb",
+    "interpret-trailers",
+    "lfs",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "mailinfo",
+    "mailsplit",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "merge-file",
+    "merge-index",
+    "merge-one-file",
+    "merge-tree",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "multi-pack-index",
+    "mv",
+    "name-rev",
+    "notes",
+    "p4",
+    "pack-objects",
+    "pack-redundant",
+    "pack-refs",
+    "patch-id",
+    "prune",
+    "prune-packed",
+    "pull",
+    "push",
+    "quiltimport",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "refs",
+    "remote",
+    "repack",
+    "replace",
+    "replay",
+    "request-pull",
+    "rerere",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "scalar",
+    "send-email",
+    "send-pack",
+    "sh-i18n",
+    "sh-setup",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-index",
+    "show-ref",
+    "sparse-checkout",
+    "stage",
+    "stash",
+    "status",
+    "stripspace",
+    "submodule",
+    "svn",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "unpack-file",
+    "unpack-objects",
+    "update-index",
+    "update-ref",
+    "update-server-info",
+    "var",
+    "verify-commit",
+    "verify-pack",
+    "verify-tag",
+    "version",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+];
+
 impl Analyzer {
+    /// The forms of a git command a rule for its command also matches:
+    /// without git's global options (`git -C . push` is `git push`), and
+    /// with an alias set here expanded (`git -c alias.p=push p`, or `git
+    /// config alias.p push` earlier). Empty when the options are computed
+    /// at run time (asked for elsewhere).
+    fn git_forms(&self, argv: &[WordVal]) -> (Vec<String>, Option<String>) {
+        let mut aliases = self.git_aliases.clone();
+        let mut i = 1;
+        while let Some(w) = argv.get(i) {
+            let Some(l) = w.literal.as_deref() else {
+                return (Vec::new(), None);
+            };
+            if !l.starts_with('-') {
+                break;
+            }
+            let (name, attached) = match l.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                _ => (l, None),
+            };
+            let takes_next = attached.is_none() && GLOBAL_WITH_VALUE.contains(&name);
+            let pair = match name {
+                "-c" => argv.get(i + 1).and_then(|v| v.literal.as_deref()),
+                c if c.starts_with("-c") && c.len() > 2 => Some(&c[2..]),
+                _ => None,
+            };
+            if let Some((key, value)) = pair.and_then(|p| p.split_once('='))
+                && let Some(alias) = alias_name(key)
+            {
+                aliases.push((alias.to_string(), value.to_string()));
+            }
+            i += if takes_next { 2 } else { 1 };
+        }
+        let Some(sub) = argv.get(i).and_then(|w| w.literal.clone()) else {
+            return (Vec::new(), None);
+        };
+        let mut forms = Vec::new();
+        if i > 1 {
+            let mut words = vec![argv[0].clone()];
+            words.extend_from_slice(&argv[i..]);
+            forms.push(self.text(&words).to_string());
+        }
+        let expanded = aliases.iter().rev().find(|(name, _)| *name == sub);
+        if let Some((_, value)) = expanded
+            && !value.starts_with('!')
+        {
+            let mut words = vec![argv[0].clone()];
+            words.extend(value.split_whitespace().map(WordVal::literal));
+            words.extend_from_slice(&argv[i + 1..]);
+            forms.push(self.text(&words).to_string());
+        }
+        let unknown = (expanded.is_none() && !GIT_COMMANDS.contains(&sub.as_str())).then_some(sub);
+        (forms, unknown)
+    }
+
     pub(super) fn git(&mut self, argv: &[WordVal]) {
+        let (forms, unknown) = self.git_forms(argv);
+        self.extra_forms = forms;
         self.emit(argv);
+        if let Some(sub) = unknown {
+            self.may_run_git(
+                argv,
+                &format!(
+                    "`{sub}` is not one of git's commands: an alias in git's configuration may make it any command"
+                ),
+            );
+        }
         let mut i = 1;
         let mut dirs: Vec<WordVal> = Vec::new();
         while let Some(w) = argv.get(i) {
@@ -849,6 +1075,10 @@ impl Analyzer {
         match (&key.literal, value) {
             (Some(key), Some(v)) => {
                 let v = v.literal.clone();
+                if let (Some(name), Some(v)) = (alias_name(key), &v) {
+                    // `git config alias.p push && git p`: `git p` is a push.
+                    self.git_aliases.push((name.to_string(), v.clone()));
+                }
                 self.git_config_value(argv, key, v.as_deref());
             }
             (Some(_), None) => {}

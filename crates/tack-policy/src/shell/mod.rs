@@ -246,6 +246,9 @@ impl Analyzer {
             open_tail: false,
             cd_seen: 0,
             functions: Vec::new(),
+            glob_options_changed: false,
+            git_aliases: Vec::new(),
+            extra_forms: Vec::new(),
             no_functions: false,
             functions_changed: false,
             function_called: false,
@@ -289,9 +292,11 @@ struct WordState {
     tilde: bool,
 }
 
-/// Whether unquoted text holds pathname-expansion characters.
+/// Whether unquoted text holds pathname-expansion characters: `*`, `?`,
+/// `[`, or an extended pattern (`@(…)`, `+(…)`, `!(…)`), which bash
+/// expands once `shopt -s extglob` is on.
 fn has_glob(text: &str) -> bool {
-    text.contains(['*', '?', '['])
+    text.contains(['*', '?', '[']) || ["@(", "+(", "!("].iter().any(|p| text.contains(p))
 }
 
 pub(crate) struct Analyzer {
@@ -313,6 +318,14 @@ pub(crate) struct Analyzer {
     cd_seen: usize,
     /// Functions defined so far and visible here.
     functions: Vec<String>,
+    /// git aliases set so far (`git config alias.p push`): name, value.
+    git_aliases: Vec<(String, String)>,
+    /// More forms of the next emitted command for deny and ask rules (see
+    /// [`Command::basename_forms`]).
+    extra_forms: Vec<String>,
+    /// A `shopt` ran: patterns may match otherwise than the resolver
+    /// expands them (`nocaseglob`, `extglob`, `dotglob`, `nullglob`, …).
+    glob_options_changed: bool,
     /// Judge every call as the program, functions or not.
     no_functions: bool,
     /// Something may have removed or replaced a function (`unset`,
@@ -807,6 +820,11 @@ impl Analyzer {
         for base in &bases {
             out.push(self.resolver.resolve(&path, base)?);
             if glob {
+                if self.glob_options_changed {
+                    return Err(format!(
+                        "`{lit}` is a pattern, and `shopt` changed how the shell matches patterns"
+                    ));
+                }
                 if !self.resolver.uses_file_system() {
                     return Err(format!(
                         "`{lit}` is a pattern the shell expands to file names"

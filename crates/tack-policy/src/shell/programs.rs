@@ -826,6 +826,7 @@ impl Analyzer {
             "rsync" => self.rsync(argv),
             "ssh" | "sftp" => self.ssh(argv, base),
             "less" => self.less(argv),
+            "rg" => self.ripgrep(argv),
             "man" => {
                 let p = options::parse(
                     args,
@@ -1188,6 +1189,20 @@ impl Analyzer {
         }
         words.extend(rest.iter().cloned());
         let p = self.read_options(&words, &TAR, true);
+        // `tar cf out.tar *` with a file named `--checkpoint-action=exec=sh
+        // x.sh` here: a pattern that may match a name starting with `-`
+        // may be an option, and some of tar's run commands.
+        if words[1..].iter().any(|w| {
+            w.glob
+                && w.literal
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with(['*', '?', '[']))
+        }) {
+            self.may_run(
+                argv,
+                "a pattern here may match a file named like an option, and some of tar's options run commands",
+            );
+        }
         let mode = |short: &str, long: &[&str]| p.has(&[short]) || p.has(long);
         let extract = mode("-x", &["--extract", "--get"]);
         let archive_written = mode("-c", &["--create"])
@@ -1522,6 +1537,14 @@ impl Analyzer {
         let in_place = p
             .values(&["-i", "--include"])
             .any(|v| v.and_then(|v| v.literal.as_deref()) == Some("inplace"));
+        // `-i lib.awk` includes awk code from a file, `-l ext` loads a
+        // shared library: code that is not written here.
+        if p.values(&["-i", "--include"])
+            .any(|v| v.and_then(|v| v.literal.as_deref()) != Some("inplace"))
+            || p.has(&["-l", "--load"])
+        {
+            self.runs_unwritten(argv, "awk loads code from a file (-i or -l)");
+        }
         let mut programs: Vec<Option<WordVal>> =
             p.values(&["-e", "--source"]).map(|v| v.cloned()).collect();
         let mut files: &[WordVal] = &p.operands;
@@ -1917,6 +1940,91 @@ impl Analyzer {
         }
     }
 
+    /// ripgrep runs `--pre CMD` as `CMD FILE` on every file it searches,
+    /// and `--hostname-bin CMD` once. A word computed at run time may be
+    /// either (`rg $OPTS x`), unless it is the value of an option.
+    fn ripgrep(&mut self, argv: &[WordVal]) {
+        /// Options whose value is the next word when not attached.
+        const WITH_VALUE: &[&str] = &[
+            "-A",
+            "-B",
+            "-C",
+            "-E",
+            "-M",
+            "-T",
+            "-d",
+            "-e",
+            "-f",
+            "-g",
+            "-j",
+            "-m",
+            "-r",
+            "-t",
+            "--after-context",
+            "--before-context",
+            "--color",
+            "--colors",
+            "--context",
+            "--context-separator",
+            "--dfa-size-limit",
+            "--encoding",
+            "--engine",
+            "--field-context-separator",
+            "--field-match-separator",
+            "--file",
+            "--glob",
+            "--hyperlink-format",
+            "--iglob",
+            "--ignore-file",
+            "--max-columns",
+            "--max-count",
+            "--max-depth",
+            "--max-filesize",
+            "--path-separator",
+            "--pre-glob",
+            "--regex-size-limit",
+            "--regexp",
+            "--replace",
+            "--sort",
+            "--sortr",
+            "--threads",
+            "--type",
+            "--type-add",
+            "--type-clear",
+            "--type-not",
+        ];
+        let args = &argv[1..];
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            let Some(l) = w.literal.as_deref() else {
+                self.may_run(
+                    argv,
+                    "an option of ripgrep computed at run time may be --pre, which runs a command on every file",
+                );
+                return;
+            };
+            if l == "--" {
+                break;
+            }
+            for name in ["--pre", "--hostname-bin"] {
+                if l == name {
+                    self.runs(argv, args.get(k + 1), &format!("ripgrep's {name}"));
+                } else if let Some(value) = l.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
+                    self.runs(
+                        argv,
+                        Some(&WordVal::literal(value)),
+                        &format!("ripgrep's {name}"),
+                    );
+                }
+            }
+            k += if WITH_VALUE.contains(&l) || matches!(l, "--pre" | "--hostname-bin") {
+                2
+            } else {
+                1
+            };
+        }
+    }
+
     /// `patch`: its file operand (or the files its input names) is written.
     fn patch(&mut self, argv: &[WordVal]) {
         let p = options::parse(
@@ -2089,11 +2197,39 @@ fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
             *i += 1;
         }
     };
-    // Text up to an unescaped `delim`; None if it never comes.
-    let delimited = |i: &mut usize, delim: char| -> Option<()> {
+    // Text up to an unescaped `delim`; None if it never comes. In a regular
+    // expression (`regex`), a bracket expression may hold the delimiter:
+    // `s/[/]/x/` is the expression `[/]`.
+    let delimited = |i: &mut usize, delim: char, regex: bool| -> Option<()> {
         while *i < s.len() {
             match s[*i] {
                 '\\' => *i += 2,
+                '[' if regex => {
+                    *i += 1;
+                    if s.get(*i) == Some(&'^') {
+                        *i += 1;
+                    }
+                    if s.get(*i) == Some(&']') {
+                        *i += 1;
+                    }
+                    loop {
+                        match *s.get(*i)? {
+                            ']' => break,
+                            '\n' => return None,
+                            '[' if matches!(s.get(*i + 1), Some(':' | '.' | '=')) => {
+                                // `[:alpha:]`, `[.x.]`, `[=e=]`: to its close.
+                                let kind = s[*i + 1];
+                                *i += 2;
+                                while !(s.get(*i)? == &kind && s.get(*i + 1)? == &']') {
+                                    *i += 1;
+                                }
+                                *i += 2;
+                            }
+                            _ => *i += 1,
+                        }
+                    }
+                    *i += 1;
+                }
                 c if c == delim => {
                     *i += 1;
                     return Some(());
@@ -2128,7 +2264,7 @@ fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
             match s.get(i) {
                 Some('/') => {
                     i += 1;
-                    delimited(&mut i, '/')?;
+                    delimited(&mut i, '/', true)?;
                     while matches!(s.get(i), Some('I' | 'M')) {
                         i += 1;
                     }
@@ -2136,7 +2272,7 @@ fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
                 Some('\\') => {
                     let d = *s.get(i + 1)?;
                     i += 2;
-                    delimited(&mut i, d)?;
+                    delimited(&mut i, d, true)?;
                     while matches!(s.get(i), Some('I' | 'M')) {
                         i += 1;
                     }
@@ -2211,7 +2347,7 @@ fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
                     return None;
                 }
                 i += 1;
-                delimited(&mut i, d)?;
+                delimited(&mut i, d, c == 's')?;
                 // The replacement may span lines (`\` + newline).
                 while i < s.len() && s[i] != d {
                     i += if s[i] == '\\' { 2 } else { 1 };
@@ -2258,8 +2394,24 @@ fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
 /// `"cmd" | getline`, `|&`) and whether it writes files (`print > file`).
 /// String literals are left out first, so `"a|b"` is text.
 fn awk_effects(program: &str) -> (bool, bool) {
+    // Read twice: strings left out, and strings, regular expressions and
+    // comments left out. A `"` inside `/"/` or after `#` throws the first
+    // reading out of step, and a `/` read as the start of an expression
+    // where it divides throws the second: code hidden from one is seen by
+    // the other.
+    let (a_runs, a_writes) = awk_code_effects(&awk_code(program, false));
+    let (b_runs, b_writes) = awk_code_effects(&awk_code(program, true));
+    (a_runs || b_runs, a_writes || b_writes)
+}
+
+/// An awk program without its string literals (each left as `""`), and
+/// with `lexical`, without its regular expressions (`//`) and comments.
+fn awk_code(program: &str, lexical: bool) -> String {
     let mut code = String::with_capacity(program.len());
     let mut chars = program.chars().peekable();
+    // The last character of code before this one, blanks aside: after an
+    // operand (`a`, `1`, `)`, `]`, `$`) a `/` divides.
+    let mut last = ' ';
     while let Some(c) = chars.next() {
         if c == '"' {
             code.push_str("\"\"");
@@ -2272,11 +2424,59 @@ fn awk_effects(program: &str) -> (bool, bool) {
                     _ => {}
                 }
             }
-        } else {
-            code.push(c);
+            last = '"';
+            continue;
+        }
+        if lexical && c == '#' {
+            for d in chars.by_ref() {
+                if d == '\n' {
+                    code.push('\n');
+                    break;
+                }
+            }
+            last = ' ';
+            continue;
+        }
+        if lexical
+            && c == '/'
+            && !(last.is_alphanumeric() || matches!(last, '_' | ')' | ']' | '$' | '.' | '"'))
+        {
+            code.push_str("//");
+            let mut bracket = false;
+            while let Some(d) = chars.next() {
+                match d {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '[' => bracket = true,
+                    ']' => bracket = false,
+                    '/' if !bracket => break,
+                    '\n' => break,
+                    _ => {}
+                }
+            }
+            last = '/';
+            continue;
+        }
+        code.push(c);
+        if !c.is_whitespace() {
+            last = c;
         }
     }
-    let runs = code.contains("system")
+    code
+}
+
+/// What awk code without its strings runs and writes (see [`awk_effects`]).
+fn awk_code_effects(code: &str) -> (bool, bool) {
+    // `@f(…)`: gawk's indirect call, of any function, `system` too.
+    let indirect = code.match_indices('@').any(|(k, _)| {
+        code[k + 1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+    });
+    let runs = indirect
+        || code.contains("system")
         || code.contains("|&")
         || code.contains("getline") && {
             code.match_indices('|').any(|(k, _)| {

@@ -1,0 +1,256 @@
+//! The second red team's classes of Bash holes (fifteenth session), one
+//! section per class: each row is a variant of the class, not only the
+//! reported example.
+
+use tack_policy::Verdict::{Allow, Ask, Deny};
+
+use crate::support::{Case, case, run};
+
+const B: &str = "Bash";
+
+/// Everything allowed but `rm`.
+const ALL_BUT_RM: &[&str] = &["allow Bash", "deny Bash(rm *)"];
+
+// S1: a pattern as the program's name. The shell runs whatever file the
+// pattern matches, so the name as written says nothing about what runs.
+
+const PATTERN_NAMES: &[Case] = &[
+    case(ALL_BUT_RM, B, "/usr/bin/r[m] victim", Ask),
+    case(ALL_BUT_RM, B, "r[m] x", Ask),
+    case(ALL_BUT_RM, B, "[r]m x", Ask),
+    case(ALL_BUT_RM, B, "r* x", Ask),
+    case(ALL_BUT_RM, B, "/bin/r? x", Ask),
+    case(ALL_BUT_RM, B, "sudo /bin/r? x", Ask),
+    case(ALL_BUT_RM, B, "env /bin/r? x", Ask),
+    case(ALL_BUT_RM, B, "timeout 5 r? x", Ask),
+    case(ALL_BUT_RM, B, "echo x | xargs /bin/r?", Ask),
+    case(ALL_BUT_RM, B, "find . -exec /bin/r? {} +", Ask),
+    case(ALL_BUT_RM, B, "bash -c \"/bin/r? x\"", Ask),
+    case(ALL_BUT_RM, B, "shopt -s nullglob\nzz* rm x", Ask),
+    case(ALL_BUT_RM, B, "shopt -s extglob\n/usr/bin/@(rm) x", Ask),
+    case(ALL_BUT_RM, B, "shopt -s extglob\n+(rm) x", Ask),
+    // Quoted, it is a name: the file `r*` (there is none).
+    case(ALL_BUT_RM, B, "'r*' x", Allow),
+    case(ALL_BUT_RM, B, "ls *.rs", Allow),
+    case(ALL_BUT_RM, B, "rm x", Deny),
+];
+
+#[test]
+fn a_pattern_as_the_command_name_is_not_its_name() {
+    run(PATTERN_NAMES);
+}
+
+// S3: `shopt` changes how patterns match (`nocaseglob`, `extglob`,
+// `dotglob`), so the files a pattern names are no longer what the resolver
+// expands it to.
+
+const SECRETS: &[&str] = &["allow Bash", "deny Read(./secrets/**)", "deny Read(./.env)"];
+
+const GLOB_OPTIONS: &[Case] = &[
+    case(SECRETS, B, "shopt -s extglob\ncat @(secrets)/k", Ask),
+    case(SECRETS, B, "shopt -s nocaseglob\ncat SECRET[S]/k", Ask),
+    case(SECRETS, B, "shopt -s nocaseglob\ncat .EN[V]", Ask),
+    case(
+        SECRETS,
+        B,
+        "shopt -s nocaseglob; cat SECRET[S]/key.txt",
+        Ask,
+    ),
+    case(
+        SECRETS,
+        B,
+        "bash -O nocaseglob -c 'cat SECRET[S]/key.txt'",
+        Ask,
+    ),
+    // Without it, patterns are expanded and checked as before.
+    case(SECRETS, B, "cat secret[s]/key.txt", Deny),
+    case(SECRETS, B, "cat SECRET[S]/key.txt", Allow),
+    case(SECRETS, B, "cat src/*.rs", Allow),
+];
+
+#[test]
+fn shopt_changes_what_a_pattern_matches() {
+    run(GLOB_OPTIONS);
+}
+
+// S8: a wrapper named with its directory is the wrapper to a rule that
+// names it.
+
+const WRAPPERS_DENIED: &[&str] = &[
+    "allow Bash",
+    "deny Bash(sudo *)",
+    "deny Bash(xargs *)",
+    "deny Bash(bash *)",
+    "deny Bash(timeout *)",
+];
+
+const WRAPPER_PATHS: &[Case] = &[
+    case(WRAPPERS_DENIED, B, "/usr/bin/sudo rm x", Deny),
+    case(WRAPPERS_DENIED, B, "/usr/bin/sudo -u root ls", Deny),
+    case(WRAPPERS_DENIED, B, "exec /usr/bin/sudo ls", Deny),
+    case(WRAPPERS_DENIED, B, "ls | /usr/bin/xargs cat", Deny),
+    case(WRAPPERS_DENIED, B, "/bin/bash -c ls", Deny),
+    case(WRAPPERS_DENIED, B, "/usr/bin/timeout 5 ls", Deny),
+    case(WRAPPERS_DENIED, B, "sudo ls", Deny),
+    case(WRAPPERS_DENIED, B, "ls", Allow),
+];
+
+#[test]
+fn a_wrapper_named_with_its_directory_meets_the_rules_for_it() {
+    run(WRAPPER_PATHS);
+}
+
+// S4: a word computed at run time where find reads its expression may be
+// `-exec` or `-delete`.
+
+const FIND_RM: &[&str] = &["allow Bash(find *)", "deny Bash(rm *)"];
+
+const FIND_COMPUTED: &[Case] = &[
+    case(FIND_RM, B, "X='-exec rm {} +'; find victim $X", Ask),
+    case(FIND_RM, B, "find . $X", Ask),
+    case(FIND_RM, B, "find . $(echo -delete)", Ask),
+    case(FIND_RM, B, "find . ${X:--delete}", Ask),
+    case(FIND_RM, B, "find . -name a -o $X", Ask),
+    // The value of a test is a value.
+    case(FIND_RM, B, "find . -name \"$X\"", Allow),
+    case(FIND_RM, B, "find . -newermt \"$D\" -type f", Allow),
+    case(FIND_RM, B, "find . -name '*.rs'", Allow),
+    case(FIND_RM, B, "find victim -exec rm {} +", Deny),
+];
+
+#[test]
+fn a_computed_word_of_finds_expression_may_be_an_action() {
+    run(FIND_COMPUTED);
+}
+
+// S5: ripgrep runs a preprocessor (`--pre`) on every file it searches.
+
+const RG_RM: &[&str] = &["allow Bash(rg *)", "deny Bash(rm *)"];
+
+const RG_PRE: &[Case] = &[
+    case(RG_RM, B, "rg --pre rm data victim", Deny),
+    case(RG_RM, B, "rg --pre=rm foo", Deny),
+    case(RG_RM, B, "rg --pre ./x.sh foo", Ask),
+    case(RG_RM, B, "rg --pre \"$P\" foo", Ask),
+    case(RG_RM, B, "rg --hostname-bin rm foo", Deny),
+    case(RG_RM, B, "rg -e --pre foo", Allow),
+    case(RG_RM, B, "rg --pre-glob '*.pdf' foo", Allow),
+    case(RG_RM, B, "rg -n needle src", Allow),
+];
+
+#[test]
+fn ripgreps_preprocessor_is_a_command() {
+    run(RG_PRE);
+}
+
+// S7: sed's `s` command with a bracket expression holding the delimiter:
+// `s/[/]/w x/e` is regex `[/]`, replacement `w x`, flag `e` (execute).
+
+const SED_RM: &[&str] = &[
+    "allow Bash(sed *)",
+    "allow Bash(echo *)",
+    "allow Edit(./**)",
+    "deny Bash(rm *)",
+];
+
+const SED_BRACKETS: &[Case] = &[
+    case(SED_RM, B, "echo 'rm victim #/' | sed 's/[/]/w x/e'", Ask),
+    case(SED_RM, B, "echo a | sed 's/[]/]/x/e'", Ask),
+    case(SED_RM, B, "echo a | sed 's/[^/]/x/e'", Ask),
+    case(SED_RM, B, "echo a | sed 's/[/]/x/g'", Allow),
+    case(SED_RM, B, "echo a | sed 's/a/b/'", Allow),
+];
+
+#[test]
+fn seds_brackets_hold_the_delimiter() {
+    run(SED_BRACKETS);
+}
+
+// S6: awk programs that hide `system` from a scanner that removes strings:
+// a `"` inside a regular expression or a comment.
+
+const AWK_RM: &[&str] = &["allow Bash(awk *)", "deny Bash(rm *)"];
+
+const AWK_HIDDEN: &[Case] = &[
+    case(
+        AWK_RM,
+        B,
+        "awk 'BEGIN { x = \"a\" ~ /\"/; system(\"rm victim\") }'",
+        Ask,
+    ),
+    case(
+        AWK_RM,
+        B,
+        "awk 'BEGIN { # \"\n system(\"rm victim\") }'",
+        Ask,
+    ),
+    case(AWK_RM, B, "awk 'BEGIN { f=\"system\"; @f(\"rm x\") }'", Ask),
+    case(AWK_RM, B, "awk -i ./x.awk '{ print }' f", Ask),
+    case(AWK_RM, B, "awk -l ext '{ print }' f", Ask),
+    case(AWK_RM, B, "awk '{ print $1 }' f", Allow),
+    case(AWK_RM, B, "awk -F: '{ print \"a|b\" }' f", Allow),
+];
+
+#[test]
+fn awk_code_hidden_from_the_scanner_is_still_code() {
+    run(AWK_HIDDEN);
+}
+
+// S9: git's global options and aliases stand between `git` and its
+// command; a rule for the command matches through them.
+
+const GIT_PUSH_DENIED: &[&str] = &[
+    "allow Bash",
+    "deny Bash(git push *)",
+    "deny Bash(git reset --hard *)",
+];
+
+const GIT_GLOBAL: &[Case] = &[
+    case(GIT_PUSH_DENIED, B, "git -C . push", Deny),
+    case(GIT_PUSH_DENIED, B, "git --no-pager push", Deny),
+    case(GIT_PUSH_DENIED, B, "git -P push origin main", Deny),
+    case(GIT_PUSH_DENIED, B, "git --git-dir=.git push", Deny),
+    case(GIT_PUSH_DENIED, B, "git --work-tree . push", Deny),
+    case(GIT_PUSH_DENIED, B, "git --bare push", Deny),
+    case(GIT_PUSH_DENIED, B, "git -C . reset --hard", Deny),
+    case(GIT_PUSH_DENIED, B, "git -c alias.p=push p", Deny),
+    case(
+        GIT_PUSH_DENIED,
+        B,
+        "git -c alias.p='push --force' p origin main",
+        Deny,
+    ),
+    case(GIT_PUSH_DENIED, B, "git -c alias.r=reset r --hard", Deny),
+    case(GIT_PUSH_DENIED, B, "git config alias.p push && git p", Deny),
+    case(GIT_PUSH_DENIED, B, "git p", Ask),
+    case(GIT_PUSH_DENIED, B, "git -C . status", Allow),
+    case(GIT_PUSH_DENIED, B, "git --no-pager log -1", Allow),
+    case(GIT_PUSH_DENIED, B, "git -c alias.l=log l", Allow),
+    case(GIT_PUSH_DENIED, B, "git reset --soft HEAD~1", Allow),
+    case(GIT_PUSH_DENIED, B, "git push", Deny),
+];
+
+#[test]
+fn gits_global_options_and_aliases_stand_before_its_command() {
+    run(GIT_GLOBAL);
+}
+
+// S2: a pattern among tar's arguments may match a file named like an
+// option (`--checkpoint-action=exec=sh x.sh`), and tar runs commands for
+// some of its options.
+
+const TAR_RM: &[&str] = &["allow Bash(tar *)", "allow Edit(./**)", "deny Bash(rm *)"];
+
+const TAR_PATTERNS: &[Case] = &[
+    case(TAR_RM, B, "tar cf out/a.tar *", Ask),
+    case(TAR_RM, B, "tar -czf out/a.tgz ?rc", Ask),
+    case(TAR_RM, B, "tar cf out/a.tar [a-z]*", Ask),
+    case(TAR_RM, B, "tar cf out/a.tar src/*", Allow),
+    case(TAR_RM, B, "tar cf out/a.tar ./*", Allow),
+    case(TAR_RM, B, "tar cf out/a.tar src docs", Allow),
+];
+
+#[test]
+fn a_pattern_may_be_an_option_of_tar() {
+    run(TAR_PATTERNS);
+}
