@@ -1091,10 +1091,14 @@ impl ToolIndex {
         for (i, &raw) in words.iter().enumerate() {
             // After a colon that follows the ask, what the thing made is
             // to say: "file a bug: CSV export times out" exports nothing.
+            // So after a colon that follows whom it is said to, however
+            // early: "sms +14155550100: disk full on db1", "slack #ops:
+            // rolled back checkout".
             if self.scoring.colon_opens_message
-                && i >= 3
+                && i >= 1
                 && words[i - 1].ends_with(':')
                 && !words[i - 1].contains("://")
+                && (i >= 3 || names_a_recipient(words[i - 1]))
                 && !opens_an_ask(raw)
             {
                 content = true;
@@ -2055,6 +2059,18 @@ fn is_value(word: &str, raw: &str, in_quote: &mut bool, after_name: bool) -> boo
 fn is_channel(raw: &str) -> bool {
     raw.strip_prefix('#')
         .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic()))
+}
+
+/// Whether a word, as written (`ana@acme.io:`), is whom something is sent
+/// to: an e-mail address, a phone number, a `#channel` or an `@handle`.
+fn names_a_recipient(raw: &str) -> bool {
+    let word = raw.trim_end_matches(':');
+    value_kind(word) == Some("email")
+        || is_phone_number(word)
+        || is_channel(word)
+        || word
+            .strip_prefix('@')
+            .is_some_and(|name| name.starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// Whether a word, as written, ends a quotation (before any punctuation
@@ -4602,6 +4618,25 @@ mod tests {
         assert_eq!(
             top("text Dana that the new release is created"),
             "mcp__twilio__create_message"
+        );
+        // So are the words after a colon after whom it is sent to, however
+        // early the colon comes (over the real catalog: without the rule
+        // the calendar's tools took the top four, and Slack's post was not
+        // among them).
+        let real = real_tools();
+        let top3 = |q: &str| names(real, &real.search(q, 3));
+        let found = top3("text +14155550100: the calendar event moved to 3pm");
+        assert!(found.iter().all(|t| !t.contains("calendar")), "{found:?}");
+        let found = top3("slack #ops: rolled back the deployment of checkout");
+        assert!(
+            found.contains(&"mcp__slack__slack_post_message".to_owned()),
+            "{found:?}"
+        );
+        // But not a server's name before the ask ("linear: create a
+        // release").
+        assert_eq!(
+            top("linear: create a new release"),
+            "mcp__linear__linear_createRelease"
         );
     }
 
