@@ -317,6 +317,24 @@ impl Analyzer {
         if self.table_wrapper(&base, argv) {
             return;
         }
+        if let Some(runner) = runner_of(&base, argv) {
+            return self.package_runner(argv, runner);
+        }
+        if matches!(base.as_str(), "at" | "batch")
+            && !argv[1..].iter().any(|w| {
+                matches!(
+                    w.literal.as_deref(),
+                    Some("-l" | "-r" | "-d" | "-c" | "-V" | "-h" | "--help")
+                )
+            })
+        {
+            // `echo 'rm x' | at now`: like `| bash`, later.
+            self.emit(argv);
+            return self.opaque(
+                argv,
+                "at runs the commands it reads from its input or a file, at a later time",
+            );
+        }
         match base.as_str() {
             "command" => self.wrapper_command(argv),
             "builtin" | "nohup" | "busybox" => {
@@ -590,6 +608,23 @@ impl Analyzer {
         if skip >= argv.len() {
             // The wrapper alone (`exec >log`, `time`): nothing else runs.
             return;
+        }
+        // `X='5 rm'; timeout $X x`: a word computed at run time before the
+        // command may become several words (or an option that takes the
+        // next one), so which word is the command is not known.
+        if let Some(w) = argv[1..skip]
+            .iter()
+            .find(|w| w.literal.is_none() && !w.raw.starts_with('"'))
+        {
+            let text = self.text(argv);
+            return self.uncertain(
+                UncertainKind::Command,
+                &text,
+                format!(
+                    "`{}` is computed at run time and may split into several words, so which word is the command is not known",
+                    w.raw
+                ),
+            );
         }
         self.outer.push(self.text(argv));
         self.argv(argv[skip..].to_vec());
@@ -1429,6 +1464,11 @@ impl Analyzer {
     /// rule of its own (see [`Command::checked_elsewhere`]).
     fn emit_as(&mut self, argv: &[WordVal], checked_elsewhere: Option<&'static str>) {
         let extra_forms = std::mem::take(&mut self.extra_forms);
+        let checked_elsewhere = checked_elsewhere.or_else(|| {
+            (self.runner_depth > 0).then_some(
+                "a package runner runs it, and the runner's own command was allowed as written",
+            )
+        });
         let Some(name) = argv.first().and_then(|w| w.literal.clone()) else {
             return;
         };
@@ -1758,3 +1798,185 @@ const FIND_TESTS_WITH_VALUE: &[&str] = &[
     "-wholename",
     "-xtype",
 ];
+
+/// A program that runs the command it is given in an environment of its
+/// own (`npx tsc`, `uv run pytest`, `bundle exec rake`): where the command
+/// starts, and the options that take the next word or hold a script.
+pub(super) struct Runner {
+    /// Words before the options (`uv run`: 2).
+    lead: usize,
+    /// Options whose value is the next word (unless attached with `=`).
+    with_value: &'static [&'static str],
+    /// Options whose value is a shell script (`npx -c 'cmd'`).
+    script: &'static [&'static str],
+    /// The first operand is not the command (`direnv exec DIR cmd`).
+    skip_operands: usize,
+}
+
+/// The runner `base` is, with the words it was called with.
+fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
+    let sub = argv.get(1).and_then(|w| w.literal.as_deref());
+    const NPM: &[&str] = &[
+        "-p",
+        "--package",
+        "-w",
+        "--workspace",
+        "--prefix",
+        "--registry",
+        "--userconfig",
+        "--cache",
+    ];
+    let runner = |lead, with_value, script, skip_operands| {
+        Some(Runner {
+            lead,
+            with_value,
+            script,
+            skip_operands,
+        })
+    };
+    match (base, sub) {
+        ("npx" | "bunx", _) => runner(1, NPM, &["-c", "--call"], 0),
+        ("npm", Some("exec" | "x")) => runner(2, NPM, &["-c", "--call"], 0),
+        ("yarn" | "pnpm", Some("exec" | "dlx")) => runner(2, NPM, &["-c", "--call"], 0),
+        ("bun", Some("x" | "exec")) => runner(2, NPM, &[], 0),
+        ("uv", Some("run")) => runner(
+            2,
+            &[
+                "--with",
+                "--with-editable",
+                "--with-requirements",
+                "-p",
+                "--python",
+                "--env-file",
+                "--directory",
+                "--project",
+                "--package",
+                "--extra",
+                "--group",
+                "--only-group",
+                "--no-group",
+                "--index",
+                "--default-index",
+                "--index-url",
+                "--extra-index-url",
+                "-f",
+                "--find-links",
+                "--config-file",
+                "--cache-dir",
+                "--script",
+                "--color",
+                "--python-preference",
+                "--index-strategy",
+                "--keyring-provider",
+                "--resolution",
+                "--prerelease",
+                "--exclude-newer",
+                "-C",
+                "--config-setting",
+                "--link-mode",
+                "-P",
+                "--upgrade-package",
+                "--reinstall-package",
+                "--refresh-package",
+            ],
+            &[],
+            0,
+        ),
+        ("uvx", _) => runner(
+            1,
+            &[
+                "--from",
+                "--with",
+                "-p",
+                "--python",
+                "--index",
+                "--index-url",
+                "--directory",
+            ],
+            &[],
+            0,
+        ),
+        ("poetry" | "pipenv" | "pdm" | "hatch", Some("run")) => {
+            runner(2, &["-C", "--directory", "-P", "--project"], &[], 0)
+        }
+        ("bundle", Some("exec")) => runner(2, &["--gemfile"], &[], 0),
+        ("conda" | "mamba" | "micromamba", Some("run")) => {
+            runner(2, &["-n", "--name", "-p", "--prefix", "--cwd"], &[], 0)
+        }
+        ("mise" | "rtx", Some("exec" | "x")) => {
+            runner(2, &["-C", "--cd", "-j", "--jobs"], &["-c", "--command"], 0)
+        }
+        ("direnv", Some("exec")) => runner(2, &[], &[], 1),
+        ("nix", Some("develop" | "shell")) => runner(2, &[], &["-c", "--command"], 0),
+        ("nix-shell", _) => runner(
+            1,
+            &["-p", "--packages", "-I", "-A", "--attr"],
+            &["--run", "--command"],
+            usize::MAX,
+        ),
+        _ => None,
+    }
+}
+
+impl Analyzer {
+    /// A package runner: the command it runs meets the deny and ask rules
+    /// (`npx -c 'rm -rf x'`, `uv run rm x`), but needs no allow rule of its
+    /// own, since the runner's command was allowed as written (`allow
+    /// Bash(uv run pytest *)` stays enough for `uv run pytest`).
+    fn package_runner(&mut self, argv: &[WordVal], r: Runner) {
+        self.emit(argv);
+        let mut i = r.lead;
+        let mut operands = 0;
+        let mut start = None;
+        while let Some(w) = argv.get(i) {
+            let Some(l) = w.literal.as_deref() else {
+                return self.may_run(
+                    argv,
+                    "a word computed at run time may be the command it runs, or an option",
+                );
+            };
+            if l == "--" {
+                start = Some(i + 1);
+                break;
+            }
+            if l.starts_with('-') && l.len() > 1 {
+                let (name, attached) = match l.split_once('=') {
+                    Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                    _ => (l, None),
+                };
+                let value = attached
+                    .map(WordVal::literal)
+                    .or_else(|| argv.get(i + 1).cloned());
+                if r.script.contains(&name) {
+                    match value.and_then(|v| v.literal) {
+                        Some(script) => {
+                            self.runner_depth += 1;
+                            self.nested_script(argv, &script);
+                            self.runner_depth -= 1;
+                        }
+                        None => self.may_run(argv, "it runs a script computed at run time"),
+                    }
+                    return;
+                }
+                let takes_next = attached.is_none() && r.with_value.contains(&name);
+                i += if takes_next { 2 } else { 1 };
+                continue;
+            }
+            if operands < r.skip_operands {
+                operands += 1;
+                i += 1;
+                continue;
+            }
+            start = Some(i);
+            break;
+        }
+        let Some(start) = start.filter(|&s| s < argv.len()) else {
+            return;
+        };
+        self.outer.push(self.text(argv));
+        self.runner_depth += 1;
+        self.argv(argv[start..].to_vec());
+        self.runner_depth -= 1;
+        self.outer.pop();
+    }
+}

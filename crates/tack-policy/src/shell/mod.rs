@@ -248,6 +248,7 @@ impl Analyzer {
             functions: Vec::new(),
             glob_options_changed: false,
             git_aliases: Vec::new(),
+            runner_depth: 0,
             extra_forms: Vec::new(),
             no_functions: false,
             functions_changed: false,
@@ -318,6 +319,8 @@ pub(crate) struct Analyzer {
     cd_seen: usize,
     /// Functions defined so far and visible here.
     functions: Vec<String>,
+    /// Inside a package runner's command (see `package_runner`).
+    runner_depth: usize,
     /// git aliases set so far (`git config alias.p push`): name, value.
     git_aliases: Vec<(String, String)>,
     /// More forms of the next emitted command for deny and ask rules (see

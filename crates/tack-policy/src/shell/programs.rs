@@ -851,6 +851,12 @@ impl Analyzer {
                         "man reads a configuration file that names programs to run",
                     );
                 }
+                if p.dynamic {
+                    self.may_run(
+                        argv,
+                        "an option computed at run time may be -P or -H, which run a program",
+                    );
+                }
             }
             "vi" | "vim" | "nvim" | "view" | "ex" | "vimdiff" | "gvim" | "rvim" | "nvi" => {
                 let runs = args.iter().any(|w| match w.literal.as_deref() {
@@ -1842,15 +1848,27 @@ impl Analyzer {
         } else {
             "BbcDFiJloPRsS"
         };
-        let p = options::parse(
-            &argv[1..],
-            &Spec {
-                with_arg,
-                posix: base == "ssh",
-                ..Spec::default()
-            },
-        );
+        let spec = Spec {
+            with_arg,
+            posix: base == "ssh",
+            ..Spec::default()
+        };
+        let p = options::parse(&argv[1..], &spec);
         self.ssh_options(argv, &p);
+        // `"$@"`: the arguments the program that runs ssh gives it (`rsync
+        // -e ssh`), not options written here.
+        let written: Vec<WordVal> = argv[1..]
+            .iter()
+            .filter(|w| w.raw != "\"$@\"")
+            .cloned()
+            .collect();
+        if options::parse(&written, &spec).dynamic {
+            // `X='-oProxyCommand=…'; ssh $X host`
+            self.may_run(
+                argv,
+                "an option computed at run time may be -o ProxyCommand or another that runs a command",
+            );
+        }
         if base == "sftp" {
             for v in p.values(&["-S", "-D"]).collect::<Vec<_>>() {
                 self.runs(argv, v, "sftp -S or -D");
@@ -1937,6 +1955,12 @@ impl Analyzer {
             .collect::<Vec<_>>()
         {
             self.writes_value(argv, v);
+        }
+        if p.dynamic {
+            self.may_run(
+                argv,
+                "an option computed at run time may be a `+` command, which can run shell commands",
+            );
         }
     }
 

@@ -254,3 +254,76 @@ const TAR_PATTERNS: &[Case] = &[
 fn a_pattern_may_be_an_option_of_tar() {
     run(TAR_PATTERNS);
 }
+
+// S4 (continued): a word computed at run time where a program reads its
+// options may be one that runs a command; before a wrapper's command it
+// may split into several words and change which word is the command.
+
+const SSH_RM: &[&str] = &["allow Bash(ssh *)", "deny Bash(rm *)"];
+
+const COMPUTED_OPTIONS: &[Case] = &[
+    case(
+        SSH_RM,
+        B,
+        "X='-oProxyCommand=rm${IFS}victim2'; ssh $X h",
+        Ask,
+    ),
+    case(SSH_RM, B, "ssh host uptime", Allow),
+    case(SSH_RM, B, "ssh host \"$CMD\"", Allow),
+    case(ALL_BUT_RM, B, "less $X f", Ask),
+    case(ALL_BUT_RM, B, "man $X ls", Ask),
+    case(ALL_BUT_RM, B, "X='5 rm'; timeout $X victim", Ask),
+    case(ALL_BUT_RM, B, "taskset $X ls", Ask),
+    case(ALL_BUT_RM, B, "flock $X ls", Ask),
+    case(ALL_BUT_RM, B, "timeout \"$T\" ls", Allow),
+    case(ALL_BUT_RM, B, "timeout 5 ls", Allow),
+    case(ALL_BUT_RM, B, "less f", Allow),
+];
+
+#[test]
+fn a_computed_word_may_be_an_option_that_runs_a_command() {
+    run(COMPUTED_OPTIONS);
+}
+
+// S10: programs that run the command they are given: package runners
+// (`npx`, `uv run`, `bundle exec`, …) and `at`. What they run meets the
+// deny and ask rules; the runner's own command still needs its allow.
+
+const RUNNERS: &[&str] = &[
+    "allow Bash(npx *)",
+    "allow Bash(uv run *)",
+    "allow Bash(bundle exec *)",
+    "allow Bash(npm exec *)",
+    "allow Bash(echo *)",
+    "deny Bash(rm *)",
+];
+
+const PACKAGE_RUNNERS: &[Case] = &[
+    case(RUNNERS, B, "npx -c 'rm x'", Deny),
+    case(RUNNERS, B, "npx rm x", Deny),
+    case(RUNNERS, B, "npx --yes -p cowsay rm x", Deny),
+    case(RUNNERS, B, "npm exec -- rm x", Deny),
+    case(RUNNERS, B, "npm exec -c 'rm x'", Deny),
+    case(RUNNERS, B, "uv run rm x", Deny),
+    case(RUNNERS, B, "uv run --with requests rm x", Deny),
+    case(RUNNERS, B, "uv run -- rm x", Deny),
+    case(RUNNERS, B, "bundle exec rm x", Deny),
+    case(RUNNERS, B, "bundle exec sh -c 'rm x'", Deny),
+    case(RUNNERS, B, "npx $CMD", Ask),
+    case(ALL_BUT_RM, B, "poetry run rm x", Deny),
+    case(ALL_BUT_RM, B, "conda run -n base rm x", Deny),
+    case(ALL_BUT_RM, B, "direnv exec . rm x", Deny),
+    case(ALL_BUT_RM, B, "nix-shell -p hello --run 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "echo 'rm x' | at now", Ask),
+    case(ALL_BUT_RM, B, "at -l", Allow),
+    // The runner's allow is enough for what it runs.
+    case(RUNNERS, B, "npx tsc --noEmit", Allow),
+    case(RUNNERS, B, "uv run pytest -q", Allow),
+    case(RUNNERS, B, "bundle exec rake test", Allow),
+    case(RUNNERS, B, "poetry run pytest", Ask),
+];
+
+#[test]
+fn a_package_runner_runs_a_command_the_rules_see() {
+    run(PACKAGE_RUNNERS);
+}
