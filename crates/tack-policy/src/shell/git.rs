@@ -639,6 +639,44 @@ impl Analyzer {
                 &format!("an argument of git {sub} computed at run time may be an option that runs a command"),
             );
         }
+        // The diff family: `git log $X` may be `--output=FILE` or
+        // `--ext-diff`. A computed value of a named option (`--author="$A"`)
+        // is only a value.
+        if matches!(
+            sub,
+            "log"
+                | "diff"
+                | "show"
+                | "whatchanged"
+                | "format-patch"
+                | "diff-tree"
+                | "diff-index"
+                | "diff-files"
+                | "range-diff"
+                | "blame"
+                | "annotate"
+        ) && args
+            .iter()
+            .take_while(|w| w.literal.as_deref() != Some("--"))
+            .any(|w| {
+                w.literal.is_none()
+                    && could_be_option(&w.raw)
+                    && !w.raw.split_once('=').is_some_and(|(name, _)| {
+                        name.starts_with("--")
+                            && name[2..]
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+                            && !matches!(name, "--output" | "--ext-diff" | "--textconv")
+                    })
+            })
+        {
+            self.may_run_git(
+                argv,
+                &format!(
+                    "an argument of git {sub} computed at run time may be an option that runs a command (--ext-diff) or writes a file (--output)"
+                ),
+            );
+        }
         if self.touches {
             self.git_worktree(sub, args);
         }

@@ -278,6 +278,21 @@ const COMPUTED_OPTIONS: &[Case] = &[
     case(ALL_BUT_RM, B, "timeout \"$T\" ls", Allow),
     case(ALL_BUT_RM, B, "timeout 5 ls", Allow),
     case(ALL_BUT_RM, B, "less f", Allow),
+    case(GIT_LOG, B, "git log $X", Ask),
+    case(GIT_LOG, B, "git diff $X", Ask),
+    case(GIT_LOG, B, "git show \"$REF\"", Ask),
+    case(GIT_LOG, B, "git log --author=\"$A\" --oneline", Allow),
+    case(GIT_LOG, B, "git log --output=\"$F\"", Ask),
+    case(GIT_LOG, B, "git log -- $F", Allow),
+    case(GIT_LOG, B, "git log --oneline -5", Allow),
+];
+
+const GIT_LOG: &[&str] = &[
+    "allow Bash(git log *)",
+    "allow Bash(git diff *)",
+    "allow Bash(git show *)",
+    "deny Bash(rm *)",
+    "deny Edit(./secrets/**)",
 ];
 
 #[test]
