@@ -221,8 +221,28 @@ impl PolicyStage {
         prompter: Option<Arc<dyn Prompter>>,
         reload: Option<Reload>,
     ) -> Self {
+        Self::sharing(
+            Arc::new(RwLock::new(policy)),
+            cwd,
+            project_root,
+            prompter,
+            reload,
+        )
+    }
+
+    /// [`PolicyStage::new`] with the policy in a cell others read too:
+    /// what the stage changes during the session (a rule added or removed,
+    /// the mode) is what they see, as the search tools' filter of the
+    /// files they find must.
+    pub fn sharing(
+        policy: Arc<RwLock<Policy>>,
+        cwd: PathBuf,
+        project_root: PathBuf,
+        prompter: Option<Arc<dyn Prompter>>,
+        reload: Option<Reload>,
+    ) -> Self {
         Self {
-            policy: Arc::new(RwLock::new(policy)),
+            policy,
             cwd,
             project_root,
             prompter,

@@ -206,6 +206,38 @@ pub fn unfinished(policy: &Policy, subject: &str, limit: std::time::Duration) ->
     uncertain(policy, subject, &reason, true, None)
 }
 
+/// Whether a file that the search tool `tool` (Grep, Glob) found may be
+/// shown in its results (a name, a matching line). The search itself was
+/// decided for the directory it starts from; a file found below it must
+/// not show what a rule keeps from it: it is left out when a deny or ask
+/// rule of `tool` names it (`Grep(./secrets/**)`), when reading it would
+/// be refused (a `Read` deny or ask rule, Read denied or asked whole, a
+/// mode that refuses it), or when where it really is cannot be known.
+///
+/// `path` is absolute, as the search found it; resolving it is the only
+/// IO. With no deny or ask rule of Read or `tool` at all, true at once, so
+/// a search without such rules pays nothing per file.
+pub fn may_show_found(policy: &Policy, tool: &str, path: &std::path::Path) -> bool {
+    let tools = ["Read", tool];
+    if !policy.has_path_rules(Verdict::Deny, &tools) && !policy.has_path_rules(Verdict::Ask, &tools)
+    {
+        return true;
+    }
+    let Ok(resolved) = crate::paths::resolve(path, policy.cwd(), policy.resolution) else {
+        return false;
+    };
+    // The search tool's own path rules; its whole-tool rules decided the
+    // search itself (an `ask: ["Grep"]` answered yes must not hide every
+    // file found).
+    let own = path_found(policy, &[tool], &resolved, false, false);
+    if own.deny.is_some() || own.ask.is_some() {
+        return false;
+    }
+    let read = evaluate(&Request::read_of(resolved, policy), policy);
+    let by_rule = matches!(read.why().decided_by, DecidedBy::Rule { .. });
+    !(read.is_deny() || (read.is_ask() && by_rule))
+}
+
 fn uncertain(
     policy: &Policy,
     subject: &str,

@@ -64,13 +64,14 @@ mod rule;
 mod sandbox;
 mod settings;
 mod shell;
+pub mod tool_paths;
 mod wide;
 
 pub use command::command_text;
 pub use decision::{DecidedBy, Decision, Part, Why};
 pub use entry::{ManagedRulesOnly, RuleEntry};
 pub use error::{Error, Result};
-pub use evaluate::{evaluate, unfinished};
+pub use evaluate::{evaluate, may_show_found, unfinished};
 pub use explain::{Explanation, explain};
 pub use files::{
     SettingsFile, add_local_rule, find_project_root, local_settings_path, read_settings_files,

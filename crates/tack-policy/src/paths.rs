@@ -119,6 +119,12 @@ impl Resolver {
             }
             if part == ".." {
                 cur.pop();
+                // Back out of what did not exist: what follows may exist
+                // again (`new/../link/f` goes through the link), and what
+                // was reached so far is resolved, so no link is skipped.
+                if !exists {
+                    exists = !matches!(self.stat(&cur)?, Stat::Missing);
+                }
                 continue;
             }
             cur.push(&part);
@@ -324,6 +330,12 @@ mod tests {
         assert_eq!(
             canonical(&root.join("jump/../x")).unwrap(),
             root.join("deep/x")
+        );
+        // A link after `..` out of a directory that does not exist is
+        // still followed.
+        assert_eq!(
+            canonical(&root.join("missing/../link/x")).unwrap(),
+            root.join("secrets/x")
         );
     }
 

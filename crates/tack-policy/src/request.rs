@@ -14,6 +14,7 @@ use crate::paths::{self, Resolution, ResolvedPath};
 use crate::policy::{Forms, Policy};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS, url_host};
 use crate::shell::{self, Family, Item, UncertainKind};
+use crate::tool_paths;
 
 /// A tool call to decide on.
 #[derive(Debug, Clone)]
@@ -125,22 +126,21 @@ impl Request {
                 },
                 None => Subject::Invalid("the input has no `command` string".into()),
             },
+            // The directory Glob walks, read as the tool reads it, and the
+            // literal start of the pattern below it (what it can match).
             "Glob" => {
-                let base = str_field("path").unwrap_or(".");
-                let pattern = str_field("pattern").unwrap_or("");
+                let (base, pattern) =
+                    tool_paths::split_glob(str_field("pattern").unwrap_or(""), str_field("path"));
+                let base = tool_paths::search_dir(base.as_deref()).unwrap_or(".");
                 let literal: Vec<&str> = pattern
                     .split('/')
                     .take_while(|c| !c.contains(['*', '?', '[', '{']))
                     .collect();
-                let mut target = literal.join("/");
-                if pattern.starts_with('/') && !target.starts_with('/') {
-                    target.insert(0, '/');
-                }
-                let dir = Path::new(base).join(target);
+                let dir = Path::new(base).join(literal.join("/"));
                 paths_subject(&[dir.to_string_lossy().as_ref()], &cwd, home, how, true)
             }
             "Grep" | "LS" => {
-                let base = str_field("path").unwrap_or(".");
+                let base = tool_paths::search_dir(str_field("path")).unwrap_or(".");
                 paths_subject(&[base], &cwd, home, how, true)
             }
             t if READ_TOOLS.contains(&t) || EDIT_TOOLS.contains(&t) => {
@@ -150,7 +150,7 @@ impl Request {
                     "file_path"
                 };
                 match str_field(field) {
-                    Some(p) => paths_subject(&[p], &cwd, home, how, false),
+                    Some(p) => paths_subject(&[tool_paths::written(p)], &cwd, home, how, false),
                     None => Subject::Invalid(format!("the input has no `{field}` string")),
                 }
             }
@@ -175,6 +175,21 @@ impl Request {
             cwd,
             subject,
             how,
+        }
+    }
+
+    /// A Read of `path`, already resolved: how a file a search found is
+    /// read (its name taken as it is on disk, not as a model wrote it).
+    pub(crate) fn read_of(path: ResolvedPath, policy: &Policy) -> Request {
+        Request {
+            tool: "Read".to_string(),
+            input: serde_json::json!({ "file_path": path.lexical }),
+            cwd: policy.cwd().to_path_buf(),
+            subject: Subject::Paths {
+                targets: vec![path],
+                search: false,
+            },
+            how: policy.resolution,
         }
     }
 

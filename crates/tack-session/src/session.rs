@@ -25,7 +25,7 @@ use crate::interaction::{Headless, Interaction, InteractionPrompter};
 use crate::project::ProjectContext;
 use crate::prompt::{Environment, PromptOptions, SessionPrompt};
 use crate::sources::{
-    Builtins, RustTools, SourceContext, ToolSource, default_sources, source_error,
+    Builtins, LivePolicy, RustTools, SourceContext, ToolSource, default_sources, source_error,
 };
 use crate::subagent::{Link, Wiring};
 use crate::tool_search::{Deferral, DeferralReport, ToolSearchMode};
@@ -293,7 +293,8 @@ fn apply_input_examples(
 /// What a client's own built-in tools and artifact store are made from.
 struct ClientRecipe {
     project: ProjectContext,
-    policy: tack_policy::Policy,
+    /// The session's policy as it stands (shared with its permission stage).
+    policy: LivePolicy,
     /// Whether the session has the built-in tools at all.
     builtins: bool,
     next: std::sync::atomic::AtomicU64,
@@ -339,9 +340,13 @@ impl Session {
         let settings = &project.settings;
         let artifacts = Arc::new(ArtifactStore::for_session(&project.state_dir, &session_id));
         let policy = settings.permissions.policy_for_cwd(&project.cwd)?;
+        // One cell for the permission stage and the tools that apply the
+        // policy themselves (the search tools' filter), so a rule added
+        // during the session reaches both.
+        let live_policy: LivePolicy = Arc::new(std::sync::RwLock::new(policy.clone()));
         let recipe = ClientRecipe {
             project: project.clone(),
-            policy: policy.clone(),
+            policy: Arc::clone(&live_policy),
             builtins: sources.iter().any(|s| s.name() == Builtins::NAME),
             next: std::sync::atomic::AtomicU64::new(1),
         };
@@ -350,6 +355,7 @@ impl Session {
             session_id: &session_id,
             artifacts: &artifacts,
             policy: &policy,
+            live_policy: &live_policy,
             interaction: &interaction,
             events: &events,
         };
@@ -444,8 +450,8 @@ impl Session {
         let prompter: Option<Arc<dyn Prompter>> = interaction
             .can_ask()
             .then(|| Arc::new(InteractionPrompter(Arc::clone(&interaction))) as _);
-        let permission = PolicyStage::new(
-            policy,
+        let permission = PolicyStage::sharing(
+            live_policy,
             project.cwd.clone(),
             project.project_root.clone(),
             prompter,
@@ -483,7 +489,7 @@ impl Session {
         }
         let pipeline = builder.build();
         if let Some(link) = &link {
-            let (project, policy) = (recipe.project.clone(), recipe.policy.clone());
+            let (project, policy) = (recipe.project.clone(), Arc::clone(&recipe.policy));
             let artifacts = Arc::clone(&artifacts);
             let has_builtins = recipe.builtins;
             let sources = sources.clone();

@@ -9,11 +9,11 @@
 //! fixture tools) and [`RustTools`] (tools an embedder wrote).
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
 use tack_mcp::client::{ManagerOptions, McpManager, ProgressSink, StartOutcome};
-use tack_policy::{DecidedBy, Policy, Request, RuleKind, evaluate};
+use tack_policy::Policy;
 use tack_tool::artifacts::ArtifactStore;
 use tack_tool::{Exposure, Tool, ToolRegistry, Typed, TypedTool};
 
@@ -30,10 +30,19 @@ pub struct SourceContext<'a> {
     pub artifacts: &'a Arc<ArtifactStore>,
     /// The session's compiled permission policy.
     pub policy: &'a Policy,
+    /// The same policy as it stands at each moment (rules added or removed
+    /// during the session, the mode): what the permission stage decides
+    /// with, for tools that apply it themselves.
+    pub live_policy: &'a LivePolicy,
     pub interaction: &'a Arc<dyn Interaction>,
     /// The session's events (MCP sampling is recorded there).
     pub events: &'a tack_agent::EventBus,
 }
+
+/// The session's permission policy in a cell shared with its permission
+/// stage ([`tack_agent::permission::PolicyStage::sharing`]), which replaces
+/// it when a rule is added or removed during the session.
+pub type LivePolicy = Arc<RwLock<Policy>>;
 
 /// One tool from a source, with how the model sees it.
 pub struct SourcedTool {
@@ -99,7 +108,7 @@ impl ToolSource for Builtins {
     }
 
     async fn load(&self, cx: &SourceContext<'_>) -> Result<Vec<SourcedTool>> {
-        let tools = Builtins::tools(cx.project, cx.policy, cx.artifacts);
+        let tools = Builtins::tools(cx.project, cx.live_policy, cx.artifacts);
         Ok(tools.into_iter().map(SourcedTool::direct).collect())
     }
 }
@@ -112,7 +121,7 @@ impl Builtins {
     /// read files) and the given artifact store.
     pub(crate) fn tools(
         project: &ProjectContext,
-        policy: &Policy,
+        policy: &LivePolicy,
         artifacts: &Arc<ArtifactStore>,
     ) -> Vec<Arc<dyn Tool>> {
         tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
@@ -120,35 +129,23 @@ impl Builtins {
             artifacts: Arc::clone(artifacts),
             web: project.settings.web_fetch.clone(),
             web_search: project.settings.web_search.clone(),
-            read_filter: read_filter(project, policy),
+            read_filter: read_filter(policy),
             sandbox: project.sandbox(),
         })
     }
 }
 
-/// Read deny and ask rules applied to each file Grep and Glob find, so a
-/// denied `.env` cannot be read through a search. `None` when no such rule
-/// exists (no cost then).
-fn read_filter(
-    project: &ProjectContext,
-    policy: &Policy,
-) -> Option<tack_tools::search::ReadFilter> {
-    let has_read_limits = project
-        .settings
-        .permissions
-        .rules()
-        .iter()
-        .any(|r| r.kind != RuleKind::Allow && r.text.trim_start().starts_with("Read"));
-    if !has_read_limits {
-        return None;
-    }
-    let policy = policy.clone();
-    let cwd = project.cwd.clone();
-    Some(Arc::new(move |path: &Path| {
-        let input = serde_json::json!({ "file_path": path });
-        let decision = evaluate(&Request::resolve("Read", &input, &cwd, &policy), &policy);
-        let by_rule = matches!(decision.why().decided_by, DecidedBy::Rule { .. });
-        !(decision.is_deny() || (decision.is_ask() && by_rule))
+/// The rules applied to each file Grep and Glob find
+/// ([`tack_policy::may_show_found`]: the searching tool's deny and ask
+/// rules and Read's), so a denied `.env` cannot be read, or listed, through
+/// a search. Read from the live policy at each file, so a rule added
+/// during the session (`/permissions deny …`) holds from the next search
+/// on; without any such rule it costs one look at the rule index per file.
+fn read_filter(policy: &LivePolicy) -> Option<tack_tools::search::ReadFilter> {
+    let policy = Arc::clone(policy);
+    Some(Arc::new(move |tool: &str, path: &Path| {
+        let policy = policy.read().unwrap_or_else(|p| p.into_inner());
+        tack_policy::may_show_found(&policy, tool, path)
     }))
 }
 

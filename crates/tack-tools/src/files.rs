@@ -48,7 +48,7 @@ pub use read::{ReadInput, ReadTool};
 pub use state::{FileState, Snapshot};
 pub use write::{WriteInput, WriteTool};
 
-pub(crate) use paths::{missing_path_error, normalize_lexically, plural};
+pub(crate) use paths::{missing_path_error, plural};
 
 /// Read, Write, Edit and NotebookEdit, sharing one new [`FileState`].
 pub fn file_tools() -> Vec<Arc<dyn Tool>> {

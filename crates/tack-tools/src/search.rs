@@ -22,7 +22,7 @@ use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkParallel, Wa
 use tack_tool::{Tool, ToolError, Typed};
 use tokio_util::sync::CancellationToken;
 
-use crate::files::{missing_path_error, normalize_lexically};
+use crate::files::missing_path_error;
 
 mod glob;
 mod grep;
@@ -35,9 +35,11 @@ pub fn search_tools() -> Vec<Arc<dyn Tool>> {
     search_tools_filtered(None)
 }
 
-/// Decides, per file found, whether it may be read: the permission policy's
-/// Read rules (a denied `.env` must not show up in Grep or Glob results).
-pub type ReadFilter = Arc<dyn Fn(&Path) -> bool + Send + Sync>;
+/// Decides, per file found, whether it may be shown: called with the name
+/// of the tool searching ("Grep", "Glob") and the file, it applies the
+/// permission policy's rules for that tool and for Read (a `.env` denied to
+/// Read, or to Grep, must not show up in Grep's results).
+pub type ReadFilter = Arc<dyn Fn(&str, &Path) -> bool + Send + Sync>;
 
 /// Glob and Grep that leave out every file `filter` refuses.
 pub fn search_tools_filtered(filter: Option<ReadFilter>) -> Vec<Arc<dyn Tool>> {
@@ -58,11 +60,12 @@ fn withheld_note(count: usize) -> Option<String> {
 
 fn allowed(
     filter: &Option<ReadFilter>,
+    tool: &str,
     path: &Path,
     withheld: &std::sync::atomic::AtomicUsize,
 ) -> bool {
     match filter {
-        Some(f) if !f(path) => {
+        Some(f) if !f(tool, path) => {
             withheld.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             false
         }
@@ -71,16 +74,19 @@ fn allowed(
 }
 
 /// The directory or file a search starts from: `path` (absolute, or relative
-/// to `cwd`), or `cwd` when it is absent. It must exist.
+/// to `cwd`), or `cwd` when it is absent. It must exist. Read and resolved
+/// as the permission policy reads and resolves it
+/// ([`tack_policy::tool_paths`]: whitespace trimmed, `..` applied where the
+/// symlink before it led), so the tree searched is the one the policy
+/// checked.
 fn search_root(path: Option<&str>, cwd: &Path) -> Result<PathBuf, ToolError> {
-    // Models sometimes spell "no path" as a string.
-    let path = path
-        .map(str::trim)
-        .filter(|p| !p.is_empty() && *p != "null" && *p != "undefined" && *p != ".");
-    let root = normalize_lexically(&match path {
+    let written = match tack_policy::tool_paths::search_dir(path) {
         Some(p) => cwd.join(p),
         None => cwd.to_path_buf(),
-    });
+    };
+    let root = tack_policy::tool_paths::physical(&written, cwd).map_err(|why| {
+        ToolError::InvalidInput(format!("cannot search {}: {why}", written.display()))
+    })?;
     match std::fs::metadata(&root) {
         Ok(_) => Ok(root),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

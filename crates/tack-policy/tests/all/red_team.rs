@@ -3,7 +3,7 @@
 
 use tack_policy::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{Case, case, case_in, run};
+use crate::support::{Case, Fixture, case, case_in, run};
 
 const B: &str = "Bash";
 
@@ -610,4 +610,140 @@ const WHOLE_DIRECTORIES: &[Case] = &[
 #[test]
 fn reading_a_directory_reads_what_is_inside() {
     run(WHOLE_DIRECTORIES);
+}
+
+// F13: `..` is applied where the kernel applies it: after the symlink
+// before it is followed, and, after `..` out of a directory that does not
+// exist, to links that do (`new/../link/f` goes through `link`). The
+// tools resolve with the same function (`tool_paths::physical`).
+
+const EDITS: &[&str] = &[
+    "allow Edit(./**)",
+    "deny Edit(./secrets/**)",
+    "deny Read(./secrets/**)",
+];
+
+const DOTDOT_AFTER_LINKS: &[Case] = &[
+    case(
+        EDITS,
+        "Write",
+        "{project}/nope/../link_to_secrets/new.txt",
+        Deny,
+    ),
+    case(
+        EDITS,
+        "Write",
+        "{project}/a/nope/../../link_to_secrets/x",
+        Deny,
+    ),
+    case(
+        EDITS,
+        "Edit",
+        "{project}/nope/../link_to_secrets/key.txt",
+        Deny,
+    ),
+    case(
+        EDITS,
+        "Read",
+        "{project}/nope/../link_to_secrets/key.txt",
+        Deny,
+    ),
+    case(EDITS, "Grep", "{project}/nope/../link_to_secrets", Deny),
+    case(EDITS, "Glob", "{project}/nope/../link_to_secrets/*", Deny),
+    // Through a link that leads out: `..` goes up from where it led.
+    case(
+        EDITS,
+        "Read",
+        "{project}/outside_link/../project/secrets/key.txt",
+        Deny,
+    ),
+    case(EDITS, "Write", "{project}/outside_link/../x", Ask),
+    // A path that never leaves the project stays allowed.
+    case(EDITS, "Write", "{project}/nope/../src/new.rs", Allow),
+    case(
+        EDITS,
+        "Write",
+        "{project}/link_to_secrets/../src/new.rs",
+        Allow,
+    ),
+];
+
+#[test]
+fn dotdot_is_applied_where_the_kernel_applies_it() {
+    run(DOTDOT_AFTER_LINKS);
+}
+
+// F14: whitespace around a path is read the same way by the policy and
+// the tools (`tool_paths::written`: trimmed), so ` /etc` is /etc, never a
+// name inside the working directory.
+
+const WHITESPACE: &[Case] = &[
+    case(&[], "Grep", " {root}/outside", Ask),
+    case(&[], "Grep", "{root}/outside\n", Ask),
+    case(&[], "Grep", "\t{root}/outside ", Ask),
+    case(&[], "Glob", " {root}/outside/*", Ask),
+    case(&[], "Glob", "\n{root}/outside/**/*.txt", Ask),
+    case(&[], "Read", " {root}/outside/file.txt", Ask),
+    case(EDITS, "Grep", " {project}/secrets", Deny),
+    case(EDITS, "Glob", " {project}/secrets/*", Deny),
+    case(EDITS, "Read", " {project}/secrets/key.txt", Deny),
+    case(EDITS, "Write", " {project}/secrets/key.txt", Deny),
+    case(EDITS, "Edit", "{project}/secrets/key.txt\n", Deny),
+    // Inside the project, trimmed or not, as before.
+    case(&[], "Grep", " {project}/src ", Allow),
+    case(&[], "Grep", " null ", Allow),
+];
+
+#[test]
+fn whitespace_around_a_path_is_read_as_the_tools_read_it() {
+    run(WHITESPACE);
+}
+
+// F15: a file a search finds meets the deny and ask rules of the tool
+// that searched as well as Read's (`may_show_found`): `Grep(./secrets/**)`
+// keeps secrets/ out of a Grep of the whole project.
+
+#[test]
+fn files_a_search_finds_meet_the_searching_tools_rules() {
+    let fx = Fixture::new();
+    let shown = |rules: &[&str], tool: &str, rel: &str| {
+        tack_policy::may_show_found(&fx.policy(rules), tool, &fx.project.join(rel))
+    };
+    assert!(!shown(
+        &["deny Grep(./secrets/**)"],
+        "Grep",
+        "secrets/key.txt"
+    ));
+    assert!(!shown(
+        &["ask Glob(./secrets/**)"],
+        "Glob",
+        "secrets/key.txt"
+    ));
+    assert!(!shown(
+        &["deny Read(./secrets/**)"],
+        "Glob",
+        "secrets/key.txt"
+    ));
+    assert!(!shown(
+        &["deny Read(./secrets/**)"],
+        "Grep",
+        "secrets/key.txt"
+    ));
+    assert!(!shown(&["deny Read"], "Grep", "src/main.rs"));
+    // Found through a link, the file is where the link leads.
+    assert!(!shown(
+        &["deny Grep(./secrets/**)"],
+        "Grep",
+        "link_to_secrets/key.txt"
+    ));
+    // Another tool's rule is not this one's; other files are shown.
+    assert!(shown(
+        &["deny Grep(./secrets/**)"],
+        "Glob",
+        "secrets/key.txt"
+    ));
+    assert!(shown(&["deny Grep(./secrets/**)"], "Grep", "src/main.rs"));
+    // A whole-tool ask decided the search itself (answered yes).
+    assert!(shown(&["ask Grep"], "Grep", "secrets/key.txt"));
+    assert!(shown(&[], "Grep", "secrets/key.txt"));
 }

@@ -14,18 +14,33 @@ use crate::support::{Project, client, results_of};
 /// Run one headless session in which the model asks for each command in
 /// turn; the results, in order.
 async fn run_commands(project: &Project, commands: &[&str]) -> Vec<ToolResultBlock> {
+    let calls: Vec<(&str, Value)> = commands
+        .iter()
+        .map(|c| ("Bash", json!({"command": c})))
+        .collect();
+    run_calls(&project.context(), &calls, |_| {}).await
+}
+
+/// Run one headless session in `ctx` in which the model makes each call in
+/// turn, after `first` did what it does to the session; the results, in
+/// order.
+async fn run_calls(
+    ctx: &tack_session::ProjectContext,
+    calls: &[(&str, Value)],
+    first: impl FnOnce(&Session),
+) -> Vec<ToolResultBlock> {
     let mock = MockServer::start().await;
-    let mut steps: Vec<Step> = commands
+    let mut steps: Vec<Step> = calls
         .iter()
         .enumerate()
-        .map(|(i, c)| Step::tool_use(format!("t{i}"), "Bash", json!({"command": c})))
+        .map(|(i, (tool, input))| Step::tool_use(format!("t{i}"), *tool, input.clone()))
         .collect();
     steps.push(Step::text("done"));
     mock.push_all(steps);
-    let ctx = project.context();
-    let session = Session::assemble(&ctx, SessionOptions::new("red"))
+    let session = Session::assemble(ctx, SessionOptions::new("red"))
         .await
         .unwrap();
+    first(&session);
     let mut agent = session.agent(client(&mock).await, Default::default());
     let out = agent
         .run(
@@ -35,7 +50,7 @@ async fn run_commands(project: &Project, commands: &[&str]) -> Vec<ToolResultBlo
         .await;
     assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
     let messages = agent.messages();
-    (0..commands.len())
+    (0..calls.len())
         .map(|i| results_of(&messages[2 + 2 * i])[0].clone())
         .collect()
 }
@@ -306,4 +321,241 @@ fn mcp_server_names_that_would_make_tool_names_ambiguous_are_refused_naming_the_
         "{errors:#?}"
     );
     assert!(about("db.").contains("ends in `_`"), "{errors:#?}");
+}
+
+/// A project in `<temp>/proj` (so `..` out of it stays in the temp
+/// directory), with `permissions`; its context and the temp directory.
+fn nested_project(
+    permissions: Value,
+) -> (Project, tack_session::ProjectContext, std::path::PathBuf) {
+    let project = Project::new();
+    project.write(
+        "proj/.tack/settings.json",
+        &json!({ "permissions": permissions }).to_string(),
+    );
+    let ctx = tack_session::ProjectContext::load_with(
+        &project.path().join("proj"),
+        project.state.path().to_owned(),
+        tack_policy::LoadOptions::default(),
+    )
+    .unwrap();
+    let top = project.path();
+    (project, ctx, top)
+}
+
+// F13: `..` after a symlink goes up from where the link led (the kernel's
+// reading), in the policy and in the tools alike: a tool that dropped
+// `link/..` by hand wrote or searched where the policy never looked.
+
+#[tokio::test]
+async fn f13_tools_take_dotdot_after_a_symlink_where_the_policy_checked_it() {
+    let (project, ctx, top) = nested_project(json!({
+        "allow": ["Edit(./**)"],
+        "deny": ["Edit(./locked/**)"]
+    }));
+    let proj = top.join("proj");
+    project.write("proj/locked/keep", "keep\n");
+    project.write("etc/passwd", "root:SECRET-OUTSIDE\n");
+    std::fs::create_dir_all(proj.join("a/b/c")).unwrap();
+    std::fs::create_dir_all(proj.join("d1/d2/d3/d4/d5/d6")).unwrap();
+    std::fs::create_dir_all(top.join("outside")).unwrap();
+    std::os::unix::fs::symlink(proj.join("a/b/c"), proj.join("link")).unwrap();
+    std::os::unix::fs::symlink(proj.join("a/b"), proj.join("link2")).unwrap();
+    std::os::unix::fs::symlink("locked", proj.join("x")).unwrap();
+    std::os::unix::fs::symlink(proj.join("d1/d2/d3/d4/d5/d6"), proj.join("deep")).unwrap();
+    let at = |rel: &str| format!("{}/{rel}", proj.display());
+    let results = run_calls(
+        &ctx,
+        &[
+            (
+                "Write",
+                json!({"file_path": at("link/../../outside/pwned"), "content": "x"}),
+            ),
+            (
+                "Write",
+                json!({"file_path": at("link2/../x/keep"), "content": "overwritten"}),
+            ),
+            (
+                "Write",
+                json!({"file_path": at("missing/../x/keep"), "content": "overwritten"}),
+            ),
+            (
+                "Grep",
+                json!({"pattern": "^root:", "path": at("deep/../../etc"), "glob": "passwd",
+                       "output_mode": "content"}),
+            ),
+            (
+                "Glob",
+                json!({"pattern": "passwd", "path": at("deep/../../etc")}),
+            ),
+            ("Glob", json!({"pattern": at("deep/../../etc/pass*")})),
+        ],
+        |_| {},
+    )
+    .await;
+    assert_eq!(leaks(&results), None, "a file outside was printed");
+    for r in &results[3..] {
+        assert!(!r.text().contains("etc/passwd"), "{}", r.text());
+    }
+    // Written where the kernel goes, which the policy checked.
+    assert!(!results[0].is_error, "{}", results[0].text());
+    assert!(!top.join("outside/pwned").exists(), "written outside");
+    assert!(proj.join("a/outside/pwned").exists());
+    assert!(!results[1].is_error, "{}", results[1].text());
+    assert_eq!(
+        std::fs::read_to_string(proj.join("a/x/keep")).unwrap(),
+        "overwritten"
+    );
+    // `x` is followed after `..` out of a missing directory: locked.
+    assert!(results[2].is_error, "{}", results[2].text());
+    assert_eq!(
+        std::fs::read_to_string(proj.join("locked/keep")).unwrap(),
+        "keep\n"
+    );
+}
+
+// F14: whitespace around a path is read the same way by the policy and
+// the tools (trimmed), so ` /etc` is /etc for both, never a name inside
+// the working directory.
+
+#[tokio::test]
+async fn f14_a_path_with_whitespace_is_checked_as_the_tool_reads_it() {
+    let (project, ctx, top) = nested_project(json!({
+        "deny": ["Read(./secrets/**)"]
+    }));
+    project.write("outside/s.txt", "SECRET-OUTSIDE\n");
+    project.write("proj/secrets/key.txt", "SECRET-KEY\n");
+    let outside = top.join("outside");
+    let secrets = top.join("proj/secrets");
+    let results = run_calls(
+        &ctx,
+        &[
+            (
+                "Grep",
+                json!({"pattern": "SECRET", "path": format!(" {}", outside.display()),
+                       "output_mode": "content"}),
+            ),
+            (
+                "Grep",
+                json!({"pattern": "SECRET", "path": format!("{}\n", outside.display()),
+                       "output_mode": "content"}),
+            ),
+            (
+                "Glob",
+                json!({"pattern": format!(" {}/*", outside.display())}),
+            ),
+            (
+                "Glob",
+                json!({"pattern": "*", "path": format!("\t{}", outside.display())}),
+            ),
+            (
+                "Grep",
+                json!({"pattern": "SECRET", "path": format!(" {}", secrets.display()),
+                       "output_mode": "content"}),
+            ),
+            (
+                "Read",
+                json!({"file_path": format!(" {}/key.txt", secrets.display())}),
+            ),
+        ],
+        |_| {},
+    )
+    .await;
+    assert_eq!(leaks(&results), None, "a secret was printed");
+    for r in &results {
+        assert!(r.is_error, "{}", r.text());
+        assert!(!r.text().contains("s.txt"), "{}", r.text());
+    }
+}
+
+// F15: a search tool's own deny and ask rules hold for every file it
+// finds, as Read's do: `Grep(./secrets/**)` keeps secrets/ out of a Grep
+// of the whole project.
+
+#[tokio::test]
+async fn f15_rules_of_the_searching_tool_hold_for_the_files_it_finds() {
+    let project = project(json!({
+        "deny": ["Grep(./secrets/**)", "Glob(./secrets/**)"]
+    }));
+    project.write("secrets/key.txt", "SECRET-KEY\n");
+    project.write("sub/readme.txt", "SECRET-FREE hello\n");
+    let results = run_calls(
+        &project.context(),
+        &[
+            (
+                "Grep",
+                json!({"pattern": "SECRET", "path": ".", "output_mode": "content"}),
+            ),
+            ("Grep", json!({"pattern": "SECRET"})),
+            ("Glob", json!({"pattern": "**/*.txt"})),
+            // Another tool's rule is not this one's.
+            ("Glob", json!({"pattern": "secrets/*"})),
+        ],
+        |_| {},
+    )
+    .await;
+    assert!(
+        !results[0].text().contains("SECRET-KEY"),
+        "{}",
+        results[0].text()
+    );
+    assert!(results[0].text().contains("hello"), "{}", results[0].text());
+    assert!(
+        !results[1].text().contains("key.txt"),
+        "{}",
+        results[1].text()
+    );
+    assert!(
+        results[1].text().contains("readme.txt"),
+        "{}",
+        results[1].text()
+    );
+    assert!(
+        !results[2].text().contains("key.txt"),
+        "{}",
+        results[2].text()
+    );
+    assert!(
+        results[2].text().contains("readme.txt"),
+        "{}",
+        results[2].text()
+    );
+    assert!(results[3].is_error, "{}", results[3].text());
+}
+
+// F16: a rule added during the session (`/permissions deny …`) holds for
+// the files the search tools find from then on, not only for the calls.
+
+#[tokio::test]
+async fn f16_a_rule_added_during_the_session_holds_for_what_searches_find() {
+    let project = project(json!({}));
+    project.write("secrets/key.txt", "SECRET-KEY\n");
+    project.write("sub/readme.txt", "hello\n");
+    let results = run_calls(
+        &project.context(),
+        &[
+            (
+                "Grep",
+                json!({"pattern": "SECRET", "path": ".", "output_mode": "content"}),
+            ),
+            ("Glob", json!({"pattern": "**/*.txt"})),
+        ],
+        |session| {
+            session
+                .add_permission_rule(tack_protocol::Verdict::Deny, "Read(./secrets/**)")
+                .unwrap();
+        },
+    )
+    .await;
+    assert_eq!(leaks(&results), None, "a secret was printed");
+    assert!(
+        !results[1].text().contains("key.txt"),
+        "{}",
+        results[1].text()
+    );
+    assert!(
+        results[1].text().contains("readme.txt"),
+        "{}",
+        results[1].text()
+    );
 }

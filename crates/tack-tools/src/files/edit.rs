@@ -106,7 +106,7 @@ impl TypedTool for EditTool {
 }
 
 fn edit_file(state: &FileState, path: &Path, input: &EditInput) -> Result<ToolOutput, ToolError> {
-    let (target, exists) = canonical(path).map_err(|e| io_error("edit", path, &e))?;
+    let (target, exists) = canonical(path)?;
     if !exists {
         if !input.old_string.is_empty() {
             let ToolError::Unavailable(msg) = missing_path_error(path, "File") else {

@@ -158,7 +158,7 @@ fn edit_notebook(
     path: &Path,
     input: &NotebookEditInput,
 ) -> Result<ToolOutput, ToolError> {
-    let (target, exists) = canonical(path).map_err(|e| io_error("edit", path, &e))?;
+    let (target, exists) = canonical(path)?;
     if !exists {
         return Err(missing_path_error(path, "Notebook"));
     }

@@ -10,10 +10,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tack_tool::ToolError;
 use tokio_util::sync::CancellationToken;
 
-/// Checks that `raw` (the value of input field `field`) is an absolute path.
-/// A relative path is refused with the absolute path it would be under `cwd`.
+/// Checks that `raw` (the value of input field `field`), read as the
+/// permission policy reads it ([`tack_policy::tool_paths::written`]:
+/// surrounding whitespace dropped), is an absolute path. A relative path is
+/// refused with the absolute path it would be under `cwd`.
 pub(crate) fn require_absolute(field: &str, raw: &str, cwd: &Path) -> Result<PathBuf, ToolError> {
-    if raw.trim().is_empty() {
+    let raw = tack_policy::tool_paths::written(raw);
+    if raw.is_empty() {
         return Err(ToolError::InvalidInput(format!(
             "{field} is empty: give the absolute path of a file, e.g. {}",
             cwd.join("README.md").display()
@@ -34,8 +37,10 @@ pub(crate) fn require_absolute(field: &str, raw: &str, cwd: &Path) -> Result<Pat
     )))
 }
 
-/// Removes `.` and resolves `..` without touching the file system.
-pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+/// Removes `.` and resolves `..` without touching the file system: for the
+/// path a message suggests, never for one a tool opens (that is
+/// [`canonical`], which goes where the kernel goes).
+fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {
@@ -51,24 +56,16 @@ pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
-/// The canonical form of `path` (symlinks and `..` resolved) and whether it
-/// exists. For a path that does not exist yet, the nearest existing ancestor
-/// is canonicalised and the rest appended.
-pub(crate) fn canonical(path: &Path) -> io::Result<(PathBuf, bool)> {
-    match fs::canonicalize(path) {
-        Ok(p) => Ok((p, true)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let normalized = normalize_lexically(path);
-            for ancestor in normalized.ancestors().skip(1) {
-                if let Ok(base) = fs::canonicalize(ancestor) {
-                    let rest = normalized.strip_prefix(ancestor).unwrap_or(&normalized);
-                    return Ok((base.join(rest), false));
-                }
-            }
-            Err(e)
-        }
-        Err(e) => Err(e),
-    }
+/// Where the kernel finds `path` (absolute) and whether it exists: the
+/// permission policy's resolution ([`tack_policy::tool_paths::physical`]),
+/// so the file written is the file the policy checked. `..` goes up from
+/// where the symlink before it led; what does not exist yet is appended as
+/// written.
+pub(crate) fn canonical(path: &Path) -> Result<(PathBuf, bool), ToolError> {
+    let target = tack_policy::tool_paths::physical(path, Path::new("/"))
+        .map_err(|why| ToolError::InvalidInput(format!("cannot use {}: {why}", path.display())))?;
+    let exists = fs::symlink_metadata(&target).is_ok();
+    Ok((target, exists))
 }
 
 /// The error for a path that does not exist, with close names from the same

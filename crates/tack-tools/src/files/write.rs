@@ -83,7 +83,7 @@ fn write_file(state: &FileState, path: &Path, content: &[u8]) -> Result<ToolOutp
             path.display()
         )));
     }
-    let (target, exists) = canonical(path).map_err(|e| io_error("write", path, &e))?;
+    let (target, exists) = canonical(path)?;
     let existing = if exists {
         let meta = std::fs::metadata(&target).map_err(|e| io_error("write", path, &e))?;
         check_replaceable(state, path, &target, &meta, None)?;

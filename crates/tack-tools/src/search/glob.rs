@@ -1,6 +1,6 @@
 //! Glob: files whose path matches a glob pattern, newest first.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use async_trait::async_trait;
@@ -87,7 +87,10 @@ impl TypedTool for GlobTool {
     }
 
     async fn call(&self, input: GlobInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
-        let (base, pattern) = split_pattern(&input.pattern, input.path.as_deref());
+        // Split as the permission policy splits it, so the directory walked is
+        // the one it checked.
+        let (base, pattern) =
+            tack_policy::tool_paths::split_glob(&input.pattern, input.path.as_deref());
         let root = search_root(base.as_deref(), &ctx.cwd)?;
         if !root.is_dir() {
             return Err(ToolError::InvalidInput(format!(
@@ -133,7 +136,8 @@ impl TypedTool for GlobTool {
                             return WalkState::Continue;
                         }
                         let relative = entry.path().strip_prefix(root).unwrap_or(entry.path());
-                        if glob.is_match(relative) && super::allowed(filter, entry.path(), withheld)
+                        if glob.is_match(relative)
+                            && super::allowed(filter, "Glob", entry.path(), withheld)
                         {
                             let mtime = std::fs::metadata(entry.path())
                                 .and_then(|m| m.modified())
@@ -216,48 +220,4 @@ fn render(
             "truncated": found.len() > MAX_RESULTS,
         }))
         .with_response(response)
-}
-
-/// An absolute pattern such as "/repo/src/**/*.rs" is split into a base
-/// directory ("/repo/src") and a relative pattern ("**/*.rs"); it overrides
-/// `path`. A leading "./" is dropped.
-fn split_pattern(pattern: &str, path: Option<&str>) -> (Option<String>, String) {
-    let pattern = pattern.trim();
-    if !pattern.starts_with('/') {
-        let relative = pattern.strip_prefix("./").unwrap_or(pattern);
-        return (path.map(str::to_owned), relative.to_owned());
-    }
-    let is_glob = |s: &str| s.contains(['*', '?', '[', '{']);
-    let parts: Vec<&str> = Path::new(pattern)
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => s.to_str(),
-            _ => None,
-        })
-        .collect();
-    let literal = parts
-        .iter()
-        .take(parts.len().saturating_sub(1))
-        .take_while(|p| !is_glob(p))
-        .count();
-    let base = format!("/{}", parts[..literal].join("/"));
-    (Some(base), parts[literal..].join("/"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn absolute_patterns_split_at_the_first_glob() {
-        assert_eq!(
-            split_pattern("/repo/src/**/*.rs", Some("/ignored")),
-            (Some("/repo/src".into()), "**/*.rs".into())
-        );
-        assert_eq!(
-            split_pattern("/repo/Cargo.toml", None),
-            (Some("/repo".into()), "Cargo.toml".into())
-        );
-        assert_eq!(split_pattern("./src/*.rs", None), (None, "src/*.rs".into()));
-    }
 }

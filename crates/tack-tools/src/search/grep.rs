@@ -276,7 +276,7 @@ impl Search {
             let (filter, withheld) = (&self.filter, &withheld);
             move |entry: ignore::DirEntry, local: &mut Vec<Hit>| {
                 if entry.file_type().is_some_and(|t| t.is_file())
-                    && super::allowed(filter, entry.path(), withheld)
+                    && super::allowed(filter, "Grep", entry.path(), withheld)
                 {
                     match search_file(&mut searcher, &matcher, mode, entry.path(), stored) {
                         Ok(Some(mut hit)) => {

@@ -638,6 +638,50 @@ async fn write_creates_files_and_parent_directories() {
     assert_eq!(names, vec![std::ffi::OsString::from("new.txt")]);
 }
 
+/// `..` after a symlink goes up from where the link leads, as the kernel
+/// goes (and as the permission policy resolves the path): Write creates
+/// the file there, never where dropping `link/..` by hand would put it.
+#[tokio::test]
+async fn write_takes_dotdot_after_a_symlink_where_the_kernel_does() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.path("proj/a/b/c")).unwrap();
+    std::fs::create_dir_all(env.path("outside")).unwrap();
+    std::os::unix::fs::symlink(env.path("proj/a/b/c"), env.path("proj/link")).unwrap();
+    let written = env.path("proj/link/../../outside/pwned");
+    env.ok("Write", json!({"file_path": written, "content": "x"}))
+        .await;
+    assert!(!env.path("outside/pwned").exists());
+    assert_eq!(
+        std::fs::read_to_string(env.path("proj/a/outside/pwned")).unwrap(),
+        "x"
+    );
+
+    // A link after the `..` is followed from where the `..` landed.
+    let locked = env.put("proj/locked/keep", "keep\n");
+    std::os::unix::fs::symlink(env.path("proj/a/b"), env.path("proj/link2")).unwrap();
+    std::os::unix::fs::symlink("locked", env.path("proj/x")).unwrap();
+    let written = env.path("proj/link2/../x/keep");
+    env.ok("Write", json!({"file_path": written, "content": "new"}))
+        .await;
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "keep\n");
+    assert_eq!(
+        std::fs::read_to_string(env.path("proj/a/x/keep")).unwrap(),
+        "new"
+    );
+
+    // A missing directory and `..` back out of it: the link after them is
+    // still followed, so an existing file there needs a Read first.
+    let written = env.path("proj/missing/../x/keep");
+    let err = env
+        .err("Write", json!({"file_path": written, "content": "gone"}))
+        .await;
+    assert!(
+        message(&err).contains("has not been read in this session"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "keep\n");
+}
+
 #[tokio::test]
 async fn write_refuses_an_existing_file_that_was_never_read() {
     let env = Env::new();

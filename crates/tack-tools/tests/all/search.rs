@@ -647,3 +647,32 @@ async fn reads_and_searches_stop_when_cancelled() {
             .ends_with("a.txt")
     );
 }
+
+/// `..` after a symlink goes up from where the link leads, as the kernel
+/// goes (and as the permission policy resolves the path): `deep/../..`
+/// is two levels above the link's target, not the directory above `deep`.
+#[tokio::test]
+async fn grep_and_glob_take_dotdot_after_a_symlink_where_the_kernel_does() {
+    let env = Env::new();
+    let inside = env.put("proj/d1/d2/d3/d4/etc/passwd", "root:inside\n");
+    env.put("etc/passwd", "root:outside\n");
+    std::os::unix::fs::symlink(env.path("proj/d1/d2/d3/d4/d5/d6"), env.path("proj/deep")).unwrap();
+    std::fs::create_dir_all(env.path("proj/d1/d2/d3/d4/d5/d6")).unwrap();
+    let dir = format!("{}/proj/deep/../../etc", env.root.display());
+    let out = env
+        .ok(
+            "Grep",
+            json!({"pattern": "^root:", "path": dir, "glob": "passwd", "output_mode": "content"}),
+        )
+        .await;
+    assert!(out.contains("root:inside"), "{out}");
+    assert!(!out.contains("root:outside"), "{out}");
+    let out = env
+        .ok("Glob", json!({"pattern": "passwd", "path": dir}))
+        .await;
+    assert_eq!(lines(&out), [inside.to_str().unwrap()]);
+    let out = env
+        .ok("Glob", json!({"pattern": format!("{dir}/pass*")}))
+        .await;
+    assert_eq!(lines(&out), [inside.to_str().unwrap()]);
+}
