@@ -320,6 +320,15 @@ impl Analyzer {
         if let Some(runner) = runner_of(&base, argv) {
             return self.package_runner(argv, runner);
         }
+        if terminal_multiplexer_runs(&base, argv) {
+            // `tmux new -d 'rm x'`, `tmux send-keys 'rm x' Enter`, `screen
+            // -dm rm x`: a shell in another terminal runs it.
+            self.emit(argv);
+            return self.opaque(
+                argv,
+                "it runs commands (or types them) in a shell of another terminal",
+            );
+        }
         if matches!(base.as_str(), "at" | "batch")
             && !argv[1..].iter().any(|w| {
                 matches!(
@@ -1978,5 +1987,55 @@ impl Analyzer {
         self.argv(argv[start..].to_vec());
         self.runner_depth -= 1;
         self.outer.pop();
+    }
+}
+
+/// Whether `tmux` or `screen` is asked to run a command or type into a
+/// shell, rather than to list or show what there is.
+fn terminal_multiplexer_runs(base: &str, argv: &[WordVal]) -> bool {
+    const TMUX_RUNS: &[&str] = &[
+        "new-session",
+        "new",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "send-keys",
+        "send",
+        "respawn-pane",
+        "respawnp",
+        "respawn-window",
+        "respawnw",
+        "run-shell",
+        "run",
+        "if-shell",
+        "if",
+        "pipe-pane",
+        "pipep",
+        "source-file",
+        "source",
+        "display-popup",
+        "popup",
+        "command-prompt",
+        "confirm-before",
+        "confirm",
+        "bind-key",
+        "bind",
+        "set-hook",
+        "set-option",
+        "set",
+        "set-environment",
+        "setenv",
+    ];
+    let words = || argv[1..].iter().map(|w| w.literal.as_deref());
+    match base {
+        // No command at all starts a new session; any word computed at run
+        // time may be one that runs.
+        "tmux" => {
+            argv.len() == 1
+                || words().any(|w| w.is_none_or(|w| TMUX_RUNS.contains(&w) || w.contains(';')))
+        }
+        "screen" => !words().all(|w| matches!(w, Some("-ls" | "-list" | "-v" | "--version"))),
+        _ => false,
     }
 }

@@ -331,6 +331,13 @@ const PACKAGE_RUNNERS: &[Case] = &[
     case(ALL_BUT_RM, B, "nix-shell -p hello --run 'rm x'", Deny),
     case(ALL_BUT_RM, B, "echo 'rm x' | at now", Ask),
     case(ALL_BUT_RM, B, "at -l", Allow),
+    case(ALL_BUT_RM, B, "tmux new-session -d 'rm x'", Ask),
+    case(ALL_BUT_RM, B, "tmux send-keys -t 0 'rm x' Enter", Ask),
+    case(ALL_BUT_RM, B, "tmux", Ask),
+    case(ALL_BUT_RM, B, "screen -dm rm x", Ask),
+    case(ALL_BUT_RM, B, "tmux ls", Allow),
+    case(ALL_BUT_RM, B, "tmux capture-pane -p -t 0", Allow),
+    case(ALL_BUT_RM, B, "screen -ls", Allow),
     // The runner's allow is enough for what it runs.
     case(RUNNERS, B, "npx tsc --noEmit", Allow),
     case(RUNNERS, B, "uv run pytest -q", Allow),
