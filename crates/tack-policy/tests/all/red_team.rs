@@ -611,3 +611,73 @@ const WHOLE_DIRECTORIES: &[Case] = &[
 fn reading_a_directory_reads_what_is_inside() {
     run(WHOLE_DIRECTORIES);
 }
+
+// W2: the host the rules match is the host WebFetch connects to. The
+// policy reads a URL with the same WHATWG parser as the tool, so a URL
+// without `//`, with backslashes or an upper-case scheme, or an IPv4
+// address written as IPv6, another number form or a trailing dot, is
+// matched as the address it reaches; a rule is read the same way.
+
+const WEB_DENY_LOCAL: &[&str] = &["allow WebFetch", "deny WebFetch(domain:127.0.0.1)"];
+const WEB_ALLOW_ONE: &[&str] = &["allow WebFetch(domain:example.com)"];
+const WF: &str = "WebFetch";
+
+const URL_SPELLINGS: &[Case] = &[
+    case(WEB_DENY_LOCAL, WF, "http://127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:/127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:\\\\127.0.0.1:18402\\evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:/\\127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "HTTP:/127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "hTtPs:///127.0.0.1/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "  http:/127.0.0.1/evil  ", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://[::ffff:127.0.0.1]:18402/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://[::ffff:7f00:1]:18402/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://127.1:18402/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://2130706433/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://0x7f.0.0.1/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://127.0.0.1./", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://%31%32%37.0.0.1/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://x@127.0.0.1/", Deny),
+    // Other addresses are still the tool-wide rule's.
+    case(WEB_DENY_LOCAL, WF, "http:/127.0.0.2/", Allow),
+    case(WEB_DENY_LOCAL, WF, "http://[::1]/", Allow),
+    // An allow rule for one host does not reach another through them.
+    case(WEB_ALLOW_ONE, WF, "http:/example.com/x", Allow),
+    case(WEB_ALLOW_ONE, WF, "http:\\\\example.com\\x", Allow),
+    case(WEB_ALLOW_ONE, WF, "http:/evil.com/example.com", Ask),
+    case(WEB_ALLOW_ONE, WF, "http:evil.com/example.com", Ask),
+    case(WEB_ALLOW_ONE, WF, "http:\\\\evil.com\\@example.com", Ask),
+];
+
+// Rules written in another form name the same address.
+const RULE_SPELLINGS: &[Case] = &[
+    case(
+        &["allow WebFetch", "deny WebFetch(domain:127.1)"],
+        WF,
+        "http://127.0.0.1/",
+        Deny,
+    ),
+    case(
+        &["allow WebFetch", "deny WebFetch(domain:[::1])"],
+        WF,
+        "http://[0::1]/",
+        Deny,
+    ),
+    case(
+        &["allow WebFetch", "deny WebFetch(domain:Bücher.example)"],
+        WF,
+        "https://xn--bcher-kva.example/",
+        Deny,
+    ),
+];
+
+#[test]
+fn webfetch_urls_are_read_as_the_tool_reads_them() {
+    run(URL_SPELLINGS);
+}
+
+#[test]
+fn webfetch_rules_name_hosts_as_urls_do() {
+    run(RULE_SPELLINGS);
+}
