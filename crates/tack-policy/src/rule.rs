@@ -515,6 +515,30 @@ pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str) -> bool 
     }
 }
 
+/// Whether an MCP rule names the tool `own` of the server `origin` by their
+/// own names: the server as configured, or as its tools' names write it
+/// (characters outside `[A-Za-z0-9_-]` made `_`: a rule cannot write
+/// others), and the tool exactly as the server lists it. A tool whose
+/// model-facing name was cut or suffixed is still the tool a rule names.
+pub(crate) fn mcp_origin_matches(
+    server: &str,
+    tool: Option<&str>,
+    origin: &str,
+    own: &str,
+) -> bool {
+    let sanitized: String = origin
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    sanitized == server && tool.is_none_or(|t| t == own)
+}
+
 /// Split a command-line rule list: commas or whitespace outside parentheses
 /// separate rules (`--allowed-tools "Bash(git log *),Read"`).
 pub fn split_rule_list(list: &str) -> Vec<String> {
