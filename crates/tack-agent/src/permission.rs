@@ -121,6 +121,9 @@ struct Asked {
     /// For a command tool ([`tack_tool::Tool::command_line`]): the argv the
     /// call would run, and whether the tool only reads.
     command: Option<(Vec<String>, bool)>,
+    /// For an MCP tool ([`tack_tool::Tool::mcp_origin`]): its server and its
+    /// own name there, which rules match as well as the name called.
+    mcp: Option<(String, String)>,
 }
 
 impl Asked {
@@ -132,6 +135,10 @@ impl Asked {
                 .tool
                 .command_line(&call.input)
                 .map(|argv| (argv, tool.tool.annotations().read_only)),
+            mcp: tool
+                .tool
+                .mcp_origin()
+                .map(|(server, own)| (server.to_owned(), own.to_owned())),
         }
     }
 
@@ -147,7 +154,13 @@ impl Asked {
                 cwd,
                 policy,
             ),
-            None => Request::resolve(&self.name, &self.input, cwd, policy),
+            None => {
+                let request = Request::resolve(&self.name, &self.input, cwd, policy);
+                match &self.mcp {
+                    Some((server, own)) => request.with_mcp_tool(server, own),
+                    None => request,
+                }
+            }
         }
     }
 }
@@ -624,9 +637,13 @@ impl PolicyStage {
 
 #[async_trait]
 impl PermissionStage for PolicyStage {
-    fn refuses_outright(&self, tool: &str) -> Option<String> {
+    fn refuses_outright(&self, tool: &str, mcp: Option<(&str, &str)>) -> Option<String> {
         let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
-        policy.refuses_tool(tool).map(|rule| rule.text.clone())
+        match mcp {
+            Some((server, own)) => policy.refuses_mcp_tool(tool, server, own),
+            None => policy.refuses_tool(tool),
+        }
+        .map(|rule| rule.text.clone())
     }
 
     async fn decide(

@@ -13,7 +13,7 @@ use crate::decision::{DecidedBy, Decision, Part, Why};
 use crate::mode::Mode;
 use crate::paths::ResolvedPath;
 use crate::policy::{Forms, Policy};
-use crate::request::{Request, Subject};
+use crate::request::{McpOrigin, Request, Subject};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS};
 use crate::shell::{Command, Family, Item, UncertainKind};
 
@@ -76,7 +76,7 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         Subject::Command { given, text, .. } => {
             command_tool(policy, tool, &request.display(), &[given, text])
         }
-        Subject::Tool => other_tool(policy, tool),
+        Subject::Tool => other_tool(policy, tool, request.mcp.as_ref()),
         Subject::Invalid(reason) => invalid(policy, tool, reason),
     };
     // A command tool declared read-only is as a read-only tool.
@@ -314,13 +314,15 @@ fn command_tool(policy: &Policy, tool: &str, subject: &str, texts: &[&str]) -> D
     decide(policy, subject, found, Auto::No, Some(tool.to_string()))
 }
 
-fn other_tool(policy: &Policy, tool: &str) -> Decision {
+/// A tool decided by its name alone; for an MCP tool, `mcp` is its server
+/// and its own name there, which MCP rules match as well as the name.
+fn other_tool(policy: &Policy, tool: &str, mcp: Option<&McpOrigin>) -> Decision {
     let tools = [tool];
-    let mcp = tool.starts_with("mcp__");
+    let is_mcp = tool.starts_with("mcp__") || mcp.is_some();
     let pick = |kind| {
         let whole = policy.tool_rule(kind, &tools);
-        let m = if mcp {
-            policy.mcp_rule(kind, tool)
+        let m = if is_mcp {
+            policy.mcp_rule(kind, tool, mcp)
         } else {
             None
         };

@@ -13,6 +13,7 @@ use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
 use crate::mode::Mode;
 use crate::paths::{self, Resolution, ResolvedPath};
+use crate::request::McpOrigin;
 use crate::rule::{self, Anchor, Level, PathSpec, Source, Target};
 use crate::shell::{self, Item};
 
@@ -525,9 +526,24 @@ impl Policy {
     /// `git_push`), or its MCP server (`mcp__github`, `mcp__github__*`).
     /// Tool search does not offer such a tool.
     pub fn refuses_tool(&self, name: &str) -> Option<&Rule> {
+        self.refuses(name, None)
+    }
+
+    /// [`Policy::refuses_tool`] for a tool of the MCP server `server` whose
+    /// own name there is `tool` (`name` is what the model calls): rules
+    /// naming it by either name refuse it (see [`crate::Request::with_mcp_tool`]).
+    pub fn refuses_mcp_tool(&self, name: &str, server: &str, tool: &str) -> Option<&Rule> {
+        let origin = McpOrigin {
+            server: server.to_string(),
+            tool: tool.to_string(),
+        };
+        self.refuses(name, Some(&origin))
+    }
+
+    fn refuses(&self, name: &str, mcp: Option<&McpOrigin>) -> Option<&Rule> {
         let whole = self.tool_rule(Verdict::Deny, &[name]);
-        let server = if name.starts_with("mcp__") {
-            self.mcp_rule(Verdict::Deny, name)
+        let server = if name.starts_with("mcp__") || mcp.is_some() {
+            self.mcp_rule(Verdict::Deny, name, mcp)
         } else {
             None
         };
@@ -710,11 +726,18 @@ impl Policy {
         !idx.domains_exact.is_empty() || !idx.domains_wild.is_empty()
     }
 
-    /// First MCP rule of `kind` matching the tool name.
-    pub(crate) fn mcp_rule(&self, kind: Verdict, name: &str) -> Option<usize> {
+    /// First MCP rule of `kind` matching the tool name, or, for a tool
+    /// whose server and own name are known (`mcp`), those.
+    pub(crate) fn mcp_rule(
+        &self,
+        kind: Verdict,
+        name: &str,
+        mcp: Option<&McpOrigin>,
+    ) -> Option<usize> {
         self.kind(kind).mcp.iter().copied().find(|&i| {
             matches!(&self.rules.get(i).map(|r| &r.target),
-                Some(Target::Mcp { server, tool }) if rule::mcp_matches(server, tool.as_deref(), name))
+                Some(Target::Mcp { server, tool }) if rule::mcp_matches(server, tool.as_deref(), name)
+                    || mcp.is_some_and(|o| rule::mcp_origin_matches(server, tool.as_deref(), &o.server, &o.tool)))
         })
     }
 

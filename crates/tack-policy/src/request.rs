@@ -25,6 +25,16 @@ pub struct Request {
     pub(crate) subject: Subject,
     /// How its paths were resolved (through the file system or lexically).
     pub(crate) how: Resolution,
+    /// For a tool of an MCP server: the server's name and the tool's own
+    /// name there ([`Request::with_mcp_tool`]).
+    pub(crate) mcp: Option<McpOrigin>,
+}
+
+/// An MCP tool as its server names it, beside the name the model calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct McpOrigin {
+    pub server: String,
+    pub tool: String,
 }
 
 /// What the input names, by tool.
@@ -107,6 +117,7 @@ impl Request {
             cwd: paths::lexical(cwd, Path::new("/")),
             subject,
             how: policy.resolution,
+            mcp: None,
         }
     }
 
@@ -175,6 +186,7 @@ impl Request {
             cwd,
             subject,
             how,
+            mcp: None,
         }
     }
 
@@ -190,7 +202,24 @@ impl Request {
                 search: false,
             },
             how: policy.resolution,
+            mcp: None,
         }
+    }
+
+    /// The request for a tool of an MCP server, `server` as configured and
+    /// `tool` the tool's own name there. The name the model calls (the
+    /// request's tool) is rewritten to fit the model APIs: characters made
+    /// `_`, a long name cut and ended with a hash, a name another tool took
+    /// given a hash suffix. A rule `mcp__server__tool` matches the tool
+    /// under either name, so a deny rule naming a tool holds however its
+    /// model-facing name was rewritten, or whichever tool took the name.
+    #[must_use]
+    pub fn with_mcp_tool(mut self, server: &str, tool: &str) -> Request {
+        self.mcp = Some(McpOrigin {
+            server: server.to_string(),
+            tool: tool.to_string(),
+        });
+        self
     }
 
     /// The tool name.

@@ -428,19 +428,29 @@ impl DomainPattern {
                 "WebFetch rules take `domain:example.com` or `domain:*.example.com`".into(),
             );
         };
-        let host = host.trim().trim_end_matches('.').to_ascii_lowercase();
+        let host = host.trim();
         let (host, subdomains) = match host.strip_prefix("*.") {
-            Some(h) => (h.to_string(), true),
+            Some(h) => (h, true),
             None => (host, false),
         };
-        if host.is_empty()
-            || !host
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_')
-        {
-            return Err(format!(
+        let bad = || {
+            format!(
                 "`{host}` is not a host name (no scheme, path, port or wildcards other than a leading `*.`)"
-            ));
+            )
+        };
+        // Written the way URLs are read ([`url_host`]): `127.1`, `0x7f.0.0.1`
+        // and `127.0.0.1` are one address, `Bücher.example` is
+        // `xn--bcher-kva.example`, so a rule names the host a fetch reaches
+        // however the rule or the URL spells it.
+        let parsed = url::Host::parse(host.trim_end_matches('.')).map_err(|_| bad())?;
+        let host = host_text(&parsed);
+        if host.is_empty()
+            || matches!(parsed, url::Host::Domain(_))
+                && !host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '_')
+        {
+            return Err(bad());
         }
         Ok(DomainPattern { host, subdomains })
     }
@@ -456,23 +466,39 @@ impl DomainPattern {
     }
 }
 
-/// The host of a URL as HTTP clients read it (WHATWG rules: userinfo,
-/// backslashes and percent-encoding cannot disguise it). A bare host is
-/// read as `https://host/`.
+/// The host of a URL exactly as WebFetch reads it: the text trimmed, then
+/// the `url` crate's WHATWG parser, as tack-tools' WebFetch does before it
+/// connects. So userinfo, backslashes, percent-encoding, a missing `//`
+/// (`http:/h`, `http:\\h`, `HTTP:/h`) or a numeric IPv4 form cannot make
+/// the rules see one host while the fetch reaches another. Only text the
+/// parser reads as a relative reference (a bare `example.com/x`, which
+/// WebFetch refuses) is read as `https://example.com/x`.
 pub(crate) fn url_host(url: &str) -> Result<String, String> {
-    let text = if url.contains("://") {
-        url.to_string()
-    } else {
-        format!("https://{url}")
-    };
-    let parsed = url::Url::parse(&text).map_err(|e| format!("cannot read the URL `{url}`: {e}"))?;
+    let text = url.trim();
+    let parsed = match url::Url::parse(text) {
+        Err(url::ParseError::RelativeUrlWithoutBase) => url::Url::parse(&format!("https://{text}")),
+        other => other,
+    }
+    .map_err(|e| format!("cannot read the URL `{url}`: {e}"))?;
     let host = parsed
-        .host_str()
+        .host()
         .ok_or_else(|| format!("the URL `{url}` has no host"))?;
-    Ok(host
-        .trim_end_matches('.')
-        .trim_matches(['[', ']'])
-        .to_ascii_lowercase())
+    Ok(host_text(&host.to_owned()))
+}
+
+/// A host as rules match it: a name lowercased without its final dot, an
+/// IPv4 address dotted, an IPv6 one in brackets, except that an
+/// IPv4-mapped IPv6 address (`[::ffff:127.0.0.1]`), which connects to the
+/// IPv4 address, is that IPv4 address.
+fn host_text(host: &url::Host) -> String {
+    match host {
+        url::Host::Domain(d) => d.trim_end_matches('.').to_ascii_lowercase(),
+        url::Host::Ipv4(v4) => v4.to_string(),
+        url::Host::Ipv6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => format!("[{v6}]"),
+        },
+    }
 }
 
 /// Whether an MCP rule matches a tool name.
@@ -487,6 +513,30 @@ pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str) -> bool 
         None => after.is_empty() || after.starts_with("__"),
         Some(t) => after.strip_prefix("__") == Some(t),
     }
+}
+
+/// Whether an MCP rule names the tool `own` of the server `origin` by their
+/// own names: the server as configured, or as its tools' names write it
+/// (characters outside `[A-Za-z0-9_-]` made `_`: a rule cannot write
+/// others), and the tool exactly as the server lists it. A tool whose
+/// model-facing name was cut or suffixed is still the tool a rule names.
+pub(crate) fn mcp_origin_matches(
+    server: &str,
+    tool: Option<&str>,
+    origin: &str,
+    own: &str,
+) -> bool {
+    let sanitized: String = origin
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    sanitized == server && tool.is_none_or(|t| t == own)
 }
 
 /// Split a command-line rule list: commas or whitespace outside parentheses

@@ -410,7 +410,13 @@ impl Session {
         let tool_search = deferral.apply(&mut registry, window);
         let searchable = registry.has_deferred();
         if searchable {
-            let refused = |name: &str| policy.refuses_tool(name).is_some();
+            let refused = |name: &str| {
+                match registry.get(name).and_then(|t| t.tool.mcp_origin()) {
+                    Some((server, own)) => policy.refuses_mcp_tool(name, server, own),
+                    None => policy.refuses_tool(name),
+                }
+                .is_some()
+            };
             let search = tack_tools::tool_search::tool::ToolSearch::new(&registry, &refused);
             if let Err(e) = registry.register(Arc::new(search)) {
                 interaction.notice(&format!("the ToolSearch tool was left out: {e}"));

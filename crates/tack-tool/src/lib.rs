@@ -418,6 +418,14 @@ pub trait Tool: Send + Sync + 'static {
     fn command_line(&self, _input: &Value) -> Option<Vec<String>> {
         None
     }
+    /// For a tool of an MCP server: the server's name and the tool's own
+    /// name there, which [`Tool::name`] may not spell (it is rewritten to fit
+    /// the model APIs: characters made `_`, cut with a hash, suffixed when
+    /// another tool took it). Permission rules `mcp__server__tool` match the
+    /// tool by these as well as by its name. `None` for every other tool.
+    fn mcp_origin(&self) -> Option<(&str, &str)> {
+        None
+    }
     /// Example inputs, each valid against [`Tool::input_schema`]: sent in
     /// the API's `input_examples` field where the provider has one, and
     /// appended to the description elsewhere. For inputs that are easy to

@@ -86,8 +86,11 @@ pub trait PermissionStage: Send + Sync {
     ) -> Permission;
 
     /// The deny rule that refuses every call of `tool` whatever its input,
-    /// if one does (tool search does not offer that tool). Default: none.
-    fn refuses_outright(&self, _tool: &str) -> Option<String> {
+    /// if one does (tool search does not offer that tool); `mcp`, for an MCP
+    /// tool, is its server and its own name there
+    /// ([`tack_tool::Tool::mcp_origin`]), which rules may name instead.
+    /// Default: none.
+    fn refuses_outright(&self, _tool: &str, _mcp: Option<(&str, &str)>) -> Option<String> {
         None
     }
 }
@@ -527,7 +530,9 @@ impl ToolHost for Pipeline {
     }
 
     fn refused_outright(&self, name: &str) -> bool {
-        self.shared.permission.refuses_outright(name).is_some()
+        let registry = Pipeline::registry(self);
+        let mcp = registry.get(name).and_then(|t| t.tool.mcp_origin());
+        self.shared.permission.refuses_outright(name, mcp).is_some()
     }
 
     fn reveal(&self, names: &[&str]) -> Vec<String> {

@@ -11,6 +11,7 @@ mod support;
 mod command_tools;
 mod hooks_in_the_loop;
 mod loop_tests;
+mod mcp_names;
 mod permission_prompt;
 mod pipeline_stages;
 mod providers_and_retries;

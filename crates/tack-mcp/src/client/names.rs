@@ -5,7 +5,11 @@
 //! ends in `_` + 6 hex digits of a hash of the original pair; a name already
 //! taken by another (server, tool) pair gets the same hash suffix. The rule is
 //! deterministic, so a tool keeps its name from one session to the next (as
-//! long as the colliding set is the same), which keeps prompt caches warm.
+//! long as the colliding set is the same), which keeps prompt caches warm;
+//! of two that collide, the one whose name needed no rewriting keeps the
+//! plain name whatever order the server lists them in ([`naming_order`]).
+//! Permission rules match a tool by its server's names too (tack-tool's
+//! `Tool::mcp_origin`), so no rewriting hides a tool from a rule naming it.
 
 use std::collections::HashMap;
 
@@ -45,6 +49,18 @@ pub fn model_tool_name(server: &str, tool: &str) -> String {
         // `base` is ASCII after sanitising, so byte slicing is safe.
         with_suffix(&base, server, tool)
     }
+}
+
+/// `tools` in the order their names are handed out: first those whose own
+/// name goes into the model-facing name unchanged (`rm_rf`), then those
+/// whose name had to be rewritten (`rm.rf`). So when two collide, the tool
+/// named as written keeps the plain name and the rewritten one gets the
+/// hash suffix, whatever order the server lists them in; the plain name is
+/// what a reader of the list (and of a rule `mcp__srv__rm_rf`) takes it for.
+pub(crate) fn naming_order<T>(tools: &[T], name: impl Fn(&T) -> &str) -> Vec<&T> {
+    let (plain, rewritten): (Vec<&T>, Vec<&T>) =
+        tools.iter().partition(|t| sanitize(name(t)) == name(t));
+    plain.into_iter().chain(rewritten).collect()
 }
 
 /// The names handed out in one session: a name, once given, stays with its
@@ -108,5 +124,25 @@ mod tests {
         assert!(is_valid_tool_name(&b));
         assert_eq!(table.assign("s", "a_b"), b, "stable within a session");
         assert_eq!(table.assign("s", "a.b"), a);
+    }
+
+    #[test]
+    fn a_tool_named_as_written_keeps_the_plain_name_in_any_order() {
+        for listed in [["rm.rf", "rm_rf"], ["rm_rf", "rm.rf"]] {
+            let mut table = NameTable::default();
+            for tool in naming_order(&listed, |t| t) {
+                table.assign("srv", tool);
+            }
+            assert_eq!(
+                table.assign("srv", "rm_rf"),
+                "mcp__srv__rm_rf",
+                "{listed:?}"
+            );
+            let decoy = table.assign("srv", "rm.rf");
+            assert!(
+                decoy.starts_with("mcp__srv__rm_rf_") && decoy.len() == 22,
+                "{decoy}"
+            );
+        }
     }
 }

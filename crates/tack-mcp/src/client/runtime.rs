@@ -21,7 +21,7 @@ use super::config::{ServerConfig, TransportConfig};
 use super::connection::{CallFailure, ConnectArgs, Connection, connect};
 use super::convert::ServerTool;
 use super::error::{ClientError, Result};
-use super::names::{NameTable, model_tool_name};
+use super::names::{NameTable, model_tool_name, naming_order};
 use super::options::ManagerOptions;
 use super::report::ServerState;
 use super::store::{CachedTools, PinCheck, PinnedTool, Pins, now_ms, read_cache, write_cache};
@@ -88,7 +88,7 @@ impl Registry {
         let mut offered = self.offered.lock().unwrap_or_else(PoisonError::into_inner);
         let batch = offered.batch_now();
         let mut added = 0;
-        for tool in tools {
+        for tool in naming_order(tools, |t| &t.name) {
             let key = (runtime.config.name.clone(), tool.name.clone());
             if offered.keys.contains(&key) {
                 continue;
@@ -101,13 +101,11 @@ impl Registry {
             added += 1;
         }
         if added > 0 {
-            // Stable, and only the current batch can move.
+            // Stable, and only the current batch can move. By the names the
+            // model sees: a tool named as written keeps the plain name even
+            // when a rewritten one sorts before it by its own name.
             offered.tools.sort_by(|a, b| {
-                (a.batch, a.runtime.name(), &a.server_tool).cmp(&(
-                    b.batch,
-                    b.runtime.name(),
-                    &b.server_tool,
-                ))
+                (a.batch, a.runtime.name(), &a.name).cmp(&(b.batch, b.runtime.name(), &b.name))
             });
         }
         drop(offered);
@@ -700,6 +698,9 @@ impl Tool for McpTool {
     }
     fn annotations(&self) -> ToolAnnotations {
         self.annotations
+    }
+    fn mcp_origin(&self) -> Option<(&str, &str)> {
+        Some((self.runtime.name(), &self.server_tool))
     }
     /// The call timeout is enforced here (sending notifications/cancelled);
     /// the harness's outer limit leaves room for a lazy start first.

@@ -1,7 +1,9 @@
 //! The classes of holes a red team found, one section per class: each row
 //! is a variant of the class, not only the reported example.
 
-use tack_policy::Verdict::{Allow, Ask, Deny};
+use serde_json::json;
+use tack_policy::Verdict::{self, Allow, Ask, Deny};
+use tack_policy::{Request, evaluate};
 
 use crate::support::{Case, Fixture, case, case_in, run};
 
@@ -746,4 +748,192 @@ fn files_a_search_finds_meet_the_searching_tools_rules() {
     // A whole-tool ask decided the search itself (answered yes).
     assert!(shown(&["ask Grep"], "Grep", "secrets/key.txt"));
     assert!(shown(&[], "Grep", "secrets/key.txt"));
+}
+
+// W2: the host the rules match is the host WebFetch connects to. The
+// policy reads a URL with the same WHATWG parser as the tool, so a URL
+// without `//`, with backslashes or an upper-case scheme, or an IPv4
+// address written as IPv6, another number form or a trailing dot, is
+// matched as the address it reaches; a rule is read the same way.
+
+const WEB_DENY_LOCAL: &[&str] = &["allow WebFetch", "deny WebFetch(domain:127.0.0.1)"];
+const WEB_ALLOW_ONE: &[&str] = &["allow WebFetch(domain:example.com)"];
+const WF: &str = "WebFetch";
+
+const URL_SPELLINGS: &[Case] = &[
+    case(WEB_DENY_LOCAL, WF, "http://127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:/127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:\\\\127.0.0.1:18402\\evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "http:/\\127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "HTTP:/127.0.0.1:18402/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "hTtPs:///127.0.0.1/evil", Deny),
+    case(WEB_DENY_LOCAL, WF, "  http:/127.0.0.1/evil  ", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://[::ffff:127.0.0.1]:18402/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://[::ffff:7f00:1]:18402/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://127.1:18402/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://2130706433/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://0x7f.0.0.1/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://127.0.0.1./", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://%31%32%37.0.0.1/", Deny),
+    case(WEB_DENY_LOCAL, WF, "http://x@127.0.0.1/", Deny),
+    // Other addresses are still the tool-wide rule's.
+    case(WEB_DENY_LOCAL, WF, "http:/127.0.0.2/", Allow),
+    case(WEB_DENY_LOCAL, WF, "http://[::1]/", Allow),
+    // An allow rule for one host does not reach another through them.
+    case(WEB_ALLOW_ONE, WF, "http:/example.com/x", Allow),
+    case(WEB_ALLOW_ONE, WF, "http:\\\\example.com\\x", Allow),
+    case(WEB_ALLOW_ONE, WF, "http:/evil.com/example.com", Ask),
+    case(WEB_ALLOW_ONE, WF, "http:evil.com/example.com", Ask),
+    case(WEB_ALLOW_ONE, WF, "http:\\\\evil.com\\@example.com", Ask),
+];
+
+// Rules written in another form name the same address.
+const RULE_SPELLINGS: &[Case] = &[
+    case(
+        &["allow WebFetch", "deny WebFetch(domain:127.1)"],
+        WF,
+        "http://127.0.0.1/",
+        Deny,
+    ),
+    case(
+        &["allow WebFetch", "deny WebFetch(domain:[::1])"],
+        WF,
+        "http://[0::1]/",
+        Deny,
+    ),
+    case(
+        &["allow WebFetch", "deny WebFetch(domain:Bücher.example)"],
+        WF,
+        "https://xn--bcher-kva.example/",
+        Deny,
+    ),
+];
+
+#[test]
+fn webfetch_urls_are_read_as_the_tool_reads_them() {
+    run(URL_SPELLINGS);
+}
+
+#[test]
+fn webfetch_rules_name_hosts_as_urls_do() {
+    run(RULE_SPELLINGS);
+}
+
+// M3: an MCP rule names a tool by its server and its own name there, not
+// only by the name the model calls, which is rewritten to fit the model
+// APIs: cut with a hash when long, given a hash suffix when another tool
+// took it (`rm.rf` listed before `rm_rf`). A deny rule for the tool holds
+// under any model-facing name; one for a decoy that took the name still
+// holds for the decoy.
+
+/// (rules, model-facing name, server, the tool's own name, verdict)
+type McpCase = (
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    &'static str,
+    Verdict,
+);
+
+const LONG: &str = "delete_every_record_in_the_production_database_right_now_please";
+const MCP_ALL_BUT_LONG: &[&str] = &[
+    "allow mcp__srv",
+    "deny mcp__srv__delete_every_record_in_the_production_database_right_now_please",
+];
+const MCP_ALL_BUT_RM: &[&str] = &["allow mcp__srv", "deny mcp__srv__rm_rf"];
+
+const MCP_NAMES: &[McpCase] = &[
+    (
+        MCP_ALL_BUT_LONG,
+        "mcp__srv__delete_every_record_in_the_production_database__be80ff",
+        "srv",
+        LONG,
+        Deny,
+    ),
+    (
+        MCP_ALL_BUT_RM,
+        "mcp__srv__rm_rf_502c90",
+        "srv",
+        "rm_rf",
+        Deny,
+    ),
+    // The decoy that took the plain name is still denied by it.
+    (MCP_ALL_BUT_RM, "mcp__srv__rm_rf", "srv", "rm.rf", Deny),
+    (MCP_ALL_BUT_RM, "mcp__srv__ls", "srv", "ls", Allow),
+    (MCP_ALL_BUT_RM, "mcp__srv__rm_rf_x", "srv", "rm_rf_x", Allow),
+    // A server whose name has characters a rule cannot write.
+    (
+        &["allow mcp__my_db", "deny mcp__my_db__drop"],
+        "mcp__my_db__drop_1a2b3c",
+        "my.db",
+        "drop",
+        Deny,
+    ),
+    // Another server's tool of that name is not named.
+    (
+        &["deny mcp__other__rm_rf"],
+        "mcp__srv__rm_rf_502c90",
+        "srv",
+        "rm_rf",
+        Ask,
+    ),
+    (
+        &["deny mcp__srv__rm_rf"],
+        "mcp__other__rm_rf",
+        "other",
+        "rm_rf",
+        Ask,
+    ),
+    // Allow and ask rules name it the same way.
+    (
+        &["allow mcp__srv__rm_rf"],
+        "mcp__srv__rm_rf_502c90",
+        "srv",
+        "rm_rf",
+        Allow,
+    ),
+    (
+        &["allow mcp__srv", "ask mcp__srv__rm_rf"],
+        "mcp__srv__rm_rf_502c90",
+        "srv",
+        "rm_rf",
+        Ask,
+    ),
+    // A server name so long that the model-facing name lost its end.
+    (
+        &[
+            "allow mcp__a",
+            "deny mcp__a_very_long_server_name_that_goes_on_and_on_and_on_and_on",
+        ],
+        "mcp__a_very_long_server_name_that_goes_on_and_on_and_on_a_0c3f1e",
+        "a_very_long_server_name_that_goes_on_and_on_and_on_and_on",
+        "x",
+        Deny,
+    ),
+];
+
+#[test]
+fn mcp_rules_name_tools_by_their_servers_names() {
+    let fx = Fixture::new();
+    let mut failures = Vec::new();
+    for (i, (rules, name, server, tool, expect)) in MCP_NAMES.iter().enumerate() {
+        let policy = fx.policy(rules);
+        let request =
+            Request::resolve(name, &json!({}), &fx.project, &policy).with_mcp_tool(server, tool);
+        let got = evaluate(&request, &policy).verdict();
+        if got != *expect {
+            failures.push(format!(
+                "#{i} {name} ({server}: {tool}) with {rules:?}: expected {expect}, got {got}"
+            ));
+        }
+        // What tool search leaves out follows the same rules.
+        let refused = policy.refuses_mcp_tool(name, server, tool).is_some();
+        if refused != (*expect == Deny) {
+            failures.push(format!(
+                "#{i} {name} ({server}: {tool}) with {rules:?}: refused outright: {refused}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -9,7 +9,10 @@
 //! domain. Without a configured backend the tool is not offered at all.
 //!
 //! The backend is the user's own choice of server (often a SearxNG on
-//! localhost), so unlike WebFetch no address check applies to it.
+//! localhost), so unlike WebFetch no address check applies to it. Its
+//! redirects are followed only on the same host, as WebFetch's are: the
+//! Brave key travels in `X-Subscription-Token`, which an HTTP client does
+//! not drop when a redirect leaves the host, as it does `Authorization`.
 //!
 //! ```
 //! use tack_tools::web::search::{SearchProvider, WebSearch, WebSearchOptions};
@@ -32,6 +35,9 @@ use url::Url;
 
 /// Results shown at most.
 pub const MAX_RESULTS: usize = 10;
+
+/// Redirects of the backend followed (on its own host) before giving up.
+const MAX_REDIRECTS: usize = 10;
 /// Characters of one snippet shown.
 pub const MAX_SNIPPET_CHARS: usize = 300;
 /// The Brave Search API's address.
@@ -164,6 +170,19 @@ impl WebSearch {
             .get_or_init(|| {
                 reqwest::Client::builder()
                     .no_proxy()
+                    .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                        let same_host = attempt
+                            .previous()
+                            .last()
+                            .is_some_and(|from| super::follows(from, attempt.url()));
+                        if attempt.previous().len() > MAX_REDIRECTS {
+                            attempt.error("too many redirects")
+                        } else if same_host {
+                            attempt.follow()
+                        } else {
+                            attempt.stop()
+                        }
+                    }))
                     .connect_timeout(self.options.timeout.min(Duration::from_secs(10)))
                     .user_agent(concat!("tack-websearch/", env!("CARGO_PKG_VERSION")))
                     .build()
@@ -296,6 +315,10 @@ impl WebSearch {
             )),
             500..=599 | 408 => ToolError::Transient(format!(
                 "{provider} failed with HTTP {status}; a retry later may work.{excerpt}"
+            )),
+            300..=399 => ToolError::Unavailable(format!(
+                "{provider} answered HTTP {status}, a redirect to another host, which WebSearch does not follow (the request and its API key would go there). The user must fix the configured URL ({}); answer without searching.",
+                self.options.endpoint()
             )),
             _ => ToolError::Unavailable(format!("{provider} answered HTTP {status}.{excerpt}")),
         }

@@ -111,6 +111,12 @@ async fn handle(mut stream: TcpStream, port: u16, hits: Arc<Mutex<Vec<String>>>)
         "/to-v6" => redirect("302 Found", &format!("http://[::1]:{port}/text")),
         "/to-file" => redirect("302 Found", "file:///etc/passwd"),
         "/to-evil" => redirect("302 Found", &format!("http://evil.example:{port}/text")),
+        "/to-other-port" => redirect("302 Found", "http://127.0.0.1:1/text"),
+        "/to-credentials" => redirect(
+            "302 Found",
+            &format!("http://user:pw@127.0.0.1:{port}/text"),
+        ),
+        "/hop-then-away" => redirect("301 Moved Permanently", "/to-private"),
         "/huge" => {
             let header = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -485,25 +491,99 @@ async fn names_are_checked_after_resolution() {
     assert_eq!(body(&ok), "plain ✓ text\n");
 }
 
+/// The text and structured `redirect_url` of a redirect WebFetch did not
+/// follow, asserting it says to call WebFetch again with `target`.
+fn not_followed(out: &ToolOutput, target: &str) -> String {
+    let all = text(out);
+    assert!(
+        all.contains(&format!("call WebFetch again with url \"{target}\"")),
+        "{all}"
+    );
+    assert!(!all.contains("plain ✓ text"), "{all}");
+    assert_eq!(out.structured.as_ref().unwrap()["redirect_url"], target);
+    all
+}
+
+// The red team's case: rules allowed localhost and denied 127.0.0.1, and a
+// redirect from localhost to 127.0.0.1 fetched the denied host. Rules are
+// checked on the URL of a call, so a redirect to another host is returned
+// for a new call, never followed.
 #[tokio::test]
-async fn a_redirect_from_an_allowed_host_to_a_private_name_is_refused() {
+async fn a_redirect_to_another_host_is_returned_not_followed() {
     let server = Server::start().await;
     let port = server.addr.port();
-    let err = fetch(
+    let target = server.url("/text");
+    let out = fetch(
+        &local(),
+        json!({"url": format!("http://localhost:{port}/to-private"), "prompt": "the title"}),
+    )
+    .await
+    .unwrap();
+    let all = not_followed(&out, &target);
+    assert!(
+        all.starts_with(&format!("URL: http://localhost:{port}/to-private\n")),
+        "{all}"
+    );
+    assert!(all.contains("302 Found"), "{all}");
+    assert!(all.contains("\"the title\""), "{all}");
+    assert_eq!(server.hits(), ["/to-private"]);
+
+    // After redirects on the same host, the hop that leaves it stops.
+    let out = fetch(
+        &local(),
+        json!({"url": format!("http://localhost:{port}/hop-then-away")}),
+    )
+    .await
+    .unwrap();
+    let all = not_followed(&out, &target);
+    assert!(
+        all.contains(&format!(
+            "Redirected within the host to: http://localhost:{port}/to-private"
+        )),
+        "{all}"
+    );
+    assert_eq!(
+        out.structured.as_ref().unwrap()["redirects"],
+        json!([format!("http://localhost:{port}/hop-then-away")])
+    );
+
+    // Another port of the same host, or credentials added, is elsewhere too.
+    let out = fetch(&local(), json!({"url": server.url("/to-other-port")}))
+        .await
+        .unwrap();
+    not_followed(&out, "http://127.0.0.1:1/text");
+    let out = fetch(&local(), json!({"url": server.url("/to-credentials")}))
+        .await
+        .unwrap();
+    not_followed(&out, &format!("http://user:pw@127.0.0.1:{port}/text"));
+    assert_eq!(
+        server.hits(),
+        [
+            "/to-private",
+            "/hop-then-away",
+            "/to-private",
+            "/to-other-port",
+            "/to-credentials"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_from_an_allowed_host_to_a_private_name_is_not_followed() {
+    let server = Server::start().await;
+    let port = server.addr.port();
+    let out = fetch(
         &two_hosts(),
         json!({"url": format!("http://docs.example:{port}/to-evil")}),
     )
     .await
-    .unwrap_err();
-    assert!(
-        matches!(&err, ToolError::Denied(m) if m.contains("evil.example")),
-        "{err:?}"
-    );
+    .unwrap();
+    not_followed(&out, &format!("http://evil.example:{port}/text"));
     assert_eq!(server.hits(), ["/to-evil"]);
 }
 
 #[tokio::test]
-async fn a_redirect_from_an_allowed_host_to_a_private_one_is_refused() {
+async fn a_redirect_from_an_allowed_host_to_a_private_one_is_not_followed() {
     let server = Server::start().await;
     let port = server.addr.port();
     let tool = tool(WebFetchOptions {
@@ -518,29 +598,20 @@ async fn a_redirect_from_an_allowed_host_to_a_private_one_is_refused() {
     .await
     .unwrap();
     assert_eq!(body(&ok), "plain ✓ text\n");
-    // but its redirect to 127.0.0.1, [::1] or file: is not followed
-    for (path, expect) in [("/to-private", "127.0.0.1"), ("/to-v6", "::1")] {
-        let err = fetch(
+    // but its redirect to 127.0.0.1, [::1] or file: is returned, not followed
+    for (path, target) in [
+        ("/to-private", format!("http://127.0.0.1:{port}/text")),
+        ("/to-v6", format!("http://[::1]:{port}/text")),
+        ("/to-file", "file:///etc/passwd".to_owned()),
+    ] {
+        let out = fetch(
             &tool,
             json!({"url": format!("http://localhost:{port}{path}")}),
         )
         .await
-        .unwrap_err();
-        assert!(
-            matches!(&err, ToolError::Denied(m) if m.contains(expect)),
-            "{err:?}"
-        );
+        .unwrap();
+        not_followed(&out, &target);
     }
-    let err = fetch(
-        &tool,
-        json!({"url": format!("http://localhost:{port}/to-file")}),
-    )
-    .await
-    .unwrap_err();
-    assert!(
-        matches!(&err, ToolError::InvalidInput(m) if m.contains("file")),
-        "{err:?}"
-    );
     assert_eq!(
         server.hits(),
         ["/text", "/to-private", "/to-v6", "/to-file"]

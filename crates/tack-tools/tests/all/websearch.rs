@@ -88,7 +88,22 @@ async fn serve(mut stream: TcpStream, log: Arc<Mutex<Vec<Seen>>>) {
         headers: headers.clone(),
     });
     let path = target.split('?').next().unwrap_or("");
-    let (status, extra, body) = if path.starts_with("/429") {
+    // `/to/PORT/rest`: a redirect to `rest` on localhost:PORT (another host).
+    let away = target
+        .strip_prefix("/to/")
+        .and_then(|t| t.split_once('/'))
+        .map(|(port, rest)| format!("Location: http://localhost:{port}/{rest}\r\n"));
+    let (status, extra, body) = if let Some(location) = &away {
+        ("302 Found", location.as_str(), String::new())
+    } else if let Some(rest) = target.strip_prefix("/here") {
+        // A redirect on the same host.
+        let location = format!("Location: {rest}\r\n");
+        let response = format!(
+            "HTTP/1.1 302 Found\r\n{location}Content-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        let _ = stream.write_all(response.as_bytes()).await;
+        return;
+    } else if path.starts_with("/429") {
         (
             "429 Too Many Requests",
             "Retry-After: 7\r\n",
@@ -234,6 +249,39 @@ async fn brave_sends_the_key_and_reads_its_answer() {
         "{e}"
     );
     assert_eq!(fake.seen().len(), before, "nothing is sent without a key");
+}
+
+// The Brave key rides in `X-Subscription-Token`, which an HTTP client keeps
+// on a redirect to another host: such a redirect is not followed.
+#[tokio::test]
+async fn a_redirect_to_another_host_is_not_followed_with_the_key() {
+    let fake = Fake::start().await;
+    let elsewhere = Fake::start().await;
+    let mut options = WebSearchOptions::new(
+        SearchProvider::Brave,
+        fake.url(&format!("/to/{}", elsewhere.addr.port())),
+    );
+    options.api_key = Some(KEY.into());
+    let e = call(&tool(options), json!({"query": "tokio"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, ToolError::Unavailable(m) if m.contains("302") && m.contains("does not follow")),
+        "{e}"
+    );
+    assert_eq!(fake.seen().len(), 1);
+    assert!(
+        elsewhere.seen().is_empty(),
+        "the key went to another host: {:?}",
+        elsewhere.seen()
+    );
+    // On the same host a redirect is followed.
+    let mut options = WebSearchOptions::new(SearchProvider::Brave, fake.url("/here"));
+    options.api_key = Some(KEY.into());
+    let out = call(&tool(options), json!({"query": "tokio"}))
+        .await
+        .unwrap();
+    assert!(text(&out).contains("4 results"), "{}", text(&out));
 }
 
 #[tokio::test]

@@ -295,6 +295,28 @@ async fn names_are_sanitised_truncated_and_made_unique() {
         text(&call(&manager, long[0], json!({})).await.unwrap()),
         "long"
     );
+    // The server lists `dotted.name` first, yet `dotted_name`, whose name
+    // needs no rewriting, keeps the plain name (a rule naming it means it).
+    assert_eq!(
+        text(
+            &call(&manager, "mcp__py__dotted_name", json!({}))
+                .await
+                .unwrap()
+        ),
+        "underscore"
+    );
+    // Each tool tells the permission rules its server and own name.
+    assert_eq!(
+        tool(&manager, "mcp__py__dotted_name").mcp_origin(),
+        Some(("py", "dotted_name"))
+    );
+    assert_eq!(
+        tool(&manager, long[0]).mcp_origin(),
+        Some((
+            "py",
+            "a_tool_name_that_is_much_longer_than_the_model_apis_allow_for_names"
+        ))
+    );
     manager.shutdown().await;
 }
 
