@@ -179,6 +179,9 @@ pub struct PolicyStage {
     sandbox: Option<Arc<SandboxPermissions>>,
     /// The mode chosen during the session ([`PolicyStage::set_mode`]).
     mode_override: RwLock<Option<(tack_policy::Mode, tack_policy::Source)>>,
+    /// Per call id, the files its last decision judged
+    /// ([`PermissionStage::take_checked_files`]).
+    checked: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<PathBuf>>>>,
 }
 
 /// The session's own allow rules and the policy they make.
@@ -263,6 +266,7 @@ impl PolicyStage {
             session_rules: RwLock::default(),
             sandbox: None,
             mode_override: RwLock::default(),
+            checked: Arc::default(),
         }
     }
 
@@ -515,10 +519,19 @@ impl PolicyStage {
             let policy = Arc::clone(&self.policy);
             let sandbox = self.sandbox.clone();
             let asked = Asked::new(call, tool);
+            let checked = Arc::clone(&self.checked);
+            let id = call.id.clone();
             move || {
                 let policy = policy.read().unwrap_or_else(|p| p.into_inner());
                 let request = asked.request(&cwd, &policy);
                 let decision = evaluate(&request, &policy);
+                let files = request.checked_files();
+                if !files.is_empty() && !decision.is_deny() {
+                    checked
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id, files);
+                }
                 match &sandbox {
                     Some(sandbox) => sandbox_decision(decision, &request, &policy, sandbox),
                     None => decision,
@@ -637,6 +650,14 @@ impl PolicyStage {
 
 #[async_trait]
 impl PermissionStage for PolicyStage {
+    fn take_checked_files(&self, call_id: &str) -> Vec<PathBuf> {
+        self.checked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(call_id)
+            .unwrap_or_default()
+    }
+
     fn refuses_outright(&self, tool: &str, mcp: Option<(&str, &str)>) -> Option<String> {
         let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
         match mcp {

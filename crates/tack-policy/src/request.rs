@@ -222,6 +222,23 @@ impl Request {
         self
     }
 
+    /// The files the call reads or writes as the rules judged them:
+    /// resolved through the file system (links followed). A tool that
+    /// opens its file after the check can confirm it opened one of these,
+    /// not another that a link swapped in meanwhile. Empty for a search
+    /// (Grep, Glob), a command, a URL.
+    pub fn checked_files(&self) -> Vec<std::path::PathBuf> {
+        match &self.subject {
+            Subject::Paths {
+                targets,
+                search: false,
+            } if self.how == Resolution::FileSystem => {
+                targets.iter().map(|t| t.canonical.clone()).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// The tool name.
     pub fn tool(&self) -> &str {
         &self.tool

@@ -88,6 +88,13 @@ pub struct ToolContext {
     /// would now run elsewhere (another call moved it in between) must not
     /// run the call. `None` outside a pipeline.
     pub checked_dir: Option<PathBuf>,
+    /// The files the permission check judged the call's paths to be
+    /// (links followed). A tool that opens one after the check (Read) must
+    /// confirm it opened one of these: a link replaced in between (by a
+    /// process racing the call) would otherwise lead it to a file no rule
+    /// was asked about. Empty outside a pipeline, and for calls without
+    /// paths.
+    pub checked_files: Vec<PathBuf>,
 }
 
 impl ToolContext {
@@ -106,6 +113,7 @@ impl ToolContext {
             progress: ProgressSink::none(),
             host: HostHandle::none(),
             checked_dir: None,
+            checked_files: Vec::new(),
         }
     }
 

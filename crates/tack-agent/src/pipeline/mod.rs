@@ -93,6 +93,13 @@ pub trait PermissionStage: Send + Sync {
     fn refuses_outright(&self, _tool: &str, _mcp: Option<(&str, &str)>) -> Option<String> {
         None
     }
+
+    /// The files the last decision on the call `call_id` judged its paths
+    /// to be ([`tack_tool::ToolContext::checked_files`]), taken once.
+    /// Default: none.
+    fn take_checked_files(&self, _call_id: &str) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
 }
 
 /// The default permission stage: everything is allowed.

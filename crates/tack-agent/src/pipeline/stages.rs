@@ -111,6 +111,7 @@ impl Pipeline {
             ),
         )
         .await;
+        ctx.checked_files = self.shared.permission.take_checked_files(&call.id);
         // A prompt's wait is the person's time, not the tool's.
         let waited = asked.elapsed().as_millis() as u64;
         audit.permission_wait_ms = (waited > 0).then_some(waited);
@@ -240,6 +241,7 @@ impl Pipeline {
             progress: on_bus.and(options.progress),
             host: HostHandle::new(Arc::new(self.clone()), caller, options.depth),
             checked_dir: None,
+            checked_files: Vec::new(),
         }
     }
 

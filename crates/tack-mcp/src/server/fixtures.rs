@@ -97,6 +97,7 @@ impl ToolHost for RegistryHost {
             progress,
             host: tack_tool::HostHandle::none(),
             checked_dir: None,
+            checked_files: Vec::new(),
         };
         if let Err(e) = tool
             .check_input(&call.input)

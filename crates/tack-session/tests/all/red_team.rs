@@ -559,3 +559,50 @@ async fn f16_a_rule_added_during_the_session_holds_for_what_searches_find() {
         results[1].text()
     );
 }
+
+// F17: a link put in place of a file between the permission check and the
+// read. The check judged `pub.txt` (a plain file); a process racing the
+// calls swaps it for a link to a denied file and back, again and again.
+// Read confirms the file it opened is the file the check judged, so no
+// read ever shows the denied one (before, 3 of 60 did).
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn f17_a_link_swapped_in_after_the_check_is_not_read() {
+    let project = project(json!({ "deny": ["Read(./secrets/**)"] }));
+    project.write("secrets/key.txt", "SECRET-KEY\n");
+    project.write("pub.txt", "public\n");
+    let dir = project.path();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = std::sync::Arc::clone(&stop);
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            let (public, tmp, plain) = (dir.join("pub.txt"), dir.join("tmp"), dir.join("plain"));
+            std::fs::hard_link(&public, &plain).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // The link in the file's place, then the file again.
+                let _ = std::fs::remove_file(&tmp);
+                std::os::unix::fs::symlink(dir.join("secrets/key.txt"), &tmp).unwrap();
+                std::fs::rename(&tmp, &public).unwrap();
+                std::fs::hard_link(&plain, &tmp).unwrap();
+                std::fs::rename(&tmp, &public).unwrap();
+            }
+        })
+    };
+    let calls: Vec<(&str, Value)> = (0..300)
+        .map(|_| ("Read", json!({"file_path": dir.join("pub.txt")})))
+        .collect();
+    let results = run_calls(&project.context(), &calls, |_| {}).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert_eq!(
+        leaks(&results),
+        None,
+        "a secret was read through a swapped link"
+    );
+    // Some reads did go through: the check does not refuse the plain file.
+    assert!(
+        results.iter().any(|r| r.text().contains("public")),
+        "no read of the plain file succeeded"
+    );
+}

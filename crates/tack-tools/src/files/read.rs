@@ -108,14 +108,23 @@ impl TypedTool for ReadTool {
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
         let state = self.state.clone();
         let pages = input.pages;
+        let checked = ctx.checked_files;
         if let Some(meta) = small_file(&path) {
             if ctx.cancel.is_cancelled() {
                 return Err(ToolError::Interrupted("Read was cancelled".into()));
             }
-            return read_file(&state, &path, Some(meta), offset, limit, pages.as_deref());
+            let at = At {
+                path: &path,
+                checked: &checked,
+            };
+            return read_file(&state, at, Some(meta), offset, limit, pages.as_deref());
         }
         blocking("Read", Some(&ctx.cancel), move || {
-            read_file(&state, &path, None, offset, limit, pages.as_deref())
+            let at = At {
+                path: &path,
+                checked: &checked,
+            };
+            read_file(&state, at, None, offset, limit, pages.as_deref())
         })
         .await
     }
@@ -142,14 +151,48 @@ fn small_file(path: &Path) -> Option<std::fs::Metadata> {
 /// See [`small_file`].
 const INLINE_READ_MAX: u64 = 64 * 1024;
 
+/// The file a Read names, and the files the permission check judged it to
+/// be ([`tack_tool::ToolContext::checked_files`]; empty: not checked here).
+#[derive(Clone, Copy)]
+struct At<'a> {
+    path: &'a Path,
+    checked: &'a [std::path::PathBuf],
+}
+
+/// Whether `file` (just opened) is one of the files the permission check
+/// judged: the same file (device and inode) as one of them, looked at
+/// without following a link. A link put in place of the file between the
+/// check and the open (by a process racing the call) leads elsewhere, and
+/// the read stops there. Nothing to compare against: true.
+fn opened_as_checked(file: &File, checked: &[std::path::PathBuf]) -> std::io::Result<bool> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if checked.is_empty() {
+            return Ok(true);
+        }
+        let opened = file.metadata()?;
+        Ok(checked.iter().any(|c| {
+            std::fs::symlink_metadata(c)
+                .is_ok_and(|m| m.dev() == opened.dev() && m.ino() == opened.ino())
+        }))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, checked);
+        Ok(true)
+    }
+}
+
 fn read_file(
     state: &FileState,
-    path: &Path,
+    at: At<'_>,
     meta: Option<std::fs::Metadata>,
     offset: u64,
     limit: u64,
     pages: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
+    let path = at.path;
     let meta = match meta {
         Some(meta) => meta,
         None => std::fs::metadata(path).map_err(|e| io_error("read", path, &e))?,
@@ -167,6 +210,12 @@ fn read_file(
         )));
     }
     let mut file = File::open(path).map_err(|e| io_error("read", path, &e))?;
+    if !opened_as_checked(&file, at.checked).map_err(|e| io_error("read", path, &e))? {
+        return Err(ToolError::Denied(format!(
+            "{} changed between the permission check and the read (a link was put in its place), so it was not read; nothing of it was shown. Read it again if it is meant to be read.",
+            path.display()
+        )));
+    }
     let canonical = canonical_of(&file, path).map_err(|e| io_error("read", path, &e))?;
     let header = read_header(&mut file, meta.len()).map_err(|e| io_error("read", path, &e))?;
     // All of it when the header holds the size the file had (files in /proc

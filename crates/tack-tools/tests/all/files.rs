@@ -220,6 +220,64 @@ async fn read_through_a_linked_directory_counts_for_the_real_path() {
     assert_eq!(std::fs::read_to_string(&real).unwrap(), "beta\n");
 }
 
+/// A Read the permission check judged to be of `checked`.
+async fn read_checked(
+    env: &Env,
+    path: &Path,
+    checked: &[PathBuf],
+) -> Result<ToolOutput, ToolError> {
+    let registered = env.registry.get("Read").unwrap();
+    let mut ctx = env.ctx();
+    ctx.checked_files = checked.to_vec();
+    registered.tool.call(json!({"file_path": path}), ctx).await
+}
+
+#[tokio::test]
+async fn read_opens_only_the_file_the_permission_check_judged() {
+    let env = Env::new();
+    let public = env.put("pub.txt", "public\n");
+    let secret = env.put("secrets/key.txt", "SECRET\n");
+    let link = env.path("link.txt");
+    std::os::unix::fs::symlink(&public, &link).unwrap();
+    // As judged: the file itself, or the file a link leads to.
+    assert!(
+        text(
+            &read_checked(&env, &public, std::slice::from_ref(&public))
+                .await
+                .unwrap()
+        )
+        .contains("public")
+    );
+    assert!(
+        text(
+            &read_checked(&env, &link, std::slice::from_ref(&public))
+                .await
+                .unwrap()
+        )
+        .contains("public")
+    );
+    // A link put in its place after the check: not read.
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let err = read_checked(&env, &link, std::slice::from_ref(&public))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, ToolError::Denied(_)), "{err}");
+    assert!(message(&err).contains("changed between the permission check and the read"));
+    assert!(!message(&err).contains("SECRET"));
+    // The file judged replaced by a link (to the secret): not read either.
+    let moved = env.path("moved.txt");
+    std::fs::rename(&public, &moved).unwrap();
+    std::os::unix::fs::symlink(&secret, &public).unwrap();
+    assert!(
+        read_checked(&env, &public, std::slice::from_ref(&public))
+            .await
+            .is_err()
+    );
+    // Nothing judged (outside a pipeline): read as before.
+    assert!(text(&read_checked(&env, &public, &[]).await.unwrap()).contains("SECRET"));
+}
+
 #[tokio::test]
 async fn read_of_a_100k_line_file_shows_2000_lines_and_how_to_go_on() {
     let env = Env::new();
