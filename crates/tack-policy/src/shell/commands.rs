@@ -621,7 +621,9 @@ impl Analyzer {
         // `X='5 rm'; timeout $X x`: a word computed at run time before the
         // command may become several words (or an option that takes the
         // next one), so which word is the command is not known.
-        if let Some(w) = argv[1..skip]
+        if let Some(w) = argv
+            .get(1..skip)
+            .unwrap_or_default()
             .iter()
             .find(|w| w.literal.is_none() && !w.raw.starts_with('"'))
         {
