@@ -100,13 +100,22 @@ impl TypedTool for EditTool {
         self.validate(&input, &ctx)?;
         let path = require_absolute("file_path", &input.file_path, &ctx.cwd)?;
         let state = self.state.clone();
+        let checked = ctx.checked_files;
         // Not cancellable: an edit is short and must not be left half-reported.
-        blocking("Edit", None, move || edit_file(&state, &path, &input)).await
+        blocking("Edit", None, move || {
+            edit_file(&state, &path, &checked, &input)
+        })
+        .await
     }
 }
 
-fn edit_file(state: &FileState, path: &Path, input: &EditInput) -> Result<ToolOutput, ToolError> {
-    let (target, exists) = canonical(path)?;
+fn edit_file(
+    state: &FileState,
+    path: &Path,
+    checked: &[std::path::PathBuf],
+    input: &EditInput,
+) -> Result<ToolOutput, ToolError> {
+    let (target, exists) = canonical(path, checked)?;
     if !exists {
         if !input.old_string.is_empty() {
             let ToolError::Unavailable(msg) = missing_path_error(path, "File") else {

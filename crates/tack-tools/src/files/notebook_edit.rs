@@ -145,9 +145,10 @@ impl TypedTool for NotebookEditTool {
         self.validate(&input, &ctx)?;
         let path = require_absolute("notebook_path", &input.notebook_path, &ctx.cwd)?;
         let state = self.state.clone();
+        let checked = ctx.checked_files;
         // Not cancellable: an edit is short and must not be left half-reported.
         blocking("NotebookEdit", None, move || {
-            edit_notebook(&state, &path, &input)
+            edit_notebook(&state, &path, &checked, &input)
         })
         .await
     }
@@ -156,9 +157,10 @@ impl TypedTool for NotebookEditTool {
 fn edit_notebook(
     state: &FileState,
     path: &Path,
+    checked: &[std::path::PathBuf],
     input: &NotebookEditInput,
 ) -> Result<ToolOutput, ToolError> {
-    let (target, exists) = canonical(path)?;
+    let (target, exists) = canonical(path, checked)?;
     if !exists {
         return Err(missing_path_error(path, "Notebook"));
     }

@@ -61,9 +61,17 @@ fn normalize_lexically(path: &Path) -> PathBuf {
 /// so the file written is the file the policy checked. `..` goes up from
 /// where the symlink before it led; what does not exist yet is appended as
 /// written.
-pub(crate) fn canonical(path: &Path) -> Result<(PathBuf, bool), ToolError> {
+pub(crate) fn canonical(path: &Path, checked: &[PathBuf]) -> Result<(PathBuf, bool), ToolError> {
     let target = tack_policy::tool_paths::physical(path, Path::new("/"))
         .map_err(|why| ToolError::InvalidInput(format!("cannot use {}: {why}", path.display())))?;
+    // The file the permission check judged (`ToolContext::checked_files`),
+    // or another that a link put in place since leads to: not written.
+    if !checked.is_empty() && !checked.contains(&target) {
+        return Err(ToolError::Denied(format!(
+            "{} changed between the permission check and the write (a link was put in its place), so nothing was written. Write it again if it is meant to be written.",
+            path.display()
+        )));
+    }
     let exists = fs::symlink_metadata(&target).is_ok();
     Ok((target, exists))
 }

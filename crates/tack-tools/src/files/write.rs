@@ -68,22 +68,28 @@ impl TypedTool for WriteTool {
     async fn call(&self, input: WriteInput, ctx: ToolContext) -> Result<ToolOutput, ToolError> {
         let path = require_absolute("file_path", &input.file_path, &ctx.cwd)?;
         let state = self.state.clone();
+        let checked = ctx.checked_files;
         // Not cancellable: a write is short and must not be left half-reported.
         blocking("Write", None, move || {
-            write_file(&state, &path, input.content.as_bytes())
+            write_file(&state, &path, &checked, input.content.as_bytes())
         })
         .await
     }
 }
 
-fn write_file(state: &FileState, path: &Path, content: &[u8]) -> Result<ToolOutput, ToolError> {
+fn write_file(
+    state: &FileState,
+    path: &Path,
+    checked: &[std::path::PathBuf],
+    content: &[u8],
+) -> Result<ToolOutput, ToolError> {
     if path.as_os_str().to_string_lossy().ends_with('/') {
         return Err(ToolError::InvalidInput(format!(
             "{} ends with '/': give the path of a file, not a directory.",
             path.display()
         )));
     }
-    let (target, exists) = canonical(path)?;
+    let (target, exists) = canonical(path, checked)?;
     let existing = if exists {
         let meta = std::fs::metadata(&target).map_err(|e| io_error("write", path, &e))?;
         check_replaceable(state, path, &target, &meta, None)?;

@@ -279,6 +279,49 @@ async fn read_opens_only_the_file_the_permission_check_judged() {
 }
 
 #[tokio::test]
+async fn write_and_edit_change_only_the_file_the_permission_check_judged() {
+    let env = Env::new();
+    let public = env.put("pub.txt", "public\n");
+    let locked = env.put("locked/keep", "keep\n");
+    let call = |tool: &'static str, input: Value, checked: Vec<PathBuf>| {
+        let registered = env.registry.get(tool).unwrap();
+        let mut ctx = env.ctx();
+        ctx.checked_files = checked;
+        registered.tool.call(input, ctx)
+    };
+    env.read(&public).await;
+    // As judged: written.
+    call(
+        "Edit",
+        json!({"file_path": public, "old_string": "public", "new_string": "edited"}),
+        vec![public.clone()],
+    )
+    .await
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&public).unwrap(), "edited\n");
+    // A link put in the file's place after the check leads to another file:
+    // neither Write nor Edit touches it.
+    std::fs::remove_file(&public).unwrap();
+    std::os::unix::fs::symlink(&locked, &public).unwrap();
+    env.read(&public).await;
+    for (tool, input) in [
+        (
+            "Write",
+            json!({"file_path": public, "content": "overwritten"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": public, "old_string": "keep", "new_string": "overwritten"}),
+        ),
+    ] {
+        let err = call(tool, input, vec![public.clone()]).await.unwrap_err();
+        assert!(matches!(err, ToolError::Denied(_)), "{tool}: {err}");
+        assert!(message(&err).contains("changed between the permission check and the write"));
+    }
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "keep\n");
+}
+
+#[tokio::test]
 async fn read_of_a_100k_line_file_shows_2000_lines_and_how_to_go_on() {
     let env = Env::new();
     let content: String = (1..=100_000).map(|i| format!("line {i}\n")).collect();
