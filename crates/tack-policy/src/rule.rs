@@ -526,17 +526,7 @@ pub(crate) fn mcp_origin_matches(
     origin: &str,
     own: &str,
 ) -> bool {
-    let sanitized: String = origin
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    sanitized == server && tool.is_none_or(|t| t == own)
+    tack_protocol::tool_name_part(origin) == server && tool.is_none_or(|t| t == own)
 }
 
 /// Split a command-line rule list: commas or whitespace outside parentheses

@@ -536,6 +536,22 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// `part` with every character a tool name may not hold (see
+/// [`is_valid_tool_name`]) made `_`: how an MCP server's and tool's names
+/// become parts of the name the model sees, and so how a permission rule
+/// that names them is read.
+pub fn tool_name_part(part: &str) -> String {
+    part.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

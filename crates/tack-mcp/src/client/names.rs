@@ -19,15 +19,7 @@ const MAX: usize = 64;
 const SUFFIX_LEN: usize = 7; // '_' + 6 hex digits
 
 pub(crate) fn sanitize(part: &str) -> String {
-    part.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    tack_protocol::tool_name_part(part)
 }
 
 fn suffix(server: &str, tool: &str) -> String {
