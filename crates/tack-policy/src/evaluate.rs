@@ -790,7 +790,14 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
             by_name.into_iter().chain(by_base).min()
         })
     };
-    let found = Found {
+    // Deny and ask rules also meet the options they name in any spelling
+    // and order (`rm -fr` meets `Bash(rm -rf *)`).
+    let shapes = policy.bash_shapes(
+        std::iter::once(c.text.as_str()).chain(c.basename_forms.iter().map(String::as_str)),
+    );
+    let (shaped_deny, might_deny) = policy.bash_rule_by_shape(Verdict::Deny, &shapes);
+    let (shaped_ask, might_ask) = policy.bash_rule_by_shape(Verdict::Ask, &shapes);
+    let as_written = Found {
         deny: policy
             .bash_rule(Verdict::Deny, deny_forms.iter().copied())
             .into_iter()
@@ -803,9 +810,29 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
             .min(),
         allow: None,
     };
+    let found = Found {
+        deny: as_written.deny.into_iter().chain(shaped_deny).min(),
+        ask: as_written.ask.into_iter().chain(shaped_ask).min(),
+        allow: None,
+    };
+    let might_deny = could(Verdict::Deny).into_iter().chain(might_deny).min();
     let decision = if found.deny.is_some() || found.ask.is_some() {
-        decide(policy, &subject, found, Auto::No, None)
-    } else if let Some(i) = could(Verdict::Deny).or_else(|| could(Verdict::Ask)) {
+        let mut d = decide(policy, &subject, found, Auto::No, None);
+        let by_shape = if found.deny.is_some() {
+            found.deny != as_written.deny
+        } else {
+            found.ask != as_written.ask
+        };
+        if by_shape && d.why().detail.is_none() {
+            d.why_mut().detail = Some(format!(
+                "read as `{}` reads its command line, it gives what the rule names (options in any order or spelling)",
+                c.base
+            ));
+        }
+        d
+    } else if let Some(i) =
+        might_deny.or_else(|| could(Verdict::Ask).into_iter().chain(might_ask).min())
+    {
         let rule = policy
             .rules
             .get(i)

@@ -64,6 +64,7 @@ mod rule;
 mod sandbox;
 mod settings;
 mod shell;
+mod spelling;
 pub mod tool_paths;
 mod wide;
 

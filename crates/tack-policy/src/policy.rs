@@ -16,6 +16,7 @@ use crate::paths::{self, Resolution, ResolvedPath};
 use crate::request::McpOrigin;
 use crate::rule::{self, Anchor, Level, PathSpec, Source, Target};
 use crate::shell::{self, Item};
+use crate::spelling::{Meets, RuleShape, Shape};
 
 /// A compiled rule.
 #[derive(Debug, Clone)]
@@ -40,6 +41,9 @@ pub(crate) struct KindIndex {
     pub bash_keyed: HashMap<String, Vec<usize>>,
     /// Bash rules whose first word has a `*` (ascending).
     pub bash_wild: Vec<usize>,
+    /// Deny and ask Bash rules read as their program reads a command
+    /// line, by the program as written (ascending; see [`crate::spelling`]).
+    pub bash_shapes: HashMap<String, Vec<(usize, RuleShape)>>,
     /// Tool as written in the rule (`Read`, `Edit`, `Write`, …) → path rules.
     pub paths: HashMap<String, PathIndex>,
     /// Host → first exact domain rule.
@@ -231,10 +235,21 @@ impl PolicyBuilder {
                 Target::Tool(name) => {
                     index[k].tools.entry(name.clone()).or_insert(i);
                 }
-                Target::Bash(p) => match &p.key {
-                    Some(key) => index[k].bash_keyed.entry(key.clone()).or_default().push(i),
-                    None => index[k].bash_wild.push(i),
-                },
+                Target::Bash(p) => {
+                    match &p.key {
+                        Some(key) => index[k].bash_keyed.entry(key.clone()).or_default().push(i),
+                        None => index[k].bash_wild.push(i),
+                    }
+                    if e.kind != Verdict::Allow
+                        && let Some(shape) = RuleShape::new(&p.text)
+                    {
+                        index[k]
+                            .bash_shapes
+                            .entry(shape.program().to_string())
+                            .or_default()
+                            .push((i, shape));
+                    }
+                }
                 Target::Path { tool, pattern } => {
                     let here = relative_base(e.source.level, &cwd, &project_root);
                     let strs = glob_strings(pattern, here, &project_root, home.as_ref(), how);
@@ -595,6 +610,53 @@ impl Policy {
             }
         }
         best
+    }
+
+    /// A command's forms (canonical texts) read as their programs read
+    /// them, for [`Policy::bash_rule_by_shape`]: only those whose program
+    /// some deny or ask rule names.
+    pub(crate) fn bash_shapes<'s>(&self, forms: impl IntoIterator<Item = &'s str>) -> Vec<Shape> {
+        let [deny, ask] = [Verdict::Deny, Verdict::Ask].map(|k| &self.kind(k).bash_shapes);
+        if deny.is_empty() && ask.is_empty() {
+            return Vec::new();
+        }
+        forms
+            .into_iter()
+            .filter(|form| {
+                let program = form.split(' ').next().unwrap_or(form);
+                deny.contains_key(program) || ask.contains_key(program)
+            })
+            .filter_map(Shape::of_command)
+            .collect()
+    }
+
+    /// First Bash deny/ask rule of `kind` that a command meets read as its
+    /// program reads it (options in any spelling and order; see
+    /// [`crate::spelling`]), and the first it might meet once its computed
+    /// words are known.
+    pub(crate) fn bash_rule_by_shape(
+        &self,
+        kind: Verdict,
+        shapes: &[Shape],
+    ) -> (Option<usize>, Option<usize>) {
+        let idx = self.kind(kind);
+        let (mut meets, mut might) = (None::<usize>, None::<usize>);
+        for command in shapes {
+            let Some(rules) = idx.bash_shapes.get(command.program()) else {
+                continue;
+            };
+            for (i, rule) in rules {
+                let slot = match rule.meets(command) {
+                    Meets::Yes => &mut meets,
+                    Meets::Maybe => &mut might,
+                    Meets::No => continue,
+                };
+                if slot.is_none_or(|b| *i < b) {
+                    *slot = Some(*i);
+                }
+            }
+        }
+        (meets, might)
     }
 
     /// First Bash deny/ask rule of `kind` that could match some command

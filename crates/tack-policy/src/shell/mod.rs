@@ -26,6 +26,7 @@ mod reads;
 mod simple;
 pub(crate) mod words;
 
+pub(crate) use options::could_be_option;
 pub(crate) use simple::simple_command_words;
 
 use std::path::{Path, PathBuf};

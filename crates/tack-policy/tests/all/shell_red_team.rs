@@ -349,3 +349,103 @@ const PACKAGE_RUNNERS: &[Case] = &[
 fn a_package_runner_runs_a_command_the_rules_see() {
     run(PACKAGE_RUNNERS);
 }
+
+// S12: an option spelt otherwise than the rule spells it. A deny or ask
+// rule names options; the program reads them in any order, clustered or
+// not, long or short, abbreviated, with values attached or apart, so the
+// command meets the rule however it spells them (allow rules stay as
+// written).
+
+const NO_FORCE: &[&str] = &[
+    "allow Bash",
+    "deny Bash(rm -rf *)",
+    "deny Bash(git push --force *)",
+    "deny Bash(git push origin main)",
+    "ask Bash(git branch -D *)",
+    "deny Bash(git reset --hard *)",
+    "deny Bash(curl -X DELETE *)",
+    "deny Bash(chmod -R 777 *)",
+    "deny Bash(sed -i *)",
+    "deny Bash(npm install -g *)",
+    "deny Bash(terraform apply -auto-approve *)",
+    "deny Bash(kubectl delete * --all)",
+    "deny Bash(docker run --privileged *)",
+];
+
+const ALLOW_PUSH: &[&str] = &["allow Bash(git push origin *)", "allow Bash(rm -r build)"];
+
+const OPTION_SPELLINGS: &[Case] = &[
+    case(NO_FORCE, B, "rm -fr /tmp/x", Deny),
+    case(NO_FORCE, B, "rm -r -f /tmp/x", Deny),
+    case(NO_FORCE, B, "rm -Rf /tmp/x", Deny),
+    case(NO_FORCE, B, "rm --recursive --force /tmp/x", Deny),
+    case(NO_FORCE, B, "rm --recur --forc /tmp/x", Deny),
+    case(NO_FORCE, B, "rm /tmp/x -rf", Deny),
+    case(NO_FORCE, B, "rm -rfv /tmp/x", Deny),
+    case(NO_FORCE, B, "sudo rm -fr /tmp/x", Deny),
+    case(NO_FORCE, B, "timeout 5 /bin/rm -r --force /tmp/x", Deny),
+    case(NO_FORCE, B, "find . -name '*.o' | xargs rm -fr", Deny),
+    case(NO_FORCE, B, "rm -r /tmp/x", Allow),
+    case(NO_FORCE, B, "rm -f /tmp/x", Allow),
+    case(NO_FORCE, B, "rm -- -rf", Allow),
+    case(NO_FORCE, B, "git push -f origin main", Deny),
+    case(NO_FORCE, B, "git push origin feature --force", Deny),
+    case(NO_FORCE, B, "git push -fu origin feature", Deny),
+    case(NO_FORCE, B, "git push origin +feature", Deny),
+    case(NO_FORCE, B, "git -C . push -f origin feature", Deny),
+    case(NO_FORCE, B, "git push -q origin main", Deny),
+    case(NO_FORCE, B, "git push origin main --no-verify", Deny),
+    case(NO_FORCE, B, "git push origin feature", Allow),
+    case(NO_FORCE, B, "git branch --delete --force old", Ask),
+    case(NO_FORCE, B, "git branch -df old", Ask),
+    case(NO_FORCE, B, "git branch -d old", Allow),
+    case(NO_FORCE, B, "git reset -q --hard HEAD~3", Deny),
+    case(NO_FORCE, B, "git reset HEAD~3 --har", Deny),
+    case(NO_FORCE, B, "git reset --soft HEAD~3", Allow),
+    case(NO_FORCE, B, "curl -XDELETE https://api.example.com/x", Deny),
+    case(
+        NO_FORCE,
+        B,
+        "curl --request DELETE https://api.example.com/x",
+        Deny,
+    ),
+    case(
+        NO_FORCE,
+        B,
+        "curl -s https://api.example.com/x -X DELETE",
+        Deny,
+    ),
+    case(NO_FORCE, B, "curl -X GET https://api.example.com/x", Allow),
+    case(NO_FORCE, B, "chmod --recursive 777 /srv", Deny),
+    case(NO_FORCE, B, "chmod 777 -R /srv", Deny),
+    case(NO_FORCE, B, "chmod 777 /srv/x", Allow),
+    case(NO_FORCE, B, "sed --in-place s/a/b/ f", Deny),
+    case(NO_FORCE, B, "sed -ni.bak p f", Deny),
+    case(NO_FORCE, B, "sed -n p f", Allow),
+    case(NO_FORCE, B, "npm i --global left-pad", Deny),
+    case(NO_FORCE, B, "npm add -g left-pad", Deny),
+    case(NO_FORCE, B, "npm install left-pad", Allow),
+    case(NO_FORCE, B, "terraform apply --auto-approve", Deny),
+    case(NO_FORCE, B, "terraform apply -var x=1 -auto-approve", Deny),
+    case(NO_FORCE, B, "kubectl -n prod delete pods --all", Deny),
+    case(NO_FORCE, B, "docker run --rm --privileged alpine", Deny),
+    case(NO_FORCE, B, "docker run --rm alpine", Allow),
+    // A computed word where an option may stand may become one.
+    case(NO_FORCE, B, "rm /tmp/x $FLAGS", Ask),
+    case(NO_FORCE, B, "rm -v \"$F\" /tmp/x", Ask),
+    case(NO_FORCE, B, "git push origin feature $F", Ask),
+    case(NO_FORCE, B, "rm /tmp/$NAME", Ask),
+    case(NO_FORCE, B, "git push upstream \"feature-$N\"", Allow),
+    case(NO_FORCE, B, "git push upstream feature-$N", Ask),
+    case(NO_FORCE, B, "rm -- /tmp/x $NAME", Allow),
+    // Allow rules are read as written.
+    case(ALLOW_PUSH, B, "git push origin main", Allow),
+    case(ALLOW_PUSH, B, "git push -f origin main", Ask),
+    case(ALLOW_PUSH, B, "rm -r build", Allow),
+    case(ALLOW_PUSH, B, "rm -rf build", Ask),
+];
+
+#[test]
+fn options_meet_a_rule_however_they_are_spelt() {
+    run(OPTION_SPELLINGS);
+}
