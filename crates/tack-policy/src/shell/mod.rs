@@ -19,6 +19,7 @@
 
 mod commands;
 mod git;
+mod interpreters;
 mod limits;
 mod options;
 mod programs;

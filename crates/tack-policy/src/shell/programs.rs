@@ -776,6 +776,8 @@ impl Analyzer {
             "unzip" => self.unzip(argv),
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
             "perl" => self.perl(argv, more),
+            b if super::interpreters::is_python(b) => self.python(argv),
+            b if super::interpreters::is_other_interpreter(b) => self.other_interpreter(b, argv),
             "sponge" | "dos2unix" | "unix2dos" | "mac2unix" | "unix2mac" => {
                 let p = options::parse(args, &Spec::default());
                 self.writes_all(argv, &p.operands, more);
@@ -1637,11 +1639,18 @@ impl Analyzer {
                 match c {
                     'e' | 'E' => {
                         script_given = true;
-                        if rest.is_empty() {
+                        let code = if rest.is_empty() {
                             i += 1;
+                            argv.get(i - 1).and_then(|w| w.literal.as_deref())
+                        } else {
+                            Some(rest)
+                        };
+                        if code.is_none_or(super::interpreters::perl_may_act) {
+                            self.code_acts(argv, "the Perl code");
                         }
                         break;
                     }
+                    'v' | 'h' => script_given = true,
                     'i' => {
                         in_place = Some(rest.to_string());
                         break;
@@ -1655,6 +1664,9 @@ impl Analyzer {
                     _ => {}
                 }
             }
+        }
+        if !script_given {
+            self.code_acts(argv, "perl, reading code from its input,");
         }
         let Some(ext) = in_place else { return };
         self.writes_all(argv, &files, more);

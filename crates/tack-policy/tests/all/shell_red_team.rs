@@ -449,3 +449,123 @@ const OPTION_SPELLINGS: &[Case] = &[
 fn options_meet_a_rule_however_they_are_spelt() {
     run(OPTION_SPELLINGS);
 }
+
+// S13: code of another language written in the command. Allowing the
+// interpreter consents to code, but deny and ask rules still say what must
+// not run or be read or written: code that can do so is asked where such
+// rules exist; code that can only compute runs.
+
+const PY_ALL_BUT_RM: &[&str] = &[
+    "allow Bash(python3 *)",
+    "allow Bash(perl *)",
+    "allow Bash(node *)",
+    "allow Bash(ruby *)",
+    "deny Bash(rm *)",
+];
+const PY_NO_ENV: &[&str] = &[
+    "allow Bash(python3 *)",
+    "allow Bash(node *)",
+    "deny Read(./.env)",
+];
+const PY_ONLY: &[&str] = &[
+    "allow Bash(python3 *)",
+    "allow Bash(node *)",
+    "allow Bash(perl *)",
+];
+
+const INLINE_CODE: &[Case] = &[
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 -c 'import os; os.system(\"rm -rf x\")'",
+        Ask,
+    ),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 -c \"__import__('os').system('rm x')\"",
+        Ask,
+    ),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 -c 'import subprocess; subprocess.run([\"rm\", \"x\"])'",
+        Ask,
+    ),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 -Ic 'import shutil; shutil.rmtree(\"x\")'",
+        Ask,
+    ),
+    case(PY_ALL_BUT_RM, B, "python3 -c \"$CODE\"", Ask),
+    case(PY_ALL_BUT_RM, B, "echo 'import os' | python3", Ask),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 - <<'EOF'\nimport os\nos.remove('x')\nEOF",
+        Ask,
+    ),
+    case(PY_ALL_BUT_RM, B, "perl -e 'system(\"rm x\")'", Ask),
+    case(PY_ALL_BUT_RM, B, "perl -e 'unlink \"x\"'", Ask),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "node -e 'require(\"child_process\").execSync(\"rm x\")'",
+        Ask,
+    ),
+    case(PY_ALL_BUT_RM, B, "ruby -e 'system(\"rm x\")'", Ask),
+    case(PY_ALL_BUT_RM, B, "echo 'system(\"rm x\")' | ruby", Ask),
+    case(
+        PY_NO_ENV,
+        B,
+        "python3 -c 'print(open(\".env\").read())'",
+        Ask,
+    ),
+    case(
+        PY_NO_ENV,
+        B,
+        "node -p 'require(\"fs\").readFileSync(\".env\", \"utf8\")'",
+        Ask,
+    ),
+    // Code that only computes runs.
+    case(PY_ALL_BUT_RM, B, "python3 -c 'print(2**10)'", Allow),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"version\"])' < package.json",
+        Allow,
+    ),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "python3 -c \"import sys, json; d = json.load(sys.stdin); print(sorted(d.items()))\" < data.json",
+        Allow,
+    ),
+    case(PY_ALL_BUT_RM, B, "perl -pe 's/foo/bar/g' notes.txt", Allow),
+    case(
+        PY_ALL_BUT_RM,
+        B,
+        "perl -ne 'print if /TODO/' notes.txt",
+        Allow,
+    ),
+    case(PY_ALL_BUT_RM, B, "python3 script.py", Allow),
+    case(PY_ALL_BUT_RM, B, "python3 -m pytest -q", Allow),
+    case(PY_ALL_BUT_RM, B, "python3 --version", Allow),
+    case(PY_ALL_BUT_RM, B, "node --version", Allow),
+    case(PY_ALL_BUT_RM, B, "node build.js", Allow),
+    // Without deny or ask rules the interpreter's allow is enough.
+    case(
+        PY_ONLY,
+        B,
+        "python3 -c 'import os; print(os.getcwd())'",
+        Allow,
+    ),
+    case(PY_ONLY, B, "node -e 'console.log(process.version)'", Allow),
+    case(PY_ONLY, B, "perl -e 'system(\"make\")'", Allow),
+];
+
+#[test]
+fn code_of_another_language_meets_the_rules_it_could_get_around() {
+    run(INLINE_CODE);
+}
