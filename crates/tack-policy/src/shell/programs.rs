@@ -1885,6 +1885,46 @@ impl Analyzer {
             for v in p.values(&["-S", "-D"]).collect::<Vec<_>>() {
                 self.runs(argv, v, "sftp -S or -D");
             }
+            return;
+        }
+        self.ssh_command(argv, &p);
+    }
+
+    /// The command ssh has the other host's shell run: its words joined by
+    /// spaces, as ssh sends them. The other host may be this one
+    /// (`localhost`), so it meets the deny and ask rules; the ssh command's
+    /// own allow covers it, as a package runner's covers what it runs.
+    fn ssh_command(&mut self, argv: &[WordVal], p: &Parsed) {
+        // No command: forwarding only (-N), a version, a configuration or
+        // a query printed, a control request, a subsystem.
+        if p.dynamic
+            || p.has(&["-O", "-Q"])
+            || p.unknown
+                .iter()
+                .any(|o| matches!(o.as_str(), "-N" | "-V" | "-G" | "-s"))
+        {
+            return;
+        }
+        let Some(words) = p.operands.get(1..).filter(|w| !w.is_empty()) else {
+            if !p.operands.is_empty() {
+                self.runs_unwritten(
+                    argv,
+                    "ssh starts a shell on the other host, which runs the commands it reads from its input",
+                );
+            }
+            return;
+        };
+        let script: Option<Vec<&str>> = words.iter().map(|w| w.literal.as_deref()).collect();
+        match script {
+            Some(script) => {
+                self.runner_depth += 1;
+                self.nested_script(argv, &script.join(" "));
+                self.runner_depth -= 1;
+            }
+            None => self.runs_unwritten(
+                argv,
+                "the command ssh has the other host run is computed at run time",
+            ),
         }
     }
 

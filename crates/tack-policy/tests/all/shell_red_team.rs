@@ -269,7 +269,8 @@ const COMPUTED_OPTIONS: &[Case] = &[
         Ask,
     ),
     case(SSH_RM, B, "ssh host uptime", Allow),
-    case(SSH_RM, B, "ssh host \"$CMD\"", Allow),
+    // A computed remote command is not an option, but it may be `rm` (S14).
+    case(SSH_RM, B, "ssh host \"$CMD\"", Ask),
     case(ALL_BUT_RM, B, "less $X f", Ask),
     case(ALL_BUT_RM, B, "man $X ls", Ask),
     case(ALL_BUT_RM, B, "X='5 rm'; timeout $X victim", Ask),
@@ -568,4 +569,43 @@ const INLINE_CODE: &[Case] = &[
 #[test]
 fn code_of_another_language_meets_the_rules_it_could_get_around() {
     run(INLINE_CODE);
+}
+
+// S14: the command ssh has another host run. The host may be this one
+// (`localhost`), so what it runs meets the deny and ask rules; the ssh
+// allow rule covers the rest, as a package runner's does.
+
+const SSH: &[&str] = &[
+    "allow Bash(ssh *)",
+    "deny Bash(rm *)",
+    "ask Bash(git push *)",
+];
+
+const SSH_COMMANDS: &[Case] = &[
+    case(SSH, B, "ssh localhost rm -rf x", Deny),
+    case(SSH, B, "ssh localhost 'rm -rf x'", Deny),
+    case(
+        SSH,
+        B,
+        "ssh -p 22 -i key me@127.0.0.1 'cd /tmp && rm x'",
+        Deny,
+    ),
+    case(SSH, B, "ssh host 'bash -c \"rm x\"'", Deny),
+    case(SSH, B, "ssh host git push origin main", Ask),
+    case(SSH, B, "ssh host \"$CMD\"", Ask),
+    case(SSH, B, "echo 'rm x' | ssh localhost", Ask),
+    case(SSH, B, "ssh prod uptime", Allow),
+    case(
+        SSH,
+        B,
+        "ssh prod 'systemctl status app && journalctl -n 50'",
+        Allow,
+    ),
+    case(SSH, B, "ssh -N -L 8080:localhost:80 prod", Allow),
+    case(SSH, B, "ssh -V", Allow),
+];
+
+#[test]
+fn what_ssh_has_a_host_run_meets_the_rules() {
+    run(SSH_COMMANDS);
 }
