@@ -57,6 +57,88 @@ const OTHER_INTERPRETERS: &[(&str, &[&str], Option<char>)] = &[
     ),
     ("osascript", &["-e"], Some('e')),
     ("jshell", &[], None),
+    (
+        "gdb",
+        &[
+            "-ex",
+            "-iex",
+            "-x",
+            "-ix",
+            "--ex",
+            "--eval-command",
+            "-eval-command",
+            "--command",
+            "-command",
+            "--init-command",
+            "--init-eval-command",
+        ],
+        None,
+    ),
+    (
+        "lldb",
+        &[
+            "-o",
+            "--one-line",
+            "-s",
+            "--source",
+            "-O",
+            "--one-line-before-file",
+            "-S",
+            "--source-before-file",
+            "-k",
+            "--one-line-on-crash",
+            "-K",
+            "--source-on-crash",
+        ],
+        None,
+    ),
+    (
+        "emacs",
+        &[
+            "--eval",
+            "-eval",
+            "--execute",
+            "-l",
+            "--load",
+            "-f",
+            "--funcall",
+            "--script",
+            "-x",
+        ],
+        None,
+    ),
+    ("ed", &[], None),
+    ("sqlite3", &["-cmd", "-init"], None),
+];
+
+/// sqlite3's dot-commands and SQL functions that run a command, read or
+/// write a file or load code.
+const SQLITE_ACTS: &[&str] = &[
+    ".shell",
+    ".system",
+    ".output",
+    ".once",
+    ".load",
+    ".import",
+    ".save",
+    ".backup",
+    ".restore",
+    ".excel",
+    ".read",
+    ".cd",
+    ".open",
+    ".log",
+    ".dump",
+    ".clone",
+    ".archive",
+    ".ar ",
+    ".edit",
+    "writefile",
+    "readfile",
+    "edit(",
+    "load_extension",
+    "attach",
+    "vacuum",
 ];
 
 /// Whether `base` names a Python interpreter (`python`, `python3.12`,
@@ -164,6 +246,21 @@ impl Analyzer {
         else {
             return;
         };
+        if base == "ed" {
+            // ed reads its commands (`!cmd`, `w file`) from its input.
+            if !argv[1..].iter().any(|w| {
+                matches!(
+                    w.literal.as_deref(),
+                    Some("-V" | "--version" | "-h" | "--help")
+                )
+            }) {
+                self.code_acts(argv, "ed, running the commands it reads from its input,");
+            }
+            return;
+        }
+        if base == "sqlite3" {
+            return self.sqlite(argv);
+        }
         let mut script = false;
         for w in &argv[1..] {
             let Some(l) = w.literal.as_deref() else {
@@ -195,6 +292,113 @@ impl Analyzer {
             self.code_acts(argv, &format!("{base}, reading code from its input,"));
         }
     }
+}
+
+impl Analyzer {
+    /// `sqlite3 [options] [DB [SQL…]]`: SQL and dot-commands given as
+    /// arguments are checked for those that act ([`SQLITE_ACTS`]); with no
+    /// SQL it runs what it reads from its input.
+    fn sqlite(&mut self, argv: &[WordVal]) {
+        const WITH_VALUE: &[&str] = &[
+            "-cmd",
+            "-init",
+            "-separator",
+            "-newline",
+            "-nullvalue",
+            "-escape",
+            "-vfs",
+            "-maxsize",
+            "-pagecache",
+            "-lookaside",
+            "-mmap",
+            "-heap",
+            "-A",
+            "-archive",
+        ];
+        let mut operands = 0;
+        let mut i = 1;
+        while let Some(w) = argv.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                return self.code_acts(argv, "sqlite3, given words computed at run time,");
+            };
+            if matches!(l, "-version" | "--version" | "-help" | "--help") {
+                return;
+            }
+            let name = l.trim_start_matches('-');
+            if l.starts_with('-') && WITH_VALUE.contains(&format!("-{name}").as_str()) {
+                let value = argv.get(i).and_then(|v| v.literal.as_deref());
+                i += 1;
+                if matches!(name, "init" | "A" | "archive")
+                    || (name == "cmd" && value.is_none_or(sqlite_acts))
+                {
+                    return self.code_acts(argv, "sqlite3's commands");
+                }
+                continue;
+            }
+            if l.starts_with('-') {
+                continue;
+            }
+            operands += 1;
+            if operands > 1 && sqlite_acts(l) {
+                return self.code_acts(argv, "the sqlite3 commands");
+            }
+        }
+        if operands < 2 {
+            self.code_acts(
+                argv,
+                "sqlite3, running the commands it reads from its input,",
+            );
+        }
+    }
+}
+
+impl Analyzer {
+    /// `make --eval=TEXT` and a makefile read from the input run code
+    /// written here or piped in (a makefile on disk is code not written
+    /// here, as a script is).
+    pub(super) fn make(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        while let Some(w) = argv.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                if could_be_option(&w.raw) {
+                    return self.code_acts(argv, "make, given options computed at run time,");
+                }
+                continue;
+            };
+            if l == "--" {
+                break;
+            }
+            let file = match l {
+                "-f" | "--file" | "--makefile" => {
+                    i += 1;
+                    argv.get(i - 1).and_then(|v| v.literal.as_deref())
+                }
+                _ if l.starts_with("--eval")
+                    || l == "-E"
+                    || (l.starts_with("-E") && !l.starts_with("--")) =>
+                {
+                    return self.code_acts(argv, "make --eval's code");
+                }
+                _ => l
+                    .strip_prefix("--file=")
+                    .or_else(|| l.strip_prefix("--makefile="))
+                    .or_else(|| l.strip_prefix("-f").filter(|v| !v.is_empty())),
+            };
+            if let Some(f) = file
+                && matches!(f, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+            {
+                return self.code_acts(argv, "make, reading its makefile from its input,");
+            }
+        }
+    }
+}
+
+/// Whether sqlite3 SQL or a dot-command acts (see [`SQLITE_ACTS`]).
+fn sqlite_acts(sql: &str) -> bool {
+    let lower = sql.to_ascii_lowercase();
+    SQLITE_ACTS.iter().any(|a| lower.contains(a))
 }
 
 /// Python modules that do no IO and reach no module that does through the

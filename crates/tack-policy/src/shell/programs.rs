@@ -777,6 +777,7 @@ impl Analyzer {
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
             "perl" => self.perl(argv, more),
             b if super::interpreters::is_python(b) => self.python(argv),
+            "make" | "gmake" => self.make(argv),
             b if super::interpreters::is_other_interpreter(b) => self.other_interpreter(b, argv),
             "sponge" | "dos2unix" | "unix2dos" | "mac2unix" | "unix2mac" => {
                 let p = options::parse(args, &Spec::default());

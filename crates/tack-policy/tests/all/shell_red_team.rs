@@ -609,3 +609,67 @@ const SSH_COMMANDS: &[Case] = &[
 fn what_ssh_has_a_host_run_meets_the_rules() {
     run(SSH_COMMANDS);
 }
+
+// S15: debuggers, editors and databases that take commands: gdb's `shell`,
+// sqlite3's `.shell`, emacs's `--eval`, ed's `!`, make's `--eval` or a
+// makefile piped in.
+
+const TOOLS_BUT_RM: &[&str] = &[
+    "allow Bash(gdb *)",
+    "allow Bash(lldb *)",
+    "allow Bash(sqlite3 *)",
+    "allow Bash(emacs *)",
+    "allow Bash(ed *)",
+    "allow Bash(make *)",
+    "deny Bash(rm *)",
+];
+
+const COMMAND_TAKERS: &[Case] = &[
+    case(TOOLS_BUT_RM, B, "gdb -batch -ex 'shell rm x'", Ask),
+    case(TOOLS_BUT_RM, B, "gdb --eval-command='!rm x' ./prog", Ask),
+    case(TOOLS_BUT_RM, B, "lldb -o 'platform shell rm x'", Ask),
+    case(TOOLS_BUT_RM, B, "sqlite3 app.db '.shell rm x'", Ask),
+    case(
+        TOOLS_BUT_RM,
+        B,
+        "sqlite3 app.db \"select writefile('x', 'y')\"",
+        Ask,
+    ),
+    case(
+        TOOLS_BUT_RM,
+        B,
+        "sqlite3 -cmd '.system rm x' app.db 'select 1'",
+        Ask,
+    ),
+    case(TOOLS_BUT_RM, B, "sqlite3 app.db < dump.sql", Ask),
+    case(
+        TOOLS_BUT_RM,
+        B,
+        "emacs --batch --eval '(shell-command \"rm x\")'",
+        Ask,
+    ),
+    case(TOOLS_BUT_RM, B, "ed notes.txt <<< '!rm x'", Ask),
+    case(TOOLS_BUT_RM, B, "make -f - <<< 'all:; rm x'", Ask),
+    case(TOOLS_BUT_RM, B, "make --eval='x:=$(shell rm x)'", Ask),
+    case(TOOLS_BUT_RM, B, "gdb -batch ./prog core", Allow),
+    case(
+        TOOLS_BUT_RM,
+        B,
+        "sqlite3 app.db 'select count(*) from users'",
+        Allow,
+    ),
+    case(
+        TOOLS_BUT_RM,
+        B,
+        "sqlite3 -header -csv app.db 'select * from t'",
+        Allow,
+    ),
+    case(TOOLS_BUT_RM, B, "make -j4 test", Allow),
+    case(TOOLS_BUT_RM, B, "make -f build/Makefile all", Allow),
+    case(TOOLS_BUT_RM, B, "emacs --version", Allow),
+];
+
+#[test]
+fn programs_that_take_commands_meet_the_rules() {
+    run(COMMAND_TAKERS);
+}
