@@ -1694,7 +1694,7 @@ impl Analyzer {
     }
 
     /// Everything under `dir` is read (`grep -r`, `tar -c`, `find -exec`).
-    fn touch_inside(&mut self, dir: &WordVal) {
+    pub(super) fn touch_inside(&mut self, dir: &WordVal) {
         let Some(lit) = &dir.literal else {
             return self.uncertain(
                 UncertainKind::Touch(Family::Read),

@@ -679,6 +679,7 @@ impl Analyzer {
         }
         if self.touches {
             self.git_worktree(sub, args);
+            self.git_reads(sub, args);
         }
         match sub {
             "grep" => {
@@ -957,6 +958,62 @@ impl Analyzer {
                 self.changes_inside(&here);
             }
             _ => {}
+        }
+    }
+
+    /// Files git prints from its objects: `HEAD:.env`, `:.env` (the
+    /// index), `:2:.env` (a stage) name the file's committed content; `git
+    /// grep`, `archive`, `bundle create` and `fast-export` read everything
+    /// under the working directory. Checked against Read deny and ask rules
+    /// as the file on disk (relative to the working directory, as the
+    /// repository's root usually is).
+    fn git_reads(&mut self, sub: &str, args: &[WordVal]) {
+        let objects = matches!(
+            sub,
+            "show" | "cat-file" | "diff" | "difftool" | "grep" | "log" | "archive" | "blame"
+        );
+        let mut after_dashdash = false;
+        for w in args {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            if l == "--" {
+                after_dashdash = true;
+                continue;
+            }
+            if !objects || after_dashdash || l.starts_with('-') || l.contains("://") {
+                continue;
+            }
+            let Some((rev, path)) = l.split_once(':') else {
+                continue;
+            };
+            // `:/text` finds a commit by its message; `rev:` is the tree.
+            if (rev.is_empty() && path.starts_with('/')) || path.is_empty() {
+                continue;
+            }
+            // `:2:path`, a stage of the index.
+            let path = match path.split_once(':') {
+                Some((stage, rest)) if rev.is_empty() && matches!(stage, "0" | "1" | "2" | "3") => {
+                    rest
+                }
+                _ => path,
+            };
+            self.touch(super::Family::Read, &WordVal::literal(path));
+        }
+        let pathspecs: Vec<&WordVal> = args
+            .iter()
+            .skip_while(|w| w.literal.as_deref() != Some("--"))
+            .skip(1)
+            .collect();
+        if sub == "grep" && !pathspecs.is_empty() {
+            for p in pathspecs {
+                self.touch_inside(p);
+            }
+        } else if matches!(sub, "grep" | "archive" | "fast-export")
+            || (sub == "bundle"
+                && args.first().and_then(|w| w.literal.as_deref()) == Some("create"))
+        {
+            self.touch_inside(&WordVal::literal("."));
         }
     }
 

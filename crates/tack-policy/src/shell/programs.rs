@@ -1295,6 +1295,9 @@ impl Analyzer {
 
     fn curl(&mut self, argv: &[WordVal]) {
         let p = self.read_options(argv, &CURL, true);
+        if self.touches {
+            self.curl_reads(&p);
+        }
         for v in p.values(CURL_WRITES).collect::<Vec<_>>() {
             self.writes_value(argv, v);
         }
@@ -1336,6 +1339,95 @@ impl Analyzer {
         }
         if named > urls.len() {
             self.writes_inside(&dir);
+        }
+    }
+
+    /// Files curl reads and sends: `file://` URLs, `-d @FILE` (and the
+    /// other data options), `-F name=@FILE` or `<FILE`, `-T FILE`, `-H
+    /// @FILE`, `-K FILE`, a cookie file.
+    fn curl_reads(&mut self, p: &Parsed) {
+        let read = |a: &mut Analyzer, file: &str| {
+            if !file.is_empty() && file != "-" {
+                a.touch(super::Family::Read, &WordVal::literal(file));
+            }
+        };
+        let urls = p.operands.iter().chain(p.values(&["--url"]).flatten());
+        for url in urls.collect::<Vec<_>>() {
+            let Some(u) = url.literal.as_deref() else {
+                continue;
+            };
+            if !u.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("file:")) {
+                continue;
+            }
+            // curl's globbing (`file:///{a,b}`) names files only it knows.
+            if u.contains(['{', '[']) {
+                self.uncertain(
+                    UncertainKind::Touch(super::Family::Read),
+                    u,
+                    "curl expands the pattern in this file URL to files only the run knows",
+                );
+                continue;
+            }
+            match url::Url::parse(u).ok().and_then(|u| u.to_file_path().ok()) {
+                Some(path) => read(self, &path.to_string_lossy()),
+                None => self.uncertain(
+                    UncertainKind::Touch(super::Family::Read),
+                    u,
+                    "a file URL curl reads",
+                ),
+            }
+        }
+        let data = [
+            "-d",
+            "--data",
+            "--data-ascii",
+            "--data-binary",
+            "--json",
+            "-H",
+            "--header",
+        ];
+        for v in p.values(&data).flatten().collect::<Vec<_>>() {
+            if let Some(file) = v.literal.as_deref().and_then(|l| l.strip_prefix('@')) {
+                read(self, file);
+            }
+        }
+        for v in p
+            .values(&["--data-urlencode"])
+            .flatten()
+            .collect::<Vec<_>>()
+        {
+            // `@FILE` or `name@FILE`.
+            if let Some((name, file)) = v.literal.as_deref().and_then(|l| l.split_once('@'))
+                && !name.contains('=')
+            {
+                read(self, file);
+            }
+        }
+        for v in p.values(&["-F", "--form"]).flatten().collect::<Vec<_>>() {
+            let Some(l) = v.literal.as_deref() else {
+                continue;
+            };
+            if let Some((_, value)) = l.split_once('=')
+                && let Some(file) = value.strip_prefix('@').or_else(|| value.strip_prefix('<'))
+            {
+                read(self, file.split(';').next().unwrap_or(file));
+            }
+        }
+        for v in p
+            .values(&["-T", "--upload-file", "-K", "--config"])
+            .flatten()
+            .collect::<Vec<_>>()
+        {
+            if let Some(l) = v.literal.as_deref() {
+                read(self, l);
+            }
+        }
+        for v in p.values(&["-b", "--cookie"]).flatten().collect::<Vec<_>>() {
+            if let Some(l) = v.literal.as_deref()
+                && !l.contains('=')
+            {
+                read(self, l);
+            }
         }
     }
 
