@@ -536,18 +536,32 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
             } => {
                 let name = match family {
                     Family::Read => "Read",
-                    Family::Edit => "Edit",
+                    Family::Edit | Family::MaybeEdit => "Edit",
                 };
                 // A directory named may have any of its entries touched
                 // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
                 let found = path_found(policy, &[name], path, true, false);
                 let s = format!("{name}({})", path.canonical.display());
                 (found.deny.is_some() || found.ask.is_some()).then(|| {
-                    let only_restrictions = Found {
-                        allow: None,
-                        ..found
+                    let only_restrictions = if *family == Family::MaybeEdit {
+                        // It may change the file: asked, whichever rule.
+                        Found {
+                            allow: None,
+                            deny: None,
+                            ask: found.deny.into_iter().chain(found.ask).min(),
+                        }
+                    } else {
+                        Found {
+                            allow: None,
+                            ..found
+                        }
                     };
                     let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
+                    if *family == Family::MaybeEdit {
+                        decision.why_mut().detail = Some(format!(
+                            "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
+                        ));
+                    }
                     note_written(&mut decision, written, path);
                     Part {
                         decision,
@@ -570,7 +584,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     UncertainKind::Touch(family) => {
                         let tool = match family {
                             Family::Read => "Read",
-                            Family::Edit => "Edit",
+                            Family::Edit | Family::MaybeEdit => "Edit",
                         };
                         Some((
                             policy.has_path_rules(Verdict::Deny, &[tool])

@@ -20,8 +20,29 @@ use crate::paths;
 /// Commands whose operands are files they change: operands are checked
 /// against Edit deny/ask rules as well as Read ones.
 pub(super) const WRITE_COMMANDS: &[&str] = &[
-    "rm", "rmdir", "mv", "cp", "touch", "mkdir", "ln", "chmod", "chown", "chgrp", "truncate",
-    "install", "shred", "unlink", "dd", "rsync", "patch",
+    "rm",
+    "rmdir",
+    "mv",
+    "cp",
+    "touch",
+    "mkdir",
+    "ln",
+    "chmod",
+    "chown",
+    "chgrp",
+    "truncate",
+    "install",
+    "shred",
+    "unlink",
+    "dd",
+    "rsync",
+    "patch",
+    "mkfifo",
+    "mknod",
+    "rename",
+    "prename",
+    "file-rename",
+    "mmv",
 ];
 
 /// Wrappers (and `bash -c` levels) around one command before it is refused.
@@ -1562,6 +1583,8 @@ impl Analyzer {
         argv: &[WordVal],
     ) -> Option<Vec<crate::paths::ResolvedPath>> {
         let writes = WRITE_COMMANDS.contains(&base);
+        // A program not known to leave what it is given alone may change it.
+        let may_write = !writes && !reads::leaves_alone(base);
         let needed_by_mode = matches!(
             base,
             "cd" | "pushd" | "chdir" | "mkdir" | "touch" | "mv" | "cp"
@@ -1655,9 +1678,13 @@ impl Analyzer {
                             path: p.clone(),
                             recursive,
                         });
-                        if writes {
+                        if writes || may_write {
                             self.push(Item::Touch {
-                                family: Family::Edit,
+                                family: if writes {
+                                    Family::Edit
+                                } else {
+                                    Family::MaybeEdit
+                                },
                                 written: candidate.to_string(),
                                 path: p.clone(),
                                 recursive: false,

@@ -76,6 +76,10 @@ pub(crate) enum UncertainKind {
 pub(crate) enum Family {
     Read,
     Edit,
+    /// A path given to a program not known to leave the files it is given
+    /// alone (`black f.py`, `gcc -o f`, `python3 tool.py f`): it may change
+    /// it. Edit deny and ask rules make it an ask, not a deny.
+    MaybeEdit,
 }
 
 /// One thing found in a command.

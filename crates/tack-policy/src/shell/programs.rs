@@ -776,6 +776,38 @@ impl Analyzer {
             "unzip" => self.unzip(argv),
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
             "perl" => self.perl(argv, more),
+            "yq" => {
+                // `yq -i EXPR FILE…` rewrites its files.
+                let inplace = args.iter().any(|w| {
+                    w.literal.as_deref().is_some_and(|l| {
+                        l == "--inplace"
+                            || l.starts_with("--inplace=")
+                            || (l.starts_with('-')
+                                && !l.starts_with("--")
+                                && l[1..].chars().all(|c| "iPCMNenr0".contains(c))
+                                && l.contains('i'))
+                    })
+                });
+                if inplace {
+                    let p = options::parse(
+                        args,
+                        &Spec {
+                            with_arg: "opIs",
+                            long_with_arg: &[
+                                "--output-format",
+                                "--input-format",
+                                "--indent",
+                                "--split-exp",
+                                "--expression",
+                                "--from-file",
+                            ],
+                            ..Spec::default()
+                        },
+                    );
+                    let files = p.operands.get(1..).unwrap_or(&[]).to_vec();
+                    self.writes_all(argv, &files, more);
+                }
+            }
             b if super::interpreters::is_python(b) => self.python(argv),
             "make" | "gmake" => self.make(argv),
             b if super::interpreters::is_other_interpreter(b) => self.other_interpreter(b, argv),

@@ -113,6 +113,27 @@ pub(super) fn is_reader(base: &str) -> bool {
     READERS.contains(&base)
 }
 
+/// Programs that change none of the files they are given, or whose
+/// changes the analysis reads from their options and operands itself (`sed
+/// -i`, `cp`, `tar -x`, `git`); any other program may change a file it is
+/// given ([`super::Family::MaybeEdit`]).
+pub(super) fn leaves_alone(base: &str) -> bool {
+    const OTHERS: &[&str] = &[
+        "ls", "dir", "vdir", "stat", "du", "df", "tree", "find", "fd", "fdfind", "locate", "echo",
+        "printf", "test", "[", "[[", "true", "false", "which", "type", "command", "hash",
+        "realpath", "readlink", "basename", "dirname", "pwd", "cd", "pushd", "popd", "chdir",
+        "printenv", "id", "whoami", "date", "sleep", "uname", "hostname", "ps", "man", "info",
+        "help", "whatis", "apropos", "seq", "expr", "bc", "dc", "git", "exa", "eza", "lsd",
+        "namei", "lsattr", "getfacl", "sha3sum", "test", "tput", "clear", "env", "time", "timeout",
+        "nice", "nohup", "xargs", "sudo", "doas", "exec", "eval", "source", ".", "export", "unset",
+        "set", "shopt", "alias", "unalias", "read", "mapfile", "wait", "jobs", "kill", "trap",
+        "ulimit", "umask", "local", "declare", "typeset", "let", "return", "exit", "shift",
+        "break", "continue", "builtin", "view",
+    ];
+    const EDITORS: &[&str] = &["vim", "vi", "nano", "emacs"];
+    (READERS.contains(&base) && !EDITORS.contains(&base)) || OTHERS.contains(&base)
+}
+
 /// How a program reads the directories it is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reach {

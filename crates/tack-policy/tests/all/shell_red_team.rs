@@ -753,3 +753,39 @@ const OTHER_NAMES: &[Case] = &[
 fn a_file_read_under_another_name_meets_the_read_rules() {
     run(OTHER_NAMES);
 }
+
+// S17: a file given to a program tack does not know to leave it alone
+// (formatters, compilers' `-o`, editors, scripts): it may change it, so an
+// Edit deny or ask rule on it asks. Programs known not to change what they
+// are given, and those whose changes are read from their options (`sed
+// -i`, `cp`, `tar -x`), keep their own answers.
+
+const PROTECTED: &[&str] = &["allow Bash", "allow Edit", "deny Edit(./protected/**)"];
+
+const MAY_CHANGE: &[Case] = &[
+    case(PROTECTED, B, "black protected/a.py", Ask),
+    case(PROTECTED, B, "prettier --write protected/a.js", Ask),
+    case(PROTECTED, B, "npx prettier -w protected/a.js", Ask),
+    case(PROTECTED, B, "gofmt -w protected/a.go", Ask),
+    case(PROTECTED, B, "clang-format -i protected/a.c", Ask),
+    case(PROTECTED, B, "gcc -o protected/a x.c", Ask),
+    case(PROTECTED, B, "ssh-keygen -f protected/k", Ask),
+    case(PROTECTED, B, "vim -c wq protected/a", Ask),
+    case(PROTECTED, B, "python3 tool.py protected/a", Ask),
+    case(PROTECTED, B, "yq -i .a=1 protected/a.yaml", Deny),
+    case(PROTECTED, B, "yq .a protected/a.yaml", Allow),
+    case(PROTECTED, B, "prettier --write protected", Ask),
+    case(PROTECTED, B, "mkfifo protected/f", Deny),
+    case(PROTECTED, B, "rename s/a/b/ protected/a", Deny),
+    case(PROTECTED, B, "cat protected/a", Allow),
+    case(PROTECTED, B, "ls -la protected", Allow),
+    case(PROTECTED, B, "wc -l protected/a", Allow),
+    case(PROTECTED, B, "git log -- protected/a", Allow),
+    case(PROTECTED, B, "black src/a.py", Allow),
+    case(PROTECTED, B, "gcc -o build/a x.c", Allow),
+];
+
+#[test]
+fn a_program_that_may_change_a_file_meets_its_edit_rules() {
+    run(MAY_CHANGE);
+}
