@@ -814,9 +814,21 @@ impl Policy {
     /// whose pattern matches any of `texts` (the argv's lines).
     pub(crate) fn command_rule(&self, kind: Verdict, tool: &str, texts: &[&str]) -> Option<usize> {
         let list = self.kind(kind).commands.get(tool)?;
+        // Deny and ask rules also meet their options however the argv
+        // spells them, as Bash rules do (see [`crate::spelling`]).
+        let shapes: Vec<Shape> = if kind == Verdict::Allow {
+            Vec::new()
+        } else {
+            texts.iter().filter_map(|t| Shape::of_command(t)).collect()
+        };
         list.iter().copied().find(|&i| {
-            matches!(&self.rules.get(i).map(|r| &r.target),
-                Some(Target::Command { pattern, .. }) if texts.iter().any(|t| pattern.matches(t)))
+            let Some(Target::Command { pattern, .. }) = self.rules.get(i).map(|r| &r.target) else {
+                return false;
+            };
+            texts.iter().any(|t| pattern.matches(t))
+                || (!shapes.is_empty()
+                    && RuleShape::new(&pattern.text)
+                        .is_some_and(|rule| shapes.iter().any(|c| rule.meets(c) == Meets::Yes)))
         })
     }
 

@@ -485,3 +485,54 @@ proptest! {
         }
     }
 }
+
+/// A deny or ask rule on a command tool meets the options it names however
+/// the argv spells them, as Bash rules do; allow rules match as written.
+#[test]
+fn deny_and_ask_rules_meet_options_however_the_argv_spells_them() {
+    const RULES: &[&str] = &["allow t", "deny t(git push --force *)", "ask t(rm -rf *)"];
+    run(&[
+        (
+            RULES,
+            &["git", "push", "--force", "origin", "main"],
+            false,
+            Deny,
+        ),
+        (RULES, &["git", "push", "-f", "origin", "main"], false, Deny),
+        (
+            RULES,
+            &["git", "push", "origin", "main", "--force"],
+            false,
+            Deny,
+        ),
+        (
+            RULES,
+            &["/usr/bin/git", "push", "origin", "+main"],
+            false,
+            Deny,
+        ),
+        (RULES, &["git", "push", "origin", "main"], false, Allow),
+        (RULES, &["rm", "-fr", "build"], false, Ask),
+        (
+            RULES,
+            &["rm", "--recursive", "--force", "build"],
+            false,
+            Ask,
+        ),
+        (RULES, &["rm", "-r", "build"], false, Allow),
+        // A word holding a space is one word, never an option.
+        (RULES, &["rm", "-r -f", "build"], false, Allow),
+        (
+            &["allow t(git push *)"],
+            &["git", "push", "-f", "origin", "main"],
+            false,
+            Allow,
+        ),
+        (
+            &["allow t(rm -r build)"],
+            &["rm", "-rf", "build"],
+            false,
+            Ask,
+        ),
+    ]);
+}
