@@ -776,6 +776,7 @@ impl Analyzer {
             "unzip" => self.unzip(argv),
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
             "perl" => self.perl(argv, more),
+            "expect" => self.expect(argv),
             b if super::interpreters::is_python(b) => self.python(argv),
             b if super::interpreters::is_other_interpreter(b) => self.other_interpreter(b, argv),
             "sponge" | "dos2unix" | "unix2dos" | "mac2unix" | "unix2mac" => {
