@@ -52,6 +52,7 @@ const INTERPRETERS: &[&str] = &[
     "lua",
     "luajit",
     "tclsh",
+    "expect",
     "Rscript",
     "pwsh",
     "powershell",

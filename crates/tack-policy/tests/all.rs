@@ -22,6 +22,8 @@ mod fuzz;
 mod managed;
 #[path = "all/modes_and_tools.rs"]
 mod modes_and_tools;
+#[path = "all/more_wrappers.rs"]
+mod more_wrappers;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]

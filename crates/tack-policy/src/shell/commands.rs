@@ -4,6 +4,7 @@
 //! [`Command`] emitted.
 
 mod builtins;
+mod dev_tools;
 mod wrappers;
 
 use std::cell::OnceCell;
@@ -639,28 +640,37 @@ impl Analyzer {
             // The wrapper alone (`exec >log`, `time`): nothing else runs.
             return;
         }
-        // `X='5 rm'; timeout $X x`: a word computed at run time before the
-        // command may become several words (or an option that takes the
-        // next one), so which word is the command is not known.
-        if let Some(w) = argv
-            .get(1..skip)
-            .unwrap_or_default()
-            .iter()
-            .find(|w| w.literal.is_none() && !w.raw.starts_with('"'))
-        {
-            let text = self.text(argv);
-            return self.uncertain(
-                UncertainKind::Command,
-                &text,
-                format!(
-                    "`{}` is computed at run time and may split into several words, so which word is the command is not known",
-                    w.raw
-                ),
-            );
+        if self.words_may_split(argv, skip) {
+            return;
         }
         self.outer.push(self.text(argv));
         self.argv(argv[skip..].to_vec());
         self.outer.pop();
+    }
+
+    /// `X='5 rm'; timeout $X x`: a word computed at run time before the
+    /// command (at `skip`) may become several words (or an option that
+    /// takes the next one), so which word is the command is not known:
+    /// uncertain, and true.
+    fn words_may_split(&mut self, argv: &[WordVal], skip: usize) -> bool {
+        let Some(w) = argv
+            .get(1..skip)
+            .unwrap_or_default()
+            .iter()
+            .find(|w| w.literal.is_none() && !w.raw.starts_with('"'))
+        else {
+            return false;
+        };
+        let text = self.text(argv);
+        self.uncertain(
+            UncertainKind::Command,
+            &text,
+            format!(
+                "`{}` is computed at run time and may split into several words, so which word is the command is not known",
+                w.raw
+            ),
+        );
+        true
     }
 
     fn simple_wrapper(&mut self, argv: &[WordVal], spec: &Opts) {

@@ -17,7 +17,8 @@
 //! checked against the functions and forms that act ([`perl_may_act`]).
 //! Any other language's code is taken to act.
 
-use super::{Analyzer, Family, UncertainKind, WordVal, options::could_be_option};
+use super::options::{self, Spec, could_be_option};
+use super::{Analyzer, Family, UncertainKind, WordVal};
 
 /// Interpreters whose inline code is taken to act, and their options that
 /// take it (`-e CODE`; a cluster ending in `e` too, `ruby -ne CODE`).
@@ -236,6 +237,45 @@ impl Analyzer {
             }
         }
         self.code_acts(argv, "python, reading code from its input,");
+    }
+
+    /// `expect [-dinNv] [-D N] [-c CODE]… [[-f|-b] SCRIPT | SCRIPT | -]
+    /// [args]`: Tcl code in `-c` acts (it runs at once, while the options
+    /// are read), and so does code read from the input (`-i`, `-`, no
+    /// script) or options computed at run time; a script file is code not
+    /// written here, as for any program.
+    pub(super) fn expect(&mut self, argv: &[WordVal]) {
+        const EXPECT: Spec = Spec {
+            flags: "dinNv",
+            with_arg: "bcfD",
+            optional_arg: "",
+            long_flags: &[],
+            long_with_arg: &[],
+            long_optional: &[],
+            posix: true,
+        };
+        let p = options::parse(&argv[1..], &EXPECT);
+        if p.dynamic || !p.unknown.is_empty() {
+            return self.code_acts(argv, "expect, given options it may read as -c CODE,");
+        }
+        if p.has(&["-c"]) {
+            return self.code_acts(argv, "the expect (Tcl) code");
+        }
+        if p.has(&["-v"]) {
+            return;
+        }
+        let script = p
+            .values(&["-f", "-b"])
+            .last()
+            .map(|v| v.and_then(|w| w.literal.as_deref()))
+            .unwrap_or_else(|| {
+                p.operands
+                    .first()
+                    .map(|w| w.literal.as_deref().unwrap_or(""))
+            });
+        if p.has(&["-i"]) || matches!(script, None | Some("-")) {
+            self.code_acts(argv, "expect, reading code from its input,");
+        }
     }
 
     /// Another interpreter: inline code is taken to act, and so is code

@@ -808,6 +808,7 @@ impl Analyzer {
                     self.writes_all(argv, &files, more);
                 }
             }
+            "expect" => self.expect(argv),
             b if super::interpreters::is_python(b) => self.python(argv),
             "make" | "gmake" => self.make(argv),
             b if super::interpreters::is_other_interpreter(b) => self.other_interpreter(b, argv),

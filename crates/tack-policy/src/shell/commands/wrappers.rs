@@ -6,16 +6,48 @@
 //! command, so which command runs cannot be told.
 //!
 //! Older wrappers with their own handling (`env`, `timeout`, `nice`,
-//! `xargs`, `sudo`, `flock`, `watch`, …) stay in the parent module.
+//! `xargs`, `sudo`, `flock`, `watch`, …) stay in the parent module;
+//! `perf` runs the command after a subcommand and its options; developer
+//! tools that run commands given as strings (`hyperfine`, `nodemon`) or
+//! after a mode (`cmake -E`) are in [`super::dev_tools`].
 
-use super::{Opts, skip_options};
+use super::{Found, Opts, skip_options};
 use crate::shell::words::quote;
 use crate::shell::{Analyzer, Cwds, UncertainKind, WordVal};
+
+/// How a wrapper's options are written, when not as getopt reads them.
+#[derive(Default, Clone, Copy)]
+enum Syntax {
+    #[default]
+    Getopt,
+    /// Each option a word of its own, followed by a fixed number of values
+    /// (bwrap's `--bind SRC DEST`); the first non-option word is the
+    /// command.
+    Words(&'static [(&'static str, usize)]),
+    /// Options recognised by how the word starts, each with what separates
+    /// its value (proot): `' '` the next word (or the rest of the word
+    /// after a space), `'='` the rest after `=`, `'\0'` no value. No
+    /// clusters, no `--`.
+    Separated(&'static [(&'static str, char)]),
+}
+
+/// The command words joined by spaces are a script its shell runs
+/// (`watchexec`), unless an option says to run them directly.
+#[derive(Clone, Copy)]
+struct ShellRun {
+    /// Options whose value is the shell, a command line run with `-c` and
+    /// the script (`none`: no shell).
+    option: &'static [&'static str],
+    /// Options that run the command directly.
+    direct: &'static [&'static str],
+}
 
 /// How one wrapper finds its command.
 #[derive(Default)]
 struct Wrapper {
     opts: Opts,
+    /// How its options are written (as getopt reads them unless said).
+    syntax: Syntax,
     /// A word before the options that is not the command (setarch's
     /// architecture), when it does not start with `-`.
     lead: bool,
@@ -29,6 +61,16 @@ struct Wrapper {
     starts_shell: &'static [&'static str],
     /// Options whose value is a program it runs.
     programs: &'static [&'static str],
+    /// Options whose value is a program and its arguments separated by
+    /// spaces (`proot -q 'qemu-arm -cpu max'`).
+    program_lines: &'static [&'static str],
+    /// Options whose value is a command line run by a shell (`perf stat
+    /// --pre`).
+    scripts: &'static [&'static str],
+    /// Options whose value is optional yet may be the next word (clap's
+    /// `-c [MODE]`): a word right after one may be its value or the
+    /// command.
+    maybe_value: &'static [&'static str],
     /// Options whose value is a library it loads into the command.
     libraries: &'static [&'static str],
     /// Options whose value is a file it writes; with `pipes`, a value
@@ -39,7 +81,8 @@ struct Wrapper {
     env: &'static [&'static str],
     /// Options whose value is the directory the command runs in.
     chdir: &'static [&'static str],
-    /// Options that change the root or namespace paths are seen in.
+    /// Options that change the root or namespace paths are seen in (the
+    /// directory the command runs in is unknown then, whatever `chdir`).
     moves: &'static [&'static str],
     /// The command runs in a new root directory.
     new_root: bool,
@@ -47,6 +90,10 @@ struct Wrapper {
     shell_alone: bool,
     /// It runs the command with other privileges: that must be allowed too.
     privileged: bool,
+    /// The command is a script a shell runs.
+    shell: Option<ShellRun>,
+    /// A first argument `@file` stands for the arguments the file holds.
+    arg_file: bool,
 }
 
 /// The table.
@@ -686,6 +733,234 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             },
             ..Wrapper::default()
         },
+        "trickle" => Wrapper {
+            // Its own BSD getopt: options stop at the command.
+            opts: Opts {
+                flags: "hvVs",
+                with_arg: "wnudtlL",
+                ..Opts::default()
+            },
+            no_command: &["-h", "-V"],
+            ..Wrapper::default()
+        },
+        "bwrap" => Wrapper {
+            // Each option a word, with 0 to 3 values; `--args FD` reads
+            // more arguments from a file descriptor, so it is left
+            // unknown.
+            syntax: Syntax::Words(&[
+                ("--help", 0),
+                ("--version", 0),
+                ("--level-prefix", 0),
+                ("--unshare-all", 0),
+                ("--unshare-user", 0),
+                ("--unshare-user-try", 0),
+                ("--unshare-ipc", 0),
+                ("--unshare-pid", 0),
+                ("--unshare-net", 0),
+                ("--unshare-uts", 0),
+                ("--unshare-cgroup", 0),
+                ("--unshare-cgroup-try", 0),
+                ("--share-net", 0),
+                ("--disable-userns", 0),
+                ("--assert-userns-disabled", 0),
+                ("--clearenv", 0),
+                ("--new-session", 0),
+                ("--die-with-parent", 0),
+                ("--as-pid-1", 0),
+                ("--argv0", 1),
+                ("--chdir", 1),
+                ("--remount-ro", 1),
+                ("--overlay-src", 1),
+                ("--tmp-overlay", 1),
+                ("--ro-overlay", 1),
+                ("--proc", 1),
+                ("--exec-label", 1),
+                ("--file-label", 1),
+                ("--dev", 1),
+                ("--tmpfs", 1),
+                ("--mqueue", 1),
+                ("--dir", 1),
+                ("--lock-file", 1),
+                ("--sync-fd", 1),
+                ("--block-fd", 1),
+                ("--userns-block-fd", 1),
+                ("--info-fd", 1),
+                ("--json-status-fd", 1),
+                ("--seccomp", 1),
+                ("--add-seccomp-fd", 1),
+                ("--userns", 1),
+                ("--userns2", 1),
+                ("--pidns", 1),
+                ("--unsetenv", 1),
+                ("--uid", 1),
+                ("--gid", 1),
+                ("--hostname", 1),
+                ("--cap-add", 1),
+                ("--cap-drop", 1),
+                ("--perms", 1),
+                ("--size", 1),
+                ("--bind", 2),
+                ("--bind-try", 2),
+                ("--ro-bind", 2),
+                ("--ro-bind-try", 2),
+                ("--dev-bind", 2),
+                ("--dev-bind-try", 2),
+                ("--bind-fd", 2),
+                ("--ro-bind-fd", 2),
+                ("--file", 2),
+                ("--bind-data", 2),
+                ("--ro-bind-data", 2),
+                ("--symlink", 2),
+                ("--setenv", 2),
+                ("--chmod", 2),
+                ("--overlay", 3),
+            ]),
+            no_command: &["--help", "--version"],
+            env: &["--setenv", "--unsetenv"],
+            // Paths in the sandbox are what its mounts make them.
+            moves: &["--chdir"],
+            new_root: true,
+            ..Wrapper::default()
+        },
+        "proot" => Wrapper {
+            syntax: Syntax::Separated(&[
+                ("-r", ' '),
+                ("--rootfs", '='),
+                ("-b", ' '),
+                ("--bind", '='),
+                ("-m", ' '),
+                ("--mount", '='),
+                ("-q", ' '),
+                ("--qemu", '='),
+                ("--mixed-mode", ' '),
+                ("-w", ' '),
+                ("--pwd", '='),
+                ("--cwd", '='),
+                ("--kill-on-exit", '\0'),
+                ("-v", ' '),
+                ("--verbose", '='),
+                ("-V", '\0'),
+                ("--version", '\0'),
+                ("--about", '\0'),
+                ("-h", '\0'),
+                ("--help", '\0'),
+                ("--usage", '\0'),
+                ("-k", ' '),
+                ("--kernel-release", '='),
+                ("-0", '\0'),
+                ("--root-id", '\0'),
+                ("-i", ' '),
+                ("--change-id", '='),
+                ("-p", ' '),
+                ("--port", '='),
+                ("-n", '\0'),
+                ("--netcoop", '\0'),
+                ("-l", '\0'),
+                ("--link2symlink", '\0'),
+                ("-R", ' '),
+                ("-S", ' '),
+            ]),
+            no_command: &["-V", "--version", "--about", "-h", "--help", "--usage"],
+            // QEMU runs each guest program.
+            program_lines: &["-q", "--qemu"],
+            chdir: &["-w", "--pwd", "--cwd"],
+            // A guest root, bindings or QEMU's guest view: paths are not
+            // the host's.
+            moves: &[
+                "-r", "--rootfs", "-R", "-S", "-b", "--bind", "-m", "--mount", "-q", "--qemu",
+            ],
+            // Without a command it starts /bin/sh.
+            shell_alone: true,
+            ..Wrapper::default()
+        },
+        "watchexec" => Wrapper {
+            // clap: options before the command, which takes every word
+            // after its first; the command is run by `$SHELL -c` (or the
+            // `--shell`) with its words joined by spaces.
+            opts: Opts {
+                flags: "1nrIpvqhV",
+                with_arg: "EosdwWFefji",
+                optional_arg: "cN",
+                long_flags: &[
+                    "--manual",
+                    "--only-emit-events",
+                    "--no-environment",
+                    "--no-process-group",
+                    "--restart",
+                    "--stdin-quit",
+                    "--interactive",
+                    "--exit-on-error",
+                    "--postpone",
+                    "--poll",
+                    "--force-poll",
+                    "--no-vcs-ignore",
+                    "--no-project-ignore",
+                    "--no-global-ignore",
+                    "--no-default-ignore",
+                    "--no-discover-ignore",
+                    "--ignore-nothing",
+                    "--no-meta",
+                    "--no-follow-symlinks",
+                    "--verbose",
+                    "--print-events",
+                    "--clear",
+                    "--notify",
+                    "--timings",
+                    "--quiet",
+                    "--bell",
+                    "--help",
+                    "--version",
+                ],
+                long_with_arg: &[
+                    "--completions",
+                    "--shell",
+                    "--env",
+                    "--wrap-process",
+                    "--stop-signal",
+                    "--stop-timeout",
+                    "--timeout",
+                    "--delay-run",
+                    "--workdir",
+                    "--socket",
+                    "--on-busy-update",
+                    "--signal",
+                    "--map-signal",
+                    "--debounce",
+                    "--emit-events-to",
+                    "--watch",
+                    "--watch-non-recursive",
+                    "--watch-file",
+                    "--exts",
+                    "--filter",
+                    "--filter-file",
+                    "--project-origin",
+                    "--filter-prog",
+                    "--ignore",
+                    "--ignore-file",
+                    "--fs-events",
+                    "--color",
+                    "--colour",
+                ],
+            },
+            no_command: &[
+                "--manual",
+                "--completions",
+                "--only-emit-events",
+                "-h",
+                "--help",
+                "-V",
+                "--version",
+            ],
+            maybe_value: &["-c", "--clear", "-N", "--notify", "--poll", "--force-poll"],
+            env: &["-E", "--env"],
+            chdir: &["--workdir"],
+            shell: Some(ShellRun {
+                option: &["--shell"],
+                direct: &["-n"],
+            }),
+            arg_file: true,
+            ..Wrapper::default()
+        },
         _ => return None,
     };
     Some(w)
@@ -702,6 +977,10 @@ impl Analyzer {
                 self.interactive_shell(argv);
             }
             "parallel" | "sem" => self.wrapper_parallel(argv),
+            "perf" => self.wrapper_perf(argv),
+            "hyperfine" => self.wrapper_hyperfine(argv),
+            "nodemon" => self.wrapper_nodemon(argv),
+            "cmake" => return self.wrapper_cmake(argv),
             "valgrind" | "firejail" => self.wrapper_valgrind(argv),
             "pee" => {
                 // moreutils `pee 'cmd1' 'cmd2'`: each argument is run by a shell.
@@ -775,7 +1054,19 @@ impl Analyzer {
         {
             from = 2;
         }
-        let (mut start, found) = match skip_options(argv, from, &w.opts) {
+        if w.arg_file
+            && argv
+                .get(from)
+                .and_then(|x| x.literal.as_deref())
+                .is_some_and(|l| l.starts_with('@'))
+        {
+            return self.uncertain(
+                UncertainKind::Command,
+                &self.text(argv),
+                "`@file` stands for arguments read from the file, which are not written here",
+            );
+        }
+        let (mut start, found) = match wrapper_options(argv, from, w.syntax, &w.opts) {
             Ok(x) => x,
             Err(opt) => return self.unknown_option(argv, &opt),
         };
@@ -783,51 +1074,23 @@ impl Analyzer {
         if has(w.no_command) {
             return self.emit(argv);
         }
-        let mut chdir: Option<Option<WordVal>> = None;
-        for f in &found {
-            let opt = f.opt.as_str();
-            if w.programs.contains(&opt) {
-                match &f.value {
-                    Some(v) => {
-                        self.outer.push(self.text(argv));
-                        self.argv(vec![v.clone()]);
-                        self.outer.pop();
-                    }
-                    None => self.unknown_option(argv, opt),
-                }
-            }
-            if w.libraries.contains(&opt) {
-                self.uncertain(
-                    UncertainKind::Command,
-                    &self.text(argv),
-                    format!(
-                        "`{opt}` loads a library into the command, whose code is not written here"
-                    ),
-                );
-            }
-            if w.writes.contains(&opt) {
-                self.wrapper_output(argv, f.value.as_ref(), w.pipes);
-            }
-            if w.env.contains(&opt) {
-                match f.value.as_ref().and_then(|v| v.literal.as_deref()) {
-                    Some(l) => {
-                        let name = l.split_once('=').map_or(l, |(n, _)| n).to_string();
-                        self.assigned_name(&name);
-                    }
-                    None => self.uncertain(
-                        UncertainKind::Command,
-                        &self.text(argv),
-                        "the variable set is computed at run time",
-                    ),
-                }
-            }
-            if w.chdir.contains(&opt) {
-                chdir = Some(f.value.clone());
-            }
-            if w.moves.contains(&opt) {
-                chdir = Some(None);
-            }
+        // clap's `-c [MODE] cmd`: the word after may be the value.
+        if start < argv.len()
+            && found
+                .last()
+                .is_some_and(|f| f.value.is_none() && w.maybe_value.contains(&f.opt.as_str()))
+            && argv[start - 1].literal.as_deref() != Some("--")
+        {
+            return self.uncertain(
+                UncertainKind::Command,
+                &self.text(argv),
+                format!(
+                    "`{}` may take the next word as its value, so which word is the command is not known",
+                    argv[start - 1].raw
+                ),
+            );
         }
+        let chdir = self.wrapper_effects(argv, &found, w);
         if has(w.starts_shell) {
             self.emit(argv);
             return self.interactive_shell(argv);
@@ -873,11 +1136,156 @@ impl Analyzer {
             Some(None) => self.cwds = Cwds::Unknown,
             None => {}
         }
-        self.unwrap(argv, start);
+        match w.shell {
+            Some(shell) => self.shell_run(argv, start, &found, shell),
+            None => self.unwrap(argv, start),
+        }
         self.cwds = saved;
         if w.privileged {
             self.privileged.pop();
         }
+    }
+
+    /// What the options of a wrapper do besides finding the command: the
+    /// programs and scripts they run, libraries loaded, files written,
+    /// variables set. Returns the directory the command runs in when an
+    /// option changes it (`Some(None)`: one that cannot be known).
+    fn wrapper_effects(
+        &mut self,
+        argv: &[WordVal],
+        found: &[Found],
+        w: &Wrapper,
+    ) -> Option<Option<WordVal>> {
+        let mut chdir: Option<Option<WordVal>> = None;
+        let mut moved = false;
+        for f in found {
+            let opt = f.opt.as_str();
+            if w.programs.contains(&opt) {
+                match &f.value {
+                    Some(v) => {
+                        self.outer.push(self.text(argv));
+                        self.argv(vec![v.clone()]);
+                        self.outer.pop();
+                    }
+                    None => self.unknown_option(argv, opt),
+                }
+            }
+            if w.program_lines.contains(&opt) {
+                match f.value.as_ref().and_then(|v| v.literal.as_deref()) {
+                    Some(line) => {
+                        let words: Vec<WordVal> =
+                            line.split_whitespace().map(WordVal::literal).collect();
+                        if !words.is_empty() {
+                            self.outer.push(self.text(argv));
+                            self.argv(words);
+                            self.outer.pop();
+                        }
+                    }
+                    None => self.uncertain(
+                        UncertainKind::Command,
+                        &self.text(argv),
+                        format!("`{opt}` runs a program computed at run time"),
+                    ),
+                }
+            }
+            if w.scripts.contains(&opt) {
+                match f.value.as_ref().and_then(|v| v.literal.clone()) {
+                    Some(script) => self.nested_script(argv, &script),
+                    None => self.uncertain(
+                        UncertainKind::Command,
+                        &self.text(argv),
+                        format!("`{opt}` runs a command computed at run time"),
+                    ),
+                }
+            }
+            if w.libraries.contains(&opt) {
+                self.uncertain(
+                    UncertainKind::Command,
+                    &self.text(argv),
+                    format!(
+                        "`{opt}` loads a library into the command, whose code is not written here"
+                    ),
+                );
+            }
+            if w.writes.contains(&opt) {
+                self.wrapper_output(argv, f.value.as_ref(), w.pipes);
+            }
+            if w.env.contains(&opt) {
+                match f.value.as_ref().and_then(|v| v.literal.as_deref()) {
+                    Some(l) => {
+                        let name = l.split_once('=').map_or(l, |(n, _)| n).to_string();
+                        self.assigned_name(&name);
+                    }
+                    None => self.uncertain(
+                        UncertainKind::Command,
+                        &self.text(argv),
+                        "the variable set is computed at run time",
+                    ),
+                }
+            }
+            if w.chdir.contains(&opt) {
+                chdir = Some(f.value.clone());
+            }
+            // A root or namespace changed stays changed, whatever
+            // directory is chosen in it.
+            moved |= w.moves.contains(&opt);
+        }
+        if moved { Some(None) } else { chdir }
+    }
+
+    /// The command words from `start`, joined by spaces, run by the shell
+    /// the options choose (`$SHELL` or `sh` when none), or run directly
+    /// when they say so.
+    fn shell_run(&mut self, argv: &[WordVal], start: usize, found: &[Found], shell: ShellRun) {
+        let line = found
+            .iter()
+            .rev()
+            .find(|f| shell.option.contains(&f.opt.as_str()))
+            .map(|f| f.value.as_ref().map(|v| v.literal.as_deref()));
+        let direct = found.iter().any(|f| shell.direct.contains(&f.opt.as_str()))
+            || line == Some(Some(Some("none")));
+        if direct {
+            return self.unwrap(argv, start);
+        }
+        if self.words_may_split(argv, start) {
+            return;
+        }
+        let words: Option<Vec<&str>> = argv[start..].iter().map(|w| w.literal.as_deref()).collect();
+        let Some(words) = words else {
+            return self.uncertain(
+                UncertainKind::Command,
+                &self.text(argv),
+                "its shell runs text computed at run time",
+            );
+        };
+        let script = words.join(" ");
+        match line {
+            None => self.nested_script(argv, &script),
+            Some(Some(Some(line))) => {
+                let line = line.to_string();
+                self.shell_line(argv, &line, &script);
+            }
+            Some(_) => self.uncertain(
+                UncertainKind::Command,
+                &self.text(argv),
+                "the shell that runs the command is computed at run time",
+            ),
+        }
+    }
+
+    /// `script` run by the shell command line `line` with `-c` (`bash
+    /// --norc -c script`): the shell is a command like any other, and
+    /// reads the script if it is one.
+    pub(super) fn shell_line(&mut self, argv: &[WordVal], line: &str, script: &str) {
+        let mut words: Vec<WordVal> = line.split_whitespace().map(WordVal::literal).collect();
+        if words.is_empty() {
+            return self.nested_script(argv, script);
+        }
+        words.push(WordVal::literal("-c"));
+        words.push(WordVal::literal(script));
+        self.outer.push(self.text(argv));
+        self.argv(words);
+        self.outer.pop();
     }
 
     /// `valgrind [--opt=value…] prog args` (and `firejail`): their options
@@ -937,7 +1345,12 @@ impl Analyzer {
 
     /// A file an option writes (`strace -o`); `|cmd` or `!cmd` pipes into
     /// a command instead.
-    fn wrapper_output(&mut self, argv: &[WordVal], value: Option<&WordVal>, pipes: bool) {
+    pub(super) fn wrapper_output(
+        &mut self,
+        argv: &[WordVal],
+        value: Option<&WordVal>,
+        pipes: bool,
+    ) {
         let Some(v) = value else {
             return self.uncertain(UncertainKind::Edit, &self.text(argv), "missing file");
         };
@@ -1357,6 +1770,486 @@ fn replace_placeholders(text: &str, custom: Option<&str>) -> (String, bool) {
     (out, found)
 }
 
+/// `perf stat` options (perf's parse-options: clusters, `--opt=value`;
+/// options with an optional value take it only attached).
+const PERF_STAT: Opts = Opts {
+    flags: "TiavnSdBAjh",
+    with_arg: "eptbrCxGoIDM",
+    optional_arg: "",
+    long_flags: &[
+        "--transaction",
+        "--no-inherit",
+        "--bpf-counters",
+        "--all-cpus",
+        "--scale",
+        "--no-scale",
+        "--verbose",
+        "--table",
+        "--null",
+        "--detailed",
+        "--sync",
+        "--big-num",
+        "--no-big-num",
+        "--no-aggr",
+        "--no-merge",
+        "--hybrid-merge",
+        "--json-output",
+        "--append",
+        "--interval-clear",
+        "--per-socket",
+        "--per-die",
+        "--per-cluster",
+        "--per-cache",
+        "--per-core",
+        "--per-thread",
+        "--per-node",
+        "--metric-only",
+        "--metric-no-group",
+        "--metric-no-merge",
+        "--metric-no-threshold",
+        "--topdown",
+        "--record-tpebs",
+        "--smi-cost",
+        "--all-kernel",
+        "--all-user",
+        "--percore-show-thread",
+        "--summary",
+        "--no-csv-summary",
+        "--quiet",
+        "--iostat",
+        "--help",
+    ],
+    long_with_arg: &[
+        "--event",
+        "--filter",
+        "--pid",
+        "--tid",
+        "--bpf-prog",
+        "--bpf-attr-map",
+        "--repeat",
+        "--cpu",
+        "--field-separator",
+        "--cgroup",
+        "--for-each-cgroup",
+        "--output",
+        "--log-fd",
+        "--pre",
+        "--post",
+        "--interval-print",
+        "--interval-count",
+        "--timeout",
+        "--delay",
+        "--tpebs-mode",
+        "--td-level",
+        "--metrics",
+        "--cputype",
+        "--pfm-events",
+        "--control",
+    ],
+};
+
+/// `perf record` options.
+const PERF_RECORD: Opts = Opts {
+    flags: "aRigvqsdTPnNBbWh",
+    with_arg: "eptrCcoFmGDujk",
+    optional_arg: "ISz",
+    long_flags: &[
+        "--latency",
+        "--exclude-perf",
+        "--no-buffering",
+        "--raw-samples",
+        "--all-cpus",
+        "--no-inherit",
+        "--tail-synthesize",
+        "--overwrite",
+        "--no-bpf-event",
+        "--strict-freq",
+        "--verbose",
+        "--quiet",
+        "--stat",
+        "--data",
+        "--phys-data",
+        "--data-page-size",
+        "--code-page-size",
+        "--sample-mem-info",
+        "--sample-cpu",
+        "--sample-identifier",
+        "--timestamp",
+        "--period",
+        "--no-samples",
+        "--no-buildid-cache",
+        "--no-buildid",
+        "--kcore",
+        "--branch-any",
+        "--weight",
+        "--transaction",
+        "--per-thread",
+        "--intr-regs",
+        "--user-regs",
+        "--running-time",
+        "--snapshot",
+        "--aux-sample",
+        "--namespaces",
+        "--all-cgroups",
+        "--switch-events",
+        "--all-kernel",
+        "--all-user",
+        "--kernel-callchains",
+        "--user-callchains",
+        "--buildid-all",
+        "--buildid-mmap",
+        "--timestamp-filename",
+        "--timestamp-boundary",
+        "--switch-output",
+        "--dry-run",
+        "--aio",
+        "--compression-level",
+        "--debuginfod",
+        "--threads",
+        "--off-cpu",
+        "--help",
+    ],
+    long_with_arg: &[
+        "--event",
+        "--filter",
+        "--pid",
+        "--tid",
+        "--realtime",
+        "--cpu",
+        "--count",
+        "--output",
+        "--freq",
+        "--mmap-pages",
+        "--mmap-flush",
+        "--call-graph",
+        "--cgroup",
+        "--delay",
+        "--uid",
+        "--branch-filter",
+        "--clockid",
+        "--proc-map-timeout",
+        "--vmlinux",
+        "--switch-output-event",
+        "--switch-max-files",
+        "--affinity",
+        "--max-size",
+        "--num-thread-synthesize",
+        "--pfm-events",
+        "--control",
+        "--synth",
+        "--setup-filter",
+        "--off-cpu-thresh",
+    ],
+};
+
+/// `perf trace` options.
+const PERF_TRACE: Opts = Opts {
+    flags: "avTsSfh",
+    with_arg: "eoiptCmuGD",
+    optional_arg: "F",
+    long_flags: &[
+        "--comm",
+        "--tool_stats",
+        "--all-cpus",
+        "--no-inherit",
+        "--sched",
+        "--verbose",
+        "--time",
+        "--failure",
+        "--summary",
+        "--with-summary",
+        "--errno-summary",
+        "--pf",
+        "--syscalls",
+        "--force",
+        "--libtraceevent_print",
+        "--kernel-syscall-graph",
+        "--sort-events",
+        "--print-sample",
+        "--show-on-off-events",
+        "--help",
+    ],
+    long_with_arg: &[
+        "--event",
+        "--filter",
+        "--expr",
+        "--output",
+        "--input",
+        "--pid",
+        "--tid",
+        "--filter-pids",
+        "--cpu",
+        "--mmap-pages",
+        "--uid",
+        "--duration",
+        "--map-dump",
+        "--call-graph",
+        "--max-events",
+        "--min-stack",
+        "--max-stack",
+        "--proc-map-timeout",
+        "--cgroup",
+        "--delay",
+        "--switch-on",
+        "--switch-off",
+    ],
+};
+
+/// Whether `word` names perf's `record` subcommand the way `perf stat` and
+/// the tools with a `record` mode read it: a prefix of three letters or
+/// more.
+fn perf_record_word(word: &str) -> bool {
+    word.len() > 2 && "record".starts_with(word)
+}
+
+impl Analyzer {
+    /// `perf [options] COMMAND …`: `stat`, `record` and `trace` run the
+    /// command after their options (with `-p PID` or `-a` too, for as long
+    /// as it runs); the other tools with a `record` mode, `ftrace` and
+    /// `iostat` run one with options not read here, so they are uncertain;
+    /// the rest run no command they are given.
+    fn wrapper_perf(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        let sub = loop {
+            let Some(w) = argv.get(i) else {
+                return self.emit(argv);
+            };
+            let Some(l) = w.literal.as_deref() else {
+                return self.uncertain(
+                    UncertainKind::Command,
+                    &self.text(argv),
+                    "a word computed at run time may be perf's command or one of its options",
+                );
+            };
+            match l {
+                "-p" | "--paginate" | "--no-pager" => i += 1,
+                "--buildid-dir" => i += 2,
+                "-h" | "--help" | "-v" | "--version" | "--list-cmds" | "--list-opts"
+                | "--html-path" => return self.emit(argv),
+                _ if l.starts_with('-') => return self.unknown_option(argv, l),
+                _ => break l,
+            }
+        };
+        match sub {
+            "stat" => self.perf_stat(argv, i + 1),
+            "record" => self.perf_record(argv, i + 1),
+            "trace" => self.perf_trace(argv, i + 1),
+            "ftrace" | "iostat" => self.uncertain(
+                UncertainKind::Command,
+                &self.text(argv),
+                format!("perf {sub} runs a command after options that are not read here"),
+            ),
+            "c2c" | "mem" | "sched" | "lock" | "kmem" | "kwork" | "timechart" | "kvm"
+            | "script"
+                if argv[i + 1..]
+                    .iter()
+                    .any(|w| w.literal.as_deref().is_none_or(perf_record_word)) =>
+            {
+                self.uncertain(
+                    UncertainKind::Command,
+                    &self.text(argv),
+                    format!(
+                        "perf {sub} record runs a command after options that are not read here"
+                    ),
+                );
+            }
+            _ => self.emit(argv),
+        }
+    }
+
+    /// `perf stat [options] [record [options]] [command]`; `--pre` and
+    /// `--post` are run by a shell; `perf stat report` reads.
+    fn perf_stat(&mut self, argv: &[WordVal], from: usize) {
+        let (mut start, mut found) = match skip_options(argv, from, &PERF_STAT) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        let next = argv.get(start).and_then(|w| w.literal.as_deref());
+        if next.is_some_and(|l| l.len() > 2 && "report".starts_with(l)) {
+            return self.emit(argv);
+        }
+        let recording = next.is_some_and(perf_record_word);
+        if recording {
+            match skip_options(argv, start + 1, &PERF_STAT) {
+                Ok((s, more)) => {
+                    start = s;
+                    found.extend(more);
+                }
+                Err(opt) => return self.unknown_option(argv, &opt),
+            }
+        }
+        self.perf_command(argv, start, &found, recording);
+    }
+
+    /// `perf record [options] [command]`.
+    fn perf_record(&mut self, argv: &[WordVal], from: usize) {
+        match skip_options(argv, from, &PERF_RECORD) {
+            Ok((start, found)) => self.perf_command(argv, start, &found, true),
+            Err(opt) => self.unknown_option(argv, &opt),
+        }
+    }
+
+    /// `perf trace [options] [command]`, `perf trace record [record
+    /// options] [command]`; with `-i FILE` it replays a recording.
+    fn perf_trace(&mut self, argv: &[WordVal], from: usize) {
+        let (start, found) = match skip_options(argv, from, &PERF_TRACE) {
+            Ok(x) => x,
+            Err(opt) => return self.unknown_option(argv, &opt),
+        };
+        if argv.get(start).and_then(|w| w.literal.as_deref()) == Some("record") {
+            return self.perf_record(argv, start + 1);
+        }
+        if found.iter().any(|f| f.opt == "-i" || f.opt == "--input") {
+            return self.emit(argv);
+        }
+        self.perf_command(argv, start, &found, false);
+    }
+
+    /// What `perf stat`, `record` or `trace` does with its options, then
+    /// the command at `start` if any. A recording is written to `-o FILE`
+    /// (`perf.data` by default), an older one moved to `FILE.old`.
+    fn perf_command(&mut self, argv: &[WordVal], start: usize, found: &[Found], recording: bool) {
+        if found.iter().any(|f| f.opt == "-h" || f.opt == "--help") {
+            return self.emit(argv);
+        }
+        self.wrapper_effects(
+            argv,
+            found,
+            &Wrapper {
+                scripts: &["--pre", "--post"],
+                ..Wrapper::default()
+            },
+        );
+        let output = found
+            .iter()
+            .rev()
+            .find(|f| f.opt == "-o" || f.opt == "--output")
+            .map(|f| f.value.clone());
+        let output = match output {
+            Some(v) => v,
+            None if recording => Some(WordVal::literal("perf.data")),
+            None => None,
+        };
+        match output {
+            Some(v) if v.literal.as_deref() == Some("-") => {}
+            Some(v) => {
+                self.edit_target(&v);
+                if recording && let Some(l) = &v.literal {
+                    self.edit_target(&WordVal::literal(&format!("{l}.old")));
+                }
+            }
+            None if found.iter().any(|f| f.opt == "-o" || f.opt == "--output") => {
+                self.wrapper_output(argv, None, false);
+            }
+            None => {}
+        }
+        if recording
+            && found.iter().any(|f| {
+                matches!(
+                    f.opt.as_str(),
+                    "--switch-output" | "--timestamp-filename" | "--threads" | "--kcore"
+                )
+            })
+        {
+            self.uncertain(
+                UncertainKind::Edit,
+                &self.text(argv),
+                "perf record writes files whose names are made at run time",
+            );
+        }
+        if start >= argv.len() {
+            return self.emit(argv);
+        }
+        self.unwrap(argv, start);
+    }
+}
+
+/// Read a wrapper's options from `from` as its [`Syntax`] says: the index
+/// of the command and the options seen, or an option it does not know.
+fn wrapper_options(
+    words: &[WordVal],
+    from: usize,
+    syntax: Syntax,
+    opts: &Opts,
+) -> Result<(usize, Vec<Found>), String> {
+    match syntax {
+        Syntax::Getopt => skip_options(words, from, opts),
+        Syntax::Words(table) => word_options(words, from, table),
+        Syntax::Separated(table) => separated_options(words, from, table),
+    }
+}
+
+/// Options each a word of its own with a fixed number of values in the
+/// next words (bwrap).
+fn word_options(
+    words: &[WordVal],
+    from: usize,
+    table: &[(&str, usize)],
+) -> Result<(usize, Vec<Found>), String> {
+    let mut i = from;
+    let mut found = Vec::new();
+    while let Some(w) = words.get(i) {
+        let Some(lit) = &w.literal else { break };
+        if lit == "--" {
+            i += 1;
+            break;
+        }
+        if !lit.starts_with('-') {
+            break;
+        }
+        let Some(&(_, values)) = table.iter().find(|(name, _)| name == lit) else {
+            return Err(lit.clone());
+        };
+        found.push(Found {
+            opt: lit.clone(),
+            value: if values > 0 {
+                words.get(i + 1).cloned()
+            } else {
+                None
+            },
+        });
+        i += 1 + values;
+    }
+    Ok((i.min(words.len()), found))
+}
+
+/// Options recognised by how the word starts, each with what separates
+/// its value (proot; see [`Syntax::Separated`]).
+fn separated_options(
+    words: &[WordVal],
+    from: usize,
+    table: &[(&str, char)],
+) -> Result<(usize, Vec<Found>), String> {
+    let mut i = from;
+    let mut found = Vec::new();
+    while let Some(w) = words.get(i) {
+        let Some(lit) = &w.literal else { break };
+        if !lit.starts_with('-') {
+            break;
+        }
+        // The first option the word starts with decides, as in proot.
+        let Some(&(name, separator)) = table.iter().find(|(name, _)| lit.starts_with(name)) else {
+            return Err(lit.clone());
+        };
+        let rest = &lit[name.len()..];
+        let value = match rest.chars().next() {
+            None if separator == '\0' => None,
+            None if separator == ' ' => {
+                i += 1;
+                words.get(i).cloned()
+            }
+            Some(c) if c == separator && separator != '\0' => Some(WordVal::literal(&rest[1..])),
+            _ => return Err(lit.clone()),
+        };
+        found.push(Found {
+            opt: name.to_string(),
+            value,
+        });
+        i += 1;
+    }
+    Ok((i.min(words.len()), found))
+}
+
 /// `runuser -u user [--] cmd…` runs the command itself, not a shell.
 fn runs_without_shell(argv: &[WordVal]) -> bool {
     let words: Vec<&str> = argv[1..]
@@ -1438,6 +2331,10 @@ pub(super) fn runs_a_command(base: &str) -> bool {
             | "firejail"
             | "pee"
             | "entr"
+            | "perf"
+            | "hyperfine"
+            | "nodemon"
+            | "cmake"
     ) || super::SHELLS.contains(&base)
         || wrapper(base).is_some()
 }
