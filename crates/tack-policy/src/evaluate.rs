@@ -558,9 +558,14 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     };
                     let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
                     if *family == Family::MaybeEdit {
-                        decision.why_mut().detail = Some(format!(
+                        let why = decision.why_mut();
+                        let may = format!(
                             "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
-                        ));
+                        );
+                        why.detail = Some(match why.detail.take() {
+                            Some(mode) => format!("{may}; {mode}"),
+                            None => may,
+                        });
                     }
                     note_written(&mut decision, written, path);
                     Part {
@@ -837,11 +842,16 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
         } else {
             found.ask != as_written.ask
         };
-        if by_shape && d.why().detail.is_none() {
-            d.why_mut().detail = Some(format!(
+        if by_shape {
+            let why = d.why_mut();
+            let read = format!(
                 "read as `{}` reads its command line, it gives what the rule names (options in any order or spelling)",
                 c.base
-            ));
+            );
+            why.detail = Some(match why.detail.take() {
+                Some(mode) => format!("{read}; {mode}"),
+                None => read,
+            });
         }
         d
     } else if let Some(i) =
