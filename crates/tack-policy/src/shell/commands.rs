@@ -1405,6 +1405,15 @@ impl Analyzer {
                     "the shell runs a script computed at run time",
                 );
             }
+            // `… | xargs sh -c`: the script is the first word xargs adds.
+            None if self.open_tail => {
+                let text = self.text(argv);
+                self.uncertain(
+                    UncertainKind::Command,
+                    &text,
+                    "the shell runs a script that xargs (or find) gives it at run time",
+                );
+            }
             None => self.emit(argv),
         }
     }
@@ -1962,9 +1971,145 @@ fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
             &["--run", "--command"],
             usize::MAX,
         ),
+        // A container's or another namespace's command: its files may be
+        // these (bind mounts, `--host`), so it meets the rules too.
+        ("docker" | "podman", Some("exec")) => runner(2, CONTAINER_EXEC, &[], 1),
+        ("docker" | "podman", Some("run")) => runner(2, CONTAINER_RUN, &[], 1),
+        ("kubectl", Some("exec")) => runner(2, KUBECTL_EXEC, &[], 1),
+        ("podman", Some("unshare")) => runner(2, &[], &[], 0),
+        ("ip", Some("netns")) if argv.get(2).and_then(|w| w.literal.as_deref()) == Some("exec") => {
+            runner(3, &[], &[], 1)
+        }
+        ("flatpak-spawn" | "distrobox-host-exec", _) => runner(1, &[], &[], 0),
+        ("toolbox", Some("run")) => runner(
+            2,
+            &["-c", "--container", "-d", "--distro", "-r", "--release"],
+            &[],
+            0,
+        ),
+        ("vagrant", Some("ssh")) => runner(2, &[], &["-c", "--command"], usize::MAX),
         _ => None,
     }
 }
+
+/// `docker exec`'s options that take a value.
+const CONTAINER_EXEC: &[&str] = &[
+    "-e",
+    "--env",
+    "--env-file",
+    "-u",
+    "--user",
+    "-w",
+    "--workdir",
+    "--detach-keys",
+];
+
+/// `kubectl exec`'s options that take a value (its global ones too).
+const KUBECTL_EXEC: &[&str] = &[
+    "-c",
+    "--container",
+    "-n",
+    "--namespace",
+    "-f",
+    "--filename",
+    "--pod-running-timeout",
+    "--context",
+    "--kubeconfig",
+    "--cluster",
+    "--user",
+    "-s",
+    "--server",
+    "--token",
+    "--as",
+    "--request-timeout",
+];
+
+/// `docker run`'s options that take a value.
+const CONTAINER_RUN: &[&str] = &[
+    "-v",
+    "--volume",
+    "-e",
+    "--env",
+    "-p",
+    "--publish",
+    "-w",
+    "--workdir",
+    "-u",
+    "--user",
+    "-h",
+    "--hostname",
+    "-l",
+    "--label",
+    "-a",
+    "--attach",
+    "-m",
+    "--memory",
+    "-c",
+    "--cpu-shares",
+    "--name",
+    "--network",
+    "--net",
+    "--entrypoint",
+    "--env-file",
+    "--cap-add",
+    "--cap-drop",
+    "--security-opt",
+    "--pid",
+    "--ipc",
+    "--uts",
+    "--userns",
+    "--cgroupns",
+    "--mount",
+    "--device",
+    "--platform",
+    "--gpus",
+    "--restart",
+    "--cpus",
+    "--shm-size",
+    "--add-host",
+    "--dns",
+    "--tmpfs",
+    "--ulimit",
+    "--group-add",
+    "--pull",
+    "--cidfile",
+    "--log-driver",
+    "--log-opt",
+    "--expose",
+    "--link",
+    "--volumes-from",
+    "--stop-signal",
+    "--stop-timeout",
+    "--runtime",
+    "--label-file",
+    "--health-cmd",
+    "--health-interval",
+    "--health-retries",
+    "--health-timeout",
+    "--memory-swap",
+    "--memory-reservation",
+    "--cpuset-cpus",
+    "--cpu-period",
+    "--cpu-quota",
+    "--blkio-weight",
+    "--dns-search",
+    "--dns-option",
+    "--domainname",
+    "--mac-address",
+    "--ip",
+    "--ip6",
+    "--isolation",
+    "--kernel-memory",
+    "--oom-score-adj",
+    "--pids-limit",
+    "--storage-opt",
+    "--sysctl",
+    "--volume-driver",
+    "--detach-keys",
+    "--annotation",
+    "--cgroup-parent",
+    "--device-cgroup-rule",
+];
 
 impl Analyzer {
     /// A package runner: the command it runs meets the deny and ask rules

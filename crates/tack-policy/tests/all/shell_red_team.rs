@@ -789,3 +789,69 @@ const MAY_CHANGE: &[Case] = &[
 fn a_program_that_may_change_a_file_meets_its_edit_rules() {
     run(MAY_CHANGE);
 }
+
+// S18: `xargs sh -c` with no script: the script is the first word xargs
+// adds, from its input.
+
+const XARGS_SCRIPT: &[Case] = &[
+    case(ALL_BUT_RM, B, "echo 'rm x' | xargs sh -c", Ask),
+    case(ALL_BUT_RM, B, "xargs bash -c < list", Ask),
+    case(ALL_BUT_RM, B, "find . -name '*.sh' | xargs -n1 sh -c", Ask),
+    case(ALL_BUT_RM, B, "echo x | xargs sh -c 'rm $0'", Deny),
+    case(ALL_BUT_RM, B, "echo x | xargs sh -c 'echo $0'", Allow),
+];
+
+#[test]
+fn a_script_xargs_gives_a_shell_is_not_known() {
+    run(XARGS_SCRIPT);
+}
+
+// S19: a command run in a container or another namespace (`docker exec`,
+// `docker run IMAGE cmd`, `kubectl exec`, `ip netns exec`, `flatpak-spawn
+// --host`): its files may be these (bind mounts, the host), so it meets the
+// deny and ask rules; the outer command's allow covers the rest.
+
+const CONTAINERS: &[Case] = &[
+    case(ALL_BUT_RM, B, "docker exec c rm x", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "docker exec -it -u root -w /app c rm -rf x",
+        Deny,
+    ),
+    case(
+        ALL_BUT_RM,
+        B,
+        "docker run --rm -v $PWD:/w alpine rm -rf /w/x",
+        Deny,
+    ),
+    case(
+        ALL_BUT_RM,
+        B,
+        "podman run --rm -e A=1 alpine sh -c 'rm x'",
+        Deny,
+    ),
+    case(ALL_BUT_RM, B, "kubectl exec pod -- rm x", Deny),
+    case(
+        ALL_BUT_RM,
+        B,
+        "kubectl exec -n prod -c app pod -- rm x",
+        Deny,
+    ),
+    case(ALL_BUT_RM, B, "ip netns exec ns1 rm x", Deny),
+    case(ALL_BUT_RM, B, "flatpak-spawn --host rm x", Deny),
+    case(ALL_BUT_RM, B, "distrobox-host-exec rm x", Deny),
+    case(ALL_BUT_RM, B, "toolbox run -c dev rm x", Deny),
+    case(ALL_BUT_RM, B, "podman unshare rm x", Deny),
+    case(ALL_BUT_RM, B, "vagrant ssh -c 'rm x'", Deny),
+    case(ALL_BUT_RM, B, "docker exec c $CMD", Ask),
+    case(ALL_BUT_RM, B, "docker run --rm alpine ls /", Allow),
+    case(ALL_BUT_RM, B, "docker run --rm -p 8080:80 nginx", Allow),
+    case(ALL_BUT_RM, B, "kubectl exec pod -- ls", Allow),
+    case(ALL_BUT_RM, B, "docker ps", Allow),
+];
+
+#[test]
+fn a_command_run_in_a_container_meets_the_rules() {
+    run(CONTAINERS);
+}
