@@ -1098,6 +1098,14 @@ pub(super) fn python_is_inert(code: &str) -> bool {
     if py_tokens(code, &mut toks, 0).is_none() {
         return false;
     }
+    // Python reads identifiers in NFKC form (`ｏｐｅｎ` is `open`): a name
+    // outside ASCII could be a builtin under another spelling.
+    if toks
+        .iter()
+        .any(|t| matches!(t, Tok::Name(n) if !n.is_ascii()))
+    {
+        return false;
+    }
     let name = |k: usize| match toks.get(k) {
         Some(Tok::Name(n)) => Some(n.as_str()),
         _ => None,
@@ -1412,6 +1420,8 @@ mod tests {
             "breakpoint()",
             "print(vars())",
             "type(print)",
+            "[ｏｐｅｎ for ｏｐｅｎ in [1]]; print(ｏｐｅｎ('x').read())",
+            "ｅｘｅｃ('import os')",
         ] {
             assert!(!python_is_inert(code), "{code}");
         }
