@@ -922,7 +922,15 @@ impl Analyzer {
         match sub {
             "restore" | "rm" | "mv" if !flag(&["--cached"]) || flag(&["--worktree", "-W"]) => {
                 named(self, &operands);
+                // A directory named (`git restore .`) changes what is in it.
+                for p in &operands {
+                    self.changes_inside(p);
+                }
             }
+            "init" => match operands.first() {
+                Some(dir) => self.writes_inside(dir),
+                None => self.writes_inside(&here),
+            },
             "checkout" => {
                 named(self, &operands);
                 let creates_only = flag(&["-b", "-B", "--orphan"]) && operands.len() <= 1;

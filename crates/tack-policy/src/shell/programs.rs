@@ -774,6 +774,28 @@ impl Analyzer {
             }
             "split" | "csplit" => self.split(argv, base),
             "unzip" => self.unzip(argv),
+            "7z" | "7za" | "7zr" | "7zz" => {
+                // `7z x|e ARCHIVE [-oDIR]`: files named inside the archive,
+                // written in DIR (the working directory without -o).
+                if matches!(
+                    args.first().and_then(|w| w.literal.as_deref()),
+                    Some("x" | "e")
+                ) {
+                    let dir = args
+                        .iter()
+                        .find_map(|w| w.literal.as_deref().and_then(|l| l.strip_prefix("-o")))
+                        .unwrap_or(".");
+                    self.writes_inside(&WordVal::literal(dir));
+                }
+            }
+            // `ar x` writes the members it reads in the working directory.
+            "ar" if args
+                .first()
+                .and_then(|w| w.literal.as_deref())
+                .is_some_and(|op| op.trim_start_matches('-').starts_with('x')) =>
+            {
+                self.writes_inside(&WordVal::literal("."));
+            }
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
             "perl" => self.perl(argv, more),
             "yq" => {
@@ -1606,7 +1628,11 @@ impl Analyzer {
         let p = options::parse(
             &argv[1..],
             &Spec {
+                // Without its flags, `-i` (in `-idm` too) was read as an
+                // unknown option and the extraction was missed.
+                flags: "iopdmtuvabcfknrBLV0",
                 with_arg: "DEFHIMORs",
+                long_flags: &["--extract", "--create", "--pass-through", "--list"],
                 long_with_arg: &[
                     "--directory",
                     "--file",

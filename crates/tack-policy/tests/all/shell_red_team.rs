@@ -4,7 +4,7 @@
 
 use tack_policy::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{Case, case, run};
+use crate::support::{Case, case, case_in, run};
 
 const B: &str = "Bash";
 
@@ -854,4 +854,30 @@ const CONTAINERS: &[Case] = &[
 #[test]
 fn a_command_run_in_a_container_meets_the_rules() {
     run(CONTAINERS);
+}
+
+// S20: files an archive program or git writes that were missed: `7z x`
+// (in -oDIR or here), `cpio -idm` (its flags were not known, so `-i` in a
+// cluster was missed), `ar x`, `git init DIR`, `git restore .`.
+
+const ARCHIVES: &[Case] = &[
+    case(PROTECTED, B, "7z x a.7z -oprotected", Deny),
+    case_in("protected", PROTECTED, B, "7z x a.7z", Deny),
+    case_in("protected", PROTECTED, B, "cpio -idm < x.cpio", Deny),
+    case_in("protected", PROTECTED, B, "cpio -i < x.cpio", Deny),
+    case_in("protected", PROTECTED, B, "ar x lib.a", Deny),
+    case(PROTECTED, B, "git init protected/r", Deny),
+    case(PROTECTED, B, "git restore -s main .", Ask),
+    case(PROTECTED, B, "git restore protected/a", Deny),
+    case(PROTECTED, B, "7z l a.7z", Allow),
+    case(PROTECTED, B, "7z x a.7z -obuild", Allow),
+    case(PROTECTED, B, "cpio -t < x.cpio", Allow),
+    case(PROTECTED, B, "ar t lib.a", Allow),
+    case(PROTECTED, B, "git init build/r", Allow),
+    case(PROTECTED, B, "git restore src", Allow),
+];
+
+#[test]
+fn files_an_archive_or_git_writes_meet_the_edit_rules() {
+    run(ARCHIVES);
 }
