@@ -1917,6 +1917,9 @@ impl Analyzer {
         let p = options::parse(
             &argv[1..],
             &Spec {
+                // Without its flags, `-r` was read as unknown and a
+                // recursive copy as a copy of one file.
+                flags: "346ABCOpqRrTv",
                 with_arg: "cDFiJlPoSX",
                 ..Spec::default()
             },

@@ -875,6 +875,19 @@ const ARCHIVES: &[Case] = &[
     case(PROTECTED, B, "ar t lib.a", Allow),
     case(PROTECTED, B, "git init build/r", Allow),
     case(PROTECTED, B, "git restore src", Allow),
+    // scp -r into a directory that does not exist yet writes inside it.
+    case(
+        &["allow Bash", "allow Edit", "deny Edit(./newdir/keep/**)"],
+        B,
+        "scp -r host:d newdir",
+        Ask,
+    ),
+    case(
+        &["allow Bash", "allow Edit", "deny Edit(./newdir/keep/**)"],
+        B,
+        "scp host:f newdir",
+        Allow,
+    ),
 ];
 
 #[test]
