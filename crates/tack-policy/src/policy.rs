@@ -56,6 +56,9 @@ pub(crate) struct KindIndex {
     pub skills: Vec<usize>,
     /// Command tool → its `NAME(pattern)` rules (ascending).
     pub commands: HashMap<String, Vec<usize>>,
+    /// Deny and ask command-tool rules read as their program reads a
+    /// command line, by rule (see [`crate::spelling`]).
+    pub command_shapes: HashMap<usize, RuleShape>,
 }
 
 /// One glob set and the rule each glob belongs to.
@@ -280,8 +283,13 @@ impl PolicyBuilder {
                 }
                 Target::Mcp { .. } => index[k].mcp.push(i),
                 Target::Skill(_) => index[k].skills.push(i),
-                Target::Command { tool, .. } => {
+                Target::Command { tool, pattern } => {
                     index[k].commands.entry(tool.clone()).or_default().push(i);
+                    if e.kind != Verdict::Allow
+                        && let Some(shape) = RuleShape::new(&pattern.text)
+                    {
+                        index[k].command_shapes.insert(i, shape);
+                    }
                 }
             }
             rules.push(Rule {
@@ -813,10 +821,11 @@ impl Policy {
     /// First `NAME(pattern)` rule of `kind` for the command tool `tool`
     /// whose pattern matches any of `texts` (the argv's lines).
     pub(crate) fn command_rule(&self, kind: Verdict, tool: &str, texts: &[&str]) -> Option<usize> {
-        let list = self.kind(kind).commands.get(tool)?;
+        let idx = self.kind(kind);
+        let list = idx.commands.get(tool)?;
         // Deny and ask rules also meet their options however the argv
         // spells them, as Bash rules do (see [`crate::spelling`]).
-        let shapes: Vec<Shape> = if kind == Verdict::Allow {
+        let shapes: Vec<Shape> = if idx.command_shapes.is_empty() {
             Vec::new()
         } else {
             texts.iter().filter_map(|t| Shape::of_command(t)).collect()
@@ -826,9 +835,10 @@ impl Policy {
                 return false;
             };
             texts.iter().any(|t| pattern.matches(t))
-                || (!shapes.is_empty()
-                    && RuleShape::new(&pattern.text)
-                        .is_some_and(|rule| shapes.iter().any(|c| rule.meets(c) == Meets::Yes)))
+                || idx
+                    .command_shapes
+                    .get(&i)
+                    .is_some_and(|rule| shapes.iter().any(|c| rule.meets(c) == Meets::Yes))
         })
     }
 

@@ -101,6 +101,7 @@ const fn sub(
 const GIT: &[&str] = &["git"];
 const DOCKER: &[&str] = &["docker", "podman"];
 const PRUNE: &[&str] = &["-a|--all", "-f|--force", "--volumes", "--filter="];
+const TERRAFORM: &[&str] = &["terraform", "tofu"];
 
 /// What the programs deny rules are written about accept. A subcommand's
 /// table is read first, then its program's.
@@ -809,58 +810,38 @@ static GRAMMARS: &[Grammar] = &[
             "--compressed",
         ],
     ),
+    // The options `apply` and `destroy` share, read for any subcommand.
     program(
-        &["terraform", "tofu"],
+        TERRAFORM,
         Style::Go,
-        &["-chdir=", "-help", "-version"],
+        &[
+            "-chdir=",
+            "-help",
+            "-version",
+            "-auto-approve",
+            "-compact-warnings",
+            "-no-color",
+            "-json",
+            "-input=?",
+            "-lock=?",
+            "-refresh=?",
+            "-lock-timeout=",
+            "-parallelism=",
+            "-var=",
+            "-var-file=",
+            "-target=",
+            "-state=",
+            "-state-out=",
+            "-backup=",
+        ],
     ),
     sub(
-        &["terraform", "tofu"],
+        TERRAFORM,
         "apply",
         Style::Go,
-        &[
-            "-auto-approve",
-            "-destroy",
-            "-refresh-only",
-            "-compact-warnings",
-            "-no-color",
-            "-json",
-            "-input=?",
-            "-lock=?",
-            "-refresh=?",
-            "-lock-timeout=",
-            "-parallelism=",
-            "-var=",
-            "-var-file=",
-            "-target=",
-            "-replace=",
-            "-state=",
-            "-state-out=",
-            "-backup=",
-        ],
+        &["-destroy", "-refresh-only", "-replace="],
     ),
-    sub(
-        &["terraform", "tofu"],
-        "destroy",
-        Style::Go,
-        &[
-            "-auto-approve",
-            "-compact-warnings",
-            "-no-color",
-            "-json",
-            "-input=?",
-            "-lock=?",
-            "-refresh=?",
-            "-lock-timeout=",
-            "-parallelism=",
-            "-var=",
-            "-var-file=",
-            "-target=",
-            "-state=",
-            "-state-out=",
-            "-backup=",
-        ],
-    ),
+    sub(TERRAFORM, "destroy", Style::Go, &[]),
 ];
 
 /// One option as read: its name in the grammar (`-r` for `-R` and
@@ -1125,7 +1106,7 @@ fn read_option(word: &str, next: Option<&str>, tables: &[&Grammar], out: &mut Ve
             continue;
         }
         let short = format!("-{c}");
-        let (canonical, kind) = find_short(&short, tables).unwrap_or((&short, Value::Flag));
+        let (canonical, kind) = find_exact(&short, tables).unwrap_or((&short, Value::Flag));
         let canonical = canonical.to_string();
         match kind {
             Value::Flag => out.push(Opt {
@@ -1175,11 +1156,12 @@ fn canonical(spec: &'static str) -> &'static str {
     group(spec).0.next().unwrap_or(spec)
 }
 
-fn find_short(short: &str, tables: &[&Grammar]) -> Option<(&'static str, Value)> {
+/// The option a table names `name` (`-R`, `--recursive`), by its own name.
+fn find_exact(name: &str, tables: &[&Grammar]) -> Option<(&'static str, Value)> {
     tables.iter().find_map(|g| {
         g.options.iter().find_map(|spec| {
             let (mut names, kind) = group(spec);
-            names.any(|n| n == short).then(|| (canonical(spec), kind))
+            names.any(|n| n == name).then(|| (canonical(spec), kind))
         })
     })
 }
@@ -1189,13 +1171,7 @@ fn find_short(short: &str, tables: &[&Grammar]) -> Option<(&'static str, Value)>
 /// ambiguous abbreviation is read as each, which only a deny or ask rule
 /// sees), else none.
 fn find_long(written: &str, tables: &[&Grammar], style: Style) -> Vec<(&'static str, Value)> {
-    let exact = tables.iter().find_map(|g| {
-        g.options.iter().find_map(|spec| {
-            let (mut names, kind) = group(spec);
-            names.any(|n| n == written).then(|| (canonical(spec), kind))
-        })
-    });
-    if let Some(found) = exact {
+    if let Some(found) = find_exact(written, tables) {
         return vec![found];
     }
     if style != (Style::Gnu { abbreviate: true }) || written.len() < 3 {

@@ -20,12 +20,23 @@
 use super::options::{self, Spec, could_be_option};
 use super::{Analyzer, Family, UncertainKind, WordVal};
 
+/// JavaScript runtimes' options that take code.
+const JS_CODE: &[&str] = &["-e", "--eval", "-p", "--print"];
+/// PowerShell's options that take code.
+const POWERSHELL_CODE: &[&str] = &[
+    "-c",
+    "-command",
+    "-Command",
+    "-encodedcommand",
+    "-EncodedCommand",
+];
+
 /// Interpreters whose inline code is taken to act, and their options that
 /// take it (`-e CODE`; a cluster ending in `e` too, `ruby -ne CODE`).
 const OTHER_INTERPRETERS: &[(&str, &[&str], Option<char>)] = &[
-    ("node", &["-e", "--eval", "-p", "--print"], Some('e')),
-    ("nodejs", &["-e", "--eval", "-p", "--print"], Some('e')),
-    ("bun", &["-e", "--eval", "-p", "--print"], Some('e')),
+    ("node", JS_CODE, Some('e')),
+    ("nodejs", JS_CODE, Some('e')),
+    ("bun", JS_CODE, Some('e')),
     ("deno", &["eval"], None),
     ("ruby", &["-e"], Some('e')),
     ("php", &["-r", "-B", "-R", "-E"], Some('r')),
@@ -34,28 +45,8 @@ const OTHER_INTERPRETERS: &[(&str, &[&str], Option<char>)] = &[
     ("Rscript", &["-e", "--expr"], Some('e')),
     ("R", &["-e"], Some('e')),
     ("tclsh", &[], None),
-    (
-        "pwsh",
-        &[
-            "-c",
-            "-command",
-            "-Command",
-            "-encodedcommand",
-            "-EncodedCommand",
-        ],
-        None,
-    ),
-    (
-        "powershell",
-        &[
-            "-c",
-            "-command",
-            "-Command",
-            "-encodedcommand",
-            "-EncodedCommand",
-        ],
-        None,
-    ),
+    ("pwsh", POWERSHELL_CODE, None),
+    ("powershell", POWERSHELL_CODE, None),
     ("osascript", &["-e"], Some('e')),
     ("jshell", &[], None),
     (
