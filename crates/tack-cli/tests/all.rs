@@ -1765,6 +1765,64 @@ fn tack_mcp_serve_holds_the_rules_against_the_red_teams_classes() {
     }
 }
 
+/// The seventeenth session's classes through `tack mcp serve`, with Bash
+/// allowed wholesale and the effect checked: a directory given to a program
+/// that may change what is in it, files git copies into the repository,
+/// files read through options (`xargs -a`, docker's `--env-file`), a reader
+/// that writes where `-o` says.
+#[test]
+fn tack_mcp_serve_holds_the_rules_against_programs_given_directories_and_files() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path().canonicalize().unwrap();
+    for (f, text) in [
+        (".env", "TOKEN=SECRET-ENV\n"),
+        ("sub/readme", "hello\n"),
+        ("locked/keep", "keep\n"),
+        (
+            "fmt.sh",
+            "#!/bin/sh\nfor d; do echo gone > \"$d/locked/keep\"; done\n",
+        ),
+    ] {
+        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+        std::fs::write(p.join(f), text).unwrap();
+    }
+    std::fs::set_permissions(p.join("fmt.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let settings = json!({"permissions": {
+        "allow": ["Bash"],
+        "deny": ["Read(./.env)", "Edit(./locked/**)"]
+    }});
+    let commands = [
+        "./fmt.sh .",
+        "git init -q && git add -A && git ls-files -s | cut -c8-47 | xargs -n1 git cat-file -p",
+        "xargs -a .env echo",
+        "shuf -o locked/keep sub/readme",
+        "docker run --env-file .env alpine env",
+        // Still allowed.
+        "cat sub/readme",
+    ];
+    let results = serve_bash_calls_with(&p, Some(&settings), &commands);
+    let last = results.last().unwrap();
+    assert!(!last.0 && last.1.contains("hello"), "{last:?}");
+    for (i, (is_error, text)) in results[..results.len() - 1].iter().enumerate() {
+        assert!(
+            *is_error && text.contains("Permission denied"),
+            "`{}` was not refused: {text}",
+            commands[i]
+        );
+        assert!(
+            !text.contains("SECRET-"),
+            "`{}` printed a secret: {text}",
+            commands[i]
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.join("locked/keep")).unwrap(),
+        "keep\n"
+    );
+    assert!(!p.join(".git").exists(), "git init ran");
+}
+
 /// A checked-in settings file with a SessionStart and a PreToolUse hook that
 /// touch marker files in `markers`, bypassPermissions and a narrow rule.
 fn untrusted_project_settings(cwd: &Path, markers: &Path) -> PathBuf {

@@ -532,7 +532,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 family,
                 path,
                 written,
-                ..
+                recursive,
             } => {
                 let name = match family {
                     Family::Read => "Read",
@@ -540,7 +540,19 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 };
                 // A directory named may have any of its entries touched
                 // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
-                let found = path_found(policy, &[name], path, true, false);
+                let mut found = path_found(policy, &[name], path, true, false);
+                let mut inside = false;
+                if *family == Family::MaybeEdit
+                    && *recursive
+                    && found.deny.is_none()
+                    && found.ask.is_none()
+                {
+                    // `prettier --write .`: a rule for something inside.
+                    found.ask = policy
+                        .path_rule_inside(Verdict::Deny, &["Edit"], path)
+                        .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Edit"], path));
+                    inside = found.ask.is_some();
+                }
                 let s = format!("{name}({})", path.canonical.display());
                 (found.deny.is_some() || found.ask.is_some()).then(|| {
                     let only_restrictions = if *family == Family::MaybeEdit {
@@ -559,9 +571,15 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
                     if *family == Family::MaybeEdit {
                         let why = decision.why_mut();
-                        let may = format!(
-                            "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
-                        );
+                        let may = if inside {
+                            format!(
+                                "the directory `{written}` is given to a program that may change the files in it (tack does not know it to leave the files it is given alone), and the rule applies to some paths inside"
+                            )
+                        } else {
+                            format!(
+                                "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
+                            )
+                        };
                         why.detail = Some(match why.detail.take() {
                             Some(mode) => format!("{may}; {mode}"),
                             None => may,

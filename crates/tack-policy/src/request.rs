@@ -298,12 +298,15 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let Item::Touch {
-            family,
+            family: family @ Family::Read,
             written,
             path,
             recursive: true,
         } = item
         else {
+            // A directory given to a program that may change what is in it
+            // (`Family::MaybeEdit`) keeps its mark: the evaluation looks
+            // for Edit rules inside it.
             out.push(item);
             continue;
         };

@@ -345,11 +345,22 @@ impl Analyzer {
         if terminal_multiplexer_runs(&base, argv) {
             // `tmux new -d 'rm x'`, `tmux send-keys 'rm x' Enter`, `screen
             // -dm rm x`: a shell in another terminal runs it.
+            // What that shell does may read or write any file.
             self.emit(argv);
-            return self.opaque(
-                argv,
-                "it runs commands (or types them) in a shell of another terminal",
-            );
+            return self.code_acts(argv, "a shell of another terminal (tmux, screen)");
+        }
+        if base == "crontab"
+            && !argv[1..].iter().any(|w| {
+                matches!(
+                    w.literal.as_deref(),
+                    Some("-l" | "-h" | "--help" | "-V" | "--version")
+                )
+            })
+        {
+            // `crontab FILE`, `crontab -`, `crontab -e`: commands cron runs
+            // later, with this user's files.
+            self.emit(argv);
+            return self.code_acts(argv, "a crontab installed by it");
         }
         if matches!(base.as_str(), "at" | "batch")
             && !argv[1..].iter().any(|w| {
@@ -361,9 +372,9 @@ impl Analyzer {
         {
             // `echo 'rm x' | at now`: like `| bash`, later.
             self.emit(argv);
-            return self.opaque(
+            return self.code_acts(
                 argv,
-                "at runs the commands it reads from its input or a file, at a later time",
+                "at, which runs the commands it reads from its input or a file at a later time,",
             );
         }
         match base.as_str() {
@@ -1057,6 +1068,12 @@ impl Analyzer {
         let mut replace: Option<String> = None;
         for f in &found {
             match f.opt.as_str() {
+                // `xargs -a FILE`: what the file holds becomes arguments.
+                "-a" | "--arg-file" => {
+                    if let Some(v) = &f.value {
+                        self.touch(Family::Read, v);
+                    }
+                }
                 "-I" => replace = f.value.as_ref().and_then(|v| v.literal.clone()),
                 "-i" | "--replace" => {
                     replace = Some(
@@ -1698,6 +1715,15 @@ impl Analyzer {
                             recursive,
                         });
                         if writes || may_write {
+                            // A directory given to a program that may
+                            // change what it is given (`prettier --write .`,
+                            // `black src`) may have any file in it changed.
+                            let inside = !writes && self.names_directory(candidate, &p);
+                            if !writes && !w.glob && candidate.contains(['*', '?', '[']) {
+                                // `prettier --write "src/**/*.ts"`: a
+                                // pattern the program expands itself.
+                                self.may_change_under_pattern(candidate, w.tilde);
+                            }
                             self.push(Item::Touch {
                                 family: if writes {
                                     Family::Edit
@@ -1706,7 +1732,7 @@ impl Analyzer {
                                 },
                                 written: candidate.to_string(),
                                 path: p.clone(),
-                                recursive: false,
+                                recursive: inside,
                             });
                         }
                         if let Some(all) = &mut all {
@@ -1737,6 +1763,21 @@ impl Analyzer {
             return None;
         }
         all
+    }
+
+    /// A glob the program expands itself, given to a program that may
+    /// change what it is given: anything under the pattern's literal
+    /// leading directories (`.` for `**/*.ts`).
+    fn may_change_under_pattern(&mut self, pattern: &str, tilde: bool) {
+        let first_glob = pattern.find(['*', '?', '[']).unwrap_or(pattern.len());
+        let dir = match pattern[..first_glob].rfind('/') {
+            Some(0) => "/",
+            Some(k) => &pattern[..k],
+            None => ".",
+        };
+        let mut dir = WordVal::literal(dir);
+        dir.tilde = tilde;
+        self.may_change_directory(&dir);
     }
 
     /// Everything under `dir` is read (`grep -r`, `tar -c`, `find -exec`).
@@ -1974,7 +2015,7 @@ fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
         // A container's or another namespace's command: its files may be
         // these (bind mounts, `--host`), so it meets the rules too.
         ("docker" | "podman", Some("exec")) => runner(2, CONTAINER_EXEC, &[], 1),
-        ("docker" | "podman", Some("run")) => runner(2, CONTAINER_RUN, &[], 1),
+        ("docker" | "podman", Some("run" | "create")) => runner(2, CONTAINER_RUN, &[], 1),
         ("kubectl", Some("exec")) => runner(2, KUBECTL_EXEC, &[], 1),
         ("podman", Some("unshare")) => runner(2, &[], &[], 0),
         ("ip", Some("netns")) if argv.get(2).and_then(|w| w.literal.as_deref()) == Some("exec") => {
@@ -2118,6 +2159,7 @@ impl Analyzer {
     /// Bash(uv run pytest *)` stays enough for `uv run pytest`).
     fn package_runner(&mut self, argv: &[WordVal], r: Runner) {
         self.emit(argv);
+        let container = r.with_value == CONTAINER_RUN;
         let mut i = r.lead;
         let mut operands = 0;
         let mut start = None;
@@ -2152,6 +2194,14 @@ impl Analyzer {
                     return;
                 }
                 let takes_next = attached.is_none() && r.with_value.contains(&name);
+                if container && self.touches {
+                    let value = if takes_next {
+                        argv.get(i + 1).cloned()
+                    } else {
+                        attached.map(WordVal::literal)
+                    };
+                    self.container_option(name, value.as_ref());
+                }
                 i += if takes_next { 2 } else { 1 };
                 continue;
             }
@@ -2171,6 +2221,88 @@ impl Analyzer {
         self.argv(argv[start..].to_vec());
         self.runner_depth -= 1;
         self.outer.pop();
+    }
+}
+
+impl Analyzer {
+    /// An option of `docker run` (or `create`) that gives the container a
+    /// directory or file of this machine: a bind mount (`-v SRC:DST`,
+    /// `--mount type=bind,src=SRC`) lets what runs inside read everything
+    /// under SRC, and change it unless it is read-only; `--env-file` is
+    /// read. A named volume (`-v data:/var/lib`) is no path here.
+    fn container_option(&mut self, name: &str, value: Option<&WordVal>) {
+        let Some(value) = value else { return };
+        let Some(v) = value.literal.as_deref() else {
+            if matches!(name, "-v" | "--volume" | "--mount" | "--env-file") {
+                let reason =
+                    "a directory of this machine given to the container is named only at run time";
+                self.uncertain(UncertainKind::Touch(Family::Read), &value.raw, reason);
+                self.uncertain(UncertainKind::Touch(Family::Edit), &value.raw, reason);
+            }
+            return;
+        };
+        let (source, read_only) = match name {
+            "--env-file" => return self.touch(Family::Read, value),
+            "-v" | "--volume" => {
+                let mut parts = v.split(':');
+                let source = parts.next().unwrap_or_default();
+                // `-v /data` alone is an anonymous volume at the
+                // container's /data, nothing of this machine.
+                if parts.next().is_none() {
+                    return;
+                }
+                let read_only = parts
+                    .next()
+                    .is_some_and(|o| o.split(',').any(|o| o == "ro" || o == "readonly"));
+                (source.to_string(), read_only)
+            }
+            "--mount" => {
+                let mut source = None;
+                let mut bind = false;
+                let mut read_only = false;
+                for field in v.split(',') {
+                    let (k, val) = field.split_once('=').unwrap_or((field, "true"));
+                    match k {
+                        "type" => bind = val == "bind",
+                        "source" | "src" => source = Some(val.to_string()),
+                        "readonly" | "ro" => read_only = matches!(val, "true" | "1"),
+                        _ => {}
+                    }
+                }
+                match source {
+                    Some(s) if bind => (s, read_only),
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        // A volume's name has no `/` and starts with no `.` or `~`.
+        if source.is_empty() || !(source.contains('/') || source.starts_with(['.', '~'])) {
+            return;
+        }
+        let mut dir = WordVal::literal(&source);
+        dir.tilde = source.starts_with('~');
+        self.touch_inside(&dir);
+        if !read_only {
+            self.may_change_directory(&dir);
+        }
+    }
+
+    /// A directory given to something that may change any file in it.
+    pub(super) fn may_change_directory(&mut self, dir: &WordVal) {
+        let Some(lit) = dir.literal.as_deref() else {
+            return;
+        };
+        if let Ok(paths) = self.resolve_word_path(lit, dir.tilde, false) {
+            for path in paths {
+                self.push(Item::Touch {
+                    family: Family::MaybeEdit,
+                    written: lit.to_string(),
+                    path,
+                    recursive: true,
+                });
+            }
+        }
     }
 }
 

@@ -550,10 +550,19 @@ impl Analyzer {
                     "git's `{key}` names a pager, which git runs when its output is a terminal"
                 ),
             ),
-            KeyKind::Uncertain => self.may_run_git(
-                argv,
-                &format!("git's `{key}` makes git run code that is not written here"),
-            ),
+            KeyKind::Uncertain => {
+                let k = key.to_ascii_lowercase();
+                if k == "include.path" || (k.starts_with("includeif.") && k.ends_with(".path")) {
+                    // The file git reads as more of its configuration.
+                    if let Some(file) = value.filter(|v| !v.is_empty()) {
+                        self.touch(super::Family::Read, &WordVal::literal(file));
+                    }
+                }
+                self.may_run_git(
+                    argv,
+                    &format!("git's `{key}` makes git run code that is not written here"),
+                )
+            }
             KeyKind::Unknown => self.runs_unwritten(
                 argv,
                 "git -c can set options that run commands (core.pager, alias.x=!cmd, …)",
@@ -764,6 +773,13 @@ impl Analyzer {
                     }
                 }
                 if sub == "submodule"
+                    && args.first().and_then(|w| w.literal.as_deref()) == Some("add")
+                {
+                    // `git submodule add URL [PATH]`: PATH, or the
+                    // repository's name, is written.
+                    self.git_clone_dir(&args[1..]);
+                }
+                if sub == "submodule"
                     && let Some(k) = args
                         .iter()
                         .position(|w| w.literal.as_deref() == Some("foreach"))
@@ -937,6 +953,11 @@ impl Analyzer {
                 if dashdash.is_none() && !creates_only {
                     self.changes_inside(&here);
                 }
+                // A directory named (`git checkout -- .`, `git checkout
+                // main src/`) has what is in it changed.
+                for p in &operands {
+                    self.changes_inside(p);
+                }
             }
             "clean" if !flag(&["-n", "--dry-run"]) => {
                 if operands.is_empty() {
@@ -1008,6 +1029,9 @@ impl Analyzer {
             };
             self.touch(super::Family::Read, &WordVal::literal(path));
         }
+        if matches!(sub, "add" | "commit" | "stage") {
+            return self.git_stages(sub, args);
+        }
         let pathspecs: Vec<&WordVal> = args
             .iter()
             .skip_while(|w| w.literal.as_deref() != Some("--"))
@@ -1022,6 +1046,110 @@ impl Analyzer {
                 && args.first().and_then(|w| w.literal.as_deref()) == Some("create"))
         {
             self.touch_inside(&WordVal::literal("."));
+        }
+    }
+
+    /// `git add PATH…` and `git commit [-a] [PATH…]` copy what the files
+    /// hold into the repository, where `git cat-file`, a push or a bundle
+    /// can take it: a read of each path named (everything under a
+    /// directory), of the working directory for `-A`, `-u`, `-a`, and of
+    /// the files `-F`, `-t`, `--pathspec-from-file` name.
+    fn git_stages(&mut self, sub: &str, args: &[WordVal]) {
+        let spec = if sub == "commit" {
+            super::options::Spec {
+                flags: "aqvnsezpioAu",
+                with_arg: "mFCctS",
+                long_with_arg: &[
+                    "--message",
+                    "--file",
+                    "--reuse-message",
+                    "--reedit-message",
+                    "--fixup",
+                    "--squash",
+                    "--author",
+                    "--date",
+                    "--template",
+                    "--cleanup",
+                    "--trailer",
+                    "--pathspec-from-file",
+                ],
+                long_flags: &[
+                    "--all",
+                    "--amend",
+                    "--no-edit",
+                    "--edit",
+                    "--quiet",
+                    "--verbose",
+                    "--dry-run",
+                    "--signoff",
+                    "--no-verify",
+                    "--allow-empty",
+                    "--allow-empty-message",
+                    "--patch",
+                    "--include",
+                    "--only",
+                    "--interactive",
+                    "--reset-author",
+                    "--short",
+                    "--branch",
+                    "--porcelain",
+                    "--long",
+                    "--null",
+                    "--status",
+                    "--no-status",
+                    "--no-gpg-sign",
+                    "--pathspec-file-nul",
+                ],
+                long_optional: &["--gpg-sign", "--untracked-files"],
+                ..Default::default()
+            }
+        } else {
+            super::options::Spec {
+                flags: "nvfiepuAN",
+                long_flags: &[
+                    "--all",
+                    "--no-all",
+                    "--update",
+                    "--no-ignore-removal",
+                    "--ignore-removal",
+                    "--force",
+                    "--dry-run",
+                    "--verbose",
+                    "--intent-to-add",
+                    "--patch",
+                    "--interactive",
+                    "--edit",
+                    "--refresh",
+                    "--ignore-errors",
+                    "--ignore-missing",
+                    "--renormalize",
+                    "--sparse",
+                    "--pathspec-file-nul",
+                ],
+                long_with_arg: &["--chmod", "--pathspec-from-file"],
+                ..Default::default()
+            }
+        };
+        let p = super::options::parse(args, &spec);
+        let files: Vec<WordVal> = p
+            .values(&["-F", "--file", "-t", "--template", "--pathspec-from-file"])
+            .flatten()
+            .filter(|w| w.literal.as_deref() != Some("-"))
+            .cloned()
+            .collect();
+        for f in &files {
+            self.touch(super::Family::Read, f);
+        }
+        let whole = if sub == "commit" {
+            p.has(&["-a", "--all"])
+        } else {
+            p.has(&["-A", "--all", "-u", "--update", "--no-ignore-removal"])
+        };
+        if whole || p.dynamic {
+            self.touch_inside(&WordVal::literal("."));
+        }
+        for w in &p.operands {
+            self.touch_inside(w);
         }
     }
 

@@ -760,6 +760,11 @@ impl Analyzer {
         if self.touches && matches!(base, "rm" | "chmod" | "chown" | "chgrp" | "shred") {
             self.recursive_operands(base, args);
         }
+        if self.touches && formats_working_directory(base, args) {
+            // `cargo fmt`, `ruff check --fix`, `terraform fmt`: the files
+            // of the working directory, none of them named.
+            self.changes_inside(&WordVal::literal("."));
+        }
         match base {
             "sed" | "gsed" => self.sed(argv, more),
             "sort" => self.sort(argv),
@@ -934,16 +939,72 @@ impl Analyzer {
                     );
                 }
             }
-            "socat" => {
-                if args.iter().any(|w| {
-                    w.literal.as_deref().is_none_or(|l| {
-                        let u = l.to_ascii_uppercase();
-                        u.contains("EXEC:") || u.contains("SYSTEM:")
-                    })
-                }) {
-                    self.may_run(argv, "an EXEC or SYSTEM address runs a program");
+            // Readers that write where an option says.
+            "shuf" | "sdiff" | "tree" | "info" => {
+                let (with_arg, long_with_arg): (&str, &[&str]) = match base {
+                    "shuf" => (
+                        "nio",
+                        &[
+                            "--head-count",
+                            "--input-range",
+                            "--output",
+                            "--random-source",
+                        ],
+                    ),
+                    "sdiff" => (
+                        "wo",
+                        &["--width", "--output", "--diff-program", "--tabsize"],
+                    ),
+                    "tree" => (
+                        "LPIo",
+                        &[
+                            "--filelimit",
+                            "--timefmt",
+                            "--charset",
+                            "--sort",
+                            "--hintro",
+                            "--houtro",
+                        ],
+                    ),
+                    _ => (
+                        "dfnoO",
+                        &[
+                            "--directory",
+                            "--file",
+                            "--node",
+                            "--output",
+                            "--dribble",
+                            "--restore",
+                        ],
+                    ),
+                };
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        with_arg,
+                        long_with_arg,
+                        ..Spec::default()
+                    },
+                );
+                for v in p.values(&["-o", "--output"]).collect::<Vec<_>>() {
+                    self.writes_value(argv, v);
+                }
+                if base == "sdiff" {
+                    for v in p.values(&["--diff-program"]).collect::<Vec<_>>() {
+                        self.runs(argv, v, "sdiff --diff-program");
+                    }
+                }
+                if base == "shuf" {
+                    for v in p.values(&["--random-source"]).flatten().collect::<Vec<_>>() {
+                        self.touch(super::Family::Read, v);
+                    }
                 }
             }
+            "docker" | "podman" | "docker-compose" | "podman-compose" | "buildah" => {
+                self.container_tool(base, args)
+            }
+            "socat" => self.socat(argv),
+            "http" | "https" | "xh" | "xhs" => self.httpie(argv),
             "nc" | "ncat" | "netcat" => {
                 let p = options::parse(
                     args,
@@ -1070,6 +1131,291 @@ impl Analyzer {
                 &format!("{what} runs a command that is not written here"),
             ),
         }
+    }
+
+    /// `socat [options] ADDRESS ADDRESS`: an `EXEC:` or `SYSTEM:` address
+    /// runs its command (checked as a command line); `OPEN:`, `GOPEN:`,
+    /// `CREATE:`, `PIPE:`, `UNIX-…:` or a bare path read and write a file.
+    fn socat(&mut self, argv: &[WordVal]) {
+        let mut addresses = 0;
+        for w in &argv[1..] {
+            let Some(l) = w.literal.as_deref() else {
+                if addresses < 2 {
+                    self.may_run(argv, "an address computed at run time may run a program");
+                    self.uncertain(
+                        UncertainKind::Touch(super::Family::Read),
+                        &w.raw,
+                        "an address computed at run time may name a file",
+                    );
+                }
+                addresses += 1;
+                continue;
+            };
+            if l.starts_with('-') && l.len() > 1 && addresses == 0 {
+                continue;
+            }
+            addresses += 1;
+            let (kind, rest) = match l.split_once([':', ',']) {
+                Some((k, r)) if l.as_bytes()[k.len()] == b':' => (k.to_ascii_uppercase(), r),
+                _ => (String::new(), l),
+            };
+            match kind.as_str() {
+                "EXEC" | "SYSTEM" => {
+                    let command = WordVal::literal(rest);
+                    self.runs(argv, Some(&command), "socat's EXEC or SYSTEM address");
+                }
+                "OPEN" | "GOPEN" | "CREATE" | "CREAT" | "PIPE" | "UNIX-CONNECT" | "UNIX-LISTEN"
+                | "UNIX-SENDTO" | "UNIX-RECV" | "UNIX-RECVFROM" | "UNIX-CLIENT" | "UNIX" => {
+                    self.socat_file(rest)
+                }
+                // `socat - ./file`: a path is GOPEN.
+                "" if l.contains('/') => self.socat_file(l),
+                _ => {}
+            }
+        }
+    }
+
+    /// HTTPie and xh: `http [METHOD] URL [ITEM…]`. An item whose separator
+    /// ends in `@` (`field@file` uploads it, `field=@file` and
+    /// `field:=@file` send what it holds, `Header:@file`, `@file` the body)
+    /// reads a file; `-o FILE` writes one; `--session FILE` reads and
+    /// writes one; the certificate options read theirs.
+    fn httpie(&mut self, argv: &[WordVal]) {
+        const WITH_VALUE: &[&str] = &[
+            "-a",
+            "--auth",
+            "-A",
+            "--auth-type",
+            "-o",
+            "--output",
+            "--session",
+            "--session-read-only",
+            "--verify",
+            "--cert",
+            "--cert-key",
+            "--cert-key-pass",
+            "--proxy",
+            "--timeout",
+            "-p",
+            "--print",
+            "-P",
+            "--history-print",
+            "-s",
+            "--style",
+            "--pretty",
+            "--format-options",
+            "--max-redirects",
+            "--boundary",
+            "--response-charset",
+            "--response-mime",
+            "--ssl",
+            "--ciphers",
+            "--default-scheme",
+            "--max-headers",
+            "--resolve",
+            "--interface",
+            "--local-port",
+            "--unix-socket",
+            "--bearer",
+        ];
+        let args = &argv[1..];
+        let mut i = 0;
+        let mut operands = 0;
+        while let Some(w) = args.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                operands += 1;
+                continue;
+            };
+            if l.starts_with('-') && l.len() > 1 {
+                let (name, attached) = match l.split_once('=') {
+                    Some((n, v)) if n.starts_with("--") => (n, Some(WordVal::literal(v))),
+                    _ => (l, None),
+                };
+                if !WITH_VALUE.contains(&name) {
+                    continue;
+                }
+                let value = attached.or_else(|| {
+                    i += 1;
+                    args.get(i - 1).cloned()
+                });
+                let Some(value) = value else { continue };
+                match name {
+                    "-o" | "--output" => self.writes(&value),
+                    // A session's name, or its file's path.
+                    "--session"
+                        if value
+                            .literal
+                            .as_deref()
+                            .is_some_and(|v| v.contains('/') || v.contains('.')) =>
+                    {
+                        self.touch(super::Family::Read, &value);
+                        self.touch(super::Family::MaybeEdit, &value);
+                    }
+                    "--session-read-only" | "--cert" | "--cert-key" => {
+                        self.touch(super::Family::Read, &value)
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            operands += 1;
+            // A method (`POST`), then the URL, then the items.
+            let is_method =
+                operands == 1 && !l.is_empty() && l.chars().all(|c| c.is_ascii_uppercase());
+            if is_method {
+                operands = 0;
+                continue;
+            }
+            if operands == 1 {
+                continue;
+            }
+            if let Some(file) = httpie_item_file(l) {
+                self.touch(super::Family::Read, &WordVal::literal(file));
+            }
+        }
+    }
+
+    /// `docker build [DIR]` sends everything under DIR (the build's
+    /// context) to the daemon, where a `COPY` can put it in an image;
+    /// `docker compose` reads `.env` of its project directory (or its
+    /// `--env-file`s) into the services' configuration, which `docker
+    /// compose config` prints, and its compose files, which say what runs
+    /// and what is mounted (code not written here).
+    fn container_tool(&mut self, base: &str, args: &[WordVal]) {
+        let lits: Vec<Option<&str>> = args.iter().map(|w| w.literal.as_deref()).collect();
+        let compose = base.ends_with("-compose") || lits.first() == Some(&Some("compose"));
+        let build = !compose
+            && (matches!(lits.first(), Some(Some("build" | "bud")))
+                || (lits.first() == Some(&Some("buildx"))
+                    && matches!(lits.get(1), Some(Some("build" | "b")))));
+        if compose {
+            let from = usize::from(!base.ends_with("-compose"));
+            let p = options::parse(
+                &args[from..],
+                &Spec {
+                    with_arg: "fp",
+                    long_with_arg: &[
+                        "--file",
+                        "--project-name",
+                        "--project-directory",
+                        "--env-file",
+                        "--profile",
+                        "--ansi",
+                        "--parallel",
+                        "--progress",
+                    ],
+                    posix: true,
+                    ..Spec::default()
+                },
+            );
+            let sub = p.operands.first().and_then(|w| w.literal.as_deref());
+            // Listing what runs prints nothing of the configuration.
+            if matches!(
+                sub,
+                Some("ps" | "ls" | "version" | "images" | "top" | "port" | "logs")
+            ) {
+                return;
+            }
+            let env_files: Vec<WordVal> = p.values(&["--env-file"]).flatten().cloned().collect();
+            if env_files.is_empty() {
+                let dir = p
+                    .values(&["--project-directory"])
+                    .flatten()
+                    .last()
+                    .and_then(|d| d.literal.clone())
+                    .unwrap_or_else(|| ".".into());
+                self.touch(
+                    super::Family::Read,
+                    &WordVal::literal(&format!("{dir}/.env")),
+                );
+            }
+            for f in env_files
+                .iter()
+                .chain(p.values(&["-f", "--file"]).flatten())
+            {
+                self.touch(super::Family::Read, f);
+            }
+            if sub != Some("config") {
+                let text = short_text(args);
+                self.uncertain(
+                    UncertainKind::Opaque,
+                    &text,
+                    "docker compose runs the services its compose file defines, with what it mounts",
+                );
+            }
+        } else if build {
+            let from = if lits.first() == Some(&Some("buildx")) {
+                2
+            } else {
+                1
+            };
+            let p = options::parse(
+                &args[from..],
+                &Spec {
+                    with_arg: "ft",
+                    long_with_arg: &[
+                        "--file",
+                        "--tag",
+                        "--build-arg",
+                        "--target",
+                        "--platform",
+                        "--label",
+                        "--network",
+                        "--secret",
+                        "--ssh",
+                        "--cache-from",
+                        "--cache-to",
+                        "--output",
+                        "--progress",
+                        "--iidfile",
+                        "--build-context",
+                        "--add-host",
+                        "--shm-size",
+                        "--ulimit",
+                        "--memory",
+                        "--cgroup-parent",
+                        "--isolation",
+                        "--builder",
+                        "--attest",
+                        "--annotation",
+                        "--metadata-file",
+                    ],
+                    ..Spec::default()
+                },
+            );
+            for f in p.values(&["-f", "--file"]).flatten().collect::<Vec<_>>() {
+                self.touch(super::Family::Read, f);
+            }
+            for secret in p.values(&["--secret"]).flatten().collect::<Vec<_>>() {
+                // `--secret id=x,src=FILE`
+                if let Some(l) = secret.literal.as_deref() {
+                    for field in l.split(',') {
+                        if let Some(("src" | "source", f)) = field.split_once('=') {
+                            self.touch(super::Family::Read, &WordVal::literal(f));
+                        }
+                    }
+                }
+            }
+            if let Some(dir) = p.operands.first()
+                && !dir
+                    .literal
+                    .as_deref()
+                    .is_some_and(|d| d == "-" || d.contains("://"))
+            {
+                self.touch_inside(dir);
+            }
+        }
+    }
+
+    fn socat_file(&mut self, param: &str) {
+        let path = param.split(',').next().unwrap_or_default();
+        if path.is_empty() {
+            return;
+        }
+        let w = WordVal::literal(path);
+        self.touch(super::Family::Read, &w);
+        self.touch(super::Family::MaybeEdit, &w);
     }
 
     pub(super) fn may_run(&mut self, argv: &[WordVal], reason: &str) {
@@ -2356,6 +2702,16 @@ impl Analyzer {
         }
     }
 
+    /// Whether `written` (resolved to `path`) names a directory: `.`, `..`,
+    /// a trailing `/`, or a directory now (only when paths are resolved
+    /// through the file system).
+    pub(super) fn names_directory(&self, written: &str, path: &crate::paths::ResolvedPath) -> bool {
+        written == "."
+            || written == ".."
+            || written.ends_with('/')
+            || (self.resolver.uses_file_system() && path.canonical.is_dir())
+    }
+
     /// Whether a literal path is a directory now (only when paths are
     /// resolved through the file system).
     fn is_directory(&self, lit: &str) -> bool {
@@ -2367,6 +2723,84 @@ impl Analyzer {
             Cwds::Known(dirs) => dirs.iter().any(|d| d.join(p).is_dir()),
             Cwds::Unknown => p.is_absolute() && p.is_dir(),
         }
+    }
+}
+
+/// The file an HTTPie request item reads, if its separator (the first in
+/// it, the longest where several start there) ends in `@`.
+fn httpie_item_file(item: &str) -> Option<&str> {
+    const SEPARATORS: &[&str] = &[":=@", "=@", ":@", "==", ":=", "=", ":", "@"];
+    let mut chars = item.char_indices();
+    while let Some((k, c)) = chars.next() {
+        if c == '\\' {
+            // An escaped separator is part of the name.
+            chars.next();
+            continue;
+        }
+        if let Some(sep) = SEPARATORS.iter().find(|s| item[k..].starts_with(**s)) {
+            let rest = &item[k + sep.len()..];
+            return (sep.ends_with('@') && !rest.is_empty()).then_some(rest);
+        }
+    }
+    None
+}
+
+/// Whether a formatter or fixer is asked to rewrite the files of the
+/// working directory without naming any: `cargo fmt`, `cargo fix`, `cargo
+/// clippy --fix`, `go fmt`, `go fix`, `go generate`, `terraform fmt`,
+/// `ruff format`, `ruff check --fix`, `dprint fmt`, `deno fmt`, `deno lint
+/// --fix`, `eslint --fix` (each without a check-only option such as
+/// `--check`). With paths named, those paths are what it is given (checked
+/// as such); a path-taking formatter's subcommand itself is no path.
+fn formats_working_directory(base: &str, args: &[WordVal]) -> bool {
+    let lits: Vec<&str> = args.iter().filter_map(|w| w.literal.as_deref()).collect();
+    let has = |names: &[&str]| {
+        lits.iter().any(|l| {
+            names
+                .iter()
+                .any(|n| l == n || l.starts_with(&format!("{n}=")))
+        })
+    };
+    let positional: Vec<&str> = lits
+        .iter()
+        .copied()
+        .filter(|l| !l.starts_with('-'))
+        .collect();
+    let sub = positional.first().copied();
+    // Operands after the subcommand (values of options counted too: a
+    // named path, or a value taken for one, means not the whole directory).
+    let named = positional.len() > 1;
+    let check_only = has(&[
+        "--check",
+        "-check",
+        "--diff",
+        "-diff",
+        "--dry-run",
+        "-l",
+        "-list",
+    ]);
+    match base {
+        "cargo" => match sub {
+            Some("fmt") => !check_only,
+            Some("fix") => true,
+            Some("clippy") => has(&["--fix"]),
+            _ => false,
+        },
+        "go" => matches!(sub, Some("fmt" | "fix" | "generate")),
+        "terraform" | "tofu" => sub == Some("fmt") && !check_only && !named,
+        "ruff" => match sub {
+            Some("format") => !check_only && !named,
+            Some("check") => has(&["--fix", "--unsafe-fixes"]) && !named,
+            _ => false,
+        },
+        "dprint" => sub == Some("fmt") && !named,
+        "deno" => match sub {
+            Some("fmt") => !check_only && !named,
+            Some("lint") => has(&["--fix"]) && !named,
+            _ => false,
+        },
+        "eslint" => has(&["--fix"]) && positional.is_empty(),
+        _ => false,
     }
 }
 

@@ -13,7 +13,7 @@
 
 use super::{Found, Opts, skip_options};
 use crate::shell::words::quote;
-use crate::shell::{Analyzer, Cwds, UncertainKind, WordVal};
+use crate::shell::{Analyzer, Cwds, Family, UncertainKind, WordVal};
 
 /// How a wrapper's options are written, when not as getopt reads them.
 #[derive(Default, Clone, Copy)]
@@ -1625,7 +1625,22 @@ impl Analyzer {
                     );
                 }
                 "-q" | "--quote" => quote_words = true,
-                "-a" | "--arg-file" => from_file = true,
+                "-a" | "--arg-file" => {
+                    from_file = true;
+                    if let Some(v) = &f.value {
+                        self.touch(Family::Read, v);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // `parallel cmd :::: FILE…`: what the files hold becomes arguments.
+        let mut files = false;
+        for w in &argv[start..] {
+            match w.literal.as_deref() {
+                Some(":::" | ":::+") => files = false,
+                Some("::::" | "::::+") => files = true,
+                _ if files => self.touch(Family::Read, w),
                 _ => {}
             }
         }
