@@ -760,6 +760,11 @@ impl Analyzer {
         if self.touches && matches!(base, "rm" | "chmod" | "chown" | "chgrp" | "shred") {
             self.recursive_operands(base, args);
         }
+        if self.touches && packs_working_directory(base, args) {
+            // `npm publish`, `cargo package`: every file of the package,
+            // the working directory, goes into an archive or a registry.
+            self.touch_inside(&WordVal::literal("."));
+        }
         if self.touches && formats_working_directory(base, args) {
             // `cargo fmt`, `ruff check --fix`, `terraform fmt`: the files
             // of the working directory, none of them named.
@@ -1004,6 +1009,48 @@ impl Analyzer {
                 self.container_tool(base, args)
             }
             "socat" => self.socat(argv),
+            "fd" | "fdfind" => self.fd_exec(argv),
+            // `gh api -F key=@FILE`, `--input FILE`; `vault kv put p @FILE`,
+            // `key=@FILE`: what the file holds is sent.
+            "gh" if lits_have(args, "api") => {
+                let mut k = 0;
+                while let Some(w) = args.get(k) {
+                    k += 1;
+                    let Some(l) = w.literal.as_deref() else {
+                        continue;
+                    };
+                    let value = match l {
+                        "-F" | "--field" | "--input" => args.get(k).and_then(|v| v.literal.clone()),
+                        _ => l
+                            .strip_prefix("--field=")
+                            .or_else(|| l.strip_prefix("--input="))
+                            .or_else(|| l.strip_prefix("-F"))
+                            .map(str::to_string),
+                    };
+                    let Some(value) = value else { continue };
+                    let file = if matches!(l, "--input") || l.starts_with("--input=") {
+                        Some(value.as_str())
+                    } else {
+                        value.split_once("=@").map(|(_, f)| f)
+                    };
+                    if let Some(f) = file.filter(|f| !f.is_empty() && *f != "-") {
+                        self.touch(super::Family::Read, &WordVal::literal(f));
+                    }
+                }
+            }
+            "vault" => {
+                for w in args {
+                    let Some(l) = w.literal.as_deref() else {
+                        continue;
+                    };
+                    let file = l
+                        .strip_prefix('@')
+                        .or_else(|| l.split_once("=@").map(|(_, f)| f));
+                    if let Some(f) = file.filter(|f| !f.is_empty() && *f != "-") {
+                        self.touch(super::Family::Read, &WordVal::literal(f));
+                    }
+                }
+            }
             "http" | "https" | "xh" | "xhs" => self.httpie(argv),
             "nc" | "ncat" | "netcat" => {
                 let p = options::parse(
@@ -1406,6 +1453,115 @@ impl Analyzer {
                 self.touch_inside(dir);
             }
         }
+    }
+
+    /// `fd [OPTIONS] [PATTERN] [PATH…] -x|-X CMD…`: the command runs with
+    /// the files found under the paths (`.` when none), as `find -exec`.
+    fn fd_exec(&mut self, argv: &[WordVal]) {
+        const WITH_VALUE: &[&str] = &[
+            "-e",
+            "--extension",
+            "-t",
+            "--type",
+            "-d",
+            "--max-depth",
+            "--min-depth",
+            "--exact-depth",
+            "-E",
+            "--exclude",
+            "-S",
+            "--size",
+            "--changed-within",
+            "--changed-before",
+            "--change-newer-than",
+            "--change-older-than",
+            "--newer",
+            "--older",
+            "-o",
+            "--owner",
+            "-j",
+            "--threads",
+            "--max-results",
+            "-c",
+            "--color",
+            "--base-directory",
+            "--search-path",
+            "--path-separator",
+            "--ignore-file",
+            "--format",
+            "--batch-size",
+            "--max-buffer-time",
+            "--hyperlink",
+        ];
+        let args = &argv[1..];
+        let Some(k) = args.iter().position(|w| {
+            matches!(
+                w.literal.as_deref(),
+                Some("-x" | "--exec" | "-X" | "--exec-batch")
+            )
+        }) else {
+            return;
+        };
+        let mut positionals = Vec::new();
+        let mut roots = Vec::new();
+        let mut i = 0;
+        while i < k {
+            let w = &args[i];
+            i += 1;
+            match w.literal.as_deref() {
+                Some(l) if l.starts_with('-') && l.len() > 1 => {
+                    let (name, attached) = match l.split_once('=') {
+                        Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                        _ => (l, None),
+                    };
+                    if WITH_VALUE.contains(&name) {
+                        let value = match attached {
+                            Some(v) => Some(WordVal::literal(v)),
+                            None => {
+                                i += 1;
+                                args.get(i - 1).cloned()
+                            }
+                        };
+                        if matches!(name, "--search-path" | "--base-directory") {
+                            roots.extend(value);
+                        }
+                    }
+                }
+                _ => positionals.push(w.clone()),
+            }
+        }
+        roots.extend(positionals.into_iter().skip(1));
+        if roots.is_empty() {
+            roots.push(WordVal::literal("."));
+        }
+        let end = args[k + 1..]
+            .iter()
+            .position(|w| w.literal.as_deref() == Some(";"))
+            .map_or(args.len(), |e| k + 1 + e);
+        let mut inner: Vec<WordVal> = args[k + 1..end].to_vec();
+        if inner.is_empty() {
+            return;
+        }
+        let mut placeholder = false;
+        for w in &mut inner {
+            if w.raw.contains('{') && w.raw.contains('}') {
+                w.literal = None;
+                placeholder = true;
+            }
+        }
+        if !placeholder {
+            // fd puts the path last.
+            inner.push(WordVal {
+                raw: "{}".into(),
+                literal: None,
+                ..WordVal::literal("{}")
+            });
+        }
+        let saved_roots = self.find_roots.replace(roots);
+        self.outer.push(self.text(argv));
+        self.argv(inner);
+        self.outer.pop();
+        self.find_roots = saved_roots;
     }
 
     fn socat_file(&mut self, param: &str) {
@@ -2743,6 +2899,29 @@ fn httpie_item_file(item: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Whether `word` is among the literal words of `args`.
+fn lits_have(args: &[WordVal], word: &str) -> bool {
+    args.iter().any(|w| w.literal.as_deref() == Some(word))
+}
+
+/// Whether a package is packed or published from the working directory:
+/// `npm`/`pnpm`/`yarn`/`bun` `pack` or `publish`, `cargo package` or
+/// `publish`, `poetry`/`uv`/`hatch`/`flit`/`pdm` `build` or `publish`, `gem
+/// build`. Each reads the project's files (all not excluded by its own
+/// ignore rules, which the policy does not read).
+fn packs_working_directory(base: &str, args: &[WordVal]) -> bool {
+    let sub = args
+        .iter()
+        .find_map(|w| w.literal.as_deref().filter(|l| !l.starts_with('-')));
+    match base {
+        "npm" | "pnpm" | "yarn" | "bun" => matches!(sub, Some("pack" | "publish")),
+        "cargo" => matches!(sub, Some("package" | "publish")),
+        "poetry" | "uv" | "hatch" | "flit" | "pdm" => matches!(sub, Some("build" | "publish")),
+        "gem" => sub == Some("build"),
+        _ => false,
+    }
 }
 
 /// Whether a formatter or fixer is asked to rewrite the files of the
