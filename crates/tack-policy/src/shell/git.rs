@@ -1058,7 +1058,8 @@ impl Analyzer {
         let spec = if sub == "commit" {
             super::options::Spec {
                 flags: "aqvnsezpioAu",
-                with_arg: "mFCctS",
+                with_arg: "mFCct",
+                optional_arg: "S",
                 long_with_arg: &[
                     "--message",
                     "--file",

@@ -959,6 +959,7 @@ const STAGED: &[Case] = &[
     case(SECRETS, B, "git commit --all -m wip", Deny),
     case(SECRETS, B, "git commit -F .env", Deny),
     case(SECRETS, B, "git commit --file=.env", Deny),
+    case(SECRETS, B, "git commit -S -a -m wip", Deny),
     case(SECRETS, B, "git add src", Allow),
     case(SECRETS, B, "git add src/main.rs docs", Allow),
     case(SECRETS, B, "git commit -m wip", Allow),
