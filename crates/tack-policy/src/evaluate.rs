@@ -540,18 +540,15 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 };
                 // A directory named may have any of its entries touched
                 // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
-                let mut found = path_found(policy, &[name], path, true, false);
-                let mut inside = false;
+                let found = path_found(policy, &[name], path, true, false);
                 if *family == Family::MaybeEdit
                     && *recursive
                     && found.deny.is_none()
                     && found.ask.is_none()
                 {
                     // `prettier --write .`: a rule for something inside.
-                    found.ask = policy
-                        .path_rule_inside(Verdict::Deny, &["Edit"], path)
-                        .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Edit"], path));
-                    inside = found.ask.is_some();
+                    parts.extend(may_change_inside(policy, path, written));
+                    continue;
                 }
                 let s = format!("{name}({})", path.canonical.display());
                 (found.deny.is_some() || found.ask.is_some()).then(|| {
@@ -571,15 +568,9 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
                     if *family == Family::MaybeEdit {
                         let why = decision.why_mut();
-                        let may = if inside {
-                            format!(
-                                "the directory `{written}` is given to a program that may change the files in it (tack does not know it to leave the files it is given alone), and the rule applies to some paths inside"
-                            )
-                        } else {
-                            format!(
-                                "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
-                            )
-                        };
+                        let may = format!(
+                            "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
+                        );
                         why.detail = Some(match why.detail.take() {
                             Some(mode) => format!("{may}; {mode}"),
                             None => may,
@@ -757,6 +748,32 @@ fn edit_inside(
             let suggestion = format!("Edit(/{}/**)", dir.canonical.display());
             decide(policy, &subject, found, auto, Some(suggestion))
         }
+    };
+    note_written(&mut decision, written, dir);
+    Some(Part { decision, subject })
+}
+
+/// A directory given to a program that may change the files in it
+/// (`prettier --write .`): asked when an Edit deny or ask rule applies to
+/// something inside; nothing otherwise (the program is the command's own
+/// business, as for a file given to it).
+fn may_change_inside(policy: &Policy, dir: &ResolvedPath, written: &str) -> Option<Part> {
+    let i = policy
+        .path_rule_inside(Verdict::Deny, &["Edit"], dir)
+        .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Edit"], dir))?;
+    let rule = policy
+        .rules
+        .get(i)
+        .map(|r| r.text.clone())
+        .unwrap_or_default();
+    let subject = format!("Edit({}/**)", dir.canonical.display());
+    let why = Why::new(&subject, DecidedBy::Uncertain).detail(format!(
+        "the directory `{written}` is given to a program that may change the files in it (tack does not know it to leave the files it is given alone), and the rule `{rule}` applies to some paths inside"
+    ));
+    let mut decision = if policy.mode == Mode::DontAsk {
+        Decision::Deny(why)
+    } else {
+        Decision::Ask(why)
     };
     note_written(&mut decision, written, dir);
     Some(Part { decision, subject })
