@@ -1660,6 +1660,13 @@ impl Analyzer {
                         &w.raw,
                         "a file it changes is named only at run time",
                     );
+                } else if may_write && self.touches {
+                    // `prettier --write "$F"`, `xargs -I{} black {}`.
+                    self.uncertain(
+                        UncertainKind::Touch(Family::MaybeEdit),
+                        &w.raw,
+                        "a file given to a program that may change it is named only at run time",
+                    );
                 }
                 continue;
             };

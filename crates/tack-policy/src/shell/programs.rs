@@ -755,6 +755,14 @@ impl Analyzer {
                 argv,
                 "xargs or find give it more files to change at run time",
             );
+        } else if more && self.touches && !super::reads::leaves_alone(base) {
+            // `git ls-files | xargs prettier --write`: files named at run
+            // time, given to a program that may change them.
+            self.uncertain(
+                UncertainKind::Touch(super::Family::MaybeEdit),
+                &short_text(argv),
+                "xargs or find give it files at run time, and it may change them",
+            );
         }
         let args = &argv[1..];
         if self.touches && matches!(base, "rm" | "chmod" | "chown" | "chgrp" | "shred") {

@@ -920,6 +920,14 @@ const MAY_CHANGE_INSIDE: &[Case] = &[
     case(PROTECTED, B, "eslint --fix", Ask),
     case(PROTECTED, B, "go fmt ./...", Ask),
     case(PROTECTED, B, "deno fmt", Ask),
+    // Files named only at run time, given to such a program.
+    case(PROTECTED, B, "git ls-files | xargs prettier --write", Ask),
+    case(PROTECTED, B, "ls | xargs -I{} black {}", Ask),
+    case(PROTECTED, B, "prettier --write \"$F\"", Ask),
+    case(PROTECTED, B, "black $(git ls-files)", Ask),
+    case(PROTECTED, B, "ls | xargs wc -l", Allow),
+    case(PROTECTED, B, "cat \"$F\"", Allow),
+    case(&["allow Bash"], B, "prettier --write \"$F\"", Allow),
     case(PROTECTED, B, "git checkout -- .", Ask),
     case(PROTECTED, B, "git checkout HEAD -- protected", Deny),
     // What stays allowed: a directory the rule has nothing in, check-only
