@@ -1676,6 +1676,14 @@ fn serve_bash_calls_with(
     results
 }
 
+/// Write each `(path, text)` under `root`, with its directories.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (f, text) in files {
+        std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+        std::fs::write(root.join(f), text).unwrap();
+    }
+}
+
 /// The red team's classes through `tack mcp serve`, with the effect checked
 /// on disk: every command here is one a rule was meant to stop.
 #[test]
@@ -1694,16 +1702,16 @@ fn tack_mcp_serve_holds_the_rules_against_the_red_teams_classes() {
         .to_string(),
     )
     .unwrap();
-    for (f, text) in [
-        ("secrets/key", "SECRET-KEY\n"),
-        (".env", "TOKEN=SECRET-ENV\n"),
-        ("sub/readme", "hello\n"),
-        ("locked/keep", "keep\n"),
-        ("evil.rc", "touch pwned-rc\n"),
-    ] {
-        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
-        std::fs::write(p.join(f), text).unwrap();
-    }
+    write_files(
+        &p,
+        &[
+            ("secrets/key", "SECRET-KEY\n"),
+            (".env", "TOKEN=SECRET-ENV\n"),
+            ("sub/readme", "hello\n"),
+            ("locked/keep", "keep\n"),
+            ("evil.rc", "touch pwned-rc\n"),
+        ],
+    );
     let commands = [
         // F3, F4: functions named like programs; startup files.
         "touch(){ ls; }; command touch pwned-f3",
@@ -1775,18 +1783,18 @@ fn tack_mcp_serve_holds_the_rules_against_programs_given_directories_and_files()
     use std::os::unix::fs::PermissionsExt as _;
     let project = tempfile::tempdir().unwrap();
     let p = project.path().canonicalize().unwrap();
-    for (f, text) in [
-        (".env", "TOKEN=SECRET-ENV\n"),
-        ("sub/readme", "hello\n"),
-        ("locked/keep", "keep\n"),
-        (
-            "fmt.sh",
-            "#!/bin/sh\nfor d; do echo gone > \"$d/locked/keep\"; done\n",
-        ),
-    ] {
-        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
-        std::fs::write(p.join(f), text).unwrap();
-    }
+    write_files(
+        &p,
+        &[
+            (".env", "TOKEN=SECRET-ENV\n"),
+            ("sub/readme", "hello\n"),
+            ("locked/keep", "keep\n"),
+            (
+                "fmt.sh",
+                "#!/bin/sh\nfor d; do echo gone > \"$d/locked/keep\"; done\n",
+            ),
+        ],
+    );
     std::fs::set_permissions(p.join("fmt.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
     let settings = json!({"permissions": {
         "allow": ["Bash"],

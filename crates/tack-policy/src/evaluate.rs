@@ -716,28 +716,18 @@ fn edit_inside(
         found.allow = None;
     }
     let inside = if found.deny.is_none() && found.ask.is_none() {
-        policy
-            .path_rule_inside(Verdict::Deny, &["Edit"], dir)
-            .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Edit"], dir))
+        edit_rule_inside(policy, dir)
     } else {
         None
     };
     let mut decision = match inside {
-        Some(i) => {
-            let rule = policy
-                .rules
-                .get(i)
-                .map(|r| r.text.clone())
-                .unwrap_or_default();
-            let why = Why::new(&subject, DecidedBy::Uncertain).detail(format!(
+        Some(rule) => asked_inside(
+            policy,
+            &subject,
+            format!(
                 "it writes files whose names are known only when it runs, inside a directory where the rule `{rule}` applies to some paths"
-            ));
-            if policy.mode == Mode::DontAsk {
-                Decision::Deny(why)
-            } else {
-                Decision::Ask(why)
-            }
-        }
+            ),
+        ),
         None if restrict_only && found.deny.is_none() && found.ask.is_none() => return None,
         None => {
             let auto = if policy.in_working_dirs(dir) {
@@ -758,25 +748,43 @@ fn edit_inside(
 /// something inside; nothing otherwise (the program is the command's own
 /// business, as for a file given to it).
 fn may_change_inside(policy: &Policy, dir: &ResolvedPath, written: &str) -> Option<Part> {
+    let rule = edit_rule_inside(policy, dir)?;
+    let subject = format!("Edit({}/**)", dir.canonical.display());
+    let mut decision = asked_inside(
+        policy,
+        &subject,
+        format!(
+            "the directory `{written}` is given to a program that may change the files in it (tack does not know it to leave the files it is given alone), and the rule `{rule}` applies to some paths inside"
+        ),
+    );
+    note_written(&mut decision, written, dir);
+    Some(Part { decision, subject })
+}
+
+/// The text of the first Edit deny (else ask) rule that could match
+/// something inside `dir`.
+fn edit_rule_inside(policy: &Policy, dir: &ResolvedPath) -> Option<String> {
     let i = policy
         .path_rule_inside(Verdict::Deny, &["Edit"], dir)
         .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Edit"], dir))?;
-    let rule = policy
-        .rules
-        .get(i)
-        .map(|r| r.text.clone())
-        .unwrap_or_default();
-    let subject = format!("Edit({}/**)", dir.canonical.display());
-    let why = Why::new(&subject, DecidedBy::Uncertain).detail(format!(
-        "the directory `{written}` is given to a program that may change the files in it (tack does not know it to leave the files it is given alone), and the rule `{rule}` applies to some paths inside"
-    ));
-    let mut decision = if policy.mode == Mode::DontAsk {
+    Some(
+        policy
+            .rules
+            .get(i)
+            .map(|r| r.text.clone())
+            .unwrap_or_default(),
+    )
+}
+
+/// Changes inside a directory that a rule speaks for in part: asked (refused
+/// in dontAsk), since which files they are is known only when it runs.
+fn asked_inside(policy: &Policy, subject: &str, detail: String) -> Decision {
+    let why = Why::new(subject, DecidedBy::Uncertain).detail(detail);
+    if policy.mode == Mode::DontAsk {
         Decision::Deny(why)
     } else {
         Decision::Ask(why)
-    };
-    note_written(&mut decision, written, dir);
-    Some(Part { decision, subject })
+    }
 }
 
 /// Say how a path was written when it differs from what it resolved to.

@@ -1916,6 +1916,9 @@ pub(super) struct Runner {
     script: &'static [&'static str],
     /// The first operand is not the command (`direnv exec DIR cmd`).
     skip_operands: usize,
+    /// `docker run`/`create`: its options may give the container files of
+    /// this machine (bind mounts, `--env-file`).
+    container: bool,
 }
 
 /// The runner `base` is, with the words it was called with.
@@ -1937,6 +1940,7 @@ fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
             with_value,
             script,
             skip_operands,
+            container: false,
         })
     };
     match (base, sub) {
@@ -2022,7 +2026,12 @@ fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
         // A container's or another namespace's command: its files may be
         // these (bind mounts, `--host`), so it meets the rules too.
         ("docker" | "podman", Some("exec")) => runner(2, CONTAINER_EXEC, &[], 1),
-        ("docker" | "podman", Some("run" | "create")) => runner(2, CONTAINER_RUN, &[], 1),
+        ("docker" | "podman", Some("run" | "create")) => {
+            runner(2, CONTAINER_RUN, &[], 1).map(|r| Runner {
+                container: true,
+                ..r
+            })
+        }
         ("kubectl", Some("exec")) => runner(2, KUBECTL_EXEC, &[], 1),
         ("podman", Some("unshare")) => runner(2, &[], &[], 0),
         ("ip", Some("netns")) if argv.get(2).and_then(|w| w.literal.as_deref()) == Some("exec") => {
@@ -2166,7 +2175,6 @@ impl Analyzer {
     /// Bash(uv run pytest *)` stays enough for `uv run pytest`).
     fn package_runner(&mut self, argv: &[WordVal], r: Runner) {
         self.emit(argv);
-        let container = r.with_value == CONTAINER_RUN;
         let mut i = r.lead;
         let mut operands = 0;
         let mut start = None;
@@ -2201,7 +2209,7 @@ impl Analyzer {
                     return;
                 }
                 let takes_next = attached.is_none() && r.with_value.contains(&name);
-                if container && self.touches {
+                if r.container && self.touches {
                     let value = if takes_next {
                         argv.get(i + 1).cloned()
                     } else {

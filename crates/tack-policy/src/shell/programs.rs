@@ -1021,29 +1021,37 @@ impl Analyzer {
             // `gh api -F key=@FILE`, `--input FILE`; `vault kv put p @FILE`,
             // `key=@FILE`: what the file holds is sent.
             "gh" if lits_have(args, "api") => {
-                let mut k = 0;
-                while let Some(w) = args.get(k) {
-                    k += 1;
-                    let Some(l) = w.literal.as_deref() else {
-                        continue;
-                    };
-                    let value = match l {
-                        "-F" | "--field" | "--input" => args.get(k).and_then(|v| v.literal.clone()),
-                        _ => l
-                            .strip_prefix("--field=")
-                            .or_else(|| l.strip_prefix("--input="))
-                            .or_else(|| l.strip_prefix("-F"))
-                            .map(str::to_string),
-                    };
-                    let Some(value) = value else { continue };
-                    let file = if matches!(l, "--input") || l.starts_with("--input=") {
-                        Some(value.as_str())
-                    } else {
-                        value.split_once("=@").map(|(_, f)| f)
-                    };
-                    if let Some(f) = file.filter(|f| !f.is_empty() && *f != "-") {
-                        self.touch(super::Family::Read, &WordVal::literal(f));
-                    }
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        with_arg: "FfHXpqt",
+                        long_with_arg: &[
+                            "--field",
+                            "--raw-field",
+                            "--header",
+                            "--method",
+                            "--preview",
+                            "--jq",
+                            "--template",
+                            "--input",
+                            "--hostname",
+                            "--cache",
+                        ],
+                        ..Spec::default()
+                    },
+                );
+                let fields = p.values(&["-F", "--field"]).flatten();
+                let fields = fields.filter_map(|v| {
+                    let (_, f) = v.literal.as_deref()?.split_once("=@")?;
+                    Some(WordVal::literal(f))
+                });
+                let inputs = p.values(&["--input"]).flatten().cloned();
+                let files: Vec<WordVal> = fields.chain(inputs).collect();
+                for f in files
+                    .iter()
+                    .filter(|f| !matches!(f.literal.as_deref(), Some("" | "-")))
+                {
+                    self.touch(super::Family::Read, f);
                 }
             }
             "vault" => {
