@@ -583,6 +583,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                     }
                 })
             }
+            Item::Host { written, host } => host_part(policy, written, host),
             Item::Uncertain {
                 kind,
                 snippet,
@@ -608,6 +609,13 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                             ),
                         ))
                     }
+                    UncertainKind::Host => Some((
+                        policy.has_domain_rules(Verdict::Deny)
+                            || policy.has_domain_rules(Verdict::Ask),
+                        format!(
+                            "{reason}; WebFetch(domain:…) deny and ask rules cannot be checked against it"
+                        ),
+                    )),
                     UncertainKind::Command | UncertainKind::Edit => None,
                 };
                 if let Some((relevant, detail)) = restricted {
@@ -698,6 +706,31 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     }
     why.parts = parts;
     Decision::with_verdict(max, why)
+}
+
+/// A host a command reaches, against the `WebFetch(domain:…)` deny and ask
+/// rules (allow rules do not allow a command: it must be allowed as a
+/// command). No part when none applies.
+fn host_part(policy: &Policy, written: &str, host: &str) -> Option<Part> {
+    let found = Found {
+        deny: policy.domain_rule(Verdict::Deny, host),
+        ask: policy.domain_rule(Verdict::Ask, host),
+        allow: None,
+    };
+    if found.deny.is_none() && found.ask.is_none() {
+        return None;
+    }
+    let subject = format!("WebFetch(domain:{host})");
+    let mut decision = decide(policy, &subject, found, Auto::No, None);
+    let why = decision.why_mut();
+    let reach = format!(
+        "the command reaches {host} (`{written}`), and domain rules hold for commands as for WebFetch"
+    );
+    why.detail = Some(match why.detail.take() {
+        Some(mode) => format!("{reach}; {mode}"),
+        None => reach,
+    });
+    Some(Part { decision, subject })
 }
 
 /// Files of names known only at run time written inside `dir`: an edit of

@@ -84,8 +84,8 @@ pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
 pub use rule::{Level, Source, split_rule_list};
 pub use sandbox::{
-    DISABLE_SANDBOX_FIELD, HiddenPaths, SandboxPermissions, asks_unsandboxed, excluded_command,
-    hidden_paths, read_only_paths, sandbox_decision,
+    DISABLE_SANDBOX_FIELD, HiddenPaths, RuleDomains, SandboxPermissions, asks_unsandboxed,
+    excluded_command, hidden_paths, read_only_paths, rule_domains, sandbox_decision,
 };
 pub use settings::{CliPermissions, LoadOptions, Settings};
 /// The outcome of a check, ordered so the strictest wins with `max`:

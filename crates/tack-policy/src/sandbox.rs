@@ -97,6 +97,44 @@ pub fn read_only_paths(policy: &Policy, deny_write: &[PathBuf]) -> HiddenPaths {
     rule_paths(policy, "Edit", deny_write, "sandbox.filesystem.denyWrite")
 }
 
+/// The domains the `WebFetch(domain:…)` rules give the sandbox's network.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleDomains {
+    /// Of allow rules: `host` or `*.host` (subdomains), each once.
+    pub allowed: Vec<String>,
+    /// Of deny rules, the same way.
+    pub denied: Vec<String>,
+}
+
+/// The domains of `policy`'s `WebFetch(domain:…)` rules, as Claude Code's
+/// sandbox takes them for its network: a deny rule's domain is refused to
+/// sandboxed commands (`deniedDomains`), an allow rule's may be reached
+/// (`allowedDomains`) when `allow_from` accepts the level of the file it
+/// came from (a checked-in project file may not widen the sandbox without
+/// approval; with `allowManagedDomainsOnly`, only managed settings may).
+pub fn rule_domains(policy: &Policy, allow_from: impl Fn(crate::Level) -> bool) -> RuleDomains {
+    let mut out = RuleDomains::default();
+    for rule in &policy.rules {
+        let Target::Domain(d) = &rule.target else {
+            continue;
+        };
+        let text = if d.subdomains {
+            format!("*.{}", d.host)
+        } else {
+            d.host.clone()
+        };
+        let list = match rule.kind {
+            Verdict::Deny => &mut out.denied,
+            Verdict::Allow if allow_from(rule.source.level) => &mut out.allowed,
+            _ => continue,
+        };
+        if !list.contains(&text) {
+            list.push(text);
+        }
+    }
+    out
+}
+
 fn rule_paths(policy: &Policy, family: &str, extra: &[PathBuf], setting: &str) -> HiddenPaths {
     let mut out = HiddenPaths::default();
     for rule in policy.rules.iter().filter(|r| r.kind == Verdict::Deny) {
@@ -288,7 +326,11 @@ pub fn sandbox_decision(
         Item::Edit { path, .. } | Item::EditInside { path, .. } | Item::Touch { path, .. } => {
             sandbox.holds(path)
         }
-        Item::Uncertain { kind, .. } => *kind == UncertainKind::Opaque,
+        // The sandbox's network allowlist holds what a command reaches.
+        Item::Host { .. } => true,
+        Item::Uncertain { kind, .. } => {
+            matches!(kind, UncertainKind::Opaque | UncertainKind::Host)
+        }
     });
     if !inside {
         return decision;

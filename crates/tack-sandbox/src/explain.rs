@@ -87,9 +87,24 @@ pub(crate) fn explain(
                 .join(", "),
             _ => "none".to_owned(),
         };
+        if let Some(denied) = config
+            .denied_domains
+            .iter()
+            .find(|d| d.matches(&denial.host))
+        {
+            return Some(Blocked {
+                reason: format!(
+                    "network access to {}:{} is refused: `{denied}` is denied \
+                     (sandbox.network.deniedDomains or a deny WebFetch(domain:…) rule); \
+                     do not try to reach it another way",
+                    denial.host, denial.port
+                ),
+            });
+        }
         return Some(Blocked {
             reason: format!(
-                "network access to {}:{} is not allowed (sandbox.network.allowedDomains: {allowed}); \
+                "network access to {}:{} is not allowed (allowed domains, from \
+                 sandbox.network.allowedDomains and allow WebFetch(domain:…) rules: {allowed}); \
                  ask the user to add the domain if the task needs it",
                 denial.host, denial.port
             ),

@@ -71,6 +71,7 @@ fn config(project: &ProjectContext, settings: &SandboxSettings) -> Config {
             .iter()
             .map(|f| f.path.clone()),
     );
+    let settings = &settings.with_rule_domains(policy);
     let read_only = settings.read_only(policy);
     let hidden = settings.hidden(policy);
     protected.extend(read_only.paths);

@@ -91,6 +91,9 @@ pub struct SandboxSettings {
     pub network_unrestricted: bool,
     /// `network.deniedDomains`: refused even when an allowed pattern matches.
     pub denied_domains: Vec<DomainPattern>,
+    /// Managed settings set `network.allowManagedDomainsOnly`: domains
+    /// allowed anywhere else do not count.
+    pub managed_domains_only: bool,
     /// `network.allowAllUnixSockets` (default false).
     pub allow_all_unix_sockets: bool,
     /// `network.allowLocalBinding` (default false): with no domain allowed,
@@ -122,6 +125,7 @@ impl Default for SandboxSettings {
             allowed_domains: Vec::new(),
             network_unrestricted: false,
             denied_domains: Vec::new(),
+            managed_domains_only: false,
             allow_all_unix_sockets: false,
             allow_local_binding: false,
             writable_roots: Vec::new(),
@@ -157,6 +161,33 @@ impl SandboxSettings {
         } else {
             Network::Allowed(allowed)
         }
+    }
+
+    /// These settings with the domains of `policy`'s `WebFetch(domain:…)`
+    /// rules added, as Claude Code's sandbox adds them: deny rules to
+    /// `deniedDomains`, allow rules to `allowedDomains` — not those of a
+    /// project file (a checked-in file does not widen the sandbox without
+    /// approval; its `sandbox.network.allowedDomains` are withheld until
+    /// then), and with `allowManagedDomainsOnly` only managed ones. A rule
+    /// whose host is no domain pattern (an IP address) is left out: the
+    /// proxy refuses addresses anyway.
+    pub fn with_rule_domains(&self, policy: &tack_policy::Policy) -> SandboxSettings {
+        let managed_only = self.managed_domains_only;
+        let found = tack_policy::rule_domains(policy, |level| {
+            level != Level::Project && (!managed_only || level == Level::Managed)
+        });
+        let mut out = self.clone();
+        for (texts, list) in [
+            (found.allowed, &mut out.allowed_domains),
+            (found.denied, &mut out.denied_domains),
+        ] {
+            for d in texts.iter().filter_map(|t| DomainPattern::parse(t)) {
+                if !list.contains(&d) {
+                    list.push(d);
+                }
+            }
+        }
+        out
     }
 
     /// The paths the sandbox hides: the deny `Read(…)` rules of `policy`
@@ -367,6 +398,7 @@ pub(crate) fn sandbox(
         f.level == Level::Managed
             && f.value["sandbox"]["network"]["allowManagedDomainsOnly"].as_bool() == Some(true)
     });
+    out.managed_domains_only = managed_domains_only;
     for file in settings.files() {
         let Some(section) = file.value.get("sandbox") else {
             continue;

@@ -221,6 +221,67 @@ fn the_network_allowlist_lets_allowed_domains_through_the_proxy_only() {
     assert_eq!(connections.load(Ordering::SeqCst), 2, "{results:?}");
 }
 
+/// `WebFetch(domain:…)` rules are the network's lists too, as in Claude
+/// Code: an allow rule lets sandboxed commands reach its domain with no
+/// `allowedDomains` written, a deny rule is refused by the proxy even inside
+/// an allowed wildcard, where the command does not show the host (a script
+/// file); a command that names the denied host is refused before it runs.
+#[test]
+fn domain_rules_are_the_sandboxed_network_lists() {
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path().canonicalize().unwrap();
+    let (port, connections) = counting_listener();
+    std::fs::write(
+        p.join("fetch.sh"),
+        format!("curl -sS -m 10 http://denied.localhost:{port}/\n"),
+    )
+    .unwrap();
+    let commands = [
+        format!("curl -sS -m 10 http://allowed.localhost:{port}/"),
+        "bash fetch.sh".to_owned(),
+        format!("curl -sS -m 10 http://denied.localhost:{port}/"),
+        format!("curl -sS -m 10 http://other.localhost:{port}/"),
+    ];
+    let refs: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let settings = json!({
+        "permissions": {
+            "allow": ["Bash", "Read", "Edit", "Write", "WebFetch(domain:allowed.localhost)"],
+            "deny": ["WebFetch(domain:denied.localhost)"],
+            "defaultMode": "bypassPermissions"
+        },
+        "sandbox": {"network": {"allowedDomains": ["*.localhost"]}}
+    });
+    let results = serve_bash_calls_with(&p, Some(&settings), &refs);
+    assert!(results[0].1.contains("UPSTREAM"), "{:?}", results[0]);
+    assert!(!results[1].1.contains("UPSTREAM"), "{:?}", results[1]);
+    assert!(
+        results[1].1.contains("network access to denied.localhost")
+            && results[1].1.contains("is denied"),
+        "{:?}",
+        results[1]
+    );
+    assert!(!results[2].1.contains("UPSTREAM"), "{:?}", results[2]);
+    assert!(
+        results[2].1.contains("WebFetch(domain:denied.localhost)"),
+        "{:?}",
+        results[2]
+    );
+    assert!(results[3].1.contains("UPSTREAM"), "{:?}", results[3]);
+    assert_eq!(connections.load(Ordering::SeqCst), 2, "{results:?}");
+
+    // Without the wildcard, the allow rule alone opens its domain.
+    let settings = json!({
+        "permissions": {
+            "allow": ["Bash", "WebFetch(domain:allowed.localhost)"],
+            "defaultMode": "bypassPermissions"
+        }
+    });
+    let results = serve_bash_calls_with(&p, Some(&settings), &refs[..1]);
+    assert!(results[0].1.contains("UPSTREAM"), "{:?}", results[0]);
+    let results = serve_bash_calls_with(&p, Some(&settings), &refs[3..]);
+    assert!(!results[0].1.contains("UPSTREAM"), "{:?}", results[0]);
+}
+
 /// Each call's audit record names the sandbox profile it ran under, and
 /// `tack log` prints it; `tack sandbox check` says what this machine enforces.
 #[tokio::test]

@@ -1609,6 +1609,7 @@ impl Analyzer {
             path_args,
             checked_elsewhere,
         }));
+        self.urls_in_words(argv);
     }
 
     /// Operands that look like paths: checked as touched (Read, and Edit

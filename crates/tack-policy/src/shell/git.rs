@@ -412,6 +412,7 @@ impl Analyzer {
         let (forms, unknown) = self.git_forms(argv);
         self.extra_forms = forms;
         self.emit(argv);
+        self.git_remote_hosts(&argv[1..]);
         if let Some(sub) = unknown {
             self.may_run_git(
                 argv,

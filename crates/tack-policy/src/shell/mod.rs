@@ -19,6 +19,7 @@
 
 mod commands;
 mod git;
+mod hosts;
 mod interpreters;
 mod limits;
 mod options;
@@ -69,6 +70,9 @@ pub(crate) enum UncertainKind {
     /// only when Read (or Edit) deny or ask rules exist, since a path a
     /// command touches is checked against those alone.
     Touch(Family),
+    /// Which host a command reaches cannot be known (`curl "$URL"`): it
+    /// matters only when `WebFetch(domain:…)` deny or ask rules exist.
+    Host,
 }
 
 /// Read or Edit family, for paths a command touches.
@@ -114,6 +118,10 @@ pub(crate) enum Item {
         /// inside; see [`crate::request`]).
         recursive: bool,
     },
+    /// A host a command reaches (`curl https://host/x`, `ssh host`):
+    /// checked against `WebFetch(domain:…)` deny and ask rules only (see
+    /// [`hosts`]).
+    Host { written: String, host: String },
     /// Something that cannot be known before running.
     Uncertain {
         kind: UncertainKind,
@@ -676,6 +684,7 @@ impl Analyzer {
             ast::IoRedirect::File(_, kind, target) => match target {
                 T::Filename(w) => {
                     let v = self.eval_word(&w.value);
+                    self.bash_network_path(&v);
                     match kind {
                         K::Read => self.touch(Family::Read, &v),
                         K::ReadAndWrite => {
@@ -691,6 +700,7 @@ impl Analyzer {
                 T::ProcessSubstitution(_, sub) => self.compound_list(&sub.list),
                 T::Duplicate(w) => {
                     let v = self.eval_word(&w.value);
+                    self.bash_network_path(&v);
                     let is_fd = v.literal.as_deref().is_some_and(|l| {
                         let l = l.strip_suffix('-').unwrap_or(l);
                         l.is_empty() || l.chars().all(|c| c.is_ascii_digit())

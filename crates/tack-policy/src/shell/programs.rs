@@ -870,6 +870,7 @@ impl Analyzer {
                 }
             }
             "openssl" => {
+                self.openssl_hosts(argv);
                 for (k, w) in args.iter().enumerate() {
                     if matches!(w.literal.as_deref(), Some("-out" | "-keyout")) {
                         self.writes_value(argv, args.get(k + 1));
@@ -901,6 +902,7 @@ impl Analyzer {
             "scp" => self.scp(argv),
             "rsync" => self.rsync(argv),
             "ssh" | "sftp" => self.ssh(argv, base),
+            b if super::hosts::takes_host_operands(b) => self.host_operands(b, argv),
             "less" => self.less(argv),
             "rg" => self.ripgrep(argv),
             "man" => {
@@ -1014,6 +1016,7 @@ impl Analyzer {
                 }
             }
             "docker" | "podman" | "docker-compose" | "podman-compose" | "buildah" => {
+                self.registry_hosts(args);
                 self.container_tool(base, args)
             }
             "socat" => self.socat(argv),
@@ -1069,14 +1072,10 @@ impl Analyzer {
             }
             "http" | "https" | "xh" | "xhs" => self.httpie(argv),
             "nc" | "ncat" | "netcat" => {
-                let p = options::parse(
-                    args,
-                    &Spec {
-                        with_arg: "ecpswiIOqTVxXKbgGMmP",
-                        long_with_arg: &["--exec", "--sh-exec", "--lua-exec"],
-                        ..Spec::default()
-                    },
-                );
+                let p = options::parse(args, &super::hosts::NETCAT);
+                if let Some(host) = p.operands.first() {
+                    self.reaches(host);
+                }
                 for v in p
                     .values(&["-e", "-c", "--exec", "--sh-exec", "--lua-exec"])
                     .collect::<Vec<_>>()
@@ -1200,6 +1199,16 @@ impl Analyzer {
     /// runs its command (checked as a command line); `OPEN:`, `GOPEN:`,
     /// `CREATE:`, `PIPE:`, `UNIX-…:` or a bare path read and write a file.
     fn socat(&mut self, argv: &[WordVal]) {
+        let addresses: Vec<WordVal> = argv[1..]
+            .iter()
+            .filter(|w| {
+                !w.literal
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with('-') && l.len() > 1)
+            })
+            .cloned()
+            .collect();
+        self.socat_hosts(&addresses);
         let mut addresses = 0;
         for w in &argv[1..] {
             let Some(l) = w.literal.as_deref() else {
@@ -1288,6 +1297,10 @@ impl Analyzer {
             i += 1;
             let Some(l) = w.literal.as_deref() else {
                 operands += 1;
+                if operands == 1 {
+                    // The URL (or a method), known only at run time.
+                    self.reaches(w);
+                }
                 continue;
             };
             if l.starts_with('-') && l.len() > 1 {
@@ -1331,6 +1344,7 @@ impl Analyzer {
                 continue;
             }
             if operands == 1 {
+                self.reaches(w);
                 continue;
             }
             if let Some(file) = httpie_item_file(l) {
@@ -1868,6 +1882,7 @@ impl Analyzer {
 
     fn curl(&mut self, argv: &[WordVal]) {
         let p = self.read_options(argv, &CURL, true);
+        self.curl_hosts(&p);
         if self.touches {
             self.curl_reads(&p);
         }
@@ -2006,6 +2021,7 @@ impl Analyzer {
 
     fn wget(&mut self, argv: &[WordVal]) {
         let p = self.read_options(argv, &WGET, true);
+        self.wget_hosts(&p);
         for v in p
             .values(&[
                 "-o",
@@ -2443,6 +2459,7 @@ impl Analyzer {
             },
         );
         self.ssh_options(argv, &p);
+        self.remote_path_hosts(&p.operands);
         for v in p.values(&["-S"]).collect::<Vec<_>>() {
             self.runs(argv, v, "scp -S");
         }
@@ -2516,6 +2533,7 @@ impl Analyzer {
                 ..Spec::default()
             },
         );
+        self.remote_path_hosts(&p.operands);
         for v in p.values(&["-e", "--rsh"]).collect::<Vec<_>>() {
             self.runs(argv, v, "rsync -e");
         }
@@ -2540,6 +2558,7 @@ impl Analyzer {
         };
         let p = options::parse(&argv[1..], &spec);
         self.ssh_options(argv, &p);
+        self.ssh_hosts(&p);
         // `"$@"`: the arguments the program that runs ssh gives it (`rsync
         // -e ssh`), not options written here.
         let written: Vec<WordVal> = argv[1..]

@@ -402,3 +402,78 @@ fn a_repository_cannot_turn_the_sandbox_off_or_open_it_without_approval() {
     assert!(!ctx.settings.sandbox.enabled);
     assert!(ctx.settings.unapproved.is_empty());
 }
+
+/// `WebFetch(domain:…)` rules are the sandbox's network lists as in Claude
+/// Code: deny rules of any level are denied domains; allow rules of the
+/// user's own files are allowed domains, a checked-in project file's are not
+/// (it may not widen the sandbox unapproved), and with
+/// `allowManagedDomainsOnly` only managed ones count.
+#[test]
+fn domain_rules_give_the_sandbox_its_network_lists() {
+    let l = Layout::new();
+    l.user(json!({
+        "permissions": {"allow": ["WebFetch(domain:github.com)", "WebFetch(domain:*.npmjs.org)"],
+                        "deny": ["WebFetch(domain:evil.example)"]},
+        "sandbox": {"enabled": true, "network": {"allowedDomains": ["docs.rs"]}}
+    }));
+    l.project_file(
+        ".claude/settings.json",
+        json!({"permissions": {"allow": ["WebFetch(domain:repo-asks.example)"],
+                               "deny": ["WebFetch(domain:*.ads.example)"]}}),
+    );
+    let ctx = l.context();
+    let settings = ctx
+        .settings
+        .sandbox
+        .with_rule_domains(ctx.settings.permissions.policy());
+    assert_eq!(
+        settings.network(),
+        Network::Allowed(domains(&["docs.rs", "github.com", "*.npmjs.org"]))
+    );
+    assert_eq!(
+        settings.denied_domains,
+        domains(&["*.ads.example", "evil.example"])
+    );
+    // What the session's sandbox is built with.
+    if let Some(shell) = ctx.sandbox() {
+        let config = shell.sandbox.config();
+        assert_eq!(
+            config.network,
+            Network::Allowed(domains(&["docs.rs", "github.com", "*.npmjs.org"]))
+        );
+        assert!(
+            config
+                .denied_domains
+                .contains(&DomainPattern::parse("evil.example").unwrap())
+        );
+    }
+    // A rule denying a domain an allow rule names takes it out.
+    l.user(json!({
+        "permissions": {"allow": ["WebFetch(domain:github.com)"],
+                        "deny": ["WebFetch(domain:github.com)"]},
+        "sandbox": {"enabled": true}
+    }));
+    let ctx = l.context();
+    let settings = ctx
+        .settings
+        .sandbox
+        .with_rule_domains(ctx.settings.permissions.policy());
+    assert_eq!(settings.network(), Network::Off);
+
+    // Managed settings that allow only their own domains.
+    l.write(
+        &l.managed(),
+        json!({"permissions": {"allow": ["WebFetch(domain:corp.example)"]},
+               "sandbox": {"network": {"allowManagedDomainsOnly": true}}}),
+    );
+    l.user(json!({"permissions": {"allow": ["WebFetch(domain:github.com)"]}}));
+    let ctx = l.context();
+    let settings = ctx
+        .settings
+        .sandbox
+        .with_rule_domains(ctx.settings.permissions.policy());
+    assert_eq!(
+        settings.network(),
+        Network::Allowed(domains(&["corp.example"]))
+    );
+}
