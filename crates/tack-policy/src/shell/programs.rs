@@ -1001,8 +1001,24 @@ impl Analyzer {
                         ..Spec::default()
                     },
                 );
-                for v in p.values(&["-o", "--output"]).collect::<Vec<_>>() {
+                // info's `--dribble FILE` records the keys typed in FILE;
+                // `--restore FILE` replays them.
+                let written: &[&str] = if base == "info" {
+                    &["-o", "--output", "--dribble"]
+                } else {
+                    &["-o", "--output"]
+                };
+                for v in p.values(written).collect::<Vec<_>>() {
                     self.writes_value(argv, v);
+                }
+                if base == "info" && self.touches {
+                    for v in p
+                        .values(&["--restore", "-f", "--file", "-d", "--directory"])
+                        .flatten()
+                        .collect::<Vec<_>>()
+                    {
+                        self.touch(super::Family::Read, v);
+                    }
                 }
                 if base == "sdiff" {
                     for v in p.values(&["--diff-program"]).collect::<Vec<_>>() {

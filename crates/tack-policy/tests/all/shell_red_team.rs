@@ -1038,6 +1038,10 @@ const OPTION_FILES: &[Case] = &[
     case(PROTECTED, B, "shuf --output=protected/x in.txt", Deny),
     case(PROTECTED, B, "sdiff -o protected/x a b", Deny),
     case(PROTECTED, B, "info -o protected/x ls", Deny),
+    case(PROTECTED, B, "info --dribble=protected/keys ls", Deny),
+    case(PROTECTED, B, "info --dribble protected/keys ls", Deny),
+    case(SECRETS, B, "info --restore .env ls", Deny),
+    case(SECRETS, B, "info -f secrets/manual.info", Deny),
     case(PROTECTED, B, "http -o protected/x api.x.dev", Deny),
     case(
         PROTECTED,
