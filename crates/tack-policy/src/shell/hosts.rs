@@ -22,7 +22,8 @@ use super::options::{self, Spec};
 use super::{Analyzer, Item, UncertainKind, WordVal};
 
 /// Programs whose operands (not their options) are a host or a URL, and
-/// how many leading operands are (`usize::MAX`: all).
+/// how many leading operands may be one when computed at run time
+/// (`usize::MAX`: all; every literal operand is read).
 const HOST_OPERANDS: &[(&str, usize)] = &[
     ("ping", usize::MAX),
     ("ping6", usize::MAX),
@@ -50,7 +51,10 @@ pub(super) fn takes_host_operands(base: &str) -> bool {
 }
 
 impl Analyzer {
-    /// Every `scheme://host` written in the words of a command.
+    /// Every `scheme://host` written in the words of a command. A host
+    /// computed at run time counts only where the program is known to reach
+    /// what it is given (`curl "https://$H/"`, see [`Analyzer::reaches`]),
+    /// not in any word (`echo "see https://$HOST"`).
     pub(super) fn urls_in_words(&mut self, argv: &[WordVal]) {
         for w in argv.iter().skip(1) {
             let text = w.literal.as_deref().unwrap_or(&w.raw);
@@ -58,7 +62,9 @@ impl Analyzer {
                 continue;
             }
             for (written, host) in urls_in(text) {
-                self.reaches_host(written, host);
+                if host.is_some() {
+                    self.reaches_host(written, host);
+                }
             }
         }
     }

@@ -1250,6 +1250,7 @@ const HOSTS: &[Case] = &[
     case(DOMAINS, B, "git ls-remote https://github.com/x/y", Allow),
     case(DOMAINS, B, "git add README.md", Allow),
     case(DOMAINS, B, "echo evil.com", Allow),
+    case(DOMAINS, B, "echo \"see https://$HOST/x\"", Allow),
     case(DOMAINS, B, "ping -c \"$N\" ok.org", Allow),
     case(DOMAINS, B, "scp notes.txt user@ok.org:/tmp/", Allow),
     case(DOMAINS, B, "docker pull ubuntu:22.04", Allow),
