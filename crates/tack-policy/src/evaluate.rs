@@ -76,7 +76,12 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         Subject::Command { given, text, .. } => {
             command_tool(policy, tool, &request.display(), &[given, text])
         }
-        Subject::Tool => other_tool(policy, tool, request.mcp.as_ref()),
+        Subject::Tool { touches } => with_touches(
+            policy,
+            other_tool(policy, tool, request.mcp.as_ref()),
+            tool,
+            touches,
+        ),
         Subject::Invalid(reason) => invalid(policy, tool, reason),
     };
     // A command tool declared read-only is as a read-only tool.
@@ -365,6 +370,61 @@ fn other_tool(policy: &Policy, tool: &str, mcp: Option<&McpOrigin>) -> Decision 
     decide(policy, tool, found, Auto::No, Some(tool.to_string()))
 }
 
+/// A tool's decision beside the paths its input names (an MCP tool's
+/// `path`, `source`, `file://…`): a deny or ask rule for one of them is
+/// stricter than the tool's own allow.
+fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[Item]) -> Decision {
+    let mut parts = Vec::new();
+    for item in touches {
+        match item {
+            Item::Touch {
+                family,
+                path,
+                written,
+                recursive,
+            } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
+            Item::Uncertain {
+                kind: UncertainKind::Touch(family),
+                snippet,
+                reason,
+            } => {
+                let name = match family {
+                    Family::Read => "Read",
+                    Family::Edit | Family::MaybeEdit => "Edit",
+                };
+                if policy.has_path_rules(Verdict::Deny, &[name])
+                    || policy.has_path_rules(Verdict::Ask, &[name])
+                {
+                    let s = format!("{subject}({snippet})");
+                    let detail =
+                        format!("{reason}; {name} deny and ask rules cannot be checked against it");
+                    parts.push(Part {
+                        decision: uncertain(policy, &s, &detail, true, None),
+                        subject: s,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(strictest) = parts.iter().max_by_key(|p| p.decision.verdict()) else {
+        return decision;
+    };
+    if strictest.decision.verdict() <= decision.verdict() {
+        return decision;
+    }
+    let mut d = strictest.decision.clone();
+    let why = d.why_mut();
+    why.via = Some(why.subject.clone());
+    why.subject = subject.to_owned();
+    why.detail = Some(match why.detail.take() {
+        Some(detail) => format!("{detail} in the call's input"),
+        None => "a path in the call's input".to_owned(),
+    });
+    why.parts = parts;
+    d
+}
+
 /// `Skill`: loading a skill adds instructions to the conversation and runs
 /// nothing (what it asks for is judged call by call), so it needs no
 /// permission unless a rule says otherwise: `Skill` or `Skill(name)`,
@@ -534,54 +594,8 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 written,
                 recursive,
             } => {
-                let name = match family {
-                    Family::Read => "Read",
-                    Family::Edit | Family::MaybeEdit => "Edit",
-                };
-                // A directory named may have any of its entries touched
-                // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
-                let found = path_found(policy, &[name], path, true, false);
-                if *family == Family::MaybeEdit
-                    && *recursive
-                    && found.deny.is_none()
-                    && found.ask.is_none()
-                {
-                    // `prettier --write .`: a rule for something inside.
-                    parts.extend(may_change_inside(policy, path, written));
-                    continue;
-                }
-                let s = format!("{name}({})", path.canonical.display());
-                (found.deny.is_some() || found.ask.is_some()).then(|| {
-                    let only_restrictions = if *family == Family::MaybeEdit {
-                        // It may change the file: asked, whichever rule.
-                        Found {
-                            allow: None,
-                            deny: None,
-                            ask: found.deny.into_iter().chain(found.ask).min(),
-                        }
-                    } else {
-                        Found {
-                            allow: None,
-                            ..found
-                        }
-                    };
-                    let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
-                    if *family == Family::MaybeEdit {
-                        let why = decision.why_mut();
-                        let may = format!(
-                            "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
-                        );
-                        why.detail = Some(match why.detail.take() {
-                            Some(mode) => format!("{may}; {mode}"),
-                            None => may,
-                        });
-                    }
-                    note_written(&mut decision, written, path);
-                    Part {
-                        decision,
-                        subject: s,
-                    }
-                })
+                parts.extend(touch_parts(policy, *family, path, written, *recursive));
+                continue;
             }
             Item::Host { written, host } => host_part(policy, written, host),
             Item::Uncertain {
@@ -706,6 +720,63 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     }
     why.parts = parts;
     Decision::with_verdict(max, why)
+}
+
+/// A path a command (or an MCP tool's input) names, against the deny and
+/// ask rules of its family: no part when none applies.
+fn touch_parts(
+    policy: &Policy,
+    family: Family,
+    path: &ResolvedPath,
+    written: &str,
+    recursive: bool,
+) -> Vec<Part> {
+    let name = match family {
+        Family::Read => "Read",
+        Family::Edit | Family::MaybeEdit => "Edit",
+    };
+    // A directory named may have any of its entries touched
+    // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
+    let found = path_found(policy, &[name], path, true, false);
+    if family == Family::MaybeEdit && recursive && found.deny.is_none() && found.ask.is_none() {
+        // `prettier --write .`: a rule for something inside.
+        return may_change_inside(policy, path, written)
+            .into_iter()
+            .collect();
+    }
+    if found.deny.is_none() && found.ask.is_none() {
+        return Vec::new();
+    }
+    let s = format!("{name}({})", path.canonical.display());
+    let only_restrictions = if family == Family::MaybeEdit {
+        // It may change the file: asked, whichever rule.
+        Found {
+            allow: None,
+            deny: None,
+            ask: found.deny.into_iter().chain(found.ask).min(),
+        }
+    } else {
+        Found {
+            allow: None,
+            ..found
+        }
+    };
+    let mut decision = decide(policy, &s, only_restrictions, Auto::No, None);
+    if family == Family::MaybeEdit {
+        let why = decision.why_mut();
+        let may = format!(
+            "`{written}` is given to a program that may change it (tack does not know it to leave the files it is given alone)"
+        );
+        why.detail = Some(match why.detail.take() {
+            Some(mode) => format!("{may}; {mode}"),
+            None => may,
+        });
+    }
+    note_written(&mut decision, written, path);
+    vec![Part {
+        decision,
+        subject: s,
+    }]
 }
 
 /// A host a command reaches, against the `WebFetch(domain:…)` deny and ask

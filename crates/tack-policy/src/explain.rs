@@ -111,6 +111,13 @@ fn parse_spec(spec: &str) -> Result<(String, Value, Option<Vec<String>>)> {
         ("WebFetch", None) => {
             return Err(err("give the URL, as in WebFetch(https://example.com/)"));
         }
+        // An MCP tool's input, as JSON: `mcp__fs__read_file({"path": ".env"})`.
+        (t, Some(text)) if t.starts_with("mcp__") => serde_json::from_str(text)
+            .ok()
+            .filter(Value::is_object)
+            .ok_or_else(|| {
+                err("write an MCP tool's input as a JSON object, as in mcp__fs__read_file({\"path\": \"a.txt\"})")
+            })?,
         (t, Some(words)) if !KNOWN_TOOLS.contains(&t) && !t.starts_with("mcp__") => {
             // A command tool declared in settings: its argv.
             let argv = simple_command_words(words)
@@ -122,7 +129,7 @@ fn parse_spec(spec: &str) -> Result<(String, Value, Option<Vec<String>>)> {
         }
         (_, Some(_)) => {
             return Err(err(
-                "only Bash, Read/Edit-family tools, Glob, Grep, WebFetch and command tools declared in settings take an argument",
+                "only Bash, Read/Edit-family tools, Glob, Grep, WebFetch, MCP tools (a JSON input) and command tools declared in settings take an argument",
             ));
         }
         (_, None) => json!({}),

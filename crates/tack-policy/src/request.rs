@@ -64,8 +64,10 @@ pub(crate) enum Subject {
         text: String,
         read_only: bool,
     },
-    /// Any other tool (MCP, todo list, custom): the name alone.
-    Tool,
+    /// Any other tool (MCP, todo list, custom): the name, and for an MCP
+    /// tool the local paths its input names (see [`mcp_touches`]), which
+    /// meet the Read and Edit deny and ask rules.
+    Tool { touches: Vec<Item> },
     /// The input lacks what the policy needs (fails closed: never allowed).
     Invalid(String),
 }
@@ -178,7 +180,12 @@ impl Request {
                 },
                 None => Subject::Invalid("the input has no `skill` string".into()),
             },
-            _ => Subject::Tool,
+            t if t.starts_with("mcp__") && policy.restricts_paths() => Subject::Tool {
+                touches: mcp_touches(t, input, &cwd, home, how),
+            },
+            _ => Subject::Tool {
+                touches: Vec::new(),
+            },
         };
         Request {
             tool: tool.to_string(),
@@ -267,7 +274,7 @@ impl Request {
             },
             Subject::Url { url, .. } => format!("WebFetch({url})"),
             Subject::Skill { name } => format!("Skill({name})"),
-            Subject::Tool | Subject::Invalid(_) => self.tool.clone(),
+            Subject::Tool { .. } | Subject::Invalid(_) => self.tool.clone(),
         }
     }
 }
@@ -402,6 +409,208 @@ fn walk_inside(
         }
     }
     Ok(())
+}
+
+/// Keys of an MCP tool's input whose values are local paths, written as
+/// servers name them, lowercased with `_` and `-` dropped (`file_path`,
+/// `filePath`, `source-path` are `filepath`, `sourcepath`).
+const PATH_KEYS: &[&str] = &[
+    "path",
+    "paths",
+    "file",
+    "files",
+    "filepath",
+    "filepaths",
+    "filename",
+    "filenames",
+    "fullpath",
+    "absolutepath",
+    "relativepath",
+    "source",
+    "sourcepath",
+    "sources",
+    "src",
+    "destination",
+    "destinationpath",
+    "dest",
+    "target",
+    "targetpath",
+    "dir",
+    "directory",
+    "dirpath",
+    "directorypath",
+    "folder",
+    "folderpath",
+    "root",
+    "rootpath",
+    "cwd",
+    "workdir",
+    "workingdirectory",
+    "notebookpath",
+    "inputpath",
+    "inputfile",
+    "outputpath",
+    "outputfile",
+    "savepath",
+    "savedir",
+    "localpath",
+];
+
+/// Verbs in a tool's name that say it changes what it is given.
+const CHANGING_VERBS: &[&str] = &[
+    "write",
+    "edit",
+    "create",
+    "delete",
+    "remove",
+    "move",
+    "rename",
+    "update",
+    "put",
+    "append",
+    "save",
+    "copy",
+    "mkdir",
+    "patch",
+    "replace",
+    "insert",
+    "set",
+    "upload",
+    "download",
+    "apply",
+    "format",
+    "truncate",
+    "chmod",
+    "touch",
+    "modify",
+    "overwrite",
+    "unlink",
+    "rm",
+    "mv",
+    "cp",
+];
+
+/// Verbs in a tool's name that say it only reads what it is given.
+const READING_VERBS: &[&str] = &[
+    "read", "get", "list", "search", "find", "view", "show", "cat", "stat", "info", "tree", "head",
+    "tail", "grep", "open", "load", "fetch", "query", "describe", "inspect", "diff", "status",
+    "log",
+];
+
+/// How deep an input is searched for paths.
+const MAX_INPUT_DEPTH: usize = 8;
+
+/// The local paths an MCP tool's input names: strings under a key named for
+/// a path (`path`, `file_path`, `source`, `destination`, `paths: […]`, at any
+/// depth) that read as a path (no scheme, no newline), and `file://` URIs
+/// anywhere. Each is read (a Read touch); one given to a tool whose name
+/// says it changes things (`write_file`, `move_file`) is an edit, one given
+/// to a tool whose name says neither may be changed (`MaybeEdit`: asked
+/// under Edit deny and ask rules). A server is code tack does not see, so
+/// only what the input names is checked, never a directory's contents, and
+/// only against deny and ask rules.
+fn mcp_touches(
+    tool: &str,
+    input: &Value,
+    cwd: &Path,
+    home: Option<&Path>,
+    how: Resolution,
+) -> Vec<Item> {
+    let own = tool
+        .rsplit("__")
+        .next()
+        .unwrap_or(tool)
+        .to_ascii_lowercase();
+    let verbs: Vec<&str> = own
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |list: &[&str]| verbs.iter().any(|v| list.contains(v));
+    let family = if has(CHANGING_VERBS) {
+        Family::Edit
+    } else if has(READING_VERBS) {
+        Family::Read
+    } else {
+        Family::MaybeEdit
+    };
+    let mut written = Vec::new();
+    input_paths(input, false, 0, &mut written);
+    let mut out = Vec::new();
+    for w in written {
+        let subject = paths_subject(&[w.as_str()], cwd, home, how, false);
+        let targets = match subject {
+            Subject::Paths { targets, .. } => targets,
+            Subject::Invalid(reason) => {
+                out.push(Item::Uncertain {
+                    kind: UncertainKind::Touch(Family::Read),
+                    snippet: shell::snippet(&w),
+                    reason,
+                });
+                continue;
+            }
+            _ => continue,
+        };
+        for path in targets {
+            out.push(Item::Touch {
+                family: Family::Read,
+                written: w.clone(),
+                path: path.clone(),
+                recursive: false,
+            });
+            if family != Family::Read {
+                out.push(Item::Touch {
+                    family,
+                    written: w.clone(),
+                    path,
+                    recursive: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Path strings in `value` (see [`mcp_touches`]); `under_path_key` when
+/// `value` is the value of a key named for a path.
+fn input_paths(value: &Value, under_path_key: bool, depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_INPUT_DEPTH || out.len() >= 64 {
+        return;
+    }
+    match value {
+        Value::String(s) => {
+            let s = s.trim();
+            if let Some(rest) = s.strip_prefix("file://") {
+                let path = rest.strip_prefix("localhost").unwrap_or(rest);
+                if path.starts_with('/') && !out.iter().any(|o| o == path) {
+                    out.push(path.to_string());
+                }
+            } else if under_path_key
+                && !s.is_empty()
+                && s.len() <= 4096
+                && !s.contains("://")
+                && !s.contains(['\n', '\0'])
+                && !out.iter().any(|o| o == s)
+            {
+                out.push(s.to_string());
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                input_paths(item, under_path_key, depth + 1, out);
+            }
+        }
+        Value::Object(map) => {
+            for (key, v) in map {
+                let key: String = key
+                    .chars()
+                    .filter(|c| *c != '_' && *c != '-')
+                    .flat_map(char::to_lowercase)
+                    .collect();
+                input_paths(v, PATH_KEYS.contains(&key.as_str()), depth + 1, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn paths_subject(

@@ -1276,3 +1276,117 @@ const HOSTS: &[Case] = &[
 fn a_host_a_command_reaches_meets_the_domain_rules() {
     run(HOSTS);
 }
+
+// S26: an MCP tool's input names files too. A file-system server's
+// `read_file {"path": ".env"}` read what `deny Read(./.env)` keeps from
+// Read and from `cat`, once the server's tools were allowed; its
+// `write_file` wrote where `deny Edit(./protected/**)` forbids.
+
+const MCP_FILES: &[&str] = &[
+    "allow mcp__fs",
+    "allow mcp__notes",
+    "deny Read(./.env)",
+    "deny Read(./secrets/**)",
+    "deny Edit(./protected/**)",
+];
+
+const MCP_PATHS: &[Case] = &[
+    case(MCP_FILES, "mcp__fs__read_file", r#"{"path": ".env"}"#, Deny),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_text_file",
+        r#"{"path": "./sub/../.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_multiple_files",
+        r#"{"paths": ["a.txt", "secrets/k"]}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__get_file_info",
+        r#"{"filePath": ".env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_resource",
+        r#"{"uri": "file://{project}/.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__write_file",
+        r#"{"path": "protected/x", "content": "y"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__move_file",
+        r#"{"source": "a.txt", "destination": "protected/a"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__edit_file",
+        r#"{"path": "protected/x", "edits": []}"#,
+        Deny,
+    ),
+    // A tool whose name says neither: it may change what it is given.
+    case(
+        MCP_FILES,
+        "mcp__notes__process",
+        r#"{"file_path": "protected/x"}"#,
+        Ask,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__notes__process",
+        r#"{"options": {"file": ".env"}}"#,
+        Deny,
+    ),
+    // What the rules leave alone, and words that are no paths.
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"path": "a.txt"}"#,
+        Allow,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__list_directory",
+        r#"{"path": "."}"#,
+        Allow,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__write_file",
+        r#"{"path": "out/x", "content": ".env"}"#,
+        Allow,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__notes__search",
+        r#"{"query": ".env"}"#,
+        Allow,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"path": "https://x.dev/.env"}"#,
+        Allow,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__other__read_file",
+        r#"{"path": "a.txt"}"#,
+        Ask,
+    ),
+];
+
+#[test]
+fn the_paths_an_mcp_tool_is_given_meet_the_path_rules() {
+    run(MCP_PATHS);
+}

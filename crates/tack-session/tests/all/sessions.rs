@@ -294,3 +294,79 @@ async fn a_changed_tool_definition_is_offered_only_when_the_person_approves_it()
     assert!(quiet.asked().is_empty(), "{:?}", quiet.asked());
     session.end("other").await;
 }
+
+/// The paths an MCP tool is given meet the Read and Edit rules: with a real
+/// file-system server (`@modelcontextprotocol/server-filesystem`) allowed
+/// whole, its `read_text_file` of `.env` is refused under `deny
+/// Read(./.env)` and its `write_file` under `deny Edit(./protected/**)`;
+/// the secret never reaches the model, the protected file is unchanged, and
+/// a file no rule names is read.
+#[tokio::test]
+async fn an_mcp_servers_file_tools_meet_the_path_rules() {
+    let project = Project::new();
+    let root = project.path();
+    project.write(".env", "SECRET=hunter2\n");
+    project.write("a.txt", "hello from a\n");
+    project.write("protected/keep", "original\n");
+    let node_modules = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tack-mcp/tests/node/node_modules");
+    let script = node_modules.join("@modelcontextprotocol/server-filesystem/dist/index.js");
+    let (node, _) = everything_server();
+    project.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"filesystem": {"command": node, "args": [script, &root]}}})
+            .to_string(),
+    );
+    project.settings(json!({"permissions": {
+        "allow": ["mcp__filesystem"],
+        "deny": ["Read(./.env)", "Edit(./protected/**)"]
+    }}));
+    let mock = MockServer::start().await;
+    let at = |rel: &str| root.join(rel).display().to_string();
+    mock.push_all([
+        Step::tool_use(
+            "t1",
+            "mcp__filesystem__read_text_file",
+            json!({"path": at(".env")}),
+        ),
+        Step::tool_use(
+            "t2",
+            "mcp__filesystem__write_file",
+            json!({"path": at("protected/keep"), "content": "pwned"}),
+        ),
+        Step::tool_use(
+            "t3",
+            "mcp__filesystem__read_text_file",
+            json!({"path": at("a.txt")}),
+        ),
+        Step::text("ok"),
+    ]);
+    let person = Scripted::new().approve_server(true);
+    let session = Session::assemble(
+        &project.context(),
+        SessionOptions::new("m").interaction(Arc::new(person)),
+    )
+    .await
+    .unwrap();
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "read the files",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let bodies: Vec<String> = mock.requests().iter().map(|r| r.body.to_string()).collect();
+    let all = bodies.join("\n");
+    assert!(!all.contains("hunter2"), "the secret reached the model");
+    assert!(all.contains("hello from a"), "{all}");
+    let refusals =
+        all.matches("Read(./.env)").count() + all.matches("Edit(./protected/**)").count();
+    assert!(refusals >= 2, "both refusals name their rule: {all}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("protected/keep")).unwrap(),
+        "original\n"
+    );
+    session.end("other").await;
+}
