@@ -73,9 +73,17 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         Subject::Paths { targets, search } => path_tool(policy, tool, targets, *search),
         Subject::Url { url, host } => web_fetch(policy, url, host),
         Subject::Skill { name } => skill(policy, name),
-        Subject::Command { given, text, .. } => {
-            command_tool(policy, tool, &request.display(), &[given, text])
-        }
+        Subject::Command {
+            given,
+            text,
+            touches,
+            ..
+        } => with_touches(
+            policy,
+            command_tool(policy, tool, &request.display(), &[given, text]),
+            &request.display(),
+            touches,
+        ),
         Subject::Tool { touches } => with_touches(
             policy,
             other_tool(policy, tool, request.mcp.as_ref()),
@@ -371,8 +379,9 @@ fn other_tool(policy: &Policy, tool: &str, mcp: Option<&McpOrigin>) -> Decision 
 }
 
 /// A tool's decision beside the paths its input names (an MCP tool's
-/// `path`, `source`, `file://…`): a deny or ask rule for one of them is
-/// stricter than the tool's own allow.
+/// `path`, `source`, `file://…`; a command tool's argv read as Bash reads
+/// it): a deny or ask rule for one of them is stricter than the tool's own
+/// allow.
 fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[Item]) -> Decision {
     let mut parts = Vec::new();
     for item in touches {
@@ -383,21 +392,44 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 written,
                 recursive,
             } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
+            // A command tool's writes (`sort -o FILE`): the user declared
+            // the program, so only deny and ask rules count.
+            Item::Edit { path, written } => {
+                parts.extend(touch_parts(policy, Family::Edit, path, written, false))
+            }
+            Item::EditInside { path, written, .. } => {
+                parts.extend(edit_inside(policy, path, written, true))
+            }
+            Item::Host { written, host } => parts.extend(host_part(policy, written, host)),
             Item::Uncertain {
-                kind: UncertainKind::Touch(family),
+                kind,
                 snippet,
                 reason,
             } => {
-                let name = match family {
-                    Family::Read => "Read",
-                    Family::Edit | Family::MaybeEdit => "Edit",
+                let (relevant, rules) = match kind {
+                    UncertainKind::Touch(family) => {
+                        let name = match family {
+                            Family::Read => "Read",
+                            Family::Edit | Family::MaybeEdit => "Edit",
+                        };
+                        (
+                            policy.has_path_rules(Verdict::Deny, &[name])
+                                || policy.has_path_rules(Verdict::Ask, &[name]),
+                            name,
+                        )
+                    }
+                    UncertainKind::Host => (
+                        policy.has_domain_rules(Verdict::Deny)
+                            || policy.has_domain_rules(Verdict::Ask),
+                        "WebFetch(domain:…)",
+                    ),
+                    _ => (false, ""),
                 };
-                if policy.has_path_rules(Verdict::Deny, &[name])
-                    || policy.has_path_rules(Verdict::Ask, &[name])
-                {
+                if relevant {
                     let s = format!("{subject}({snippet})");
-                    let detail =
-                        format!("{reason}; {name} deny and ask rules cannot be checked against it");
+                    let detail = format!(
+                        "{reason}; {rules} deny and ask rules cannot be checked against it"
+                    );
                     parts.push(Part {
                         decision: uncertain(policy, &s, &detail, true, None),
                         subject: s,

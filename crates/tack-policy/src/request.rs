@@ -63,6 +63,10 @@ pub(crate) enum Subject {
         given: String,
         text: String,
         read_only: bool,
+        /// The files and hosts the argv names, read as Bash reads the same
+        /// command line (`cat .env`, `git log -p -- .env`): they meet the
+        /// deny and ask rules (see [`command_touches`]).
+        touches: Vec<Item>,
     },
     /// Any other tool (MCP, todo list, custom): the name, and for an MCP
     /// tool the local paths its input names (see [`mcp_touches`]), which
@@ -101,6 +105,7 @@ impl Request {
         cwd: &Path,
         policy: &Policy,
     ) -> Request {
+        let cwd = paths::lexical(cwd, Path::new("/"));
         let subject = if argv.is_empty() {
             Subject::Invalid("the tool built no command to run".into())
         } else {
@@ -108,6 +113,7 @@ impl Request {
             let given = texts.swap_remove(0);
             let text = texts.pop().unwrap_or_else(|| given.clone());
             Subject::Command {
+                touches: command_touches(&given, &cwd, policy),
                 given,
                 text,
                 read_only,
@@ -116,7 +122,7 @@ impl Request {
         Request {
             tool: tool.to_string(),
             input: input.clone(),
-            cwd: paths::lexical(cwd, Path::new("/")),
+            cwd,
             subject,
             how: policy.resolution,
             mcp: None,
@@ -409,6 +415,31 @@ fn walk_inside(
         }
     }
     Ok(())
+}
+
+/// What a command tool's argv names, read as Bash reads the same command
+/// line: the files it reads or changes and the hosts it reaches. Only
+/// these are kept (the program is the one the user declared, so what it
+/// runs needs no rule of its own), and only where a rule could apply.
+fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
+    let hosts = policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask);
+    if !policy.restricts_paths() && !hosts {
+        return Vec::new();
+    }
+    let items = shell::analyze(line, cwd, policy.home(), policy.resolution, true);
+    look_inside(items, policy, policy.resolution)
+        .into_iter()
+        .filter(|item| match item {
+            Item::Touch { .. }
+            | Item::Edit { .. }
+            | Item::EditInside { .. }
+            | Item::Host { .. } => true,
+            Item::Uncertain { kind, .. } => {
+                matches!(kind, UncertainKind::Touch(_) | UncertainKind::Host)
+            }
+            Item::Command(_) => false,
+        })
+        .collect()
 }
 
 /// Keys of an MCP tool's input whose values are local paths, written as

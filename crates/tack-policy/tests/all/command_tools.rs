@@ -536,3 +536,55 @@ fn deny_and_ask_rules_meet_options_however_the_argv_spells_them() {
         ),
     ]);
 }
+
+/// What a command tool's argv names meets the path and domain rules, read
+/// as Bash reads the same command line: `cat_file {path: ".env"}` running
+/// `cat .env` is refused under `deny Read(./.env)` as `cat .env` is, though
+/// the tool itself is allowed.
+#[test]
+fn the_files_and_hosts_an_argv_names_meet_the_rules() {
+    const RULES: &[&str] = &[
+        "allow t",
+        "deny Read(./.env)",
+        "deny Edit(./protected/**)",
+        "deny WebFetch(domain:evil.com)",
+    ];
+    run(&[
+        (RULES, &["/bin/cat", ".env"], true, Deny),
+        (
+            RULES,
+            &["/usr/bin/git", "log", "-p", "--", ".env"],
+            true,
+            Deny,
+        ),
+        (RULES, &["/usr/bin/grep", "-r", "KEY", "."], true, Deny),
+        (
+            RULES,
+            &["/usr/bin/sort", "-o", "protected/x", "a.txt"],
+            false,
+            Deny,
+        ),
+        (
+            RULES,
+            &["/usr/bin/curl", "-s", "https://evil.com/x"],
+            true,
+            Deny,
+        ),
+        (
+            RULES,
+            &["/usr/bin/prettier", "--write", "protected/a.js"],
+            false,
+            Ask,
+        ),
+        // A value that only looks like a command is one word.
+        (RULES, &["/bin/echo", "cat .env"], true, Allow),
+        (RULES, &["/bin/cat", "a.txt"], true, Allow),
+        (
+            RULES,
+            &["/usr/bin/curl", "-s", "https://ok.org/x"],
+            true,
+            Allow,
+        ),
+        (&["allow t"], &["/bin/cat", ".env"], true, Allow),
+    ]);
+}

@@ -332,3 +332,53 @@ async fn a_large_output_meets_the_output_budget() {
     assert!(text.trim_end().ends_with("50000"), "{text}");
     assert!(text.len() < 4000, "{}", text.len());
 }
+
+/// What a declared tool's argv names meets the Read and Edit rules, as the
+/// same command line in Bash would: `show {path: ".env"}` running `cat
+/// .env` is refused under `deny Read(./.env)` though `show` is allowed, and
+/// the secret never reaches the model; another file is shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_files_a_declared_tools_argv_names_meet_the_path_rules() {
+    let p = Project::new();
+    p.write(".env", "SECRET=hunter2\n");
+    p.write("a.txt", "hello from a\n");
+    p.local_settings(json!({
+        "tools": {"show": {
+            "description": "Print a file of the project.",
+            "command": ["cat", "--", "{path}"],
+            "inputSchema": {"type": "object", "required": ["path"],
+                            "properties": {"path": {"type": "string"}}},
+            "readOnly": true, "cwd": "{project}"
+        }},
+        "permissions": {"allow": ["show"], "deny": ["Read(./.env)"]}
+    }));
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_uses([
+            ("s1", "show", json!({"path": ".env"})),
+            ("s2", "show", json!({"path": "a.txt"})),
+        ]),
+        Step::text("done"),
+    ]);
+    let session = Session::assemble(
+        &p.context(),
+        SessionOptions::new("declared-paths").interaction(Arc::new(Headless)),
+    )
+    .await
+    .unwrap();
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "show the files",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let requests = mock.requests();
+    let (text, is_error) = result_text(&requests[1].body, "s1");
+    assert!(is_error && text.contains("Read(./.env)"), "{text}");
+    let (text, is_error) = result_text(&requests[1].body, "s2");
+    assert!(!is_error && text.contains("hello from a"), "{text}");
+    assert!(!requests[1].body.to_string().contains("hunter2"));
+}
