@@ -89,6 +89,7 @@ fn main() -> ExitCode {
         }
     };
     let cli = Cli::parse_from(args);
+    tack_process::protect_own_process();
     init_logging();
     // `tack mcp serve` answers one small request after another: a single
     // thread avoids a cross-core wake-up on every hop (stdin → dispatch →

@@ -2739,3 +2739,74 @@ async fn the_first_ctrl_c_at_a_permission_prompt_denies_and_interrupts() {
         "{result}"
     );
 }
+
+/// tack's own credentials never reach the model through the tools: the
+/// Read tool refuses `/proc/self/environ` (and any process's environment
+/// or memory) whatever the rules allow, and a command outside the sandbox
+/// cannot read tack's environment or memory (`/proc/$PPID/environ`: tack is
+/// not dumpable). The key tack was started with appears in no request.
+/// Root may read any process (the OS sandbox's PID namespace is the wall
+/// there), so as root the test runs tack as `nobody` (util-linux
+/// `setpriv`), as a user's tack runs.
+#[tokio::test]
+async fn tacks_credentials_never_reach_the_model_through_proc() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let w = World::new(vec![
+        Step::tool_use("r1", "Read", json!({"file_path": "/proc/self/environ"})),
+        Step::tool_use(
+            "b1",
+            "Bash",
+            json!({"command": "tr '\\0' '\\n' < /proc/$PPID/environ; head -c 64 /proc/$PPID/mem; echo done"}),
+        ),
+        Step::tool_use("r2", "Read", json!({"file_path": "/proc/thread-self/environ"})),
+        Step::text("ok"),
+    ])
+    .await;
+    let mut cmd = w.tack();
+    let root = std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false);
+    if root {
+        for dir in [w.state.path(), w.cwd.path()] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+        let program = cmd.get_program().to_owned();
+        let mut wrapped = Command::new("setpriv");
+        wrapped
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(program);
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(v) => wrapped.env(key, v),
+                None => wrapped.env_remove(key),
+            };
+        }
+        wrapped
+            .env("HOME", w.state.path())
+            .current_dir(w.cwd.path())
+            .stdin(Stdio::null());
+        cmd = wrapped;
+    }
+    cmd.env("ANTHROPIC_API_KEY", "sk-ant-SECRET-KEY-4821")
+        .args([
+            "run",
+            "--dangerously-skip-permissions",
+            "--settings",
+            r#"{"sandbox": {"enabled": false}}"#,
+            "look around",
+        ]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = w.mock.requests();
+    let all: String = requests.iter().map(|r| r.body.to_string()).collect();
+    if let Some(at) = all.find("SECRET-KEY-4821") {
+        let from = all.floor_char_boundary(at.saturating_sub(300));
+        panic!("the key reached the model: …{}…", &all[from..at + 20]);
+    }
+    let last = requests.last().unwrap().body.to_string();
+    assert!(last.contains("never read them"), "{last}");
+    assert!(last.contains("Permission denied"), "{last}");
+    assert!(last.contains("done"), "the command ran: {last}");
+}

@@ -231,6 +231,9 @@ pub fn unfinished(policy: &Policy, subject: &str, limit: std::time::Duration) ->
 /// IO. With no deny or ask rule of Read or `tool` at all, true at once, so
 /// a search without such rules pays nothing per file.
 pub fn may_show_found(policy: &Policy, tool: &str, path: &std::path::Path) -> bool {
+    if process_secret(path).is_some() {
+        return false;
+    }
     let tools = ["Read", tool];
     if !policy.has_path_rules(Verdict::Deny, &tools) && !policy.has_path_rules(Verdict::Ask, &tools)
     {
@@ -532,6 +535,12 @@ fn web_fetch(policy: &Policy, url: &str, host: &Result<String, String>) -> Decis
 }
 
 fn path_tool(policy: &Policy, tool: &str, targets: &[ResolvedPath], search: bool) -> Decision {
+    if let Some(t) = targets
+        .iter()
+        .find(|t| process_secret(&t.canonical).is_some() || process_secret(&t.lexical).is_some())
+    {
+        return process_secret_refused(&format!("{tool}({})", t.canonical.display()));
+    }
     let tools = family_tools(tool);
     let read = READ_TOOLS.contains(&tool);
     let mut decisions: Vec<Decision> = targets
@@ -552,6 +561,50 @@ fn path_tool(policy: &Policy, tool: &str, targets: &[ResolvedPath], search: bool
     strictest(&mut decisions).unwrap_or_else(|| {
         Decision::Ask(Why::new(tool, DecidedBy::Uncertain).detail("no path given"))
     })
+}
+
+/// A file of a process that holds its secrets: its environment (tack's own
+/// holds the model provider's key; an MCP server's, the tokens its
+/// configuration gives it) or its memory. `/proc/self/environ`,
+/// `/proc/<pid>/environ`, `/proc/<pid>/task/<tid>/mem`; which one, if so.
+pub(crate) fn process_secret(path: &std::path::Path) -> Option<&'static str> {
+    let mut parts = path.strip_prefix("/proc").ok()?.components();
+    let pid = parts.next()?.as_os_str().to_str()?;
+    if !(pid == "self" || pid == "thread-self" || pid.bytes().all(|b| b.is_ascii_digit())) {
+        return None;
+    }
+    let mut name = parts.next()?.as_os_str().to_str()?;
+    if name == "task" {
+        parts.next()?;
+        name = parts.next()?.as_os_str().to_str()?;
+    }
+    if parts.next().is_some() {
+        return None;
+    }
+    match name {
+        "environ" => Some("environment"),
+        "mem" => Some("memory"),
+        _ => None,
+    }
+}
+
+/// The file tools never read a process's environment or memory, whatever
+/// the rules and the mode say: it holds credentials (tack's own among them)
+/// that no tool result should carry.
+fn process_secret_refused(subject: &str) -> Decision {
+    Decision::Deny(
+        Why::new(
+            subject,
+            DecidedBy::Rule {
+                rule: "Read(//proc/*/environ), Read(//proc/*/mem)".to_owned(),
+                list: Verdict::Deny,
+                source: crate::Source::code(),
+            },
+        )
+        .detail(
+            "a process's environment and memory hold credentials (tack's own model key among them), so tack's file tools never read them",
+        ),
+    )
 }
 
 /// Rules for a path: whole-tool rules (when `whole`) and path rules; deny

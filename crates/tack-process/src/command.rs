@@ -32,6 +32,20 @@ pub const WITHHELD_ENV: &[&str] = &[
     "TACK_MCP_TOKEN",
 ];
 
+/// Keep tack's own process from the processes it starts: on Linux, not
+/// dumpable, so another process of the same user (a Bash command, an MCP
+/// server) can neither read `/proc/<tack>/environ` or `/proc/<tack>/mem`
+/// (where the [`WITHHELD_ENV`] credentials tack read still are) nor attach
+/// to it, and a crash leaves no core file holding them. What tack starts is
+/// dumpable again (exec resets it). Call once, at start.
+pub fn protect_own_process() {
+    #[cfg(target_os = "linux")]
+    {
+        // Best effort: a kernel that refuses leaves tack as it was.
+        let _ = nix::sys::prctl::set_dumpable(false);
+    }
+}
+
 /// A `tokio::process::Command` for `program` in a new process group
 /// (`process_group(0)`) and without tack's credentials ([`WITHHELD_ENV`]:
 /// an `env` set on it afterwards passes one on), for a library that insists

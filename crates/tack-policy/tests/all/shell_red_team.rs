@@ -1390,3 +1390,37 @@ const MCP_PATHS: &[Case] = &[
 fn the_paths_an_mcp_tool_is_given_meet_the_path_rules() {
     run(MCP_PATHS);
 }
+
+// S27: a process's environment and memory. tack's own environment holds the
+// model provider's key (withheld from what it starts, but still in
+// `/proc/<tack>/environ`), so the file tools never read it, whatever the
+// rules and the mode allow; nor any process's memory (`/proc/self/mem`
+// written is tack's own code changed).
+
+const EVERYTHING: &[&str] = &[
+    "allow Read",
+    "allow Edit",
+    "allow Bash",
+    "mode bypassPermissions",
+];
+
+const PROCESS_SECRETS: &[Case] = &[
+    case(EVERYTHING, "Read", "/proc/self/environ", Deny),
+    // Where `/proc/…/task` leads cannot be checked: asked, never read unseen.
+    case(EVERYTHING, "Read", "/proc/thread-self/environ", Ask),
+    case(EVERYTHING, "Read", "/proc/1/environ", Deny),
+    case(EVERYTHING, "Read", "/proc/self/task/../environ", Ask),
+    case(EVERYTHING, "Read", "/proc/self/../self/environ", Deny),
+    case(EVERYTHING, "Read", "/proc/self/mem", Deny),
+    case(EVERYTHING, "Write", "/proc/self/mem", Deny),
+    case(EVERYTHING, "Edit", "/proc/self/environ", Deny),
+    case(EVERYTHING, "Grep", "/proc/self/environ", Deny),
+    // What a process's other files say is no secret.
+    case(EVERYTHING, "Read", "/proc/self/status", Allow),
+    case(EVERYTHING, "Read", "/proc/cpuinfo", Allow),
+];
+
+#[test]
+fn a_process_environment_and_memory_are_never_read_by_the_file_tools() {
+    run(PROCESS_SECRETS);
+}
