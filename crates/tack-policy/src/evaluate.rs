@@ -880,7 +880,7 @@ fn host_part(policy: &Policy, written: &str, host: &str) -> Option<Part> {
     let mut decision = decide(policy, &subject, found, Auto::No, None);
     let why = decision.why_mut();
     let reach = format!(
-        "the command reaches {host} (`{written}`), and domain rules hold for commands as for WebFetch"
+        "it reaches {host} (`{written}`), and domain rules hold for commands and MCP tools as for WebFetch"
     );
     why.detail = Some(match why.detail.take() {
         Some(mode) => format!("{reach}; {mode}"),

@@ -186,8 +186,8 @@ impl Request {
                 },
                 None => Subject::Invalid("the input has no `skill` string".into()),
             },
-            t if t.starts_with("mcp__") && policy.restricts_paths() => Subject::Tool {
-                touches: mcp_touches(t, input, &cwd, home, how),
+            t if t.starts_with("mcp__") => Subject::Tool {
+                touches: mcp_touches(t, input, &cwd, home, how, policy),
             },
             _ => Subject::Tool {
                 touches: Vec::new(),
@@ -487,6 +487,43 @@ const PATH_KEYS: &[&str] = &[
     "localpath",
 ];
 
+/// Keys of an MCP tool's input whose values are URLs or hosts it reaches
+/// (normalised as [`PATH_KEYS`]): they meet the `WebFetch(domain:…)` deny
+/// and ask rules, as a URL in a Bash command does.
+const URL_KEYS: &[&str] = &[
+    "url",
+    "urls",
+    "uri",
+    "uris",
+    "href",
+    "link",
+    "links",
+    "endpoint",
+    "baseurl",
+    "website",
+    "site",
+    "host",
+    "hostname",
+    "domain",
+    "server",
+    "serverurl",
+    "target",
+    "targeturl",
+    "webhook",
+    "webhookurl",
+    "callbackurl",
+    "proxy",
+    "remote",
+    "remoteurl",
+    "repourl",
+    "repositoryurl",
+    "feedurl",
+    "imageurl",
+    "source",
+    "sourceurl",
+    "destination",
+];
+
 /// Verbs in a tool's name that say it changes what it is given.
 const CHANGING_VERBS: &[&str] = &[
     "write",
@@ -531,7 +568,10 @@ const READING_VERBS: &[&str] = &[
 /// How deep an input is searched for paths.
 const MAX_INPUT_DEPTH: usize = 8;
 
-/// The local paths an MCP tool's input names: strings under a key named for
+/// The hosts an MCP tool's input names (strings under a key named for a URL
+/// or a host: `url`, `endpoint`, `host`, …; they meet the
+/// `WebFetch(domain:…)` deny and ask rules, when any exist), and the local
+/// paths it names: strings under a key named for
 /// a path (`path`, `file_path`, `source`, `destination`, `paths: […]`, at any
 /// depth) that read as a path (no scheme, no newline), and `file://` URIs
 /// anywhere. Each is read (a Read touch); one given to a tool whose name
@@ -546,7 +586,24 @@ fn mcp_touches(
     cwd: &Path,
     home: Option<&Path>,
     how: Resolution,
+    policy: &Policy,
 ) -> Vec<Item> {
+    let mut out = Vec::new();
+    if policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask) {
+        let mut found = Vec::new();
+        input_values(input, Wanted::Hosts, false, 0, &mut found);
+        for written in found {
+            if let Some(host) = shell::url_or_host(&written) {
+                out.push(Item::Host {
+                    written: shell::snippet(&written),
+                    host,
+                });
+            }
+        }
+    }
+    if !policy.restricts_paths() {
+        return out;
+    }
     let own = tool
         .rsplit("__")
         .next()
@@ -565,8 +622,7 @@ fn mcp_touches(
         Family::MaybeEdit
     };
     let mut written = Vec::new();
-    input_paths(input, false, 0, &mut written);
-    let mut out = Vec::new();
+    input_values(input, Wanted::Paths, false, 0, &mut written);
     for w in written {
         let subject = paths_subject(&[w.as_str()], cwd, home, how, false);
         let targets = match subject {
@@ -601,43 +657,65 @@ fn mcp_touches(
     out
 }
 
-/// Path strings in `value` (see [`mcp_touches`]); `under_path_key` when
-/// `value` is the value of a key named for a path.
-fn input_paths(value: &Value, under_path_key: bool, depth: usize, out: &mut Vec<String>) {
+/// What [`input_values`] collects.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    /// Local paths: strings under [`PATH_KEYS`] that are no URL, and
+    /// `file://` URIs anywhere.
+    Paths,
+    /// Hosts: strings under [`URL_KEYS`].
+    Hosts,
+}
+
+/// The strings of `value` that `wanted` asks for (see [`mcp_touches`]);
+/// `under_key` when `value` is the value of a key it names.
+fn input_values(
+    value: &Value,
+    wanted: Wanted,
+    under_key: bool,
+    depth: usize,
+    out: &mut Vec<String>,
+) {
     if depth > MAX_INPUT_DEPTH || out.len() >= 64 {
         return;
     }
     match value {
         Value::String(s) => {
             let s = s.trim();
-            if let Some(rest) = s.strip_prefix("file://") {
-                let path = rest.strip_prefix("localhost").unwrap_or(rest);
-                if path.starts_with('/') && !out.iter().any(|o| o == path) {
-                    out.push(path.to_string());
+            let found = match (wanted, s.strip_prefix("file://")) {
+                (Wanted::Paths, Some(rest)) => {
+                    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+                    path.starts_with('/').then_some(path)
                 }
-            } else if under_path_key
-                && !s.is_empty()
-                && s.len() <= 4096
-                && !s.contains("://")
-                && !s.contains(['\n', '\0'])
-                && !out.iter().any(|o| o == s)
+                (Wanted::Paths, None) => (under_key && !s.contains("://")).then_some(s),
+                (Wanted::Hosts, _) => under_key.then_some(s),
+            };
+            if let Some(found) = found
+                && !found.is_empty()
+                && found.len() <= 4096
+                && !found.contains(['\n', '\0'])
+                && !out.iter().any(|o| o == found)
             {
-                out.push(s.to_string());
+                out.push(found.to_string());
             }
         }
         Value::Array(items) => {
             for item in items {
-                input_paths(item, under_path_key, depth + 1, out);
+                input_values(item, wanted, under_key, depth + 1, out);
             }
         }
         Value::Object(map) => {
+            let keys = match wanted {
+                Wanted::Paths => PATH_KEYS,
+                Wanted::Hosts => URL_KEYS,
+            };
             for (key, v) in map {
                 let key: String = key
                     .chars()
                     .filter(|c| *c != '_' && *c != '-')
                     .flat_map(char::to_lowercase)
                     .collect();
-                input_paths(v, PATH_KEYS.contains(&key.as_str()), depth + 1, out);
+                input_values(v, wanted, keys.contains(&key.as_str()), depth + 1, out);
             }
         }
         _ => {}

@@ -459,6 +459,16 @@ fn urls_in(text: &str) -> Vec<(&str, Option<String>)> {
     out
 }
 
+/// The host a value names: a URL's (`https://host/x`), or the value
+/// itself when it looks like a host (`evil.com`, `user@evil.com:22`).
+pub(crate) fn url_or_host(text: &str) -> Option<String> {
+    if text.contains("://") {
+        urls_in(text.trim()).into_iter().find_map(|(_, host)| host)
+    } else {
+        host_of_operand(text)
+    }
+}
+
 /// The host an operand names, when it looks like one: `evil.com`,
 /// `evil.com:8080/x`, `user@evil.com`, `10.0.0.1`, `[::1]`. A word without
 /// a dot (a file name, `localhost`, an option's value) is none.

@@ -28,6 +28,7 @@ mod reads;
 mod simple;
 pub(crate) mod words;
 
+pub(crate) use hosts::url_or_host;
 pub(crate) use options::could_be_option;
 pub(crate) use simple::simple_command_words;
 

@@ -1391,6 +1391,83 @@ fn the_paths_an_mcp_tool_is_given_meet_the_path_rules() {
     run(MCP_PATHS);
 }
 
+// The hosts an MCP tool is given: a fetch or browser server allowed whole
+// reached the domain `deny WebFetch(domain:…)` keeps from WebFetch and, now,
+// from `curl`.
+
+const MCP_DOMAINS: &[&str] = &[
+    "allow mcp__fetch",
+    "allow mcp__browser",
+    "allow mcp__db",
+    "allow mcp__gh",
+    "deny WebFetch(domain:evil.com)",
+    "deny WebFetch(domain:*.evil.com)",
+    "ask WebFetch(domain:ask.example)",
+];
+
+const MCP_HOSTS: &[Case] = &[
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "https://evil.com/x"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "HTTPS://EVIL.COM."}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__browser__navigate",
+        r#"{"url": "http://sub.evil.com"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__browser__open",
+        r#"{"options": {"urls": ["https://ok.org", "https://a.evil.com"]}}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__db__connect",
+        r#"{"host": "evil.com", "port": 5432}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "https://ask.example/"}"#,
+        Ask,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "https://ok.org/"}"#,
+        Allow,
+    ),
+    // A domain written in a message is no host reached.
+    case(
+        MCP_DOMAINS,
+        "mcp__gh__create_issue",
+        r#"{"body": "see https://evil.com"}"#,
+        Allow,
+    ),
+    case(
+        &["allow mcp__fetch"],
+        "mcp__fetch__fetch",
+        r#"{"url": "https://evil.com/x"}"#,
+        Allow,
+    ),
+];
+
+#[test]
+fn the_hosts_an_mcp_tool_is_given_meet_the_domain_rules() {
+    run(MCP_HOSTS);
+}
+
 // S27: a process's environment and memory. tack's own environment holds the
 // model provider's key (withheld from what it starts, but still in
 // `/proc/<tack>/environ`), so the file tools never read it, whatever the
