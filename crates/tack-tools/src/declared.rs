@@ -732,6 +732,12 @@ impl Tool for DeclaredTool {
         self.decl.argv(input).ok()
     }
 
+    /// Its `cwd`, where its argv's relative paths are judged (the session's
+    /// when it has none).
+    fn working_dir(&self) -> Option<std::path::PathBuf> {
+        self.decl.cwd.clone()
+    }
+
     fn input_examples(&self) -> Vec<Value> {
         self.decl.input_examples.clone()
     }

@@ -381,4 +381,38 @@ async fn the_files_a_declared_tools_argv_names_meet_the_path_rules() {
     let (text, is_error) = result_text(&requests[1].body, "s2");
     assert!(!is_error && text.contains("hello from a"), "{text}");
     assert!(!requests[1].body.to_string().contains("hunter2"));
+
+    // Started in a subdirectory: the tool runs in the project root (its
+    // `cwd`), so `.env` is judged there, not as `sub/.env`.
+    p.write("sub/readme", "below\n");
+    let mock = MockServer::start().await;
+    mock.push_all([
+        Step::tool_uses([("s3", "show", json!({"path": ".env"}))]),
+        Step::text("done"),
+    ]);
+    let ctx = tack_session::ProjectContext::load_with(
+        &p.path().join("sub"),
+        p.state.path().to_owned(),
+        Default::default(),
+    )
+    .unwrap();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("declared-paths-sub").interaction(Arc::new(Headless)),
+    )
+    .await
+    .unwrap();
+    let outcome = session
+        .run(
+            client(&mock).await,
+            Default::default(),
+            "show it",
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let requests = mock.requests();
+    let (text, is_error) = result_text(&requests[1].body, "s3");
+    assert!(is_error && text.contains("Read(./.env)"), "{text}");
+    assert!(!requests[1].body.to_string().contains("hunter2"));
 }
