@@ -131,6 +131,16 @@ fn main() {
             black_box(evaluate(black_box(&read_req), &policy));
         }),
     );
+    // An MCP tool's input: its paths and URLs meet the path and domain rules.
+    let mcp = json!({"path": "src/lib.rs", "options": {"url": "https://docs.rs/x",
+        "tags": ["a", "b"], "content": "x".repeat(2000)}});
+    report(
+        "MCP tool with a path and a URL: resolve + evaluate",
+        measure(|| {
+            let r = Request::resolve("mcp__fs__read_file", black_box(&mcp), &root, &policy);
+            black_box(evaluate(&r, &policy));
+        }),
+    );
 
     // A path 30,000 directories deep (60 KB), with rules any directory can
     // match (`**/…`): it was matched once for each of its ancestors,
