@@ -1684,6 +1684,50 @@ fn write_files(root: &Path, files: &[(&str, &str)]) {
     }
 }
 
+/// A shell script's commands meet the rules through `tack mcp serve`, with
+/// the effect checked on disk: `./wipe.sh` and `bash wipe.sh` holding `rm
+/// -rf keep` are refused beside `deny Bash(rm *)`, as is a script written
+/// in the same command; a script of harmless commands runs.
+#[test]
+fn tack_mcp_serve_reads_the_shell_scripts_a_command_runs() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let project = tempfile::tempdir().unwrap();
+    let p = project.path().canonicalize().unwrap();
+    write_files(
+        &p,
+        &[
+            ("keep/file", "keep\n"),
+            ("wipe.sh", "#!/bin/sh\nrm -rf keep\n"),
+            ("hello.sh", "#!/bin/sh\necho hello from the script\n"),
+        ],
+    );
+    for f in ["wipe.sh", "hello.sh"] {
+        std::fs::set_permissions(p.join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let settings = json!({"permissions": {"allow": ["Bash"], "deny": ["Bash(rm *)"]}});
+    let commands = [
+        "./wipe.sh",
+        "bash wipe.sh",
+        "sh ./wipe.sh",
+        "printf 'rm -rf keep\\n' > hello.sh; ./hello.sh",
+        "./hello.sh",
+    ];
+    let results = serve_bash_calls_with(&p, Some(&settings), &commands);
+    for (i, (is_error, text)) in results[..4].iter().enumerate() {
+        assert!(
+            *is_error && text.contains("Permission denied"),
+            "`{}` was not refused: {text}",
+            commands[i]
+        );
+    }
+    let last = results.last().unwrap();
+    assert!(
+        !last.0 && last.1.contains("hello from the script"),
+        "{last:?}"
+    );
+    assert!(p.join("keep/file").exists(), "the script removed keep/");
+}
+
 /// The red team's classes through `tack mcp serve`, with the effect checked
 /// on disk: every command here is one a rule was meant to stop.
 #[test]

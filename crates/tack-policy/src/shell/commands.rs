@@ -479,10 +479,16 @@ impl Analyzer {
                 self.functions.clear();
                 self.functions_changed = true;
                 self.emit(argv);
-                self.opaque(
-                    argv,
-                    "it runs a script file whose commands are not written here",
-                );
+                let file = argv[1..]
+                    .iter()
+                    .find(|w| w.literal.as_deref() != Some("--"))
+                    .cloned();
+                if !file.is_some_and(|f| self.script_file(argv, &f, true)) {
+                    self.opaque(
+                        argv,
+                        "it runs a script file whose commands are not written here",
+                    );
+                }
             }
             "hash" | "enable" => {
                 self.emit(argv);
@@ -1326,6 +1332,8 @@ impl Analyzer {
             .to_string();
         let mut i = 1;
         let mut command_mode = false;
+        // `-s`: the commands come from the input, the words are arguments.
+        let mut stdin_mode = false;
         // Why the shell runs startup files (or code given by an option).
         let mut startup: Option<String> = None;
         while let Some(w) = argv.get(i) {
@@ -1365,6 +1373,7 @@ impl Analyzer {
                 let minus = lit.starts_with('-');
                 let letters = &lit[1..];
                 command_mode |= minus && letters.contains('c');
+                stdin_mode |= minus && letters.contains('s');
                 if minus && (letters.contains('i') || letters.contains('l')) {
                     startup.get_or_insert_with(|| {
                         format!("`{lit}` makes an interactive or login shell, which runs its startup files")
@@ -1393,8 +1402,15 @@ impl Analyzer {
         }
         if !command_mode {
             // A script file, stdin or an interactive shell: the command
-            // itself, and code that is not written here.
+            // itself, and the file's commands when they can be read now.
             self.emit(argv);
+            if startup.is_none()
+                && !stdin_mode
+                && let Some(file) = argv.get(i).cloned()
+                && self.script_file(argv, &file, true)
+            {
+                return;
+            }
             return self.opaque(
                 argv,
                 "the shell runs commands from a file or its input, which are not written here",
@@ -1433,6 +1449,177 @@ impl Analyzer {
             }
             None => self.emit(argv),
         }
+    }
+
+    /// Analyse the shell script in `file` as run by `argv` (`bash x.sh`,
+    /// `source env.sh`, `./build.sh`), as if its commands were written here;
+    /// false when its text cannot be known now: it is not a literal path,
+    /// cannot be read, is over 64 KiB or not text, or something earlier in
+    /// this command may have written it (only `cd`, `echo`, `ls` and the
+    /// like may come before, and no redirection or file-changing program).
+    /// What runs is the file as it is when the check reads it.
+    ///
+    /// Its commands meet the deny and ask rules but need no allow rule of
+    /// their own (running the file was allowed as a command), and the files
+    /// it writes meet the Edit deny and ask rules only. With
+    /// `keep_uncertain` false (a script run by its path, which was never
+    /// asked about before), what cannot be known inside it is left out:
+    /// only what it certainly runs or touches counts.
+    pub(super) fn script_file(
+        &mut self,
+        argv: &[WordVal],
+        file: &WordVal,
+        keep_uncertain: bool,
+    ) -> bool {
+        const MAX_SCRIPT: u64 = 64 * 1024;
+        let Some(lit) = file.literal.as_deref().filter(|_| !file.glob) else {
+            return false;
+        };
+        if self.written_before() {
+            return false;
+        }
+        let Ok(paths) = self.resolve_word_path(lit, file.tilde, false) else {
+            return false;
+        };
+        let mut texts: Vec<String> = Vec::new();
+        for path in &paths {
+            match std::fs::metadata(&path.canonical) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                // A FIFO, a device or a directory: not text to read now.
+                Ok(m) if m.is_file() => {}
+                _ => return false,
+            }
+            let text = std::fs::File::open(&path.canonical).and_then(|f| {
+                use std::io::Read as _;
+                let mut text = String::new();
+                f.take(MAX_SCRIPT + 1).read_to_string(&mut text)?;
+                Ok(text)
+            });
+            match text {
+                Ok(text) if (text.len() as u64) <= MAX_SCRIPT && !text.contains('\0') => {
+                    if !texts.contains(&text) {
+                        texts.push(text);
+                    }
+                }
+                _ => return false,
+            }
+        }
+        if texts.is_empty() {
+            return false;
+        }
+        let start = self.items.len();
+        for text in texts {
+            self.nested_script(argv, &text);
+        }
+        let inside = self.items.split_off(start);
+        for item in inside {
+            let item = match item {
+                Item::Command(mut c) => {
+                    c.checked_elsewhere = c.checked_elsewhere.or(Some(
+                        "it runs in a script file, and running the file was allowed as a command",
+                    ));
+                    Item::Command(c)
+                }
+                Item::Edit { written, path } => Item::Touch {
+                    family: Family::Edit,
+                    written,
+                    path,
+                    recursive: false,
+                },
+                Item::EditInside { written, path, .. } => Item::EditInside {
+                    written,
+                    path,
+                    restrict_only: true,
+                },
+                Item::Uncertain { .. } if !keep_uncertain => continue,
+                // What runs or is written inside cannot be known: as the
+                // file was before it could be read, it matters only where
+                // deny or ask rules could be got around through it.
+                Item::Uncertain {
+                    kind: UncertainKind::Command | UncertainKind::Edit,
+                    snippet,
+                    reason,
+                } => Item::Uncertain {
+                    kind: UncertainKind::Opaque,
+                    snippet,
+                    reason,
+                },
+                other => other,
+            };
+            self.items.push(item);
+        }
+        true
+    }
+
+    /// Whether something earlier in this command may have written a file:
+    /// a command other than `cd`, `echo`, `ls` and the like, a redirection,
+    /// a program's output option (the simple command last emitted, the one
+    /// that runs the file, aside).
+    fn written_before(&self) -> bool {
+        const SAFE_BEFORE: &[&str] = &[
+            "cd", "pushd", "popd", "chdir", "echo", "printf", "true", "false", "test", "[", "[[",
+            "ls", "pwd", "export", "set", "unset", "which", "type", "sleep", "date", "uname", "id",
+            "whoami",
+        ];
+        let before = self
+            .items
+            .get(..self.command_start)
+            .unwrap_or(&self.items[..]);
+        before.iter().any(|item| match item {
+            Item::Command(c) => !SAFE_BEFORE.contains(&c.base.as_str()),
+            Item::Edit { .. } | Item::EditInside { .. } => true,
+            Item::Touch { family, .. } => *family != Family::Read,
+            Item::Uncertain { kind, .. } => !matches!(
+                kind,
+                UncertainKind::Touch(Family::Read) | UncertainKind::Host
+            ),
+            Item::Host { .. } => false,
+        })
+    }
+
+    /// `./build.sh`, `/path/to/x.sh`: a program named by its path that is a
+    /// shell script (its `#!` names sh, bash, dash, ksh or mksh, directly or
+    /// through `env`; or it has none, and the shell runs it itself) is
+    /// analysed as `bash FILE` would be (see [`Analyzer::script_file`]).
+    pub(super) fn run_script_file(&mut self, argv: &[WordVal]) -> bool {
+        let Some(program) = argv.first() else {
+            return false;
+        };
+        let Some(lit) = program.literal.as_deref() else {
+            return false;
+        };
+        if !lit.contains('/') {
+            return false;
+        }
+        if self.written_before() {
+            // `echo 'rm -rf x' > s.sh; ./s.sh`: what it runs is not what
+            // the file holds now.
+            self.opaque(
+                argv,
+                "it runs a file that an earlier part of this command may have written, so its commands cannot be read now",
+            );
+            return true;
+        }
+        let Ok(paths) = self.resolve_word_path(lit, program.tilde, false) else {
+            return false;
+        };
+        // `cd a && ../x.sh`: `cd` may fail, so either file may be the one
+        // run; one that does not exist runs nothing.
+        let shell_script = paths.iter().any(|p| {
+            // A regular file only: opening a FIFO would wait for a writer.
+            if !std::fs::metadata(&p.canonical).is_ok_and(|m| m.is_file()) {
+                return false;
+            }
+            let mut head = [0u8; 128];
+            let n = std::fs::File::open(&p.canonical)
+                .and_then(|mut f| {
+                    use std::io::Read as _;
+                    f.read(&mut head)
+                })
+                .unwrap_or(0);
+            n > 0 && is_shell_script(&head[..n])
+        });
+        shell_script && self.script_file(argv, program, false)
     }
 
     /// Analyse `script` as run by the command `argv` (`bash -c`, `eval`, …).
@@ -1531,6 +1718,7 @@ impl Analyzer {
     /// Emit a simple command; `checked_elsewhere` when it needs no allow
     /// rule of its own (see [`Command::checked_elsewhere`]).
     fn emit_as(&mut self, argv: &[WordVal], checked_elsewhere: Option<&'static str>) {
+        self.command_start = self.items.len();
         let extra_forms = std::mem::take(&mut self.extra_forms);
         let checked_elsewhere = checked_elsewhere.or_else(|| {
             (self.runner_depth > 0).then_some(
@@ -2370,4 +2558,27 @@ fn terminal_multiplexer_runs(base: &str, argv: &[WordVal]) -> bool {
         "screen" => !words().all(|w| matches!(w, Some("-ls" | "-list" | "-v" | "--version"))),
         _ => false,
     }
+}
+
+/// Whether a file that starts with `head` is a script the shell would run
+/// as shell code: a `#!` naming sh, bash, dash, ksh or mksh (directly or
+/// through `env`, `env -S`), or text with no `#!` at all.
+fn is_shell_script(head: &[u8]) -> bool {
+    let Some(rest) = head.strip_prefix(b"#!") else {
+        // No interpreter line: bash runs a text file itself.
+        return !head.contains(&0) && std::str::from_utf8(head).is_ok();
+    };
+    let line = rest.split(|b| *b == b'\n').next().unwrap_or_default();
+    let Ok(line) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let mut words = line.split_whitespace();
+    let mut program = words.next().map(basename).unwrap_or_default();
+    if program == "env" {
+        program = words
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+            .map(basename)
+            .unwrap_or_default();
+    }
+    matches!(program, "sh" | "bash" | "dash" | "ksh" | "mksh" | "posh")
 }

@@ -270,6 +270,7 @@ impl Analyzer {
             function_called: false,
             relinked: Vec::new(),
             find_roots: None,
+            command_start: 0,
             opts: brush_parser::ParserOptions::default(),
             budget,
         }
@@ -357,6 +358,9 @@ pub(crate) struct Analyzer {
     /// The starting points of the `find` whose `-exec` command is being
     /// read: its `{}` is a file under them.
     find_roots: Option<Vec<WordVal>>,
+    /// Where the items of the simple command last emitted begin (its
+    /// operands' touches come before its own item).
+    command_start: usize,
     opts: brush_parser::ParserOptions,
     /// What is left of the work this command may cost (see [`limits`]).
     budget: limits::Budget,

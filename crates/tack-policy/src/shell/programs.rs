@@ -750,6 +750,9 @@ impl Analyzer {
         // xargs or `find -exec … +` gives it more operands at run time.
         let more = self.open_tail;
         self.emit(argv);
+        if self.run_script_file(argv) {
+            return;
+        }
         if more && self.touches && WRITE_COMMANDS.contains(&base) {
             self.writes_unknown(
                 argv,

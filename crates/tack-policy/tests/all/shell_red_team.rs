@@ -4,7 +4,7 @@
 
 use tack_policy::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{Case, case, case_in, run};
+use crate::support::{Case, case, case_in, run, run_with_files};
 
 const B: &str = "Bash";
 
@@ -1500,4 +1500,103 @@ const PROCESS_SECRETS: &[Case] = &[
 #[test]
 fn a_process_environment_and_memory_are_never_read_by_the_file_tools() {
     run(PROCESS_SECRETS);
+}
+
+// S28: a script file's commands. `./x.sh` holding `rm -rf …` ran beside
+// `deny Bash(rm *)` (a program named by its path was taken as any program),
+// and `bash x.sh` was asked whatever it held. A shell script that can be
+// read now is read: its commands meet the deny and ask rules (they need no
+// allow rule of their own: running the file was allowed), the files it
+// writes meet the Edit deny and ask rules. Written earlier in the same
+// command, it cannot be read now: asked where deny or ask rules exist.
+
+const SCRIPTS: &[(&str, &str, bool)] = &[
+    ("wipe.sh", "#!/bin/sh\nset -e\nrm -rf build\n", true),
+    ("env-wipe", "#!/usr/bin/env bash\nrm -rf build\n", true),
+    ("plain", "echo no interpreter line\nrm -rf build\n", true),
+    (
+        "build.sh",
+        "#!/bin/bash\necho building > build.log\ncargo build\n",
+        true,
+    ),
+    ("gradlew", "#!/bin/sh\nexec \"$JAVACMD\" \"$@\"\n", true),
+    ("tool.py", "#!/usr/bin/env python3\nimport shutil\n", true),
+    ("cfg.sh", "export A=1\ncat .env\n", false),
+    ("z.zsh", "#!/bin/zsh\nrm -rf build\n", true),
+];
+
+const RM_DENIED: &[&str] = &[
+    "allow Bash",
+    "allow Edit",
+    "deny Bash(rm *)",
+    "deny Read(./.env)",
+];
+const JUST_THE_SCRIPTS: &[&str] = &[
+    "allow Bash(./build.sh)",
+    "allow Bash(bash build.sh)",
+    "allow Bash(./gradlew *)",
+];
+
+const SCRIPT_FILES: &[Case] = &[
+    case(RM_DENIED, B, "./wipe.sh", Deny),
+    case(RM_DENIED, B, "./env-wipe", Deny),
+    case(RM_DENIED, B, "./plain", Deny),
+    case(RM_DENIED, B, "bash wipe.sh", Deny),
+    case(RM_DENIED, B, "sh -e ./wipe.sh", Deny),
+    case(RM_DENIED, B, "source cfg.sh", Deny),
+    case(RM_DENIED, B, ". ./cfg.sh", Deny),
+    case(RM_DENIED, B, "cd a && ../wipe.sh", Deny),
+    case(RM_DENIED, B, "timeout 60 ./wipe.sh", Deny),
+    case(RM_DENIED, B, "./build.sh", Allow),
+    case(RM_DENIED, B, "bash build.sh", Allow),
+    // Written earlier in the command: not what the file holds now.
+    case(RM_DENIED, B, "echo 'rm -rf /' > build.sh; ./build.sh", Ask),
+    case(RM_DENIED, B, "cp wipe.sh build.sh && bash build.sh", Ask),
+    case(RM_DENIED, B, "make && ./build.sh", Ask),
+    // What cannot be known inside a script run by its path is left out, as
+    // before; `bash FILE` asks, as before.
+    case(RM_DENIED, B, "./gradlew test", Allow),
+    case(RM_DENIED, B, "bash gradlew test", Ask),
+    // Not shell code: run as any program.
+    case(RM_DENIED, B, "./tool.py", Allow),
+    case(RM_DENIED, B, "./z.zsh", Allow),
+    case(RM_DENIED, B, "bash missing.sh", Ask),
+    case(RM_DENIED, B, "bash -s < wipe.sh", Ask),
+    // Running the file was allowed: what it runs needs no rule of its own,
+    // and what it writes meets only the Edit deny and ask rules.
+    case(JUST_THE_SCRIPTS, B, "./build.sh", Allow),
+    case(JUST_THE_SCRIPTS, B, "bash build.sh", Allow),
+    case(JUST_THE_SCRIPTS, B, "./gradlew test", Allow),
+];
+
+#[test]
+fn a_script_files_commands_meet_the_rules() {
+    run_with_files(SCRIPTS, SCRIPT_FILES);
+}
+
+#[test]
+#[expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the test makes its FIFO with mkfifo(1)"
+)]
+fn a_fifo_named_as_a_script_is_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let policy = tack_policy::PolicyBuilder::new(dir.path())
+        .allow("Bash")
+        .deny("Bash(rm *)")
+        .build()
+        .unwrap();
+    for command in ["./fifo", "bash fifo", "source fifo"] {
+        let input = serde_json::json!({ "command": command });
+        let request = tack_policy::Request::resolve("Bash", &input, dir.path(), &policy);
+        // Returns at all (a FIFO opened for reading would block here).
+        let _ = tack_policy::evaluate(&request, &policy);
+    }
 }

@@ -165,7 +165,27 @@ pub const fn case_in(
 
 /// Run a table; report every failing row at once.
 pub fn run(table: &[Case]) -> usize {
+    run_in(&Fixture::new(), table)
+}
+
+/// Run a table in a fixture with more files in its project: `(path,
+/// content, executable)`.
+#[allow(dead_code)]
+pub fn run_with_files(files: &[(&str, &str, bool)], table: &[Case]) -> usize {
+    use std::os::unix::fs::PermissionsExt as _;
     let fx = Fixture::new();
+    for (path, content, executable) in files {
+        let path = fx.project.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        if *executable {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    run_in(&fx, table)
+}
+
+fn run_in(fx: &Fixture, table: &[Case]) -> usize {
     let mut failures = Vec::new();
     for (i, c) in table.iter().enumerate() {
         let policy = fx.policy(c.rules);
