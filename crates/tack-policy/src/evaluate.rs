@@ -389,6 +389,17 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
     let mut parts = Vec::new();
     for item in touches {
         match item {
+            // A server's (or a command's) own environment holds the tokens
+            // its configuration gave it.
+            Item::Touch { path, .. } if process_secret(&path.canonical).is_some() => {
+                parts.push(Part {
+                    subject: format!("Read({})", path.canonical.display()),
+                    decision: process_secret_refused(&format!(
+                        "Read({})",
+                        path.canonical.display()
+                    )),
+                })
+            }
             Item::Touch {
                 family,
                 path,

@@ -683,9 +683,15 @@ fn input_values(
         Value::String(s) => {
             let s = s.trim();
             let found = match (wanted, s.strip_prefix("file://")) {
-                (Wanted::Paths, Some(rest)) => {
-                    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-                    path.starts_with('/').then_some(path)
+                (Wanted::Paths, Some(_)) => {
+                    // Percent-escapes decoded, as the server reads it.
+                    let path = url::Url::parse(s).ok().and_then(|u| u.to_file_path().ok());
+                    if let Some(path) = path.and_then(|p| p.to_str().map(str::to_owned))
+                        && !out.contains(&path)
+                    {
+                        out.push(path);
+                    }
+                    None
                 }
                 (Wanted::Paths, None) => (under_key && !s.contains("://")).then_some(s),
                 (Wanted::Hosts, _) => under_key.then_some(s),

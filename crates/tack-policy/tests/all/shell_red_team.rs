@@ -1318,6 +1318,19 @@ const MCP_PATHS: &[Case] = &[
     ),
     case(
         MCP_FILES,
+        "mcp__fs__read_resource",
+        r#"{"uri": "file://{project}/%2Eenv"}"#,
+        Deny,
+    ),
+    // The server's own environment holds the tokens its configuration gave it.
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"path": "/proc/self/environ"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
         "mcp__fs__write_file",
         r#"{"path": "protected/x", "content": "y"}"#,
         Deny,
