@@ -224,21 +224,27 @@ fn the_network_allowlist_lets_allowed_domains_through_the_proxy_only() {
 /// `WebFetch(domain:…)` rules are the network's lists too, as in Claude
 /// Code: an allow rule lets sandboxed commands reach its domain with no
 /// `allowedDomains` written, a deny rule is refused by the proxy even inside
-/// an allowed wildcard, where the command does not show the host (a script
-/// file); a command that names the denied host is refused before it runs.
+/// an allowed wildcard, where the command does not show the host (code in
+/// a file tack does not read); a command that names the denied host is
+/// refused before it runs.
 #[test]
 fn domain_rules_are_the_sandboxed_network_lists() {
     let project = tempfile::tempdir().unwrap();
     let p = project.path().canonicalize().unwrap();
     let (port, connections) = counting_listener();
+    // Code tack does not read (a Python file) reaching the denied host
+    // through the proxy its environment names.
     std::fs::write(
-        p.join("fetch.sh"),
-        format!("curl -sS -m 10 http://denied.localhost:{port}/\n"),
+        p.join("fetch.py"),
+        format!(
+            "import urllib.request\nhost = 'denied' + '.localhost'\n\
+             print(urllib.request.urlopen(f'http://{{host}}:{port}/', timeout=10).read().decode())\n"
+        ),
     )
     .unwrap();
     let commands = [
         format!("curl -sS -m 10 http://allowed.localhost:{port}/"),
-        "bash fetch.sh".to_owned(),
+        "python3 fetch.py".to_owned(),
         format!("curl -sS -m 10 http://denied.localhost:{port}/"),
         format!("curl -sS -m 10 http://other.localhost:{port}/"),
     ];
