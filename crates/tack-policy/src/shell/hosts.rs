@@ -220,7 +220,43 @@ impl Analyzer {
     }
 
     /// `git`'s operands in scp form (`git@host:owner/repo.git`).
+    ///
+    /// The remote a command that talks to one is given computed at run time
+    /// (`git push "$R" main`, `git clone "$URL"`, `git remote add o "$U"`)
+    /// is uncertain: its host is known only then.
     pub(super) fn git_remote_hosts(&mut self, args: &[WordVal]) {
+        // The subcommand: the first word that is no option (nor the value
+        // of `-C` or `-c`).
+        let mut at = 0;
+        while let Some(l) = args.get(at).and_then(|w| w.literal.as_deref()) {
+            if !l.starts_with('-') {
+                break;
+            }
+            at += if matches!(l, "-C" | "-c") { 2 } else { 1 };
+        }
+        let sub = args.get(at).and_then(|w| w.literal.as_deref());
+        let operands: Vec<&WordVal> = args
+            .iter()
+            .skip(at + 1)
+            .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+            .collect();
+        let remote = match sub {
+            Some("push" | "pull" | "fetch" | "clone" | "ls-remote" | "archive") => operands.first(),
+            Some("remote") => match operands.first().and_then(|w| w.literal.as_deref()) {
+                Some("add" | "set-url") => operands.get(2),
+                _ => None,
+            },
+            Some("submodule") => match operands.first().and_then(|w| w.literal.as_deref()) {
+                Some("add") => operands.get(1),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(w) = remote
+            && w.literal.is_none()
+        {
+            self.reaches(w);
+        }
         for w in args {
             if let Some(l) = w.literal.as_deref()
                 && !l.contains("://")

@@ -1243,6 +1243,13 @@ const HOSTS: &[Case] = &[
     case(DOMAINS, B, "curl -s \"https://$HOST/x\"", Ask),
     case(DOMAINS, B, "wget -i urls.txt", Ask),
     case(DOMAINS, B, "ssh \"$HOST\" uptime", Ask),
+    case(DOMAINS, B, "git push \"$R\" main", Ask),
+    case(DOMAINS, B, "git -C sub ls-remote \"$URL\"", Ask),
+    case(&["allow Bash"], B, "git push \"$R\" main", Allow),
+    case(&["allow Bash"], B, "git -C sub ls-remote \"$URL\"", Allow),
+    case(DOMAINS, B, "git remote add o \"$U\"", Ask),
+    case(DOMAINS, B, "git push origin \"$BRANCH\"", Allow),
+    case(DOMAINS, B, "git commit -m \"$MSG\"", Allow),
     // The user's own hosts, and words that only look like one.
     case(DOMAINS, B, "curl https://ok.org", Allow),
     case(DOMAINS, B, "curl https://notevil.com", Allow),
