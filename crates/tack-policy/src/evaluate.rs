@@ -381,6 +381,32 @@ fn other_tool(policy: &Policy, tool: &str, mcp: Option<&McpOrigin>) -> Decision 
     decide(policy, tool, found, Auto::No, Some(tool.to_string()))
 }
 
+/// An uncertainty of a kind that matters only where restricting rules could
+/// be got around through it (what a script file runs, which file or host is
+/// reached): whether such rules exist, and why it is asked then. `None` for
+/// the kinds that need an allow rule whatever the rules restrict.
+fn restricting(policy: &Policy, kind: UncertainKind, reason: &str) -> Option<(bool, String)> {
+    match kind {
+        UncertainKind::Opaque => Some((
+            policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask),
+            format!("{reason}; deny and ask rules cannot be checked inside it"),
+        )),
+        UncertainKind::Touch(family) => {
+            let tool = family.rules_tool();
+            Some((
+                policy.has_path_rules(Verdict::Deny, &[tool])
+                    || policy.has_path_rules(Verdict::Ask, &[tool]),
+                format!("{reason}; {tool} deny and ask rules cannot be checked against it"),
+            ))
+        }
+        UncertainKind::Host => Some((
+            policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask),
+            format!("{reason}; WebFetch(domain:…) deny and ask rules cannot be checked against it"),
+        )),
+        UncertainKind::Command | UncertainKind::Edit => None,
+    }
+}
+
 /// A tool's decision beside the paths its input names (an MCP tool's
 /// `path`, `source`, `file://…`; a command tool's argv read as Bash reads
 /// it): a deny or ask rule for one of them is stricter than the tool's own
@@ -392,12 +418,10 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
             // A server's (or a command's) own environment holds the tokens
             // its configuration gave it.
             Item::Touch { path, .. } if process_secret(&path.canonical).is_some() => {
+                let subject = format!("Read({})", path.canonical.display());
                 parts.push(Part {
-                    subject: format!("Read({})", path.canonical.display()),
-                    decision: process_secret_refused(&format!(
-                        "Read({})",
-                        path.canonical.display()
-                    )),
+                    decision: process_secret_refused(&subject),
+                    subject,
                 })
             }
             Item::Touch {
@@ -420,30 +444,8 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 snippet,
                 reason,
             } => {
-                let (relevant, rules) = match kind {
-                    UncertainKind::Touch(family) => {
-                        let name = match family {
-                            Family::Read => "Read",
-                            Family::Edit | Family::MaybeEdit => "Edit",
-                        };
-                        (
-                            policy.has_path_rules(Verdict::Deny, &[name])
-                                || policy.has_path_rules(Verdict::Ask, &[name]),
-                            name,
-                        )
-                    }
-                    UncertainKind::Host => (
-                        policy.has_domain_rules(Verdict::Deny)
-                            || policy.has_domain_rules(Verdict::Ask),
-                        "WebFetch(domain:…)",
-                    ),
-                    _ => (false, ""),
-                };
-                if relevant {
+                if let Some((true, detail)) = restricting(policy, *kind, reason) {
                     let s = format!("{subject}({snippet})");
-                    let detail = format!(
-                        "{reason}; {rules} deny and ask rules cannot be checked against it"
-                    );
                     parts.push(Part {
                         decision: uncertain(policy, &s, &detail, true, None),
                         subject: s,
@@ -699,36 +701,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 snippet,
                 reason,
             } => {
-                // Kinds that matter only when restricting rules could be
-                // got around through them: ask then, nothing otherwise.
-                let restricted = match kind {
-                    UncertainKind::Opaque => Some((
-                        policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask),
-                        format!("{reason}; deny and ask rules cannot be checked inside it"),
-                    )),
-                    UncertainKind::Touch(family) => {
-                        let tool = match family {
-                            Family::Read => "Read",
-                            Family::Edit | Family::MaybeEdit => "Edit",
-                        };
-                        Some((
-                            policy.has_path_rules(Verdict::Deny, &[tool])
-                                || policy.has_path_rules(Verdict::Ask, &[tool]),
-                            format!(
-                                "{reason}; {tool} deny and ask rules cannot be checked against it"
-                            ),
-                        ))
-                    }
-                    UncertainKind::Host => Some((
-                        policy.has_domain_rules(Verdict::Deny)
-                            || policy.has_domain_rules(Verdict::Ask),
-                        format!(
-                            "{reason}; WebFetch(domain:…) deny and ask rules cannot be checked against it"
-                        ),
-                    )),
-                    UncertainKind::Command | UncertainKind::Edit => None,
-                };
-                if let Some((relevant, detail)) = restricted {
+                if let Some((relevant, detail)) = restricting(policy, *kind, reason) {
                     if relevant {
                         let s = format!("Bash({snippet})");
                         parts.push(Part {
@@ -827,10 +800,7 @@ fn touch_parts(
     written: &str,
     recursive: bool,
 ) -> Vec<Part> {
-    let name = match family {
-        Family::Read => "Read",
-        Family::Edit | Family::MaybeEdit => "Edit",
-    };
+    let name = family.rules_tool();
     // A directory named may have any of its entries touched
     // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
     let found = path_found(policy, &[name], path, true, false);

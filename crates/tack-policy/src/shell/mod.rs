@@ -87,6 +87,17 @@ pub(crate) enum Family {
     MaybeEdit,
 }
 
+impl Family {
+    /// The tool whose path rules govern it: `Read`, or `Edit` for a file
+    /// changed or maybe changed.
+    pub(crate) fn rules_tool(self) -> &'static str {
+        match self {
+            Family::Read => "Read",
+            Family::Edit | Family::MaybeEdit => "Edit",
+        }
+    }
+}
+
 /// One thing found in a command.
 #[derive(Debug, Clone)]
 pub(crate) enum Item {

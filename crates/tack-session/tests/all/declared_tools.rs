@@ -352,16 +352,42 @@ async fn the_files_a_declared_tools_argv_names_meet_the_path_rules() {
         }},
         "permissions": {"allow": ["show"], "deny": ["Read(./.env)"]}
     }));
+    let calls = vec![
+        ("s1", "show", json!({"path": ".env"})),
+        ("s2", "show", json!({"path": "a.txt"})),
+    ];
+    let answer = answer_of_one_turn(&p.context(), calls).await;
+    let (text, is_error) = result_text(&answer, "s1");
+    assert!(is_error && text.contains("Read(./.env)"), "{text}");
+    let (text, is_error) = result_text(&answer, "s2");
+    assert!(!is_error && text.contains("hello from a"), "{text}");
+    assert!(!answer.to_string().contains("hunter2"));
+
+    // Started in a subdirectory: the tool runs in the project root (its
+    // `cwd`), so `.env` is judged there, not as `sub/.env`.
+    p.write("sub/readme", "below\n");
+    let ctx = tack_session::ProjectContext::load_with(
+        &p.path().join("sub"),
+        p.state.path().to_owned(),
+        Default::default(),
+    )
+    .unwrap();
+    let answer = answer_of_one_turn(&ctx, vec![("s3", "show", json!({"path": ".env"}))]).await;
+    let (text, is_error) = result_text(&answer, "s3");
+    assert!(is_error && text.contains("Read(./.env)"), "{text}");
+    assert!(!answer.to_string().contains("hunter2"));
+}
+
+/// Runs one headless session in `ctx` whose model makes `calls` in one turn
+/// and then answers; the request that carried their results.
+async fn answer_of_one_turn(
+    ctx: &tack_session::ProjectContext,
+    calls: Vec<(&str, &str, Value)>,
+) -> Value {
     let mock = MockServer::start().await;
-    mock.push_all([
-        Step::tool_uses([
-            ("s1", "show", json!({"path": ".env"})),
-            ("s2", "show", json!({"path": "a.txt"})),
-        ]),
-        Step::text("done"),
-    ]);
+    mock.push_all([Step::tool_uses(calls), Step::text("done")]);
     let session = Session::assemble(
-        &p.context(),
+        ctx,
         SessionOptions::new("declared-paths").interaction(Arc::new(Headless)),
     )
     .await
@@ -375,44 +401,5 @@ async fn the_files_a_declared_tools_argv_names_meet_the_path_rules() {
         )
         .await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
-    let requests = mock.requests();
-    let (text, is_error) = result_text(&requests[1].body, "s1");
-    assert!(is_error && text.contains("Read(./.env)"), "{text}");
-    let (text, is_error) = result_text(&requests[1].body, "s2");
-    assert!(!is_error && text.contains("hello from a"), "{text}");
-    assert!(!requests[1].body.to_string().contains("hunter2"));
-
-    // Started in a subdirectory: the tool runs in the project root (its
-    // `cwd`), so `.env` is judged there, not as `sub/.env`.
-    p.write("sub/readme", "below\n");
-    let mock = MockServer::start().await;
-    mock.push_all([
-        Step::tool_uses([("s3", "show", json!({"path": ".env"}))]),
-        Step::text("done"),
-    ]);
-    let ctx = tack_session::ProjectContext::load_with(
-        &p.path().join("sub"),
-        p.state.path().to_owned(),
-        Default::default(),
-    )
-    .unwrap();
-    let session = Session::assemble(
-        &ctx,
-        SessionOptions::new("declared-paths-sub").interaction(Arc::new(Headless)),
-    )
-    .await
-    .unwrap();
-    let outcome = session
-        .run(
-            client(&mock).await,
-            Default::default(),
-            "show it",
-            &CancellationToken::new(),
-        )
-        .await;
-    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
-    let requests = mock.requests();
-    let (text, is_error) = result_text(&requests[1].body, "s3");
-    assert!(is_error && text.contains("Read(./.env)"), "{text}");
-    assert!(!requests[1].body.to_string().contains("hunter2"));
+    mock.requests()[1].body.clone()
 }

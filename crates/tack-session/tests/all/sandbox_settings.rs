@@ -422,10 +422,7 @@ fn domain_rules_give_the_sandbox_its_network_lists() {
                                "deny": ["WebFetch(domain:*.ads.example)"]}}),
     );
     let ctx = l.context();
-    let settings = ctx
-        .settings
-        .sandbox
-        .with_rule_domains(ctx.settings.permissions.policy());
+    let settings = with_rule_domains(&ctx);
     assert_eq!(
         settings.network(),
         Network::Allowed(domains(&["docs.rs", "github.com", "*.npmjs.org"]))
@@ -453,11 +450,7 @@ fn domain_rules_give_the_sandbox_its_network_lists() {
                         "deny": ["WebFetch(domain:github.com)"]},
         "sandbox": {"enabled": true}
     }));
-    let ctx = l.context();
-    let settings = ctx
-        .settings
-        .sandbox
-        .with_rule_domains(ctx.settings.permissions.policy());
+    let settings = with_rule_domains(&l.context());
     assert_eq!(settings.network(), Network::Off);
 
     // Managed settings that allow only their own domains.
@@ -467,13 +460,16 @@ fn domain_rules_give_the_sandbox_its_network_lists() {
                "sandbox": {"network": {"allowManagedDomainsOnly": true}}}),
     );
     l.user(json!({"permissions": {"allow": ["WebFetch(domain:github.com)"]}}));
-    let ctx = l.context();
-    let settings = ctx
-        .settings
-        .sandbox
-        .with_rule_domains(ctx.settings.permissions.policy());
+    let settings = with_rule_domains(&l.context());
     assert_eq!(
         settings.network(),
         Network::Allowed(domains(&["corp.example"]))
     );
+}
+
+/// The session's sandbox settings with its `WebFetch(domain:…)` rules added.
+fn with_rule_domains(ctx: &ProjectContext) -> tack_session::SandboxSettings {
+    ctx.settings
+        .sandbox
+        .with_rule_domains(ctx.settings.permissions.policy())
 }
