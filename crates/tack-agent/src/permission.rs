@@ -459,12 +459,14 @@ impl PolicyStage {
         always_rule: &str,
         managed_only: bool,
         unsandboxed: bool,
+        person: bool,
     ) -> Option<Permission> {
         let asker = call_asker()?;
         let question = PermissionQuestion {
             call: request.call.clone(),
             reason: request.reason.clone(),
-            session_rule: (!managed_only && !unsandboxed).then(|| always_rule.to_owned()),
+            session_rule: (!managed_only && !unsandboxed && !person)
+                .then(|| always_rule.to_owned()),
             destructive: request.destructive,
             tool_name: request.tool_name.clone(),
             input: request.input.clone(),
@@ -475,6 +477,9 @@ impl PolicyStage {
             },
             PermissionReply::AllowForSession if unsandboxed => Permission::Allow {
                 by: "the person at the MCP client (allow once: a command outside the sandbox is allowed one call at a time)".into(),
+            },
+            PermissionReply::AllowForSession if person => Permission::Allow {
+                by: "the person at the MCP client (allow once: a protected path or a critical removal is allowed one call at a time)".into(),
             },
             PermissionReply::AllowForSession if managed_only => Permission::Allow {
                 by: "the person at the MCP client (allow once: only managed rules count)".into(),
@@ -566,7 +571,10 @@ impl PolicyStage {
         dir: Option<&Path>,
         reason: String,
     ) -> Permission {
-        // A call that leaves the sandbox is a person's word each time.
+        // A call that leaves the sandbox is a person's word each time, and
+        // so is one a safeguard asks about (a protected path written, a
+        // critical removal): no rule is saved for it.
+        let person = decision.needs_person();
         let unsandboxed = self.unsandboxed(call);
         if !unsandboxed && let Some(rule) = self.session_rule_allowing(call, tool, dir).await {
             return Permission::Allow {
@@ -591,7 +599,7 @@ impl PolicyStage {
         let request = PromptRequest {
             call: why.subject.clone(),
             reason,
-            always_rule: (!managed_only && !unsandboxed).then(|| always_rule.clone()),
+            always_rule: (!managed_only && !unsandboxed && !person).then(|| always_rule.clone()),
             destructive: crate::destructive::destroys(tool, &decision),
             tool_name: call.name.clone(),
             input: call.input.clone(),
@@ -599,7 +607,7 @@ impl PolicyStage {
             agent: ASKING_AGENT.try_with(Clone::clone).ok(),
         };
         if let Some(answer) = self
-            .ask_the_caller(&request, &always_rule, managed_only, unsandboxed)
+            .ask_the_caller(&request, &always_rule, managed_only, unsandboxed, person)
             .await
         {
             return answer;
@@ -613,6 +621,9 @@ impl PolicyStage {
             },
             PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if unsandboxed => Permission::Allow {
                 by: "the user (allow once: a command outside the sandbox is allowed one call at a time, none was saved)".into(),
+            },
+            PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if person => Permission::Allow {
+                by: "the user (allow once: a protected path or a critical removal is allowed one call at a time, none was saved)".into(),
             },
             PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if managed_only => Permission::Allow {
                 by: "the user (allow once: only managed rules count, none was saved)".into(),
@@ -691,10 +702,13 @@ impl PermissionStage for PolicyStage {
                 reason: h.reason.clone(),
                 by: h.by.clone(),
             },
-            // A hook's allow skips the prompt (never a deny rule: handled above).
-            (Decision::Ask(_), Some((Verdict::Allow, h))) => Permission::Allow {
-                by: format!("{} (a hook allowed a call the rules would ask about)", h.by),
-            },
+            // A hook's allow skips the prompt (never a deny rule: handled
+            // above; never a safeguard's ask, which is a person's).
+            (d @ Decision::Ask(_), Some((Verdict::Allow, h))) if !d.needs_person() => {
+                Permission::Allow {
+                    by: format!("{} (a hook allowed a call the rules would ask about)", h.by),
+                }
+            }
             // A hook's ask is the hook's: without a terminal the call is
             // denied because that hook asked, never put down to the mode.
             (_, Some((Verdict::Ask, h))) if self.prompter.is_none() && call_asker().is_none() => {

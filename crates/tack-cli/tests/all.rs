@@ -823,6 +823,68 @@ async fn rules_are_enforced_headless_and_explained() {
     assert!(stdout(&text).contains("allow"), "{}", stdout(&text));
 }
 
+/// The safeguards hold for a real run (Claude Code's protected paths and
+/// critical paths): in acceptEdits with Bash allowed, the model giving
+/// itself allow rules in `.claude/settings.local.json`, a git hook, and
+/// removing the working directory are refused headless, saying why and
+/// what would allow them; an ordinary edit beside them runs.
+#[tokio::test]
+async fn protected_paths_and_critical_removals_need_a_person() {
+    let w = World::new(vec![]).await;
+    let at = |p: &str| w.cwd.path().join(p).to_string_lossy().into_owned();
+    w.mock.push_all([
+        Step::tool_uses(vec![
+            (
+                "t1",
+                "Write",
+                json!({"file_path": at(".claude/settings.local.json"), "content": "{\"permissions\": {\"allow\": [\"Bash\"]}}"}),
+            ),
+            (
+                "t2",
+                "Bash",
+                json!({"command": "mkdir -p .git/hooks && echo 'touch pwned' > .git/hooks/pre-commit"}),
+            ),
+            ("t3", "Bash", json!({"command": "rm -rf ."})),
+            ("t4", "Write", json!({"file_path": at("notes.txt"), "content": "ok"})),
+        ]),
+        Step::text("ok"),
+    ]);
+    let root = w.cwd.path();
+    std::fs::write(root.join("keep.txt"), "x").unwrap();
+    let out = w
+        .run(&[
+            "--permission-mode",
+            "acceptEdits",
+            "--allowed-tools",
+            "Bash,Write",
+            "x",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!root.join(".claude/settings.local.json").exists());
+    assert!(!root.join(".git/hooks/pre-commit").exists());
+    assert!(root.join("keep.txt").exists(), "the removal never ran");
+    let sent = &w.mock.requests()[1].body["messages"][2]["content"];
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt"))
+            .ok()
+            .as_deref(),
+        Some("ok"),
+        "{sent}"
+    );
+    for (i, says) in [
+        (0, "`.claude` is protected"),
+        (1, "`.git` is protected"),
+        (2, "removes the working directory"),
+    ] {
+        assert_eq!(sent[i]["is_error"], true, "{}", sent[i]);
+        let text = sent[i]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(says), "{text}");
+        assert!(text.contains("Confirm it on a terminal"), "{text}");
+    }
+    assert!(sent[3].get("is_error").is_none(), "{}", sent[3]);
+}
+
 /// A free port on 127.0.0.1 (bound, then released for the server to take).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -65,6 +65,12 @@ pub enum DecidedBy {
         /// The setting or input field that decided.
         setting: String,
     },
+    /// A safeguard no allow rule or hook lifts (see [`crate::Safeguard`]):
+    /// a write to a protected path, a critical removal.
+    Safeguard {
+        #[serde(flatten)]
+        safeguard: crate::Safeguard,
+    },
 }
 
 /// The reasons behind a [`Decision`].
@@ -173,6 +179,16 @@ impl Decision {
         matches!(self, Decision::Deny(_))
     }
 
+    /// An ask that only a person may answer, each time: a safeguard asked
+    /// (a protected path written, a critical removal), here or in a part.
+    /// A hook's allow does not skip it, and no rule is offered to allow it
+    /// always (allow rules do not lift it).
+    pub fn needs_person(&self) -> bool {
+        self.is_ask()
+            && (matches!(self.why().decided_by, DecidedBy::Safeguard { .. })
+                || self.why().parts.iter().any(|p| p.decision.needs_person()))
+    }
+
     /// The decision when nobody can be asked (no terminal): an ask becomes a
     /// deny whose [`Decision::message`] says which rule or flag would allow
     /// the call. Allow and deny are unchanged.
@@ -238,6 +254,10 @@ pub(crate) fn reason_text(why: &Why) -> String {
         DecidedBy::NoPermissionNeeded => "it needs no permission".to_string(),
         DecidedBy::AllParts => "every part of it is allowed".to_string(),
         DecidedBy::Sandbox { setting } => format!("the sandbox ({setting})"),
+        DecidedBy::Safeguard { safeguard } => match safeguard {
+            crate::Safeguard::ProtectedPath { .. } => "it writes a protected path".to_string(),
+            crate::Safeguard::CriticalRemoval { .. } => "it is a critical removal".to_string(),
+        },
     };
     match &why.detail {
         Some(d) => format!("{base}; {d}"),
@@ -260,6 +280,8 @@ fn how_to_allow(why: &Why) -> String {
         ),
         DecidedBy::Sandbox { setting } if setting == crate::sandbox::DISABLE_SANDBOX_FIELD => " Run it without dangerouslyDisableSandbox so it runs inside the sandbox; a command that must run outside it needs a person to allow it on a terminal each time (or an entry in sandbox.excludedCommands of your user or local settings, after which the permission rules apply to it as to any command).".to_string(),
         DecidedBy::Sandbox { .. } => String::new(),
+        DecidedBy::Safeguard { safeguard: crate::Safeguard::ProtectedPath { .. } } => " Confirm it on a terminal; allow rules do not allow it. Only bypassPermissions mode writes protected paths without asking (use it in a container or VM).".to_string(),
+        DecidedBy::Safeguard { .. } => " Confirm it on a terminal (no mode or allow rule allows it), or remove something narrower.".to_string(),
         DecidedBy::Uncertain => " Rewrite the command with literal command and file names (no $VAR, $(…) or eval in those places), or run it where it can be confirmed on a terminal.".to_string(),
         _ if why.suggestions.is_empty() => String::new(),
         _ => {

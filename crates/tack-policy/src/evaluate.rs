@@ -15,6 +15,7 @@ use crate::paths::ResolvedPath;
 use crate::policy::{Forms, Policy};
 use crate::request::{McpOrigin, Request, Subject};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS};
+use crate::safeguard::{critical_removal, protected_write};
 use crate::shell::{Command, Family, Item, UncertainKind};
 
 /// Tools plan mode lets run (read-only).
@@ -431,12 +432,19 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 recursive,
             } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
             // A command tool's writes (`sort -o FILE`): the user declared
-            // the program, so only deny and ask rules count.
+            // the program, so only deny and ask rules count (and the
+            // protected paths).
             Item::Edit { path, written } => {
-                parts.extend(touch_parts(policy, Family::Edit, path, written, false))
+                parts.extend(touch_parts(policy, Family::Edit, path, written, false));
+                parts.extend(protected_write(policy, path, written));
             }
             Item::EditInside { path, written, .. } => {
+                parts.extend(protected_write(policy, path, written));
                 parts.extend(edit_inside(policy, path, written, true))
+            }
+            Item::Written { written, path } => parts.extend(protected_write(policy, path, written)),
+            Item::Removal { written, removed } => {
+                parts.extend(critical_removal(policy, removed, written))
             }
             Item::Host { written, host } => parts.extend(host_part(policy, written, host)),
             Item::Uncertain {
@@ -568,7 +576,17 @@ fn path_tool(policy: &Policy, tool: &str, targets: &[ResolvedPath], search: bool
             };
             let family = if read { "Read" } else { "Edit" };
             let suggestion = format!("{family}(/{})", t.canonical.display());
-            decide(policy, &subject, found, auto, Some(suggestion))
+            let decision = decide(policy, &subject, found, auto, Some(suggestion));
+            // A deny rule still refuses; nothing else lets a protected
+            // path be written without a person.
+            match protected_write(policy, t, &t.canonical.to_string_lossy()) {
+                Some(part) if !read && !decision.is_deny() => {
+                    let mut d = part.decision;
+                    d.why_mut().subject = subject;
+                    d
+                }
+                _ => decision,
+            }
         })
         .collect();
     strictest(&mut decisions).unwrap_or_else(|| {
@@ -676,6 +694,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 let suggestion = format!("Edit(/{})", path.canonical.display());
                 let mut decision = decide(policy, &s, found, auto, Some(suggestion));
                 note_written(&mut decision, written, path);
+                parts.extend(protected_write(policy, path, written));
                 Some(Part {
                     decision,
                     subject: s,
@@ -685,7 +704,12 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 path,
                 written,
                 restrict_only,
-            } => edit_inside(policy, path, written, *restrict_only),
+            } => {
+                parts.extend(protected_write(policy, path, written));
+                edit_inside(policy, path, written, *restrict_only)
+            }
+            Item::Written { written, path } => protected_write(policy, path, written),
+            Item::Removal { written, removed } => critical_removal(policy, removed, written),
             Item::Touch {
                 family,
                 path,

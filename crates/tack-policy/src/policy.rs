@@ -711,6 +711,12 @@ impl Policy {
         })
     }
 
+    /// Whether writes meet the protected paths (every mode but
+    /// bypassPermissions; see [`crate::safeguard`]).
+    pub(crate) fn guards_writes(&self) -> bool {
+        self.mode != crate::mode::Mode::BypassPermissions
+    }
+
     /// Whether any path or whole-tool rule of `kind` exists for `tools`.
     pub(crate) fn has_path_rules(&self, kind: Verdict, tools: &[&str]) -> bool {
         let idx = self.kind(kind);

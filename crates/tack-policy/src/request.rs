@@ -423,7 +423,7 @@ fn walk_inside(
 /// runs needs no rule of its own), and only where a rule could apply.
 fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
     let hosts = policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask);
-    if !policy.restricts_paths() && !hosts {
+    if !policy.restricts_paths() && !hosts && !policy.guards_writes() && !names_a_removal(line) {
         return Vec::new();
     }
     let items = shell::analyze(line, cwd, policy.home(), policy.resolution, true);
@@ -433,6 +433,8 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
             Item::Touch { .. }
             | Item::Edit { .. }
             | Item::EditInside { .. }
+            | Item::Written { .. }
+            | Item::Removal { .. }
             | Item::Host { .. } => true,
             Item::Uncertain { kind, .. } => {
                 matches!(kind, UncertainKind::Touch(_) | UncertainKind::Host)
@@ -440,6 +442,12 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
             Item::Command(_) => false,
         })
         .collect()
+}
+
+/// Whether a command line may hold an `rm` or `rmdir` (the critical
+/// removals hold in every mode).
+fn names_a_removal(line: &str) -> bool {
+    line.contains("rm")
 }
 
 /// Keys of an MCP tool's input whose values are local paths, written as
@@ -601,7 +609,7 @@ fn mcp_touches(
             }
         }
     }
-    if !policy.restricts_paths() {
+    if !policy.restricts_paths() && !policy.guards_writes() {
         return out;
     }
     let own = tool
@@ -644,6 +652,12 @@ fn mcp_touches(
                 path: path.clone(),
                 recursive: false,
             });
+            if family == Family::Edit {
+                out.push(Item::Written {
+                    written: w.clone(),
+                    path: path.clone(),
+                });
+            }
             if family != Family::Read {
                 out.push(Item::Touch {
                     family,

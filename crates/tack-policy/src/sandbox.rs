@@ -323,9 +323,12 @@ pub fn sandbox_decision(
     let items = shell::analyze(command, request.cwd(), policy.home(), request.how, true);
     let inside = items.iter().all(|item| match item {
         Item::Command(_) => true,
-        Item::Edit { path, .. } | Item::EditInside { path, .. } | Item::Touch { path, .. } => {
-            sandbox.holds(path)
-        }
+        Item::Edit { path, .. }
+        | Item::EditInside { path, .. }
+        | Item::Touch { path, .. }
+        | Item::Written { path, .. } => sandbox.holds(path),
+        // What `rm` removes is a Written item too.
+        Item::Removal { .. } => true,
         // The sandbox's network allowlist holds what a command reaches.
         Item::Host { .. } => true,
         Item::Uncertain { kind, .. } => {

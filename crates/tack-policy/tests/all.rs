@@ -30,6 +30,8 @@ mod notebook_and_search;
 mod paths;
 #[path = "all/red_team.rs"]
 mod red_team;
+#[path = "all/safeguards.rs"]
+mod safeguards;
 #[path = "all/sandbox.rs"]
 mod sandbox;
 #[path = "all/settings.rs"]

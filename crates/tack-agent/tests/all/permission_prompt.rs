@@ -171,3 +171,80 @@ async fn the_prompt_warns_only_for_calls_that_may_destroy_data() {
         ]
     );
 }
+
+/// The stage deciding a Bash `command` in `root`'s project, with a hook's
+/// ruling when given; what the prompter was shown.
+async fn decide_bash(
+    root: &std::path::Path,
+    settings: Value,
+    command: &str,
+    hook: Option<tack_agent::HookRuling>,
+) -> (Permission, Vec<PromptRequest>) {
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::write(
+        root.join(".claude/settings.local.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    let prompter = Arc::new(AlwaysAllow::default());
+    let stage = stage(root, json!({}), Arc::clone(&prompter));
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Arc::new(Bash(Default::default())))
+        .unwrap();
+    let call = ToolCall {
+        id: "t1".into(),
+        name: "Bash".into(),
+        input: json!({ "command": command }),
+    };
+    let permission = stage
+        .decide(&call, registry.get("Bash").unwrap(), hook.as_ref(), None)
+        .await;
+    let shown = prompter.0.lock().unwrap().clone();
+    (permission, shown)
+}
+
+/// A write to a protected path and a critical removal are a person's word
+/// each time: asked under `allow Bash` in acceptEdits, with no "always"
+/// offered and nothing saved, and a hook's allow does not skip the prompt
+/// (it does for an ordinary ask).
+#[tokio::test]
+async fn a_safeguards_ask_is_a_persons_each_time_whatever_hooks_and_rules_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let settings = json!({"permissions": {"allow": ["Bash"], "defaultMode": "acceptEdits"}});
+    let hook_allows = || {
+        Some(tack_agent::HookRuling {
+            verdict: tack_protocol::Verdict::Allow,
+            reason: "looks fine".into(),
+            by: "PreToolUse hook `approve-all`".into(),
+        })
+    };
+    for command in [
+        "echo '#!/bin/sh' > .git/hooks/pre-commit",
+        "cp evil.json .claude/settings.local.json",
+        "rm -rf ~",
+        "rm -rf \"$DIR\"/*",
+    ] {
+        for hook in [None, hook_allows()] {
+            let hooked = hook.is_some();
+            let (permission, shown) = decide_bash(&root, settings.clone(), command, hook).await;
+            assert!(
+                matches!(&permission, Permission::Allow { by } if by.contains("allow once") && by.contains("none was saved")),
+                "{command} (hook: {hooked}): {permission:?}"
+            );
+            assert_eq!(shown.len(), 1, "{command}: asked once");
+            assert_eq!(shown[0].always_rule, None, "{command}: no always");
+        }
+    }
+    let local = std::fs::read_to_string(root.join(".tack/settings.local.json")).unwrap_or_default();
+    assert!(!local.contains("Bash("), "nothing saved: {local}");
+    // An ordinary ask is still the hook's to allow.
+    let settings = json!({"permissions": {"allow": ["Bash(ls *)"]}});
+    let (permission, shown) = decide_bash(&root, settings, "touch x", hook_allows()).await;
+    assert!(
+        matches!(&permission, Permission::Allow { by } if by.contains("approve-all")),
+        "{permission:?}"
+    );
+    assert!(shown.is_empty());
+}

@@ -1513,6 +1513,13 @@ impl Analyzer {
         }
         let inside = self.items.split_off(start);
         for item in inside {
+            if let Item::Edit { written, path } = &item {
+                // The protected paths hold for a script's writes too.
+                self.items.push(Item::Written {
+                    written: written.clone(),
+                    path: path.clone(),
+                });
+            }
             let item = match item {
                 Item::Command(mut c) => {
                     c.checked_elsewhere = c.checked_elsewhere.or(Some(
@@ -1567,7 +1574,10 @@ impl Analyzer {
             .unwrap_or(&self.items[..]);
         before.iter().any(|item| match item {
             Item::Command(c) => !SAFE_BEFORE.contains(&c.base.as_str()),
-            Item::Edit { .. } | Item::EditInside { .. } => true,
+            Item::Edit { .. }
+            | Item::EditInside { .. }
+            | Item::Written { .. }
+            | Item::Removal { .. } => true,
             Item::Touch { family, .. } => *family != Family::Read,
             Item::Uncertain { kind, .. } => !matches!(
                 kind,
@@ -1814,9 +1824,12 @@ impl Analyzer {
             base,
             "cd" | "pushd" | "chdir" | "mkdir" | "touch" | "mv" | "cp"
         );
-        if !self.touches && !needed_by_mode {
+        if !self.touches && !needed_by_mode && !writes {
             return None;
         }
+        // What it changes, for the safeguards (whatever the rules).
+        let written_operands = super::removals::written_operands(base, argv);
+        let removes = matches!(base, "rm" | "rmdir");
         let mut all = Some(Vec::new());
         let mut operands_done = false;
         let mut operand_count = 0usize;
@@ -1824,12 +1837,15 @@ impl Analyzer {
         let recursive = reach != reads::Reach::Named;
         let non_paths = reads::leading_non_paths(base, argv);
         let reader = reads::is_reader(base);
-        for w in &argv[1..] {
+        for (i, w) in argv.iter().enumerate().skip(1) {
             if self.is_full() {
                 return None;
             }
             let Some(lit) = &w.literal else {
                 all = None;
+                if removes {
+                    self.removal(w);
+                }
                 if self.touches && w.raw == "{}" && self.find_roots.is_some() {
                     // `find ROOTS … -exec cat {} +`: files under the roots.
                     for root in self.find_roots.clone().unwrap_or_default() {
@@ -1884,9 +1900,19 @@ impl Analyzer {
             if candidate.is_empty() || candidate.contains("://") || is_exempt_device(candidate) {
                 continue;
             }
+            if removes && candidate == lit.as_str() {
+                self.removal(w);
+            }
+            let changed = writes && written_operands.as_ref().is_none_or(|ops| ops.contains(&i));
             match self.resolve_word_path(candidate, w.tilde && candidate == lit.as_str(), w.glob) {
                 Ok(paths) => {
                     for p in paths {
+                        if changed {
+                            self.push(Item::Written {
+                                written: candidate.to_string(),
+                                path: p.clone(),
+                            });
+                        }
                         if self.is_relinked(&p) {
                             all = None;
                             if self.touches {
@@ -1957,6 +1983,9 @@ impl Analyzer {
         }
         if matches!(base, "cd" | "pushd" | "chdir") && operand_count == 0 {
             return None;
+        }
+        if writes {
+            self.written_into_directory(base, argv);
         }
         all
     }

@@ -25,6 +25,7 @@ mod limits;
 mod options;
 mod programs;
 mod reads;
+mod removals;
 mod simple;
 pub(crate) mod words;
 
@@ -129,6 +130,16 @@ pub(crate) enum Item {
         /// or ask rule for something inside applies (the request looks
         /// inside; see [`crate::request`]).
         recursive: bool,
+    },
+    /// A file or directory a file-changing command (`cp`'s destination,
+    /// `rm`'s, `mv`'s, `chmod`'s operands) changes: checked against the
+    /// protected paths (see [`crate::safeguard`]); deny and ask rules see
+    /// it as a [`Item::Touch`].
+    Written { written: String, path: ResolvedPath },
+    /// What `rm` or `rmdir` removes: checked against the critical paths.
+    Removal {
+        written: String,
+        removed: crate::safeguard::Removed,
     },
     /// A host a command reaches (`curl https://host/x`, `ssh host`):
     /// checked against `WebFetch(domain:…)` deny and ask rules only (see

@@ -342,7 +342,10 @@ const FILE_COMMANDS: &[Case] = &[
     case(G, B, "rm -rf out", Allow),
     case(G, B, "rm -f x.txt", Allow),
     case(G, B, "chmod -R 755 src", Allow),
-    case(&["allow Bash(rm *)"], B, "rm -rf .", Allow),
+    // Removing the working directory is a critical removal: asked
+    // whatever the allow rules say.
+    case(&["allow Bash(rm *)"], B, "rm -rf .", Ask),
+    case(&["allow Bash(rm *)"], B, "rm -rf out", Allow),
 ];
 
 const MODES: &[Case] = &[

@@ -1,0 +1,300 @@
+//! Two safeguards that no allow rule and no hook lifts, as in Claude Code
+//! (its permission modes page, "Protected paths" and "Critical paths"):
+//!
+//! - **Protected paths.** A write to the repository's own state, the
+//!   agent's configuration or what a shell or a build runs on its own
+//!   (`.git/`, `.claude/`, `.tack/`, `.vscode/`, `.husky/`, `.bashrc`,
+//!   `.mcp.json`, …) is asked in the default and acceptEdits modes and
+//!   refused in dontAsk, whatever the allow rules say; bypassPermissions
+//!   writes it. Without this, a model allowed to edit (acceptEdits, or
+//!   `Edit` allowed) could give itself hooks or allow rules in
+//!   `.claude/settings.local.json`, or a `.git/hooks/pre-commit` that the
+//!   next allowed `git commit` runs.
+//! - **Critical removals.** `rm` or `rmdir` of the file system's root, a
+//!   top-level directory, the home directory, the working directory or one
+//!   of its parents, everything inside one of those or inside an additional
+//!   working directory (`rm -rf *`), or a pattern or trailing slash right
+//!   under a variable (`rm -rf "$DIR"/*`: from the root when it is empty)
+//!   is asked in every mode, bypassPermissions too, and refused in dontAsk.
+//!
+//! A deny rule still refuses either outright. The ask is a person's each
+//! time: a hook's allow does not skip it and no "always allow" is offered
+//! ([`crate::Decision::needs_person`]).
+
+use std::path::{Component, Path};
+
+use serde::Serialize;
+
+use crate::decision::{DecidedBy, Decision, Part, Why};
+use crate::mode::Mode;
+use crate::paths::ResolvedPath;
+use crate::policy::Policy;
+
+/// Directories whose every file is protected (Claude Code's list, and tack's
+/// own `.tack`).
+const PROTECTED_DIRS: &[&str] = &[
+    ".git",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".cargo",
+    ".devcontainer",
+    ".yarn",
+    ".mvn",
+    ".claude",
+    ".tack",
+];
+
+/// Directories two names deep: git's and tack's user configuration, tack's
+/// state (its record of approved project settings among it).
+const PROTECTED_PAIRS: &[(&str, &str)] = &[(".config", "git"), (".config", "tack")];
+
+/// `.local/state/tack`: tack's state directory by default.
+const STATE_DIR: [&str; 3] = [".local", "state", "tack"];
+
+/// Files protected wherever they are (Claude Code's list).
+const PROTECTED_FILES: &[&str] = &[
+    ".gitconfig",
+    ".gitmodules",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_aliases",
+    ".bash_logout",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".profile",
+    ".envrc",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnp.cjs",
+    ".pnp.loader.mjs",
+    ".pnpmfile.cjs",
+    "bunfig.toml",
+    ".bunfig.toml",
+    ".bazelrc",
+    ".bazelversion",
+    ".bazeliskrc",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "gradle-wrapper.properties",
+    "maven-wrapper.properties",
+    ".devcontainer.json",
+    ".ripgreprc",
+    "pyrightconfig.json",
+    ".mcp.json",
+    ".claude.json",
+];
+
+/// Which safeguard decided.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(tag = "safeguard", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Safeguard {
+    /// A write to a protected path; `name` is what makes it protected
+    /// (`.git`, `.bashrc`, `.config/git`).
+    ProtectedPath { name: String },
+    /// `rm` or `rmdir` of a critical path; `what` says which.
+    CriticalRemoval { what: String },
+}
+
+/// What makes `path` (absolute) protected, if anything: a protected
+/// directory it is in or is, or its protected file name.
+pub(crate) fn protected(path: &Path) -> Option<String> {
+    let names: Vec<&str> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => n.to_str(),
+            _ => None,
+        })
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        let next = names.get(i + 1).copied();
+        // Claude Code keeps its own git worktrees in `.claude/worktrees`.
+        if PROTECTED_DIRS.contains(name) && !(*name == ".claude" && next == Some("worktrees")) {
+            return Some((*name).to_owned());
+        }
+        if let Some(next) = next
+            && PROTECTED_PAIRS.contains(&(*name, next))
+        {
+            return Some(format!("{name}/{next}"));
+        }
+        if names.get(i..i + 3) == Some(&STATE_DIR[..]) {
+            return Some(STATE_DIR.join("/"));
+        }
+    }
+    let last = names.last()?;
+    PROTECTED_FILES.contains(last).then(|| (*last).to_owned())
+}
+
+/// What `rm`/`rmdir` removes, for the critical-removal safeguard.
+#[derive(Debug, Clone)]
+pub(crate) enum Removed {
+    /// The path itself (`rm -rf build`).
+    Path(ResolvedPath),
+    /// Everything in a directory (`rm -rf *`, `rm -rf dir/.*`).
+    Everything(ResolvedPath),
+    /// A pattern or a trailing slash right under a variable
+    /// (`rm -rf "$DIR"/*`): from the root when the variable is empty.
+    UnderVariable,
+}
+
+/// Why removing `removed` is critical, if it is.
+fn critical(policy: &Policy, removed: &Removed) -> Option<String> {
+    let (path, everything) = match removed {
+        Removed::UnderVariable => {
+            return Some(
+                "what a pattern or trailing slash right under a variable names: from the file system's root when the variable is empty"
+                    .to_owned(),
+            );
+        }
+        Removed::Path(p) => (p, false),
+        Removed::Everything(p) => (p, true),
+    };
+    let inside = if everything { "everything in " } else { "" };
+    let root = Path::new("/");
+    for form in path.forms() {
+        if form == root {
+            return Some(format!("{inside}the file system's root"));
+        }
+        if policy
+            .home
+            .as_ref()
+            .is_some_and(|h| h.forms().any(|f| f == form))
+        {
+            return Some(format!("{inside}the home directory"));
+        }
+        if form.parent() == Some(root) {
+            return Some(format!(
+                "{inside}the top-level directory {}",
+                form.display()
+            ));
+        }
+        let working = std::iter::once(&policy.cwd).chain(std::iter::once(&policy.project_root));
+        for dir in working {
+            if dir.forms().any(|d| d.starts_with(form)) {
+                return Some(if dir.forms().any(|d| d == form) {
+                    format!("{inside}the working directory")
+                } else {
+                    format!(
+                        "{inside}{}, a parent of the working directory",
+                        form.display()
+                    )
+                });
+            }
+        }
+        for dir in &policy.additional {
+            if dir.forms().any(|d| d != form && d.starts_with(form)) {
+                return Some(format!(
+                    "{inside}{}, a parent of the additional working directory {}",
+                    form.display(),
+                    dir.lexical.display()
+                ));
+            }
+            if everything && dir.forms().any(|d| d == form) {
+                return Some(format!(
+                    "everything in the additional working directory {}",
+                    form.display()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The protected-path part for a write to `path` (`written` as the call
+/// wrote it): asked, refused in dontAsk; none in bypassPermissions or for a
+/// path that is not protected.
+pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &str) -> Option<Part> {
+    if policy.mode == Mode::BypassPermissions {
+        return None;
+    }
+    let name = protected(&path.canonical).or_else(|| protected(&path.lexical))?;
+    let subject = format!("Edit({})", path.canonical.display());
+    let shown = if Path::new(written) == path.canonical {
+        String::new()
+    } else {
+        format!(" (written as `{written}`)")
+    };
+    let why = Why::new(
+        subject.clone(),
+        DecidedBy::Safeguard {
+            safeguard: Safeguard::ProtectedPath { name: name.clone() },
+        },
+    )
+    .detail(format!(
+        "`{name}` is protected{shown}: a write there can change what git, a shell, a build or tack itself runs later, so a person confirms each one; allow rules and hooks do not"
+    ));
+    Some(Part {
+        decision: person_or_refused(policy, why),
+        subject,
+    })
+}
+
+/// The critical-removal part for `rm`/`rmdir` of `removed` (`written` as
+/// the command wrote it): asked in every mode but dontAsk, which refuses.
+pub(crate) fn critical_removal(policy: &Policy, removed: &Removed, written: &str) -> Option<Part> {
+    let what = critical(policy, removed)?;
+    let subject = format!("Bash(rm {written})");
+    let why = Why::new(
+        subject.clone(),
+        DecidedBy::Safeguard {
+            safeguard: Safeguard::CriticalRemoval { what: what.clone() },
+        },
+    )
+    .detail(format!(
+        "`{written}` removes {what}; a person confirms such a removal each time, in every permission mode, whatever the allow rules and hooks say"
+    ));
+    Some(Part {
+        decision: person_or_refused(policy, why),
+        subject,
+    })
+}
+
+fn person_or_refused(policy: &Policy, why: Why) -> Decision {
+    if policy.mode == Mode::DontAsk {
+        Decision::Deny(why)
+    } else {
+        Decision::Ask(why)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_names_anywhere_in_the_path() {
+        for (path, name) in [
+            ("/p/.git/hooks/pre-commit", Some(".git")),
+            ("/p/.git", Some(".git")),
+            ("/p/sub/.git/config", Some(".git")),
+            ("/p/.claude/settings.local.json", Some(".claude")),
+            ("/p/.claude/worktrees/x/src/a.rs", None),
+            ("/p/.claude/worktrees/x/.git/config", Some(".git")),
+            ("/p/.tack/settings.json", Some(".tack")),
+            ("/home/u/.bashrc", Some(".bashrc")),
+            ("/home/u/.config/git/config", Some(".config/git")),
+            ("/home/u/.config/tack/settings.json", Some(".config/tack")),
+            (
+                "/home/u/.local/state/tack/settings-approvals.json",
+                Some(".local/state/tack"),
+            ),
+            ("/p/.mcp.json", Some(".mcp.json")),
+            ("/p/src/main.rs", None),
+            ("/p/.github/workflows/ci.yml", None),
+            ("/p/.gitignore", None),
+            ("/p/git/x", None),
+            ("/home/u/.config/other/x", None),
+        ] {
+            assert_eq!(protected(Path::new(path)).as_deref(), name, "{path}");
+        }
+    }
+}
