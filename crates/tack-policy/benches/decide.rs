@@ -142,6 +142,24 @@ fn main() {
         }),
     );
 
+    // File-changing commands with Bash allowed and no path rules: what they
+    // write and remove is found for the protected paths and critical
+    // removals alone.
+    let plain = PolicyBuilder::new(&root)
+        .home(Some(root.join("home")))
+        .allow("Bash")
+        .build()
+        .expect("rules compile");
+    let changes = json!({"command":
+        "cp -r src out/ && mv out/a out/b && rm -rf out/old && chmod +x out/run.sh && echo ok > out/log.txt"});
+    report(
+        "file-changing commands, no path rules: resolve + evaluate",
+        measure(|| {
+            let r = Request::resolve("Bash", black_box(&changes), &root, &plain);
+            black_box(evaluate(&r, &plain));
+        }),
+    );
+
     // A path 30,000 directories deep (60 KB), with rules any directory can
     // match (`**/…`): it was matched once for each of its ancestors,
     // quadratic in its length.

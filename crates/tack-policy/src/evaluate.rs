@@ -579,8 +579,11 @@ fn path_tool(policy: &Policy, tool: &str, targets: &[ResolvedPath], search: bool
             let decision = decide(policy, &subject, found, auto, Some(suggestion));
             // A deny rule still refuses; nothing else lets a protected
             // path be written without a person.
+            if read || decision.is_deny() {
+                return decision;
+            }
             match protected_write(policy, t, &t.canonical.to_string_lossy()) {
-                Some(part) if !read && !decision.is_deny() => {
+                Some(part) => {
                     let mut d = part.decision;
                     d.why_mut().subject = subject;
                     d

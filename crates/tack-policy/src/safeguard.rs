@@ -30,10 +30,12 @@ use crate::mode::Mode;
 use crate::paths::ResolvedPath;
 use crate::policy::Policy;
 
-/// Directories whose every file is protected (Claude Code's list, and tack's
-/// own `.tack`).
+/// Directories whose every file is protected (Claude Code's list, tack's
+/// own `.tack`, and `.ssh`, whose `config` runs commands for every `ssh`
+/// and `git push` and whose `authorized_keys` lets others in).
 const PROTECTED_DIRS: &[&str] = &[
     ".git",
+    ".ssh",
     ".vscode",
     ".idea",
     ".husky",
@@ -115,23 +117,32 @@ pub(crate) fn protected(path: &Path) -> Option<String> {
             _ => None,
         })
         .collect();
+    // Names compare without case: on a file system that ignores it (macOS,
+    // Windows), `.Git/hooks` is `.git/hooks`.
+    let is = |name: &str, listed: &str| name.eq_ignore_ascii_case(listed);
+    let listed = |name: &str, list: &[&str]| list.iter().any(|l| is(name, l));
     for (i, name) in names.iter().enumerate() {
         let next = names.get(i + 1).copied();
         // Claude Code keeps its own git worktrees in `.claude/worktrees`.
-        if PROTECTED_DIRS.contains(name) && !(*name == ".claude" && next == Some("worktrees")) {
-            return Some((*name).to_owned());
+        let worktrees = is(name, ".claude") && next.is_some_and(|n| is(n, "worktrees"));
+        if listed(name, PROTECTED_DIRS) && !worktrees {
+            return Some(name.to_ascii_lowercase());
         }
         if let Some(next) = next
-            && PROTECTED_PAIRS.contains(&(*name, next))
+            && PROTECTED_PAIRS
+                .iter()
+                .any(|(a, b)| is(name, a) && is(next, b))
         {
             return Some(format!("{name}/{next}"));
         }
-        if names.get(i..i + 3) == Some(&STATE_DIR[..]) {
+        if let Some(three) = names.get(i..i + 3)
+            && three.iter().zip(STATE_DIR).all(|(n, s)| is(n, s))
+        {
             return Some(STATE_DIR.join("/"));
         }
     }
     let last = names.last()?;
-    PROTECTED_FILES.contains(last).then(|| (*last).to_owned())
+    listed(last, PROTECTED_FILES).then(|| (*last).to_owned())
 }
 
 /// What `rm`/`rmdir` removes, for the critical-removal safeguard.
@@ -288,6 +299,8 @@ mod tests {
                 Some(".local/state/tack"),
             ),
             ("/p/.mcp.json", Some(".mcp.json")),
+            ("/p/.Git/hooks/x", Some(".git")),
+            ("/home/u/.ssh/config", Some(".ssh")),
             ("/p/src/main.rs", None),
             ("/p/.github/workflows/ci.yml", None),
             ("/p/.gitignore", None),

@@ -65,6 +65,14 @@ const PROTECTED: &[Case] = &[
         Ask,
     ),
     case(DEFAULT, "MultiEdit", ".pre-commit-config.yaml", Ask),
+    case(DEFAULT, "Write", "~/.ssh/config", Ask),
+    case(
+        DEFAULT,
+        "Bash",
+        "cat key.pub >> ~/.ssh/authorized_keys",
+        Ask,
+    ),
+    case(ACCEPT, "Write", ".Git/hooks/pre-commit", Ask),
     case(DEFAULT, "NotebookEdit", ".vscode/x.ipynb", Ask),
     case(
         &["allow Edit(./.claude/**)"],
