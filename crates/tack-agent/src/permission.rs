@@ -59,6 +59,10 @@ pub struct PromptRequest {
     pub tool_use_id: String,
     /// The sub-agent making the call; `None` for the session's own.
     pub agent: Option<AskingAgent>,
+    /// Only a person may answer (the tool needs one for every call,
+    /// [`tack_tool::Tool::requires_user_interaction`]): a permission prompt
+    /// tool's allow is refused.
+    pub person_only: bool,
 }
 
 /// The user's answer.
@@ -520,6 +524,7 @@ impl PolicyStage {
         dir: Option<&Path>,
     ) -> Decision {
         let cwd = dir.unwrap_or(&self.cwd).to_path_buf();
+        let person_each_call = tool.tool.requires_user_interaction();
         let decide = {
             let policy = Arc::clone(&self.policy);
             let sandbox = self.sandbox.clone();
@@ -537,9 +542,14 @@ impl PolicyStage {
                         .unwrap_or_else(|p| p.into_inner())
                         .insert(id, files);
                 }
-                match &sandbox {
+                let decision = match &sandbox {
                     Some(sandbox) => sandbox_decision(decision, &request, &policy, sandbox),
                     None => decision,
+                };
+                if person_each_call {
+                    tack_policy::person_each_call(&policy, decision)
+                } else {
+                    decision
                 }
             }
         };
@@ -576,7 +586,10 @@ impl PolicyStage {
         // critical removal): no rule is saved for it.
         let person = decision.needs_person();
         let unsandboxed = self.unsandboxed(call);
-        if !unsandboxed && let Some(rule) = self.session_rule_allowing(call, tool, dir).await {
+        if !unsandboxed
+            && !person
+            && let Some(rule) = self.session_rule_allowing(call, tool, dir).await
+        {
             return Permission::Allow {
                 by: format!("session rule `{rule}` (allowed for this session when asked)"),
             };
@@ -605,6 +618,7 @@ impl PolicyStage {
             input: call.input.clone(),
             tool_use_id: call.id.clone(),
             agent: ASKING_AGENT.try_with(Clone::clone).ok(),
+            person_only: tool.tool.requires_user_interaction(),
         };
         if let Some(answer) = self
             .ask_the_caller(&request, &always_rule, managed_only, unsandboxed, person)

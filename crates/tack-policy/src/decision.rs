@@ -257,6 +257,7 @@ pub(crate) fn reason_text(why: &Why) -> String {
         DecidedBy::Safeguard { safeguard } => match safeguard {
             crate::Safeguard::ProtectedPath { .. } => "it writes a protected path".to_string(),
             crate::Safeguard::CriticalRemoval { .. } => "it is a critical removal".to_string(),
+            crate::Safeguard::UserInteraction => "the tool needs a person every call".to_string(),
         },
     };
     match &why.detail {
@@ -281,6 +282,7 @@ fn how_to_allow(why: &Why) -> String {
         DecidedBy::Sandbox { setting } if setting == crate::sandbox::DISABLE_SANDBOX_FIELD => " Run it without dangerouslyDisableSandbox so it runs inside the sandbox; a command that must run outside it needs a person to allow it on a terminal each time (or an entry in sandbox.excludedCommands of your user or local settings, after which the permission rules apply to it as to any command).".to_string(),
         DecidedBy::Sandbox { .. } => String::new(),
         DecidedBy::Safeguard { safeguard: crate::Safeguard::ProtectedPath { .. } } => " Confirm it on a terminal; allow rules do not allow it. Only bypassPermissions mode writes protected paths without asking (use it in a container or VM).".to_string(),
+        DecidedBy::Safeguard { safeguard: crate::Safeguard::UserInteraction } => " Confirm it on a terminal; no mode, rule, hook or permission prompt tool allows it.".to_string(),
         DecidedBy::Safeguard { .. } => " Confirm it on a terminal (no mode or allow rule allows it), or remove something narrower.".to_string(),
         DecidedBy::Uncertain => " Rewrite the command with literal command and file names (no $VAR, $(…) or eval in those places), or run it where it can be confirmed on a terminal.".to_string(),
         _ if why.suggestions.is_empty() => String::new(),

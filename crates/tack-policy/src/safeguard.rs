@@ -105,6 +105,9 @@ pub enum Safeguard {
     ProtectedPath { name: String },
     /// `rm` or `rmdir` of a critical path; `what` says which.
     CriticalRemoval { what: String },
+    /// A tool that needs a person for every call (an MCP tool marked
+    /// `anthropic/requiresUserInteraction`).
+    UserInteraction,
 }
 
 /// What makes `path` (absolute) protected, if anything: a protected
@@ -267,6 +270,26 @@ pub(crate) fn critical_removal(policy: &Policy, removed: &Removed, written: &str
         decision: person_or_refused(policy, why),
         subject,
     })
+}
+
+/// The decision on a call of a tool that needs a person for every call
+/// (see [`Safeguard::UserInteraction`]), from the rules' `decision`: a deny
+/// stays; anything else is asked, in every mode (refused in dontAsk).
+pub fn person_each_call(policy: &Policy, decision: Decision) -> Decision {
+    if decision.is_deny() {
+        return decision;
+    }
+    let subject = decision.why().subject.clone();
+    let why = Why::new(
+        subject,
+        DecidedBy::Safeguard {
+            safeguard: Safeguard::UserInteraction,
+        },
+    )
+    .detail(
+        "its server marks it as needing a person's yes for every call (anthropic/requiresUserInteraction), in every permission mode, whatever the allow rules and hooks say",
+    );
+    person_or_refused(policy, why)
 }
 
 fn person_or_refused(policy: &Policy, why: Why) -> Decision {

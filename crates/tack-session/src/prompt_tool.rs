@@ -137,6 +137,11 @@ impl Interaction for PromptTool {
     }
 
     async fn permission(&self, request: &PromptRequest) -> PromptAnswer {
+        if request.person_only {
+            return self.deny(
+                "the tool needs a person's yes for every call (anthropic/requiresUserInteraction), which a permission prompt tool cannot give",
+            );
+        }
         let Some(manager) = self.mcp.running() else {
             return self.deny("no MCP server is running in this session");
         };
@@ -194,6 +199,7 @@ mod tests {
             input: json!({"command": "ls"}),
             tool_use_id: "toolu_1".into(),
             agent: None,
+            person_only: false,
         }
     }
 

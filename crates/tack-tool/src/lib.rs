@@ -434,6 +434,14 @@ pub trait Tool: Send + Sync + 'static {
     fn mcp_origin(&self) -> Option<(&str, &str)> {
         None
     }
+    /// Every call needs a person's yes, in every permission mode: no allow
+    /// rule, hook or permission prompt tool answers it, and no "always
+    /// allow" is offered (an MCP tool whose `tools/list` entry has
+    /// `_meta["anthropic/requiresUserInteraction"]: true`, as Claude Code
+    /// reads it: a consent or access grant). Default: no.
+    fn requires_user_interaction(&self) -> bool {
+        false
+    }
     /// Example inputs, each valid against [`Tool::input_schema`]: sent in
     /// the API's `input_examples` field where the provider has one, and
     /// appended to the description elsewhere. For inputs that are easy to

@@ -658,6 +658,67 @@ fn model_saw(w: &World) -> String {
         .collect()
 }
 
+/// An MCP tool marked `_meta["anthropic/requiresUserInteraction"]: true`
+/// needs a person for every call, as in Claude Code: allowed whole and in
+/// bypassPermissions, with a permission prompt tool that allows everything,
+/// it is still refused without a terminal, saying why; the same server's
+/// unmarked tool runs.
+#[tokio::test]
+async fn a_tool_that_needs_a_person_every_call_is_never_allowed_unattended() {
+    let w = World::new(vec![]).await;
+    let (python, script) = approver();
+    let config =
+        json!({"mcpServers": {"approver": {"command": python, "args": [script]}}}).to_string();
+    let marked = w.cwd.path().join("marked.txt");
+    let plain = w.cwd.path().join("plain.txt");
+    w.mock.push(Step::tool_uses(vec![
+        (
+            "toolu_ask",
+            "mcp__approver__grant_access",
+            json!({"path": marked.to_str().unwrap()}),
+        ),
+        (
+            "toolu_plain",
+            "mcp__approver__grant_plain",
+            json!({"path": plain.to_str().unwrap()}),
+        ),
+    ]));
+    w.mock.push(Step::text("done"));
+    for extra in [
+        &["--permission-mode", "bypassPermissions"][..],
+        &[
+            "--allowedTools",
+            "mcp__approver",
+            "--permission-prompt-tool",
+            "mcp__approver__approve",
+        ][..],
+    ] {
+        let mut args = vec!["-p", "--mcpConfig", &config, "--strict-mcp-config"];
+        args.extend_from_slice(extra);
+        args.extend(["--output-format", "json", "go"]);
+        let out = w.tack_args(&args).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(!marked.exists(), "{extra:?}: {}", model_saw(&w));
+        assert!(plain.exists(), "{extra:?}: the unmarked tool runs");
+        let saw = model_saw(&w);
+        assert!(saw.contains("requiresUserInteraction"), "{saw}");
+        std::fs::remove_file(&plain).unwrap();
+        w.mock.push(Step::tool_uses(vec![
+            (
+                "toolu_ask",
+                "mcp__approver__grant_access",
+                json!({"path": marked.to_str().unwrap()}),
+            ),
+            (
+                "toolu_plain",
+                "mcp__approver__grant_plain",
+                json!({"path": plain.to_str().unwrap()}),
+            ),
+        ]));
+        w.mock.push(Step::text("done"));
+    }
+}
+
 #[tokio::test]
 async fn the_permission_prompt_tool_allows() {
     let w = World::new(vec![]).await;

@@ -21,6 +21,9 @@ pub(crate) struct ServerTool {
     pub description: Option<String>,
     pub input_schema: Value,
     pub annotations: ToolAnnotations,
+    /// `_meta["anthropic/requiresUserInteraction"]` is `true` (the JSON
+    /// boolean; any other value is ignored, as Claude Code ignores it).
+    pub requires_user_interaction: bool,
     pub raw: Value,
 }
 
@@ -44,11 +47,16 @@ impl ServerTool {
             idempotent: hint("idempotentHint").unwrap_or(false),
             open_world: hint("openWorldHint").unwrap_or(true),
         };
+        let requires_user_interaction = raw
+            .get("_meta")
+            .and_then(|m| m.get("anthropic/requiresUserInteraction"))
+            == Some(&Value::Bool(true));
         Some(Self {
             name,
             description,
             input_schema,
             annotations,
+            requires_user_interaction,
             raw: raw.clone(),
         })
     }
@@ -296,6 +304,20 @@ mod tests {
         assert_eq!(err, ToolError::Failed("no such file".into()));
         let err = convert_result(&json!({"resultType": "input_required"})).unwrap_err();
         assert!(matches!(err, ToolError::Unavailable(_)));
+    }
+
+    #[test]
+    fn requires_user_interaction_is_the_json_boolean_true_only() {
+        let parse = |meta: Value| {
+            ServerTool::parse(&json!({"name": "t", "_meta": meta}))
+                .unwrap()
+                .requires_user_interaction
+        };
+        assert!(parse(json!({"anthropic/requiresUserInteraction": true})));
+        assert!(!parse(json!({"anthropic/requiresUserInteraction": "true"})));
+        assert!(!parse(json!({"anthropic/requiresUserInteraction": false})));
+        assert!(!parse(json!({"requiresUserInteraction": true})));
+        assert!(!parse(Value::Null));
     }
 
     #[test]

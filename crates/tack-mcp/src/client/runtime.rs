@@ -643,6 +643,7 @@ pub struct McpTool {
     description: String,
     schema: Value,
     annotations: ToolAnnotations,
+    requires_user_interaction: bool,
     /// The batch it was offered in (see [`Offered`]).
     batch: u64,
 }
@@ -657,6 +658,7 @@ impl McpTool {
             description: tool.model_description(),
             schema: tool.model_schema(),
             annotations: tool.annotations,
+            requires_user_interaction: tool.requires_user_interaction,
         }
     }
 
@@ -701,6 +703,9 @@ impl Tool for McpTool {
     }
     fn mcp_origin(&self) -> Option<(&str, &str)> {
         Some((self.runtime.name(), &self.server_tool))
+    }
+    fn requires_user_interaction(&self) -> bool {
+        self.requires_user_interaction
     }
     /// The call timeout is enforced here (sending notifications/cancelled);
     /// the harness's outer limit leaves room for a lazy start first.

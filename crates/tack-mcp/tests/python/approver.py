@@ -12,6 +12,10 @@ command it is asked about:
     … rewrite …    allow, with updatedInput {"command": "touch rewritten.txt"}
     … crash …      the server exits without answering
 
+Two more tools write the file they are given: `grant_access`, marked
+`_meta["anthropic/requiresUserInteraction"]: true` (every call needs a
+person), and `grant_plain`, not marked.
+
 Environment:
     TACK_APPROVER_LOG   a file: each request is appended as one JSON line
 """
@@ -44,6 +48,23 @@ def approve(tool_name: str, input: dict, tool_use_id: str) -> str:
     if "allow" in command:
         return json.dumps({"behavior": "allow", "updatedInput": input})
     return json.dumps({"behavior": "deny", "message": "unknown request"})
+
+
+@server.tool(
+    description="Grants access by writing the file it is given (needs a person for every call).",
+    meta={"anthropic/requiresUserInteraction": True},
+)
+def grant_access(path: str) -> str:
+    with open(path, "w") as f:
+        f.write("granted")
+    return "granted"
+
+
+@server.tool(description="Writes the file it is given.")
+def grant_plain(path: str) -> str:
+    with open(path, "w") as f:
+        f.write("granted")
+    return "granted"
 
 
 if __name__ == "__main__":
