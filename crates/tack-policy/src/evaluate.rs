@@ -16,7 +16,7 @@ use crate::policy::{Forms, Policy};
 use crate::request::{McpOrigin, Request, Subject};
 use crate::rule::{EDIT_TOOLS, READ_TOOLS};
 use crate::safeguard::{critical_removal, protected_write};
-use crate::shell::{Command, Family, Item, UncertainKind};
+use crate::shell::{Command, Family, Item, ReadOnly, UncertainKind};
 
 /// Tools plan mode lets run (read-only).
 const PLAN_TOOLS: &[&str] = &[
@@ -105,6 +105,7 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         && !PLAN_TOOLS.contains(&tool)
         && !read_only_command
         && !decision.is_deny()
+        && (tool != "Bash" || !reads_only(&decision))
     {
         let why = Why::new(
             request.display(),
@@ -120,6 +121,18 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         return Decision::Deny(why);
     }
     decision
+}
+
+/// A Bash command allowed because every part of it needs no permission
+/// (commands that only read, inside the working directories; `cd` there):
+/// plan mode runs it.
+fn reads_only(decision: &Decision) -> bool {
+    let free =
+        |d: &Decision| d.is_allow() && matches!(d.why().decided_by, DecidedBy::NoPermissionNeeded);
+    free(decision)
+        || (decision.is_allow()
+            && matches!(decision.why().decided_by, DecidedBy::AllParts)
+            && decision.why().parts.iter().all(|p| free(&p.decision)))
 }
 
 fn rule_why(policy: &Policy, i: usize, subject: &str) -> Why {
@@ -1154,7 +1167,25 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
 /// Commands the mode allows without a rule: `cd` inside the working
 /// directories (all modes), file commands in acceptEdits.
 fn auto_command(policy: &Policy, c: &Command, subject: &str) -> Option<Decision> {
+    let plain = c.privileged.is_empty() && c.outer.is_empty();
+    if plain && c.read_only == ReadOnly::NoFiles {
+        return Some(Decision::Allow(
+            Why::new(subject, DecidedBy::NoPermissionNeeded)
+                .detail("it reads no file (one of the commands that only read)"),
+        ));
+    }
     let args = c.path_args.as_ref()?;
+    if plain
+        && c.read_only == ReadOnly::Files
+        && !args.is_empty()
+        && args.iter().all(|p| policy.in_working_dirs(p))
+    {
+        return Some(Decision::Allow(
+            Why::new(subject, DecidedBy::NoPermissionNeeded).detail(
+                "it only reads (one of the commands that only read), inside the working directories",
+            ),
+        ));
+    }
     if c.privileged.is_empty() && !args.is_empty() && args.iter().all(|p| policy.in_working_dirs(p))
     {
         if matches!(c.base.as_str(), "cd" | "pushd") && c.outer.is_empty() {

@@ -28,6 +28,8 @@ mod more_wrappers;
 mod notebook_and_search;
 #[path = "all/paths.rs"]
 mod paths;
+#[path = "all/read_only.rs"]
+mod read_only;
 #[path = "all/red_team.rs"]
 mod red_team;
 #[path = "all/safeguards.rs"]

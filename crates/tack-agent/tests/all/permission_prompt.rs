@@ -139,8 +139,8 @@ async fn the_prompt_warns_only_for_calls_that_may_destroy_data() {
     registry.register(Arc::new(Bash(annotated))).unwrap();
     let mut shown = Vec::new();
     for command in [
-        "ls -la",
-        "git status",
+        "make -n",
+        "git fetch",
         "rm -rf build",
         "echo hi > kept.txt",
         "echo hi > new.txt",
@@ -162,8 +162,8 @@ async fn the_prompt_warns_only_for_calls_that_may_destroy_data() {
     assert_eq!(
         shown,
         [
-            ("ls -la", Some(false)),
-            ("git status", Some(false)),
+            ("make -n", Some(false)),
+            ("git fetch", Some(false)),
             ("rm -rf build", Some(true)),
             ("echo hi > kept.txt", Some(true)),
             ("echo hi > new.txt", Some(false)),

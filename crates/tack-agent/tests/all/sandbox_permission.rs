@@ -129,9 +129,15 @@ async fn a_sandboxed_command_inside_the_roots_runs_without_asking_and_says_why()
     let outside = format!("cat {}/elsewhere", s.root.display());
     let p = bash(&sandboxed, json!({"command": outside}), None).await;
     assert!(matches!(p, Permission::Deny { .. }), "{p:?}");
-    // Without the sandbox the same command asks.
+    // Without the sandbox the same command asks (its `ls` alone would not:
+    // it only reads, inside).
     let plain = s.stage(&[], false, None);
-    let p = bash(&plain, json!({"command": "ls src"}), None).await;
+    let p = bash(
+        &plain,
+        json!({"command": "ls src && echo ok > src/out"}),
+        None,
+    )
+    .await;
     assert!(matches!(p, Permission::Deny { .. }), "{p:?}");
     // A deny rule wins.
     let denied = s.stage(&["deny Bash(ls *)"], false, Some(s.sandbox()));

@@ -456,13 +456,13 @@ async fn shift_tab_changes_the_mode_and_bang_and_at_go_through_the_rules() {
         pty.wait_for("wrote it", WAIT);
         assert!(!pty.history().contains("Allow Write"));
         // ! asks like the model's Bash would; allowed once.
-        say(&pty, "!echo from-the-shell");
-        pty.wait_for("Allow Bash(echo from-the-shell)", WAIT);
+        say(&pty, "!expr from-the-shell");
+        pty.wait_for("Allow Bash(expr from-the-shell)", WAIT);
         answer(&pty, b"y");
         pty.wait_for("⎿ from-the-shell", WAIT);
         // Ctrl-O expands the last result into the scrollback.
         pty.send(b"\x0f");
-        pty.wait_for("┌ Bash(echo from-the-shell)", WAIT);
+        pty.wait_for("┌ Bash(expr from-the-shell)", WAIT);
         // @path attaches through Read; a denied file is not attached.
         say(&pty, "summarise @notes.txt and @secret.txt");
         pty.wait_for("read it", WAIT);
@@ -477,7 +477,7 @@ async fn shift_tab_changes_the_mode_and_bang_and_at_go_through_the_rules() {
     assert!(body.contains("the notes say hello"), "{body}");
     assert!(!body.contains("password"), "{body}");
     assert!(
-        body.contains("<bash-input>echo from-the-shell</bash-input>"),
+        body.contains("<bash-input>expr from-the-shell</bash-input>"),
         "{body}"
     );
 }

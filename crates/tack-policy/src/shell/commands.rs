@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use super::words::{self, quote};
 use super::{
-    Analyzer, Command, Cwds, Family, Item, MAX_CWDS, UncertainKind, WordVal, is_exempt_device,
+    Analyzer, Command, Cwds, Family, Item, MAX_CWDS, ReadOnly, UncertainKind, WordVal,
+    is_exempt_device,
 };
 use super::{limits, reads};
 use crate::paths;
@@ -1786,6 +1787,13 @@ impl Analyzer {
             }
         }
         let path_args = self.path_args(&base, argv);
+        let read_only = match super::read_only::read_only(&base, argv) {
+            // More operands come at run time; git may run the hooks of a
+            // repository it was moved into (`cd vendor/x && git status`).
+            _ if open_tail => ReadOnly::No,
+            ReadOnly::Files if base == "git" && !self.in_start_dir() => ReadOnly::No,
+            r => r,
+        };
         if open_tail && self.touches && reads::is_reader(&base) {
             // `… | xargs cat`: the files come from the input.
             self.uncertain(
@@ -1806,6 +1814,7 @@ impl Analyzer {
             dynamic_prefix,
             path_args,
             checked_elsewhere,
+            read_only,
         }));
         self.urls_in_words(argv);
     }
@@ -1823,7 +1832,7 @@ impl Analyzer {
         let needed_by_mode = matches!(
             base,
             "cd" | "pushd" | "chdir" | "mkdir" | "touch" | "mv" | "cp"
-        );
+        ) || super::read_only::reads_files(base);
         if !self.touches && !needed_by_mode && !writes {
             return None;
         }
@@ -1987,7 +1996,21 @@ impl Analyzer {
         if writes {
             self.written_into_directory(base, argv);
         }
+        if super::read_only::reads_files(base)
+            && let Some(none) = all.as_mut().filter(|a| a.is_empty())
+        {
+            // `ls`, `git status`, `grep -r x`: the directory it runs in.
+            match self.resolve_word_path(".", false, false) {
+                Ok(dirs) => none.extend(dirs),
+                Err(_) => return None,
+            }
+        }
         all
+    }
+
+    /// Whether the command runs where it started (no `cd` before it).
+    fn in_start_dir(&self) -> bool {
+        matches!(&self.cwds, Cwds::Known(dirs) if dirs.len() == 1 && dirs[0] == self.start)
     }
 
     /// A glob the program expands itself, given to a program that may

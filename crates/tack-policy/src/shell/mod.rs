@@ -24,6 +24,7 @@ mod interpreters;
 mod limits;
 mod options;
 mod programs;
+mod read_only;
 mod reads;
 mod removals;
 mod simple;
@@ -31,6 +32,7 @@ pub(crate) mod words;
 
 pub(crate) use hosts::url_or_host;
 pub(crate) use options::could_be_option;
+pub(crate) use read_only::ReadOnly;
 pub(crate) use simple::simple_command_words;
 
 use std::path::{Path, PathBuf};
@@ -181,6 +183,9 @@ pub(crate) struct Command {
     /// it was defined); the `rm -rf …` that `find -delete` amounts to (what
     /// it removes was checked as edits).
     pub checked_elsewhere: Option<&'static str>,
+    /// Whether it is one of the commands that only read (see
+    /// [`read_only`]), and how it reads.
+    pub read_only: ReadOnly,
 }
 
 /// Where the shell might be when a command runs.
@@ -293,6 +298,7 @@ impl Analyzer {
             relinked: Vec::new(),
             find_roots: None,
             command_start: 0,
+            start: cwd.to_path_buf(),
             opts: brush_parser::ParserOptions::default(),
             budget,
         }
@@ -383,6 +389,8 @@ pub(crate) struct Analyzer {
     /// Where the items of the simple command last emitted begin (its
     /// operands' touches come before its own item).
     command_start: usize,
+    /// The directory the command starts in.
+    start: PathBuf,
     opts: brush_parser::ParserOptions,
     /// What is left of the work this command may cost (see [`limits`]).
     budget: limits::Budget,

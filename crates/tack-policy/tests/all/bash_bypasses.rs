@@ -41,7 +41,9 @@ const OPERATORS: &[Case] = &[
     case(STD, B, "echo a; echo b && ls || true", Allow),
     case(STD, B, "! rm x", Deny),
     case(STD, B, "ls | wc -l", Allow),
-    case(STD, B, "ls | sort", Ask),
+    case(STD, B, "ls | python3", Ask),
+    // Commands that only read need no rule (sort without -o among them).
+    case(STD, B, "ls | sort", Allow),
     case(STD, B, "(rm x)", Deny),
     case(STD, B, "{ ls; rm x; }", Deny),
     case(STD, B, "if true; then rm x; fi", Deny),
@@ -203,7 +205,8 @@ const SPELLING: &[Case] = &[
 
 const PATTERNS: &[Case] = &[
     case(STD, B, "git status", Allow),
-    case(STD, B, "git status --short", Ask),
+    case(STD, B, "git status --porcelain=v2 --short", Allow),
+    case(STD, B, "git stash --all", Ask),
     case(STD, B, "git log --oneline -5", Allow),
     case(STD, B, "git push origin main", Ask),
     case(STD, B, "git push --force origin main", Deny),

@@ -41,7 +41,7 @@ const MODES: &[Case] = &[
     case(
         &["mode dontAsk", "allow Bash(ls *)"],
         "Bash",
-        "ls $(echo x)",
+        "ls $(npm bin)",
         Deny,
     ),
     // bypassPermissions: deny and ask rules still apply.

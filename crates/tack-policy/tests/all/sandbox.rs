@@ -225,10 +225,18 @@ fn auto_allow_takes_only_asks_for_want_of_a_rule_with_every_path_inside() {
         "deny Read(./.env)",
     ]);
     let bash = |cmd: &str| sandboxed(&fx, &rules, json!({"command": cmd}), &sandbox);
+    // Commands that only read, inside: allowed before the sandbox is asked.
+    for cmd in ["ls", "ls src", "cat src/main.rs | wc -l"] {
+        let d = bash(cmd);
+        assert!(d.is_allow(), "{cmd}: {d}");
+        assert!(
+            !matches!(d.why().decided_by, DecidedBy::Sandbox { .. }),
+            "{cmd}: {d}"
+        );
+    }
     for cmd in [
-        "ls",
-        "ls src",
-        "cat src/main.rs | wc -l",
+        "make src",
+        "python3 tool.py src | wc -l",
         "echo hi > out/a.txt",
         "cargo test && echo done > {project}/out/log",
         "touch {root}/tmp/scratch",
@@ -265,19 +273,21 @@ fn auto_allow_takes_only_asks_for_want_of_a_rule_with_every_path_inside() {
     }
     // An excluded command runs outside the sandbox: the rules ask as ever.
     let mut excluding = in_project(&fx);
-    excluding.excluded_commands = vec!["ls:*".into()];
-    let d = sandboxed(&fx, &rules, json!({"command": "ls src"}), &excluding);
+    excluding.excluded_commands = vec!["make:*".into()];
+    let d = sandboxed(&fx, &rules, json!({"command": "make src"}), &excluding);
     assert!(d.is_ask(), "{d}");
     // Switched off: asks.
     let mut off = in_project(&fx);
     off.auto_allow = false;
-    assert!(sandboxed(&fx, &rules, json!({"command": "ls src"}), &off).is_ask());
+    assert!(sandboxed(&fx, &rules, json!({"command": "make src"}), &off).is_ask());
     // An ask rule on Bash as a whole still asks.
     let ask_all = fx.policy(&["ask Bash"]);
     assert!(sandboxed(&fx, &ask_all, json!({"command": "ls"}), &sandbox).is_ask());
     // dontAsk denies what no rule allows; the sandbox does not turn that into an allow.
     let dont_ask = fx.policy(&["mode dontAsk"]);
-    assert!(sandboxed(&fx, &dont_ask, json!({"command": "ls"}), &sandbox).is_deny());
+    assert!(sandboxed(&fx, &dont_ask, json!({"command": "make"}), &sandbox).is_deny());
+    // What only reads needs no permission in any mode.
+    assert!(sandboxed(&fx, &dont_ask, json!({"command": "ls"}), &sandbox).is_allow());
     // Another tool is untouched.
     let read = Request::resolve(
         "Read",
