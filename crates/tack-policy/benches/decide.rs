@@ -231,5 +231,15 @@ fn adversarial() -> Vec<(&'static str, String)> {
             "60 KB `pee`, 1,000 scripts",
             format!("pee {}", format!("'rm -{}' ", "f".repeat(56)).repeat(1_000)),
         ),
+        // A program tack does not know, its words guessed as commands (at
+        // most 12 guesses, each as long as the rest of the line).
+        (
+            "60 KB to an unknown program, `rm` words",
+            format!("mytool {}", "rm x ".repeat(12_000)),
+        ),
+        (
+            "60 KB to an unknown program, `-c` lines",
+            format!("mytool {}", "-c 'rm x; rm y' ".repeat(4_000)),
+        ),
     ]
 }

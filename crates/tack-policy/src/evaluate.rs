@@ -698,6 +698,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     let mut wrappers = WrapperRules::default();
     for item in items {
         let part = match item {
+            Item::Command(c) if c.guessed => guessed_part(policy, c, &mut wrappers),
             Item::Command(c) => Some(command_part(policy, c, &mut wrappers)),
             Item::Edit { path, written } => {
                 let s = format!("Edit({})", path.canonical.display());
@@ -1208,6 +1209,33 @@ fn auto_command(policy: &Policy, c: &Command, subject: &str) -> Option<Decision>
         }
     }
     None
+}
+
+/// Words a program tack does not know may run as a command: asked when a
+/// deny or ask rule matches them (nothing otherwise; see
+/// [`crate::shell::Command::guessed`]).
+fn guessed_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Option<Part> {
+    let part = command_part(policy, c, wrappers);
+    let DecidedBy::Rule {
+        rule,
+        list: Verdict::Deny | Verdict::Ask,
+        ..
+    } = &part.decision.why().decided_by
+    else {
+        return None;
+    };
+    let why = Why::new(part.subject.clone(), DecidedBy::Uncertain).detail(format!(
+        "`{}` is given to a program tack does not know, which may run it as a command, and the rule `{rule}` matches it; confirm on a terminal what the program does with it",
+        c.text
+    ));
+    Some(Part {
+        decision: if policy.mode == Mode::DontAsk {
+            Decision::Deny(why)
+        } else {
+            Decision::Ask(why)
+        },
+        subject: part.subject,
+    })
 }
 
 /// The allow rule to suggest for a command: its program and subcommand.

@@ -18,6 +18,8 @@ mod differential;
 mod explain;
 #[path = "all/fuzz.rs"]
 mod fuzz;
+#[path = "all/guesses.rs"]
+mod guesses;
 #[path = "all/managed.rs"]
 mod managed;
 #[path = "all/modes_and_tools.rs"]

@@ -1574,7 +1574,7 @@ impl Analyzer {
             .get(..self.command_start)
             .unwrap_or(&self.items[..]);
         before.iter().any(|item| match item {
-            Item::Command(c) => !SAFE_BEFORE.contains(&c.base.as_str()),
+            Item::Command(c) => !c.guessed && !SAFE_BEFORE.contains(&c.base.as_str()),
             Item::Edit { .. }
             | Item::EditInside { .. }
             | Item::Written { .. }
@@ -1815,6 +1815,7 @@ impl Analyzer {
             path_args,
             checked_elsewhere,
             read_only,
+            guessed: false,
         }));
         self.urls_in_words(argv);
     }

@@ -19,6 +19,7 @@
 
 mod commands;
 mod git;
+mod guesses;
 mod hosts;
 mod interpreters;
 mod limits;
@@ -186,6 +187,11 @@ pub(crate) struct Command {
     /// Whether it is one of the commands that only read (see
     /// [`read_only`]), and how it reads.
     pub read_only: ReadOnly,
+    /// Not seen to run, only guessed: words a program tack does not know
+    /// may run as a command (`devbox run rm -rf x`, `xonsh -c 'rm x'`; see
+    /// [`guesses`]). A deny or ask rule that matches makes it an ask; it
+    /// needs no allow rule.
+    pub guessed: bool,
 }
 
 /// Where the shell might be when a command runs.

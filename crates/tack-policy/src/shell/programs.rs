@@ -1108,6 +1108,8 @@ impl Analyzer {
                     COMPRESSORS.iter().find(|(name, ..)| *name == b)
                 {
                     self.compressor(argv, decompress, suffix, more);
+                } else if !super::reads::leaves_alone(b) && !WRITE_COMMANDS.contains(&b) {
+                    self.guess_runs(argv);
                 }
             }
         }
