@@ -66,6 +66,43 @@ pub fn tokio_command(program: impl AsRef<OsStr>) -> Command {
     command
 }
 
+/// Runs a short query program (`git ls-files …`) to its end and says
+/// whether it exited 0: in `dir`, in a process group of its own, without
+/// tack's credentials, no input and its output discarded. `None` when it
+/// could not start or had not ended within `limit` (it is killed then).
+/// Synchronous: for the few checks made while settings load.
+pub fn exits_zero(
+    program: &str,
+    args: &[&OsStr],
+    dir: &std::path::Path,
+    limit: std::time::Duration,
+) -> Option<bool> {
+    let mut command = std::process::Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for key in WITHHELD_ENV {
+        command.env_remove(key);
+    }
+    let mut child = command.spawn().ok()?;
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().ok()? {
+            return Some(status.success());
+        }
+        if start.elapsed() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 /// The sentinel: `sh -c script sentinel <owner>` in a process group of its
 /// own, tack's credentials and tag removed, stdin a pipe whose write end
 /// stays in tack; nothing of it on tack's terminal.

@@ -414,6 +414,7 @@ pub(crate) fn read_permissions(
         .home
         .clone()
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let files = trust::repository_local_as_project(files, &options.project_root, home.as_deref());
     // Command tools declared in any file (approved or not) may be named by
     // rules, with or without a specifier.
     let declared: Vec<String> = files

@@ -120,8 +120,17 @@ impl UntrustedSettings {
     /// and how to approve it.
     pub fn notice(&self) -> String {
         let root = project_root_of(&self.file);
+        let local = self
+            .file
+            .file_name()
+            .is_some_and(|n| n == "settings.local.json");
         format!(
-            "the project settings file {} {}, so it is ignored: {}. The rest of the file applies. Check it, then run `tack settings approve{}` to apply it from now on (or pass --trust-project-settings for one run)",
+            "the {} {} {}, so it is ignored: {}. The rest of the file applies. Check it, then run `tack settings approve{}` to apply it from now on (or pass --trust-project-settings for one run)",
+            if local {
+                "local settings file, which comes with the repository (tracked by git or a link),"
+            } else {
+                "project settings file"
+            },
             self.file.display(),
             if self.changed {
                 "changed since you approved it and asks for what would let commands run without asking"
@@ -143,6 +152,60 @@ impl fmt::Display for UntrustedSettings {
         }
         Ok(())
     }
+}
+
+/// A local settings file (`.claude/settings.local.json`,
+/// `.tack/settings.local.json`) that the repository supplies — tracked by
+/// git, or reached through a link (the file or its directory) — is the
+/// repository's word, not the user's, as in Claude Code: it becomes a
+/// project file, so what in it would let something run without asking
+/// (hooks, a permissive mode, wide allow rules, command tools, MCP servers,
+/// sandbox exceptions) waits for approval. Only a file that asks for such
+/// things is checked (git is run then, with its fsmonitor off, so the
+/// repository runs nothing).
+pub(crate) fn repository_local_as_project(
+    mut files: Vec<SettingsFile>,
+    root: &Path,
+    home: Option<&Path>,
+) -> Vec<SettingsFile> {
+    for file in &mut files {
+        if file.level == Level::Local
+            && (split(file, root, home).is_some() || grants_more(&file.value))
+            && repository_supplied(&file.path)
+        {
+            file.level = Level::Project;
+        }
+    }
+    files
+}
+
+/// Keys a project file's own approval or reading rules cover, beside those
+/// [`split`] withholds: MCP servers, the web tools' backends.
+fn grants_more(value: &Value) -> bool {
+    ["mcpServers", "webFetch", "webSearch"]
+        .iter()
+        .any(|k| value.get(*k).is_some())
+}
+
+/// Whether `path` comes with the repository: a link, in a linked
+/// directory, or tracked by git.
+fn repository_supplied(path: &Path) -> bool {
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return false;
+    };
+    if is_link(path) || is_link(dir) {
+        return true;
+    }
+    let args: [&std::ffi::OsStr; 6] = [
+        "-c".as_ref(),
+        "core.fsmonitor=false".as_ref(),
+        "ls-files".as_ref(),
+        "--error-unmatch".as_ref(),
+        "--".as_ref(),
+        name,
+    ];
+    tack_process::exits_zero("git", &args, dir, std::time::Duration::from_secs(2)).unwrap_or(false)
 }
 
 /// `<root>` of `<root>/.tack/settings.json` or `<root>/.claude/settings.json`.

@@ -419,3 +419,62 @@ async fn an_approval_in_the_repository_approves_nothing() {
     .unwrap();
     assert!(hostile.context().settings.unapproved.is_empty());
 }
+
+fn git(root: &std::path::Path, args: &[&str]) {
+    #[expect(
+        clippy::disallowed_methods,
+        clippy::disallowed_types,
+        reason = "the test builds a repository"
+    )]
+    let status = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A local settings file the repository supplies is the repository's word,
+/// as in Claude Code: committed (`.claude/settings.local.json` tracked by
+/// git) or reached through a link (`.tack` a link into the checkout), its
+/// hooks, mode and wide rules wait for approval like a project file's. An
+/// untracked one is the user's and applies (the test above).
+#[tokio::test]
+async fn a_local_settings_file_that_comes_with_the_repository_needs_approval() {
+    // Committed.
+    let hostile = Hostile::new();
+    std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+    hostile.write_settings(".claude/settings.local.json", "start");
+    hostile.project.write("keep", "x");
+    git(&hostile.dir(), &["init", "-q"]);
+    git(&hostile.dir(), &["add", "-A"]);
+    git(&hostile.dir(), &["commit", "-qm", "settings"]);
+    let unattended = Unattended::default();
+    let results = hostile.run(Arc::new(unattended.clone())).await;
+    assert_nothing_of_it_applied(&hostile, &results);
+    let notices = unattended.notices.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    for said in [
+        "comes with the repository",
+        "settings.local.json",
+        "defaultMode bypassPermissions",
+        "tack settings approve",
+    ] {
+        assert!(notices[0].contains(said), "{said:?} not in: {}", notices[0]);
+    }
+
+    // Through a link.
+    let hostile = Hostile::new();
+    std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+    hostile.write_settings("vendored/settings.local.json", "start");
+    std::fs::remove_dir(hostile.dir().join(".tack")).unwrap();
+    std::os::unix::fs::symlink("vendored", hostile.dir().join(".tack")).unwrap();
+    let unattended = Unattended::default();
+    let results = hostile.run(Arc::new(unattended.clone())).await;
+    assert_nothing_of_it_applied(&hostile, &results);
+    assert_eq!(unattended.notices.lock().unwrap().len(), 1);
+}
