@@ -157,6 +157,15 @@ struct Found {
     allow: Option<usize>,
 }
 
+/// Asked, or refused in dontAsk (which asks nobody).
+pub(crate) fn ask_or_refuse(policy: &Policy, why: Why) -> Decision {
+    if policy.mode == Mode::DontAsk {
+        Decision::Deny(why)
+    } else {
+        Decision::Ask(why)
+    }
+}
+
 /// Decide from matched rules, then from the mode. `suggestion` is the
 /// allow rule that would settle an ask.
 fn decide(
@@ -293,11 +302,7 @@ fn uncertain(
         }
     }
     let why = Why::new(subject, DecidedBy::Uncertain).detail(reason.to_string());
-    if policy.mode == Mode::DontAsk {
-        Decision::Deny(why)
-    } else {
-        Decision::Ask(why)
-    }
+    ask_or_refuse(policy, why)
 }
 
 fn invalid(policy: &Policy, tool: &str, reason: &str) -> Decision {
@@ -305,11 +310,7 @@ fn invalid(policy: &Policy, tool: &str, reason: &str) -> Decision {
         return Decision::Deny(rule_why(policy, i, tool));
     }
     let why = Why::new(tool, DecidedBy::Uncertain).detail(reason.to_string());
-    if policy.mode == Mode::DontAsk {
-        Decision::Deny(why)
-    } else {
-        Decision::Ask(why)
-    }
+    ask_or_refuse(policy, why)
 }
 
 /// The rule tool names that govern `tool`: its family and itself.
@@ -774,11 +775,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     }
     if let Some(i) = policy.tool_rule(Verdict::Ask, &bash_tool) {
         let why = rule_why(policy, i, &subject);
-        let mut d = if policy.mode == Mode::DontAsk {
-            Decision::Deny(why)
-        } else {
-            Decision::Ask(why)
-        };
+        let mut d = ask_or_refuse(policy, why);
         // A deny of a part is still stricter.
         if let Some(deny) = parts.iter().find(|p| p.decision.is_deny()) {
             d = deny.decision.clone();
@@ -991,11 +988,7 @@ fn edit_rule_inside(policy: &Policy, dir: &ResolvedPath) -> Option<String> {
 /// in dontAsk), since which files they are is known only when it runs.
 fn asked_inside(policy: &Policy, subject: &str, detail: String) -> Decision {
     let why = Why::new(subject, DecidedBy::Uncertain).detail(detail);
-    if policy.mode == Mode::DontAsk {
-        Decision::Deny(why)
-    } else {
-        Decision::Ask(why)
-    }
+    ask_or_refuse(policy, why)
 }
 
 /// Say how a path was written when it differs from what it resolved to.
@@ -1120,11 +1113,7 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
             "its arguments are computed at run time, and the rule `{rule}` might match what they become"
         );
         let why = Why::new(&subject, DecidedBy::Uncertain).detail(detail);
-        if policy.mode == Mode::DontAsk {
-            Decision::Deny(why)
-        } else {
-            Decision::Ask(why)
-        }
+        ask_or_refuse(policy, why)
     } else {
         let wholesale = policy.tool_rule(Verdict::Allow, &["Bash"]);
         let main = wholesale
@@ -1165,8 +1154,8 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
     Part { subject, decision }
 }
 
-/// Commands the mode allows without a rule: `cd` inside the working
-/// directories (all modes), file commands in acceptEdits.
+/// Commands allowed without a rule: those that only read, and `cd`, inside
+/// the working directories (all modes); file commands in acceptEdits.
 fn auto_command(policy: &Policy, c: &Command, subject: &str) -> Option<Decision> {
     let plain = c.privileged.is_empty() && c.outer.is_empty();
     if plain && c.read_only == ReadOnly::NoFiles {
@@ -1229,11 +1218,7 @@ fn guessed_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Op
         c.text
     ));
     Some(Part {
-        decision: if policy.mode == Mode::DontAsk {
-            Decision::Deny(why)
-        } else {
-            Decision::Ask(why)
-        },
+        decision: ask_or_refuse(policy, why),
         subject: part.subject,
     })
 }

@@ -247,7 +247,7 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
         "`{name}` is protected{shown}: a write there can change what git, a shell, a build or tack itself runs later, so a person confirms each one; allow rules and hooks do not"
     ));
     Some(Part {
-        decision: person_or_refused(policy, why),
+        decision: crate::evaluate::ask_or_refuse(policy, why),
         subject,
     })
 }
@@ -267,7 +267,7 @@ pub(crate) fn critical_removal(policy: &Policy, removed: &Removed, written: &str
         "`{written}` removes {what}; a person confirms such a removal each time, in every permission mode, whatever the allow rules and hooks say"
     ));
     Some(Part {
-        decision: person_or_refused(policy, why),
+        decision: crate::evaluate::ask_or_refuse(policy, why),
         subject,
     })
 }
@@ -289,15 +289,7 @@ pub fn person_each_call(policy: &Policy, decision: Decision) -> Decision {
     .detail(
         "its server marks it as needing a person's yes for every call (anthropic/requiresUserInteraction), in every permission mode, whatever the allow rules and hooks say",
     );
-    person_or_refused(policy, why)
-}
-
-fn person_or_refused(policy: &Policy, why: Why) -> Decision {
-    if policy.mode == Mode::DontAsk {
-        Decision::Deny(why)
-    } else {
-        Decision::Ask(why)
-    }
+    crate::evaluate::ask_or_refuse(policy, why)
 }
 
 #[cfg(test)]
