@@ -1834,7 +1834,8 @@ impl Analyzer {
             base,
             "cd" | "pushd" | "chdir" | "mkdir" | "touch" | "mv" | "cp"
         ) || super::read_only::reads_files(base);
-        if !self.touches && !needed_by_mode && !writes {
+        let editor = reads::is_editor(base);
+        if !self.touches && !needed_by_mode && !writes && !editor {
             return None;
         }
         // What it changes, for the safeguards (whatever the rules).
@@ -1913,7 +1914,8 @@ impl Analyzer {
             if removes && candidate == lit.as_str() {
                 self.removal(w);
             }
-            let changed = writes && written_operands.as_ref().is_none_or(|ops| ops.contains(&i));
+            let changed =
+                editor || (writes && written_operands.as_ref().is_none_or(|ops| ops.contains(&i)));
             match self.resolve_word_path(candidate, w.tilde && candidate == lit.as_str(), w.glob) {
                 Ok(paths) => {
                     for p in paths {

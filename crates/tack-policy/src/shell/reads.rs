@@ -134,6 +134,35 @@ pub(super) fn leaves_alone(base: &str) -> bool {
     (READERS.contains(&base) && !EDITORS.contains(&base)) || OTHERS.contains(&base)
 }
 
+/// Editors: what they are given is what they write (in batch mode too,
+/// `vim -c wq f`, `ex -sc wq f`, `emacs --batch f -f save-buffer`).
+pub(super) fn is_editor(base: &str) -> bool {
+    matches!(
+        base,
+        "vi" | "vim"
+            | "nvim"
+            | "ex"
+            | "gvim"
+            | "vimdiff"
+            | "nvi"
+            | "nano"
+            | "pico"
+            | "emacs"
+            | "emacsclient"
+            | "ed"
+            | "red"
+            | "micro"
+            | "kak"
+            | "hx"
+            | "helix"
+            | "joe"
+            | "mg"
+            | "jed"
+            | "code"
+            | "subl"
+    )
+}
+
 /// How a program reads the directories it is given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reach {

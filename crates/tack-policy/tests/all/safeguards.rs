@@ -157,6 +157,16 @@ const PROTECTED: &[Case] = &[
     case(DEFAULT, "Bash", "cp payload/.bashrc ~/", Ask),
     case(ACCEPT, "Bash", "cp -t . evil/.mcp.json", Ask),
     case(ACCEPT, "Bash", "ln -s .git/config cfg", Allow),
+    // An editor writes what it is given, in batch mode too.
+    case(ACCEPT, "Bash", "ex -sc 'wq' .git/config", Ask),
+    case(ACCEPT, "Bash", "vim -c wq .git/config", Ask),
+    case(
+        ACCEPT,
+        "Bash",
+        "emacs --batch .mcp.json -f save-buffer",
+        Ask,
+    ),
+    case(ACCEPT, "Bash", "view .git/config", Allow),
     case(ACCEPT, "Bash", "cp -r src out/", Allow),
     case(ACCEPT, "Bash", "cp docs/guide.md .", Allow),
     case(BYPASS, "Bash", "echo x > .git/config", Allow),
