@@ -1165,8 +1165,14 @@ fn auto_command(policy: &Policy, c: &Command, subject: &str) -> Option<Decision>
         ));
     }
     let args = c.path_args.as_ref()?;
+    // Reading refused or asked whole (`deny: ["Read"]`): what reads is
+    // not allowed without a rule of its own.
+    let reads_restricted = [Verdict::Deny, Verdict::Ask]
+        .into_iter()
+        .any(|kind| policy.tool_rule(kind, &["Read"]).is_some());
     if plain
         && c.read_only == ReadOnly::Files
+        && !reads_restricted
         && !args.is_empty()
         && args.iter().all(|p| policy.in_working_dirs(p))
     {

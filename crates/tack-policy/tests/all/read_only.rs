@@ -75,6 +75,10 @@ const ROWS: &[Case] = &[
     case(&["deny Bash(ls *)"], B, "ls -la", Deny),
     case(&["ask Bash(git status)"], B, "git status", Ask),
     case(&["ask Bash"], B, "ls", Ask),
+    // Reading refused or asked whole: no file is read without a rule.
+    case(&["deny Read"], B, "cat src/main.rs", Ask),
+    case(&["ask Read"], B, "ls", Ask),
+    case(&["deny Read"], B, "echo hi", Allow),
 ];
 
 #[test]
