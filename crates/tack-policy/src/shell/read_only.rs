@@ -87,8 +87,26 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
     let globbed = words().any(|w| w.glob);
     if FILE_READERS_ANY_WORD.contains(&base) {
         // `tail -f`, `grep -r` read; `--files0-from`/`-f FILE` read a file
-        // named as a value, which is an operand to `path_args` too.
-        return ReadOnly::Files;
+        // named as a value, which is an operand to `path_args` too. Links
+        // followed while walking lead anywhere: `grep -R`, `du -L`, `ls -L`.
+        let follows = match base {
+            "grep" | "egrep" | "fgrep" => {
+                short_has(argv, 'R') || words().any(|w| literal(w) == "--dereference-recursive")
+            }
+            "du" | "ls" => {
+                short_has(argv, 'L')
+                    || words().any(|w| {
+                        let l = literal(w);
+                        l == "--dereference" || l.starts_with("--dereference-")
+                    })
+            }
+            _ => false,
+        };
+        return if follows {
+            ReadOnly::No
+        } else {
+            ReadOnly::Files
+        };
     }
     if globbed {
         return ReadOnly::No;
@@ -109,14 +127,19 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
                 || l == "-delete"
                 || l.starts_with("-fprint")
                 || l == "-fls"
+                || matches!(l.as_str(), "-L" | "-H" | "-follow")
         }),
-        "rg" => !has(&[
-            "--pre",
-            "--pre-glob",
-            "--search-zip",
-            "-z",
-            "--hostname-bin",
-        ]),
+        "rg" => {
+            !has(&[
+                "--pre",
+                "--pre-glob",
+                "--search-zip",
+                "-z",
+                "--hostname-bin",
+                "-L",
+                "--follow",
+            ]) && !short_has(argv, 'L')
+        }
         "sort" => !has(&["-o", "--output", "--compress-program"]) && !short_has(argv, 'o'),
         // `uniq IN OUT` writes OUT.
         "uniq" => words().filter(|w| !literal(w).starts_with('-')).count() <= 1,
@@ -128,7 +151,7 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
             "-C",
             "--compile",
         ]),
-        "tree" => !has(&["-o", "--fromfile"]),
+        "tree" => !has(&["-o", "--fromfile", "-l"]) && !short_has(argv, 'l'),
         "cut" | "realpath" | "readlink" => true,
         "git" => return git(argv),
         _ => false,
@@ -254,6 +277,14 @@ mod tests {
             "date -s 2020-01-01",
             "date --set=2020-01-01",
             "rg --hostname-bin=sh x",
+            "grep -R x .",
+            "grep -rRn x .",
+            "du -L .",
+            "ls -RL",
+            "find -L . -name x",
+            "find . -follow",
+            "rg -L x",
+            "tree -l",
             "sed -n 1p f",
             "awk 1 f",
             "rm x",

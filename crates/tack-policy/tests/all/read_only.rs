@@ -44,6 +44,10 @@ const ROWS: &[Case] = &[
     case(NONE, B, "ls | xargs cat", Ask),
     case(NONE, B, "cd {root}/outside && ls", Ask),
     case(NONE, B, "grep -f {home}/.ssh/id_rsa src", Ask),
+    // Links followed while walking lead outside (`outside_link`).
+    case(NONE, B, "grep -R secret .", Ask),
+    case(NONE, B, "find -L . -name '*.txt'", Ask),
+    case(NONE, B, "du -L .", Ask),
     case(
         &["dir {root}/outside"],
         B,
