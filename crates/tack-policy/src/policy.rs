@@ -87,6 +87,9 @@ pub struct Policy {
     /// `allowManagedPermissionRulesOnly` in force (the other rules were left
     /// out before building).
     pub(crate) managed_rules_only: Option<ManagedRulesOnly>,
+    /// tack's (and Claude Code's) own directories where the environment
+    /// moves them: protected paths (see [`crate::safeguard`]).
+    pub(crate) own_dirs: Vec<ResolvedPath>,
     /// Indexed by `Verdict as usize`: allow, ask, deny.
     pub(crate) index: [KindIndex; 3],
 }
@@ -112,6 +115,29 @@ pub struct PolicyBuilder {
     entries: Vec<RuleEntry>,
     resolution: Resolution,
     managed_rules_only: Option<ManagedRulesOnly>,
+    own_dirs: Vec<PathBuf>,
+}
+
+/// Where the environment puts tack's state and configuration and Claude
+/// Code's configuration (`TACK_STATE_DIR`, `XDG_STATE_HOME/tack`,
+/// `TACK_CONFIG_DIR`, `XDG_CONFIG_HOME/tack`, `CLAUDE_CONFIG_DIR`).
+fn own_dirs_from_env() -> Vec<PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    [
+        var("TACK_STATE_DIR"),
+        var("XDG_STATE_HOME").map(|d| d.join("tack")),
+        var("TACK_CONFIG_DIR"),
+        var("XDG_CONFIG_HOME").map(|d| d.join("tack")),
+        var("CLAUDE_CONFIG_DIR"),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|d| d.is_absolute())
+    .collect()
 }
 
 impl PolicyBuilder {
@@ -128,7 +154,15 @@ impl PolicyBuilder {
             entries: Vec::new(),
             resolution: Resolution::FileSystem,
             managed_rules_only: None,
+            own_dirs: own_dirs_from_env(),
         }
+    }
+
+    /// tack's own directories, protected wherever they are (from the
+    /// environment unless set: `TACK_STATE_DIR`, `TACK_CONFIG_DIR`, …).
+    pub fn own_dirs(mut self, dirs: Vec<PathBuf>) -> PolicyBuilder {
+        self.own_dirs = dirs;
+        self
     }
 
     /// The project root (`/path` rules are relative to it).
@@ -340,6 +374,7 @@ impl PolicyBuilder {
             home,
             resolution: how,
             managed_rules_only: self.managed_rules_only,
+            own_dirs: self.own_dirs.iter().map(|d| dir(d)).collect(),
             index,
         };
         for (i, e) in entries.iter().enumerate() {

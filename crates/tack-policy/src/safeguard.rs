@@ -230,7 +230,16 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
     if policy.mode == Mode::BypassPermissions {
         return None;
     }
-    let name = protected(&path.canonical).or_else(|| protected(&path.lexical))?;
+    let name = protected(&path.canonical)
+        .or_else(|| protected(&path.lexical))
+        .or_else(|| {
+            // tack's state and configuration where the environment moved them.
+            let own = policy.own_dirs.iter().find(|d| {
+                path.forms()
+                    .any(|p| d.forms().any(|d| crate::paths::is_within(p, d)))
+            })?;
+            Some(own.lexical.display().to_string())
+        })?;
     let subject = format!("Edit({})", path.canonical.display());
     let shown = if Path::new(written) == path.canonical {
         String::new()

@@ -316,3 +316,35 @@ fn s29_a_link_into_a_protected_directory_is_followed() {
         assert!(d.needs_person(), "{tool}({arg}): {d}");
     }
 }
+
+/// tack's state and configuration where the environment moved them
+/// (`TACK_STATE_DIR`, `TACK_CONFIG_DIR`, …): the approvals of project
+/// settings live there, so writing them would approve a repository's hooks.
+#[test]
+fn s29_tacks_own_directories_are_protected_where_they_are() {
+    let fx = crate::support::Fixture::new();
+    let state = fx.root.join("state");
+    let policy = tack_policy::PolicyBuilder::new(&fx.project)
+        .home(Some(fx.home.clone()))
+        .own_dirs(vec![state.clone()])
+        .allow("Bash")
+        .allow("Write")
+        .build()
+        .unwrap();
+    let approvals = state.join("settings-approvals.json");
+    for (tool, arg) in [
+        ("Write", approvals.display().to_string()),
+        ("Bash", format!("echo '{{}}' > {}", approvals.display())),
+    ] {
+        let d = fx.decide_in(&fx.project, &policy, tool, &arg);
+        assert!(d.needs_person(), "{tool}({arg}): {d}");
+    }
+    let elsewhere = fx.root.join("outside/notes.txt");
+    let d = fx.decide_in(
+        &fx.project,
+        &policy,
+        "Write",
+        &elsewhere.display().to_string(),
+    );
+    assert!(d.is_allow(), "{d}");
+}
