@@ -488,7 +488,10 @@ async fn auto_allow_and_leaving_the_sandbox_headless() {
 #[tokio::test]
 async fn a_declared_command_tool_runs_in_the_sandbox() {
     let w = World::new(vec![Step::text("unused")]).await;
-    let outside = w.state.path().join("outside.txt");
+    // Outside the writable roots, and not tack's state directory (a
+    // protected path, refused before the sandbox is reached).
+    let elsewhere = tempfile::tempdir().unwrap();
+    let outside = elsewhere.path().join("outside.txt");
     let inside = w.cwd.path().join("inside.txt");
     std::fs::create_dir_all(w.cwd.path().join(".tack")).unwrap();
     std::fs::write(
