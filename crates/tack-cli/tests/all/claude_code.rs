@@ -671,19 +671,22 @@ async fn a_tool_that_needs_a_person_every_call_is_never_allowed_unattended() {
         json!({"mcpServers": {"approver": {"command": python, "args": [script]}}}).to_string();
     let marked = w.cwd.path().join("marked.txt");
     let plain = w.cwd.path().join("plain.txt");
-    w.mock.push(Step::tool_uses(vec![
-        (
-            "toolu_ask",
-            "mcp__approver__grant_access",
-            json!({"path": marked.to_str().unwrap()}),
-        ),
-        (
-            "toolu_plain",
-            "mcp__approver__grant_plain",
-            json!({"path": plain.to_str().unwrap()}),
-        ),
-    ]));
-    w.mock.push(Step::text("done"));
+    let both_calls = || {
+        w.mock.push(Step::tool_uses(vec![
+            (
+                "toolu_ask",
+                "mcp__approver__grant_access",
+                json!({"path": marked.to_str().unwrap()}),
+            ),
+            (
+                "toolu_plain",
+                "mcp__approver__grant_plain",
+                json!({"path": plain.to_str().unwrap()}),
+            ),
+        ]));
+        w.mock.push(Step::text("done"));
+    };
+    both_calls();
     for extra in [
         &["--permission-mode", "bypassPermissions"][..],
         &[
@@ -703,19 +706,7 @@ async fn a_tool_that_needs_a_person_every_call_is_never_allowed_unattended() {
         let saw = model_saw(&w);
         assert!(saw.contains("requiresUserInteraction"), "{saw}");
         std::fs::remove_file(&plain).unwrap();
-        w.mock.push(Step::tool_uses(vec![
-            (
-                "toolu_ask",
-                "mcp__approver__grant_access",
-                json!({"path": marked.to_str().unwrap()}),
-            ),
-            (
-                "toolu_plain",
-                "mcp__approver__grant_plain",
-                json!({"path": plain.to_str().unwrap()}),
-            ),
-        ]));
-        w.mock.push(Step::text("done"));
+        both_calls();
     }
 }
 

@@ -20,20 +20,7 @@ use tack_session::{Asked, Headless, Scripted, Session, SessionOptions};
 use tack_testkit::{MockServer, Step};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{Project, audits, client, recorder, result_text};
-
-fn git(root: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_AUTHOR_NAME", "Ada")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-        .env("GIT_COMMITTER_NAME", "Ada")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
+use crate::support::{Project, audits, client, git, recorder, result_text};
 
 /// A project that is a git repository with three commits.
 fn repository() -> Project {

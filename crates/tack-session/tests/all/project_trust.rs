@@ -17,7 +17,7 @@ use tack_session::{
 use tack_testkit::{MockServer, Step};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{Project, client, results_of};
+use crate::support::{Project, client, git, results_of};
 
 /// Nobody to ask, as `tack run -p` and `tack mcp serve`; keeps the notices.
 #[derive(Default, Clone)]
@@ -418,24 +418,6 @@ async fn an_approval_in_the_repository_approves_nothing() {
     )
     .unwrap();
     assert!(hostile.context().settings.unapproved.is_empty());
-}
-
-fn git(root: &std::path::Path, args: &[&str]) {
-    #[expect(
-        clippy::disallowed_methods,
-        clippy::disallowed_types,
-        reason = "the test builds a repository"
-    )]
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_AUTHOR_NAME", "Ada")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
-        .env("GIT_COMMITTER_NAME", "Ada")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 /// A local settings file the repository supplies is the repository's word,

@@ -151,3 +151,22 @@ pub fn result_text(request: &Value, id: &str) -> (String, bool) {
     };
     (text, block["is_error"] == serde_json::json!(true))
 }
+
+/// Runs git in `root` (a test building a repository), with an author set.
+#[allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "the test builds a repository"
+)]
+pub fn git(root: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
