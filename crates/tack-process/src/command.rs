@@ -66,17 +66,17 @@ pub fn tokio_command(program: impl AsRef<OsStr>) -> Command {
     command
 }
 
-/// Runs a short query program (`git ls-files …`) to its end and says
-/// whether it exited 0: in `dir`, in a process group of its own, without
-/// tack's credentials, no input and its output discarded. `None` when it
-/// could not start or had not ended within `limit` (it is killed then).
+/// Runs a short query program (`git ls-files …`) to its end and gives its
+/// exit status: in `dir`, in a process group of its own, without tack's
+/// credentials, no input and its output discarded. `None` when it could
+/// not start or had not ended within `limit` (it is killed then).
 /// Synchronous: for the few checks made while settings load.
-pub fn exits_zero(
+pub fn exit_status(
     program: &str,
     args: &[&OsStr],
     dir: &std::path::Path,
     limit: std::time::Duration,
-) -> Option<bool> {
+) -> Option<std::process::ExitStatus> {
     let mut command = std::process::Command::new(program);
     command
         .args(args)
@@ -92,7 +92,7 @@ pub fn exits_zero(
     let start = std::time::Instant::now();
     loop {
         if let Some(status) = child.try_wait().ok()? {
-            return Some(status.success());
+            return Some(status);
         }
         if start.elapsed() >= limit {
             let _ = child.kill();

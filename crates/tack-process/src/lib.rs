@@ -51,7 +51,7 @@ mod process;
 mod sentinel;
 mod spec;
 
-pub use command::{WITHHELD_ENV, exits_zero, protect_own_process, tokio_command};
+pub use command::{WITHHELD_ENV, exit_status, protect_own_process, tokio_command};
 pub use error::{Error, Result};
 pub use group::{Group, signal_name};
 pub use output::{Cap, Hold, Output, Taken};

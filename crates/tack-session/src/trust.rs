@@ -188,7 +188,10 @@ fn grants_more(value: &Value) -> bool {
 }
 
 /// Whether `path` comes with the repository: a link, in a linked
-/// directory, or tracked by git.
+/// directory, or tracked by git. When git cannot say (not installed, too
+/// slow, an error) inside a repository, the file is taken to come with it:
+/// a checkout owned by another user, where git refuses to answer, must not
+/// turn a committed file into the user's own.
 fn repository_supplied(path: &Path) -> bool {
     let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
@@ -197,7 +200,12 @@ fn repository_supplied(path: &Path) -> bool {
     if is_link(path) || is_link(dir) {
         return true;
     }
-    let args: [&std::ffi::OsStr; 6] = [
+    // `safe.directory` from the command line lets git answer in a checkout
+    // owned by another user; `ls-files` with the file-system monitor off
+    // runs nothing of the repository's own.
+    let args: [&std::ffi::OsStr; 8] = [
+        "-c".as_ref(),
+        "safe.directory=*".as_ref(),
         "-c".as_ref(),
         "core.fsmonitor=false".as_ref(),
         "ls-files".as_ref(),
@@ -205,7 +213,19 @@ fn repository_supplied(path: &Path) -> bool {
         "--".as_ref(),
         name,
     ];
-    tack_process::exits_zero("git", &args, dir, std::time::Duration::from_secs(2)).unwrap_or(false)
+    match tack_process::exit_status("git", &args, dir, std::time::Duration::from_secs(2))
+        .map(|s| s.code())
+    {
+        Some(Some(0)) => true,
+        // `--error-unmatch`: not tracked.
+        Some(Some(1)) => false,
+        _ => in_repository(dir),
+    }
+}
+
+/// Whether `dir` is inside a git work tree (a `.git` above it).
+fn in_repository(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
 }
 
 /// `<root>` of `<root>/.tack/settings.json` or `<root>/.claude/settings.json`.

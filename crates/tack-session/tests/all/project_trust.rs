@@ -449,6 +449,21 @@ async fn a_local_settings_file_that_comes_with_the_repository_needs_approval() {
         assert!(notices[0].contains(said), "{said:?} not in: {}", notices[0]);
     }
 
+    // Committed, and git cannot answer (a damaged index here; a checkout
+    // owned by another user, which git refuses to read, is the same): the
+    // file is taken to come with the repository.
+    let hostile = Hostile::new();
+    std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+    hostile.write_settings(".claude/settings.local.json", "start");
+    git(&hostile.dir(), &["init", "-q"]);
+    git(&hostile.dir(), &["add", "-A"]);
+    git(&hostile.dir(), &["commit", "-qm", "settings"]);
+    std::fs::write(hostile.dir().join(".git/index"), "not an index").unwrap();
+    let unattended = Unattended::default();
+    let results = hostile.run(Arc::new(unattended.clone())).await;
+    assert_nothing_of_it_applied(&hostile, &results);
+    assert_eq!(unattended.notices.lock().unwrap().len(), 1);
+
     // Through a link.
     let hostile = Hostile::new();
     std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
