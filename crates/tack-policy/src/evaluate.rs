@@ -697,6 +697,10 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     }
     let mut parts: Vec<Part> = Vec::new();
     let mut wrappers = WrapperRules::default();
+    // A file read outside the working directories by a redirection or an
+    // option (`cat < /etc/shadow`, `echo "$(< ~/.ssh/id_rsa)"`): what
+    // needs no rule reads only inside them.
+    let mut read_outside: Option<&ResolvedPath> = None;
     for item in items {
         let part = match item {
             Item::Command(c) if c.guessed => guessed_part(policy, c, &mut wrappers),
@@ -734,6 +738,9 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 written,
                 recursive,
             } => {
+                if *family == Family::Read && !policy.in_working_dirs(path) {
+                    read_outside.get_or_insert(path);
+                }
                 parts.extend(touch_parts(policy, *family, path, written, *recursive));
                 continue;
             }
@@ -772,6 +779,23 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
             }
         };
         parts.extend(part);
+    }
+    let free =
+        |d: &Decision| d.is_allow() && matches!(d.why().decided_by, DecidedBy::NoPermissionNeeded);
+    if let Some(path) = read_outside
+        && parts.iter().all(|p| free(&p.decision))
+    {
+        let s = format!("Read({})", path.canonical.display());
+        let mut decision = fallback(policy, &s, Auto::No, None);
+        if !decision.is_allow() {
+            decision.why_mut().detail = Some(
+                "it reads a file outside the working directories; commands that only read need no rule inside them".into(),
+            );
+        }
+        parts.push(Part {
+            decision,
+            subject: s,
+        });
     }
     if let Some(i) = policy.tool_rule(Verdict::Ask, &bash_tool) {
         let why = rule_why(policy, i, &subject);

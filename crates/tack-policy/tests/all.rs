@@ -20,6 +20,8 @@ mod explain;
 mod fuzz;
 #[path = "all/guesses.rs"]
 mod guesses;
+#[path = "all/hidden_runs.rs"]
+mod hidden_runs;
 #[path = "all/managed.rs"]
 mod managed;
 #[path = "all/modes_and_tools.rs"]

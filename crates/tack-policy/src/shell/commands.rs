@@ -321,6 +321,9 @@ impl Analyzer {
         }
         // GNU tools installed with a `g` prefix (`gtimeout`) are the same.
         let base = wrappers::gnu_name(basename(&name)).to_string();
+        if matches!(base.as_str(), "set" | "shopt") || SHELLS.contains(&base.as_str()) {
+            self.keyword_option(&base, argv);
+        }
         if base == "shopt" {
             // `shopt -s nocaseglob`, `extglob`, `nullglob`: later patterns
             // match otherwise than the resolver expands them.
@@ -330,6 +333,25 @@ impl Analyzer {
             // `unset -f f`: later calls of f run a program again.
             self.functions.clear();
             self.functions_changed = true;
+        }
+        if name.contains('/')
+            && !wrappers::in_system_dir(&name)
+            && let Some(real) = self.linked_program(&name, first.tilde, &base)
+        {
+            // `./del x` where `del` links to `/bin/rm`, a repository's
+            // `tools/ls` linking there: the program is what the link names.
+            // The name as written must be allowed itself; the real one is
+            // checked as if written.
+            self.emit(argv);
+            let mut real_argv = argv.to_vec();
+            // A system program by its name, as it is written everywhere.
+            let real = if wrappers::in_system_dir(&real) {
+                basename(&real)
+            } else {
+                &real
+            };
+            real_argv[0] = WordVal::literal(real);
+            return self.command_line(&real_argv);
         }
         if name.contains('/') && !wrappers::in_system_dir(&name) && wrappers::runs_a_command(&base)
         {
@@ -379,6 +401,25 @@ impl Analyzer {
             );
         }
         match base.as_str() {
+            // `jobs -x CMD ARGS` runs CMD (job specs in ARGS replaced).
+            "jobs" if argv.get(1).and_then(|w| w.literal.as_deref()) == Some("-x") => {
+                self.unwrap(argv, 2)
+            }
+            // `history -w FILE`, `-a FILE` write the history list, which
+            // `history -s TEXT` fills with anything, to FILE.
+            "history" => {
+                self.emit(argv);
+                let mut writes = false;
+                for w in &argv[1..] {
+                    match w.literal.as_deref() {
+                        Some(l) if l.starts_with('-') => {
+                            writes |= l.contains('w') || l.contains('a');
+                        }
+                        _ if writes => self.writes(w),
+                        _ => {}
+                    }
+                }
+            }
             "command" => self.wrapper_command(argv),
             "builtin" | "nohup" | "busybox" => {
                 let from =
@@ -550,10 +591,30 @@ impl Analyzer {
         let declares = matches!(b, "declare" | "typeset" | "local" | "export" | "readonly");
         let takes_names =
             declares || matches!(b, "unset" | "read" | "mapfile" | "readarray" | "let");
+        // The option whose value is a variable's name: `printf -v NAME`,
+        // `test -v NAME`, `wait -p NAME` (attached too: `-vNAME`).
+        let name_option = match b {
+            "printf" | "test" | "[" => Some("-v"),
+            "wait" => Some("-p"),
+            _ => None,
+        };
         let mut after_v = false;
         for w in &argv[1..] {
+            let attached = name_option
+                .zip(w.literal.as_deref())
+                .and_then(|(o, l)| l.strip_prefix(o))
+                .filter(|rest| !rest.is_empty());
+            if let Some(name) = attached
+                && words::has_dynamic_subscript(name)
+            {
+                self.uncertain(
+                    UncertainKind::Command,
+                    name,
+                    "this builtin evaluates the subscript of the name it assigns, which can run commands",
+                );
+            }
             let names_here = takes_names || after_v;
-            after_v = matches!(b, "printf" | "test" | "[") && w.literal.as_deref() == Some("-v");
+            after_v = name_option.is_some() && w.literal.as_deref() == name_option;
             match &w.literal {
                 Some(l) => {
                     if names_here && words::has_dynamic_subscript(l)
@@ -1787,10 +1848,17 @@ impl Analyzer {
             }
         }
         let path_args = self.path_args(&base, argv);
+        let named_by_path = argv
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .is_some_and(|n| n.contains('/') && !wrappers::in_system_dir(n));
         let read_only = match super::read_only::read_only(&base, argv) {
             // More operands come at run time; git may run the hooks of a
             // repository it was moved into (`cd vendor/x && git status`).
             _ if open_tail => ReadOnly::No,
+            // `./ls`, `bin/cat`: whatever file has that name, not the
+            // system's program.
+            _ if named_by_path => ReadOnly::No,
             ReadOnly::Files if base == "git" && !self.in_start_dir() => ReadOnly::No,
             r => r,
         };
@@ -2012,6 +2080,56 @@ impl Analyzer {
     }
 
     /// Whether the command runs where it started (no `cd` before it).
+    /// `set -k` (`set -o keyword`, `bash -k`): every `NAME=value` word of a
+    /// later command, wherever it stands, goes into that command's
+    /// environment (`less f LESSOPEN='|cmd'`), which the analysis reads
+    /// as an operand.
+    fn keyword_option(&mut self, base: &str, argv: &[WordVal]) {
+        let mut after_o = false;
+        let mut on = false;
+        for w in &argv[1..] {
+            let Some(l) = w.literal.as_deref() else {
+                break;
+            };
+            if after_o {
+                on |= l == "keyword";
+                after_o = false;
+                continue;
+            }
+            if l == "--" || !(l.starts_with('-') || l.starts_with('+')) || l.starts_with("--") {
+                break;
+            }
+            let letters = &l[1..];
+            on |= base != "shopt" && l.starts_with('-') && letters.contains('k');
+            on |= letters.strip_prefix('o').is_some_and(|v| v == "keyword");
+            after_o = letters.ends_with('o');
+        }
+        if on {
+            let text = self.text(argv);
+            self.uncertain(
+                UncertainKind::Command,
+                &text,
+                "`set -k` puts every NAME=value word of a later command into its environment, which can make it run other code",
+            );
+        }
+    }
+
+    /// The program a path names through a symbolic link, when its name is
+    /// not `base`: `./del` linking to `/bin/rm` is rm.
+    fn linked_program(&self, name: &str, tilde: bool, base: &str) -> Option<String> {
+        let paths = self.resolve_word_path(name, tilde, false).ok()?;
+        let mut real: Option<String> = None;
+        for path in paths {
+            let target = std::fs::canonicalize(&path.canonical).ok()?;
+            let target = target.to_str()?.to_string();
+            if basename(&target) == base || real.as_ref().is_some_and(|r| *r != target) {
+                return None;
+            }
+            real = Some(target);
+        }
+        real
+    }
+
     fn in_start_dir(&self) -> bool {
         matches!(&self.cwds, Cwds::Known(dirs) if dirs.len() == 1 && dirs[0] == self.start)
     }

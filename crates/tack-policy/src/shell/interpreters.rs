@@ -100,6 +100,9 @@ const OTHER_INTERPRETERS: &[(&str, &[&str], Option<char>)] = &[
         None,
     ),
     ("ed", &[], None),
+    // dc's `!` runs a shell command; m4's `syscmd`/`esyscmd` do.
+    ("dc", &["-e", "--expression"], Some('e')),
+    ("m4", &["-D", "--define"], Some('D')),
     ("sqlite3", &["-cmd", "-init"], None),
 ];
 

@@ -244,6 +244,15 @@ pub(crate) fn analyze(
     how: Resolution,
     touches: bool,
 ) -> Vec<Item> {
+    // bash drops the NUL bytes of a script it reads (`r\0m x` runs rm):
+    // the command is read as bash will run it.
+    let without_nul;
+    let command = if command.contains('\0') {
+        without_nul = command.replace('\0', "");
+        without_nul.as_str()
+    } else {
+        command
+    };
     let mut a = Analyzer::new(
         Resolver::new(how),
         touches,
@@ -295,6 +304,7 @@ impl Analyzer {
             cd_seen: 0,
             functions: Vec::new(),
             glob_options_changed: false,
+            input_files: Vec::new(),
             git_aliases: Vec::new(),
             runner_depth: 0,
             extra_forms: Vec::new(),
@@ -379,6 +389,9 @@ pub(crate) struct Analyzer {
     /// A `shopt` ran: patterns may match otherwise than the resolver
     /// expands them (`nocaseglob`, `extglob`, `dotglob`, `nullglob`, …).
     glob_options_changed: bool,
+    /// Files redirected to the input so far (`< f`, `exec < f`): writing
+    /// `/dev/stdin` reopens one of them for writing.
+    input_files: Vec<WordVal>,
     /// Judge every call as the program, functions or not.
     no_functions: bool,
     /// Something may have removed or replaced a function (`unset`,
@@ -722,10 +735,20 @@ impl Analyzer {
     fn redirect(&mut self, r: &ast::IoRedirect) {
         use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
         match r {
-            ast::IoRedirect::File(_, kind, target) => match target {
+            ast::IoRedirect::File(fd, kind, target) => match target {
                 T::Filename(w) => {
                     let v = self.eval_word(&w.value);
                     self.bash_network_path(&v);
+                    if matches!(kind, K::Read | K::ReadAndWrite) {
+                        match fd {
+                            // `echo x 1<f >/dev/stdout`: the output's
+                            // descriptor is f now, and opening /dev/stdout
+                            // opens f again, for writing.
+                            Some(1 | 2) => self.edit_target(&v),
+                            Some(0) | None => self.input_files.push(v.clone()),
+                            _ => {}
+                        }
+                    }
                     match kind {
                         K::Read => self.touch(Family::Read, &v),
                         K::ReadAndWrite => {
@@ -782,6 +805,21 @@ impl Analyzer {
             );
             return;
         };
+        if matches!(lit.as_str(), "/dev/stdin" | "/dev/fd/0") {
+            // Opening the input for writing reopens whatever it is:
+            // `echo x < f > /dev/stdin` overwrites f.
+            if self.input_files.is_empty() {
+                self.uncertain(
+                    UncertainKind::Edit,
+                    lit,
+                    "writing to /dev/stdin writes whatever the input is",
+                );
+            }
+            for f in self.input_files.clone() {
+                self.edit_target(&f);
+            }
+            return;
+        }
         if is_exempt_device(lit) {
             return;
         }

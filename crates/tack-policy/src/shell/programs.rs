@@ -818,6 +818,38 @@ impl Analyzer {
                 self.writes_inside(&WordVal::literal("."));
             }
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(argv, more),
+            // The compiler driver runs each of its programs (cc1, as,
+            // collect2) as `PROG,ARG…` of `-wrapper` would have it.
+            "gcc" | "cc" | "g++" | "c++" | "clang" | "clang++" | "gfortran" => {
+                let wrappers: Vec<WordVal> = args
+                    .windows(2)
+                    .filter(|p| p[0].literal.as_deref() == Some("-wrapper"))
+                    .map(|p| match &p[1].literal {
+                        Some(l) => WordVal::literal(&l.replace(',', " ")),
+                        None => p[1].clone(),
+                    })
+                    .collect();
+                for w in &wrappers {
+                    self.runs(argv, Some(w), "the compiler's -wrapper");
+                }
+            }
+            // npm runs a package's scripts as `SHELL -c SCRIPT`.
+            "npm" | "pnpm" | "yarn" => {
+                let shells: Vec<Option<WordVal>> = args
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, w)| match w.literal.as_deref() {
+                        Some("--script-shell") => Some(args.get(k + 1).cloned()),
+                        Some(l) => l
+                            .strip_prefix("--script-shell=")
+                            .map(|v| Some(WordVal::literal(v))),
+                        None => None,
+                    })
+                    .collect();
+                for s in &shells {
+                    self.runs(argv, s.as_ref(), "npm's --script-shell");
+                }
+            }
             "perl" => self.perl(argv, more),
             "yq" => {
                 // `yq -i EXPR FILE…` rewrites its files.
@@ -1118,7 +1150,7 @@ impl Analyzer {
     // ---- what the checks emit ----
 
     /// A file written: an edit (must be allowed).
-    fn writes(&mut self, w: &WordVal) {
+    pub(super) fn writes(&mut self, w: &WordVal) {
         if w.literal.as_deref() == Some("-") {
             return; // standard output
         }
@@ -2709,6 +2741,8 @@ impl Analyzer {
                     "--log-file",
                     "--LOG-FILE",
                     "--lesskey-file",
+                    "--lesskey-src",
+                    "--lesskey-content",
                     "--tag",
                     "--prompt",
                 ],
@@ -2720,6 +2754,22 @@ impl Analyzer {
             .collect::<Vec<_>>()
         {
             self.writes_value(argv, v);
+        }
+        // A lesskey file's `#env` section sets `LESSOPEN=|cmd`, which less
+        // runs on the file it opens, terminal or not (`-k FILE`,
+        // `--lesskey-file`, `--lesskey-src`, `--lesskey-content`, and
+        // their abbreviations).
+        let lesskey = p.has(&["-k"])
+            || argv[1..].iter().any(|w| {
+                w.literal
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with("--lessk"))
+            });
+        if lesskey {
+            self.may_run(
+                argv,
+                "a lesskey file can set LESSOPEN, which less runs as a command",
+            );
         }
         if p.dynamic {
             self.may_run(

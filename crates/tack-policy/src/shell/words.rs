@@ -222,13 +222,113 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
         "EXECIGNORE",
         "PARALLEL",
         "PARALLEL_SHELL",
+        // bash evaluates what is assigned to these as arithmetic, and a
+        // subscript there runs its `$(…)`: `RANDOM='a[$(rm x)]'`.
+        "RANDOM",
+        "SRANDOM",
+        "OPTIND",
+        "HISTCMD",
+        // file(1)'s magic database: read from anywhere.
+        "MAGIC",
     ];
-    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG"];
+    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG", "NPM_CONFIG_"];
+    // Not a name but a kind of name: a program to run (`RSYNC_RSH`,
+    // `SVN_SSH`, `RSYNC_CONNECT_PROG`, `RUSTC_WRAPPER`, a cargo target's
+    // `_RUNNER`), options a program takes as its own (`TAR_OPTIONS` holds
+    // `--checkpoint-action=exec=`, `MAKEFLAGS` `--eval`, `GOFLAGS`
+    // `-toolexec`, `ZIPOPT` `-TT`, `CFLAGS` gcc's `-wrapper`), a file of
+    // them or a directory holding one (`RIPGREP_CONFIG_PATH` `--pre`,
+    // `KUBECONFIG` exec plugins, `AWS_CONFIG_FILE` `credential_process`,
+    // `OPENSSL_CONF` engines, `WGETRC`, `CURL_HOME`), or commands
+    // (`VIMINIT`, `EXINIT`, `LESS`'s `+!`). Compared without case:
+    // `npm_config_script_shell` is read as `NPM_CONFIG_SCRIPT_SHELL`.
+    const SUFFIXES: &[&str] = &[
+        "_COMMAND",
+        "_EDITOR",
+        "_PAGER",
+        "_RSH",
+        "_SSH",
+        "_PROG",
+        "_PROGRAM",
+        "_WRAPPER",
+        "_RUNNER",
+        "_LINKER",
+        "_SHELL",
+        "_OPT",
+        "OPTIONS",
+        "OPTS",
+        "FLAGS",
+        "CONFIG",
+        "_CONF",
+        "CONFIG_FILE",
+        "CONFIG_PATH",
+        "RCPATH",
+    ];
+    const MORE: &[&str] = &[
+        "LESS",
+        "LESSKEY",
+        "LESSKEYIN",
+        "LESSKEYIN_SYSTEM",
+        "LESSKEY_SYSTEM",
+        "MORE",
+        "MANOPT",
+        "ZIPOPT",
+        "UNZIPOPT",
+        "GZIP",
+        "BZIP2",
+        "UNZIP",
+        "WGETRC",
+        "CURL_HOME",
+        "MYVIMRC",
+        "VIMINIT",
+        "GVIMINIT",
+        "EXINIT",
+        "FCEDIT",
+        "HOSTALIASES",
+        "RUSTC",
+        "RUSTDOC",
+        "CC",
+        "CXX",
+        "CPP",
+        "AR",
+        "LD",
+        "MAKE",
+        "INPUTRC",
+        "PERL5DB",
+    ];
+    let upper = name.to_ascii_uppercase();
+    // git reads dozens of variables, and many of them run a program
+    // (`GIT_TEST_FSMONITOR`, `GIT_ALLOW_PROTOCOL=ext`), write a file
+    // (`GIT_TRACE=FILE`) or take the repository from elsewhere
+    // (`GIT_COMMON_DIR`, `GIT_WORK_TREE`): all but the few that only name
+    // who is committing or quiet a prompt.
+    const GIT_PLAIN: &[&str] = &[
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_COMMITTER_DATE",
+        "GIT_TERMINAL_PROMPT",
+        "GIT_OPTIONAL_LOCKS",
+        "GIT_MERGE_AUTOEDIT",
+        "GIT_FLUSH",
+        "GIT_LITERAL_PATHSPECS",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_ADVICE",
+        "GIT_LFS_SKIP_SMUDGE",
+    ];
+    if upper.starts_with("GIT_") && name.starts_with("GIT_") {
+        return !GIT_PLAIN.contains(&name);
+    }
     EXACT.contains(&name)
-        || PREFIXES.iter().any(|p| name.starts_with(p))
-        || name.ends_with("_COMMAND")
-        || name.ends_with("_EDITOR")
-        || name.ends_with("_PAGER")
+        || MORE.contains(&upper.as_str())
+        || PREFIXES.iter().any(|p| upper.starts_with(p))
+        // A suffix with something before it: `OPTS` or `CONFIG` alone is
+        // a script's own variable, which no program reads.
+        || SUFFIXES
+            .iter()
+            .any(|s| upper.len() > s.len() && upper.ends_with(s))
 }
 
 #[cfg(test)]

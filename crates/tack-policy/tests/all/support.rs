@@ -185,6 +185,19 @@ pub fn run_with_files(files: &[(&str, &str, bool)], table: &[Case]) -> usize {
     run_in(&fx, table)
 }
 
+/// Run a table in a fixture with symbolic links in its project: `(link,
+/// target)`.
+#[allow(dead_code)]
+pub fn run_with_links(links: &[(&str, &str)], table: &[Case]) -> usize {
+    let fx = Fixture::new();
+    for (link, target) in links {
+        let link = fx.project.join(link);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, &link).unwrap();
+    }
+    run_in(&fx, table)
+}
+
 fn run_in(fx: &Fixture, table: &[Case]) -> usize {
     let mut failures = Vec::new();
     for (i, c) in table.iter().enumerate() {
