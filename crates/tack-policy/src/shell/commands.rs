@@ -1836,14 +1836,22 @@ impl Analyzer {
             raw.push_str(" …");
         }
         let mut basename_forms = extra_forms;
-        if base != name {
+        // The same program under its versioned names: `python3.11` is
+        // python3 and python, `perl5.36.0` perl, `gcc-12` gcc.
+        let unversioned = unversioned_names(&base);
+        if base != name || !unversioned.is_empty() {
             let quoted_name = quote(&name);
             for form in [&text, &plain] {
                 let stripped = form
                     .strip_prefix(quoted_name.as_str())
                     .or_else(|| form.strip_prefix(name.as_str()));
                 if let Some(rest) = stripped {
-                    basename_forms.push(format!("{base}{rest}"));
+                    if base != name {
+                        basename_forms.push(format!("{base}{rest}"));
+                    }
+                    for stem in &unversioned {
+                        basename_forms.push(format!("{stem}{rest}"));
+                    }
                 }
             }
         }
@@ -2754,4 +2762,26 @@ fn is_shell_script(head: &[u8]) -> bool {
             .unwrap_or_default();
     }
     matches!(program, "sh" | "bash" | "dash" | "ksh" | "mksh" | "posh")
+}
+
+/// A program's names without its version, for deny and ask rules:
+/// `python3.11` → `python3`, `python`; `perl5.36.0` → `perl5.36`, `perl5`,
+/// `perl`; `gcc-12` → `gcc`. Empty when the name carries no version.
+fn unversioned_names(base: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut name = base;
+    loop {
+        let next = match name.rsplit_once(['.', '-']) {
+            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+                head
+            }
+            _ => name.trim_end_matches(|c: char| c.is_ascii_digit()),
+        };
+        if next == name || next.len() < 2 || !next.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            break;
+        }
+        names.push(next.to_string());
+        name = next;
+    }
+    names
 }
