@@ -101,16 +101,18 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
 }
 
 /// A pattern the shell may expand to a name starting with `-` (`*`,
-/// `*.txt` matches `--files0-from=list.txt`), before `--`.
+/// `*.txt` matches `--files0-from=list.txt`), or to another option than
+/// the one it starts with (`--f*`; not `--include=*.rs`), before `--`.
 fn may_expand_to_option(argv: &[WordVal]) -> bool {
     argv.iter()
         .skip(1)
         .take_while(|w| w.literal.as_deref() != Some("--"))
         .any(|w| {
             w.glob
-                && w.literal
-                    .as_deref()
-                    .is_none_or(|l| l.starts_with(['*', '?', '[', '-']))
+                && w.literal.as_deref().is_none_or(|l| {
+                    let fixed = &l[..l.find(['*', '?', '[']).unwrap_or(l.len())];
+                    fixed.is_empty() || (fixed.starts_with('-') && !fixed.contains('='))
+                })
         })
 }
 

@@ -144,6 +144,8 @@ const ROWS: &[Case] = &[
     case(NONE, B, "wc -l src/*.rs", Allow),
     case(NONE, B, "grep main src/*", Allow),
     case(NONE, B, "wc -l -- *.md", Allow),
+    case(NONE, B, "grep -rn main --include=*.rs src", Allow),
+    case(NONE, B, "grep -rn main --f* src", Ask),
     // Harmless forms refused before.
     case(NONE, B, "git --no-pager log -5", Allow),
     case(NONE, B, "git --no-pager diff", Allow),
