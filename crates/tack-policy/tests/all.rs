@@ -34,6 +34,8 @@ mod notebook_and_search;
 mod paths;
 #[path = "all/read_only.rs"]
 mod read_only;
+#[path = "all/read_only_options.rs"]
+mod read_only_options;
 #[path = "all/red_team.rs"]
 mod red_team;
 #[path = "all/safeguards.rs"]

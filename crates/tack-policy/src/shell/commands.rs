@@ -1922,7 +1922,10 @@ impl Analyzer {
         let mut operand_count = 0usize;
         let reach = reads::reach(base, argv);
         let recursive = reach != reads::Reach::Named;
-        let non_paths = reads::leading_non_paths(base, argv);
+        let mut non_paths = reads::leading_non_paths(base, argv);
+        // The read-only set knows its programs' options: the files they
+        // read, attached to an option (`-f.env`) or not.
+        let slots = super::read_only::path_words(base, argv);
         let reader = reads::is_reader(base);
         for (i, w) in argv.iter().enumerate().skip(1) {
             if self.is_full() {
@@ -1962,7 +1965,12 @@ impl Analyzer {
                 }
                 continue;
             };
-            let candidate: &str = if !operands_done && lit.starts_with('-') {
+            let candidate: &str = if let Some(slots) = &slots {
+                match slots.named.iter().find(|(k, _)| *k == i) {
+                    Some((_, file)) => file,
+                    None => continue,
+                }
+            } else if !operands_done && lit.starts_with('-') {
                 if lit == "--" {
                     operands_done = true;
                     continue;
@@ -2065,6 +2073,12 @@ impl Analyzer {
                 }
             }
         }
+        if let Some(slots) = &slots {
+            (operand_count, non_paths) = (slots.operands, 0);
+        }
+        if base == "diff" && super::read_only::diff_follows_links(argv) {
+            self.add_links_under(&mut all);
+        }
         if self.touches && reach == reads::Reach::RecursiveOrHere && operand_count <= non_paths {
             // `grep -r KEY`, `rg KEY`: the working directory.
             self.touch_inside(&WordVal::literal("."));
@@ -2085,6 +2099,37 @@ impl Analyzer {
             }
         }
         all
+    }
+
+    /// diff follows the links inside the directories it compares: where
+    /// they lead is read too (so a link out of the working directories
+    /// keeps it from the read-only set). Unknown when too many to look at.
+    fn add_links_under(&self, all: &mut Option<Vec<crate::paths::ResolvedPath>>) {
+        let Some(named) = all.as_mut() else {
+            return;
+        };
+        if !self.resolver.uses_file_system() {
+            return;
+        }
+        let dirs: Vec<_> = named
+            .iter()
+            .filter(|p| p.canonical.is_dir())
+            .map(|p| p.canonical.clone())
+            .collect();
+        for dir in dirs {
+            match reads::links_under(&dir, 20_000) {
+                Some(links) => {
+                    named.extend(links.into_iter().map(|t| crate::paths::ResolvedPath {
+                        lexical: t.clone(),
+                        canonical: t,
+                    }))
+                }
+                None => {
+                    *all = None;
+                    return;
+                }
+            }
+        }
     }
 
     /// Whether the command runs where it started (no `cd` before it).

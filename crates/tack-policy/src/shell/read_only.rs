@@ -6,6 +6,7 @@
 //! to the files they read, and a redirection is still an edit.
 
 use super::WordVal;
+use super::options::could_be_option;
 
 /// How a command of the set reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,23 +20,21 @@ pub(crate) enum ReadOnly {
     NoFiles,
 }
 
-/// Programs that read the files they name and have no option that writes,
-/// runs a program or reads a file not named as an operand: a pattern
-/// (`ls *.ts`) may expand to anything, an option among it.
-const FILE_READERS_ANY_WORD: &[&str] = &[
-    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "stat", "du", "diff", "cmp", "nl",
-    "tac",
-];
+/// Programs that read the files they name and whose options are all
+/// harmless: a pattern (`cat *.md`) may expand to anything, an option among
+/// it (`ls` shows a followed link's details at most).
+const FILE_READERS_ANY_WORD: &[&str] = &["ls", "cat", "head", "tail", "stat", "cmp", "nl", "tac"];
 
 /// Programs that read the files they name, read-only unless an option
-/// says otherwise (checked below), and never with a pattern among their
-/// words (it could expand to such an option: a file named `-delete`).
+/// says otherwise (checked below), and never with a pattern that may
+/// expand to an option among their words (a file named `-delete`, or
+/// `--files0-from=list` for `wc *`).
 const FILE_READERS: &[&str] = &[
-    "find", "rg", "sort", "uniq", "cut", "file", "tree", "realpath", "readlink",
+    "find", "rg", "sort", "uniq", "cut", "file", "tree", "realpath", "readlink", "wc", "du",
+    "grep", "egrep", "fgrep", "diff",
 ];
 
-/// Programs that read no file (`date` only without `-s`: it sets the
-/// clock as root).
+/// Programs that read no file (`date` only in the forms [`date`] accepts).
 const NO_FILES: &[&str] = &[
     "echo", "printf", "pwd", "date", "whoami", "id", "uname", "true", "false", "which", "basename",
     "dirname", "test", "[", "seq", "sleep",
@@ -63,133 +62,1252 @@ const GIT_READS: &[&str] = &[
 
 /// Whether the set needs `base`'s operands resolved (see `path_args`).
 pub(super) fn reads_files(base: &str) -> bool {
-    FILE_READERS_ANY_WORD.contains(&base) || FILE_READERS.contains(&base) || base == "git"
+    FILE_READERS_ANY_WORD.contains(&base)
+        || FILE_READERS.contains(&base)
+        || base == "git"
+        || base == "date"
 }
 
 /// How `argv` (its program `base`) reads, if it is in the set.
 pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
-    let words = || argv.iter().skip(1);
-    let literal = |w: &WordVal| w.literal.clone().unwrap_or_default();
+    if base == "date" {
+        return date(argv);
+    }
     if NO_FILES.contains(&base) {
-        let sets_clock = base == "date"
-            && words().any(|w| {
-                let l = literal(w);
-                w.literal.is_none()
-                    || l.starts_with("--set")
-                    || (l.starts_with('-') && !l.starts_with("--") && l.contains('s'))
-            });
-        return if sets_clock {
-            ReadOnly::No
-        } else {
-            ReadOnly::NoFiles
-        };
+        return ReadOnly::NoFiles;
     }
-    let globbed = words().any(|w| w.glob);
-    if FILE_READERS_ANY_WORD.contains(&base) {
-        // `tail -f`, `grep -r` read; `--files0-from`/`-f FILE` read a file
-        // named as a value, which is an operand to `path_args` too. Links
-        // followed while walking lead anywhere: `grep -R`, `du -L`, `ls -L`.
-        let follows = match base {
-            "grep" | "egrep" | "fgrep" => {
-                short_has(argv, 'R') || words().any(|w| literal(w) == "--dereference-recursive")
-            }
-            "du" | "ls" => {
-                short_has(argv, 'L')
-                    || words().any(|w| {
-                        let l = literal(w);
-                        l == "--dereference" || l.starts_with("--dereference-")
-                    })
-            }
-            _ => false,
-        };
-        return if follows {
-            ReadOnly::No
-        } else {
-            ReadOnly::Files
-        };
+    if base == "git" {
+        return git(argv);
     }
-    if globbed {
+    if base == "find" {
+        return find(argv);
+    }
+    let Some(opts) = opts_of(base) else {
+        return ReadOnly::No;
+    };
+    if FILE_READERS.contains(&base) && may_expand_to_option(argv) {
         return ReadOnly::No;
     }
-    let has = |names: &[&str]| {
-        words().any(|w| {
-            let l = literal(w);
-            names
-                .iter()
-                .any(|n| l == *n || (n.starts_with("--") && l.starts_with(&format!("{n}="))))
-        })
-    };
+    let line = parse(argv, opts);
+    if !line.known {
+        return ReadOnly::No;
+    }
     let read = match base {
-        "find" => !words().any(|w| {
-            let l = literal(w);
-            l.starts_with("-exec")
-                || l.starts_with("-ok")
-                || l == "-delete"
-                || l.starts_with("-fprint")
-                || l == "-fls"
-                || matches!(l.as_str(), "-L" | "-H" | "-follow")
-        }),
-        "rg" => {
-            !has(&[
-                "--pre",
-                "--pre-glob",
-                "--search-zip",
-                "-z",
-                "--hostname-bin",
-                "-L",
-                "--follow",
-            ]) && !short_has(argv, 'L')
-        }
-        "sort" => !has(&["-o", "--output", "--compress-program"]) && !short_has(argv, 'o'),
         // `uniq IN OUT` writes OUT.
-        "uniq" => words().filter(|w| !literal(w).starts_with('-')).count() <= 1,
-        "file" => !has(&[
-            "-m",
-            "--magic-file",
-            "-f",
-            "--files-from",
-            "-C",
-            "--compile",
-        ]),
-        "tree" => !has(&["-o", "--fromfile", "-l"]) && !short_has(argv, 'l'),
-        "cut" | "realpath" | "readlink" => true,
-        "git" => return git(argv),
-        _ => false,
+        "uniq" => line.operands.len() <= 1,
+        _ => true,
     };
     if read { ReadOnly::Files } else { ReadOnly::No }
 }
 
-/// A short option cluster holding `flag` (`-uo`).
-fn short_has(argv: &[WordVal], flag: char) -> bool {
-    argv.iter().skip(1).any(|w| {
-        w.literal
-            .as_deref()
-            .is_some_and(|l| l.starts_with('-') && !l.starts_with("--") && l.contains(flag))
+/// A pattern the shell may expand to a name starting with `-` (`*`,
+/// `*.txt` matches `--files0-from=list.txt`), or to another option than
+/// the one it starts with (`--f*`; not `--include=*.rs`), before `--`.
+fn may_expand_to_option(argv: &[WordVal]) -> bool {
+    argv.iter()
+        .skip(1)
+        .take_while(|w| w.literal.as_deref() != Some("--"))
+        .any(|w| {
+            w.glob
+                && w.literal.as_deref().is_none_or(|l| {
+                    let fixed = &l[..l.find(['*', '?', '[']).unwrap_or(l.len())];
+                    fixed.is_empty() || (fixed.starts_with('-') && !fixed.contains('='))
+                })
+        })
+}
+
+/// The files a command of the set reads, as named in its words: its
+/// operands that are files (not grep's pattern, not `date`'s format) and
+/// the values of its options that name a file it reads (`grep -f PATS`,
+/// `-fPATS`, `--file=PATS`, `--fi PATS`). `None` for a program whose
+/// options are not known here.
+pub(super) fn path_words(base: &str, argv: &[WordVal]) -> Option<PathWords> {
+    let opts = if base == "date" {
+        &DATE
+    } else {
+        opts_of(base)?
+    };
+    let line = parse(argv, opts);
+    let mut named: Vec<(usize, String)> = line
+        .found
+        .iter()
+        .filter(|f| opts.files.contains(&f.name))
+        .filter_map(|f| f.value.clone())
+        .collect();
+    let pattern_given = line.found.iter().any(|f| {
+        matches!(
+            f.name,
+            "-e" | "--regexp" | "-f" | "--file" | "--files" | "--type-list"
+        )
+    });
+    let skip = match base {
+        "grep" | "egrep" | "fgrep" | "rg" if !pattern_given => 1,
+        // `date +%s`: a format.
+        "date" => line.operands.len(),
+        _ => 0,
+    };
+    let operands: Vec<(usize, String)> = line
+        .operands
+        .iter()
+        .skip(skip)
+        .filter_map(|&k| Some((k, argv.get(k)?.literal.clone()?)))
+        .collect();
+    let count = line.operands.len().saturating_sub(skip);
+    named.extend(operands);
+    Some(PathWords {
+        named,
+        operands: count,
     })
 }
 
+/// What [`path_words`] finds.
+pub(super) struct PathWords {
+    /// The index of each word naming a file read, and the file as written
+    /// there (the whole word, or the value attached to an option).
+    pub named: Vec<(usize, String)>,
+    /// How many operands name files (computed ones included).
+    pub operands: usize,
+}
+
+/// Whether grep (with these words) reads the directories it is given
+/// whole: `-r`, `--recursive`, `--rec`, `-d recurse`, `-drec`,
+/// `--directories=rec`, `--dereference-recursive`.
+pub(super) fn grep_recursive(argv: &[WordVal]) -> bool {
+    let line = parse(argv, &GREP);
+    line.found.iter().any(|f| match f.name {
+        "-r" | "-R" | "--recursive" | "--dereference-recursive" => true,
+        // GNU takes a unique prefix of the action (`rec`; `r` and `re`
+        // are ambiguous with `read`, and refused).
+        "-d" | "--directories" => f
+            .value
+            .as_ref()
+            .is_some_and(|(_, v)| v.len() >= 3 && "recurse".starts_with(v.as_str())),
+        _ => false,
+    })
+}
+
+/// Whether diff (with these words) follows the links it finds inside the
+/// directories it compares (GNU diff does unless `--no-dereference`).
+pub(super) fn diff_follows_links(argv: &[WordVal]) -> bool {
+    !parse(argv, &DIFF)
+        .found
+        .iter()
+        .any(|f| f.name == "--no-dereference")
+}
+
+/// `date` reads no file, unless `-f FILE` / `-r FILE` (held as files it
+/// reads), sets the clock with `-s`/`--set` or an operand not a `+FORMAT`,
+/// and is read-only only with options known here.
+fn date(argv: &[WordVal]) -> ReadOnly {
+    let line = parse(argv, &DATE);
+    let formats_only = line.operands.len() <= 1
+        && line.operands.iter().all(|&k| {
+            argv.get(k)
+                .and_then(|w| w.literal.as_deref())
+                .is_some_and(|l| l.starts_with('+'))
+        });
+    if !line.known || !formats_only {
+        ReadOnly::No
+    } else if line.found.iter().any(|f| DATE.files.contains(&f.name)) {
+        ReadOnly::Files
+    } else {
+        ReadOnly::NoFiles
+    }
+}
+
+/// `find` with no action that writes, runs a program, follows links or
+/// reads its starting points from a file (`-files0-from`).
+fn find(argv: &[WordVal]) -> ReadOnly {
+    if argv.iter().skip(1).any(|w| w.glob) {
+        return ReadOnly::No;
+    }
+    let refused = argv.iter().skip(1).any(|w| {
+        let l = w.literal.as_deref().unwrap_or("-exec");
+        l.starts_with("-exec")
+            || l.starts_with("-ok")
+            || l == "-delete"
+            || l.starts_with("-fprint")
+            || l == "-fls"
+            || l == "-files0-from"
+            || matches!(l, "-L" | "-H" | "-follow")
+    });
+    if refused {
+        ReadOnly::No
+    } else {
+        ReadOnly::Files
+    }
+}
+
+/// The options of a program of the set: everything it accepts that only
+/// changes how it reads or prints, the options whose value is a file it
+/// reads, and those known to write, run a program, follow links out of
+/// the working directories or read files named elsewhere (`refused`). An
+/// option not listed makes the command not read-only: the tables say what
+/// is known safe, not what is known dangerous.
+struct Opts {
+    /// Short options without a value.
+    flags: &'static str,
+    /// Short options with a value (attached, or the next word).
+    valued: &'static str,
+    /// Short options whose value may only be attached (`date -Iseconds`).
+    optional: &'static str,
+    /// Long options without a value.
+    long_flags: &'static [&'static str],
+    /// Long options with a value (`--file=F` or `--file F`).
+    long_valued: &'static [&'static str],
+    /// Long options whose value may only be attached (`--color=auto`).
+    long_optional: &'static [&'static str],
+    /// Options (among the above) whose value names a file it reads.
+    files: &'static [&'static str],
+    /// Options (among the above) that keep the command out of the set.
+    refused: &'static [&'static str],
+    /// A unique prefix of a long option stands for it (`getopt_long`:
+    /// `--rec` for `--recursive`); ripgrep and tree take none.
+    abbreviations: bool,
+}
+
+const LS: Opts = Opts {
+    flags: "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1",
+    valued: "ITw",
+    optional: "",
+    long_flags: &[
+        "--all",
+        "--almost-all",
+        "--author",
+        "--escape",
+        "--ignore-backups",
+        "--directory",
+        "--dired",
+        "--file-type",
+        "--full-time",
+        "--group-directories-first",
+        "--no-group",
+        "--human-readable",
+        "--si",
+        "--dereference-command-line",
+        "--dereference-command-line-symlink-to-dir",
+        "--inode",
+        "--kibibytes",
+        "--dereference",
+        "--literal",
+        "--numeric-uid-gid",
+        "--hide-control-chars",
+        "--show-control-chars",
+        "--quote-name",
+        "--reverse",
+        "--recursive",
+        "--size",
+        "--context",
+        "--zero",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[
+        "--block-size",
+        "--hide",
+        "--indicator-style",
+        "--ignore",
+        "--quoting-style",
+        "--sort",
+        "--time",
+        "--time-style",
+        "--tabsize",
+        "--width",
+        "--format",
+    ],
+    long_optional: &["--color", "--colour", "--classify", "--hyperlink"],
+    files: &[],
+    // Links followed lead anywhere.
+    refused: &["-L", "--dereference"],
+    abbreviations: true,
+};
+
+const CAT: Opts = Opts {
+    flags: "AbeEnstTuv",
+    valued: "",
+    optional: "",
+    long_flags: &[
+        "--show-all",
+        "--number-nonblank",
+        "--show-ends",
+        "--number",
+        "--squeeze-blank",
+        "--show-tabs",
+        "--show-nonprinting",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const HEAD: Opts = Opts {
+    flags: "qvz0123456789",
+    valued: "cn",
+    optional: "",
+    long_flags: &[
+        "--quiet",
+        "--silent",
+        "--verbose",
+        "--zero-terminated",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--bytes", "--lines"],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const TAIL: Opts = Opts {
+    flags: "fFqvz0123456789",
+    valued: "cns",
+    optional: "",
+    long_flags: &[
+        "--quiet",
+        "--silent",
+        "--verbose",
+        "--zero-terminated",
+        "--retry",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[
+        "--bytes",
+        "--lines",
+        "--max-unchanged-stats",
+        "--pid",
+        "--sleep-interval",
+    ],
+    long_optional: &["--follow"],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const STAT: Opts = Opts {
+    flags: "LftZ",
+    valued: "c",
+    optional: "",
+    long_flags: &[
+        "--dereference",
+        "--file-system",
+        "--terse",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--format", "--printf", "--cached"],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const CMP: Opts = Opts {
+    flags: "blsv",
+    valued: "in",
+    optional: "",
+    long_flags: &[
+        "--print-bytes",
+        "--verbose",
+        "--quiet",
+        "--silent",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--ignore-initial", "--bytes"],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const NL: Opts = Opts {
+    flags: "p",
+    valued: "bdfhilnsvw",
+    optional: "",
+    long_flags: &["--no-renumber", "--help", "--version"],
+    long_valued: &[
+        "--body-numbering",
+        "--section-delimiter",
+        "--footer-numbering",
+        "--header-numbering",
+        "--line-increment",
+        "--join-blank-lines",
+        "--number-format",
+        "--number-separator",
+        "--starting-line-number",
+        "--number-width",
+    ],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const TAC: Opts = Opts {
+    flags: "br",
+    valued: "s",
+    optional: "",
+    long_flags: &["--before", "--regex", "--help", "--version"],
+    long_valued: &["--separator"],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const WC: Opts = Opts {
+    flags: "clmwL",
+    valued: "",
+    optional: "",
+    long_flags: &[
+        "--bytes",
+        "--chars",
+        "--lines",
+        "--words",
+        "--max-line-length",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--total", "--files0-from"],
+    long_optional: &[],
+    files: &[],
+    // The files it reads are named in a file (or on stdin).
+    refused: &["--files0-from"],
+    abbreviations: true,
+};
+
+const DU: Opts = Opts {
+    flags: "0abcDhHklLmPsSx",
+    valued: "BdtX",
+    optional: "",
+    long_flags: &[
+        "--null",
+        "--all",
+        "--apparent-size",
+        "--bytes",
+        "--total",
+        "--dereference-args",
+        "--human-readable",
+        "--inodes",
+        "--dereference",
+        "--count-links",
+        "--no-dereference",
+        "--separate-dirs",
+        "--si",
+        "--summarize",
+        "--one-file-system",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[
+        "--block-size",
+        "--max-depth",
+        "--threshold",
+        "--time-style",
+        "--exclude-from",
+        "--exclude",
+        "--files0-from",
+    ],
+    long_optional: &["--time"],
+    files: &["-X", "--exclude-from"],
+    refused: &["-L", "--dereference", "--files0-from"],
+    abbreviations: true,
+};
+
+const GREP: Opts = Opts {
+    flags: "EFGPiyvwxcLloqsbHhnTZzaIrRuUV0123456789",
+    valued: "efmABCdDX",
+    optional: "",
+    long_flags: &[
+        "--extended-regexp",
+        "--fixed-strings",
+        "--basic-regexp",
+        "--perl-regexp",
+        "--ignore-case",
+        "--no-ignore-case",
+        "--word-regexp",
+        "--line-regexp",
+        "--null-data",
+        "--no-messages",
+        "--invert-match",
+        "--version",
+        "--help",
+        "--count",
+        "--files-without-match",
+        "--files-with-matches",
+        "--only-matching",
+        "--quiet",
+        "--silent",
+        "--byte-offset",
+        "--with-filename",
+        "--no-filename",
+        "--line-number",
+        "--initial-tab",
+        "--unix-byte-offsets",
+        "--null",
+        "--text",
+        "--recursive",
+        "--dereference-recursive",
+        "--line-buffered",
+        "--binary",
+        "--no-group-separator",
+    ],
+    long_valued: &[
+        "--regexp",
+        "--file",
+        "--max-count",
+        "--after-context",
+        "--before-context",
+        "--context",
+        "--label",
+        "--include",
+        "--exclude",
+        "--exclude-dir",
+        "--exclude-from",
+        "--binary-files",
+        "--devices",
+        "--directories",
+        "--group-separator",
+    ],
+    long_optional: &["--color", "--colour"],
+    files: &["-f", "--file", "--exclude-from"],
+    // Links followed while walking lead anywhere.
+    refused: &["-R", "--dereference-recursive"],
+    abbreviations: true,
+};
+
+const DIFF: Opts = Opts {
+    flags: "abBcdeEilnNpqrsStTuwyZ0123456789",
+    valued: "CDFILSUWxX",
+    optional: "",
+    long_flags: &[
+        "--normal",
+        "--brief",
+        "--report-identical-files",
+        "--ed",
+        "--rcs",
+        "--side-by-side",
+        "--left-column",
+        "--suppress-common-lines",
+        "--show-c-function",
+        "--expand-tabs",
+        "--initial-tab",
+        "--suppress-blank-empty",
+        "--recursive",
+        "--no-dereference",
+        "--new-file",
+        "--unidirectional-new-file",
+        "--ignore-file-name-case",
+        "--no-ignore-file-name-case",
+        "--ignore-case",
+        "--ignore-tab-expansion",
+        "--ignore-trailing-space",
+        "--ignore-space-change",
+        "--ignore-all-space",
+        "--ignore-blank-lines",
+        "--text",
+        "--strip-trailing-cr",
+        "--minimal",
+        "--speed-large-files",
+        "--help",
+        "--version",
+        "--paginate",
+    ],
+    long_valued: &[
+        "--show-function-line",
+        "--label",
+        "--width",
+        "--tabsize",
+        "--exclude",
+        "--exclude-from",
+        "--starting-file",
+        "--from-file",
+        "--to-file",
+        "--ignore-matching-lines",
+        "--horizon-lines",
+        "--line-format",
+        "--old-line-format",
+        "--new-line-format",
+        "--unchanged-line-format",
+        "--old-group-format",
+        "--new-group-format",
+        "--changed-group-format",
+        "--unchanged-group-format",
+        "--ifdef",
+        "--palette",
+    ],
+    long_optional: &["--context", "--unified", "--color"],
+    files: &["-X", "--exclude-from", "--from-file", "--to-file"],
+    // `-l` pipes the output through `pr`.
+    refused: &["-l", "--paginate"],
+    abbreviations: true,
+};
+
+const RG: Opts = Opts {
+    flags: "abcFHiIlnNopqsSuUvVwxzL0.h",
+    valued: "ABCdEefgjmMrtT",
+    optional: "",
+    long_flags: &[
+        "--binary",
+        "--no-binary",
+        "--block-buffered",
+        "--no-block-buffered",
+        "--byte-offset",
+        "--no-byte-offset",
+        "--case-sensitive",
+        "--column",
+        "--no-column",
+        "--count",
+        "--count-matches",
+        "--crlf",
+        "--no-crlf",
+        "--debug",
+        "--trace",
+        "--fixed-strings",
+        "--no-fixed-strings",
+        "--files",
+        "--files-with-matches",
+        "--files-without-match",
+        "--glob-case-insensitive",
+        "--no-glob-case-insensitive",
+        "--heading",
+        "--no-heading",
+        "--hidden",
+        "--no-hidden",
+        "--ignore-case",
+        "--ignore-file-case-insensitive",
+        "--no-ignore-file-case-insensitive",
+        "--include-zero",
+        "--no-include-zero",
+        "--invert-match",
+        "--no-invert-match",
+        "--json",
+        "--no-json",
+        "--line-buffered",
+        "--no-line-buffered",
+        "--line-number",
+        "--no-line-number",
+        "--line-regexp",
+        "--max-columns-preview",
+        "--no-max-columns-preview",
+        "--mmap",
+        "--no-mmap",
+        "--multiline",
+        "--no-multiline",
+        "--multiline-dotall",
+        "--no-multiline-dotall",
+        "--no-config",
+        "--no-ignore",
+        "--ignore",
+        "--no-ignore-dot",
+        "--ignore-dot",
+        "--no-ignore-exclude",
+        "--ignore-exclude",
+        "--no-ignore-files",
+        "--ignore-files",
+        "--no-ignore-global",
+        "--ignore-global",
+        "--no-ignore-messages",
+        "--ignore-messages",
+        "--no-ignore-parent",
+        "--ignore-parent",
+        "--no-ignore-vcs",
+        "--ignore-vcs",
+        "--no-messages",
+        "--messages",
+        "--no-require-git",
+        "--require-git",
+        "--no-unicode",
+        "--unicode",
+        "--null",
+        "--null-data",
+        "--one-file-system",
+        "--no-one-file-system",
+        "--only-matching",
+        "--passthru",
+        "--passthrough",
+        "--pcre2",
+        "--no-pcre2",
+        "--pcre2-version",
+        "--pretty",
+        "--quiet",
+        "--search-zip",
+        "--no-search-zip",
+        "--smart-case",
+        "--sort-files",
+        "--no-sort-files",
+        "--stats",
+        "--no-stats",
+        "--text",
+        "--no-text",
+        "--trim",
+        "--no-trim",
+        "--type-list",
+        "--unrestricted",
+        "--vimgrep",
+        "--with-filename",
+        "--no-filename",
+        "--word-regexp",
+        "--auto-hybrid-regex",
+        "--no-auto-hybrid-regex",
+        "--follow",
+        "--no-follow",
+        "--help",
+        "--version",
+        "--no-pre",
+        "--stop-on-nonmatch",
+        "--no-context-separator",
+        "--no-pcre2-unicode",
+        "--pcre2-unicode",
+        "--no-encoding",
+    ],
+    long_valued: &[
+        "--after-context",
+        "--before-context",
+        "--context",
+        "--max-depth",
+        "--maxdepth",
+        "--encoding",
+        "--regexp",
+        "--file",
+        "--glob",
+        "--iglob",
+        "--threads",
+        "--max-count",
+        "--max-columns",
+        "--replace",
+        "--type",
+        "--type-not",
+        "--type-add",
+        "--type-clear",
+        "--max-filesize",
+        "--dfa-size-limit",
+        "--regex-size-limit",
+        "--engine",
+        "--color",
+        "--colors",
+        "--sort",
+        "--sortr",
+        "--context-separator",
+        "--field-context-separator",
+        "--field-match-separator",
+        "--path-separator",
+        "--generate",
+        "--hyperlink-format",
+        "--ignore-file",
+        "--pre",
+        "--pre-glob",
+        "--hostname-bin",
+    ],
+    long_optional: &[],
+    files: &["-f", "--file", "--ignore-file"],
+    // `--pre` and `-z` run programs; `-L` follows links anywhere.
+    refused: &[
+        "--pre",
+        "--pre-glob",
+        "--search-zip",
+        "-z",
+        "--hostname-bin",
+        "-L",
+        "--follow",
+    ],
+    abbreviations: false,
+};
+
+const SORT: Opts = Opts {
+    flags: "bdfgiMhnRrVcCmsuz",
+    valued: "kStTo",
+    optional: "",
+    long_flags: &[
+        "--ignore-leading-blanks",
+        "--dictionary-order",
+        "--ignore-case",
+        "--general-numeric-sort",
+        "--ignore-nonprinting",
+        "--month-sort",
+        "--human-numeric-sort",
+        "--numeric-sort",
+        "--random-sort",
+        "--reverse",
+        "--version-sort",
+        "--debug",
+        "--merge",
+        "--stable",
+        "--unique",
+        "--zero-terminated",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[
+        "--sort",
+        "--random-source",
+        "--batch-size",
+        "--compress-program",
+        "--files0-from",
+        "--key",
+        "--output",
+        "--buffer-size",
+        "--field-separator",
+        "--temporary-directory",
+        "--parallel",
+    ],
+    long_optional: &["--check"],
+    // Temporary files go to `-T DIR`.
+    files: &["--random-source", "-T", "--temporary-directory"],
+    refused: &["-o", "--output", "--compress-program", "--files0-from"],
+    abbreviations: true,
+};
+
+const UNIQ: Opts = Opts {
+    flags: "cdDiuz",
+    valued: "fsw",
+    optional: "",
+    long_flags: &[
+        "--count",
+        "--repeated",
+        "--ignore-case",
+        "--unique",
+        "--zero-terminated",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--skip-fields", "--skip-chars", "--check-chars"],
+    long_optional: &["--all-repeated", "--group"],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const CUT: Opts = Opts {
+    flags: "nsz",
+    valued: "bcdf",
+    optional: "",
+    long_flags: &[
+        "--complement",
+        "--only-delimited",
+        "--zero-terminated",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[
+        "--bytes",
+        "--characters",
+        "--delimiter",
+        "--fields",
+        "--output-delimiter",
+    ],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const FILE: Opts = Opts {
+    flags: "0bcCdEhikLlNnprsSvzZ",
+    valued: "efFmP",
+    optional: "",
+    long_flags: &[
+        "--apple",
+        "--brief",
+        "--checking-printout",
+        "--compile",
+        "--debug",
+        "--extension",
+        "--no-dereference",
+        "--mime",
+        "--mime-type",
+        "--mime-encoding",
+        "--keep-going",
+        "--list",
+        "--dereference",
+        "--no-pad",
+        "--no-buffer",
+        "--preserve-date",
+        "--raw",
+        "--special-files",
+        "--no-sandbox",
+        "--version",
+        "--uncompress",
+        "--uncompress-noreport",
+        "--print0",
+        "--help",
+    ],
+    long_valued: &[
+        "--exclude",
+        "--exclude-quiet",
+        "--files-from",
+        "--separator",
+        "--magic-file",
+        "--parameter",
+    ],
+    long_optional: &[],
+    files: &[],
+    // `-C` writes a compiled magic file, `-z` runs decompressors, `-p`
+    // resets access times, `-f` reads the files to examine from a file.
+    refused: &[
+        "-C",
+        "--compile",
+        "-z",
+        "-Z",
+        "--uncompress",
+        "--uncompress-noreport",
+        "-p",
+        "--preserve-date",
+        "-f",
+        "--files-from",
+        "-m",
+        "--magic-file",
+        "-S",
+        "--no-sandbox",
+    ],
+    abbreviations: true,
+};
+
+const TREE: Opts = Opts {
+    flags: "adlfxRPqNQpugshDFvtcUrACSnXJi",
+    valued: "LPIoHT",
+    optional: "",
+    long_flags: &[
+        "--gitignore",
+        "--ignore-case",
+        "--matchdirs",
+        "--metafirst",
+        "--prune",
+        "--info",
+        "--noreport",
+        "--dirsfirst",
+        "--filesfirst",
+        "--si",
+        "--du",
+        "--inodes",
+        "--device",
+        "--nolinks",
+        "--fflinks",
+        "--version",
+        "--help",
+        "--condense",
+        "--hyperlink",
+    ],
+    long_valued: &[
+        "--gitfile",
+        "--infofile",
+        "--charset",
+        "--filelimit",
+        "--timefmt",
+        "--sort",
+        "--hintro",
+        "--houtro",
+        "--fromfile",
+        "--fromtabfile",
+        "--output",
+        "--scheme",
+        "--authority",
+    ],
+    long_optional: &[],
+    files: &["--gitfile", "--infofile", "--hintro", "--houtro"],
+    // `-o` writes; `-R` with `-H` writes a page into every directory; `-l`
+    // follows links; `--fromfile` reads the listing from a file.
+    refused: &["-o", "--output", "-R", "-l", "--fromfile", "--fromtabfile"],
+    abbreviations: false,
+};
+
+const REALPATH: Opts = Opts {
+    flags: "eLmPqsz",
+    valued: "",
+    optional: "",
+    long_flags: &[
+        "--canonicalize-existing",
+        "--canonicalize-missing",
+        "--logical",
+        "--physical",
+        "--quiet",
+        "--strip",
+        "--no-symlinks",
+        "--zero",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--relative-to", "--relative-base"],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const READLINK: Opts = Opts {
+    flags: "femnqsvz",
+    valued: "",
+    optional: "",
+    long_flags: &[
+        "--canonicalize",
+        "--canonicalize-existing",
+        "--canonicalize-missing",
+        "--no-newline",
+        "--quiet",
+        "--silent",
+        "--verbose",
+        "--zero",
+        "--help",
+        "--version",
+    ],
+    long_valued: &[],
+    long_optional: &[],
+    files: &[],
+    refused: &[],
+    abbreviations: true,
+};
+
+const DATE: Opts = Opts {
+    flags: "uR",
+    valued: "dfrs",
+    optional: "I",
+    long_flags: &[
+        "--utc",
+        "--universal",
+        "--rfc-email",
+        "--rfc-2822",
+        "--debug",
+        "--resolution",
+        "--help",
+        "--version",
+    ],
+    long_valued: &["--date", "--file", "--reference", "--set", "--rfc-3339"],
+    long_optional: &["--iso-8601"],
+    files: &["-f", "--file", "-r", "--reference"],
+    // It sets the clock (as root).
+    refused: &["-s", "--set"],
+    abbreviations: true,
+};
+
+/// The options of `base`, when it is a program of the set read by them.
+fn opts_of(base: &str) -> Option<&'static Opts> {
+    Some(match base {
+        "ls" => &LS,
+        "cat" => &CAT,
+        "head" => &HEAD,
+        "tail" => &TAIL,
+        "stat" => &STAT,
+        "cmp" => &CMP,
+        "nl" => &NL,
+        "tac" => &TAC,
+        "wc" => &WC,
+        "du" => &DU,
+        "grep" | "egrep" | "fgrep" => &GREP,
+        "diff" => &DIFF,
+        "rg" => &RG,
+        "sort" => &SORT,
+        "uniq" => &UNIQ,
+        "cut" => &CUT,
+        "file" => &FILE,
+        "tree" => &TREE,
+        "realpath" => &REALPATH,
+        "readlink" => &READLINK,
+        _ => return None,
+    })
+}
+
+/// An option found, by the name its table gives it, with its value (the
+/// index of the word holding it, and the value).
+struct Found {
+    name: &'static str,
+    value: Option<(usize, String)>,
+}
+
+/// A command line read against [`Opts`].
+struct Line {
+    found: Vec<Found>,
+    /// Indices of the operands.
+    operands: Vec<usize>,
+    /// Every option known, none refused, no computed word where an option
+    /// may be.
+    known: bool,
+}
+
+/// Read `argv` the way `getopt_long` does: options anywhere before `--`,
+/// short options clustered (`-bC`, `-rf.env`), values attached or in the
+/// next word, long options by a unique prefix where the program allows it.
+fn parse(argv: &[WordVal], opts: &Opts) -> Line {
+    let mut line = Line {
+        found: Vec::new(),
+        operands: Vec::new(),
+        known: true,
+    };
+    let mut i = 1;
+    let mut only_operands = false;
+    while let Some(w) = argv.get(i) {
+        let k = i;
+        i += 1;
+        let Some(lit) = w.literal.as_deref().filter(|_| !only_operands) else {
+            if !only_operands && could_be_option(&w.raw) {
+                line.known = false;
+            }
+            line.operands.push(k);
+            continue;
+        };
+        if lit == "--" {
+            only_operands = true;
+            continue;
+        }
+        if !lit.starts_with('-') || lit == "-" {
+            line.operands.push(k);
+            continue;
+        }
+        let mut take_next = |line: &mut Line| -> Option<(usize, String)> {
+            let next = argv.get(i)?;
+            i += 1;
+            match &next.literal {
+                Some(v) => Some((i - 1, v.clone())),
+                None => {
+                    // A computed value: not known before running.
+                    line.known = false;
+                    None
+                }
+            }
+        };
+        if let Some(long) = lit.strip_prefix("--") {
+            let (written, attached) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let Some(name) = long_name(opts, written) else {
+                line.known = false;
+                continue;
+            };
+            let value = if opts.long_valued.contains(&name) {
+                match attached {
+                    Some(v) => Some((k, v.to_string())),
+                    None => take_next(&mut line),
+                }
+            } else if opts.long_optional.contains(&name) {
+                attached.map(|v| (k, v.to_string()))
+            } else {
+                if attached.is_some() {
+                    line.known = false;
+                }
+                None
+            };
+            if opts.refused.contains(&name) {
+                line.known = false;
+            }
+            line.found.push(Found { name, value });
+            continue;
+        }
+        let cluster = &lit[1..];
+        for (at, c) in cluster.char_indices() {
+            let rest = &cluster[at + c.len_utf8()..];
+            let Some(name) = short_name(c) else {
+                line.known = false;
+                break;
+            };
+            let value = if opts.valued.contains(c) {
+                if rest.is_empty() {
+                    take_next(&mut line)
+                } else {
+                    Some((k, rest.to_string()))
+                }
+            } else if opts.optional.contains(c) {
+                (!rest.is_empty()).then(|| (k, rest.to_string()))
+            } else if opts.flags.contains(c) {
+                None
+            } else {
+                line.known = false;
+                break;
+            };
+            if opts.refused.contains(&name) {
+                line.known = false;
+            }
+            let ends = value.is_some();
+            line.found.push(Found { name, value });
+            if ends {
+                break;
+            }
+        }
+    }
+    line
+}
+
+/// The long option `written` (after `--`) stands for: itself, or the one
+/// it is a unique prefix of.
+fn long_name(opts: &Opts, written: &str) -> Option<&'static str> {
+    let all = || {
+        opts.long_flags
+            .iter()
+            .chain(opts.long_valued)
+            .chain(opts.long_optional)
+            .copied()
+    };
+    if let Some(exact) = all().find(|n| n[2..] == *written) {
+        return Some(exact);
+    }
+    if !opts.abbreviations || written.is_empty() {
+        return None;
+    }
+    let mut matches = all().filter(|n| n[2..].starts_with(written));
+    let first = matches.next()?;
+    // Ambiguous: the program refuses it, and so does the set.
+    matches.next().is_none().then_some(first)
+}
+
+/// The name of short option `c` as the tables spell it (`-f`).
+fn short_name(c: char) -> Option<&'static str> {
+    const NAMES: &[&str] = &[
+        "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-i", "-j", "-k", "-l", "-m", "-n", "-o",
+        "-p", "-q", "-r", "-s", "-t", "-u", "-v", "-w", "-x", "-y", "-z", "-A", "-B", "-C", "-D",
+        "-E", "-F", "-G", "-H", "-I", "-J", "-K", "-L", "-M", "-N", "-O", "-P", "-Q", "-R", "-S",
+        "-T", "-U", "-V", "-W", "-X", "-Y", "-Z", "-0", "-1", "-2", "-3", "-4", "-5", "-6", "-7",
+        "-8", "-9", "-.",
+    ];
+    NAMES
+        .iter()
+        .copied()
+        .find(|n| n[1..].starts_with(c) && n.len() == 1 + c.len_utf8())
+}
+
 /// `git SUBCOMMAND …` with no global option before the subcommand (`-C`,
-/// `-c`, `--git-dir` change what it reads or runs) and a subcommand that
-/// only reads.
+/// `-c`, `--git-dir` change what it reads or runs; `--no-pager`, `-P` and
+/// `--no-optional-locks` do not) and a subcommand that only reads.
 fn git(argv: &[WordVal]) -> ReadOnly {
     let words: Vec<&str> = argv
         .iter()
         .skip(1)
         .map(|w| w.literal.as_deref().unwrap_or("\u{0}"))
+        .skip_while(|w| matches!(*w, "--no-pager" | "-P" | "--no-optional-locks"))
         .collect();
     let Some((&sub, rest)) = words.split_first() else {
         return ReadOnly::No;
     };
     let options_only = |allowed: &[&str]| rest.iter().all(|w| allowed.contains(w));
+    // A short option of `sub` with a file attached (`blame -S/x`,
+    // `ls-files -oX/x`): the file is not an operand the checks see.
+    let attached_file = |letter: char| {
+        rest.iter().any(|w| {
+            !w.starts_with("--")
+                && w.strip_prefix('-')
+                    .and_then(|c| c.split_once(letter))
+                    .is_some_and(|(_, value)| !value.is_empty())
+        })
+    };
     // `git diff --output=FILE` and `--ext-diff` are found by git's own
     // analysis (an edit, an uncertainty): they are parts of their own.
     let read = match sub {
-        s if GIT_READS.contains(&s) => !rest.iter().any(|w| {
-            w.starts_with("--output")
-                || w.starts_with("--ext-diff")
-                || w.starts_with("--textconv")
-                || w.starts_with("--exec")
-        }),
+        s if GIT_READS.contains(&s) => {
+            let file_attached =
+                (sub == "blame" && attached_file('S')) || (sub == "ls-files" && attached_file('X'));
+            !file_attached
+                && !rest.iter().any(|w| {
+                    w.starts_with("--output")
+                        || w.starts_with("--ext-diff")
+                        || w.starts_with("--textconv")
+                        || w.starts_with("--exec")
+                        || runs_gpg(w)
+                })
+        }
         "branch" => options_only(&[
             "-a",
             "-r",
@@ -206,14 +1324,64 @@ fn git(argv: &[WordVal]) -> ReadOnly {
         "remote" => options_only(&["-v", "--verbose"]),
         "stash" => rest == ["list"],
         "worktree" => rest == ["list"],
-        "config" => {
-            rest.first().is_some_and(|o| {
-                matches!(*o, "--get" | "--get-all" | "--get-regexp" | "-l" | "--list")
-            }) && !rest.iter().any(|w| w.starts_with("--file") || *w == "-f")
-        }
+        "config" => config_reads(rest),
         _ => false,
     };
     if read { ReadOnly::Files } else { ReadOnly::No }
+}
+
+/// `git log --show-signature` and the `%G…` placeholders of a format
+/// (`%G?`, `%GG`, `%GS`, `%GK`, `%GF`, `%GP`, `%GT`) run gpg on every
+/// signed commit.
+fn runs_gpg(word: &str) -> bool {
+    word.starts_with("--show-sig")
+        || word
+            .match_indices("%G")
+            .any(|(k, _)| word[k + 2..].starts_with(['?', 'G', 'S', 'K', 'F', 'P', 'T']))
+}
+
+/// `git config` in a form that reads the repository's configuration: a
+/// getting action first, and only options known to change what is
+/// printed (not `-f FILE`, `-fFILE`, `--fil=FILE`, `--blob`, which read
+/// another file, nor an action that writes).
+fn config_reads(rest: &[&str]) -> bool {
+    const GETS: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "-l",
+        "--list",
+        "get",
+        "list",
+    ];
+    const SHOWS: &[&str] = &[
+        "--local",
+        "--global",
+        "--system",
+        "--worktree",
+        "--show-origin",
+        "--show-scope",
+        "-z",
+        "--null",
+        "--name-only",
+        "--includes",
+        "--no-includes",
+        "--bool",
+        "--int",
+        "--bool-or-int",
+        "--path",
+        "--expiry-date",
+        "--all",
+        "--regexp",
+    ];
+    rest.first().is_some_and(|o| GETS.contains(o))
+        && rest.iter().skip(1).all(|w| {
+            !w.starts_with('-')
+                || GETS[..5].contains(w)
+                || SHOWS.contains(w)
+                || w.starts_with("--type=")
+                || w.starts_with("--default=")
+        })
 }
 
 #[cfg(test)]

@@ -201,7 +201,14 @@ pub(super) fn reach(base: &str, argv: &[WordVal]) -> Reach {
         })
     };
     match base {
-        "grep" | "egrep" | "fgrep" | "ugrep" => {
+        "grep" | "egrep" | "fgrep" => {
+            if super::read_only::grep_recursive(argv) {
+                Reach::RecursiveOrHere
+            } else {
+                Reach::Named
+            }
+        }
+        "ugrep" => {
             let by_option = short("rR", "efmABCdDX")
                 || long(&["--recursive", "--dereference-recursive"])
                 || words.contains(&"--directories=recurse")
@@ -254,13 +261,9 @@ pub(super) fn reach(base: &str, argv: &[WordVal]) -> Reach {
                 Reach::Named
             }
         }
-        "diff" => {
-            if short("r", "CDFILSUWx") || long(&["--recursive"]) {
-                Reach::Recursive
-            } else {
-                Reach::Named
-            }
-        }
+        // Without `-r` too: `diff DIR1 DIR2` compares the files directly
+        // inside both.
+        "diff" => Reach::Recursive,
         "7z" | "7za" | "7zr" => Reach::Recursive,
         _ => Reach::Named,
     }
@@ -281,4 +284,31 @@ pub(super) fn leading_non_paths(base: &str, argv: &[WordVal]) -> usize {
         "grep" | "egrep" | "fgrep" | "ugrep" | "rg" | "ag" | "ack" if !given_by_option => 1,
         _ => 0,
     }
+}
+
+/// The symbolic links under `dir` (at most `budget` entries looked at),
+/// each as the path it leads to: diff follows them while comparing
+/// directories. `None` when the tree is larger than the budget.
+pub(super) fn links_under(dir: &std::path::Path, budget: usize) -> Option<Vec<std::path::PathBuf>> {
+    let mut links = Vec::new();
+    let mut left = budget;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            left = left.checked_sub(1)?;
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_symlink() {
+                let path = entry.path();
+                links.push(std::fs::canonicalize(&path).unwrap_or(path));
+            } else if kind.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    Some(links)
 }
