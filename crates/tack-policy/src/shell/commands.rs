@@ -334,6 +334,17 @@ impl Analyzer {
             self.functions.clear();
             self.functions_changed = true;
         }
+        if let Some(sub) = base.strip_prefix("git-")
+            && !sub.is_empty()
+            && sub.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+        {
+            // git's own commands in its exec path (`/usr/lib/git-core/
+            // git-push`, `!git-push` in an alias) are `git push`.
+            self.emit(argv);
+            let mut as_git = vec![WordVal::literal("git"), WordVal::literal(sub)];
+            as_git.extend(argv[1..].iter().cloned());
+            return self.command_line(&as_git);
+        }
         if name.contains('/')
             && !wrappers::in_system_dir(&name)
             && let Some(real) = self.linked_program(&name, first.tilde, &base)
@@ -1867,6 +1878,7 @@ impl Analyzer {
             // `./ls`, `bin/cat`: whatever file has that name, not the
             // system's program.
             _ if named_by_path => ReadOnly::No,
+            ReadOnly::Files if self.expands_to_option(&base, argv) => ReadOnly::No,
             ReadOnly::Files if base == "git" && !self.in_start_dir() => ReadOnly::No,
             r => r,
         };
@@ -2165,6 +2177,40 @@ impl Analyzer {
                 "`set -k` puts every NAME=value word of a later command into its environment, which can make it run other code",
             );
         }
+    }
+
+    /// Whether a pattern in `argv` matches (or may match) a name that the
+    /// program would read as an option: a file named `--files0-from=list`
+    /// turns `wc *` into a read of what the list names. A pattern that
+    /// starts with `-` is an option whatever it matches.
+    fn expands_to_option(&self, base: &str, argv: &[WordVal]) -> bool {
+        super::read_only::option_like_patterns(base, argv)
+            .into_iter()
+            .any(|w| {
+                let Some(lit) = w.literal.as_deref() else {
+                    return true;
+                };
+                if lit.starts_with('-') {
+                    return true;
+                }
+                // The pattern starts with a wildcard (`*`, `*.txt`, `*/x`):
+                // what it matches is a name in the working directory.
+                let Cwds::Known(dirs) = &self.cwds else {
+                    return true;
+                };
+                match self.resolve_word_path(lit, w.tilde, true) {
+                    Ok(paths) => paths.iter().any(|p| {
+                        dirs.iter().any(|d| {
+                            p.lexical
+                                .strip_prefix(d)
+                                .ok()
+                                .and_then(|rel| rel.components().next())
+                                .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with('-'))
+                        })
+                    }),
+                    Err(_) => true,
+                }
+            })
     }
 
     /// The program a path names through a symbolic link, when its name is

@@ -85,9 +85,6 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
     let Some(opts) = opts_of(base) else {
         return ReadOnly::No;
     };
-    if FILE_READERS.contains(&base) && may_expand_to_option(argv) {
-        return ReadOnly::No;
-    }
     let line = parse(argv, opts);
     if !line.known {
         return ReadOnly::No;
@@ -100,20 +97,27 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
     if read { ReadOnly::Files } else { ReadOnly::No }
 }
 
-/// A pattern the shell may expand to a name starting with `-` (`*`,
+/// Patterns the shell may expand to a name starting with `-` (`*`,
 /// `*.txt` matches `--files0-from=list.txt`), or to another option than
-/// the one it starts with (`--f*`; not `--include=*.rs`), before `--`.
-fn may_expand_to_option(argv: &[WordVal]) -> bool {
+/// the one it starts with (`--f*`; not `--include=*.rs`), before `--`, in
+/// the command line of a program of the set that reads files: what they
+/// match now is looked at where the command is read (see
+/// `Analyzer::expands_to_option`).
+pub(super) fn option_like_patterns<'a>(base: &str, argv: &'a [WordVal]) -> Vec<&'a WordVal> {
+    if !FILE_READERS.contains(&base) {
+        return Vec::new();
+    }
     argv.iter()
         .skip(1)
         .take_while(|w| w.literal.as_deref() != Some("--"))
-        .any(|w| {
+        .filter(|w| {
             w.glob
                 && w.literal.as_deref().is_none_or(|l| {
                     let fixed = &l[..l.find(['*', '?', '[']).unwrap_or(l.len())];
                     fixed.is_empty() || (fixed.starts_with('-') && !fixed.contains('='))
                 })
         })
+        .collect()
 }
 
 /// The files a command of the set reads, as named in its words: its

@@ -259,6 +259,57 @@ const LINKED: &[Case] = &[
     case(W, B, "./cat2 src/main.rs", Allow),
 ];
 
+const VERSIONED: &[Case] = &[
+    // Deny rules meet a program under its versioned names.
+    case(W, B, "python3.11 -c 'print(1)'", Deny),
+    case(W, B, "/usr/bin/python3.11 s.py", Deny),
+    case(
+        &["allow Bash", "deny Bash(perl *)"],
+        B,
+        "perl5.36.0 -e 1",
+        Deny,
+    ),
+    case(&["allow Bash", "ask Bash(gcc *)"], B, "gcc-12 -c a.c", Ask),
+    case(
+        &["allow Bash", "deny Bash(python *)"],
+        B,
+        "python3 -V",
+        Deny,
+    ),
+    // git's commands in its exec path are git's subcommands.
+    case(
+        &["allow Bash", "deny Bash(git push *)"],
+        B,
+        "/usr/lib/git-core/git-push --force origin main",
+        Deny,
+    ),
+    case(
+        &["allow Bash", "deny Bash(git push *)"],
+        B,
+        "git -c alias.p='!git-push origin main' p",
+        Deny,
+    ),
+    case(
+        &["allow Bash", "ask Bash(git reset --hard *)"],
+        B,
+        "/usr/lib/git-core/git-reset --hard HEAD~1",
+        Ask,
+    ),
+    case(
+        &["allow Bash", "deny Bash(git push *)"],
+        B,
+        "git-log -1",
+        Allow,
+    ),
+    // Allow rules still match the name as written.
+    case(&["allow Bash(python *)"], B, "python3.11 s.py", Ask),
+];
+
+#[test]
+fn deny_rules_meet_a_program_under_its_versioned_names() {
+    run(VERSIONED);
+}
+
 #[test]
 fn a_program_named_through_a_link_is_the_program_linked_to() {
     run_with_links(

@@ -8,7 +8,7 @@
 
 use tack_protocol::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{Case, case, run};
+use crate::support::{Case, case, run, run_with_files};
 
 const NONE: &[&str] = &[];
 const B: &str = "Bash";
@@ -136,11 +136,11 @@ const ROWS: &[Case] = &[
     case(NONE, B, "grep --deref TOP .", Ask),
     case(NONE, B, "grep --dereference TOP .", Ask),
     case(NONE, B, "grep -rl TOP src", Allow),
-    // A pattern that may expand to an option (a file `--files0-from=l`).
-    case(NONE, B, "wc *=*", Ask),
-    case(NONE, B, "du *=*", Ask),
-    case(NONE, B, "wc -l *.rs", Ask),
-    case(NONE, B, "grep main *", Ask),
+    // A pattern that matches no name starting with `-` here.
+    case(NONE, B, "wc *=*", Allow),
+    case(NONE, B, "wc -l *.rs", Allow),
+    case(NONE, B, "wc -l d*/*", Allow),
+    case(NONE, B, "wc --f*", Ask),
     case(NONE, B, "wc -l src/*.rs", Allow),
     case(NONE, B, "grep main src/*", Allow),
     case(NONE, B, "wc -l -- *.md", Allow),
@@ -164,4 +164,29 @@ const ROWS: &[Case] = &[
 #[test]
 fn read_only_commands_are_read_by_their_options() {
     run(ROWS);
+}
+
+/// A file named like an option in the project (`--files0-from=list0`,
+/// which a cloned repository can hold): a pattern that matches it is an
+/// option, and `wc *` would read what the list names.
+const PLANTED: &[Case] = &[
+    case(NONE, B, "wc *=*", Ask),
+    case(NONE, B, "du *=*", Ask),
+    case(NONE, B, "wc -l *", Ask),
+    case(NONE, B, "grep main *", Ask),
+    case(NONE, B, "sort *0", Ask),
+    case(NONE, B, "wc -l src/*.rs", Allow),
+    case(NONE, B, "wc -l *.rs", Allow),
+    case(NONE, B, "grep main src/*", Allow),
+];
+
+#[test]
+fn a_pattern_that_matches_a_file_named_like_an_option_is_an_option() {
+    run_with_files(
+        &[
+            ("--files0-from=list0", "x", false),
+            ("list0", "/etc/hostname\0", false),
+        ],
+        PLANTED,
+    );
 }
