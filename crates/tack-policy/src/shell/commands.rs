@@ -306,6 +306,9 @@ impl Analyzer {
                 &text,
                 "the command name is computed at run time",
             );
+            // Whatever it is (`c=cat; $c .env`), it is given these files
+            // and may read or change them.
+            let _ = self.path_args("", argv);
             return;
         };
         if first.glob {

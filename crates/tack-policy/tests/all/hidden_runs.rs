@@ -249,6 +249,40 @@ fn nul_bytes_are_dropped_as_bash_drops_them() {
     run(NUL);
 }
 
+const COMPUTED: &[Case] = &[
+    // A program computed at run time is given its files: deny rules on
+    // them hold.
+    case(
+        &["allow Bash", "deny Read(./.env)"],
+        B,
+        "c=cat; $c .env",
+        Deny,
+    ),
+    case(
+        &["allow Bash", "deny Read(./.env)"],
+        B,
+        "$(echo cat) .env",
+        Deny,
+    ),
+    case(
+        &["allow Bash", "deny Edit(./src/**)"],
+        B,
+        "c=tee; echo x | $c src/main.rs",
+        Ask,
+    ),
+    case(
+        &["allow Bash", "deny Read(./.env)"],
+        B,
+        "c=cat; $c docs/guide.md",
+        Allow,
+    ),
+];
+
+#[test]
+fn a_program_computed_at_run_time_is_given_its_files() {
+    run(COMPUTED);
+}
+
 const LINKED: &[Case] = &[
     // A program named through a link is the program the link names.
     case(W, B, "./del victim", Deny),
