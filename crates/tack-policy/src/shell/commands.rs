@@ -1007,8 +1007,9 @@ impl Analyzer {
             // Every word with `=` is an assignment to env, whatever the
             // name (`BASH_FUNC_f%%=() { …; }` defines a function in bash).
             match lit.split_once('=') {
-                Some((name, _)) if !name.is_empty() => {
+                Some((name, value)) if !name.is_empty() => {
                     self.assigned_name(name);
+                    self.assigned_value(name, &WordVal::literal(value));
                     i += 1;
                 }
                 _ => break,
