@@ -61,6 +61,58 @@ const DOTLESS: &[Case] = &[
     case(LOCALHOST, B, "docker push localhost:5000/img", Deny),
 ];
 
+// Everyday commands beside domain rules, unchanged.
+const EVERYDAY: &[&str] = &[
+    "allow Bash",
+    "allow Edit",
+    "deny WebFetch(domain:evil.com)",
+    "deny WebFetch(domain:localhost)",
+    "deny WebFetch(domain:127.0.0.1)",
+];
+
+const EVERYDAY_CASES: &[Case] = &[
+    case(EVERYDAY, B, "npm install", Allow),
+    case(EVERYDAY, B, "npm run dev -- --host 0.0.0.0", Allow),
+    case(EVERYDAY, B, "cargo build --release", Allow),
+    case(EVERYDAY, B, "git clone https://github.com/o/r", Allow),
+    case(EVERYDAY, B, "git push origin HEAD:refs/heads/x", Allow),
+    case(EVERYDAY, B, "git log --oneline origin/main..HEAD", Allow),
+    case(EVERYDAY, B, "pip install requests", Allow),
+    case(EVERYDAY, B, "docker run -p 8080:80 nginx", Allow),
+    case(EVERYDAY, B, "ssh -p 22 ok.org uptime", Allow),
+    case(EVERYDAY, B, "curl -o out.html https://ok.org", Allow),
+    case(
+        EVERYDAY,
+        B,
+        "python3 manage.py runserver 0.0.0.0:8000",
+        Allow,
+    ),
+    case(
+        EVERYDAY,
+        B,
+        "uvicorn app:app --host 0.0.0.0 --port 8000",
+        Allow,
+    ),
+    case(EVERYDAY, B, "kubectl get pods", Allow),
+    case(EVERYDAY, B, "ping -c 3 ok.org", Allow),
+    case(EVERYDAY, B, "ping -i 0.2 -c 3 ok.org", Allow),
+    case(EVERYDAY, B, "dig ok.org MX", Allow),
+    case(EVERYDAY, B, "rsync -av src/ dest/", Allow),
+    case(EVERYDAY, B, "scp ok.org:x .", Allow),
+    case(
+        EVERYDAY,
+        B,
+        "DATABASE_URL=postgres://db.ok.org/x npm test",
+        Allow,
+    ),
+    case(EVERYDAY, B, "PORT=3000 npm start", Allow),
+];
+
+#[test]
+fn everyday_commands_beside_domain_rules_are_unchanged() {
+    run(EVERYDAY_CASES);
+}
+
 #[test]
 fn hosts_without_a_dot_meet_the_domain_rules() {
     run(DOTLESS);
@@ -375,4 +427,65 @@ const INLINE_CODE: &[Case] = &[
 #[test]
 fn inline_code_is_asked_where_domain_rules_exist() {
     run(INLINE_CODE);
+}
+
+// N-H: a checked-in project file's `Bash(PROGRAM *)` was narrow (applied
+// without approval) unless the program was an interpreter named exactly.
+// Versioned interpreters, other code runners, programs that change any path
+// they are given, and wildcards over a public suffix reach past the project.
+
+#[test]
+fn project_rules_that_reach_past_the_project_wait_for_approval() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let wide = |r: &str| tack_policy::wide_allow_rule(r, &root, None);
+    for broad in [
+        "Bash(python3.11 *)",
+        "Bash(pypy3 *)",
+        "Bash(ipython *)",
+        "Bash(perl5.36 *)",
+        "Bash(ruby3.2 *)",
+        "Bash(julia *)",
+        "Bash(java *)",
+        "Bash(jshell *)",
+        "Bash(gdb *)",
+        "Bash(sqlite3 *)",
+        "Bash(psql *)",
+        "Bash(tmux *)",
+        "Bash(make *)",
+        "Bash(go *)",
+        "Bash(go run *)",
+        "Bash(cargo *)",
+        "Bash(pip *)",
+        "Bash(npx *)",
+        "Bash(docker *)",
+        "Bash(rm *)",
+        "Bash(cp *)",
+        "Bash(mv *)",
+        "Bash(chmod *)",
+        "Bash(chown *)",
+        "Bash(dd *)",
+        "Bash(tee *)",
+        "Bash(ln *)",
+        "Bash(rsync *)",
+        "WebFetch(domain:*.co.uk)",
+        "WebFetch(domain:*.github.io)",
+        "WebFetch(domain:*.amazonaws.com)",
+        "WebFetch(domain:*.com.au)",
+    ] {
+        assert!(wide(broad).is_some(), "{broad} should wait for approval");
+    }
+    for narrow in [
+        "Bash(cargo test *)",
+        "Bash(npm run test *)",
+        "Bash(npm test)",
+        "Bash(git log *)",
+        "Bash(ls *)",
+        "Bash(make test)",
+        "Bash(rm -rf build)",
+        "WebFetch(domain:*.example.com)",
+        "WebFetch(domain:*.bbc.co.uk)",
+    ] {
+        assert_eq!(wide(narrow), None, "{narrow}");
+    }
 }
