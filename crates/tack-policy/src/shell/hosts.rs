@@ -571,6 +571,15 @@ impl Analyzer {
                 }
             }
         }
+        // `git archive --remote=h:x`, `git ls-remote --upload-pack=… h:x`.
+        for w in args.iter().skip(at + 1) {
+            if let Some(l) = w.literal.as_deref()
+                && let Some(remote) = l.strip_prefix("--remote=")
+                && let Some(host) = git_scp_host(remote)
+            {
+                self.reaches_host(l, Some(host));
+            }
+        }
         let talks = matches!(
             sub,
             Some(

