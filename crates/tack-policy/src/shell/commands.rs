@@ -1293,8 +1293,9 @@ impl Analyzer {
         }
         while let Some(lit) = argv.get(start).and_then(|w| w.literal.clone()) {
             match lit.split_once('=') {
-                Some((name, _)) if words::is_name(name) => {
+                Some((name, value)) if words::is_name(name) => {
                     self.assigned_name(name);
+                    self.assigned_value(name, &WordVal::literal(value));
                     start += 1;
                 }
                 _ => break,

@@ -324,6 +324,18 @@ const ENVIRONMENT: &[Case] = &[
         Deny,
     ),
     case(
+        EVIL,
+        B,
+        "sudo HTTPS_PROXY=evil.com:3128 npm view lodash",
+        Deny,
+    ),
+    case(
+        EVIL,
+        B,
+        "declare -x http_proxy=evil.com:1; wget http://ok.org",
+        Deny,
+    ),
+    case(
         LOCAL,
         B,
         "http_proxy=127.0.0.1:8099 curl -s http://github.com/x",
