@@ -601,7 +601,7 @@ fn mcp_touches(
         let mut found = Vec::new();
         input_values(input, Wanted::Hosts, false, 0, &mut found);
         for written in found {
-            if let Some(host) = shell::url_or_host(&written) {
+            for host in shell::url_or_host(&written) {
                 out.push(Item::Host {
                     written: shell::snippet(&written),
                     host,

@@ -59,6 +59,295 @@ const INTERPRETERS: &[&str] = &[
     "osascript",
 ];
 
+/// Programs that run code tack does not see, from their arguments or from a
+/// file or a package they name anywhere (`java /tmp/X.java`, `gdb -ex
+/// 'shell …'`, `sqlite3 db '.shell …'`, `make --eval`, `tmux new 'cmd'`,
+/// `awk 'BEGIN{system(…)}'`, `sed 'e cmd'`): beyond [`INTERPRETERS`], read
+/// by the name without its version (`python3.11`, `perl5.36`, `pypy3`).
+const CODE_RUNNERS: &[&str] = &[
+    "pypy",
+    "ipython",
+    "jupyter",
+    "irb",
+    "pry",
+    "julia",
+    "java",
+    "jshell",
+    "kotlin",
+    "kotlinc",
+    "scala",
+    "groovy",
+    "clojure",
+    "clj",
+    "jbang",
+    "gdb",
+    "lldb",
+    "sqlite",
+    "psql",
+    "mysql",
+    "mariadb",
+    "tmux",
+    "screen",
+    "make",
+    "gmake",
+    "bmake",
+    "cmake",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+    "gsed",
+    "busybox",
+    "toybox",
+    "vim",
+    "vi",
+    "nvim",
+    "emacs",
+    "ed",
+    "ex",
+    "wish",
+    "erl",
+    "iex",
+    "elixir",
+    "escript",
+    "ghci",
+    "runghc",
+    "runhaskell",
+    "ocaml",
+    "racket",
+    "guile",
+    "sbcl",
+    "clisp",
+    "octave",
+    "R",
+    "swipl",
+    "crystal",
+    "dart",
+    "tcl",
+    "nix-shell",
+    "expect",
+    "script",
+    "watch",
+    "nohup",
+    "strace",
+    "ltrace",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "systemd-run",
+    "at",
+    "batch",
+    "crontab",
+    "parallel",
+    "ssh",
+];
+
+/// Programs that act on code or packages through a subcommand (`go run
+/// /anywhere/x.go`, `cargo run --manifest-path …`, `pip install /tmp/pkg`,
+/// `npx pkg`, `docker run -v /:/h …`): with a wildcard where the subcommand
+/// stands (`Bash(cargo *)`) they run anything; a rule naming the
+/// subcommand (`Bash(cargo test *)`) is held to it, unless that subcommand
+/// is one that runs what it is given ([`RUNNING_SUBCOMMANDS`]).
+const SUBCOMMAND_RUNNERS: &[&str] = &[
+    "go",
+    "cargo",
+    "rustup",
+    "pip",
+    "pipx",
+    "uv",
+    "uvx",
+    "poetry",
+    "pdm",
+    "hatch",
+    "conda",
+    "mamba",
+    "npm",
+    "npx",
+    "pnpm",
+    "pnpx",
+    "yarn",
+    "bunx",
+    "docker",
+    "podman",
+    "kubectl",
+    "nix",
+    "dotnet",
+    "gradle",
+    "gradlew",
+    "mvn",
+    "mvnw",
+    "ant",
+    "sbt",
+    "mix",
+    "rake",
+    "bundle",
+    "gem",
+    "composer",
+    "stack",
+    "cabal",
+    "swift",
+    "flutter",
+    "git",
+    "gh",
+    "terraform",
+    "ansible",
+    "ansible-playbook",
+    "vagrant",
+    "helm",
+    "sudo",
+    "doas",
+    "su",
+    "env",
+];
+
+/// Subcommands that run the code or the package they are given.
+const RUNNING_SUBCOMMANDS: &[&str] = &["run", "exec", "x", "dlx", "eval", "shell", "install"];
+
+/// Programs that write, move, link, change or delete the paths their
+/// arguments name, wherever they are: with a wildcard, the whole machine.
+const PATH_CHANGERS: &[&str] = &[
+    "rm",
+    "rmdir",
+    "unlink",
+    "shred",
+    "srm",
+    "cp",
+    "mv",
+    "ln",
+    "link",
+    "install",
+    "rsync",
+    "scp",
+    "dd",
+    "tee",
+    "truncate",
+    "chmod",
+    "chown",
+    "chgrp",
+    "chattr",
+    "setfacl",
+    "mknod",
+    "tar",
+    "unzip",
+    "cpio",
+    "patch",
+    "split",
+    "csplit",
+    "mount",
+    "umount",
+    "rename",
+    "perl-rename",
+    "find",
+];
+
+/// A program's name without the version written into it: `python3.11` →
+/// `python`, `perl5.36` → `perl`, `pypy3` → `pypy`, `node-18` → `node`,
+/// `sqlite3` → `sqlite`.
+fn unversioned(base: &str) -> &str {
+    base.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
+}
+
+/// Why a Bash pattern with a wildcard lets its program reach past the
+/// project, or None.
+fn wide_program(base: &str, rest: &str) -> Option<String> {
+    let plain = unversioned(base);
+    let named = |list: &[&str]| list.contains(&base) || list.contains(&plain);
+    if named(INTERPRETERS) || named(CODE_RUNNERS) {
+        return Some(format!(
+            "`{base}` runs whatever code its arguments hold, so this allows any command"
+        ));
+    }
+    if named(PATH_CHANGERS) {
+        return Some(format!(
+            "`{base}` changes whatever paths its arguments name, outside the project too"
+        ));
+    }
+    let sub = rest.split(' ').find(|w| !w.is_empty()).unwrap_or("*");
+    // `npm run NAME` runs the project's own scripts.
+    let project_scripts = sub == "run" && matches!(plain, "npm" | "pnpm" | "yarn");
+    if named(SUBCOMMAND_RUNNERS)
+        && (sub.contains('*') || (RUNNING_SUBCOMMANDS.contains(&sub) && !project_scripts))
+    {
+        return Some(format!(
+            "`{base} {sub}` runs code or packages it is given, from anywhere"
+        ));
+    }
+    None
+}
+
+/// Why a wildcard over `suffix` (`*.co.uk`, `*.github.io`) is as wide as
+/// one over a top-level domain: anyone can have a name under a public
+/// suffix. A two-label suffix whose first label is a registry's own
+/// (`co.uk`, `com.au`, `org.br`, `ac.jp`) is one, and so are the suffixes
+/// of the hosting services that give every user a name under theirs.
+fn public_suffix(suffix: &str) -> bool {
+    const SECOND_LEVEL: &[&str] = &[
+        "co", "com", "net", "org", "gov", "edu", "ac", "ne", "or", "go", "gen", "ltd", "plc",
+        "nom", "sch", "mil", "info", "biz", "web", "int", "ltda", "me", "id", "in", "nic",
+    ];
+    const HOSTING: &[&str] = &[
+        "github.io",
+        "githubusercontent.com",
+        "gitlab.io",
+        "amazonaws.com",
+        "cloudfront.net",
+        "herokuapp.com",
+        "vercel.app",
+        "now.sh",
+        "netlify.app",
+        "netlify.com",
+        "pages.dev",
+        "workers.dev",
+        "web.app",
+        "firebaseapp.com",
+        "appspot.com",
+        "azurewebsites.net",
+        "windows.net",
+        "cloudapp.net",
+        "ngrok.io",
+        "ngrok.app",
+        "ngrok-free.app",
+        "trycloudflare.com",
+        "onrender.com",
+        "fly.dev",
+        "repl.co",
+        "replit.dev",
+        "glitch.me",
+        "surge.sh",
+        "googleusercontent.com",
+        "blogspot.com",
+        "wordpress.com",
+        "pythonanywhere.com",
+        "duckdns.org",
+        "no-ip.org",
+        "ddns.net",
+        "readthedocs.io",
+        "bitbucket.io",
+        "codeberg.page",
+        "deno.dev",
+        "railway.app",
+        "up.railway.app",
+        "azurestaticapps.net",
+        "digitaloceanspaces.com",
+        "ondigitalocean.app",
+        "r2.dev",
+        "supabase.co",
+        "webflow.io",
+        "myshopify.com",
+        "s3.amazonaws.com",
+    ];
+    let labels: Vec<&str> = suffix.split('.').collect();
+    let registry_level = labels.len() == 2
+        && SECOND_LEVEL.contains(&labels[0])
+        && labels[1].len() == 2
+        && labels[1].chars().all(|c| c.is_ascii_alphabetic());
+    registry_level
+        || HOSTING
+            .iter()
+            .any(|h| suffix == *h || suffix.ends_with(&format!(".{h}")))
+}
+
 /// Why the allow rule `rule` of a project file reaches past the project
 /// rooted at `project_root` (home `home` for `~/`), or None when it is
 /// narrow. A rule that does not parse is None: loading reports it.
@@ -70,10 +359,8 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
             let base = program.rsplit('/').next().unwrap_or(program);
             if program.is_empty() || program.contains('*') {
                 Some("any program, with any arguments".into())
-            } else if INTERPRETERS.contains(&base) && pattern.text.contains('*') {
-                Some(format!(
-                    "`{base}` runs whatever code its arguments hold, so this allows any command"
-                ))
+            } else if pattern.text.contains('*') {
+                wide_program(base, &pattern.text[program.len()..])
             } else {
                 None
             }
@@ -95,12 +382,17 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
                 )
             })
         }
-        Target::Domain(domain) => (domain.subdomains && !domain.host.contains('.'))
-            .then(|| format!("fetches from every host under .{}", domain.host)),
+        Target::Domain(domain) => (domain.subdomains
+            && (!domain.host.contains('.') || public_suffix(&domain.host)))
+        .then(|| format!("fetches from every host under .{}", domain.host)),
         Target::Command { tool, pattern } => {
             let program = pattern.text.split(' ').next().unwrap_or_default();
             let base = crate::command::file_name(program);
-            (INTERPRETERS.contains(&base) && pattern.text.contains('*')).then(|| {
+            let plain = unversioned(base);
+            let runs_code = [INTERPRETERS, CODE_RUNNERS]
+                .iter()
+                .any(|list| list.contains(&base) || list.contains(&plain));
+            (runs_code && pattern.text.contains('*')).then(|| {
                 format!("`{base}` runs whatever code its arguments hold, so this lets `{tool}` run any code")
             })
         }
@@ -197,6 +489,23 @@ mod tests {
             "git_log(/usr/bin/git log -n 5)",
             "run(python -c 'print(1)')",
             "not a rule (",
+            "Bash(cargo test *)",
+            "Bash(cargo build *)",
+            "Bash(go test ./...)",
+            "Bash(go test *)",
+            "Bash(npm test *)",
+            "Bash(npm run lint *)",
+            "Bash(git status *)",
+            "Bash(git log *)",
+            "Bash(ls *)",
+            "Bash(grep *)",
+            "Bash(rm -rf build)",
+            "Bash(make)",
+            "Bash(make test)",
+            "WebFetch(domain:docs.github.com)",
+            "WebFetch(domain:*.docs.rs)",
+            "WebFetch(domain:*.bbc.co.uk)",
+            "WebFetch(domain:*.rust-lang.org)",
         ] {
             assert_eq!(wide(narrow), None, "{narrow}");
         }
@@ -221,6 +530,49 @@ mod tests {
             "WebFetch(domain:*.com)",
             "run(python3 *)",
             "run(/usr/bin/bash -c *)",
+            "run(python3.11 *)",
+            "Bash(python3.11 *)",
+            "Bash(python3.12 -c *)",
+            "Bash(pypy3 *)",
+            "Bash(ipython *)",
+            "Bash(perl5.36 *)",
+            "Bash(node18 *)",
+            "Bash(julia *)",
+            "Bash(java *)",
+            "Bash(jshell *)",
+            "Bash(gdb *)",
+            "Bash(sqlite3 *)",
+            "Bash(psql *)",
+            "Bash(tmux *)",
+            "Bash(make *)",
+            "Bash(awk *)",
+            "Bash(go *)",
+            "Bash(go run *)",
+            "Bash(cargo *)",
+            "Bash(cargo run *)",
+            "Bash(pip *)",
+            "Bash(pip3 install *)",
+            "Bash(npx *)",
+            "Bash(npm exec *)",
+            "Bash(docker *)",
+            "Bash(docker run *)",
+            "Bash(rm *)",
+            "Bash(rm -rf *)",
+            "Bash(/bin/rm *)",
+            "Bash(cp *)",
+            "Bash(mv *)",
+            "Bash(chmod *)",
+            "Bash(chown *)",
+            "Bash(dd *)",
+            "Bash(tee *)",
+            "Bash(ln *)",
+            "Bash(rsync *)",
+            "WebFetch(domain:*.co.uk)",
+            "WebFetch(domain:*.github.io)",
+            "WebFetch(domain:*.amazonaws.com)",
+            "WebFetch(domain:*.s3.amazonaws.com)",
+            "WebFetch(domain:*.com.au)",
+            "WebFetch(domain:*.ngrok.io)",
         ] {
             assert!(wide(broad).is_some(), "{broad}");
         }

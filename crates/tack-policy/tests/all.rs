@@ -28,6 +28,8 @@ mod managed;
 mod modes_and_tools;
 #[path = "all/more_wrappers.rs"]
 mod more_wrappers;
+#[path = "all/net_red_team.rs"]
+mod net_red_team;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]

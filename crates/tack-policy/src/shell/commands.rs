@@ -1082,8 +1082,9 @@ impl Analyzer {
             // Every word with `=` is an assignment to env, whatever the
             // name (`BASH_FUNC_f%%=() { …; }` defines a function in bash).
             match lit.split_once('=') {
-                Some((name, _)) if !name.is_empty() => {
+                Some((name, value)) if !name.is_empty() => {
                     self.assigned_name(name);
+                    self.assigned_value(name, &WordVal::literal(value));
                     i += 1;
                 }
                 _ => break,
@@ -1367,8 +1368,9 @@ impl Analyzer {
         }
         while let Some(lit) = argv.get(start).and_then(|w| w.literal.clone()) {
             match lit.split_once('=') {
-                Some((name, _)) if words::is_name(name) => {
+                Some((name, value)) if words::is_name(name) => {
                     self.assigned_name(name);
+                    self.assigned_value(name, &WordVal::literal(value));
                     start += 1;
                 }
                 _ => break,

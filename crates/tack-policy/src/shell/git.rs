@@ -411,8 +411,9 @@ impl Analyzer {
     pub(super) fn git(&mut self, argv: &[WordVal]) {
         let (forms, unknown) = self.git_forms(argv);
         self.extra_forms = forms;
+        let more = self.open_tail;
         self.emit(argv);
-        self.git_remote_hosts(&argv[1..]);
+        self.git_remote_hosts(&argv[1..], more);
         if let Some(sub) = unknown {
             self.may_run_git(
                 argv,

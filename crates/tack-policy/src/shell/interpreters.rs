@@ -166,6 +166,13 @@ impl Analyzer {
             &text,
             format!("{what} can write any file"),
         );
+        // A host it builds at run time (`'http://'+'evil.com'`, a socket)
+        // gets past the `WebFetch(domain:…)` rules as a command would.
+        self.uncertain(
+            UncertainKind::Host,
+            &text,
+            format!("{what} can reach any host"),
+        );
     }
 
     /// `python3 [options] -c CODE …`: the code checked. Code read from

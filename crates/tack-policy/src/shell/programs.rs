@@ -753,6 +753,10 @@ impl Analyzer {
         if self.run_script_file(argv) {
             return;
         }
+        self.host_options(base, argv);
+        if more {
+            self.hosts_at_run_time(base, argv);
+        }
         if more && self.touches && WRITE_COMMANDS.contains(&base) {
             self.writes_unknown(
                 argv,

@@ -295,6 +295,7 @@ impl Analyzer {
     /// uncertain anyway ([`Analyzer::assigned_name`]); this finds what a
     /// literal value would run, so deny rules apply to it.
     pub(in crate::shell) fn code_variable(&mut self, name: &str, value: &WordVal) {
+        self.assigned_value(name, value);
         let Some(text) = &value.literal else { return };
         let outer = format!("{name}={}", quote(text));
         match name {
