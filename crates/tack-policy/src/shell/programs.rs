@@ -743,6 +743,56 @@ const UNZIP: Spec = Spec {
     posix: false,
 };
 
+/// rsync's options that take a value.
+pub(super) const RSYNC: Spec = Spec {
+    with_arg: "eBfMT@",
+    long_with_arg: &[
+        "--rsh",
+        "--rsync-path",
+        "--log-file",
+        "--write-batch",
+        "--only-write-batch",
+        "--filter",
+        "--exclude",
+        "--include",
+        "--exclude-from",
+        "--include-from",
+        "--files-from",
+        "--backup-dir",
+        "--suffix",
+        "--temp-dir",
+        "--partial-dir",
+        "--compare-dest",
+        "--copy-dest",
+        "--link-dest",
+        "--chmod",
+        "--chown",
+        "--usermap",
+        "--groupmap",
+        "--password-file",
+        "--port",
+        "--timeout",
+        "--contimeout",
+        "--bwlimit",
+        "--max-size",
+        "--min-size",
+        "--block-size",
+        "--compress-choice",
+        "--checksum-choice",
+        "--info",
+        "--debug",
+        "--out-format",
+        "--log-file-format",
+        "--remote-option",
+        "--modify-window",
+    ],
+    flags: "",
+    optional_arg: "",
+    long_flags: &[],
+    long_optional: &[],
+    posix: false,
+};
+
 impl Analyzer {
     /// A program with no rule of its own: emitted, then what its options
     /// and operands write or run.
@@ -750,6 +800,7 @@ impl Analyzer {
         // xargs or `find -exec … +` gives it more operands at run time.
         let more = self.open_tail;
         self.emit(argv);
+        self.may_change_protected(base, argv);
         if self.run_script_file(argv) {
             return;
         }
@@ -1116,6 +1167,76 @@ impl Analyzer {
     }
 
     // ---- what the checks emit ----
+
+    /// A program not known to leave the files it is given alone may write
+    /// any of them (`objcopy … .git/config`, `gcc -o .git/hooks/pre-commit`,
+    /// `pip install --target .git`): a protected one among its operands,
+    /// its `--opt=PATH` values and its attached short values (`-o.git/x`)
+    /// meets the protected paths as a write would, whatever the rules.
+    /// With path rules the operands and `--opt=` values are already
+    /// checked as maybe changed (the safeguard sees those too); only names
+    /// protected wherever they are count here, which keeps a program with
+    /// many operands from filling the command's items.
+    fn may_change_protected(&mut self, base: &str, argv: &[WordVal]) {
+        if super::commands::WRITE_COMMANDS.contains(&base)
+            || super::reads::leaves_alone(base)
+            || super::reads::is_editor(base)
+        {
+            return;
+        }
+        let mut options_done = false;
+        let mut candidates: Vec<String> = Vec::new();
+        for w in argv.iter().skip(1) {
+            let Some(lit) = w.literal.as_deref() else {
+                continue;
+            };
+            if !options_done && lit == "--" {
+                options_done = true;
+                continue;
+            }
+            let (value, attached) = if !options_done && lit.starts_with("--") {
+                match lit.split_once('=') {
+                    Some((_, v)) => (v, false),
+                    None => continue,
+                }
+            } else if !options_done && lit.starts_with('-') && lit.len() > 2 {
+                // `-o.git/x`: a value only when it looks like a path.
+                let Some(v) = lit.get(2..) else {
+                    continue;
+                };
+                if !(v.contains('/') || v.starts_with('.')) {
+                    continue;
+                }
+                (v, true)
+            } else if !options_done && lit.starts_with('-') {
+                continue;
+            } else {
+                (lit, false)
+            };
+            if (attached || !self.touches)
+                && !value.is_empty()
+                && !value.contains("://")
+                && !super::is_exempt_device(value)
+            {
+                candidates.push(value.to_owned());
+            }
+        }
+        for c in candidates {
+            let Ok(paths) = self.resolve_word_path(&c, c.starts_with('~'), false) else {
+                continue;
+            };
+            for path in paths {
+                let named = crate::safeguard::protected(&path.lexical)
+                    .or_else(|| crate::safeguard::protected(&path.canonical));
+                if named.is_some() {
+                    self.push(Item::Written {
+                        written: c.clone(),
+                        path,
+                    });
+                }
+            }
+        }
+    }
 
     /// A file written: an edit (must be allowed).
     fn writes(&mut self, w: &WordVal) {
@@ -2507,53 +2628,7 @@ impl Analyzer {
     }
 
     fn rsync(&mut self, argv: &[WordVal]) {
-        let p = options::parse(
-            &argv[1..],
-            &Spec {
-                with_arg: "eBfMT@",
-                long_with_arg: &[
-                    "--rsh",
-                    "--rsync-path",
-                    "--log-file",
-                    "--write-batch",
-                    "--only-write-batch",
-                    "--filter",
-                    "--exclude",
-                    "--include",
-                    "--exclude-from",
-                    "--include-from",
-                    "--files-from",
-                    "--backup-dir",
-                    "--suffix",
-                    "--temp-dir",
-                    "--partial-dir",
-                    "--compare-dest",
-                    "--copy-dest",
-                    "--link-dest",
-                    "--chmod",
-                    "--chown",
-                    "--usermap",
-                    "--groupmap",
-                    "--password-file",
-                    "--port",
-                    "--timeout",
-                    "--contimeout",
-                    "--bwlimit",
-                    "--max-size",
-                    "--min-size",
-                    "--block-size",
-                    "--compress-choice",
-                    "--checksum-choice",
-                    "--info",
-                    "--debug",
-                    "--out-format",
-                    "--log-file-format",
-                    "--remote-option",
-                    "--modify-window",
-                ],
-                ..Spec::default()
-            },
-        );
+        let p = options::parse(&argv[1..], &RSYNC);
         self.remote_path_hosts(&p.operands);
         for v in p.values(&["-e", "--rsh"]).collect::<Vec<_>>() {
             self.runs(argv, v, "rsync -e");
