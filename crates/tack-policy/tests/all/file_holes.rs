@@ -16,6 +16,16 @@
 //! (`objcopy … .git/config`, `gcc -o .git/hooks/pre-commit`, `pip install
 //! --target .git`) met Edit deny rules but not the protected paths, in
 //! dontAsk too; the safeguard now sees it.
+//!
+//! I: `python3 -m timeit CODE`, `-m pdb -c CODE`, `| python3 -m code` ran
+//! code under `allow Bash(python3 *)` that no rule saw, and `-m zipfile -e`,
+//! `-m venv`, `-m cProfile -o` wrote unseen: the standard library's modules
+//! that take code are code that acts (as `-c` is), the ones that write say
+//! where.
+//!
+//! J: vim's Ex commands on the command line (`-c 'r .env'`, `+'w! .git/config'`)
+//! met Bash rules only; the files they name are now read or written, and
+//! any command that is not plainly harmless is code that acts.
 
 use tack_protocol::Verdict::{Allow, Ask, Deny};
 
@@ -186,6 +196,178 @@ const UNKNOWN_OUTPUTS: &[Case] = &[
     case(DONT_ASK, "Bash", "git diff .git", Allow),
 ];
 
+const PY_RULES: &[&str] = &[
+    "mode dontAsk",
+    "allow Bash(python3 *)",
+    "deny Read(./.env)",
+    "deny Edit(./src/locked/**)",
+];
+const PY_BASH_DENY: &[&str] = &["allow Bash(python3 *)", "deny Bash(rm *)"];
+const PY_ONLY: &[&str] = &["mode dontAsk", "allow Bash(python3 *)"];
+
+const PYTHON_MODULES: &[Case] = &[
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m timeit -n1 -r1 -s \"print(open('.env').read())\" 0",
+        Deny,
+    ),
+    case(
+        PY_BASH_DENY,
+        "Bash",
+        "python3 -m timeit -n1 -r1 \"import os; os.system('rm -rf src')\"",
+        Ask,
+    ),
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m pdb -c \"print(open('.env').read())\" -c q x.py",
+        Deny,
+    ),
+    case(
+        PY_RULES,
+        "Bash",
+        "echo \"print(open('.env').read())\" | python3 -m code",
+        Deny,
+    ),
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m cProfile -m timeit -n1 -r1 \"print(open('.env').read())\"",
+        Deny,
+    ),
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m trace --count -m timeit x",
+        Deny,
+    ),
+    case(PY_RULES, "Bash", "python3 -mtimeit \"open('.env')\"", Deny),
+    case(PY_ONLY, "Bash", "python3 -m zipfile -e z.zip .claude", Deny),
+    case(PY_RULES, "Bash", "python3 -m zipfile -e z.zip src", Deny),
+    case(PY_ONLY, "Bash", "python3 -m gzip -d .git/x.gz", Deny),
+    case(PY_ONLY, "Bash", "python3 -m venv .git/hooks", Deny),
+    case(PY_RULES, "Bash", "python3 -m venv src", Deny),
+    case(
+        PY_ONLY,
+        "Bash",
+        "python3 -m cProfile -o .git/config x.py",
+        Deny,
+    ),
+    case(
+        PY_ONLY,
+        "Bash",
+        "python3 -m json.tool in.json .git/config",
+        Deny,
+    ),
+    case(PY_RULES, "Bash", "python3 -m http.server", Deny),
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m http.server --directory=. 8000",
+        Deny,
+    ),
+    // Modules that only compute, print or build their own tree.
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m timeit '\"-\".join(str(n) for n in range(100))'",
+        Allow,
+    ),
+    case(PY_RULES, "Bash", "python3 -m pytest", Allow),
+    case(PY_RULES, "Bash", "python3 -m json.tool docs/x.json", Allow),
+    case(PY_RULES, "Bash", "python3 -m venv .venv", Allow),
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m http.server -d docs 8000",
+        Allow,
+    ),
+    case(PY_RULES, "Bash", "python3 -m zipfile -l z.zip", Allow),
+    case(PY_RULES, "Bash", "python3 -m cProfile -s time x.py", Allow),
+    case(
+        PY_RULES,
+        "Bash",
+        "python3 -m pip install -r requirements.txt",
+        Allow,
+    ),
+];
+
+const VIM_RULES: &[&str] = &[
+    "mode dontAsk",
+    "allow Bash",
+    "deny Read(./.env)",
+    "deny Edit(./src/locked/**)",
+];
+const VIM_ONLY: &[&str] = &["mode dontAsk", "allow Bash"];
+
+const VIM_COMMANDS: &[Case] = &[
+    case(
+        VIM_RULES,
+        "Bash",
+        "vim -es -c 'r .env' -c 'w! out' -c q x.c",
+        Deny,
+    ),
+    case(
+        VIM_RULES,
+        "Bash",
+        "vim -es -c 'e .env' -c 'w! out' -c q",
+        Deny,
+    ),
+    case(
+        VIM_RULES,
+        "Bash",
+        "ex -s -c 'r .env' -c 'w! out' -c q x",
+        Deny,
+    ),
+    case(
+        VIM_RULES,
+        "Bash",
+        "vim -es -c 'w! src/locked/a.rs' -c q x.c",
+        Deny,
+    ),
+    case(VIM_RULES, "Bash", "vim -c 'r!cat .env' x.c", Deny),
+    case(
+        VIM_RULES,
+        "Bash",
+        "vim -c 'normal ggdG' -c 'source x.vim' x.c",
+        Deny,
+    ),
+    case(VIM_RULES, "Bash", "vim -S s.vim x.c", Deny),
+    case(
+        VIM_ONLY,
+        "Bash",
+        "vim -es -c 'w! .git/config' -c q x.c",
+        Deny,
+    ),
+    case(VIM_ONLY, "Bash", "vim -es +'w! .git/config' +q x.c", Deny),
+    case(
+        VIM_ONLY,
+        "Bash",
+        "nvim --headless -c 'w! .git/config' -c q x",
+        Deny,
+    ),
+    case(
+        VIM_ONLY,
+        "Bash",
+        "vim -c 'saveas .claude/settings.local.json' x.c",
+        Deny,
+    ),
+    case(VIM_ONLY, "Bash", "view -c 'w >> ~/.bashrc' x.c", Deny),
+    // Plain forms.
+    case(VIM_RULES, "Bash", "vim +10 x.c", Allow),
+    case(VIM_RULES, "Bash", "vim +/main x.c", Allow),
+    case(VIM_RULES, "Bash", "vim -c 'set nu' x.c", Allow),
+    case(VIM_RULES, "Bash", "vim -es -c '%s/a/b/g' -c wq x.c", Allow),
+    case(VIM_RULES, "Bash", "vim -c wq x.c", Allow),
+    case(
+        &["allow Bash", "allow Edit", "deny Read(./.env)"],
+        "Bash",
+        "vim -es -c 'w out.txt' -c q x.c",
+        Allow,
+    ),
+];
+
 #[test]
 fn c_moving_a_directory_moves_what_rules_protect_inside() {
     run_with_files(FILES, MOVED_ANCESTOR);
@@ -199,4 +381,14 @@ fn d_a_tree_copied_into_a_directory_writes_the_names_it_holds() {
 #[test]
 fn g_outputs_of_unknown_programs_meet_the_protected_paths() {
     run_with_files(FILES, UNKNOWN_OUTPUTS);
+}
+
+#[test]
+fn i_python_modules_that_take_code_or_write_are_judged() {
+    run_with_files(FILES, PYTHON_MODULES);
+}
+
+#[test]
+fn j_vim_ex_commands_read_and_write_what_they_name() {
+    run_with_files(FILES, VIM_COMMANDS);
 }
