@@ -23,6 +23,11 @@
 //! that take code are code that acts (as `-c` is), the ones that write say
 //! where.
 //!
+//! E: a repository that sets `core.hooksPath` (`.githooks`) runs the
+//! hooks there, which no protected name covered: Write/Edit in acceptEdits
+//! planted a pre-commit hook. The configured directory is protected now
+//! (read from `.git/config`'s text, or a user's `~/.gitconfig`).
+//!
 //! J: vim's Ex commands on the command line (`-c 'r .env'`, `+'w! .git/config'`)
 //! met Bash rules only; the files they name are now read or written, and
 //! any command that is not plainly harmless is code that acts.
@@ -391,4 +396,97 @@ fn i_python_modules_that_take_code_or_write_are_judged() {
 #[test]
 fn j_vim_ex_commands_read_and_write_what_they_name() {
     run_with_files(FILES, VIM_COMMANDS);
+}
+
+const HOOKS: &[Case] = &[
+    case(ACCEPT, "Write", ".githooks/pre-commit", Ask),
+    case(ACCEPT, "Edit", ".githooks/pre-commit", Ask),
+    case(ACCEPT, "Bash", "echo x > .githooks/pre-commit", Ask),
+    case(ACCEPT, "Bash", "cp x.c .githooks/", Ask),
+    case(DONT_ASK, "Bash", "chmod +x .githooks/pre-commit", Deny),
+    case(ACCEPT, "Write", ".githooks", Ask),
+    // The rest of the repository as before.
+    case(ACCEPT, "Write", "githooks.md", Allow),
+    case(ACCEPT, "Write", "src/hooks.rs", Allow),
+];
+
+#[test]
+fn e_the_configured_hooks_directory_is_protected() {
+    run_with_files(
+        &[
+            (
+                ".git/config",
+                "[core]\n\tbare = false\n\thooksPath = .githooks\n",
+                false,
+            ),
+            (".githooks/pre-commit", "#!/bin/sh\n", true),
+        ],
+        HOOKS,
+    );
+    // Through a `.git` file (a worktree or submodule) and `~`.
+    run_with_files(
+        &[
+            (".git", "gitdir: ../gitdir\n", false),
+            (
+                "../gitdir/config",
+                "[core]\n\thooksPath = tools/hooks\n",
+                false,
+            ),
+        ],
+        &[
+            case(ACCEPT, "Write", "tools/hooks/pre-push", Ask),
+            case(ACCEPT, "Write", "tools/other", Allow),
+        ],
+    );
+    run_with_files(
+        &[
+            (
+                "../home/.gitconfig",
+                "[core]\n\thooksPath = ~/hooks\n",
+                false,
+            ),
+            (".git/HEAD", "ref: refs/heads/main\n", false),
+        ],
+        &[
+            case(&["allow Write"], "Write", "~/hooks/pre-commit", Ask),
+            case(&["allow Write"], "Write", "~/notes.txt", Allow),
+        ],
+    );
+}
+
+#[test]
+fn e_other_shells_start_up_files_are_protected() {
+    run_with_files(
+        &[],
+        &[
+            case(&["allow Write"], "Write", "~/.kshrc", Ask),
+            case(&["allow Write"], "Write", "~/.cshrc", Ask),
+            case(&["allow Write"], "Write", "~/.tcshrc", Ask),
+            case(&["allow Write"], "Write", "~/.login", Ask),
+            case(&["allow Write"], "Write", "~/.xonshrc", Ask),
+            case(&["allow Write"], "Write", "~/.bash_completion", Ask),
+            case(&["allow Write"], "Write", "~/.inputrc", Ask),
+            case(&["allow Write"], "Write", "~/.config/fish/config.fish", Ask),
+            case(
+                &["allow Write"],
+                "Write",
+                "~/.config/fish/conf.d/x.fish",
+                Ask,
+            ),
+            case(
+                &["allow Write"],
+                "Write",
+                "~/.config/nushell/config.nu",
+                Ask,
+            ),
+            case(
+                &["allow Write"],
+                "Write",
+                "~/.local/share/bash-completion/completions/git",
+                Ask,
+            ),
+            case(&["allow Write"], "Write", "~/notes.txt", Allow),
+            case(&["allow Write"], "Write", "~/.config/app/x.toml", Allow),
+        ],
+    );
 }
