@@ -177,8 +177,8 @@ fn is_home_variable(raw: &str) -> bool {
 /// whether the destination is taken as a directory to go into when it is
 /// one (not `-T`).
 struct TreeCopy {
-    sources: Vec<String>,
-    dest: String,
+    sources: Vec<WordVal>,
+    dest: WordVal,
     into: bool,
     /// `-t DIR`, or rsync (which makes a directory of its destination):
     /// the sources go into the destination whether or not it exists.
@@ -213,9 +213,13 @@ fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
     let mut operands = p
         .operands
         .iter()
-        .map(|w| w.literal.clone().filter(|_| !w.glob && !w.tilde))
-        .collect::<Option<Vec<String>>>()?;
-    if base == "rsync" && operands.iter().any(|o| is_remote(o)) {
+        .map(|w| w.literal.is_some().then(|| w.clone()))
+        .collect::<Option<Vec<WordVal>>>()?;
+    if base == "rsync"
+        && operands
+            .iter()
+            .any(|o| o.literal.as_deref().is_some_and(is_remote))
+    {
         return None;
     }
     let target = p
@@ -224,7 +228,7 @@ fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
         .map(|v| v.and_then(|w| w.literal.clone()));
     let target_given = target.is_some();
     let dest = match target {
-        Some(dir) => dir?,
+        Some(dir) => WordVal::literal(&dir?),
         None => operands.pop()?,
     };
     (!operands.is_empty()).then(|| TreeCopy {
@@ -306,43 +310,58 @@ impl Analyzer {
             return;
         };
         let fs = self.resolver.uses_file_system();
-        let Ok(dests) = self.resolve_word_path(&copy.dest, false, false) else {
+        let dest = copy.dest.literal.clone().unwrap_or_default();
+        let Ok(dests) = self.resolve_word_path(&dest, copy.dest.tilde, false) else {
             return;
         };
-        for source in &copy.sources {
-            let Ok(paths) = self.resolve_word_path(source, false, false) else {
+        for word in &copy.sources {
+            let Some(source) = word.literal.as_deref() else {
                 continue;
             };
+            let Ok(paths) = self.resolve_word_path(source, word.tilde, word.glob) else {
+                continue;
+            };
+            // A pattern may name several sources: they go into the
+            // destination, each under its own name.
+            let several = copy.sources.len() > 1 || word.glob;
             for s in paths {
                 let exists = fs && std::fs::metadata(&s.canonical).is_ok();
                 let is_dir = fs && std::fs::metadata(&s.canonical).is_ok_and(|m| m.is_dir());
                 if exists && !is_dir {
                     continue; // a file: its destination is checked as written
                 }
+                let shown = if word.glob {
+                    s.lexical.display().to_string()
+                } else {
+                    source.to_owned()
+                };
                 if base == "mv" && is_dir && !self.is_relinked(&s) {
-                    let w = WordVal::literal(source);
-                    self.changes_inside(&w);
+                    self.changes_inside(&WordVal::literal(&shown));
                     self.push(Item::Touch {
                         family: Family::Read,
-                        written: source.clone(),
+                        written: shown.clone(),
                         path: s.clone(),
                         recursive: true,
                     });
                 }
+                let name = if word.glob {
+                    s.lexical
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                } else {
+                    name_in_destination(source, copy.rsync).map(str::to_owned)
+                };
                 for d in &dests {
                     let dest_is_dir =
                         fs && std::fs::metadata(&d.canonical).is_ok_and(|m| m.is_dir());
-                    let name = name_in_destination(source, copy.rsync);
-                    let landed = match name {
-                        Some(name)
-                            if copy.into
-                                && (dest_is_dir || copy.always_into || copy.sources.len() > 1) =>
-                        {
-                            format!("{}/{name}", copy.dest.trim_end_matches('/'))
+                    let landed = match &name {
+                        Some(name) if copy.into && (dest_is_dir || copy.always_into || several) => {
+                            format!("{}/{name}", dest.trim_end_matches('/'))
                         }
-                        _ => copy.dest.clone(),
+                        _ => dest.clone(),
                     };
-                    let Ok(landings) = self.resolve_word_path(&landed, false, false) else {
+                    let Ok(landings) = self.resolve_word_path(&landed, copy.dest.tilde, false)
+                    else {
                         continue;
                     };
                     for l in landings {
@@ -369,6 +388,13 @@ impl Analyzer {
         });
         if !self.resolver.uses_file_system() {
             return;
+        }
+        if crate::safeguard::protected(&landed.lexical).is_some() {
+            // Protected itself (`cp -r x/.git .`): one write says it.
+            return self.push(Item::Written {
+                written: written.to_owned(),
+                path: landed.clone(),
+            });
         }
         let (mut names, complete) = if is_dir && !self.is_relinked(source) {
             protected_in_tree(&source.canonical, &landed.lexical)

@@ -108,6 +108,10 @@ const COPIED_INTO_ANCESTOR: &[Case] = &[
     case(LOCKED, "Bash", "cp -a tmpd/. src", Ask),
     case(LOCKED, "Bash", "cp -r tmpd/. src/ok/..", Ask),
     case(LOCKED, "Bash", "cp -r -t src tmpd/locked", Deny),
+    case(LOCKED, "Bash", "cp -r tmpd/* src/", Deny),
+    case(LOCKED, "Bash", "mv t*/locked src/", Deny),
+    case(ACCEPT, "Bash", "cp -r nested/.[!.]* .", Ask),
+    case(ACCEPT, "Bash", "cp -r plain/* docs/", Allow),
     case(
         LOCKED,
         "Bash",
