@@ -151,6 +151,14 @@ impl Analyzer {
     /// Code that may run commands, read and write files, none of it
     /// checkable here.
     pub(super) fn code_acts(&mut self, argv: &[WordVal], what: &str) {
+        // A protected path the code names is taken as written: the
+        // safeguard holds whatever the rules (`python3 -m timeit
+        // "open('.git/hooks/pre-commit','w')…"`).
+        for w in argv.iter().skip(1) {
+            if let Some(code) = w.literal.as_deref() {
+                self.protected_words(code);
+            }
+        }
         self.runs_unwritten(argv, &format!("{what} can run commands"));
         let text = super::programs::short_text(argv);
         self.uncertain(

@@ -1178,22 +1178,22 @@ impl Analyzer {
                 options_done = true;
                 continue;
             }
-            let (value, attached) = if !options_done && lit.starts_with("--") {
-                match lit.split_once('=') {
-                    Some((_, v)) => (v, false),
-                    None => continue,
-                }
-            } else if !options_done && lit.starts_with('-') && lit.len() > 2 {
-                // `-o.git/x`: a value only when it looks like a path.
-                let Some(v) = lit.get(2..) else {
+            let (value, attached) = if !options_done && lit.starts_with('-') && lit.len() > 1 {
+                if let Some((_, v)) = lit.split_once('=') {
+                    // `--out=F` (seen by the Edit rules too), `-o=F` (Go).
+                    (v, !lit.starts_with("--"))
+                } else if lit.starts_with("--") {
                     continue;
-                };
-                if !(v.contains('/') || v.starts_with('.')) {
-                    continue;
+                } else {
+                    // `-o.git/x`: a value only when it looks like a path.
+                    let Some(v) = lit.get(2..) else {
+                        continue;
+                    };
+                    if !(v.contains('/') || v.starts_with('.')) {
+                        continue;
+                    }
+                    (v, true)
                 }
-                (v, true)
-            } else if !options_done && lit.starts_with('-') {
-                continue;
             } else {
                 (lit, false)
             };
@@ -1862,7 +1862,10 @@ impl Analyzer {
         }
         for command in &commands {
             for piece in command.split('|') {
-                acts |= !self.ex_command(piece);
+                if !self.ex_command(piece) {
+                    acts = true;
+                    self.protected_words(piece);
+                }
             }
         }
         if acts {
@@ -1874,10 +1877,64 @@ impl Analyzer {
         }
     }
 
+    /// Code tack does not read (an Ex command that acts: `exe "w
+    /// .git/config"`, `call writefile([], ".git/config")`, `redir >
+    /// .git/config`): each word in it that names a protected path is taken
+    /// as written, so the safeguard holds whatever the rules.
+    pub(super) fn protected_words(&mut self, code: &str) {
+        let words = code
+            .split(|c: char| c.is_whitespace() || "\"'(),[]{}<>=|;`".contains(c))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.trim_start_matches('!').to_owned())
+            .collect::<Vec<_>>();
+        for w in words {
+            let tilde = w.starts_with('~');
+            let Ok(paths) = self.resolve_word_path(&w, tilde, false) else {
+                continue;
+            };
+            for path in paths {
+                if crate::safeguard::protected(&path.lexical).is_some() {
+                    self.push(Item::Written {
+                        written: w.clone(),
+                        path,
+                    });
+                }
+            }
+        }
+    }
+
     /// One Ex command given on vi's command line: its files judged, `true`
     /// when nothing else in it can act.
     fn ex_command(&mut self, piece: &str) -> bool {
-        let c = piece.trim().trim_start_matches(':').trim_start();
+        let mut c = piece.trim().trim_start_matches(':').trim_start();
+        // Modifiers that change how a command runs, not what it does.
+        const MODIFIERS: &[&str] = &[
+            "silent!",
+            "silent",
+            "sil!",
+            "sil",
+            "keepalt",
+            "keepjumps",
+            "keepj",
+            "lockmarks",
+            "noautocmd",
+            "noa",
+            "confirm",
+            "conf",
+            "vertical",
+            "vert",
+            "topleft",
+            "botright",
+            "aboveleft",
+            "belowright",
+            "tab",
+        ];
+        while let Some(m) = MODIFIERS.iter().find(|m| {
+            c.strip_prefix(**m)
+                .is_some_and(|r| r.starts_with(char::is_whitespace))
+        }) {
+            c = c[m.len()..].trim_start();
+        }
         if c.is_empty() || c == "$" || c.chars().all(|ch| ch.is_ascii_digit()) {
             return true; // a line number
         }
