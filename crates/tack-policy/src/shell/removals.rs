@@ -184,6 +184,8 @@ struct TreeCopy {
     /// the sources go into the destination whether or not it exists.
     always_into: bool,
     rsync: bool,
+    /// `mv`, `rsync --remove-source-files`: the sources go away.
+    moves: bool,
 }
 
 /// `cp -r`/`-a`, `rsync -r`/`-a` and `mv` read as a [`TreeCopy`]; `None`
@@ -200,7 +202,7 @@ fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
         },
         "rsync" => Spec {
             flags: "ra",
-            long_flags: &["--recursive", "--archive"],
+            long_flags: &["--recursive", "--archive", "--remove-source-files"],
             ..super::programs::RSYNC
         },
         _ => return None,
@@ -237,6 +239,7 @@ fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
         into: base == "rsync" || !p.has(&["-T", "--no-target-directory"]),
         always_into: base == "rsync" || target_given,
         rsync: base == "rsync",
+        moves: base == "mv" || p.has(&["--remove-source-files"]),
     })
 }
 
@@ -328,14 +331,16 @@ impl Analyzer {
                 let exists = fs && std::fs::metadata(&s.canonical).is_ok();
                 let is_dir = fs && std::fs::metadata(&s.canonical).is_ok_and(|m| m.is_dir());
                 if exists && !is_dir {
-                    continue; // a file: its destination is checked as written
+                    // A file: its destination is checked as written (and,
+                    // moved, the file itself as an operand changed).
+                    continue;
                 }
                 let shown = if word.glob {
                     s.lexical.display().to_string()
                 } else {
                     source.to_owned()
                 };
-                if base == "mv" && is_dir && !self.is_relinked(&s) {
+                if copy.moves && is_dir && !self.is_relinked(&s) {
                     self.changes_inside(&WordVal::literal(&shown));
                     self.push(Item::Touch {
                         family: Family::Read,

@@ -85,6 +85,19 @@ const MOVED_ANCESTOR: &[Case] = &[
     case(LOCKED, "Bash", "mv -t plain src", Ask),
     case(MV, "Bash", "mv src src2", Ask),
     case(
+        RSYNC,
+        "Bash",
+        "rsync -a --remove-source-files src/ elsewhere/",
+        Ask,
+    ),
+    case(
+        RSYNC,
+        "Bash",
+        "rsync --remove-source-files src/locked/a.rs elsewhere/",
+        Deny,
+    ),
+    case(RSYNC, "Bash", "rsync -a src/ elsewhere/", Allow),
+    case(
         LOCKED_READ,
         "Bash",
         "mv src src2 && cat src2/locked/a.rs; mv src2 src",
