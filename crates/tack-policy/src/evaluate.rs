@@ -863,17 +863,25 @@ fn touch_parts(
     recursive: bool,
 ) -> Vec<Part> {
     let name = family.rules_tool();
+    // A file given to a program that may change it (`objcopy … .git/config`,
+    // `gcc -o .git/hooks/pre-commit`) meets the protected paths as it meets
+    // the Edit rules: the safeguard stands above the rules, so it sees at
+    // least what they see.
+    let mut out: Vec<Part> = if family == Family::MaybeEdit {
+        protected_write(policy, path, written).into_iter().collect()
+    } else {
+        Vec::new()
+    };
     // A directory named may have any of its entries touched
     // (`rm -r dir`, `grep -r x dir`, `cp f dir/`).
     let found = path_found(policy, &[name], path, true, false);
     if family == Family::MaybeEdit && recursive && found.deny.is_none() && found.ask.is_none() {
         // `prettier --write .`: a rule for something inside.
-        return may_change_inside(policy, path, written)
-            .into_iter()
-            .collect();
+        out.extend(may_change_inside(policy, path, written));
+        return out;
     }
     if found.deny.is_none() && found.ask.is_none() {
-        return Vec::new();
+        return out;
     }
     let s = format!("{name}({})", path.canonical.display());
     let only_restrictions = if family == Family::MaybeEdit {
@@ -901,10 +909,11 @@ fn touch_parts(
         });
     }
     note_written(&mut decision, written, path);
-    vec![Part {
+    out.push(Part {
         decision,
         subject: s,
-    }]
+    });
+    out
 }
 
 /// A host a command reaches, against the `WebFetch(domain:…)` deny and ask

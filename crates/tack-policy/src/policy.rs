@@ -90,6 +90,9 @@ pub struct Policy {
     /// tack's (and Claude Code's) own directories where the environment
     /// moves them: protected paths (see [`crate::safeguard`]).
     pub(crate) own_dirs: Vec<ResolvedPath>,
+    /// The hooks directories git is configured to run (`core.hooksPath`):
+    /// protected paths (see [`crate::safeguard::hooks_dirs`]).
+    pub(crate) hooks_dirs: Vec<ResolvedPath>,
     /// Indexed by `Verdict as usize`: allow, ask, deny.
     pub(crate) index: [KindIndex; 3],
 }
@@ -364,6 +367,17 @@ impl PolicyBuilder {
             }
         }
 
+        let hooks_dirs = if how == Resolution::FileSystem {
+            crate::safeguard::hooks_dirs(
+                &[&cwd.lexical, &project_root.lexical],
+                home.as_ref().map(|h| h.lexical.as_path()),
+            )
+            .iter()
+            .map(|d| dir(d))
+            .collect()
+        } else {
+            Vec::new()
+        };
         let policy = Policy {
             rules,
             mode: self.mode,
@@ -375,6 +389,7 @@ impl PolicyBuilder {
             resolution: how,
             managed_rules_only: self.managed_rules_only,
             own_dirs: self.own_dirs.iter().map(|d| dir(d)).collect(),
+            hooks_dirs,
             index,
         };
         for (i, e) in entries.iter().enumerate() {

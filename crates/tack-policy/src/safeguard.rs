@@ -31,8 +31,11 @@ use crate::paths::ResolvedPath;
 use crate::policy::Policy;
 
 /// Directories whose every file is protected (Claude Code's list, tack's
-/// own `.tack`, and `.ssh`, whose `config` runs commands for every `ssh`
-/// and `git push` and whose `authorized_keys` lets others in).
+/// own `.tack`, `.ssh`, whose `config` runs commands for every `ssh` and
+/// `git push` and whose `authorized_keys` lets others in, and the shell
+/// start-up directories kept under the home directory: elvish's `.elvish`,
+/// the `.bash_completion.d` a `.bash_completion` sources, oh-my-zsh's tree
+/// that `.zshrc` sources).
 const PROTECTED_DIRS: &[&str] = &[
     ".git",
     ".ssh",
@@ -45,16 +48,46 @@ const PROTECTED_DIRS: &[&str] = &[
     ".mvn",
     ".claude",
     ".tack",
+    ".elvish",
+    ".bash_completion.d",
+    ".oh-my-zsh",
 ];
 
 /// Directories two names deep: git's and tack's user configuration, tack's
-/// state (its record of approved project settings among it).
-const PROTECTED_PAIRS: &[(&str, &str)] = &[(".config", "git"), (".config", "tack")];
+/// state (its record of approved project settings among it), and the
+/// start-up directories of shells that keep them under `~/.config` (fish's
+/// `config.fish` and `conf.d`, nushell's `config.nu` and `env.nu`, xonsh's
+/// `rc.xsh` and `rc.d`, PowerShell's `profile.ps1`, elvish's `rc.elv`, ion's
+/// `initrc`), all run by every interactive shell.
+const PROTECTED_PAIRS: &[(&str, &str)] = &[
+    (".config", "git"),
+    (".config", "tack"),
+    (".config", "fish"),
+    (".config", "nushell"),
+    (".config", "xonsh"),
+    (".config", "powershell"),
+    (".config", "elvish"),
+    (".config", "ion"),
+];
 
-/// `.local/state/tack`: tack's state directory by default.
-const STATE_DIR: [&str; 3] = [".local", "state", "tack"];
+/// Directories three names deep: `.local/state/tack`, tack's state
+/// directory by default, and bash-completion's per-user completions,
+/// sourced by every interactive bash that completes a command.
+const PROTECTED_TRIPLES: &[[&str; 3]] = &[
+    [".local", "state", "tack"],
+    [".local", "share", "bash-completion"],
+];
 
-/// Files protected wherever they are (Claude Code's list).
+/// Files protected wherever they are: Claude Code's list, and the start-up
+/// files every shell reads as its manual gives them (bash: `.bash_profile`,
+/// `.bash_login`, `.profile`, `.bashrc`, `.bash_logout`, and readline's
+/// `.inputrc`, bash-completion's `.bash_completion`; zsh: `.zshenv`,
+/// `.zprofile`, `.zshrc`, `.zlogin`, `.zlogout`; ksh and mksh: `.kshrc`,
+/// `.mkshrc` (and `$ENV`, which `.profile` sets); csh and tcsh: `.cshrc`,
+/// `.tcshrc`, `.login`, `.logout`, `.cshdirs`; yash: `.yashrc`,
+/// `.yash_profile`; POSIX sh's conventional `.shrc`; xonsh: `.xonshrc`;
+/// elvish: `.elvish/rc.elv` under its directory below; and what an X
+/// session runs at login: `.xprofile`, `.xsession`, `.xinitrc`).
 const PROTECTED_FILES: &[&str] = &[
     ".gitconfig",
     ".gitmodules",
@@ -63,12 +96,28 @@ const PROTECTED_FILES: &[&str] = &[
     ".bash_login",
     ".bash_aliases",
     ".bash_logout",
+    ".bash_completion",
+    ".inputrc",
     ".zshrc",
     ".zprofile",
     ".zshenv",
     ".zlogin",
     ".zlogout",
     ".profile",
+    ".shrc",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".cshdirs",
+    ".yashrc",
+    ".yash_profile",
+    ".xonshrc",
+    ".xprofile",
+    ".xsession",
+    ".xinitrc",
     ".envrc",
     ".npmrc",
     ".yarnrc",
@@ -139,13 +188,123 @@ pub(crate) fn protected(path: &Path) -> Option<String> {
             return Some(format!("{name}/{next}"));
         }
         if let Some(three) = names.get(i..i + 3)
-            && three.iter().zip(STATE_DIR).all(|(n, s)| is(n, s))
+            && let Some(triple) = PROTECTED_TRIPLES
+                .iter()
+                .find(|t| three.iter().zip(t.iter()).all(|(n, s)| is(n, s)))
         {
-            return Some(STATE_DIR.join("/"));
+            return Some(triple.join("/"));
         }
     }
     let last = names.last()?;
     listed(last, PROTECTED_FILES).then(|| (*last).to_owned())
+}
+
+/// The hooks directories git runs for the repositories `dirs` are in, when
+/// configured elsewhere than `.git/hooks` (`core.hooksPath`: `.githooks`,
+/// `scripts/hooks`, a shared directory): a script planted there runs at the
+/// next `git commit` as surely as one in `.git/hooks`. Read from the text
+/// of the repository's configuration (its `.git/config`, through a `.git`
+/// file's `gitdir:` and a worktree's `commondir`) and of the user's
+/// (`~/.gitconfig`, `~/.config/git/config`); git is not run, and `include`
+/// directives are not followed. A relative value is relative to the
+/// working tree, as git reads it.
+pub(crate) fn hooks_dirs(dirs: &[&Path], home: Option<&Path>) -> Vec<std::path::PathBuf> {
+    let mut out: Vec<std::path::PathBuf> = Vec::new();
+    let mut add = |value: &str, base: &Path| {
+        let dir = match (value.strip_prefix("~/"), home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => crate::paths::lexical(Path::new(value), base),
+        };
+        if !out.contains(&dir) {
+            out.push(dir);
+        }
+    };
+    let user: Vec<std::path::PathBuf> = home
+        .map(|h| vec![h.join(".gitconfig"), h.join(".config/git/config")])
+        .unwrap_or_default();
+    for start in dirs {
+        let Some((work_tree, git_dir)) = repository(start) else {
+            continue;
+        };
+        let mut files = vec![git_dir.join("config"), git_dir.join("config.worktree")];
+        if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+            files.push(crate::paths::lexical(Path::new(common.trim()), &git_dir).join("config"));
+        }
+        files.extend(user.iter().cloned());
+        for file in files {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                for value in config_values(&text, "core", "hookspath") {
+                    add(&value, &work_tree);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The working tree and git directory of the repository `start` is in: the
+/// nearest ancestor holding `.git` (a directory, or a file saying
+/// `gitdir: …`).
+fn repository(start: &Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    for dir in start.ancestors() {
+        let dot_git = dir.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot_git) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some((dir.to_path_buf(), dot_git));
+        }
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+        return Some((
+            dir.to_path_buf(),
+            crate::paths::lexical(Path::new(target), dir),
+        ));
+    }
+    None
+}
+
+/// The values of `section.key` (names compared without case) in the text
+/// of a git configuration file: quotes and a trailing comment removed.
+fn config_values(text: &str, section: &str, key: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut line = line.trim();
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some((head, after)) = rest.split_once(']') else {
+                continue;
+            };
+            inside = head.trim().eq_ignore_ascii_case(section);
+            // `[core] hooksPath = x` on one line.
+            line = after.trim();
+        }
+        if !inside {
+            continue;
+        }
+        let Some((name, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !name.trim().eq_ignore_ascii_case(key) {
+            continue;
+        }
+        let mut v = String::new();
+        let mut quoted = false;
+        let mut chars = value.trim().chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => quoted = !quoted,
+                '\\' => v.extend(chars.next()),
+                '#' | ';' if !quoted => break,
+                c => v.push(c),
+            }
+        }
+        let v = v.trim();
+        if !v.is_empty() {
+            out.push(v.to_owned());
+        }
+    }
+    out
 }
 
 /// What `rm`/`rmdir` removes, for the critical-removal safeguard.
@@ -233,8 +392,9 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
     let name = protected(&path.canonical)
         .or_else(|| protected(&path.lexical))
         .or_else(|| {
-            // tack's state and configuration where the environment moved them.
-            let own = policy.own_dirs.iter().find(|d| {
+            // tack's state and configuration where the environment moved
+            // them, and the hooks directory git is configured to run.
+            let own = policy.own_dirs.iter().chain(&policy.hooks_dirs).find(|d| {
                 path.forms()
                     .any(|p| d.forms().any(|d| crate::paths::is_within(p, d)))
             })?;
@@ -323,6 +483,19 @@ mod tests {
                 Some(".local/state/tack"),
             ),
             ("/p/.mcp.json", Some(".mcp.json")),
+            ("/home/u/.kshrc", Some(".kshrc")),
+            ("/home/u/.tcshrc", Some(".tcshrc")),
+            ("/home/u/.login", Some(".login")),
+            ("/home/u/.bash_completion", Some(".bash_completion")),
+            ("/home/u/.inputrc", Some(".inputrc")),
+            ("/home/u/.config/fish/conf.d/x.fish", Some(".config/fish")),
+            ("/home/u/.config/nushell/config.nu", Some(".config/nushell")),
+            (
+                "/home/u/.local/share/bash-completion/completions/git",
+                Some(".local/share/bash-completion"),
+            ),
+            ("/home/u/.local/share/other/x", None),
+            ("/p/src/login.rs", None),
             ("/p/.Git/hooks/x", Some(".git")),
             ("/home/u/.ssh/config", Some(".ssh")),
             ("/p/src/main.rs", None),
@@ -333,5 +506,16 @@ mod tests {
         ] {
             assert_eq!(protected(Path::new(path)).as_deref(), name, "{path}");
         }
+    }
+
+    #[test]
+    fn hooks_path_read_from_a_configuration_text() {
+        let text = "[user]\n\tname = x\n[Core]\n\tbare = false\n\thooksPath = \".githooks\" # ours\n[alias]\n\thookspath = no\n";
+        assert_eq!(config_values(text, "core", "hookspath"), [".githooks"]);
+        assert_eq!(
+            config_values("[core] HooksPath=scripts/hooks", "core", "hookspath"),
+            ["scripts/hooks"]
+        );
+        assert!(config_values("[core]\n\teditor = vim\n", "core", "hookspath").is_empty());
     }
 }

@@ -16,6 +16,8 @@ mod command_tools;
 mod differential;
 #[path = "all/explain.rs"]
 mod explain;
+#[path = "all/file_holes.rs"]
+mod file_holes;
 #[path = "all/fuzz.rs"]
 mod fuzz;
 #[path = "all/guesses.rs"]

@@ -154,6 +154,14 @@ impl Analyzer {
     /// Code that may run commands, read and write files, none of it
     /// checkable here.
     pub(super) fn code_acts(&mut self, argv: &[WordVal], what: &str) {
+        // A protected path the code names is taken as written: the
+        // safeguard holds whatever the rules (`python3 -m timeit
+        // "open('.git/hooks/pre-commit','w')…"`).
+        for w in argv.iter().skip(1) {
+            if let Some(code) = w.literal.as_deref() {
+                self.protected_words(code);
+            }
+        }
         self.runs_unwritten(argv, &format!("{what} can run commands"));
         let text = super::programs::short_text(argv);
         self.uncertain(
@@ -225,7 +233,21 @@ impl Analyzer {
                         }
                         return;
                     }
-                    'm' | 'V' | 'h' | '?' => return,
+                    'm' => {
+                        let (module, next) = if rest.is_empty() {
+                            (argv.get(i).and_then(|w| w.literal.clone()), i + 1)
+                        } else {
+                            (Some(rest.to_string()), i)
+                        };
+                        match module {
+                            Some(m) => self.python_module(argv, &m, next),
+                            None => {
+                                self.code_acts(argv, "python, running a module named at run time,")
+                            }
+                        }
+                        return;
+                    }
+                    'V' | 'h' | '?' => return,
                     'i' => interactive = true,
                     'W' | 'X' | 'Q' => {
                         if rest.is_empty() {
@@ -238,6 +260,149 @@ impl Analyzer {
             }
         }
         self.code_acts(argv, "python, reading code from its input,");
+    }
+
+    /// `python3 -m MODULE ARGS…`, `ARGS` from `argv[next..]`. A module run
+    /// this way is a program like any other (its operands judged as a
+    /// program's; a module of the repository is code not written here, as
+    /// a script file is), except the standard library's modules that take
+    /// code on their command line or input (`timeit`, `pdb`, `code`,
+    /// `trace`, `asyncio`, …: the code acts, as `-c` code does, unless
+    /// `timeit`'s statements are inert; `cProfile -m` runs a module the
+    /// same way), that serve
+    /// a directory (`http.server`: everything under it is read) or that
+    /// write files their operands name only in part (`zipfile -e`,
+    /// `tarfile -e`, `venv`, `json.tool IN OUT`, `cProfile -o`).
+    pub(super) fn python_module(&mut self, argv: &[WordVal], module: &str, next: usize) {
+        let args = argv.get(next..).unwrap_or(&[]);
+        let lit = |k: usize| args.get(k).and_then(|w| w.literal.as_deref());
+        let what = format!("the code given to python's {module} module");
+        match module {
+            "timeit" => {
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        flags: "pvh",
+                        with_arg: "nrsu",
+                        long_with_arg: &["--number", "--repeat", "--setup", "--unit"],
+                        long_flags: &["--process", "--verbose", "--help"],
+                        ..Spec::default()
+                    },
+                );
+                let setups = p
+                    .values(&["-s", "--setup"])
+                    .map(|v| v.and_then(|w| w.literal.clone()));
+                let statements = p.operands.iter().map(|w| w.literal.clone());
+                let inert = !p.dynamic
+                    && setups
+                        .chain(statements)
+                        .collect::<Vec<_>>()
+                        .iter()
+                        .all(|c| c.as_deref().is_some_and(python_is_inert));
+                if !inert {
+                    self.code_acts(argv, &what);
+                }
+            }
+            "cProfile" | "profile" => {
+                // `-o FILE` written; `-m MODULE ARGS` run as `python3 -m`
+                // would; a script is code not written here, as for python.
+                let mut k = 0;
+                while let Some(w) = args.get(k) {
+                    k += 1;
+                    match w.literal.as_deref() {
+                        Some("-o" | "--outfile") => {
+                            if let Some(out) = args.get(k) {
+                                let out = out.clone();
+                                self.edit_target(&out);
+                            }
+                            k += 1;
+                        }
+                        Some("-s" | "--sort") => k += 1,
+                        Some("-m") => {
+                            return match lit(k) {
+                                Some(m) => self.python_module(argv, m, next + k + 1),
+                                None => self.code_acts(argv, &what),
+                            };
+                        }
+                        Some(l) if l.starts_with('-') => {}
+                        Some(_) => return,
+                        None => return self.code_acts(argv, &what),
+                    }
+                }
+            }
+            "pdb" | "code" | "trace" | "asyncio" | "IPython" | "idlelib" | "idle" | "sqlite3" => {
+                self.code_acts(argv, &what);
+            }
+            "http.server" => {
+                let mut dir = ".".to_owned();
+                for (k, w) in args.iter().enumerate() {
+                    match w.literal.as_deref() {
+                        Some("-d" | "--directory") => match lit(k + 1) {
+                            Some(d) => dir = d.to_owned(),
+                            None => return self.code_acts(argv, &what),
+                        },
+                        Some(l) if l.starts_with("--directory=") => {
+                            dir = l["--directory=".len()..].to_owned();
+                        }
+                        Some("--cgi") => self.code_acts(argv, &what),
+                        None => return self.code_acts(argv, &what),
+                        _ => {}
+                    }
+                }
+                self.touch_inside(&WordVal::literal(&dir));
+            }
+            "zipfile" | "tarfile" => {
+                // `-e ARCHIVE DIR`: the archive's names written in DIR;
+                // `-c ARCHIVE FILES…`: the archive written.
+                match (lit(0), args.get(1), args.get(2)) {
+                    (Some("-e" | "--extract"), _, Some(dir)) => {
+                        let dir = dir.clone();
+                        self.writes_inside(&dir);
+                    }
+                    (Some("-e" | "--extract"), _, None) => {
+                        self.writes_inside(&WordVal::literal("."));
+                    }
+                    (Some("-c" | "--create"), Some(archive), _) => {
+                        let archive = archive.clone();
+                        self.edit_target(&archive);
+                    }
+                    (Some("-l" | "--list" | "-t" | "--test"), _, _) => {}
+                    _ => self.writes_unknown(argv, "cannot tell what this archive module writes"),
+                }
+            }
+            "venv" | "virtualenv" => {
+                // A tree of its own making: only rules that speak for
+                // something inside count.
+                for w in args {
+                    if w.literal.as_deref().is_none_or(|l| !l.starts_with('-')) {
+                        let w = w.clone();
+                        self.changes_inside(&w);
+                    }
+                }
+            }
+            "json.tool" => {
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        long_with_arg: &["--indent"],
+                        long_flags: &[
+                            "--sort-keys",
+                            "--no-ensure-ascii",
+                            "--json-lines",
+                            "--tab",
+                            "--no-indent",
+                            "--compact",
+                        ],
+                        ..Spec::default()
+                    },
+                );
+                if let Some(out) = p.operands.get(1) {
+                    let out = out.clone();
+                    self.edit_target(&out);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// `expect [-dinNv] [-D N] [-c CODE]… [[-f|-b] SCRIPT | SCRIPT | -]

@@ -743,6 +743,56 @@ const UNZIP: Spec = Spec {
     posix: false,
 };
 
+/// rsync's options that take a value.
+pub(super) const RSYNC: Spec = Spec {
+    with_arg: "eBfMT@",
+    long_with_arg: &[
+        "--rsh",
+        "--rsync-path",
+        "--log-file",
+        "--write-batch",
+        "--only-write-batch",
+        "--filter",
+        "--exclude",
+        "--include",
+        "--exclude-from",
+        "--include-from",
+        "--files-from",
+        "--backup-dir",
+        "--suffix",
+        "--temp-dir",
+        "--partial-dir",
+        "--compare-dest",
+        "--copy-dest",
+        "--link-dest",
+        "--chmod",
+        "--chown",
+        "--usermap",
+        "--groupmap",
+        "--password-file",
+        "--port",
+        "--timeout",
+        "--contimeout",
+        "--bwlimit",
+        "--max-size",
+        "--min-size",
+        "--block-size",
+        "--compress-choice",
+        "--checksum-choice",
+        "--info",
+        "--debug",
+        "--out-format",
+        "--log-file-format",
+        "--remote-option",
+        "--modify-window",
+    ],
+    flags: "",
+    optional_arg: "",
+    long_flags: &[],
+    long_optional: &[],
+    posix: false,
+};
+
 impl Analyzer {
     /// A program with no rule of its own: emitted, then what its options
     /// and operands write or run.
@@ -750,6 +800,7 @@ impl Analyzer {
         // xargs or `find -exec … +` gives it more operands at run time.
         let more = self.open_tail;
         self.emit(argv);
+        self.may_change_protected(base, argv);
         if self.run_script_file(argv) {
             return;
         }
@@ -975,24 +1026,8 @@ impl Analyzer {
                     );
                 }
             }
-            "vi" | "vim" | "nvim" | "view" | "ex" | "vimdiff" | "gvim" | "rvim" | "nvi" => {
-                let runs = args.iter().any(|w| match w.literal.as_deref() {
-                    Some(l) => {
-                        matches!(l, "-c" | "--cmd" | "-S" | "-s" | "-u" | "-W" | "-w")
-                            || (l.starts_with('+')
-                                && l.len() > 1
-                                && !l[1..].chars().all(|c| c.is_ascii_digit())
-                                && !l.starts_with("+/"))
-                    }
-                    None => true,
-                });
-                if runs {
-                    self.may_run(
-                        argv,
-                        "the editor runs the commands it is given, and they can run shell commands and write files",
-                    );
-                }
-            }
+            "vi" | "vim" | "nvim" | "view" | "ex" | "vimdiff" | "gvim" | "rvim" | "nvi"
+            | "vimx" | "gview" | "rview" | "evim" => self.vim(base, argv),
             // Readers that write where an option says.
             "shuf" | "sdiff" | "tree" | "info" => {
                 let (with_arg, long_with_arg): (&str, &[&str]) = match base {
@@ -1152,6 +1187,76 @@ impl Analyzer {
     }
 
     // ---- what the checks emit ----
+
+    /// A program not known to leave the files it is given alone may write
+    /// any of them (`objcopy … .git/config`, `gcc -o .git/hooks/pre-commit`,
+    /// `pip install --target .git`): a protected one among its operands,
+    /// its `--opt=PATH` values and its attached short values (`-o.git/x`)
+    /// meets the protected paths as a write would, whatever the rules.
+    /// With path rules the operands and `--opt=` values are already
+    /// checked as maybe changed (the safeguard sees those too); only names
+    /// protected wherever they are count here, which keeps a program with
+    /// many operands from filling the command's items.
+    fn may_change_protected(&mut self, base: &str, argv: &[WordVal]) {
+        if super::commands::WRITE_COMMANDS.contains(&base)
+            || super::reads::leaves_alone(base)
+            || super::reads::is_editor(base)
+        {
+            return;
+        }
+        let mut options_done = false;
+        let mut candidates: Vec<String> = Vec::new();
+        for w in argv.iter().skip(1) {
+            let Some(lit) = w.literal.as_deref() else {
+                continue;
+            };
+            if !options_done && lit == "--" {
+                options_done = true;
+                continue;
+            }
+            let (value, attached) = if !options_done && lit.starts_with('-') && lit.len() > 1 {
+                if let Some((_, v)) = lit.split_once('=') {
+                    // `--out=F` (seen by the Edit rules too), `-o=F` (Go).
+                    (v, !lit.starts_with("--"))
+                } else if lit.starts_with("--") {
+                    continue;
+                } else {
+                    // `-o.git/x`: a value only when it looks like a path.
+                    let Some(v) = lit.get(2..) else {
+                        continue;
+                    };
+                    if !(v.contains('/') || v.starts_with('.')) {
+                        continue;
+                    }
+                    (v, true)
+                }
+            } else {
+                (lit, false)
+            };
+            if (attached || !self.touches)
+                && !value.is_empty()
+                && !value.contains("://")
+                && !super::is_exempt_device(value)
+            {
+                candidates.push(value.to_owned());
+            }
+        }
+        for c in candidates {
+            let Ok(paths) = self.resolve_word_path(&c, c.starts_with('~'), false) else {
+                continue;
+            };
+            for path in paths {
+                let named = crate::safeguard::protected(&path.lexical)
+                    .or_else(|| crate::safeguard::protected(&path.canonical));
+                if named.is_some() {
+                    self.push(Item::Written {
+                        written: c.clone(),
+                        path,
+                    });
+                }
+            }
+        }
+    }
 
     /// A file written: an edit (must be allowed).
     pub(super) fn writes(&mut self, w: &WordVal) {
@@ -1722,6 +1827,223 @@ impl Analyzer {
     }
 
     // ---- the programs ----
+
+    /// vi and its kin: the Ex commands given on the command line (`-c`,
+    /// `--cmd`, `+CMD`) and the files its options source or write. `+N`,
+    /// `+/pattern`, `set …`, `s/…/…/`, the quits and the writes of the
+    /// buffer (the files given, already judged as edited) are plain; `w FILE`,
+    /// `saveas FILE` write FILE, `r FILE`, `e FILE` read it (and a later
+    /// `w` may write it). Anything else (`!cmd`, `source`, `g/…/cmd`,
+    /// `normal`, a name vim expands) can run commands, read and write any
+    /// file: the code acts, as `python3 -c` code does.
+    fn vim(&mut self, base: &str, argv: &[WordVal]) {
+        let mut ex_mode = base == "ex";
+        let mut i = 1;
+        let mut acts = false;
+        let mut commands: Vec<String> = Vec::new();
+        while let Some(w) = argv.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                acts |= super::options::could_be_option(&w.raw);
+                continue;
+            };
+            let value = |k: usize| argv.get(k).and_then(|w| w.literal.clone());
+            match l {
+                "--" => break,
+                "-c" | "--cmd" => {
+                    match value(i) {
+                        Some(c) => commands.push(c),
+                        None => acts = true,
+                    }
+                    i += 1;
+                }
+                "-S" => acts = true,
+                "-u" | "-U" | "-i" => {
+                    match value(i).as_deref() {
+                        Some("NONE" | "NORC" | "DEFAULTS") => {}
+                        Some(f) if l == "-i" => self.writes(&WordVal::literal(f)),
+                        _ => acts = true,
+                    }
+                    i += 1;
+                }
+                "-s" if !ex_mode => {
+                    acts = true; // keys read from a file
+                    i += 1;
+                }
+                "-w" | "-W" | "--startuptime" | "--log" => {
+                    match argv.get(i) {
+                        Some(f) => {
+                            let f = f.clone();
+                            self.writes(&f);
+                        }
+                        None => acts = true,
+                    }
+                    i += 1;
+                }
+                "-T" | "-r" | "-t" | "-q" | "--servername" | "--listen" => i += 1,
+                _ if l.starts_with("--remote") => acts = true,
+                _ if l.starts_with('+') => commands.push(l[1..].to_owned()),
+                _ if l.starts_with("-V") && l.len() > 2 => {
+                    // `-V9file`: verbose messages written to the file.
+                    let file = l[2..].trim_start_matches(|c: char| c.is_ascii_digit());
+                    if !file.is_empty() {
+                        self.writes(&WordVal::literal(file));
+                    }
+                }
+                _ if l.starts_with('-') && !l.starts_with("--") => {
+                    ex_mode |= l[1..].contains(['e', 'E']);
+                }
+                _ => {}
+            }
+        }
+        for command in &commands {
+            for piece in command.split('|') {
+                if !self.ex_command(piece) {
+                    acts = true;
+                    self.protected_words(piece);
+                }
+            }
+        }
+        if acts {
+            self.may_run(
+                argv,
+                "the editor runs the commands it is given, and they can run shell commands and write files",
+            );
+            self.code_acts(argv, "the editor's commands");
+        }
+    }
+
+    /// Code tack does not read (an Ex command that acts: `exe "w
+    /// .git/config"`, `call writefile([], ".git/config")`, `redir >
+    /// .git/config`): each word in it that names a protected path is taken
+    /// as written, so the safeguard holds whatever the rules.
+    pub(super) fn protected_words(&mut self, code: &str) {
+        let words = code
+            .split(|c: char| c.is_whitespace() || "\"'(),[]{}<>=|;`".contains(c))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.trim_start_matches('!').to_owned())
+            .collect::<Vec<_>>();
+        for w in words {
+            let tilde = w.starts_with('~');
+            let Ok(paths) = self.resolve_word_path(&w, tilde, false) else {
+                continue;
+            };
+            for path in paths {
+                if crate::safeguard::protected(&path.lexical).is_some() {
+                    self.push(Item::Written {
+                        written: w.clone(),
+                        path,
+                    });
+                }
+            }
+        }
+    }
+
+    /// One Ex command given on vi's command line: its files judged, `true`
+    /// when nothing else in it can act.
+    fn ex_command(&mut self, piece: &str) -> bool {
+        let mut c = piece.trim().trim_start_matches(':').trim_start();
+        // Modifiers that change how a command runs, not what it does.
+        const MODIFIERS: &[&str] = &[
+            "silent!",
+            "silent",
+            "sil!",
+            "sil",
+            "keepalt",
+            "keepjumps",
+            "keepj",
+            "lockmarks",
+            "noautocmd",
+            "noa",
+            "confirm",
+            "conf",
+            "vertical",
+            "vert",
+            "topleft",
+            "botright",
+            "aboveleft",
+            "belowright",
+            "tab",
+        ];
+        while let Some(m) = MODIFIERS.iter().find(|m| {
+            c.strip_prefix(**m)
+                .is_some_and(|r| r.starts_with(char::is_whitespace))
+        }) {
+            c = c[m.len()..].trim_start();
+        }
+        if c.is_empty() || c == "$" || c.chars().all(|ch| ch.is_ascii_digit()) {
+            return true; // a line number
+        }
+        if c.starts_with('/') || c.starts_with('?') {
+            return true; // a search
+        }
+        if c.starts_with('!') {
+            return false; // a shell command
+        }
+        // A range (`%`, `1,$`, `.,+3`) before the command.
+        let body = c.trim_start_matches(|ch: char| {
+            ch.is_ascii_digit() || matches!(ch, '%' | '$' | '.' | ',' | '+' | '-' | ';')
+        });
+        let name_len = body
+            .find(|ch: char| !ch.is_ascii_alphabetic())
+            .unwrap_or(body.len());
+        let (name, rest) = body.split_at(name_len);
+        let rest = rest.trim();
+        match name {
+            "q" | "quit" | "qa" | "qall" | "quitall" | "cq" | "cquit" | "wq" | "x" | "xit"
+            | "exi" | "exit" | "xa" | "xall" | "wa" | "wall" | "wqa" | "wqall" | "w" | "write"
+            | "up" | "update"
+                if rest.is_empty() || rest == "!" =>
+            {
+                true // the buffers of the files given, judged as edited
+            }
+            "w" | "write" | "wq" | "x" | "xit" | "up" | "update" | "sav" | "saveas" => {
+                let file = rest.strip_prefix('!').unwrap_or(rest).trim_start();
+                if file.starts_with('!') {
+                    return false; // `w !cmd`: the buffer given to a shell command
+                }
+                self.ex_file(file.trim_start_matches(">>").trim(), true)
+            }
+            "r" | "read" | "e" | "edit" | "sp" | "split" | "vs" | "vsplit" | "new" | "vnew"
+            | "tabe" | "tabedit" | "tabnew" | "view" | "sv" | "sview" | "badd" | "ar" | "args"
+            | "n" | "next" => {
+                // A later `w` writes the buffer read: it may be written too.
+                if rest.starts_with('!') && matches!(name, "r" | "read") {
+                    return false; // `r !cmd`: a shell command's output
+                }
+                let file = rest.strip_prefix('!').unwrap_or(rest).trim();
+                self.ex_file(file, name != "r" && name != "read")
+            }
+            "set" | "se" | "setl" | "setlocal" | "setg" | "setglobal" => plain_vim_set(rest),
+            "s" | "substitute" | "d" | "delete" | "y" | "yank" | "j" | "join" | "le" | "left"
+            | "ri" | "right" | "ce" | "center" | "ret" | "retab" | "sor" | "sort" | "noh"
+            | "nohlsearch" | "syntax" | "sy" | "filetype" | "filet" => !rest.contains("\\="),
+            _ => false,
+        }
+    }
+
+    /// A file named in an Ex command: read (and `written` too when the
+    /// command may write it). A name vim expands (`%`, `#`, `$VAR`, a
+    /// pattern, `` `cmd` ``) is not known: `false`.
+    fn ex_file(&mut self, file: &str, written: bool) -> bool {
+        if file.is_empty() {
+            return true;
+        }
+        if file.contains(['%', '#', '$', '`', '<', '*', '?', '[', '{', ' ', '\\']) {
+            return false;
+        }
+        let word = WordVal {
+            raw: file.to_owned(),
+            literal: Some(file.to_owned()),
+            tilde: file.starts_with('~'),
+            glob: false,
+        };
+        self.touch(super::Family::Read, &word);
+        if written {
+            self.writes(&word);
+        }
+        true
+    }
 
     fn sed(&mut self, argv: &[WordVal], more: bool) {
         let p = self.read_options(argv, &SED, true);
@@ -2543,53 +2865,7 @@ impl Analyzer {
     }
 
     fn rsync(&mut self, argv: &[WordVal]) {
-        let p = options::parse(
-            &argv[1..],
-            &Spec {
-                with_arg: "eBfMT@",
-                long_with_arg: &[
-                    "--rsh",
-                    "--rsync-path",
-                    "--log-file",
-                    "--write-batch",
-                    "--only-write-batch",
-                    "--filter",
-                    "--exclude",
-                    "--include",
-                    "--exclude-from",
-                    "--include-from",
-                    "--files-from",
-                    "--backup-dir",
-                    "--suffix",
-                    "--temp-dir",
-                    "--partial-dir",
-                    "--compare-dest",
-                    "--copy-dest",
-                    "--link-dest",
-                    "--chmod",
-                    "--chown",
-                    "--usermap",
-                    "--groupmap",
-                    "--password-file",
-                    "--port",
-                    "--timeout",
-                    "--contimeout",
-                    "--bwlimit",
-                    "--max-size",
-                    "--min-size",
-                    "--block-size",
-                    "--compress-choice",
-                    "--checksum-choice",
-                    "--info",
-                    "--debug",
-                    "--out-format",
-                    "--log-file-format",
-                    "--remote-option",
-                    "--modify-window",
-                ],
-                ..Spec::default()
-            },
-        );
+        let p = options::parse(&argv[1..], &RSYNC);
         self.remote_path_hosts(&p.operands);
         for v in p.values(&["-e", "--rsh"]).collect::<Vec<_>>() {
             self.runs(argv, v, "rsync -e");
@@ -3012,6 +3288,32 @@ fn httpie_item_file(item: &str) -> Option<&str> {
 }
 
 /// Whether `word` is among the literal words of `args`.
+/// `set nu`, `set ts=4 sw=4 noet`, `set ft=python`: options of plain
+/// words and values. An option that names a program, a shell, an
+/// expression, a function, a file or directory, or a format that
+/// evaluates `%{…}` acts (`set makeprg=…`, `set foldexpr=system(…)`), and
+/// so does a value with anything but letters, digits, `.`, `-`, `_`, `,`.
+fn plain_vim_set(args: &str) -> bool {
+    const ACTS: &[&str] = &[
+        "shell", "prg", "expr", "func", "dir", "file", "path", "exrc", "secure", "modeline",
+        "line", "string", "format", "convert", "viminfo", "shada", "rtp", "pp", "py", "term",
+        "cmd", "key", "spell",
+    ];
+    args.split_whitespace().all(|a| {
+        let (name, value) = a
+            .split_once(['=', ':'])
+            .or_else(|| a.split_once("+="))
+            .unwrap_or((a, ""));
+        let name = name.trim_end_matches(['+', '-', '^', '?', '&', '!']);
+        !a.contains('!')
+            && name.chars().all(|c| c.is_ascii_lowercase())
+            && !ACTS.iter().any(|x| name.contains(x))
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ','))
+    })
+}
+
 fn lits_have(args: &[WordVal], word: &str) -> bool {
     args.iter().any(|w| w.literal.as_deref() == Some(word))
 }

@@ -3,8 +3,16 @@
 //! destination, not its sources) and what `rm`/`rmdir` remove
 //! ([`Item::Removal`], a pattern kept as "everything in" its directory).
 
-use super::{Analyzer, Item, WordVal};
+use std::path::{Path, PathBuf};
+
+use super::options::{self, Spec};
+use super::{Analyzer, Family, Item, WordVal};
 use crate::safeguard::Removed;
+
+/// Entries looked at in a tree copied or moved before its walk gives up.
+const MAX_TREE_ENTRIES: usize = 20_000;
+/// How deep that walk goes.
+const MAX_TREE_DEPTH: usize = 32;
 
 /// Commands whose last operand (or `-t DIR`) is the one written; the
 /// others are only read.
@@ -110,6 +118,19 @@ pub(super) fn into_directory(base: &str, argv: &[WordVal]) -> Option<(Vec<String
     (!names.is_empty()).then_some((names, dir))
 }
 
+/// The entries of `dir` whose names are protected (none when it cannot be
+/// read).
+fn protected_entries(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| crate::safeguard::protected(&dir.join(n)).is_some())
+        .collect()
+}
+
 /// Whether a pattern's last component can match every name in its
 /// directory: no letter or digit of its own (`*`, `.*`, `.[!.]*`, `?*`).
 fn matches_everything(component: &str) -> bool {
@@ -151,10 +172,262 @@ fn is_home_variable(raw: &str) -> bool {
     unquoted == "$HOME" || unquoted == "${HOME}"
 }
 
+/// A recursive copy or a move (`cp -r`, `rsync -a`, `mv`) read from its
+/// command line: the source operands as written, the destination, and
+/// whether the destination is taken as a directory to go into when it is
+/// one (not `-T`).
+struct TreeCopy {
+    sources: Vec<WordVal>,
+    dest: WordVal,
+    into: bool,
+    /// `-t DIR`, or rsync (which makes a directory of its destination):
+    /// the sources go into the destination whether or not it exists.
+    always_into: bool,
+    rsync: bool,
+    /// `mv`, `rsync --remove-source-files`: the sources go away.
+    moves: bool,
+}
+
+/// `cp -r`/`-a`, `rsync -r`/`-a` and `mv` read as a [`TreeCopy`]; `None`
+/// for anything else, a copy that is not recursive, a word computed at run
+/// time or a remote operand (those are judged elsewhere).
+fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
+    let spec = match base {
+        "cp" | "mv" => Spec {
+            flags: "rRaT",
+            with_arg: "tS",
+            long_flags: &["--recursive", "--archive", "--no-target-directory"],
+            long_with_arg: &["--target-directory", "--suffix"],
+            ..Spec::default()
+        },
+        "rsync" => Spec {
+            flags: "ra",
+            long_flags: &["--recursive", "--archive", "--remove-source-files"],
+            ..super::programs::RSYNC
+        },
+        _ => return None,
+    };
+    let p = options::parse(argv.get(1..)?, &spec);
+    let recursive = base == "mv" || p.has(&["-r", "-R", "-a", "--recursive", "--archive"]);
+    if !recursive || p.dynamic {
+        return None;
+    }
+    let mut operands = p
+        .operands
+        .iter()
+        .map(|w| w.literal.is_some().then(|| w.clone()))
+        .collect::<Option<Vec<WordVal>>>()?;
+    if base == "rsync"
+        && operands
+            .iter()
+            .any(|o| o.literal.as_deref().is_some_and(is_remote))
+    {
+        return None;
+    }
+    let target = p
+        .values(&["-t", "--target-directory"])
+        .last()
+        .map(|v| v.and_then(|w| w.literal.clone()));
+    let target_given = target.is_some();
+    let dest = match target {
+        Some(dir) => WordVal::literal(&dir?),
+        None => operands.pop()?,
+    };
+    (!operands.is_empty()).then(|| TreeCopy {
+        sources: operands,
+        dest,
+        into: base == "rsync" || !p.has(&["-T", "--no-target-directory"]),
+        always_into: base == "rsync" || target_given,
+        rsync: base == "rsync",
+        moves: base == "mv" || p.has(&["--remove-source-files"]),
+    })
+}
+
+/// `host:path`, `user@host:path`, `rsync://…`: not a local path.
+fn is_remote(operand: &str) -> bool {
+    match operand.find(':') {
+        Some(colon) => !operand[..colon].contains('/'),
+        None => false,
+    }
+}
+
+/// The name a source takes in the destination directory: its last
+/// component; none for `dir/.` or a trailing slash given to rsync (the
+/// contents go into the directory itself).
+fn name_in_destination(source: &str, rsync: bool) -> Option<&str> {
+    if rsync && source.ends_with('/') {
+        return None;
+    }
+    let last = source.trim_end_matches('/').rsplit('/').next()?;
+    (!matches!(last, "" | "." | "..")).then_some(last)
+}
+
+/// The paths under `root` (relative, as components joined by `/`) whose
+/// own names are protected wherever they are placed under `landed`, found
+/// without following links; `None` when the tree is too large to look
+/// through (then what was found so far, and `false`).
+fn protected_in_tree(root: &Path, landed: &Path) -> (Vec<String>, bool) {
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut stack: Vec<(PathBuf, String, usize)> = vec![(root.to_path_buf(), String::new(), 0)];
+    while let Some((dir, rel, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_TREE_ENTRIES || depth > MAX_TREE_DEPTH {
+                return (found, false);
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if crate::safeguard::protected(&landed.join(&rel)).is_some() {
+                found.push(rel);
+            } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push((entry.path(), rel, depth + 1));
+            }
+        }
+    }
+    (found, true)
+}
+
 impl Analyzer {
+    /// What a recursive copy or a move changes beyond the paths it names.
+    /// A move of a directory changes everything in it: a path a rule
+    /// speaks for inside (`mv src src2` beside `deny Edit(./src/locked/**)`)
+    /// is then written, or read, under a name no rule knows. A tree copied
+    /// or moved into a directory writes, under the destination, every name
+    /// the tree holds (`cp -r tmpd/. src/` writes `src/locked/a.rs`;
+    /// `cp -r nested/. .` writes `./.git/config`): where the tree lands is
+    /// checked as changed inside against the Edit deny and ask rules, and
+    /// each protected name in it (looked for in the tree as it is now) as a
+    /// write of a protected path. A tree that is not there yet (made
+    /// earlier in the same command) cannot be looked through: its landing
+    /// directory's protected entries are taken as written.
+    fn trees_moved_or_copied(&mut self, base: &str, argv: &[WordVal]) {
+        let Some(copy) = tree_copy(base, argv) else {
+            return;
+        };
+        let fs = self.resolver.uses_file_system();
+        let dest = copy.dest.literal.clone().unwrap_or_default();
+        let Ok(dests) = self.resolve_word_path(&dest, copy.dest.tilde, false) else {
+            return;
+        };
+        for word in &copy.sources {
+            let Some(source) = word.literal.as_deref() else {
+                continue;
+            };
+            let Ok(paths) = self.resolve_word_path(source, word.tilde, word.glob) else {
+                continue;
+            };
+            // A pattern may name several sources: they go into the
+            // destination, each under its own name.
+            let several = copy.sources.len() > 1 || word.glob;
+            for s in paths {
+                let exists = fs && std::fs::metadata(&s.canonical).is_ok();
+                let is_dir = fs && std::fs::metadata(&s.canonical).is_ok_and(|m| m.is_dir());
+                if exists && !is_dir {
+                    // A file: its destination is checked as written (and,
+                    // moved, the file itself as an operand changed).
+                    continue;
+                }
+                let shown = if word.glob {
+                    s.lexical.display().to_string()
+                } else {
+                    source.to_owned()
+                };
+                if copy.moves && is_dir && !self.is_relinked(&s) {
+                    self.changes_inside(&WordVal::literal(&shown));
+                    self.push(Item::Touch {
+                        family: Family::Read,
+                        written: shown.clone(),
+                        path: s.clone(),
+                        recursive: true,
+                    });
+                }
+                let name = if word.glob {
+                    s.lexical
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                } else {
+                    name_in_destination(source, copy.rsync).map(str::to_owned)
+                };
+                for d in &dests {
+                    let dest_is_dir =
+                        fs && std::fs::metadata(&d.canonical).is_ok_and(|m| m.is_dir());
+                    let landed = match &name {
+                        Some(name) if copy.into && (dest_is_dir || copy.always_into || several) => {
+                            format!("{}/{name}", dest.trim_end_matches('/'))
+                        }
+                        _ => dest.clone(),
+                    };
+                    let Ok(landings) = self.resolve_word_path(&landed, copy.dest.tilde, false)
+                    else {
+                        continue;
+                    };
+                    for l in landings {
+                        self.tree_landed(&s, &landed, &l, is_dir);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A tree (`source`, a directory when `is_dir`, else not there yet)
+    /// placed at `landed` (written as `written`).
+    fn tree_landed(
+        &mut self,
+        source: &crate::paths::ResolvedPath,
+        written: &str,
+        landed: &crate::paths::ResolvedPath,
+        is_dir: bool,
+    ) {
+        self.push(Item::EditInside {
+            written: written.to_owned(),
+            path: landed.clone(),
+            restrict_only: true,
+        });
+        if !self.resolver.uses_file_system() {
+            return;
+        }
+        if crate::safeguard::protected(&landed.lexical).is_some() {
+            // Protected itself (`cp -r x/.git .`): one write says it.
+            return self.push(Item::Written {
+                written: written.to_owned(),
+                path: landed.clone(),
+            });
+        }
+        let (mut names, complete) = if is_dir && !self.is_relinked(source) {
+            protected_in_tree(&source.canonical, &landed.lexical)
+        } else {
+            (Vec::new(), false)
+        };
+        if !complete {
+            // Not there yet, or too large to look through: what the
+            // destination holds that is protected may be overwritten.
+            names.extend(protected_entries(&landed.canonical));
+        }
+        for name in names {
+            let inside = format!("{}/{name}", written.trim_end_matches('/'));
+            if let Ok(paths) = self.resolve_word_path(&inside, false, false) {
+                for path in paths {
+                    self.push(Item::Written {
+                        written: inside.clone(),
+                        path,
+                    });
+                }
+            }
+        }
+    }
+
     /// What `cp`/`mv`/… write inside a destination directory: each
     /// source's name there ([`into_directory`]).
     pub(super) fn written_into_directory(&mut self, base: &str, argv: &[WordVal]) {
+        self.trees_moved_or_copied(base, argv);
         let Some((names, dir)) = into_directory(base, argv) else {
             return;
         };
