@@ -309,6 +309,7 @@ impl Analyzer {
             // Whatever it is (`c=cat; $c .env`), it is given these files
             // and may read or change them.
             let _ = self.path_args("", argv);
+            self.may_change_protected("", argv);
             return;
         };
         if first.glob {

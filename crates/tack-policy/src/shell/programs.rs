@@ -1197,7 +1197,7 @@ impl Analyzer {
     /// checked as maybe changed (the safeguard sees those too); only names
     /// protected wherever they are count here, which keeps a program with
     /// many operands from filling the command's items.
-    fn may_change_protected(&mut self, base: &str, argv: &[WordVal]) {
+    pub(super) fn may_change_protected(&mut self, base: &str, argv: &[WordVal]) {
         if super::commands::WRITE_COMMANDS.contains(&base)
             || super::reads::leaves_alone(base)
             || super::reads::is_editor(base)

@@ -276,6 +276,14 @@ const COMPUTED: &[Case] = &[
         "c=cat; $c docs/guide.md",
         Allow,
     ),
+    // And it meets the protected paths, with no path rule at all.
+    case(W, B, "c=tee; echo x | $c .git/hooks/pre-commit", Ask),
+    case(
+        &["allow Bash", "mode dontAsk"],
+        B,
+        "$(echo tee) .claude/settings.json",
+        Deny,
+    ),
 ];
 
 #[test]
