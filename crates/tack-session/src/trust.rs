@@ -223,9 +223,13 @@ fn repository_supplied(path: &Path) -> bool {
     }
 }
 
-/// Whether `dir` is inside a git work tree (a `.git` above it).
+/// Whether `dir` is inside a git work tree: a repository's `.git`
+/// directory (one with a `HEAD`) or a worktree's `.git` file above it.
 fn in_repository(dir: &Path) -> bool {
-    dir.ancestors().any(|d| d.join(".git").exists())
+    dir.ancestors().any(|d| {
+        let git = d.join(".git");
+        git.join("HEAD").is_file() || git.is_file()
+    })
 }
 
 /// `<root>` of `<root>/.tack/settings.json` or `<root>/.claude/settings.json`.
