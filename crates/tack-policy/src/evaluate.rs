@@ -738,10 +738,13 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 written,
                 recursive,
             } => {
-                if *family == Family::Read && !policy.in_working_dirs(path) {
+                parts.extend(touch_parts(policy, *family, path, written, *recursive));
+                continue;
+            }
+            Item::Input { path } => {
+                if !policy.in_working_dirs(path) {
                     read_outside.get_or_insert(path);
                 }
-                parts.extend(touch_parts(policy, *family, path, written, *recursive));
                 continue;
             }
             Item::Host { written, host } => host_part(policy, written, host),

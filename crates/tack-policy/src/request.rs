@@ -439,7 +439,7 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
             Item::Uncertain { kind, .. } => {
                 matches!(kind, UncertainKind::Touch(_) | UncertainKind::Host)
             }
-            Item::Command(_) => false,
+            Item::Command(_) | Item::Input { .. } => false,
         })
         .collect()
 }

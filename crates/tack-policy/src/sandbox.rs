@@ -326,6 +326,7 @@ pub fn sandbox_decision(
         Item::Edit { path, .. }
         | Item::EditInside { path, .. }
         | Item::Touch { path, .. }
+        | Item::Input { path }
         | Item::Written { path, .. } => sandbox.holds(path),
         // What `rm` removes is a Written item too.
         Item::Removal { .. } => true,

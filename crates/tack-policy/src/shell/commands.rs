@@ -1662,7 +1662,7 @@ impl Analyzer {
                 kind,
                 UncertainKind::Touch(Family::Read) | UncertainKind::Host
             ),
-            Item::Host { .. } => false,
+            Item::Host { .. } | Item::Input { .. } => false,
         })
     }
 

@@ -123,6 +123,10 @@ pub(crate) enum Item {
         path: ResolvedPath,
         restrict_only: bool,
     },
+    /// A file the shell opens for a command's input (`< f`, `$(< f)`,
+    /// `exec 3< f`): read whatever the command is, so it is held to the
+    /// working directories where the rest needs no rule.
+    Input { path: ResolvedPath },
     /// A path a command names (argument or input redirection): checked
     /// against deny and ask rules only.
     Touch {
@@ -749,6 +753,9 @@ impl Analyzer {
                             _ => {}
                         }
                     }
+                    if matches!(kind, K::Read | K::ReadAndWrite | K::DuplicateInput) {
+                        self.input(&v);
+                    }
                     match kind {
                         K::Read => self.touch(Family::Read, &v),
                         K::ReadAndWrite => {
@@ -793,7 +800,7 @@ impl Analyzer {
     }
 
     /// A file written: must be allowed as an edit.
-    fn edit_target(&mut self, v: &WordVal) {
+    pub(super) fn edit_target(&mut self, v: &WordVal) {
         if self.is_full() {
             return;
         }
@@ -841,6 +848,19 @@ impl Analyzer {
                 }
             }
             Err(reason) => self.uncertain(UncertainKind::Edit, lit, reason),
+        }
+    }
+
+    /// A file opened for input by a redirection.
+    fn input(&mut self, v: &WordVal) {
+        let Some(lit) = &v.literal else { return };
+        if lit.is_empty() || is_exempt_device(lit) {
+            return;
+        }
+        if let Ok(paths) = self.resolve_word_path(lit, v.tilde, v.glob) {
+            for path in paths {
+                self.push(Item::Input { path });
+            }
         }
     }
 
@@ -1046,12 +1066,18 @@ impl Analyzer {
         if name == "CDPATH" {
             self.cwds = Cwds::Unknown;
         }
-        if words::is_dangerous_variable(name) {
-            self.uncertain(
+        match words::variable_danger(name) {
+            words::VariableDanger::None => {}
+            words::VariableDanger::Command => self.uncertain(
                 UncertainKind::Command,
                 name,
                 format!("setting {name} can change what later commands run"),
-            );
+            ),
+            words::VariableDanger::Code => self.uncertain(
+                UncertainKind::Opaque,
+                name,
+                format!("{name} names a program, its options or a file of them, which can run commands not written here"),
+            ),
         }
     }
 

@@ -167,9 +167,35 @@ pub(crate) fn has_dynamic_subscript(arg: &str) -> bool {
     !(sub.chars().all(|c| c.is_ascii_digit()) || sub == "@" || sub == "*")
 }
 
-/// Environment variables whose value can make an innocent-looking command
-/// run other code; assigning one makes the command uncertain.
-pub(crate) fn is_dangerous_variable(name: &str) -> bool {
+/// What assigning an environment variable can do to the commands that
+/// see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VariableDanger {
+    /// Nothing known.
+    None,
+    /// It changes what a command that otherwise runs nothing of its own
+    /// runs (`PATH`, `GIT_TEST_FSMONITOR`, `LESSOPEN`): the command is
+    /// uncertain.
+    Command,
+    /// It names a program, options or a configuration file for a program
+    /// (`RSYNC_RSH`, `TAR_OPTIONS`, `RUSTFLAGS`, `KUBECONFIG`): code not
+    /// written here, which matters where deny or ask rules exist.
+    Code,
+}
+
+/// Environment variables a program writes the file named by (`curl`'s
+/// `SSLKEYLOGFILE`, `GIT_TRACE=FILE`): the value is a file written.
+pub(crate) fn writes_named_file(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("LOGFILE")
+        || upper.ends_with("_LOG_FILE")
+        || upper.ends_with("_LOG_PATH")
+        || upper == "HISTFILE"
+        || upper.starts_with("GIT_TRACE")
+}
+
+/// What assigning `name` can do (see [`VariableDanger`]).
+pub(crate) fn variable_danger(name: &str) -> VariableDanger {
     const EXACT: &[&str] = &[
         "PATH",
         "IFS",
@@ -231,7 +257,7 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
         // file(1)'s magic database: read from anywhere.
         "MAGIC",
     ];
-    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG", "NPM_CONFIG_"];
+    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG"];
     // Not a name but a kind of name: a program to run (`RSYNC_RSH`,
     // `SVN_SSH`, `RSYNC_CONNECT_PROG`, `RUSTC_WRAPPER`, a cargo target's
     // `_RUNNER`), options a program takes as its own (`TAR_OPTIONS` holds
@@ -243,9 +269,6 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
     // (`VIMINIT`, `EXINIT`, `LESS`'s `+!`). Compared without case:
     // `npm_config_script_shell` is read as `NPM_CONFIG_SCRIPT_SHELL`.
     const SUFFIXES: &[&str] = &[
-        "_COMMAND",
-        "_EDITOR",
-        "_PAGER",
         "_RSH",
         "_SSH",
         "_PROG",
@@ -295,6 +318,7 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
         "MAKE",
         "INPUTRC",
         "PERL5DB",
+        "SSLKEYLOGFILE",
     ];
     let upper = name.to_ascii_uppercase();
     // git reads dozens of variables, and many of them run a program
@@ -319,16 +343,38 @@ pub(crate) fn is_dangerous_variable(name: &str) -> bool {
         "GIT_LFS_SKIP_SMUDGE",
     ];
     if upper.starts_with("GIT_") && name.starts_with("GIT_") {
-        return !GIT_PLAIN.contains(&name);
+        // `GIT_TRACE=1` prints to the error output; a file it names is a
+        // file written (see [`writes_named_file`]).
+        return if GIT_PLAIN.contains(&name) || name.starts_with("GIT_TRACE") {
+            VariableDanger::None
+        } else {
+            VariableDanger::Command
+        };
     }
-    EXACT.contains(&name)
-        || MORE.contains(&upper.as_str())
-        || PREFIXES.iter().any(|p| upper.starts_with(p))
-        // A suffix with something before it: `OPTS` or `CONFIG` alone is
-        // a script's own variable, which no program reads.
+    // A command (a pager, an editor, a bus's `unixexec:`) run by programs
+    // that otherwise run none, and the file the read-only set's programs
+    // take their options from.
+    let runs_command = ["_COMMAND", "_EDITOR", "_PAGER"]
+        .iter()
+        .any(|s| name.ends_with(s))
+        || matches!(
+            name,
+            "RIPGREP_CONFIG_PATH" | "DBUS_SESSION_BUS_ADDRESS" | "DBUS_SYSTEM_BUS_ADDRESS"
+        );
+    if EXACT.contains(&name) || runs_command || PREFIXES.iter().any(|p| name.starts_with(p)) {
+        return VariableDanger::Command;
+    }
+    // A suffix with something before it: `OPTS` or `CONFIG` alone is
+    // a script's own variable, which no program reads.
+    if MORE.contains(&upper.as_str())
+        || upper.starts_with("NPM_CONFIG_")
         || SUFFIXES
             .iter()
             .any(|s| upper.len() > s.len() && upper.ends_with(s))
+    {
+        return VariableDanger::Code;
+    }
+    VariableDanger::None
 }
 
 #[cfg(test)]

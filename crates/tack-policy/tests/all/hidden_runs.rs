@@ -82,6 +82,49 @@ const ENVIRONMENT: &[Case] = &[
     case(W, B, "LESSKEYIN=lk less f", Ask),
     case(W, B, "GIT_TEST_FSMONITOR='rm v; false' git status", Ask),
     case(W, B, "GIT_TRACE=/tmp/x.pth git log", Ask),
+    case(PLAN, B, "GIT_TRACE=/tmp/x.pth git log", Deny),
+    case(NONE, B, "GIT_TRACE=1 git status", Allow),
+    case(
+        W,
+        B,
+        "SSLKEYLOGFILE=.git/hooks/pre-commit curl https://x.org",
+        Ask,
+    ),
+    case(
+        W,
+        B,
+        "DBUS_SESSION_BUS_ADDRESS=unixexec:path=/bin/rm,argv1=-rf busctl --user list",
+        Ask,
+    ),
+    // Options for a program that runs code anyway matter only where deny
+    // or ask rules exist.
+    case(
+        &["allow Bash(cargo *)"],
+        B,
+        "RUSTFLAGS=\"-D warnings\" cargo build",
+        Allow,
+    ),
+    case(&["allow Bash(make *)"], B, "MAKEFLAGS=-j4 make", Allow),
+    case(
+        &["allow Bash(cargo *)", "deny Bash(rm *)"],
+        B,
+        "RUSTFLAGS=\"-D warnings\" cargo build",
+        Ask,
+    ),
+    // A word naming the home directory is no read.
+    case(&["deny Read(./.env)"], B, "echo $HOME", Allow),
+    case(
+        &["mode plan", "deny Edit(./src/**)"],
+        B,
+        "echo ~/projects",
+        Allow,
+    ),
+    case(
+        &["deny Read(./.env)"],
+        B,
+        "test -d \"$HOME/.cargo\" && echo y",
+        Allow,
+    ),
     case(W, B, "GIT_COMMON_DIR=/tmp/evil git status", Ask),
     case(
         W,

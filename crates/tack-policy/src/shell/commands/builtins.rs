@@ -5,7 +5,7 @@
 //! running is uncertain.
 
 use super::{Opts, skip_options};
-use crate::shell::words::quote;
+use crate::shell::words::{self, quote};
 use crate::shell::{Analyzer, UncertainKind, WordVal};
 
 /// Stands for the arguments a builtin appends to a command string
@@ -296,6 +296,16 @@ impl Analyzer {
     /// literal value would run, so deny rules apply to it.
     pub(in crate::shell) fn code_variable(&mut self, name: &str, value: &WordVal) {
         self.assigned_value(name, value);
+        if words::writes_named_file(name)
+            && value
+                .literal
+                .as_deref()
+                .is_none_or(|v| v.contains('/') || v.contains('.'))
+        {
+            // `SSLKEYLOGFILE=.git/hooks/pre-commit curl …`,
+            // `GIT_TRACE=~/.bashrc git status` (a number turns it on).
+            self.edit_target(value);
+        }
         let Some(text) = &value.literal else { return };
         let outer = format!("{name}={}", quote(text));
         match name {
