@@ -312,6 +312,17 @@ impl Analyzer {
             self.may_change_protected("", argv);
             return;
         };
+        if name.starts_with("/dev/") || name.starts_with("/proc/") {
+            // `/dev/fd/3 -f x 3</usr/bin/rm`, `/dev/stdin x < /bin/rm`:
+            // the program is whatever file the descriptor holds.
+            let text = self.text(argv);
+            self.uncertain(
+                UncertainKind::Command,
+                &text,
+                "the program is a file a descriptor or a process holds, known only at run time",
+            );
+            return;
+        }
         if first.glob {
             // `/bin/r? x`, `r[m] x`: the shell runs whatever file the
             // pattern matches, so the name as written says nothing.
@@ -1937,6 +1948,16 @@ impl Analyzer {
         let removes = matches!(base, "rm" | "rmdir");
         let mut all = Some(Vec::new());
         let mut operands_done = false;
+        if (WRITE_COMMANDS.contains(&base) || !reads::leaves_alone(base))
+            && argv[1..]
+                .iter()
+                .any(|w| matches!(w.literal.as_deref(), Some("/dev/stdin" | "/dev/fd/0")))
+        {
+            // `cp a /dev/stdin < f` writes f: the input is reopened.
+            for f in self.input_files.clone() {
+                self.edit_target(&f);
+            }
+        }
         let mut operand_count = 0usize;
         let reach = reads::reach(base, argv);
         let recursive = reach != reads::Reach::Named;

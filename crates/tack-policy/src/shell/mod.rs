@@ -913,6 +913,21 @@ impl Analyzer {
         tilde: bool,
         glob: bool,
     ) -> Result<Vec<ResolvedPath>, String> {
+        // The process that opens `/proc/self/cwd/…` is the command the
+        // shell starts, in the shell's directory; its root is `/`.
+        let lit = match ["/proc/self/", "/proc/thread-self/"]
+            .iter()
+            .find_map(|p| lit.strip_prefix(p))
+        {
+            Some(rest) if rest == "cwd" || rest.starts_with("cwd/") => {
+                std::borrow::Cow::Owned(format!(".{}", &rest[3..]))
+            }
+            Some(rest) if rest == "root" || rest.starts_with("root/") => {
+                std::borrow::Cow::Owned(format!("/{}", &rest[4..]))
+            }
+            _ => std::borrow::Cow::Borrowed(lit),
+        };
+        let lit: &str = &lit;
         let path: PathBuf = if tilde {
             let Some(home) = &self.home else {
                 return Err("the home directory is unknown".into());

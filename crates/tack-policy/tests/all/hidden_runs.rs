@@ -232,6 +232,28 @@ const WRITES: &[Case] = &[
         "echo PWNED < src/main.rs > /dev/stdin",
         Deny,
     ),
+    // A writer given /dev/stdin writes the file the input came from.
+    case(
+        &["mode acceptEdits"],
+        B,
+        "cp docs/guide.md /dev/stdin < {root}/outside/file.txt",
+        Ask,
+    ),
+    case(W, B, "mv docs/guide.md /dev/fd/0 < .git/config", Ask),
+    case(PLAN, B, "cat /dev/stdin < docs/guide.md", Allow),
+    // /proc/self/cwd is the command's own directory, /proc/self/root `/`.
+    case(W, B, "touch /proc/self/cwd/.git/hooks/x", Ask),
+    case(
+        W,
+        B,
+        "cp x /proc/thread-self/cwd/.claude/settings.json",
+        Ask,
+    ),
+    case(NONE, B, "cat /proc/self/root{root}/outside/file.txt", Ask),
+    // A program run through a descriptor is whatever file it holds.
+    case(W, B, "/dev/fd/3 -f p 3</usr/bin/rm", Ask),
+    case(W, B, "/dev/stdin -f p < /usr/bin/rm", Ask),
+    case(W, B, "/proc/self/fd/3 x 3</usr/bin/rm", Ask),
     case(PLAN, B, "echo hi >/dev/stderr", Allow),
     case(PLAN, B, "ls > /dev/null 2>&1", Allow),
     case(PLAN, B, "cat < src/main.rs", Allow),

@@ -504,7 +504,8 @@ fn paths_are_judged_where_the_shell_is() {
 }
 
 // F2: paths through /proc/<pid>/… and /dev/fd lead wherever the process
-// that opens them is; they cannot be resolved here.
+// that opens them is; they cannot be resolved here, but for the command's
+// own `/proc/self/cwd` (the shell's directory) and `/proc/self/root` (`/`).
 
 const READ_DENIED: &[&str] = &[
     "allow Bash(cd *)",
@@ -517,19 +518,19 @@ const READ_DENIED: &[&str] = &[
 ];
 
 const PROCESS_RELATIVE: &[Case] = &[
-    case(READ_DENIED, B, "cd src && cat /proc/self/cwd/../.env", Ask),
-    case(READ_DENIED, B, "cat /proc/self/cwd/.env", Ask),
-    case(READ_DENIED, B, "cat /proc/thread-self/cwd/.env", Ask),
+    case(READ_DENIED, B, "cd src && cat /proc/self/cwd/../.env", Deny),
+    case(READ_DENIED, B, "cat /proc/self/cwd/.env", Deny),
+    case(READ_DENIED, B, "cat /proc/thread-self/cwd/.env", Deny),
     case(READ_DENIED, B, "cat /proc/$$/cwd/.env", Ask),
     case(READ_DENIED, B, "cat /proc/1/root/etc/hostname", Ask),
-    case(READ_DENIED, B, "cat /proc/self/root{project}/.env", Ask),
+    case(READ_DENIED, B, "cat /proc/self/root{project}/.env", Deny),
     case(READ_DENIED, B, "cat /dev/fd/3 3< /dev/null", Ask),
-    case(READ_DENIED, B, "cat < /proc/self/cwd/.env", Ask),
+    case(READ_DENIED, B, "cat < /proc/self/cwd/.env", Deny),
     case(
         READ_DENIED,
         B,
         "grep KEY /proc/self/cwd/secrets/key.txt",
-        Ask,
+        Deny,
     ),
     case(READ_DENIED, B, "cat /proc/self/task/1/cwd/.env", Ask),
     case(READ_DENIED, "Read", "/proc/self/cwd/.env", Ask),
