@@ -688,9 +688,35 @@ impl Analyzer {
                 ),
             );
         }
-        if self.touches {
-            self.git_worktree(sub, args);
-            self.git_reads(sub, args);
+        // `git --work-tree=DIR checkout …` writes the files in DIR; with
+        // `checkout-index --prefix=DIR/` under DIR. Both are looked at with
+        // no path rule too: DIR may be a protected path (`.git/hooks`).
+        {
+            let mut work_tree: Option<WordVal> = None;
+            let mut words = argv[1..].iter();
+            while let Some(w) = words.next() {
+                match w.literal.as_deref() {
+                    Some("--work-tree") => work_tree = words.next().cloned(),
+                    Some(l) if l.starts_with("--work-tree=") => {
+                        work_tree = Some(WordVal::literal(&l["--work-tree=".len()..]));
+                    }
+                    Some(l) if l == sub => break,
+                    _ => {}
+                }
+            }
+            let elsewhere = work_tree.is_some()
+                || (sub == "checkout-index"
+                    && args.iter().any(|w| {
+                        w.literal
+                            .as_deref()
+                            .is_some_and(|l| l.starts_with("--prefix="))
+                    }));
+            if self.touches || elsewhere {
+                self.git_worktree(sub, args, work_tree);
+            }
+            if self.touches {
+                self.git_reads(sub, args);
+            }
         }
         match sub {
             "grep" => {
@@ -916,7 +942,7 @@ impl Analyzer {
     /// and ask rules (their Bash rule speaks for the files, as for `cp`):
     /// the paths they name, and everything under the current directory
     /// when they rewrite files the command does not name.
-    fn git_worktree(&mut self, sub: &str, args: &[WordVal]) {
+    fn git_worktree(&mut self, sub: &str, args: &[WordVal], work_tree: Option<WordVal>) {
         let flag = |names: &[&str]| {
             args.iter()
                 .any(|w| w.literal.as_deref().is_some_and(|l| names.contains(&l)))
@@ -929,14 +955,43 @@ impl Analyzer {
                 dashdash.is_some_and(|d| k > &d)
                     || !w.literal.as_deref().is_some_and(|l| l.starts_with('-'))
             })
-            .map(|(_, w)| w.clone())
+            .map(|(_, w)| match (&work_tree, &w.literal) {
+                // Paths are the work tree's.
+                (
+                    Some(WordVal {
+                        literal: Some(dir), ..
+                    }),
+                    Some(p),
+                ) if !p.starts_with('/') => {
+                    WordVal::literal(&format!("{}/{p}", dir.trim_end_matches('/')))
+                }
+                _ => w.clone(),
+            })
             .collect();
         let named = |a: &mut Analyzer, paths: &[WordVal]| {
             for p in paths {
                 a.touch(super::Family::Edit, p);
             }
         };
-        let here = WordVal::literal(".");
+        let here = work_tree.unwrap_or_else(|| WordVal::literal("."));
+        if sub == "checkout-index" {
+            // `--prefix=.git/hooks/`: every file checked out is written
+            // under that prefix.
+            for w in args {
+                if let Some(prefix) = w
+                    .literal
+                    .as_deref()
+                    .and_then(|l| l.strip_prefix("--prefix="))
+                {
+                    let dir = match prefix.rsplit_once('/') {
+                        Some((dir, _)) if !dir.is_empty() => dir,
+                        Some(_) => "/",
+                        None => ".",
+                    };
+                    self.changes_inside(&WordVal::literal(dir));
+                }
+            }
+        }
         match sub {
             "restore" | "rm" | "mv" if !flag(&["--cached"]) || flag(&["--worktree", "-W"]) => {
                 named(self, &operands);
@@ -1296,6 +1351,7 @@ impl Analyzer {
         if reads || operands.is_empty() {
             return;
         }
+        let repository_config = file.is_none();
         if let Some(f) = file {
             let f = WordVal {
                 tilde: f.literal.as_deref().is_some_and(|l| l.starts_with('~')),
@@ -1306,6 +1362,18 @@ impl Analyzer {
         let (Some(key), value) = (operands.first(), operands.get(1)) else {
             return;
         };
+        if repository_config
+            && value.is_some()
+            && key
+                .literal
+                .as_deref()
+                .is_none_or(|k| !matches!(key_kind(k), KeyKind::Inert))
+        {
+            // `git config core.fsmonitor ./x.sh`: a command the next `git
+            // status` runs, kept in the repository's own configuration,
+            // a protected path, whatever allows the command itself.
+            self.writes(&WordVal::literal(".git/config"));
+        }
         match (&key.literal, value) {
             (Some(key), Some(v)) => {
                 let v = v.literal.clone();

@@ -259,6 +259,57 @@ const WRITES: &[Case] = &[
     case(PLAN, B, "cat < src/main.rs", Allow),
 ];
 
+const GIT_WRITES: &[Case] = &[
+    // A command kept in the repository's configuration, which the next git
+    // command runs: a write of .git/config whatever allows git.
+    case(W, B, "git config core.fsmonitor ./x.sh", Ask),
+    case(W, B, "git config core.hooksPath .githooks", Ask),
+    case(W, B, "git config alias.p '!rm -rf x'", Deny),
+    case(W, B, "git config alias.p '!make'", Ask),
+    case(
+        &["allow Bash", "mode dontAsk"],
+        B,
+        "git config core.pager ./p.sh",
+        Deny,
+    ),
+    case(W, B, "git config user.name Bob", Allow),
+    case(W, B, "git config pull.rebase true", Allow),
+    case(W, B, "git config --get core.fsmonitor", Allow),
+    // git's work tree moved onto a protected path, or files checked out
+    // under a prefix there.
+    case(
+        &["allow Bash(git *)"],
+        B,
+        "git --work-tree=.git/hooks checkout HEAD -- pre-commit",
+        Ask,
+    ),
+    case(
+        &["allow Bash(git *)"],
+        B,
+        "git --work-tree .git/hooks checkout HEAD -- pre-commit",
+        Ask,
+    ),
+    case(
+        &["allow Bash(git *)"],
+        B,
+        "git checkout-index --prefix=.git/hooks/ -a",
+        Ask,
+    ),
+    case(
+        &["allow Bash(git *)"],
+        B,
+        "git --work-tree={home} checkout HEAD -- .zshrc",
+        Ask,
+    ),
+    case(&["allow Bash(git *)"], B, "git checkout -- src", Allow),
+    case(&["allow Bash(git *)"], B, "git checkout main", Allow),
+];
+
+#[test]
+fn git_writing_its_configuration_or_a_moved_work_tree_meets_the_protected_paths() {
+    run(GIT_WRITES);
+}
+
 #[test]
 fn history_files_and_writes_through_the_standard_descriptors() {
     run(WRITES);
