@@ -253,7 +253,11 @@ fn unversioned(base: &str) -> &str {
 fn wide_program(base: &str, rest: &str) -> Option<String> {
     let plain = unversioned(base);
     let named = |list: &[&str]| list.contains(&base) || list.contains(&plain);
-    if named(INTERPRETERS) || named(CODE_RUNNERS) {
+    if named(INTERPRETERS)
+        || named(CODE_RUNNERS)
+        || crate::shell::runs_what_it_is_given(base)
+        || crate::shell::runs_what_it_is_given(plain)
+    {
         return Some(format!(
             "`{base}` runs whatever code its arguments hold, so this allows any command"
         ));
@@ -573,6 +577,18 @@ mod tests {
             "WebFetch(domain:*.s3.amazonaws.com)",
             "WebFetch(domain:*.com.au)",
             "WebFetch(domain:*.ngrok.io)",
+            // Whatever runs what it is given: wrappers, builtins, small
+            // languages.
+            "Bash(ssh-agent *)",
+            "Bash(source *)",
+            "Bash(. *)",
+            "Bash(eval *)",
+            "Bash(env *)",
+            "Bash(timeout *)",
+            "Bash(xargs *)",
+            "Bash(dc *)",
+            "Bash(m4 *)",
+            "Bash(ruby *)",
         ] {
             assert!(wide(broad).is_some(), "{broad}");
         }

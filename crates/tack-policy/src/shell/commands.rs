@@ -2903,3 +2903,17 @@ fn unversioned_names(base: &str) -> Vec<String> {
     }
     names
 }
+
+/// Whether `base` runs a command, a script or code it is given: a wrapper
+/// (`env`, `sudo`, `xargs`, a shell), an interpreter, or a builtin that
+/// runs a file or a string (`source`, `eval`). For [`crate::wide`]: a
+/// project's rule allowing one with any arguments allows any command.
+pub(crate) fn runs_what_it_is_given(base: &str) -> bool {
+    wrappers::runs_a_command(base)
+        || super::interpreters::is_other_interpreter(base)
+        || super::interpreters::is_python(base)
+        || matches!(
+            base,
+            "source" | "." | "eval" | "exec" | "ssh-agent" | "trap" | "jobs" | "coproc"
+        )
+}

@@ -18,6 +18,7 @@
 //! bound it is uncertain too.
 
 mod commands;
+pub(crate) use commands::runs_what_it_is_given;
 mod git;
 mod guesses;
 mod hosts;
