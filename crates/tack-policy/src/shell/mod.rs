@@ -359,10 +359,12 @@ struct WordState {
 }
 
 /// Whether unquoted text holds pathname-expansion characters: `*`, `?`,
-/// `[`, or an extended pattern (`@(…)`, `+(…)`, `!(…)`), which bash
-/// expands once `shopt -s extglob` is on.
+/// `[` with a `]` after it (an unmatched `[`, as in the command `[ -f x ]`,
+/// matches itself), or an extended pattern (`@(…)`, `+(…)`, `!(…)`), which
+/// bash expands once `shopt -s extglob` is on.
 fn has_glob(text: &str) -> bool {
-    text.contains(['*', '?', '[']) || ["@(", "+(", "!("].iter().any(|p| text.contains(p))
+    let bracket = text.find('[').is_some_and(|i| text[i + 1..].contains(']'));
+    text.contains(['*', '?']) || bracket || ["@(", "+(", "!("].iter().any(|p| text.contains(p))
 }
 
 pub(crate) struct Analyzer {

@@ -489,6 +489,21 @@ const BY_PATH: &[Case] = &[
     case(PLAN, B, "ls src", Allow),
 ];
 
+const BRACKET: &[Case] = &[
+    // An unmatched `[` matches itself: `[` is the test builtin.
+    case(NONE, B, "[ -f src/main.rs ] && cat src/main.rs", Allow),
+    case(PLAN, B, "[ -n \"x\" ]", Allow),
+    case(W, B, "[ -d src ] && echo y", Allow),
+    // A bracket expression is still a pattern.
+    case(NONE, B, "cat src/[m]ain.rs", Allow),
+    case(W, B, "/bin/r[m] x", Ask),
+];
+
+#[test]
+fn an_unmatched_bracket_is_no_pattern() {
+    run(BRACKET);
+}
+
 #[test]
 fn a_program_named_by_a_path_is_not_the_systems_reader() {
     run_with_files(
