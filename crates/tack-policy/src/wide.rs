@@ -244,14 +244,17 @@ const PATH_CHANGERS: &[&str] = &[
 /// A program's name without the version written into it: `python3.11` →
 /// `python`, `perl5.36` → `perl`, `pypy3` → `pypy`, `node-18` → `node`,
 /// `sqlite3` → `sqlite`.
-fn unversioned(base: &str) -> &str {
-    base.trim_end_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
+fn unversioned(base: &str) -> String {
+    crate::shell::unversioned_names(base)
+        .pop()
+        .unwrap_or_else(|| base.to_string())
 }
 
 /// Why a Bash pattern with a wildcard lets its program reach past the
 /// project, or None.
 fn wide_program(base: &str, rest: &str) -> Option<String> {
     let plain = unversioned(base);
+    let plain = plain.as_str();
     let named = |list: &[&str]| list.contains(&base) || list.contains(&plain);
     if named(INTERPRETERS)
         || named(CODE_RUNNERS)
@@ -395,7 +398,7 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
             let plain = unversioned(base);
             let runs_code = [INTERPRETERS, CODE_RUNNERS]
                 .iter()
-                .any(|list| list.contains(&base) || list.contains(&plain));
+                .any(|list| list.contains(&base) || list.contains(&plain.as_str()));
             (runs_code && pattern.text.contains('*')).then(|| {
                 format!("`{base}` runs whatever code its arguments hold, so this lets `{tool}` run any code")
             })

@@ -2885,7 +2885,7 @@ fn is_shell_script(head: &[u8]) -> bool {
 /// A program's names without its version, for deny and ask rules:
 /// `python3.11` → `python3`, `python`; `perl5.36.0` → `perl5.36`, `perl5`,
 /// `perl`; `gcc-12` → `gcc`. Empty when the name carries no version.
-fn unversioned_names(base: &str) -> Vec<String> {
+pub(crate) fn unversioned_names(base: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut name = base;
     loop {
