@@ -11,6 +11,7 @@ use std::cell::OnceCell;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::options::{self, Found, Spec};
 use super::words::{self, quote};
 use super::{
     Analyzer, Command, Cwds, Family, Item, MAX_CWDS, ReadOnly, UncertainKind, WordVal,
@@ -77,109 +78,27 @@ const NAME_BUILTINS: &[&str] = &[
     "getopts",
 ];
 
-/// Options of a wrapper command.
-#[derive(Default)]
-struct Opts {
-    /// Short flags without argument.
-    flags: &'static str,
-    /// Short options taking an argument (attached or next word).
-    with_arg: &'static str,
-    /// Short options whose argument may only be attached (`-i{}`).
-    optional_arg: &'static str,
-    /// Long flags (`--verbose`), also accepted with `=value`.
-    long_flags: &'static [&'static str],
-    /// Long options taking an argument (`--signal=KILL`, `--signal KILL`).
-    long_with_arg: &'static [&'static str],
-}
-
-/// An option found while skipping options: name and value.
-struct Found {
-    opt: String,
-    value: Option<WordVal>,
-}
-
-/// Skip options from `from`; returns the index of the first operand and the
-/// options seen, or an unknown option.
+/// Read a wrapper's options, which end at its first operand (the command
+/// it runs, mostly), from `words[from]`: the index of that operand (the
+/// length of `words` when there is none) and the options seen, or the
+/// first option `spec` does not know.
 fn skip_options(
     words: &[WordVal],
     from: usize,
-    spec: &Opts,
+    spec: &Spec,
 ) -> Result<(usize, Vec<Found>), String> {
-    let mut i = from;
-    let mut found = Vec::new();
-    while let Some(w) = words.get(i) {
-        let Some(lit) = &w.literal else { break };
-        if lit == "--" {
-            i += 1;
-            break;
-        }
-        if !lit.starts_with('-') || lit == "-" {
-            break;
-        }
-        if let Some(long) = lit.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            let dashed = format!("--{name}");
-            if spec.long_flags.contains(&dashed.as_str()) {
-                found.push(Found {
-                    opt: dashed,
-                    value: value.map(WordVal::literal),
-                });
-                i += 1;
-            } else if spec.long_with_arg.contains(&dashed.as_str()) {
-                match value {
-                    Some(v) => {
-                        found.push(Found {
-                            opt: dashed,
-                            value: Some(WordVal::literal(v)),
-                        });
-                        i += 1;
-                    }
-                    None => {
-                        found.push(Found {
-                            opt: dashed,
-                            value: words.get(i + 1).cloned(),
-                        });
-                        i += 2;
-                    }
-                }
-            } else {
-                return Err(lit.clone());
-            }
-            continue;
-        }
-        let cluster = &lit[1..];
-        let mut consumed_next = false;
-        for (k, c) in cluster.char_indices() {
-            if spec.flags.contains(c) {
-                found.push(Found {
-                    opt: format!("-{c}"),
-                    value: None,
-                });
-            } else if spec.with_arg.contains(c) || spec.optional_arg.contains(c) {
-                let rest = &cluster[k + c.len_utf8()..];
-                let value = if !rest.is_empty() {
-                    Some(WordVal::literal(rest))
-                } else if spec.with_arg.contains(c) {
-                    consumed_next = true;
-                    words.get(i + 1).cloned()
-                } else {
-                    None
-                };
-                found.push(Found {
-                    opt: format!("-{c}"),
-                    value,
-                });
-                break;
-            } else {
-                return Err(lit.clone());
-            }
-        }
-        i += if consumed_next { 2 } else { 1 };
+    let p = options::leading(words.get(from..).unwrap_or_default(), spec);
+    // The tables list a long option whose value is optional (`prlimit
+    // --core[=LIMITS]`) as a flag.
+    let flag_with_value = |u: &String| {
+        u.split_once('=')
+            .is_some_and(|(name, _)| spec.long_flags.contains(&name))
+    };
+    if let Some(opt) = p.unknown.into_iter().find(|u| !flag_with_value(u)) {
+        return Err(opt);
     }
-    Ok((i.min(words.len()), found))
+    let start = p.operand_at.first().map_or(words.len(), |k| from + k);
+    Ok((start, p.found))
 }
 
 /// A command line being read, and its text once written out.
@@ -458,36 +377,36 @@ impl Analyzer {
             "timeout" => self.wrapper_timeout(argv),
             "stdbuf" => self.simple_wrapper(
                 argv,
-                &Opts {
+                &Spec {
                     with_arg: "ioe",
                     long_with_arg: &["--input", "--output", "--error"],
-                    ..Opts::default()
+                    ..Spec::default()
                 },
             ),
             "env" => self.wrapper_env(argv),
             "setsid" => self.simple_wrapper(
                 argv,
-                &Opts {
+                &Spec {
                     flags: "cfw",
                     long_flags: &["--ctty", "--fork", "--wait"],
-                    ..Opts::default()
+                    ..Spec::default()
                 },
             ),
             "ionice" => self.simple_wrapper(
                 argv,
-                &Opts {
+                &Spec {
                     flags: "t",
                     with_arg: "cn",
                     long_flags: &["--ignore"],
                     long_with_arg: &["--class", "--classdata"],
-                    ..Opts::default()
+                    ..Spec::default()
                 },
             ),
             "unbuffer" => self.simple_wrapper(
                 argv,
-                &Opts {
+                &Spec {
                     flags: "p",
-                    ..Opts::default()
+                    ..Spec::default()
                 },
             ),
             "flock" => self.wrapper_flock(argv),
@@ -580,10 +499,10 @@ impl Analyzer {
                 if let Ok((start, _)) = skip_options(
                     argv,
                     1,
-                    &Opts {
+                    &Spec {
                         flags: "aip",
                         long_flags: &["--append", "--ignore-interrupts", "--output-error"],
-                        ..Opts::default()
+                        ..Spec::default()
                     },
                 ) {
                     for w in &argv[start..] {
@@ -692,7 +611,7 @@ impl Analyzer {
     }
 
     fn wrapper_watch(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "tbegcxpwd",
             with_arg: "nq",
             long_flags: &[
@@ -708,7 +627,7 @@ impl Analyzer {
                 "--no-wrap",
             ],
             long_with_arg: &["--interval", "--equexit"],
-            ..Opts::default()
+            ..Spec::default()
         };
         let (start, found) = match skip_options(argv, 1, &spec) {
             Ok(x) => x,
@@ -717,7 +636,7 @@ impl Analyzer {
         if start >= argv.len() {
             return;
         }
-        if found.iter().any(|f| f.opt == "-x" || f.opt == "--exec") {
+        if found.iter().any(|f| f.name == "-x" || f.name == "--exec") {
             return self.unwrap(argv, start);
         }
         // watch joins its arguments and runs them with `sh -c`.
@@ -778,7 +697,7 @@ impl Analyzer {
         true
     }
 
-    fn simple_wrapper(&mut self, argv: &[WordVal], spec: &Opts) {
+    fn simple_wrapper(&mut self, argv: &[WordVal], spec: &Spec) {
         match skip_options(argv, 1, spec) {
             Ok((start, _)) => self.unwrap(argv, start),
             Err(opt) => self.unknown_option(argv, &opt),
@@ -797,7 +716,7 @@ impl Analyzer {
 
     /// `flock [options] FILE CMD…` or `flock [options] FILE -c 'script'`.
     fn wrapper_flock(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "sxnuoFv",
             with_arg: "wEc",
             long_flags: &[
@@ -810,7 +729,7 @@ impl Analyzer {
                 "--verbose",
             ],
             long_with_arg: &["--timeout", "--conflict-exit-code", "--command"],
-            ..Opts::default()
+            ..Spec::default()
         };
         let (start, found) = match skip_options(argv, 1, &spec) {
             Ok(x) => x,
@@ -823,7 +742,7 @@ impl Analyzer {
             .map(|_| argv.get(start + 2).cloned());
         let script = found
             .into_iter()
-            .find(|f| f.opt == "-c" || f.opt == "--command")
+            .find(|f| f.name == "-c" || f.name == "--command")
             .map(|f| f.value)
             .or(after_file);
         match script {
@@ -919,12 +838,12 @@ impl Analyzer {
         match skip_options(
             argv,
             1,
-            &Opts {
+            &Spec {
                 flags: "pvV",
-                ..Opts::default()
+                ..Spec::default()
             },
         ) {
-            Ok((_, found)) if found.iter().any(|f| f.opt == "-v" || f.opt == "-V") => {
+            Ok((_, found)) if found.iter().any(|f| f.name == "-v" || f.name == "-V") => {
                 // `command -v x` only looks x up.
                 self.emit(argv);
             }
@@ -936,18 +855,18 @@ impl Analyzer {
     /// `exec [-cl] [-a name] cmd…`: `-l` (or a name starting with `-`)
     /// makes a shell a login shell, which runs its startup files.
     fn wrapper_exec(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "cl",
             with_arg: "a",
-            ..Opts::default()
+            ..Spec::default()
         };
         let (start, found) = match skip_options(argv, 1, &spec) {
             Ok(x) => x,
             Err(opt) => return self.unknown_option(argv, &opt),
         };
         let login = found.iter().any(|f| {
-            f.opt == "-l"
-                || (f.opt == "-a"
+            f.name == "-l"
+                || (f.name == "-a"
                     && f.value
                         .as_ref()
                         .is_none_or(|v| v.literal.as_deref().is_none_or(|l| l.starts_with('-'))))
@@ -970,17 +889,17 @@ impl Analyzer {
         match skip_options(
             argv,
             1,
-            &Opts {
+            &Spec {
                 flags: "pvaq",
                 with_arg: "fo",
                 long_flags: &["--verbose", "--portability", "--append", "--quiet"],
                 long_with_arg: &["--format", "--output"],
-                ..Opts::default()
+                ..Spec::default()
             },
         ) {
             Ok((start, found)) => {
                 for f in found {
-                    if f.opt == "-o" || f.opt == "--output" {
+                    if f.name == "-o" || f.name == "--output" {
                         match f.value {
                             Some(v) => self.edit_target(&v),
                             None => self.uncertain(UncertainKind::Edit, "time -o", "missing file"),
@@ -1006,10 +925,10 @@ impl Analyzer {
         match skip_options(
             argv,
             start,
-            &Opts {
+            &Spec {
                 with_arg: "n",
                 long_with_arg: &["--adjustment"],
-                ..Opts::default()
+                ..Spec::default()
             },
         ) {
             Ok((start, _)) => self.unwrap(argv, start),
@@ -1021,12 +940,12 @@ impl Analyzer {
         match skip_options(
             argv,
             1,
-            &Opts {
+            &Spec {
                 flags: "v",
                 with_arg: "sk",
                 long_flags: &["--preserve-status", "--foreground", "--verbose"],
                 long_with_arg: &["--signal", "--kill-after"],
-                ..Opts::default()
+                ..Spec::default()
             },
         ) {
             // The operand after the options is the duration.
@@ -1056,7 +975,7 @@ impl Analyzer {
                 let (found, next) = match skip_options(
                     &argv[..(i + 2).min(argv.len())],
                     i,
-                    &Opts {
+                    &Spec {
                         flags: "i0v",
                         with_arg: "uCS",
                         long_flags: &[
@@ -1064,12 +983,11 @@ impl Analyzer {
                             "--null",
                             "--debug",
                             "--list-signal-handling",
-                            "--block-signal",
-                            "--default-signal",
-                            "--ignore-signal",
                         ],
+                        // `--block-signal[=SIG]`
+                        long_optional: &["--block-signal", "--default-signal", "--ignore-signal"],
                         long_with_arg: &["--unset", "--chdir", "--split-string"],
-                        ..Opts::default()
+                        ..Spec::default()
                     },
                 ) {
                     Ok((next, found)) if next > i => (found, next),
@@ -1077,7 +995,7 @@ impl Analyzer {
                     Err(opt) => return self.unknown_option(argv, &opt),
                 };
                 for f in found {
-                    match f.opt.as_str() {
+                    match f.name {
                         "-C" | "--chdir" => chdir = f.value,
                         "-S" | "--split-string" => split = f.value,
                         // Unsetting PATH makes bash look in `.` too.
@@ -1131,7 +1049,7 @@ impl Analyzer {
     }
 
     fn wrapper_xargs(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "0prtxo",
             with_arg: "adEILnPs",
             optional_arg: "eil",
@@ -1155,6 +1073,7 @@ impl Analyzer {
                 "--max-chars",
                 "--process-slot-var",
             ],
+            ..Spec::default()
         };
         let (start, found) = match skip_options(argv, 1, &spec) {
             Ok(x) => x,
@@ -1162,7 +1081,7 @@ impl Analyzer {
         };
         let mut replace: Option<String> = None;
         for f in &found {
-            match f.opt.as_str() {
+            match f.name {
                 // `xargs -a FILE`: what the file holds becomes arguments.
                 "-a" | "--arg-file" => {
                     if let Some(v) = &f.value {
@@ -1310,13 +1229,13 @@ impl Analyzer {
 
     fn wrapper_sudo(&mut self, argv: &[WordVal], base: &str) {
         let spec = if base == "doas" {
-            Opts {
+            Spec {
                 flags: "nsL",
                 with_arg: "uC",
-                ..Opts::default()
+                ..Spec::default()
             }
         } else {
-            Opts {
+            Spec {
                 flags: "AbEHiKklnPSsVve",
                 with_arg: "CDghpRrtTUu",
                 long_flags: &[
@@ -1349,7 +1268,7 @@ impl Analyzer {
                     "--other-user",
                     "--user",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             }
         };
         let (mut start, found) = match skip_options(argv, 1, &spec) {
@@ -1358,7 +1277,7 @@ impl Analyzer {
         };
         let special = found.iter().any(|f| {
             matches!(
-                f.opt.as_str(),
+                f.name,
                 "-e" | "--edit"
                     | "-l"
                     | "--list"
@@ -1374,7 +1293,7 @@ impl Analyzer {
         });
         let mut chdir: Option<WordVal> = None;
         for f in &found {
-            if f.opt == "-D" || f.opt == "--chdir" {
+            if f.name == "-D" || f.name == "--chdir" {
                 chdir = f.value.clone();
             }
         }
@@ -1393,7 +1312,7 @@ impl Analyzer {
             self.emit(argv);
             let shell = found
                 .iter()
-                .any(|f| matches!(f.opt.as_str(), "-s" | "--shell" | "-i" | "--login"));
+                .any(|f| matches!(f.name, "-s" | "--shell" | "-i" | "--login"));
             if !special && shell {
                 // It reads its commands from the input.
                 self.opaque(

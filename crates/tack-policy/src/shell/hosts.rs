@@ -905,6 +905,7 @@ pub(super) const NETCAT: Spec = Spec {
     long_with_arg: &["--exec", "--sh-exec", "--lua-exec"],
     long_optional: &[],
     posix: false,
+    abbreviations: false,
 };
 
 /// `scheme://host…` in `text`: each as written (up to the end of the URL)

@@ -419,6 +419,7 @@ impl Analyzer {
             long_with_arg: &[],
             long_optional: &[],
             posix: true,
+            abbreviations: false,
         };
         let p = options::parse(&argv[1..], &EXPECT);
         if p.dynamic || !p.unknown.is_empty() {

@@ -25,14 +25,61 @@ pub(crate) struct Spec {
     /// Options stop at the first operand (POSIX order), as for programs
     /// that take a command or a script after their options.
     pub posix: bool,
+    /// A unique prefix of a long option stands for it (`getopt_long`:
+    /// `--rec` for `--recursive`; an ambiguous one is unknown). Tables that
+    /// do not say so read a prefix as an unknown option, which callers take
+    /// as the uncertain answer.
+    pub abbreviations: bool,
 }
 
-/// An option found: its name as a program documents it (`-o`,
-/// `--output`) and its value.
+impl Spec {
+    /// No options (what a table does not list is unknown).
+    pub const NONE: Spec = Spec {
+        flags: "",
+        with_arg: "",
+        optional_arg: "",
+        long_flags: &[],
+        long_with_arg: &[],
+        long_optional: &[],
+        posix: false,
+        abbreviations: false,
+    };
+
+    /// The long option `written` (after `--`) stands for: itself, or with
+    /// [`Spec::abbreviations`] the one it is a unique prefix of.
+    fn long_name(&self, written: &str) -> Option<&'static str> {
+        let all = || {
+            self.long_flags
+                .iter()
+                .chain(self.long_with_arg)
+                .chain(self.long_optional)
+                .copied()
+        };
+        if let Some(exact) = all().find(|n| n.get(2..) == Some(written)) {
+            return Some(exact);
+        }
+        if !self.abbreviations || written.is_empty() {
+            return None;
+        }
+        let mut matches = all().filter(|n| n.get(2..).is_some_and(|n| n.starts_with(written)));
+        let first = matches.next()?;
+        // Ambiguous: the program refuses it.
+        matches.next().is_none().then_some(first)
+    }
+}
+
+/// An option found: its name as the program's table spells it (`-o`,
+/// `--output`, whatever prefix was written), its value, and where.
 #[derive(Debug, Clone)]
 pub(crate) struct Found {
-    pub name: String,
+    pub name: &'static str,
+    /// The value: attached (a literal word made of what follows), the next
+    /// word as written (computed ones included), or none (a flag, or a
+    /// value missing at the end of the line).
     pub value: Option<WordVal>,
+    /// The index (in the words parsed) of the word holding the value, or of
+    /// the option when it has none.
+    pub at: usize,
 }
 
 /// A command line read against a [`Spec`].
@@ -40,6 +87,8 @@ pub(crate) struct Found {
 pub(crate) struct Parsed {
     pub found: Vec<Found>,
     pub operands: Vec<WordVal>,
+    /// The index of each operand in the words parsed.
+    pub operand_at: Vec<usize>,
     /// Options the spec does not know, as written.
     pub unknown: Vec<String>,
     /// A word in option position is computed at run time (it may be any
@@ -52,13 +101,25 @@ impl Parsed {
     pub fn values<'a>(&'a self, names: &'a [&str]) -> impl Iterator<Item = Option<&'a WordVal>> {
         self.found
             .iter()
-            .filter(move |f| names.contains(&f.name.as_str()))
+            .filter(move |f| names.contains(&f.name))
             .map(|f| f.value.as_ref())
     }
 
     /// Whether any of the options named was given.
     pub fn has(&self, names: &[&str]) -> bool {
-        self.found.iter().any(|f| names.contains(&f.name.as_str()))
+        self.found.iter().any(|f| names.contains(&f.name))
+    }
+
+    /// Whether every option is known and none of its values, nor any word
+    /// where an option may be, is computed at run time: what the command
+    /// does is all in its words.
+    pub fn fully_known(&self) -> bool {
+        self.unknown.is_empty()
+            && !self.dynamic
+            && self
+                .found
+                .iter()
+                .all(|f| f.value.as_ref().is_none_or(|v| v.literal.is_some()))
     }
 }
 
@@ -75,15 +136,26 @@ pub(crate) fn could_be_option(raw: &str) -> bool {
 
 /// Read `words` (the arguments after the program name) against `spec`.
 pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
+    parse_as(words, spec, spec.posix)
+}
+
+/// Read the options before the first operand, as a wrapper reads them
+/// (`timeout 5 cmd -x`: `-x` is the command's), whatever `spec` says.
+pub(crate) fn leading(words: &[WordVal], spec: &Spec) -> Parsed {
+    parse_as(words, spec, true)
+}
+
+fn parse_as(words: &[WordVal], spec: &Spec, posix: bool) -> Parsed {
     let mut p = Parsed::default();
     let mut i = 0;
     let mut only_operands = false;
     while let Some(w) = words.get(i) {
+        let at = i;
         i += 1;
         let lit = match &w.literal {
             Some(l) if !only_operands => l,
             Some(_) => {
-                p.operands.push(w.clone());
+                p.push_operand(w, at);
                 continue;
             }
             None => {
@@ -91,7 +163,8 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
                 if !only_operands && could_be_option(&w.raw) {
                     p.dynamic = true;
                 }
-                p.operands.push(w.clone());
+                p.push_operand(w, at);
+                only_operands |= posix;
                 continue;
             }
         };
@@ -100,42 +173,39 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
             continue;
         }
         if !lit.starts_with('-') || lit == "-" {
-            p.operands.push(w.clone());
-            if spec.posix {
-                only_operands = true;
-            }
+            p.push_operand(w, at);
+            only_operands |= posix;
             continue;
         }
         if let Some(long) = lit.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
+            let (written, attached) = match long.split_once('=') {
                 Some((n, v)) => (n, Some(v)),
                 None => (long, None),
             };
-            let dashed = format!("--{name}");
-            let d = dashed.as_str();
-            if spec.long_with_arg.contains(&d) {
-                let value = match value {
-                    Some(v) => Some(WordVal::literal(v)),
+            let Some(name) = spec.long_name(written) else {
+                p.unknown.push(lit.clone());
+                continue;
+            };
+            let (value, value_at) = if spec.long_with_arg.contains(&name) {
+                match attached {
+                    Some(v) => (Some(WordVal::literal(v)), at),
                     None => {
                         i += 1;
-                        words.get(i - 1).cloned()
+                        (words.get(i - 1).cloned(), i - 1)
                     }
-                };
-                p.found.push(Found {
-                    name: dashed,
-                    value,
-                });
-            } else if spec.long_flags.contains(&d) || spec.long_optional.contains(&d) {
-                if value.is_some() && spec.long_flags.contains(&d) {
+                }
+            } else {
+                // A flag given a value is no option its program knows.
+                if attached.is_some() && !spec.long_optional.contains(&name) {
                     p.unknown.push(lit.clone());
                 }
-                p.found.push(Found {
-                    name: dashed,
-                    value: value.map(WordVal::literal),
-                });
-            } else {
-                p.unknown.push(lit.clone());
-            }
+                (attached.map(WordVal::literal), at)
+            };
+            p.found.push(Found {
+                name,
+                value,
+                at: value_at,
+            });
             continue;
         }
         // `rest` is a slice, not a copy: a copy per letter is quadratic in
@@ -143,37 +213,69 @@ pub(crate) fn parse(words: &[WordVal], spec: &Spec) -> Parsed {
         let cluster = &lit[1..];
         for (k, c) in cluster.char_indices() {
             let rest = &cluster[k + c.len_utf8()..];
+            let name = short_name(c);
+            let (Some(name), true) = (name, spec_has(spec, c)) else {
+                p.unknown.push(format!("-{c}"));
+                continue;
+            };
             if spec.with_arg.contains(c) {
-                let value = if rest.is_empty() {
+                let (value, value_at) = if rest.is_empty() {
                     i += 1;
-                    words.get(i - 1).cloned()
+                    (words.get(i - 1).cloned(), i - 1)
                 } else {
-                    Some(WordVal::literal(rest))
+                    (Some(WordVal::literal(rest)), at)
                 };
                 p.found.push(Found {
-                    name: format!("-{c}"),
+                    name,
                     value,
+                    at: value_at,
                 });
                 break;
             }
             if spec.optional_arg.contains(c) {
                 p.found.push(Found {
-                    name: format!("-{c}"),
+                    name,
                     value: (!rest.is_empty()).then(|| WordVal::literal(rest)),
+                    at,
                 });
                 break;
             }
-            if spec.flags.contains(c) {
-                p.found.push(Found {
-                    name: format!("-{c}"),
-                    value: None,
-                });
-            } else {
-                p.unknown.push(format!("-{c}"));
-            }
+            p.found.push(Found {
+                name,
+                value: None,
+                at,
+            });
         }
     }
     p
+}
+
+impl Parsed {
+    fn push_operand(&mut self, w: &WordVal, at: usize) {
+        self.operands.push(w.clone());
+        self.operand_at.push(at);
+    }
+}
+
+/// Whether `c` is one of `spec`'s short options.
+fn spec_has(spec: &Spec, c: char) -> bool {
+    spec.flags.contains(c) || spec.with_arg.contains(c) || spec.optional_arg.contains(c)
+}
+
+/// The name of short option `c` as the tables spell it (`-f`); `None` for
+/// a letter no table uses.
+fn short_name(c: char) -> Option<&'static str> {
+    const NAMES: &[&str] = &[
+        "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-i", "-j", "-k", "-l", "-m", "-n", "-o",
+        "-p", "-q", "-r", "-s", "-t", "-u", "-v", "-w", "-x", "-y", "-z", "-A", "-B", "-C", "-D",
+        "-E", "-F", "-G", "-H", "-I", "-J", "-K", "-L", "-M", "-N", "-O", "-P", "-Q", "-R", "-S",
+        "-T", "-U", "-V", "-W", "-X", "-Y", "-Z", "-0", "-1", "-2", "-3", "-4", "-5", "-6", "-7",
+        "-8", "-9", "-.", "-#", "-:", "-@", "-?",
+    ];
+    NAMES
+        .iter()
+        .copied()
+        .find(|n| n.len() == 1 + c.len_utf8() && n[1..].starts_with(c))
 }
 
 #[cfg(test)]
@@ -192,12 +294,13 @@ mod tests {
         long_with_arg: &["--expression", "--file"],
         long_optional: &["--in-place"],
         posix: false,
+        abbreviations: false,
     };
 
     #[test]
     fn clusters_values_and_order() {
         let p = parse(&words("-ni.bak s/a/b/ f -e x --in-place=.orig -- -i"), &SED);
-        let names: Vec<&str> = p.found.iter().map(|f| f.name.as_str()).collect();
+        let names: Vec<&str> = p.found.iter().map(|f| f.name).collect();
         assert_eq!(names, ["-n", "-i", "-e", "--in-place"]);
         assert_eq!(p.found[1].value.as_ref().unwrap().raw, ".bak");
         let ops: Vec<&str> = p.operands.iter().map(|w| w.raw.as_str()).collect();
@@ -205,5 +308,35 @@ mod tests {
         assert!(p.unknown.is_empty());
         let p = parse(&words("-x --frob=1 --quiet=2"), &SED);
         assert_eq!(p.unknown, ["-x", "--frob=1", "--quiet=2"]);
+    }
+
+    #[test]
+    fn abbreviations_positions_and_leading_options() {
+        const SORT: Spec = Spec {
+            flags: "ru",
+            with_arg: "o",
+            long_flags: &["--reverse", "--random-sort"],
+            long_with_arg: &["--output"],
+            abbreviations: true,
+            ..Spec::NONE
+        };
+        let p = parse(&words("a --out=x --rev b -o y"), &SORT);
+        let names: Vec<&str> = p.found.iter().map(|f| f.name).collect();
+        assert_eq!(names, ["--output", "--reverse", "-o"]);
+        assert_eq!(p.found[2].at, 5, "the value's own word");
+        assert_eq!(p.operand_at, [0, 3]);
+        // Ambiguous (`--r` is --reverse or --random-sort): unknown.
+        assert_eq!(parse(&words("--r a"), &SORT).unknown, ["--r"]);
+        // Without abbreviations a prefix is unknown.
+        let exact = Spec {
+            abbreviations: false,
+            ..SORT
+        };
+        assert_eq!(parse(&words("--out=x"), &exact).unknown, ["--out=x"]);
+        // A wrapper's options end at its first operand.
+        let p = leading(&words("-r cmd -o x"), &SORT);
+        assert_eq!(p.found.len(), 1);
+        assert_eq!(p.operand_at, [1, 2, 3]);
+        assert!(p.fully_known());
     }
 }

@@ -21,7 +21,7 @@ use std::path::Path;
 
 use super::commands::WRITE_COMMANDS;
 use super::options::{self, Parsed, Spec};
-use super::{Analyzer, Cwds, Item, UncertainKind, WordVal};
+use super::{Analyzer, Cwds, Item, UncertainKind, WordVal, read_only};
 
 /// Compressors: program, whether it decompresses by default, its suffix.
 const COMPRESSORS: &[(&str, bool, &str)] = &[
@@ -69,47 +69,7 @@ const SED: Spec = Spec {
     long_with_arg: &["--expression", "--file", "--line-length"],
     long_optional: &["--in-place"],
     posix: false,
-};
-
-const SORT: Spec = Spec {
-    flags: "bdfghiMnRrVcCmsuz",
-    with_arg: "ktoST",
-    optional_arg: "",
-    long_flags: &[
-        "--ignore-leading-blanks",
-        "--dictionary-order",
-        "--ignore-case",
-        "--general-numeric-sort",
-        "--ignore-nonprinting",
-        "--month-sort",
-        "--human-numeric-sort",
-        "--numeric-sort",
-        "--random-sort",
-        "--reverse",
-        "--version-sort",
-        "--merge",
-        "--stable",
-        "--unique",
-        "--zero-terminated",
-        "--debug",
-        "--help",
-        "--version",
-    ],
-    long_with_arg: &[
-        "--key",
-        "--field-separator",
-        "--output",
-        "--buffer-size",
-        "--temporary-directory",
-        "--random-source",
-        "--files0-from",
-        "--parallel",
-        "--batch-size",
-        "--compress-program",
-        "--sort",
-    ],
-    long_optional: &["--check"],
-    posix: false,
+    abbreviations: false,
 };
 
 const TAR: Spec = Spec {
@@ -285,6 +245,7 @@ const TAR: Spec = Spec {
         "--atime-preserve",
     ],
     posix: false,
+    abbreviations: false,
 };
 
 /// Options of tar that run a command.
@@ -505,6 +466,7 @@ const CURL: Spec = Spec {
     ],
     long_optional: &[],
     posix: false,
+    abbreviations: false,
 };
 
 /// curl options whose value is a file it writes.
@@ -632,24 +594,7 @@ const WGET: Spec = Spec {
     ],
     long_optional: &[],
     posix: false,
-};
-
-const UNIQ: Spec = Spec {
-    flags: "cdDiuz",
-    with_arg: "fsw",
-    optional_arg: "",
-    long_flags: &[
-        "--count",
-        "--repeated",
-        "--ignore-case",
-        "--unique",
-        "--zero-terminated",
-        "--help",
-        "--version",
-    ],
-    long_with_arg: &["--skip-fields", "--skip-chars", "--check-chars", "--group"],
-    long_optional: &["--all-repeated"],
-    posix: false,
+    abbreviations: false,
 };
 
 const SPLIT: Spec = Spec {
@@ -675,6 +620,7 @@ const SPLIT: Spec = Spec {
     ],
     long_optional: &["--numeric-suffixes", "--hex-suffixes"],
     posix: false,
+    abbreviations: false,
 };
 
 const CSPLIT: Spec = Spec {
@@ -693,6 +639,7 @@ const CSPLIT: Spec = Spec {
     long_with_arg: &["--suffix-format", "--prefix", "--digits"],
     long_optional: &[],
     posix: false,
+    abbreviations: false,
 };
 
 const COMPRESS: Spec = Spec {
@@ -731,6 +678,7 @@ const COMPRESS: Spec = Spec {
     long_with_arg: &["--suffix", "--threads", "--format", "--check", "--memlimit"],
     long_optional: &["--long"],
     posix: false,
+    abbreviations: false,
 };
 
 const UNZIP: Spec = Spec {
@@ -741,6 +689,7 @@ const UNZIP: Spec = Spec {
     long_with_arg: &[],
     long_optional: &[],
     posix: false,
+    abbreviations: false,
 };
 
 /// rsync's options that take a value.
@@ -791,6 +740,7 @@ pub(super) const RSYNC: Spec = Spec {
     long_flags: &[],
     long_optional: &[],
     posix: false,
+    abbreviations: false,
 };
 
 impl Analyzer {
@@ -843,7 +793,7 @@ impl Analyzer {
             "curl" => self.curl(argv),
             "wget" => self.wget(argv),
             "uniq" => {
-                let p = self.read_options(argv, &UNIQ, true);
+                let p = self.read_options(argv, &read_only::UNIQ.spec, true);
                 if let Some(out) = p.operands.get(1) {
                     self.writes(out);
                 }
@@ -1545,6 +1495,7 @@ impl Analyzer {
                         "--progress",
                     ],
                     posix: true,
+                    abbreviations: false,
                     ..Spec::default()
                 },
             );
@@ -2128,7 +2079,7 @@ impl Analyzer {
     }
 
     fn sort(&mut self, argv: &[WordVal]) {
-        let p = self.read_options(argv, &SORT, true);
+        let p = self.read_options(argv, &read_only::SORT.spec, true);
         for v in p.values(&["-o", "--output"]).collect::<Vec<_>>() {
             self.writes_value(argv, v);
         }
@@ -2601,6 +2552,7 @@ impl Analyzer {
                     "--profile",
                 ],
                 posix: true,
+                abbreviations: false,
                 ..Spec::default()
             },
         );

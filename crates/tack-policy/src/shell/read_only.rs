@@ -6,7 +6,7 @@
 //! to the files they read, and a redirection is still an edit.
 
 use super::WordVal;
-use super::options::could_be_option;
+use super::options::{self, Found, Parsed, Spec};
 
 /// How a command of the set reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
     }
     let read = match base {
         // `uniq IN OUT` writes OUT.
-        "uniq" => line.operands.len() <= 1,
+        "uniq" => line.operand_count() <= 1,
         _ => true,
     };
     if read { ReadOnly::Files } else { ReadOnly::No }
@@ -133,12 +133,11 @@ pub(super) fn path_words(base: &str, argv: &[WordVal]) -> Option<PathWords> {
     };
     let line = parse(argv, opts);
     let mut named: Vec<(usize, String)> = line
-        .found
-        .iter()
+        .found()
         .filter(|f| opts.files.contains(&f.name))
-        .filter_map(|f| f.value.clone())
+        .filter_map(|f| Some((f.at + 1, f.value.as_ref()?.literal.clone()?)))
         .collect();
-    let pattern_given = line.found.iter().any(|f| {
+    let pattern_given = line.found().any(|f| {
         matches!(
             f.name,
             "-e" | "--regexp" | "-f" | "--file" | "--files" | "--type-list"
@@ -147,16 +146,15 @@ pub(super) fn path_words(base: &str, argv: &[WordVal]) -> Option<PathWords> {
     let skip = match base {
         "grep" | "egrep" | "fgrep" | "rg" if !pattern_given => 1,
         // `date +%s`: a format.
-        "date" => line.operands.len(),
+        "date" => line.operand_count(),
         _ => 0,
     };
     let operands: Vec<(usize, String)> = line
-        .operands
-        .iter()
+        .operands()
         .skip(skip)
-        .filter_map(|&k| Some((k, argv.get(k)?.literal.clone()?)))
+        .filter_map(|k| Some((k, argv.get(k)?.literal.clone()?)))
         .collect();
-    let count = line.operands.len().saturating_sub(skip);
+    let count = line.operand_count().saturating_sub(skip);
     named.extend(operands);
     Some(PathWords {
         named,
@@ -178,14 +176,15 @@ pub(super) struct PathWords {
 /// `--directories=rec`, `--dereference-recursive`.
 pub(super) fn grep_recursive(argv: &[WordVal]) -> bool {
     let line = parse(argv, &GREP);
-    line.found.iter().any(|f| match f.name {
+    line.found().any(|f| match f.name {
         "-r" | "-R" | "--recursive" | "--dereference-recursive" => true,
         // GNU takes a unique prefix of the action (`rec`; `r` and `re`
         // are ambiguous with `read`, and refused).
         "-d" | "--directories" => f
             .value
             .as_ref()
-            .is_some_and(|(_, v)| v.len() >= 3 && "recurse".starts_with(v.as_str())),
+            .and_then(|v| v.literal.as_deref())
+            .is_some_and(|v| v.len() >= 3 && "recurse".starts_with(v)),
         _ => false,
     })
 }
@@ -193,10 +192,7 @@ pub(super) fn grep_recursive(argv: &[WordVal]) -> bool {
 /// Whether diff (with these words) follows the links it finds inside the
 /// directories it compares (GNU diff does unless `--no-dereference`).
 pub(super) fn diff_follows_links(argv: &[WordVal]) -> bool {
-    !parse(argv, &DIFF)
-        .found
-        .iter()
-        .any(|f| f.name == "--no-dereference")
+    !parse(argv, &DIFF).parsed.has(&["--no-dereference"])
 }
 
 /// `date` reads no file, unless `-f FILE` / `-r FILE` (held as files it
@@ -204,15 +200,15 @@ pub(super) fn diff_follows_links(argv: &[WordVal]) -> bool {
 /// and is read-only only with options known here.
 fn date(argv: &[WordVal]) -> ReadOnly {
     let line = parse(argv, &DATE);
-    let formats_only = line.operands.len() <= 1
-        && line.operands.iter().all(|&k| {
+    let formats_only = line.operand_count() <= 1
+        && line.operands().all(|k| {
             argv.get(k)
                 .and_then(|w| w.literal.as_deref())
                 .is_some_and(|l| l.starts_with('+'))
         });
     if !line.known || !formats_only {
         ReadOnly::No
-    } else if line.found.iter().any(|f| DATE.files.contains(&f.name)) {
+    } else if line.parsed.has(DATE.files) {
         ReadOnly::Files
     } else {
         ReadOnly::NoFiles
@@ -248,568 +244,596 @@ fn find(argv: &[WordVal]) -> ReadOnly {
 /// the working directories or read files named elsewhere (`refused`). An
 /// option not listed makes the command not read-only: the tables say what
 /// is known safe, not what is known dangerous.
-struct Opts {
-    /// Short options without a value.
-    flags: &'static str,
-    /// Short options with a value (attached, or the next word).
-    valued: &'static str,
-    /// Short options whose value may only be attached (`date -Iseconds`).
-    optional: &'static str,
-    /// Long options without a value.
-    long_flags: &'static [&'static str],
-    /// Long options with a value (`--file=F` or `--file F`).
-    long_valued: &'static [&'static str],
-    /// Long options whose value may only be attached (`--color=auto`).
-    long_optional: &'static [&'static str],
+pub(super) struct Reader {
+    /// Everything it accepts, read as `getopt_long` does (with unique
+    /// prefixes of long options, but for ripgrep and tree).
+    pub spec: Spec,
     /// Options (among the above) whose value names a file it reads.
     files: &'static [&'static str],
     /// Options (among the above) that keep the command out of the set.
     refused: &'static [&'static str],
-    /// A unique prefix of a long option stands for it (`getopt_long`:
-    /// `--rec` for `--recursive`); ripgrep and tree take none.
-    abbreviations: bool,
 }
 
-const LS: Opts = Opts {
-    flags: "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1",
-    valued: "ITw",
-    optional: "",
-    long_flags: &[
-        "--all",
-        "--almost-all",
-        "--author",
-        "--escape",
-        "--ignore-backups",
-        "--directory",
-        "--dired",
-        "--file-type",
-        "--full-time",
-        "--group-directories-first",
-        "--no-group",
-        "--human-readable",
-        "--si",
-        "--dereference-command-line",
-        "--dereference-command-line-symlink-to-dir",
-        "--inode",
-        "--kibibytes",
-        "--dereference",
-        "--literal",
-        "--numeric-uid-gid",
-        "--hide-control-chars",
-        "--show-control-chars",
-        "--quote-name",
-        "--reverse",
-        "--recursive",
-        "--size",
-        "--context",
-        "--zero",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[
-        "--block-size",
-        "--hide",
-        "--indicator-style",
-        "--ignore",
-        "--quoting-style",
-        "--sort",
-        "--time",
-        "--time-style",
-        "--tabsize",
-        "--width",
-        "--format",
-    ],
-    long_optional: &["--color", "--colour", "--classify", "--hyperlink"],
+const LS: Reader = Reader {
+    spec: Spec {
+        flags: "aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1",
+        with_arg: "ITw",
+        optional_arg: "",
+        long_flags: &[
+            "--all",
+            "--almost-all",
+            "--author",
+            "--escape",
+            "--ignore-backups",
+            "--directory",
+            "--dired",
+            "--file-type",
+            "--full-time",
+            "--group-directories-first",
+            "--no-group",
+            "--human-readable",
+            "--si",
+            "--dereference-command-line",
+            "--dereference-command-line-symlink-to-dir",
+            "--inode",
+            "--kibibytes",
+            "--dereference",
+            "--literal",
+            "--numeric-uid-gid",
+            "--hide-control-chars",
+            "--show-control-chars",
+            "--quote-name",
+            "--reverse",
+            "--recursive",
+            "--size",
+            "--context",
+            "--zero",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[
+            "--block-size",
+            "--hide",
+            "--indicator-style",
+            "--ignore",
+            "--quoting-style",
+            "--sort",
+            "--time",
+            "--time-style",
+            "--tabsize",
+            "--width",
+            "--format",
+        ],
+        long_optional: &["--color", "--colour", "--classify", "--hyperlink"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     // Links followed lead anywhere.
     refused: &["-L", "--dereference"],
-    abbreviations: true,
 };
 
-const CAT: Opts = Opts {
-    flags: "AbeEnstTuv",
-    valued: "",
-    optional: "",
-    long_flags: &[
-        "--show-all",
-        "--number-nonblank",
-        "--show-ends",
-        "--number",
-        "--squeeze-blank",
-        "--show-tabs",
-        "--show-nonprinting",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[],
-    long_optional: &[],
+const CAT: Reader = Reader {
+    spec: Spec {
+        flags: "AbeEnstTuv",
+        with_arg: "",
+        optional_arg: "",
+        long_flags: &[
+            "--show-all",
+            "--number-nonblank",
+            "--show-ends",
+            "--number",
+            "--squeeze-blank",
+            "--show-tabs",
+            "--show-nonprinting",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const HEAD: Opts = Opts {
-    flags: "qvz0123456789",
-    valued: "cn",
-    optional: "",
-    long_flags: &[
-        "--quiet",
-        "--silent",
-        "--verbose",
-        "--zero-terminated",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--bytes", "--lines"],
-    long_optional: &[],
+const HEAD: Reader = Reader {
+    spec: Spec {
+        flags: "qvz0123456789",
+        with_arg: "cn",
+        optional_arg: "",
+        long_flags: &[
+            "--quiet",
+            "--silent",
+            "--verbose",
+            "--zero-terminated",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--bytes", "--lines"],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const TAIL: Opts = Opts {
-    flags: "fFqvz0123456789",
-    valued: "cns",
-    optional: "",
-    long_flags: &[
-        "--quiet",
-        "--silent",
-        "--verbose",
-        "--zero-terminated",
-        "--retry",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[
-        "--bytes",
-        "--lines",
-        "--max-unchanged-stats",
-        "--pid",
-        "--sleep-interval",
-    ],
-    long_optional: &["--follow"],
+const TAIL: Reader = Reader {
+    spec: Spec {
+        flags: "fFqvz0123456789",
+        with_arg: "cns",
+        optional_arg: "",
+        long_flags: &[
+            "--quiet",
+            "--silent",
+            "--verbose",
+            "--zero-terminated",
+            "--retry",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[
+            "--bytes",
+            "--lines",
+            "--max-unchanged-stats",
+            "--pid",
+            "--sleep-interval",
+        ],
+        long_optional: &["--follow"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const STAT: Opts = Opts {
-    flags: "LftZ",
-    valued: "c",
-    optional: "",
-    long_flags: &[
-        "--dereference",
-        "--file-system",
-        "--terse",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--format", "--printf", "--cached"],
-    long_optional: &[],
+const STAT: Reader = Reader {
+    spec: Spec {
+        flags: "LftZ",
+        with_arg: "c",
+        optional_arg: "",
+        long_flags: &[
+            "--dereference",
+            "--file-system",
+            "--terse",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--format", "--printf", "--cached"],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const CMP: Opts = Opts {
-    flags: "blsv",
-    valued: "in",
-    optional: "",
-    long_flags: &[
-        "--print-bytes",
-        "--verbose",
-        "--quiet",
-        "--silent",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--ignore-initial", "--bytes"],
-    long_optional: &[],
+const CMP: Reader = Reader {
+    spec: Spec {
+        flags: "blsv",
+        with_arg: "in",
+        optional_arg: "",
+        long_flags: &[
+            "--print-bytes",
+            "--verbose",
+            "--quiet",
+            "--silent",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--ignore-initial", "--bytes"],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const NL: Opts = Opts {
-    flags: "p",
-    valued: "bdfhilnsvw",
-    optional: "",
-    long_flags: &["--no-renumber", "--help", "--version"],
-    long_valued: &[
-        "--body-numbering",
-        "--section-delimiter",
-        "--footer-numbering",
-        "--header-numbering",
-        "--line-increment",
-        "--join-blank-lines",
-        "--number-format",
-        "--number-separator",
-        "--starting-line-number",
-        "--number-width",
-    ],
-    long_optional: &[],
+const NL: Reader = Reader {
+    spec: Spec {
+        flags: "p",
+        with_arg: "bdfhilnsvw",
+        optional_arg: "",
+        long_flags: &["--no-renumber", "--help", "--version"],
+        long_with_arg: &[
+            "--body-numbering",
+            "--section-delimiter",
+            "--footer-numbering",
+            "--header-numbering",
+            "--line-increment",
+            "--join-blank-lines",
+            "--number-format",
+            "--number-separator",
+            "--starting-line-number",
+            "--number-width",
+        ],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const TAC: Opts = Opts {
-    flags: "br",
-    valued: "s",
-    optional: "",
-    long_flags: &["--before", "--regex", "--help", "--version"],
-    long_valued: &["--separator"],
-    long_optional: &[],
+const TAC: Reader = Reader {
+    spec: Spec {
+        flags: "br",
+        with_arg: "s",
+        optional_arg: "",
+        long_flags: &["--before", "--regex", "--help", "--version"],
+        long_with_arg: &["--separator"],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const WC: Opts = Opts {
-    flags: "clmwL",
-    valued: "",
-    optional: "",
-    long_flags: &[
-        "--bytes",
-        "--chars",
-        "--lines",
-        "--words",
-        "--max-line-length",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--total", "--files0-from"],
-    long_optional: &[],
+const WC: Reader = Reader {
+    spec: Spec {
+        flags: "clmwL",
+        with_arg: "",
+        optional_arg: "",
+        long_flags: &[
+            "--bytes",
+            "--chars",
+            "--lines",
+            "--words",
+            "--max-line-length",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--total", "--files0-from"],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     // The files it reads are named in a file (or on stdin).
     refused: &["--files0-from"],
-    abbreviations: true,
 };
 
-const DU: Opts = Opts {
-    flags: "0abcDhHklLmPsSx",
-    valued: "BdtX",
-    optional: "",
-    long_flags: &[
-        "--null",
-        "--all",
-        "--apparent-size",
-        "--bytes",
-        "--total",
-        "--dereference-args",
-        "--human-readable",
-        "--inodes",
-        "--dereference",
-        "--count-links",
-        "--no-dereference",
-        "--separate-dirs",
-        "--si",
-        "--summarize",
-        "--one-file-system",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[
-        "--block-size",
-        "--max-depth",
-        "--threshold",
-        "--time-style",
-        "--exclude-from",
-        "--exclude",
-        "--files0-from",
-    ],
-    long_optional: &["--time"],
+const DU: Reader = Reader {
+    spec: Spec {
+        flags: "0abcDhHklLmPsSx",
+        with_arg: "BdtX",
+        optional_arg: "",
+        long_flags: &[
+            "--null",
+            "--all",
+            "--apparent-size",
+            "--bytes",
+            "--total",
+            "--dereference-args",
+            "--human-readable",
+            "--inodes",
+            "--dereference",
+            "--count-links",
+            "--no-dereference",
+            "--separate-dirs",
+            "--si",
+            "--summarize",
+            "--one-file-system",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[
+            "--block-size",
+            "--max-depth",
+            "--threshold",
+            "--time-style",
+            "--exclude-from",
+            "--exclude",
+            "--files0-from",
+        ],
+        long_optional: &["--time"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &["-X", "--exclude-from"],
     refused: &["-L", "--dereference", "--files0-from"],
-    abbreviations: true,
 };
 
-const GREP: Opts = Opts {
-    flags: "EFGPiyvwxcLloqsbHhnTZzaIrRuUV0123456789",
-    valued: "efmABCdDX",
-    optional: "",
-    long_flags: &[
-        "--extended-regexp",
-        "--fixed-strings",
-        "--basic-regexp",
-        "--perl-regexp",
-        "--ignore-case",
-        "--no-ignore-case",
-        "--word-regexp",
-        "--line-regexp",
-        "--null-data",
-        "--no-messages",
-        "--invert-match",
-        "--version",
-        "--help",
-        "--count",
-        "--files-without-match",
-        "--files-with-matches",
-        "--only-matching",
-        "--quiet",
-        "--silent",
-        "--byte-offset",
-        "--with-filename",
-        "--no-filename",
-        "--line-number",
-        "--initial-tab",
-        "--unix-byte-offsets",
-        "--null",
-        "--text",
-        "--recursive",
-        "--dereference-recursive",
-        "--line-buffered",
-        "--binary",
-        "--no-group-separator",
-    ],
-    long_valued: &[
-        "--regexp",
-        "--file",
-        "--max-count",
-        "--after-context",
-        "--before-context",
-        "--context",
-        "--label",
-        "--include",
-        "--exclude",
-        "--exclude-dir",
-        "--exclude-from",
-        "--binary-files",
-        "--devices",
-        "--directories",
-        "--group-separator",
-    ],
-    long_optional: &["--color", "--colour"],
+const GREP: Reader = Reader {
+    spec: Spec {
+        flags: "EFGPiyvwxcLloqsbHhnTZzaIrRuUV0123456789",
+        with_arg: "efmABCdDX",
+        optional_arg: "",
+        long_flags: &[
+            "--extended-regexp",
+            "--fixed-strings",
+            "--basic-regexp",
+            "--perl-regexp",
+            "--ignore-case",
+            "--no-ignore-case",
+            "--word-regexp",
+            "--line-regexp",
+            "--null-data",
+            "--no-messages",
+            "--invert-match",
+            "--version",
+            "--help",
+            "--count",
+            "--files-without-match",
+            "--files-with-matches",
+            "--only-matching",
+            "--quiet",
+            "--silent",
+            "--byte-offset",
+            "--with-filename",
+            "--no-filename",
+            "--line-number",
+            "--initial-tab",
+            "--unix-byte-offsets",
+            "--null",
+            "--text",
+            "--recursive",
+            "--dereference-recursive",
+            "--line-buffered",
+            "--binary",
+            "--no-group-separator",
+        ],
+        long_with_arg: &[
+            "--regexp",
+            "--file",
+            "--max-count",
+            "--after-context",
+            "--before-context",
+            "--context",
+            "--label",
+            "--include",
+            "--exclude",
+            "--exclude-dir",
+            "--exclude-from",
+            "--binary-files",
+            "--devices",
+            "--directories",
+            "--group-separator",
+        ],
+        long_optional: &["--color", "--colour"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &["-f", "--file", "--exclude-from"],
     // Links followed while walking lead anywhere.
     refused: &["-R", "--dereference-recursive"],
-    abbreviations: true,
 };
 
-const DIFF: Opts = Opts {
-    flags: "abBcdeEilnNpqrsStTuwyZ0123456789",
-    valued: "CDFILSUWxX",
-    optional: "",
-    long_flags: &[
-        "--normal",
-        "--brief",
-        "--report-identical-files",
-        "--ed",
-        "--rcs",
-        "--side-by-side",
-        "--left-column",
-        "--suppress-common-lines",
-        "--show-c-function",
-        "--expand-tabs",
-        "--initial-tab",
-        "--suppress-blank-empty",
-        "--recursive",
-        "--no-dereference",
-        "--new-file",
-        "--unidirectional-new-file",
-        "--ignore-file-name-case",
-        "--no-ignore-file-name-case",
-        "--ignore-case",
-        "--ignore-tab-expansion",
-        "--ignore-trailing-space",
-        "--ignore-space-change",
-        "--ignore-all-space",
-        "--ignore-blank-lines",
-        "--text",
-        "--strip-trailing-cr",
-        "--minimal",
-        "--speed-large-files",
-        "--help",
-        "--version",
-        "--paginate",
-    ],
-    long_valued: &[
-        "--show-function-line",
-        "--label",
-        "--width",
-        "--tabsize",
-        "--exclude",
-        "--exclude-from",
-        "--starting-file",
-        "--from-file",
-        "--to-file",
-        "--ignore-matching-lines",
-        "--horizon-lines",
-        "--line-format",
-        "--old-line-format",
-        "--new-line-format",
-        "--unchanged-line-format",
-        "--old-group-format",
-        "--new-group-format",
-        "--changed-group-format",
-        "--unchanged-group-format",
-        "--ifdef",
-        "--palette",
-    ],
-    long_optional: &["--context", "--unified", "--color"],
+const DIFF: Reader = Reader {
+    spec: Spec {
+        flags: "abBcdeEilnNpqrsStTuwyZ0123456789",
+        with_arg: "CDFILSUWxX",
+        optional_arg: "",
+        long_flags: &[
+            "--normal",
+            "--brief",
+            "--report-identical-files",
+            "--ed",
+            "--rcs",
+            "--side-by-side",
+            "--left-column",
+            "--suppress-common-lines",
+            "--show-c-function",
+            "--expand-tabs",
+            "--initial-tab",
+            "--suppress-blank-empty",
+            "--recursive",
+            "--no-dereference",
+            "--new-file",
+            "--unidirectional-new-file",
+            "--ignore-file-name-case",
+            "--no-ignore-file-name-case",
+            "--ignore-case",
+            "--ignore-tab-expansion",
+            "--ignore-trailing-space",
+            "--ignore-space-change",
+            "--ignore-all-space",
+            "--ignore-blank-lines",
+            "--text",
+            "--strip-trailing-cr",
+            "--minimal",
+            "--speed-large-files",
+            "--help",
+            "--version",
+            "--paginate",
+        ],
+        long_with_arg: &[
+            "--show-function-line",
+            "--label",
+            "--width",
+            "--tabsize",
+            "--exclude",
+            "--exclude-from",
+            "--starting-file",
+            "--from-file",
+            "--to-file",
+            "--ignore-matching-lines",
+            "--horizon-lines",
+            "--line-format",
+            "--old-line-format",
+            "--new-line-format",
+            "--unchanged-line-format",
+            "--old-group-format",
+            "--new-group-format",
+            "--changed-group-format",
+            "--unchanged-group-format",
+            "--ifdef",
+            "--palette",
+        ],
+        long_optional: &["--context", "--unified", "--color"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &["-X", "--exclude-from", "--from-file", "--to-file"],
     // `-l` pipes the output through `pr`.
     refused: &["-l", "--paginate"],
-    abbreviations: true,
 };
 
-const RG: Opts = Opts {
-    flags: "abcFHiIlnNopqsSuUvVwxzL0.h",
-    valued: "ABCdEefgjmMrtT",
-    optional: "",
-    long_flags: &[
-        "--binary",
-        "--no-binary",
-        "--block-buffered",
-        "--no-block-buffered",
-        "--byte-offset",
-        "--no-byte-offset",
-        "--case-sensitive",
-        "--column",
-        "--no-column",
-        "--count",
-        "--count-matches",
-        "--crlf",
-        "--no-crlf",
-        "--debug",
-        "--trace",
-        "--fixed-strings",
-        "--no-fixed-strings",
-        "--files",
-        "--files-with-matches",
-        "--files-without-match",
-        "--glob-case-insensitive",
-        "--no-glob-case-insensitive",
-        "--heading",
-        "--no-heading",
-        "--hidden",
-        "--no-hidden",
-        "--ignore-case",
-        "--ignore-file-case-insensitive",
-        "--no-ignore-file-case-insensitive",
-        "--include-zero",
-        "--no-include-zero",
-        "--invert-match",
-        "--no-invert-match",
-        "--json",
-        "--no-json",
-        "--line-buffered",
-        "--no-line-buffered",
-        "--line-number",
-        "--no-line-number",
-        "--line-regexp",
-        "--max-columns-preview",
-        "--no-max-columns-preview",
-        "--mmap",
-        "--no-mmap",
-        "--multiline",
-        "--no-multiline",
-        "--multiline-dotall",
-        "--no-multiline-dotall",
-        "--no-config",
-        "--no-ignore",
-        "--ignore",
-        "--no-ignore-dot",
-        "--ignore-dot",
-        "--no-ignore-exclude",
-        "--ignore-exclude",
-        "--no-ignore-files",
-        "--ignore-files",
-        "--no-ignore-global",
-        "--ignore-global",
-        "--no-ignore-messages",
-        "--ignore-messages",
-        "--no-ignore-parent",
-        "--ignore-parent",
-        "--no-ignore-vcs",
-        "--ignore-vcs",
-        "--no-messages",
-        "--messages",
-        "--no-require-git",
-        "--require-git",
-        "--no-unicode",
-        "--unicode",
-        "--null",
-        "--null-data",
-        "--one-file-system",
-        "--no-one-file-system",
-        "--only-matching",
-        "--passthru",
-        "--passthrough",
-        "--pcre2",
-        "--no-pcre2",
-        "--pcre2-version",
-        "--pretty",
-        "--quiet",
-        "--search-zip",
-        "--no-search-zip",
-        "--smart-case",
-        "--sort-files",
-        "--no-sort-files",
-        "--stats",
-        "--no-stats",
-        "--text",
-        "--no-text",
-        "--trim",
-        "--no-trim",
-        "--type-list",
-        "--unrestricted",
-        "--vimgrep",
-        "--with-filename",
-        "--no-filename",
-        "--word-regexp",
-        "--auto-hybrid-regex",
-        "--no-auto-hybrid-regex",
-        "--follow",
-        "--no-follow",
-        "--help",
-        "--version",
-        "--no-pre",
-        "--stop-on-nonmatch",
-        "--no-context-separator",
-        "--no-pcre2-unicode",
-        "--pcre2-unicode",
-        "--no-encoding",
-    ],
-    long_valued: &[
-        "--after-context",
-        "--before-context",
-        "--context",
-        "--max-depth",
-        "--maxdepth",
-        "--encoding",
-        "--regexp",
-        "--file",
-        "--glob",
-        "--iglob",
-        "--threads",
-        "--max-count",
-        "--max-columns",
-        "--replace",
-        "--type",
-        "--type-not",
-        "--type-add",
-        "--type-clear",
-        "--max-filesize",
-        "--dfa-size-limit",
-        "--regex-size-limit",
-        "--engine",
-        "--color",
-        "--colors",
-        "--sort",
-        "--sortr",
-        "--context-separator",
-        "--field-context-separator",
-        "--field-match-separator",
-        "--path-separator",
-        "--generate",
-        "--hyperlink-format",
-        "--ignore-file",
-        "--pre",
-        "--pre-glob",
-        "--hostname-bin",
-    ],
-    long_optional: &[],
+const RG: Reader = Reader {
+    spec: Spec {
+        flags: "abcFHiIlnNopqsSuUvVwxzL0.h",
+        with_arg: "ABCdEefgjmMrtT",
+        optional_arg: "",
+        long_flags: &[
+            "--binary",
+            "--no-binary",
+            "--block-buffered",
+            "--no-block-buffered",
+            "--byte-offset",
+            "--no-byte-offset",
+            "--case-sensitive",
+            "--column",
+            "--no-column",
+            "--count",
+            "--count-matches",
+            "--crlf",
+            "--no-crlf",
+            "--debug",
+            "--trace",
+            "--fixed-strings",
+            "--no-fixed-strings",
+            "--files",
+            "--files-with-matches",
+            "--files-without-match",
+            "--glob-case-insensitive",
+            "--no-glob-case-insensitive",
+            "--heading",
+            "--no-heading",
+            "--hidden",
+            "--no-hidden",
+            "--ignore-case",
+            "--ignore-file-case-insensitive",
+            "--no-ignore-file-case-insensitive",
+            "--include-zero",
+            "--no-include-zero",
+            "--invert-match",
+            "--no-invert-match",
+            "--json",
+            "--no-json",
+            "--line-buffered",
+            "--no-line-buffered",
+            "--line-number",
+            "--no-line-number",
+            "--line-regexp",
+            "--max-columns-preview",
+            "--no-max-columns-preview",
+            "--mmap",
+            "--no-mmap",
+            "--multiline",
+            "--no-multiline",
+            "--multiline-dotall",
+            "--no-multiline-dotall",
+            "--no-config",
+            "--no-ignore",
+            "--ignore",
+            "--no-ignore-dot",
+            "--ignore-dot",
+            "--no-ignore-exclude",
+            "--ignore-exclude",
+            "--no-ignore-files",
+            "--ignore-files",
+            "--no-ignore-global",
+            "--ignore-global",
+            "--no-ignore-messages",
+            "--ignore-messages",
+            "--no-ignore-parent",
+            "--ignore-parent",
+            "--no-ignore-vcs",
+            "--ignore-vcs",
+            "--no-messages",
+            "--messages",
+            "--no-require-git",
+            "--require-git",
+            "--no-unicode",
+            "--unicode",
+            "--null",
+            "--null-data",
+            "--one-file-system",
+            "--no-one-file-system",
+            "--only-matching",
+            "--passthru",
+            "--passthrough",
+            "--pcre2",
+            "--no-pcre2",
+            "--pcre2-version",
+            "--pretty",
+            "--quiet",
+            "--search-zip",
+            "--no-search-zip",
+            "--smart-case",
+            "--sort-files",
+            "--no-sort-files",
+            "--stats",
+            "--no-stats",
+            "--text",
+            "--no-text",
+            "--trim",
+            "--no-trim",
+            "--type-list",
+            "--unrestricted",
+            "--vimgrep",
+            "--with-filename",
+            "--no-filename",
+            "--word-regexp",
+            "--auto-hybrid-regex",
+            "--no-auto-hybrid-regex",
+            "--follow",
+            "--no-follow",
+            "--help",
+            "--version",
+            "--no-pre",
+            "--stop-on-nonmatch",
+            "--no-context-separator",
+            "--no-pcre2-unicode",
+            "--pcre2-unicode",
+            "--no-encoding",
+        ],
+        long_with_arg: &[
+            "--after-context",
+            "--before-context",
+            "--context",
+            "--max-depth",
+            "--maxdepth",
+            "--encoding",
+            "--regexp",
+            "--file",
+            "--glob",
+            "--iglob",
+            "--threads",
+            "--max-count",
+            "--max-columns",
+            "--replace",
+            "--type",
+            "--type-not",
+            "--type-add",
+            "--type-clear",
+            "--max-filesize",
+            "--dfa-size-limit",
+            "--regex-size-limit",
+            "--engine",
+            "--color",
+            "--colors",
+            "--sort",
+            "--sortr",
+            "--context-separator",
+            "--field-context-separator",
+            "--field-match-separator",
+            "--path-separator",
+            "--generate",
+            "--hyperlink-format",
+            "--ignore-file",
+            "--pre",
+            "--pre-glob",
+            "--hostname-bin",
+        ],
+        long_optional: &[],
+        posix: false,
+        abbreviations: false,
+    },
     files: &["-f", "--file", "--ignore-file"],
     // `--pre` and `-z` run programs; `-L` follows links anywhere.
     refused: &[
@@ -821,136 +845,148 @@ const RG: Opts = Opts {
         "-L",
         "--follow",
     ],
-    abbreviations: false,
 };
 
-const SORT: Opts = Opts {
-    flags: "bdfgiMhnRrVcCmsuz",
-    valued: "kStTo",
-    optional: "",
-    long_flags: &[
-        "--ignore-leading-blanks",
-        "--dictionary-order",
-        "--ignore-case",
-        "--general-numeric-sort",
-        "--ignore-nonprinting",
-        "--month-sort",
-        "--human-numeric-sort",
-        "--numeric-sort",
-        "--random-sort",
-        "--reverse",
-        "--version-sort",
-        "--debug",
-        "--merge",
-        "--stable",
-        "--unique",
-        "--zero-terminated",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[
-        "--sort",
-        "--random-source",
-        "--batch-size",
-        "--compress-program",
-        "--files0-from",
-        "--key",
-        "--output",
-        "--buffer-size",
-        "--field-separator",
-        "--temporary-directory",
-        "--parallel",
-    ],
-    long_optional: &["--check"],
+pub(super) const SORT: Reader = Reader {
+    spec: Spec {
+        flags: "bdfgiMhnRrVcCmsuz",
+        with_arg: "kStTo",
+        optional_arg: "",
+        long_flags: &[
+            "--ignore-leading-blanks",
+            "--dictionary-order",
+            "--ignore-case",
+            "--general-numeric-sort",
+            "--ignore-nonprinting",
+            "--month-sort",
+            "--human-numeric-sort",
+            "--numeric-sort",
+            "--random-sort",
+            "--reverse",
+            "--version-sort",
+            "--debug",
+            "--merge",
+            "--stable",
+            "--unique",
+            "--zero-terminated",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[
+            "--sort",
+            "--random-source",
+            "--batch-size",
+            "--compress-program",
+            "--files0-from",
+            "--key",
+            "--output",
+            "--buffer-size",
+            "--field-separator",
+            "--temporary-directory",
+            "--parallel",
+        ],
+        long_optional: &["--check"],
+        posix: false,
+        abbreviations: true,
+    },
     // Temporary files go to `-T DIR`.
     files: &["--random-source", "-T", "--temporary-directory"],
     refused: &["-o", "--output", "--compress-program", "--files0-from"],
-    abbreviations: true,
 };
 
-const UNIQ: Opts = Opts {
-    flags: "cdDiuz",
-    valued: "fsw",
-    optional: "",
-    long_flags: &[
-        "--count",
-        "--repeated",
-        "--ignore-case",
-        "--unique",
-        "--zero-terminated",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--skip-fields", "--skip-chars", "--check-chars"],
-    long_optional: &["--all-repeated", "--group"],
+pub(super) const UNIQ: Reader = Reader {
+    spec: Spec {
+        flags: "cdDiuz",
+        with_arg: "fsw",
+        optional_arg: "",
+        long_flags: &[
+            "--count",
+            "--repeated",
+            "--ignore-case",
+            "--unique",
+            "--zero-terminated",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--skip-fields", "--skip-chars", "--check-chars"],
+        long_optional: &["--all-repeated", "--group"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const CUT: Opts = Opts {
-    flags: "nsz",
-    valued: "bcdf",
-    optional: "",
-    long_flags: &[
-        "--complement",
-        "--only-delimited",
-        "--zero-terminated",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[
-        "--bytes",
-        "--characters",
-        "--delimiter",
-        "--fields",
-        "--output-delimiter",
-    ],
-    long_optional: &[],
+const CUT: Reader = Reader {
+    spec: Spec {
+        flags: "nsz",
+        with_arg: "bcdf",
+        optional_arg: "",
+        long_flags: &[
+            "--complement",
+            "--only-delimited",
+            "--zero-terminated",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[
+            "--bytes",
+            "--characters",
+            "--delimiter",
+            "--fields",
+            "--output-delimiter",
+        ],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const FILE: Opts = Opts {
-    flags: "0bcCdEhikLlNnprsSvzZ",
-    valued: "efFmP",
-    optional: "",
-    long_flags: &[
-        "--apple",
-        "--brief",
-        "--checking-printout",
-        "--compile",
-        "--debug",
-        "--extension",
-        "--no-dereference",
-        "--mime",
-        "--mime-type",
-        "--mime-encoding",
-        "--keep-going",
-        "--list",
-        "--dereference",
-        "--no-pad",
-        "--no-buffer",
-        "--preserve-date",
-        "--raw",
-        "--special-files",
-        "--no-sandbox",
-        "--version",
-        "--uncompress",
-        "--uncompress-noreport",
-        "--print0",
-        "--help",
-    ],
-    long_valued: &[
-        "--exclude",
-        "--exclude-quiet",
-        "--files-from",
-        "--separator",
-        "--magic-file",
-        "--parameter",
-    ],
-    long_optional: &[],
+const FILE: Reader = Reader {
+    spec: Spec {
+        flags: "0bcCdEhikLlNnprsSvzZ",
+        with_arg: "efFmP",
+        optional_arg: "",
+        long_flags: &[
+            "--apple",
+            "--brief",
+            "--checking-printout",
+            "--compile",
+            "--debug",
+            "--extension",
+            "--no-dereference",
+            "--mime",
+            "--mime-type",
+            "--mime-encoding",
+            "--keep-going",
+            "--list",
+            "--dereference",
+            "--no-pad",
+            "--no-buffer",
+            "--preserve-date",
+            "--raw",
+            "--special-files",
+            "--no-sandbox",
+            "--version",
+            "--uncompress",
+            "--uncompress-noreport",
+            "--print0",
+            "--help",
+        ],
+        long_with_arg: &[
+            "--exclude",
+            "--exclude-quiet",
+            "--files-from",
+            "--separator",
+            "--magic-file",
+            "--parameter",
+        ],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     // `-C` writes a compiled magic file, `-z` runs decompressors, `-p`
     // resets access times, `-f` reads the files to examine from a file.
@@ -970,127 +1006,138 @@ const FILE: Opts = Opts {
         "-S",
         "--no-sandbox",
     ],
-    abbreviations: true,
 };
 
-const TREE: Opts = Opts {
-    flags: "adlfxRPqNQpugshDFvtcUrACSnXJi",
-    valued: "LPIoHT",
-    optional: "",
-    long_flags: &[
-        "--gitignore",
-        "--ignore-case",
-        "--matchdirs",
-        "--metafirst",
-        "--prune",
-        "--info",
-        "--noreport",
-        "--dirsfirst",
-        "--filesfirst",
-        "--si",
-        "--du",
-        "--inodes",
-        "--device",
-        "--nolinks",
-        "--fflinks",
-        "--version",
-        "--help",
-        "--condense",
-        "--hyperlink",
-    ],
-    long_valued: &[
-        "--gitfile",
-        "--infofile",
-        "--charset",
-        "--filelimit",
-        "--timefmt",
-        "--sort",
-        "--hintro",
-        "--houtro",
-        "--fromfile",
-        "--fromtabfile",
-        "--output",
-        "--scheme",
-        "--authority",
-    ],
-    long_optional: &[],
+const TREE: Reader = Reader {
+    spec: Spec {
+        flags: "adlfxRPqNQpugshDFvtcUrACSnXJi",
+        with_arg: "LPIoHT",
+        optional_arg: "",
+        long_flags: &[
+            "--gitignore",
+            "--ignore-case",
+            "--matchdirs",
+            "--metafirst",
+            "--prune",
+            "--info",
+            "--noreport",
+            "--dirsfirst",
+            "--filesfirst",
+            "--si",
+            "--du",
+            "--inodes",
+            "--device",
+            "--nolinks",
+            "--fflinks",
+            "--version",
+            "--help",
+            "--condense",
+            "--hyperlink",
+        ],
+        long_with_arg: &[
+            "--gitfile",
+            "--infofile",
+            "--charset",
+            "--filelimit",
+            "--timefmt",
+            "--sort",
+            "--hintro",
+            "--houtro",
+            "--fromfile",
+            "--fromtabfile",
+            "--output",
+            "--scheme",
+            "--authority",
+        ],
+        long_optional: &[],
+        posix: false,
+        abbreviations: false,
+    },
     files: &["--gitfile", "--infofile", "--hintro", "--houtro"],
     // `-o` writes; `-R` with `-H` writes a page into every directory; `-l`
     // follows links; `--fromfile` reads the listing from a file.
     refused: &["-o", "--output", "-R", "-l", "--fromfile", "--fromtabfile"],
-    abbreviations: false,
 };
 
-const REALPATH: Opts = Opts {
-    flags: "eLmPqsz",
-    valued: "",
-    optional: "",
-    long_flags: &[
-        "--canonicalize-existing",
-        "--canonicalize-missing",
-        "--logical",
-        "--physical",
-        "--quiet",
-        "--strip",
-        "--no-symlinks",
-        "--zero",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--relative-to", "--relative-base"],
-    long_optional: &[],
+const REALPATH: Reader = Reader {
+    spec: Spec {
+        flags: "eLmPqsz",
+        with_arg: "",
+        optional_arg: "",
+        long_flags: &[
+            "--canonicalize-existing",
+            "--canonicalize-missing",
+            "--logical",
+            "--physical",
+            "--quiet",
+            "--strip",
+            "--no-symlinks",
+            "--zero",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--relative-to", "--relative-base"],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const READLINK: Opts = Opts {
-    flags: "femnqsvz",
-    valued: "",
-    optional: "",
-    long_flags: &[
-        "--canonicalize",
-        "--canonicalize-existing",
-        "--canonicalize-missing",
-        "--no-newline",
-        "--quiet",
-        "--silent",
-        "--verbose",
-        "--zero",
-        "--help",
-        "--version",
-    ],
-    long_valued: &[],
-    long_optional: &[],
+const READLINK: Reader = Reader {
+    spec: Spec {
+        flags: "femnqsvz",
+        with_arg: "",
+        optional_arg: "",
+        long_flags: &[
+            "--canonicalize",
+            "--canonicalize-existing",
+            "--canonicalize-missing",
+            "--no-newline",
+            "--quiet",
+            "--silent",
+            "--verbose",
+            "--zero",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &[],
+        long_optional: &[],
+        posix: false,
+        abbreviations: true,
+    },
     files: &[],
     refused: &[],
-    abbreviations: true,
 };
 
-const DATE: Opts = Opts {
-    flags: "uR",
-    valued: "dfrs",
-    optional: "I",
-    long_flags: &[
-        "--utc",
-        "--universal",
-        "--rfc-email",
-        "--rfc-2822",
-        "--debug",
-        "--resolution",
-        "--help",
-        "--version",
-    ],
-    long_valued: &["--date", "--file", "--reference", "--set", "--rfc-3339"],
-    long_optional: &["--iso-8601"],
+const DATE: Reader = Reader {
+    spec: Spec {
+        flags: "uR",
+        with_arg: "dfrs",
+        optional_arg: "I",
+        long_flags: &[
+            "--utc",
+            "--universal",
+            "--rfc-email",
+            "--rfc-2822",
+            "--debug",
+            "--resolution",
+            "--help",
+            "--version",
+        ],
+        long_with_arg: &["--date", "--file", "--reference", "--set", "--rfc-3339"],
+        long_optional: &["--iso-8601"],
+        posix: false,
+        abbreviations: true,
+    },
     files: &["-f", "--file", "-r", "--reference"],
     // It sets the clock (as root).
     refused: &["-s", "--set"],
-    abbreviations: true,
 };
 
 /// The options of `base`, when it is a program of the set read by them.
-fn opts_of(base: &str) -> Option<&'static Opts> {
+fn opts_of(base: &str) -> Option<&'static Reader> {
     Some(match base {
         "ls" => &LS,
         "cat" => &CAT,
@@ -1116,161 +1163,34 @@ fn opts_of(base: &str) -> Option<&'static Opts> {
     })
 }
 
-/// An option found, by the name its table gives it, with its value (the
-/// index of the word holding it, and the value).
-struct Found {
-    name: &'static str,
-    value: Option<(usize, String)>,
-}
-
-/// A command line read against [`Opts`].
+/// A command line read against a [`Reader`]'s options.
 struct Line {
-    found: Vec<Found>,
-    /// Indices of the operands.
-    operands: Vec<usize>,
-    /// Every option known, none refused, no computed word where an option
-    /// may be.
+    parsed: Parsed,
+    /// Every option known, none refused, nothing computed where an option
+    /// or an option's value may be.
     known: bool,
 }
 
-/// Read `argv` the way `getopt_long` does: options anywhere before `--`,
-/// short options clustered (`-bC`, `-rf.env`), values attached or in the
-/// next word, long options by a unique prefix where the program allows it.
-fn parse(argv: &[WordVal], opts: &Opts) -> Line {
-    let mut line = Line {
-        found: Vec::new(),
-        operands: Vec::new(),
-        known: true,
-    };
-    let mut i = 1;
-    let mut only_operands = false;
-    while let Some(w) = argv.get(i) {
-        let k = i;
-        i += 1;
-        let Some(lit) = w.literal.as_deref().filter(|_| !only_operands) else {
-            if !only_operands && could_be_option(&w.raw) {
-                line.known = false;
-            }
-            line.operands.push(k);
-            continue;
-        };
-        if lit == "--" {
-            only_operands = true;
-            continue;
-        }
-        if !lit.starts_with('-') || lit == "-" {
-            line.operands.push(k);
-            continue;
-        }
-        let mut take_next = |line: &mut Line| -> Option<(usize, String)> {
-            let next = argv.get(i)?;
-            i += 1;
-            match &next.literal {
-                Some(v) => Some((i - 1, v.clone())),
-                None => {
-                    // A computed value: not known before running.
-                    line.known = false;
-                    None
-                }
-            }
-        };
-        if let Some(long) = lit.strip_prefix("--") {
-            let (written, attached) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            let Some(name) = long_name(opts, written) else {
-                line.known = false;
-                continue;
-            };
-            let value = if opts.long_valued.contains(&name) {
-                match attached {
-                    Some(v) => Some((k, v.to_string())),
-                    None => take_next(&mut line),
-                }
-            } else if opts.long_optional.contains(&name) {
-                attached.map(|v| (k, v.to_string()))
-            } else {
-                if attached.is_some() {
-                    line.known = false;
-                }
-                None
-            };
-            if opts.refused.contains(&name) {
-                line.known = false;
-            }
-            line.found.push(Found { name, value });
-            continue;
-        }
-        let cluster = &lit[1..];
-        for (at, c) in cluster.char_indices() {
-            let rest = &cluster[at + c.len_utf8()..];
-            let Some(name) = short_name(c) else {
-                line.known = false;
-                break;
-            };
-            let value = if opts.valued.contains(c) {
-                if rest.is_empty() {
-                    take_next(&mut line)
-                } else {
-                    Some((k, rest.to_string()))
-                }
-            } else if opts.optional.contains(c) {
-                (!rest.is_empty()).then(|| (k, rest.to_string()))
-            } else if opts.flags.contains(c) {
-                None
-            } else {
-                line.known = false;
-                break;
-            };
-            if opts.refused.contains(&name) {
-                line.known = false;
-            }
-            let ends = value.is_some();
-            line.found.push(Found { name, value });
-            if ends {
-                break;
-            }
-        }
+impl Line {
+    fn found(&self) -> impl Iterator<Item = &Found> {
+        self.parsed.found.iter()
     }
-    line
+
+    /// The operands, by their index in `argv`.
+    fn operands(&self) -> impl Iterator<Item = usize> + '_ {
+        self.parsed.operand_at.iter().map(|k| k + 1)
+    }
+
+    fn operand_count(&self) -> usize {
+        self.parsed.operand_at.len()
+    }
 }
 
-/// The long option `written` (after `--`) stands for: itself, or the one
-/// it is a unique prefix of.
-fn long_name(opts: &Opts, written: &str) -> Option<&'static str> {
-    let all = || {
-        opts.long_flags
-            .iter()
-            .chain(opts.long_valued)
-            .chain(opts.long_optional)
-            .copied()
-    };
-    if let Some(exact) = all().find(|n| n[2..] == *written) {
-        return Some(exact);
-    }
-    if !opts.abbreviations || written.is_empty() {
-        return None;
-    }
-    let mut matches = all().filter(|n| n[2..].starts_with(written));
-    let first = matches.next()?;
-    // Ambiguous: the program refuses it, and so does the set.
-    matches.next().is_none().then_some(first)
-}
-
-/// The name of short option `c` as the tables spell it (`-f`).
-fn short_name(c: char) -> Option<&'static str> {
-    const NAMES: &[&str] = &[
-        "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-i", "-j", "-k", "-l", "-m", "-n", "-o",
-        "-p", "-q", "-r", "-s", "-t", "-u", "-v", "-w", "-x", "-y", "-z", "-A", "-B", "-C", "-D",
-        "-E", "-F", "-G", "-H", "-I", "-J", "-K", "-L", "-M", "-N", "-O", "-P", "-Q", "-R", "-S",
-        "-T", "-U", "-V", "-W", "-X", "-Y", "-Z", "-0", "-1", "-2", "-3", "-4", "-5", "-6", "-7",
-        "-8", "-9", "-.",
-    ];
-    NAMES
-        .iter()
-        .copied()
-        .find(|n| n[1..].starts_with(c) && n.len() == 1 + c.len_utf8())
+/// Read `argv` (the program's name first) against `reader`'s options.
+fn parse(argv: &[WordVal], reader: &Reader) -> Line {
+    let parsed = options::parse(argv.get(1..).unwrap_or_default(), &reader.spec);
+    let known = parsed.fully_known() && !parsed.has(reader.refused);
+    Line { parsed, known }
 }
 
 /// `git SUBCOMMAND …` with no global option before the subcommand (`-C`,

@@ -118,7 +118,12 @@ const OUTPUT_OPTIONS: &[Case] = &[
     case(W, B, "sort -o notes.txt src/main.rs", Ask),
     case(W, B, "sort -o out/sorted src/main.rs", Allow),
     case(W, B, "sort -u src/main.rs", Allow),
-    case(W, B, "sort --outp=secrets/x src/main.rs", Ask),
+    // sort reads a unique prefix of a long option as the option (getopt_long).
+    case(W, B, "sort --outp=secrets/x src/main.rs", Deny),
+    case(W, B, "sort --out out/x src/main.rs", Allow),
+    case(W, B, "sort --compress-prog=sh src/main.rs", Ask),
+    case(W, B, "uniq --group src/main.rs", Allow),
+    case(W, B, "uniq --group=both src/main.rs secrets/x", Deny),
     case(W, B, "uniq src/main.rs secrets/x", Deny),
     case(W, B, "uniq -c src/main.rs out/x", Allow),
     case(W, B, "uniq -c src/main.rs", Allow),

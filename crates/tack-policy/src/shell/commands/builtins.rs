@@ -4,7 +4,8 @@
 //! Each string is analysed as the code it is; what cannot be read before
 //! running is uncertain.
 
-use super::{Opts, skip_options};
+use super::skip_options;
+use crate::shell::options::Spec;
 use crate::shell::words::{self, quote};
 use crate::shell::{Analyzer, UncertainKind, WordVal};
 
@@ -36,9 +37,9 @@ impl Analyzer {
     /// signal number reset or ignore signals; `-l`, `-p`, `-P` only list.
     pub(super) fn builtin_trap(&mut self, argv: &[WordVal]) {
         self.emit(argv);
-        let spec = Opts {
+        let spec = Spec {
             flags: "lpP",
-            ..Opts::default()
+            ..Spec::default()
         };
         let (start, found) = match skip_options(argv, 1, &spec) {
             Ok(x) => x,
@@ -69,14 +70,14 @@ impl Analyzer {
 
     /// `mapfile`/`readarray`: `-C callback` runs `callback INDEX LINE`.
     pub(super) fn builtin_mapfile(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "t",
             with_arg: "dnOsuCc",
-            ..Opts::default()
+            ..Spec::default()
         };
         match skip_options(argv, 1, &spec) {
             Ok((_, found)) => {
-                for f in found.iter().filter(|f| f.opt == "-C") {
+                for f in found.iter().filter(|f| f.name == "-C") {
                     self.callback(argv, f.value.as_ref());
                 }
             }
@@ -89,17 +90,17 @@ impl Analyzer {
     /// `-F` calls a function.
     pub(super) fn builtin_completion(&mut self, argv: &[WordVal]) {
         self.emit(argv);
-        let spec = Opts {
+        let spec = Spec {
             flags: "abcdefgjksuvpDEIr",
             with_arg: "oAGWFCXPSV",
-            ..Opts::default()
+            ..Spec::default()
         };
         let found = match skip_options(argv, 1, &spec) {
             Ok((_, found)) => found,
             Err(opt) => return self.unknown_option(argv, &opt),
         };
         for f in found {
-            match f.opt.as_str() {
+            match f.name {
                 "-W" => self.expanded_again(argv, f.value.as_ref()),
                 "-V" => match f.value.as_ref().and_then(|v| v.literal.as_deref()) {
                     Some(name) => self.assigned_name(name),
@@ -130,13 +131,13 @@ impl Analyzer {
     /// `bind -x 'keyseq: command'` runs the command on a key press.
     pub(super) fn builtin_bind(&mut self, argv: &[WordVal]) {
         self.emit(argv);
-        let spec = Opts {
+        let spec = Spec {
             flags: "lpPsSvVX",
             with_arg: "mfqurx",
-            ..Opts::default()
+            ..Spec::default()
         };
         match skip_options(argv, 1, &spec) {
-            Ok((_, found)) if !found.iter().any(|f| f.opt == "-x") => {}
+            Ok((_, found)) if !found.iter().any(|f| f.name == "-x") => {}
             Ok(_) => self.uncertain(
                 UncertainKind::Command,
                 &self.text(argv),
@@ -152,39 +153,39 @@ impl Analyzer {
     /// does. (Names given as `NAME=value` to declare and friends, and
     /// names computed at run time, are handled with the subscripts.)
     pub(super) fn builtin_assigns(&mut self, b: &str, argv: &[WordVal]) {
-        let (spec, value_opts): (Opts, &[&str]) = match b {
+        let (spec, value_opts): (Spec, &[&str]) = match b {
             "read" => (
-                Opts {
+                Spec {
                     flags: "ers",
                     with_arg: "adinNptu",
-                    ..Opts::default()
+                    ..Spec::default()
                 },
                 &["-a"],
             ),
             "mapfile" | "readarray" => (
-                Opts {
+                Spec {
                     flags: "t",
                     with_arg: "dnOsuCc",
-                    ..Opts::default()
+                    ..Spec::default()
                 },
                 &[],
             ),
             "printf" => (
-                Opts {
+                Spec {
                     with_arg: "v",
-                    ..Opts::default()
+                    ..Spec::default()
                 },
                 &["-v"],
             ),
             "wait" => (
-                Opts {
+                Spec {
                     flags: "fn",
                     with_arg: "p",
-                    ..Opts::default()
+                    ..Spec::default()
                 },
                 &["-p"],
             ),
-            "getopts" | "unset" | "declare" | "typeset" | "local" => (Opts::default(), &[]),
+            "getopts" | "unset" | "declare" | "typeset" | "local" => (Spec::default(), &[]),
             _ => return,
         };
         let mut names: Vec<String> = Vec::new();
@@ -205,10 +206,7 @@ impl Analyzer {
         } else {
             match skip_options(argv, 1, &spec) {
                 Ok((start, found)) => {
-                    for f in found
-                        .iter()
-                        .filter(|f| value_opts.contains(&f.opt.as_str()))
-                    {
+                    for f in found.iter().filter(|f| value_opts.contains(&f.name)) {
                         match f.value.as_ref().and_then(|v| v.literal.clone()) {
                             Some(n) => names.push(n),
                             None => self.uncertain(

@@ -11,7 +11,8 @@
 //! tools that run commands given as strings (`hyperfine`, `nodemon`) or
 //! after a mode (`cmake -E`) are in [`super::dev_tools`].
 
-use super::{Found, Opts, skip_options};
+use super::skip_options;
+use crate::shell::options::{Found, Spec};
 use crate::shell::words::quote;
 use crate::shell::{Analyzer, Cwds, Family, UncertainKind, WordVal};
 
@@ -45,7 +46,7 @@ struct ShellRun {
 /// How one wrapper finds its command.
 #[derive(Default)]
 struct Wrapper {
-    opts: Opts,
+    opts: Spec,
     /// How its options are written (as getopt reads them unless said).
     syntax: Syntax,
     /// A word before the options that is not the command (setarch's
@@ -100,17 +101,17 @@ struct Wrapper {
 fn wrapper(name: &str) -> Option<Wrapper> {
     let w = match name {
         "taskset" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "acphV",
                 long_flags: &["--all-tasks", "--pid", "--cpu-list", "--help", "--version"],
-                ..Opts::default()
+                ..Spec::default()
             },
             operands: 1,
             no_command: &["-p", "--pid", "-h", "--help", "-V", "--version"],
             ..Wrapper::default()
         },
         "chrt" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "abdefioRrmpvhV",
                 with_arg: "TPD",
                 long_flags: &[
@@ -130,7 +131,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--version",
                 ],
                 long_with_arg: &["--sched-runtime", "--sched-period", "--sched-deadline"],
-                ..Opts::default()
+                ..Spec::default()
             },
             operands: 1,
             numeric_operands: true,
@@ -147,7 +148,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "prlimit" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "hV",
                 with_arg: "po",
                 optional_arg: "cdefilmnqrstuvxy",
@@ -175,12 +176,13 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--rttime",
                 ],
                 long_with_arg: &["--pid", "--output"],
+                ..Spec::NONE
             },
             no_command: &["-p", "--pid", "-h", "--help", "-V", "--version"],
             ..Wrapper::default()
         },
         "setpriv" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "dhV",
                 long_flags: &[
                     "--dump",
@@ -211,16 +213,16 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--landlock-access",
                     "--landlock-rule",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-d", "--dump", "-h", "--help", "-V", "--version"],
             ..Wrapper::default()
         },
         "chroot" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 long_flags: &["--skip-chdir", "--help", "--version"],
                 long_with_arg: &["--groups", "--userspec"],
-                ..Opts::default()
+                ..Spec::default()
             },
             operands: 1,
             no_command: &["--help", "--version"],
@@ -230,7 +232,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "unshare" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "muinpUCTfrchV",
                 with_arg: "RwSGl",
                 long_flags: &[
@@ -267,7 +269,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--boottime",
                     "--load-interp",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help", "-V", "--version"],
             moves: &["-R", "--root", "-w", "--wd"],
@@ -275,7 +277,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "nsenter" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "aFZecfhV",
                 with_arg: "tSGW",
                 optional_arg: "muinpCUTrw",
@@ -301,6 +303,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--version",
                 ],
                 long_with_arg: &["--target", "--setuid", "--setgid", "--wdns"],
+                ..Spec::NONE
             },
             no_command: &["-h", "--help", "-V", "--version"],
             moves: &[
@@ -312,7 +315,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "strace" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "AcCdDfFhiknNqrtTvVwxyzZ",
                 with_arg: "abeEIoOpPsSuUX",
                 long_flags: &[
@@ -369,7 +372,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--interruptible",
                     "--argv0",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help", "-V", "--version"],
             writes: &["-o", "--output"],
@@ -378,7 +381,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "ltrace" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "bcCfhiLrStTV",
                 with_arg: "aAeDFlnopsuwx",
                 long_flags: &["--demangle", "--help", "--version", "--no-signals"],
@@ -390,14 +393,14 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--config",
                     "--where",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help", "-V", "--version"],
             writes: &["-o", "--output"],
             ..Wrapper::default()
         },
         "dbus-launch" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 long_flags: &[
                     "--sh-syntax",
                     "--csh-syntax",
@@ -410,28 +413,28 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--version",
                 ],
                 long_with_arg: &["--autolaunch", "--config-file"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["--help", "--version"],
             ..Wrapper::default()
         },
         "dbus-run-session" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 long_flags: &["--help", "--version"],
                 long_with_arg: &["--config-file", "--dbus-daemon"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["--help", "--version"],
             programs: &["--dbus-daemon"],
             ..Wrapper::default()
         },
         "fakeroot" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "uhv",
                 with_arg: "lsib",
                 long_flags: &["--unknown-is-real", "--help", "--version"],
                 long_with_arg: &["--lib", "--faked"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help", "-v", "--version"],
             programs: &["--faked"],
@@ -441,7 +444,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "xvfb-run" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "adhl",
                 with_arg: "efnpsw",
                 long_flags: &[
@@ -458,14 +461,14 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--server-args",
                     "--wait",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help"],
             writes: &["-e", "--error-file", "-f", "--auth-file"],
             ..Wrapper::default()
         },
         "setarch" | "linux32" | "linux64" | "i386" | "i686" | "x86_64" | "uname26" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "3BFILRSTXZvhV",
                 long_flags: &[
                     "--3gb",
@@ -485,7 +488,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--help",
                     "--version",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             lead: name == "setarch",
             no_command: &["--list", "-h", "--help", "-V", "--version"],
@@ -493,7 +496,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "numactl" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "ablsHuTdDV",
                 with_arg: "iwpPCNmoLMISf",
                 long_flags: &[
@@ -524,13 +527,13 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--shm",
                     "--file",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-s", "--show", "-H", "--hardware", "-V", "--version"],
             ..Wrapper::default()
         },
         "cpulimit" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "zibqkrmfvh",
                 with_arg: "lpePsc",
                 long_flags: &[
@@ -546,36 +549,36 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--help",
                 ],
                 long_with_arg: &["--limit", "--pid", "--exe", "--path", "--signal", "--cpu"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-p", "--pid", "-e", "--exe", "-P", "--path", "-h", "--help"],
             ..Wrapper::default()
         },
         "eatmydata" | "catchsegv" | "tsocks" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 long_flags: &["--help", "--version"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["--help", "--version"],
             ..Wrapper::default()
         },
         "nocache" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 with_arg: "n",
-                ..Opts::default()
+                ..Spec::default()
             },
             ..Wrapper::default()
         },
         "proxychains" | "proxychains4" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "q",
                 with_arg: "f",
-                ..Opts::default()
+                ..Spec::default()
             },
             ..Wrapper::default()
         },
         "torsocks" | "torify" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "idqhV",
                 with_arg: "uapP",
                 long_flags: &[
@@ -589,14 +592,14 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--shell",
                 ],
                 long_with_arg: &["--user", "--pass", "--address", "--port"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["--on", "--off", "-h", "--help", "-V", "--version"],
             starts_shell: &["--shell"],
             ..Wrapper::default()
         },
         "systemd-run" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "rtPqGSdh",
                 with_arg: "upEMH",
                 long_flags: &[
@@ -644,7 +647,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--service-type",
                     "--expand-environment",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help", "--version"],
             starts_shell: &["-S", "--shell"],
@@ -654,7 +657,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "run0" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "h",
                 with_arg: "ugD",
                 long_flags: &[
@@ -677,7 +680,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--background",
                     "--shell-prompt-prefix",
                 ],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "--help", "--version"],
             env: &["--setenv"],
@@ -687,58 +690,58 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             ..Wrapper::default()
         },
         "caffeinate" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "disum",
                 with_arg: "tw",
-                ..Opts::default()
+                ..Spec::default()
             },
             ..Wrapper::default()
         },
         "cgexec" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 with_arg: "g",
                 long_flags: &["--sticky"],
-                ..Opts::default()
+                ..Spec::default()
             },
             privileged: true,
             ..Wrapper::default()
         },
         "systemd-inhibit" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 long_flags: &["--list", "--no-pager", "--no-legend", "--help", "--version"],
                 long_with_arg: &["--what", "--who", "--why", "--mode"],
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["--list", "--help", "--version"],
             ..Wrapper::default()
         },
         "chronic" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "ve",
-                ..Opts::default()
+                ..Spec::default()
             },
             ..Wrapper::default()
         },
         "ifne" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "n",
-                ..Opts::default()
+                ..Spec::default()
             },
             ..Wrapper::default()
         },
         "entr" => Wrapper {
-            opts: Opts {
+            opts: Spec {
                 flags: "acdnprz",
-                ..Opts::default()
+                ..Spec::default()
             },
             ..Wrapper::default()
         },
         "trickle" => Wrapper {
             // Its own BSD getopt: options stop at the command.
-            opts: Opts {
+            opts: Spec {
                 flags: "hvVs",
                 with_arg: "wnudtlL",
-                ..Opts::default()
+                ..Spec::default()
             },
             no_command: &["-h", "-V"],
             ..Wrapper::default()
@@ -877,7 +880,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             // clap: options before the command, which takes every word
             // after its first; the command is run by `$SHELL -c` (or the
             // `--shell`) with its words joined by spaces.
-            opts: Opts {
+            opts: Spec {
                 flags: "1nrIpvqhV",
                 with_arg: "EosdwWFefji",
                 optional_arg: "cN",
@@ -941,6 +944,7 @@ fn wrapper(name: &str) -> Option<Wrapper> {
                     "--color",
                     "--colour",
                 ],
+                ..Spec::NONE
             },
             no_command: &[
                 "--manual",
@@ -1002,7 +1006,7 @@ impl Analyzer {
             "runuser" if runs_without_shell(argv) => self.run_wrapper(
                 argv,
                 &Wrapper {
-                    opts: Opts {
+                    opts: Spec {
                         flags: "flmpPh",
                         with_arg: "gGsuw",
                         long_flags: &[
@@ -1019,7 +1023,7 @@ impl Analyzer {
                             "--user",
                             "--whitelist-environment",
                         ],
-                        ..Opts::default()
+                        ..Spec::default()
                     },
                     no_command: &["-h", "--help"],
                     shell_alone: true,
@@ -1070,7 +1074,7 @@ impl Analyzer {
             Ok(x) => x,
             Err(opt) => return self.unknown_option(argv, &opt),
         };
-        let has = |list: &[&str]| found.iter().any(|f| list.contains(&f.opt.as_str()));
+        let has = |list: &[&str]| found.iter().any(|f| list.contains(&f.name));
         if has(w.no_command) {
             return self.emit(argv);
         }
@@ -1078,7 +1082,7 @@ impl Analyzer {
         if start < argv.len()
             && found
                 .last()
-                .is_some_and(|f| f.value.is_none() && w.maybe_value.contains(&f.opt.as_str()))
+                .is_some_and(|f| f.value.is_none() && w.maybe_value.contains(&f.name))
             && argv[start - 1].literal.as_deref() != Some("--")
         {
             return self.uncertain(
@@ -1159,7 +1163,7 @@ impl Analyzer {
         let mut chdir: Option<Option<WordVal>> = None;
         let mut moved = false;
         for f in found {
-            let opt = f.opt.as_str();
+            let opt = f.name;
             if w.programs.contains(&opt) {
                 match &f.value {
                     Some(v) => {
@@ -1240,9 +1244,9 @@ impl Analyzer {
         let line = found
             .iter()
             .rev()
-            .find(|f| shell.option.contains(&f.opt.as_str()))
+            .find(|f| shell.option.contains(&f.name))
             .map(|f| f.value.as_ref().map(|v| v.literal.as_deref()));
-        let direct = found.iter().any(|f| shell.direct.contains(&f.opt.as_str()))
+        let direct = found.iter().any(|f| shell.direct.contains(&f.name))
             || line == Some(Some(Some("none")));
         if direct {
             return self.unwrap(argv, start);
@@ -1379,9 +1383,9 @@ impl Analyzer {
         let (start, _) = match skip_options(
             argv,
             from,
-            &Opts {
+            &Spec {
                 flags: "acdnprzs",
-                ..Opts::default()
+                ..Spec::default()
             },
         ) {
             Ok(x) => x,
@@ -1403,7 +1407,7 @@ impl Analyzer {
     /// interactive shell) and the session is written to `file`
     /// (`typescript` by default). Options may follow the file.
     fn wrapper_script(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "aefqhV",
             with_arg: "IOBTmEoc",
             optional_arg: "t",
@@ -1427,6 +1431,7 @@ impl Analyzer {
                 "--echo",
                 "--output-limit",
             ],
+            ..Spec::NONE
         };
         let mut found = Vec::new();
         let mut operands: Vec<&WordVal> = Vec::new();
@@ -1448,7 +1453,7 @@ impl Analyzer {
         }
         if found
             .iter()
-            .any(|f| matches!(f.opt.as_str(), "-h" | "--help" | "-V" | "--version"))
+            .any(|f| matches!(f.name, "-h" | "--help" | "-V" | "--version"))
         {
             return self.emit(argv);
         }
@@ -1462,11 +1467,11 @@ impl Analyzer {
         let mut logs = false;
         let mut command: Option<Option<WordVal>> = None;
         for f in &found {
-            match f.opt.as_str() {
+            match f.name {
                 "-c" | "--command" => command = Some(f.value.clone()),
                 "-I" | "--log-in" | "-O" | "--log-out" | "-B" | "--log-io" | "-T"
                 | "--log-timing" => {
-                    logs |= !matches!(f.opt.as_str(), "-T" | "--log-timing" | "-I" | "--log-in");
+                    logs |= !matches!(f.name, "-T" | "--log-timing" | "-I" | "--log-in");
                     self.wrapper_output(argv, f.value.as_ref(), false);
                 }
                 "-t" | "--timing" => {
@@ -1527,7 +1532,7 @@ impl Analyzer {
     /// arguments in place of `{}` (or appended); without a command, the
     /// arguments (or input lines) are the commands.
     fn wrapper_parallel(&mut self, argv: &[WordVal]) {
-        let spec = Opts {
+        let spec = Spec {
             flags: "0kuvtXmqrph",
             with_arg: "jnNLsaIdCSEP",
             optional_arg: "il",
@@ -1591,6 +1596,7 @@ impl Analyzer {
                 "--res",
                 "--eof",
             ],
+            ..Spec::NONE
         };
         let (start, found) = match skip_options(argv, 1, &spec) {
             Ok(x) => x,
@@ -1598,7 +1604,7 @@ impl Analyzer {
         };
         if found
             .iter()
-            .any(|f| matches!(f.opt.as_str(), "-h" | "--help" | "--version"))
+            .any(|f| matches!(f.name, "-h" | "--help" | "--version"))
         {
             return self.emit(argv);
         }
@@ -1607,7 +1613,7 @@ impl Analyzer {
         let mut from_file = false;
         let saved = self.cwds.clone();
         for f in &found {
-            match f.opt.as_str() {
+            match f.name {
                 "--joblog" => self.wrapper_output(argv, f.value.as_ref(), false),
                 "--results" | "--res" => self.uncertain(
                     UncertainKind::Edit,
@@ -1787,7 +1793,7 @@ fn replace_placeholders(text: &str, custom: Option<&str>) -> (String, bool) {
 
 /// `perf stat` options (perf's parse-options: clusters, `--opt=value`;
 /// options with an optional value take it only attached).
-const PERF_STAT: Opts = Opts {
+const PERF_STAT: Spec = Spec {
     flags: "TiavnSdBAjh",
     with_arg: "eptbrCxGoIDM",
     optional_arg: "",
@@ -1861,10 +1867,11 @@ const PERF_STAT: Opts = Opts {
         "--pfm-events",
         "--control",
     ],
+    ..Spec::NONE
 };
 
 /// `perf record` options.
-const PERF_RECORD: Opts = Opts {
+const PERF_RECORD: Spec = Spec {
     flags: "aRigvqsdTPnNBbWh",
     with_arg: "eptrCcoFmGDujk",
     optional_arg: "ISz",
@@ -1955,10 +1962,11 @@ const PERF_RECORD: Opts = Opts {
         "--setup-filter",
         "--off-cpu-thresh",
     ],
+    ..Spec::NONE
 };
 
 /// `perf trace` options.
-const PERF_TRACE: Opts = Opts {
+const PERF_TRACE: Spec = Spec {
     flags: "avTsSfh",
     with_arg: "eoiptCmuGD",
     optional_arg: "F",
@@ -2008,6 +2016,7 @@ const PERF_TRACE: Opts = Opts {
         "--switch-on",
         "--switch-off",
     ],
+    ..Spec::NONE
 };
 
 /// Whether `word` names perf's `record` subcommand the way `perf stat` and
@@ -2114,7 +2123,7 @@ impl Analyzer {
         if argv.get(start).and_then(|w| w.literal.as_deref()) == Some("record") {
             return self.perf_record(argv, start + 1);
         }
-        if found.iter().any(|f| f.opt == "-i" || f.opt == "--input") {
+        if found.iter().any(|f| f.name == "-i" || f.name == "--input") {
             return self.emit(argv);
         }
         self.perf_command(argv, start, &found, false);
@@ -2124,7 +2133,7 @@ impl Analyzer {
     /// the command at `start` if any. A recording is written to `-o FILE`
     /// (`perf.data` by default), an older one moved to `FILE.old`.
     fn perf_command(&mut self, argv: &[WordVal], start: usize, found: &[Found], recording: bool) {
-        if found.iter().any(|f| f.opt == "-h" || f.opt == "--help") {
+        if found.iter().any(|f| f.name == "-h" || f.name == "--help") {
             return self.emit(argv);
         }
         self.wrapper_effects(
@@ -2138,7 +2147,7 @@ impl Analyzer {
         let output = found
             .iter()
             .rev()
-            .find(|f| f.opt == "-o" || f.opt == "--output")
+            .find(|f| f.name == "-o" || f.name == "--output")
             .map(|f| f.value.clone());
         let output = match output {
             Some(v) => v,
@@ -2153,7 +2162,7 @@ impl Analyzer {
                     self.edit_target(&WordVal::literal(&format!("{l}.old")));
                 }
             }
-            None if found.iter().any(|f| f.opt == "-o" || f.opt == "--output") => {
+            None if found.iter().any(|f| f.name == "-o" || f.name == "--output") => {
                 self.wrapper_output(argv, None, false);
             }
             None => {}
@@ -2161,7 +2170,7 @@ impl Analyzer {
         if recording
             && found.iter().any(|f| {
                 matches!(
-                    f.opt.as_str(),
+                    f.name,
                     "--switch-output" | "--timestamp-filename" | "--threads" | "--kcore"
                 )
             })
@@ -2185,7 +2194,7 @@ fn wrapper_options(
     words: &[WordVal],
     from: usize,
     syntax: Syntax,
-    opts: &Opts,
+    opts: &Spec,
 ) -> Result<(usize, Vec<Found>), String> {
     match syntax {
         Syntax::Getopt => skip_options(words, from, opts),
@@ -2199,7 +2208,7 @@ fn wrapper_options(
 fn word_options(
     words: &[WordVal],
     from: usize,
-    table: &[(&str, usize)],
+    table: &'static [(&'static str, usize)],
 ) -> Result<(usize, Vec<Found>), String> {
     let mut i = from;
     let mut found = Vec::new();
@@ -2212,16 +2221,17 @@ fn word_options(
         if !lit.starts_with('-') {
             break;
         }
-        let Some(&(_, values)) = table.iter().find(|(name, _)| name == lit) else {
+        let Some(&(name, values)) = table.iter().find(|(name, _)| name == lit) else {
             return Err(lit.clone());
         };
         found.push(Found {
-            opt: lit.clone(),
+            name,
             value: if values > 0 {
                 words.get(i + 1).cloned()
             } else {
                 None
             },
+            at: i + usize::from(values > 0),
         });
         i += 1 + values;
     }
@@ -2233,7 +2243,7 @@ fn word_options(
 fn separated_options(
     words: &[WordVal],
     from: usize,
-    table: &[(&str, char)],
+    table: &'static [(&'static str, char)],
 ) -> Result<(usize, Vec<Found>), String> {
     let mut i = from;
     let mut found = Vec::new();
@@ -2247,6 +2257,7 @@ fn separated_options(
             return Err(lit.clone());
         };
         let rest = &lit[name.len()..];
+        let at = i;
         let value = match rest.chars().next() {
             None if separator == '\0' => None,
             None if separator == ' ' => {
@@ -2257,8 +2268,9 @@ fn separated_options(
             _ => return Err(lit.clone()),
         };
         found.push(Found {
-            opt: name.to_string(),
+            name,
             value,
+            at: if separator == ' ' { i } else { at },
         });
         i += 1;
     }
