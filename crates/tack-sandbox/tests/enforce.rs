@@ -53,6 +53,9 @@ fn main() {
         writes_outside_fail_without_namespaces,
         protected_paths_are_read_only,
         hidden_paths_read_empty,
+        a_nested_root_cannot_be_swapped_for_a_link,
+        the_way_to_protected_and_hidden_paths_cannot_be_moved,
+        a_plan_path_that_leads_elsewhere_is_refused,
         network_off_refuses_tcp,
         network_off_refuses_tcp_without_namespaces,
         network_on_allows_tcp,
@@ -433,6 +436,104 @@ fn hidden_paths_read_empty() -> Outcome {
     ran.expect_output("dir=[]")?;
     if ran.out.contains("s3cret") {
         return Err(format!("a hidden path was read:\n{}", ran.out));
+    }
+    Ok(())
+}
+
+/// A writable root inside another (the project in an `--add-dir` of its
+/// monorepo, a `writableRoots` entry inside the project): one command must
+/// not turn it, or a directory above it, into a link to `/` for the next
+/// command's Landlock rule to follow.
+fn a_nested_root_cannot_be_swapped_for_a_link() -> Outcome {
+    let d = dirs();
+    let nested = d.root.join("a/b/out");
+    std::fs::create_dir_all(&nested).unwrap();
+    let mut plan = plan(&d.root);
+    plan.writable.insert(0, nested.clone());
+    let swap = format!(
+        "rm -rf a/b/out; mv a/b/out a/b/real; mv a a2; mv a/b a/b2; \
+         ln -sfn {outside} a/b/out; echo x > a/b/out/f; ls -ld a/b/out",
+        outside = q(&d.outside)
+    );
+    let ran = run(&plan, &d.root, &swap);
+    ran.expect_output("busy")?;
+    if !nested.is_dir() || nested.is_symlink() {
+        return Err(format!(
+            "the nested root was replaced; output:\n{}",
+            ran.out
+        ));
+    }
+    let next = run(
+        &plan,
+        &nested,
+        "echo inside > f; echo x > ../../../f2; true",
+    );
+    next.expect_code(0)?;
+    if d.outside.join("f").exists() {
+        return Err(format!("a write landed outside; output:\n{}", next.out));
+    }
+    expect_unchanged(&nested.join("f"), "inside\n", &next)
+}
+
+/// A protected or hidden path's parent directories: moving one away and
+/// putting a decoy in its place would change what the path names for the
+/// next command (`mv config config.orig && mkdir config`), and the file
+/// moved out from under its mount could be read or written under its new
+/// name.
+fn the_way_to_protected_and_hidden_paths_cannot_be_moved() -> Outcome {
+    let d = dirs();
+    let config = d.root.join("deploy/config");
+    let keys = d.root.join("conf/keys");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::create_dir_all(&keys).unwrap();
+    let prod = config.join("prod.yaml");
+    std::fs::write(&prod, "db: real").unwrap();
+    std::fs::write(keys.join("id"), "s3cret-key").unwrap();
+    let mut plan = plan(&d.root);
+    plan.read_only = vec![prod.clone()];
+    plan.hidden = vec![keys.clone()];
+    let ran = run(
+        &plan,
+        &d.root,
+        "mv deploy deploy2; mv deploy/config deploy/c2; mkdir -p deploy/config; \
+         echo 'db: evil' > deploy/config/prod.yaml; mv conf conf2; mv conf/keys conf/k2; \
+         cat conf2/keys/id conf/k2/id conf/keys/id; rm -rf conf; true",
+    );
+    ran.expect_code(0)?;
+    ran.expect_output("busy")?;
+    expect_unchanged(&prod, "db: real", &ran)?;
+    if ran.out.contains("s3cret") {
+        return Err(format!("a hidden file was read:\n{}", ran.out));
+    }
+    let next = run(
+        &plan,
+        &d.root,
+        "cat conf/keys/id; echo 'db: evil' > deploy/config/prod.yaml; true",
+    );
+    expect_unchanged(&prod, "db: real", &next)?;
+    if next.out.contains("s3cret") {
+        return Err(format!("a hidden file was read:\n{}", next.out));
+    }
+    Ok(())
+}
+
+/// A path of the plan that resolves elsewhere than when the plan was made
+/// (what a swap would leave) stops the command: no rule or mount is made
+/// through it.
+fn a_plan_path_that_leads_elsewhere_is_refused() -> Outcome {
+    let d = dirs();
+    let link = d.root.join("out");
+    std::os::unix::fs::symlink(&d.outside, &link).unwrap();
+    for namespaces in [true, false] {
+        let mut plan = plan(&d.root);
+        plan.namespaces = namespaces;
+        plan.writable.insert(0, link.clone());
+        let ran = run(&plan, &d.root, "echo x > out/f");
+        ran.expect_code(125)?;
+        ran.expect_output("now leads to")?;
+        if d.outside.join("f").exists() {
+            return Err(format!("a write landed outside; output:\n{}", ran.out));
+        }
     }
     Ok(())
 }

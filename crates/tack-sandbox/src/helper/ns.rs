@@ -2,7 +2,7 @@
 //! mounts made in them before anything of the command runs: protected paths
 //! read-only, denied paths hidden.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sched::{CloneFlags, unshare};
@@ -29,10 +29,78 @@ pub(super) fn set_up(plan: &Plan, ids: Ids) -> Result<(), Failed> {
     ids.map()?;
     mount(NONE, "/", NONE, MsFlags::MS_REC | MsFlags::MS_PRIVATE, NONE)
         .map_err(|e| Failed::new("making the mount tree private", e))?;
+    for path in pins(plan) {
+        pin(&path)?;
+    }
     for path in &plan.read_only {
         bind_read_only(path)?;
     }
     hide(&plan.hidden)
+}
+
+/// The directories a command must not rename, remove or replace, because
+/// the plan names them or something beneath them by path, and the next
+/// command's mounts and Landlock rules are made by those paths: every
+/// directory strictly beneath a writable root on the way to (and including)
+/// a writable root nested in another (`--add-dir` of a monorepo with the
+/// project inside), a read-only path or a hidden one. Renaming a directory
+/// that holds a mount is allowed, so a protected path's parent could
+/// otherwise be moved away and a decoy put in its place (`mv config
+/// config.orig && mkdir config`), and a nested root swapped for a link to
+/// `/`. Shallowest first; each is made a mount point ([`pin`]), which
+/// rename(2) and rmdir(2) refuse (EBUSY) in this mount namespace.
+pub(super) fn pins(plan: &Plan) -> Vec<PathBuf> {
+    let below_a_root = |p: &Path| plan.writable.iter().any(|w| p != w && p.starts_with(w));
+    let mut pins: Vec<PathBuf> = Vec::new();
+    let nested_roots = plan.writable.iter().filter(|w| below_a_root(w));
+    let inside = plan.read_only.iter().chain(&plan.hidden);
+    let ancestors = plan
+        .writable
+        .iter()
+        .chain(inside)
+        .flat_map(|p| p.ancestors().skip(1));
+    for path in nested_roots.map(PathBuf::as_path).chain(ancestors) {
+        if below_a_root(path) && !pins.iter().any(|p| p == path) {
+            pins.push(path.to_path_buf());
+        }
+    }
+    pins.sort_by_key(|p| p.components().count());
+    pins
+}
+
+/// Binds `path` onto itself (with what is mounted beneath it), so that it
+/// cannot be renamed or removed; one that is gone is left alone.
+fn pin(path: &Path) -> Result<(), Failed> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(());
+    }
+    same_path(path)?;
+    mount(
+        Some(path),
+        path,
+        NONE,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        NONE,
+    )
+    .map_err(|e| Failed::new(format!("pinning {}", path.display()), e))
+}
+
+/// Refuses a path of the plan (canonical when the plan was made) that now
+/// leads elsewhere: a link or a renamed directory put in its way since the
+/// session began. A mount or a rule made through it would land on what the
+/// command chose.
+pub(super) fn same_path(path: &Path) -> Result<(), Failed> {
+    match std::fs::canonicalize(path) {
+        Ok(now) if now != path => Err(Failed::new(
+            format!("using {}", path.display()),
+            format!(
+                "it now leads to {}: a command replaced it with a link or moved a directory \
+                 above it since the session began; start a new session",
+                now.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A fresh `/proc`, of the PID namespace this process is in (ns-init's,
@@ -113,6 +181,7 @@ pub(super) fn unshare_into(flags: CloneFlags) -> Result<(), Failed> {
 /// Binds `path` onto itself and makes that mount read-only, keeping the flags
 /// the kernel locks in a user namespace (remounting without them fails).
 pub(super) fn bind_read_only(path: &Path) -> Result<(), Failed> {
+    same_path(path)?;
     let failed = |how: &str| {
         let what = format!("making {} read-only ({how})", path.display());
         move |e| Failed::new(what, e)
@@ -168,6 +237,7 @@ fn hide(paths: &[std::path::PathBuf]) -> Result<(), Failed> {
         if path.starts_with(SCRATCH) {
             return Err(failed("paths under /proc cannot be hidden".to_owned()));
         }
+        same_path(path)?;
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => mount(
                 Some("tmpfs"),

@@ -137,6 +137,9 @@ fn landlock(plan: &Plan) -> Result<Option<RulesetCreated>, Failed> {
         } else {
             AccessFs::from_file(abi)
         };
+        // Without namespaces nothing pins a root nested in another: a
+        // command could have swapped it for a link to `/`.
+        super::ns::same_path(path)?;
         let fd = PathFd::new(path)
             .map_err(|e| Failed::new(format!("opening writable path {}", path.display()), e))?;
         ruleset = ruleset
