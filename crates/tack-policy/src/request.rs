@@ -452,7 +452,9 @@ fn names_a_removal(line: &str) -> bool {
 
 /// Keys of an MCP tool's input whose values are local paths, written as
 /// servers name them, lowercased with `_` and `-` dropped (`file_path`,
-/// `filePath`, `source-path` are `filepath`, `sourcepath`).
+/// `filePath`, `source-path` are `filepath`, `sourcepath`); besides these,
+/// every key named for one ([`is_path_key`]: `new_path`, `repo_path`,
+/// `old_file`, `output_dir`).
 const PATH_KEYS: &[&str] = &[
     "path",
     "paths",
@@ -493,7 +495,63 @@ const PATH_KEYS: &[&str] = &[
     "savepath",
     "savedir",
     "localpath",
+    "pathname",
+    "output",
+    "out",
+    "input",
+    "to",
+    "from",
+    "location",
+    "resource",
+    "uri",
+    "uris",
 ];
+
+/// Whether a key (normalised as [`PATH_KEYS`]) names a path: listed, or
+/// ending in what says so (`newpath`, `repopath`, `oldfile`, `outputdir`,
+/// `sourcefolder`, `configfilename`).
+fn is_path_key(key: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        "path",
+        "paths",
+        "file",
+        "files",
+        "filename",
+        "filenames",
+        "dir",
+        "dirs",
+        "directory",
+        "directories",
+        "folder",
+        "folders",
+    ];
+    PATH_KEYS.contains(&key) || ENDINGS.iter().any(|e| key.ends_with(e))
+}
+
+/// The local path a `file:` URI names, in any spelling a URL parser takes
+/// (`file:///p`, `file:/p`, `FILE:///p`, percent-escapes), the host ignored
+/// as servers ignore it (`file://host/p` is `/p` to most).
+fn file_uri_path(s: &str) -> Option<String> {
+    if !s.get(..5)?.eq_ignore_ascii_case("file:") {
+        return None;
+    }
+    let url = url::Url::parse(s).ok()?;
+    if let Ok(path) = url.to_file_path() {
+        return path.to_str().map(str::to_owned);
+    }
+    let decoded = percent_encoding::percent_decode_str(url.path())
+        .decode_utf8()
+        .ok()?;
+    Some(decoded.into_owned())
+}
+
+/// Whether a string under a key not named for a path reads as one anyway:
+/// absolute, or from the home directory (`/etc/passwd`, `~/.ssh/id_rsa`).
+/// Only deny and ask rules and the protected paths judge it, so an API's
+/// route read as a path (`/users/1`) changes nothing where no rule names it.
+fn looks_like_a_path(s: &str) -> bool {
+    (s.starts_with('/') || s.starts_with("~/")) && !s.contains(['\n', '\0'])
+}
 
 /// Keys of an MCP tool's input whose values are URLs or hosts it reaches
 /// (normalised as [`PATH_KEYS`]): they meet the `WebFetch(domain:…)` deny
@@ -530,7 +588,29 @@ const URL_KEYS: &[&str] = &[
     "source",
     "sourceurl",
     "destination",
+    "address",
+    "page",
+    "location",
 ];
+
+/// Whether a key (normalised as [`PATH_KEYS`]) names a URL or a host:
+/// listed, or ending in what says so (`apiurl`, `redirecturis`,
+/// `targethosts`, `allowedomains`, `tokenendpoint`).
+fn is_url_key(key: &str) -> bool {
+    const ENDINGS: &[&str] = &[
+        "url",
+        "urls",
+        "uri",
+        "uris",
+        "host",
+        "hosts",
+        "domain",
+        "domains",
+        "endpoint",
+        "endpoints",
+    ];
+    URL_KEYS.contains(&key) || ENDINGS.iter().any(|e| key.ends_with(e))
+}
 
 /// Verbs in a tool's name that say it changes what it is given.
 const CHANGING_VERBS: &[&str] = &[
@@ -601,7 +681,21 @@ fn mcp_touches(
         let mut found = Vec::new();
         input_values(input, Wanted::Hosts, false, 0, &mut found);
         for written in found {
-            for host in shell::url_or_host(&written) {
+            let mut hosts = shell::url_or_host(&written);
+            // As WebFetch and the clients servers are written with read it
+            // (`http:evil.com`, `https:////evil.com`, `//evil.com`).
+            let t = written.trim();
+            let absolute = match t.strip_prefix("//") {
+                Some(_) => format!("https:{t}"),
+                None => t.to_owned(),
+            };
+            if url::Url::parse(&absolute).is_ok()
+                && let Ok(host) = crate::rule::url_host(&absolute)
+                && !hosts.contains(&host)
+            {
+                hosts.push(host);
+            }
+            for host in hosts {
                 out.push(Item::Host {
                     written: shell::snippet(&written),
                     host,
@@ -696,18 +790,16 @@ fn input_values(
     match value {
         Value::String(s) => {
             let s = s.trim();
-            let found = match (wanted, s.strip_prefix("file://")) {
-                (Wanted::Paths, Some(_)) => {
-                    // Percent-escapes decoded, as the server reads it.
-                    let path = url::Url::parse(s).ok().and_then(|u| u.to_file_path().ok());
-                    if let Some(path) = path.and_then(|p| p.to_str().map(str::to_owned))
-                        && !out.contains(&path)
-                    {
+            let found = match (wanted, file_uri_path(s)) {
+                (Wanted::Paths, Some(path)) => {
+                    if !out.contains(&path) {
                         out.push(path);
                     }
                     None
                 }
-                (Wanted::Paths, None) => (under_key && !s.contains("://")).then_some(s),
+                (Wanted::Paths, None) => {
+                    ((under_key && !s.contains("://")) || looks_like_a_path(s)).then_some(s)
+                }
                 (Wanted::Hosts, _) => under_key.then_some(s),
             };
             if let Some(found) = found
@@ -725,17 +817,19 @@ fn input_values(
             }
         }
         Value::Object(map) => {
-            let keys = match wanted {
-                Wanted::Paths => PATH_KEYS,
-                Wanted::Hosts => URL_KEYS,
-            };
             for (key, v) in map {
                 let key: String = key
                     .chars()
                     .filter(|c| *c != '_' && *c != '-')
                     .flat_map(char::to_lowercase)
                     .collect();
-                input_values(v, wanted, keys.contains(&key.as_str()), depth + 1, out);
+                let named = match wanted {
+                    Wanted::Paths => is_path_key(&key),
+                    Wanted::Hosts => is_url_key(&key),
+                };
+                // `{"files": {"a": "/x"}}`: an object under a key named for
+                // paths holds paths.
+                input_values(v, wanted, named || under_key, depth + 1, out);
             }
         }
         _ => {}

@@ -1409,6 +1409,98 @@ const MCP_PATHS: &[Case] = &[
         "mcp__other__read_file",
         r#"{"path": "a.txt"}"#,
         Ask,
+    ), // A `file:` URI in any spelling a URL parser takes, the host ignored as
+    // servers ignore it; keys named for a path however they end; an
+    // absolute path under any key; an object under a path key.
+    case(
+        MCP_FILES,
+        "mcp__fs__read_resource",
+        r#"{"uri": "file:{project}/.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_resource",
+        r#"{"uri": "FILE://{project}/.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_resource",
+        r#"{"uri": "File:{project}/.e%6ev"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_resource",
+        r#"{"uri": "file://somehost{project}/.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__write_file",
+        r#"{"path": "FILE://{project}/protected/x"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__write_file",
+        r#"{"newPath": "protected/x"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__write_file",
+        r#"{"output": "protected/x"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__move_file",
+        r#"{"old_path": ".env", "new_path": "pub.txt"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__move_file",
+        r#"{"from": ".env", "to": "pub.txt"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"pathname": ".env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"config_file_name": ".env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"uri": "{project}/.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"files": {"a": ".env"}}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__fs__read_file",
+        r#"{"name": "{project}/.env"}"#,
+        Deny,
+    ),
+    case(
+        MCP_FILES,
+        "mcp__notes__search",
+        r#"{"route": "/users/1", "query": "secrets"}"#,
+        Allow,
     ),
 ];
 
@@ -1467,6 +1559,69 @@ const MCP_HOSTS: &[Case] = &[
         "mcp__fetch__fetch",
         r#"{"url": "https://ask.example/"}"#,
         Ask,
+    ),
+    // URLs read as WebFetch and the servers' own clients read them (a special
+    // scheme's slashes do not matter; `//host` is that host), and keys named
+    // for a URL or a host however they end.
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "http:evil.com"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "https:////evil.com/"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "http:///evil.com/x"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "//evil.com/x"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"api_url": "https://evil.com"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"apiUrl": "https://evil.com"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__db__connect",
+        r#"{"hosts": ["ok.org", "evil.com"]}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__db__connect",
+        r#"{"address": "evil.com:5432"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__browser__navigate",
+        r#"{"page": "https://evil.com"}"#,
+        Deny,
+    ),
+    case(
+        MCP_DOMAINS,
+        "mcp__fetch__fetch",
+        r#"{"url": "/local/path"}"#,
+        Allow,
     ),
     case(
         MCP_DOMAINS,
