@@ -199,6 +199,64 @@ pub(crate) fn protected(path: &Path) -> Option<String> {
     listed(last, PROTECTED_FILES).then(|| (*last).to_owned())
 }
 
+/// What git finds in a directory that makes it take the directory for a
+/// repository's own (`.git`) directory, as it takes a bare repository.
+const GIT_DIRECTORY: [&str; 3] = ["HEAD", "objects", "refs"];
+
+/// Names in a repository's own directory that git reads or runs.
+const GIT_DIRECTORY_MEMBERS: &[&str] = &[
+    "HEAD",
+    "config",
+    "objects",
+    "refs",
+    "hooks",
+    "info",
+    "commondir",
+    "packed-refs",
+    "index",
+];
+
+/// A write into a directory git would take for a repository's own directory
+/// under another name than `.git` (holding `HEAD`, `objects/` and `refs/`,
+/// or holding them once this write is done): git looks for one in the
+/// working directory and each above it, so four files written into a
+/// project with no `.git` (or a subdirectory of one) make its `config` the
+/// configuration the next `git status` runs (`core.fsmonitor`). Named as
+/// `.git` is, with the directory.
+fn git_directory_member(path: &Path) -> Option<String> {
+    let mut below = path;
+    // `refs/heads/x`, `objects/info/packs`: a few levels are enough.
+    for dir in path.ancestors().skip(1).take(3) {
+        let member = below.file_name()?.to_str()?;
+        below = dir;
+        if !GIT_DIRECTORY_MEMBERS.contains(&member) {
+            continue;
+        }
+        let complete = GIT_DIRECTORY
+            .iter()
+            .all(|name| *name == member || dir.join(name).exists());
+        if complete {
+            return Some(format!("{} (a git directory)", dir.display()));
+        }
+    }
+    None
+}
+
+/// Whether git, run in `dir`, would take it or a directory above it for a
+/// repository's own directory (see [`git_directory_member`]) before it
+/// finds a `.git`: its configuration there is not one a person wrote.
+pub(crate) fn bare_git_directory_above(dir: &Path) -> bool {
+    for d in dir.ancestors() {
+        if d.join(".git").exists() {
+            return false;
+        }
+        if GIT_DIRECTORY.iter().all(|name| d.join(name).exists()) {
+            return true;
+        }
+    }
+    false
+}
+
 /// The hooks directories git runs for the repositories `dirs` are in, when
 /// configured elsewhere than `.git/hooks` (`core.hooksPath`: `.githooks`,
 /// `scripts/hooks`, a shared directory): a script planted there runs at the
@@ -391,6 +449,7 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
     }
     let name = protected(&path.canonical)
         .or_else(|| protected(&path.lexical))
+        .or_else(|| git_directory_member(&path.canonical))
         .or_else(|| {
             // tack's state and configuration where the environment moved
             // them, and the hooks directory git is configured to run.

@@ -1816,6 +1816,13 @@ impl Analyzer {
             _ if named_by_path => ReadOnly::No,
             ReadOnly::Files if self.expands_to_option(&base, argv) => ReadOnly::No,
             ReadOnly::Files if base == "git" && !self.in_start_dir() => ReadOnly::No,
+            // A directory here made to look like a bare repository: git
+            // reads its `config` (and runs what it names) before any `.git`.
+            ReadOnly::Files
+                if base == "git" && crate::safeguard::bare_git_directory_above(&self.start) =>
+            {
+                ReadOnly::No
+            }
             r => r,
         };
         if open_tail && self.touches && reads::is_reader(&base) {

@@ -34,7 +34,7 @@
 
 use tack_protocol::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{Case, case, run_with_files};
+use crate::support::{Case, case, case_in, run_with_files};
 
 const LOCKED: &[&str] = &["mode acceptEdits", "deny Edit(./src/locked/**)"];
 const LOCKED_READ: &[&str] = &["mode acceptEdits", "deny Read(./src/locked/**)"];
@@ -535,4 +535,40 @@ fn e_other_shells_start_up_files_are_protected() {
             case(&["allow Write"], "Write", "~/.config/app/x.toml", Allow),
         ],
     );
+}
+
+// A git directory under another name than `.git`: git takes a directory
+// holding `HEAD`, `objects/` and `refs/` for a repository's own directory
+// (as a bare repository), in the working directory or any above it before a
+// `.git`. Four plain writes made `src` one, and the next `git status` (no
+// rule needed, plan mode too) ran the `core.fsmonitor` of `src/config`.
+const GIT_LOOKALIKE: &[(&str, &str, bool)] = &[
+    ("bare/HEAD", "ref: refs/heads/main\n", false),
+    ("bare/objects/.keep", "", false),
+    ("bare/refs/.keep", "", false),
+    ("half/HEAD", "ref: refs/heads/main\n", false),
+    ("half/objects/.keep", "", false),
+];
+
+const GIT_DIRECTORIES: &[Case] = &[
+    case(ACCEPT, "Write", "bare/config", Ask),
+    case(ACCEPT, "Edit", "bare/HEAD", Ask),
+    case(ACCEPT, "Write", "bare/hooks/pre-commit", Ask),
+    // The write that completes one.
+    case(ACCEPT, "Write", "half/refs/heads/main", Ask),
+    case(&["allow Bash"], "Bash", "mkdir -p half/refs/heads", Ask),
+    // Not (yet) one: ordinary files named like git's.
+    case(ACCEPT, "Write", "half/config", Allow),
+    case(ACCEPT, "Write", "src/config", Allow),
+    case(ACCEPT, "Write", "docs/HEAD", Allow),
+    // git run where it would take such a directory for the repository.
+    case_in("bare", &[], "Bash", "git status", Ask),
+    case_in("bare", &["mode plan"], "Bash", "git log --oneline", Deny),
+    case_in("src", &[], "Bash", "git status", Allow),
+    case(&[], "Bash", "git status", Allow),
+];
+
+#[test]
+fn a_directory_git_takes_for_a_repository_is_protected_like_dot_git() {
+    run_with_files(GIT_LOOKALIKE, GIT_DIRECTORIES);
 }
