@@ -56,6 +56,8 @@ fn main() {
         a_nested_root_cannot_be_swapped_for_a_link,
         the_way_to_protected_and_hidden_paths_cannot_be_moved,
         a_plan_path_that_leads_elsewhere_is_refused,
+        descriptors_left_open_do_not_reach_the_command,
+        metadata_outside_the_roots_cannot_change,
         network_off_refuses_tcp,
         network_off_refuses_tcp_without_namespaces,
         network_on_allows_tcp,
@@ -177,6 +179,14 @@ impl Ran {
         }
     }
 
+    /// A write refused outside the roots: by Landlock (EACCES), or by the
+    /// read-only mount of everything outside them (EROFS), whichever the
+    /// kernel checks first.
+    fn expect_write_refused(&self) -> Outcome {
+        self.expect_output("Permission denied")
+            .or_else(|_| self.expect_output("Read-only file system"))
+    }
+
     fn expect_output(&self, part: &str) -> Outcome {
         if self.out.contains(part) {
             Ok(())
@@ -262,7 +272,7 @@ fn a_redirect_outside_fails() -> Outcome {
     let target = d.outside.join("f");
     let ran = run(&plan(&d.root), &d.root, &format!("echo x > {}", q(&target)));
     ran.expect_failure()?;
-    ran.expect_output("Permission denied")?;
+    ran.expect_write_refused()?;
     if target.exists() {
         return Err(format!("{} was created", target.display()));
     }
@@ -340,7 +350,7 @@ fn a_symlink_in_the_root_to_outside_fails() -> Outcome {
         &format!("ln -s {} link && echo x > link", q(&target)),
     );
     ran.expect_failure()?;
-    ran.expect_output("Permission denied")?;
+    ran.expect_write_refused()?;
     expect_unchanged(&target, "keep", &ran)
 }
 
@@ -534,6 +544,59 @@ fn a_plan_path_that_leads_elsewhere_is_refused() -> Outcome {
         if d.outside.join("f").exists() {
             return Err(format!("a write landed outside; output:\n{}", ran.out));
         }
+    }
+    Ok(())
+}
+
+/// A descriptor the parent left open without close-on-exec (an IDE, a CI
+/// runner, a wrapper script may): Landlock judges a file when it is opened,
+/// so a file outside the roots already open for appending would be written.
+fn descriptors_left_open_do_not_reach_the_command() -> Outcome {
+    use std::os::fd::AsRawFd as _;
+    let d = dirs();
+    let log = d.outside.join("log");
+    std::fs::write(&log, "").unwrap();
+    let file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    // std opens with O_CLOEXEC: take it off, as a careless parent would.
+    let fd = file.as_raw_fd();
+    nix::fcntl::fcntl(
+        &file,
+        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+    )
+    .unwrap();
+    let ran = run(
+        &plan(&d.root),
+        &d.root,
+        &format!("echo leaked >&{fd}; echo done"),
+    );
+    ran.expect_output("done")?;
+    expect_unchanged(&log, "", &ran)
+}
+
+/// Landlock has no right for a file's mode, owner, times or extended
+/// attributes: a command changed them outside the roots (a setuid bit on a
+/// binary, the mode of a private key) until everything outside the roots
+/// was mounted read-only. Inside the root they still change.
+fn metadata_outside_the_roots_cannot_change() -> Outcome {
+    use std::os::unix::fs::PermissionsExt as _;
+    let d = dirs();
+    let victim = d.outside.join("key");
+    std::fs::write(&victim, "k").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = std::fs::metadata(&victim).unwrap().modified().unwrap();
+    std::fs::write(d.root.join("script"), "x").unwrap();
+    let ran = run(
+        &plan(&d.root),
+        &d.root,
+        &format!(
+            "chmod 4755 {v}; touch -d 2000-01-01 {v}; chmod +x script && echo inside-ok",
+            v = q(&victim)
+        ),
+    );
+    ran.expect_output("inside-ok")?;
+    let meta = std::fs::metadata(&victim).unwrap();
+    if meta.permissions().mode() & 0o7777 != 0o600 || meta.modified().unwrap() != before {
+        return Err(format!("the file outside changed; output:\n{}", ran.out));
     }
     Ok(())
 }

@@ -165,6 +165,9 @@ fn exec(argv: &[std::ffi::CString]) -> ! {
     if let Err(e) = sys::default_action(nix::sys::signal::Signal::SIGPIPE) {
         Failed::new("restoring SIGPIPE", e).exit()
     }
+    if let Err(e) = sys::close_inherited_on_exec() {
+        Failed::new("closing the descriptors the command must not inherit", e).exit()
+    }
     let Some(program) = argv.first() else {
         Failed::new("reading the command", "no program was given").exit()
     };

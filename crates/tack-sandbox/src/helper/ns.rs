@@ -8,7 +8,7 @@ use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::statvfs::{FsFlags, statvfs};
 
-use super::Failed;
+use super::{Failed, sys};
 use crate::plan::{NetPlan, Plan};
 
 const NONE: Option<&str> = None;
@@ -29,13 +29,58 @@ pub(super) fn set_up(plan: &Plan, ids: Ids) -> Result<(), Failed> {
     ids.map()?;
     mount(NONE, "/", NONE, MsFlags::MS_REC | MsFlags::MS_PRIVATE, NONE)
         .map_err(|e| Failed::new("making the mount tree private", e))?;
+    read_only_outside_the_roots(plan)?;
     for path in pins(plan) {
         pin(&path)?;
     }
     for path in &plan.read_only {
         bind_read_only(path)?;
     }
-    hide(&plan.hidden)
+    hide(&plan.hidden)?;
+    // The working directory was entered before these mounts: entered again,
+    // it is the directory they show (the writable root's, not the read-only
+    // tree's beneath it).
+    let cwd =
+        std::env::current_dir().map_err(|e| Failed::new("reading the working directory", e))?;
+    std::env::set_current_dir(&cwd)
+        .map_err(|e| Failed::new(format!("entering {} again", cwd.display()), e))
+}
+
+/// Every mount read-only, then each writable root bound over itself
+/// read-write: Landlock stops writing outside the roots but not changing a
+/// file's metadata there (chmod, chown, utimes, extended attributes: a
+/// setuid bit on a binary, `chmod 644 ~/.ssh/id_rsa`), which a read-only
+/// mount stops too. Device files stay usable (a read-only mount does not
+/// stop writing to `/dev/null`). On a kernel without mount_setattr(2)
+/// (before 5.12) the tree is left as it was, and Landlock alone guards it.
+fn read_only_outside_the_roots(plan: &Plan) -> Result<(), Failed> {
+    let rdonly = libc::MOUNT_ATTR_RDONLY;
+    match sys::mount_setattr(Path::new("/"), true, rdonly, 0) {
+        Err(nix::errno::Errno::ENOSYS) => return Ok(()),
+        other => other.map_err(|e| Failed::new("making the mount tree read-only", e))?,
+    }
+    for root in &plan.writable {
+        if std::fs::symlink_metadata(root).is_err() {
+            continue;
+        }
+        same_path(root)?;
+        let failed = |e| Failed::new(format!("keeping {} writable", root.display()), e);
+        mount(
+            Some(root),
+            root,
+            NONE,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            NONE,
+        )
+        .map_err(failed)?;
+        // A mount beneath the root that was read-only before stays so (the
+        // kernel refuses to clear it: EPERM); the root's own mount is made
+        // writable anyway.
+        sys::mount_setattr(root, true, 0, rdonly)
+            .or_else(|_| sys::mount_setattr(root, false, 0, rdonly))
+            .map_err(failed)?;
+    }
+    Ok(())
 }
 
 /// The directories a command must not rename, remove or replace, because

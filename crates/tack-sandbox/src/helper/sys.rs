@@ -191,3 +191,88 @@ pub(super) fn default_action(signal: Signal) -> nix::Result<()> {
     // signal context.
     unsafe { nix::sys::signal::sigaction(signal, &action) }.map(drop)
 }
+
+/// Marks every descriptor from 3 up close-on-exec, so that what tack's
+/// parent left open without the flag (a connected socket, a file opened for
+/// writing outside the roots: an IDE, a CI runner or a wrapper may leave
+/// them) does not reach the command, which could use it past Landlock and
+/// the network rules, both judged only when a file or socket is opened.
+/// `close_range(2)` (Linux 5.11); on an older kernel, each descriptor
+/// `/proc/self/fd` lists.
+#[expect(
+    unsafe_code,
+    reason = "close_range(2) has no wrapper in nix; it takes integers only"
+)]
+pub(super) fn close_inherited_on_exec() -> nix::Result<()> {
+    const FIRST: libc::c_uint = 3;
+    // SAFETY: close_range takes integers only, and with CLOSE_RANGE_CLOEXEC
+    // it closes nothing this process still uses: the descriptors stay open
+    // until exec.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            FIRST,
+            libc::c_uint::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if Errno::result(r).is_ok() {
+        return Ok(());
+    }
+    let fds: Vec<i32> = std::fs::read_dir("/proc/self/fd")
+        .map_err(|_| Errno::EBADF)?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|fd| *fd >= FIRST as i32)
+        .collect();
+    for fd in fds {
+        // SAFETY: only the descriptor's flags change; a descriptor that the
+        // listing's own handle held (closed since) answers EBADF.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        match nix::fcntl::fcntl(
+            fd,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+        ) {
+            Ok(_) | Err(Errno::EBADF) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// `mount_setattr(2)` on the mount at `path` (and, with `recursive`, every
+/// mount beneath it): sets the attributes `set`, clears `clear`
+/// (`MOUNT_ATTR_RDONLY`, …). Linux 5.12; ENOSYS before.
+#[expect(
+    unsafe_code,
+    reason = "mount_setattr(2) has no wrapper in nix; it reads a path and a small struct"
+)]
+pub(super) fn mount_setattr(
+    path: &std::path::Path,
+    recursive: bool,
+    set: u64,
+    clear: u64,
+) -> nix::Result<()> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| Errno::EINVAL)?;
+    let attr = libc::mount_attr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { libc::AT_RECURSIVE } else { 0 };
+    // SAFETY: `path` is a NUL-terminated string and `attr` a mount_attr that
+    // both outlive the call, whose size is passed with it; the kernel only
+    // reads them.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags as libc::c_uint,
+            &raw const attr,
+            std::mem::size_of::<libc::mount_attr>(),
+        )
+    };
+    Errno::result(r).map(drop)
+}
