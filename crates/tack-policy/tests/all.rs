@@ -50,5 +50,7 @@ mod sandbox;
 mod settings;
 #[path = "all/shell_red_team.rs"]
 mod shell_red_team;
+#[path = "all/third_round.rs"]
+mod third_round;
 #[path = "all/write_options.rs"]
 mod write_options;

@@ -253,8 +253,7 @@ impl Analyzer {
             );
             return;
         }
-        // GNU tools installed with a `g` prefix (`gtimeout`) are the same.
-        let base = wrappers::gnu_name(basename(&name)).to_string();
+        let base = program_name(basename(&name));
         if matches!(base.as_str(), "set" | "shopt") || SHELLS.contains(&base.as_str()) {
             self.keyword_option(&base, argv);
         }
@@ -518,6 +517,13 @@ impl Analyzer {
                 }
             }
             b if SHELLS.contains(&b) => self.shell(argv),
+            "run-parts" => {
+                self.emit(argv);
+                self.opaque(
+                    argv,
+                    "run-parts runs every program in the directory it is given, none of them read here",
+                );
+            }
             b if NAME_BUILTINS.contains(&b) => {
                 self.emit(argv);
                 self.name_builtin(b, argv);
@@ -1942,7 +1948,12 @@ impl Analyzer {
                 }
                 match lit.split_once('=') {
                     Some((_, v)) if lit.starts_with("--") => v,
-                    _ => continue,
+                    _ => {
+                        if self.touches {
+                            self.attached_reads(lit);
+                        }
+                        continue;
+                    }
                 }
             } else if base == "dd" {
                 match lit.split_once('=') {
@@ -1954,6 +1965,9 @@ impl Analyzer {
                 if operand_count <= non_paths {
                     // grep's pattern, not a file.
                     continue;
+                }
+                if self.touches && (lit.starts_with('@') || lit.contains('=')) {
+                    self.attached_reads(lit);
                 }
                 lit
             };
@@ -2184,6 +2198,50 @@ impl Analyzer {
 
     fn in_start_dir(&self) -> bool {
         matches!(&self.cwds, Cwds::Known(dirs) if dirs.len() == 1 && dirs[0] == self.start)
+    }
+
+    /// Files a word of a program whose options are not known here may name
+    /// in a value attached to something else, each taken as read (deny and
+    /// ask Read rules see them; a read-only command reading outside the
+    /// working directories needs a rule): after a short option's letter
+    /// (`git blame -S.env`, `git diff -O/etc/x`), from the first `.`, `/`
+    /// or `~` of a cluster or a long single-dash option on (`make -pf.env`,
+    /// `gcc -include.env`, `tar -cT/x`), after `@` (a response file: `gcc
+    /// @.env`) and after the `=` of a setting (`git -c
+    /// blame.ignoreRevsFile=.env`).
+    fn attached_reads(&mut self, lit: &str) {
+        let mut found: Vec<&str> = Vec::new();
+        if let Some(rest) = lit.strip_prefix('@') {
+            found.push(rest);
+        } else if let Some((_, value)) = lit.split_once('=') {
+            found.push(value);
+        } else if let Some(cluster) = lit.strip_prefix('-').filter(|c| !c.starts_with('-')) {
+            let tail = cluster.get(1..).unwrap_or_default();
+            found.push(tail);
+            if let Some(k) = tail.find(['.', '/', '~']).filter(|&k| k > 0) {
+                found.push(&tail[k..]);
+            }
+        }
+        for candidate in found {
+            if candidate.is_empty()
+                || candidate.len() > 4096
+                || candidate.contains("://")
+                || is_exempt_device(candidate)
+            {
+                continue;
+            }
+            let tilde = candidate.starts_with('~');
+            if let Ok(paths) = self.resolve_word_path(candidate, tilde, false) {
+                for path in paths {
+                    self.push(Item::Touch {
+                        family: Family::Read,
+                        written: candidate.to_string(),
+                        path,
+                        recursive: false,
+                    });
+                }
+            }
+        }
     }
 
     /// A glob the program expands itself, given to a program that may
@@ -2808,12 +2866,67 @@ fn is_shell_script(head: &[u8]) -> bool {
     matches!(program, "sh" | "bash" | "dash" | "ksh" | "mksh" | "posh")
 }
 
+/// Shells installed under another name than the one tack reads them by.
+const SHELL_NAMES: &[(&str, &str)] = &[
+    // Restricted bash forbids `cd` and redirections, not running programs.
+    ("rbash", "bash"),
+    ("bash-static", "bash"),
+    ("sh.distrib", "sh"),
+    ("lksh", "mksh"),
+    ("oksh", "ksh"),
+    ("pdksh", "ksh"),
+    ("ksh93", "ksh"),
+];
+
+/// The program a command name runs, as the analysis reads it: GNU tools
+/// installed with a `g` prefix (`gtimeout`), and a shell or an interpreter
+/// under another installed name (`rbash`, `tclsh8.6`, `perl5.36.0`,
+/// `perl5.36-x86_64-linux-gnu`, `php8.2`), as the program it is, so that
+/// the code it is given is read as that program's. Other names as written.
+fn program_name(name: &str) -> String {
+    let name = wrappers::gnu_name(name);
+    let shell = |n: &str| {
+        SHELL_NAMES
+            .iter()
+            .find(|(alias, _)| *alias == n)
+            .map(|(_, s)| *s)
+    };
+    let known = |n: &str| {
+        SHELLS.contains(&n)
+            || super::interpreters::is_python(n)
+            || super::interpreters::is_other_interpreter(n)
+            || matches!(n, "perl" | "wish" | "expect" | "awk" | "gawk" | "mawk")
+    };
+    if let Some(sh) = shell(name) {
+        return sh.to_owned();
+    }
+    if known(name) {
+        return name.to_owned();
+    }
+    unversioned_names(name)
+        .into_iter()
+        .find_map(|n| {
+            shell(&n)
+                .map(str::to_owned)
+                .or_else(|| known(&n).then_some(n))
+        })
+        .unwrap_or_else(|| name.to_owned())
+}
+
 /// A program's names without its version, for deny and ask rules:
 /// `python3.11` → `python3`, `python`; `perl5.36.0` → `perl5.36`, `perl5`,
 /// `perl`; `gcc-12` → `gcc`. Empty when the name carries no version.
 pub(crate) fn unversioned_names(base: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut name = base;
+    // Debian's multiarch names: `perl5.36-x86_64-linux-gnu`.
+    if let Some((head, _)) = base.split_once("-linux-")
+        && let Some((program, _arch)) = head.rsplit_once('-')
+        && !program.is_empty()
+    {
+        names.push(program.to_string());
+        name = program;
+    }
     loop {
         let next = match name.rsplit_once(['.', '-']) {
             Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {

@@ -675,11 +675,13 @@ impl Analyzer {
             }
             E::Not(a) | E::Parenthesized(a) => self.extended_test(a),
             E::UnaryTest(pred, w) => {
-                self.eval_word(&w.value);
+                let v = self.eval_word(&w.value);
+                // bash expands the word, then evaluates the subscript of the
+                // name it expands to: `[[ -v $x ]]` with x='a[$(cmd)]' runs cmd.
                 if matches!(
                     pred,
                     U::ShellVariableIsSetAndAssigned | U::ShellVariableIsSetAndNameRef
-                ) && w.value.contains('[')
+                ) && (w.value.contains('[') || v.literal.is_none())
                 {
                     self.uncertain(
                         UncertainKind::Command,
@@ -1109,6 +1111,17 @@ impl Analyzer {
     /// Evaluate a word: its fixed value if any, and every command its
     /// expansions would run.
     pub(crate) fn eval_word(&mut self, raw: &str) -> WordVal {
+        // `{a[SUB]}>file` opens the file and assigns its descriptor to an
+        // array element, evaluating SUB as arithmetic (brush reads the
+        // braces as a word).
+        if let Some(sub) = raw
+            .strip_prefix('{')
+            .and_then(|r| r.strip_suffix("]}"))
+            .and_then(|r| r.split_once('['))
+            .and_then(|(name, sub)| words::is_name(name).then_some(sub))
+        {
+            self.subscript(sub);
+        }
         let Some(st) = self.read_word(raw, false, "cannot read this word") else {
             return WordVal::dynamic(raw);
         };

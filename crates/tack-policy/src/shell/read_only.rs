@@ -73,6 +73,24 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
     if base == "date" {
         return date(argv);
     }
+    let words = || argv.iter().skip(1).map(|w| w.literal.as_deref());
+    match base {
+        // `command -v git`, `type git`: a name looked up, nothing run.
+        "command"
+            if matches!(
+                argv.get(1).and_then(|w| w.literal.as_deref()),
+                Some("-v" | "-V")
+            ) =>
+        {
+            return ReadOnly::NoFiles;
+        }
+        "type" if words().all(|w| w.is_some()) => return ReadOnly::NoFiles,
+        // `set -euo pipefail`: the shell's own error handling.
+        "set" if words().all(|w| w.is_some_and(harmless_set_word)) && argv.len() > 1 => {
+            return ReadOnly::NoFiles;
+        }
+        _ => {}
+    }
     if NO_FILES.contains(&base) {
         return ReadOnly::NoFiles;
     }
@@ -236,6 +254,18 @@ fn find(argv: &[WordVal]) -> ReadOnly {
     } else {
         ReadOnly::Files
     }
+}
+
+/// A word of `set` that changes only how the shell reports and stops:
+/// `-e`, `-euo`, `+x`, `pipefail` (not `-k`, `-f`, `-o keyword`, nor
+/// positional parameters).
+fn harmless_set_word(w: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "pipefail", "errexit", "nounset", "xtrace", "verbose", "errtrace",
+    ];
+    NAMES.contains(&w)
+        || w.strip_prefix(['-', '+'])
+            .is_some_and(|l| !l.is_empty() && l.chars().all(|c| "euxvoE".contains(c)))
 }
 
 /// The options of a program of the set: everything it accepts that only
@@ -1221,8 +1251,10 @@ fn git(argv: &[WordVal]) -> ReadOnly {
     // analysis (an edit, an uncertainty): they are parts of their own.
     let read = match sub {
         s if GIT_READS.contains(&s) => {
-            let file_attached =
-                (sub == "blame" && attached_file('S')) || (sub == "ls-files" && attached_file('X'));
+            // `--orderfile` attached (`-O/etc/x`) is read as a file too.
+            let file_attached = (sub == "blame" && attached_file('S'))
+                || (sub == "ls-files" && attached_file('X'))
+                || (matches!(sub, "diff" | "log" | "show" | "whatchanged") && attached_file('O'));
             !file_attached
                 && !rest.iter().any(|w| {
                     w.starts_with("--output")
@@ -1249,6 +1281,7 @@ fn git(argv: &[WordVal]) -> ReadOnly {
         "stash" => rest == ["list"],
         "worktree" => rest == ["list"],
         "config" => config_reads(rest),
+        "version" | "--version" => rest.iter().all(|w| *w == "--build-options"),
         _ => false,
     };
     if read { ReadOnly::Files } else { ReadOnly::No }
@@ -1298,6 +1331,14 @@ fn config_reads(rest: &[&str]) -> bool {
         "--all",
         "--regexp",
     ];
+    // `git config user.name`: one key and no value is a get.
+    if let [key] = rest {
+        return !key.starts_with('-')
+            && key.contains('.')
+            && key
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    }
     rest.first().is_some_and(|o| GETS.contains(o))
         && rest.iter().skip(1).all(|w| {
             !w.starts_with('-')

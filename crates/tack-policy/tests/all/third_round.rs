@@ -1,0 +1,139 @@
+//! The third red-team round's shell findings (2026-12-07): a name tested
+//! with `[[ -v ]]` whose value holds a subscript, `{a[SUB]}>file`
+//! redirections, files named in a value attached to an option of a
+//! program whose options tack does not know, shells and interpreters
+//! under other installed names, `run-parts`; and everyday commands that
+//! had been asked.
+
+use tack_policy::Verdict::{Allow, Ask, Deny};
+
+use crate::support::{Case, case, run, run_with_files};
+
+const B: &str = "Bash";
+
+/// Bash allowed wholesale; rm and perl denied; .env unreadable.
+const W: &[&str] = &[
+    "allow Bash",
+    "deny Bash(rm *)",
+    "deny Bash(perl *)",
+    "deny Read(./.env)",
+];
+const NONE: &[&str] = &[];
+const PLAN: &[&str] = &["mode plan"];
+
+const SUBSCRIPTS: &[Case] = &[
+    // bash expands the word, then evaluates the subscript of the name.
+    case(W, B, "x='b[$(rm victim)]'; [[ -v $x ]]", Ask),
+    case(PLAN, B, "[[ -v $(cat f) ]]", Deny),
+    case(PLAN, B, "x=$(cat f); [[ -v $x ]]", Deny),
+    case(NONE, B, "[[ -v ${x} ]] && echo set", Ask),
+    case(PLAN, B, "[[ -v HOME ]] && echo set", Allow),
+    // `{a[SUB]}>file` assigns the descriptor to an array element.
+    case(W, B, "x='b[$(rm victim)]'; echo {a[x]}>/dev/null", Ask),
+    case(PLAN, B, "echo {a[$(<f)]}>/dev/null", Deny),
+    case(W, B, "x='b[$(rm victim)]'; ls {a[x]}</dev/null", Ask),
+    case(PLAN, B, "echo {a[1]}>/dev/null", Allow),
+];
+
+#[test]
+fn a_subscript_bash_evaluates_from_a_value_is_code() {
+    run(SUBSCRIPTS);
+}
+
+const ATTACHED: &[Case] = &[
+    // The detached forms were already refused; these printed .env.
+    case(W, B, "git blame -S.env src/main.rs", Deny),
+    case(
+        W,
+        B,
+        "git -c blame.ignoreRevsFile=.env blame src/main.rs",
+        Deny,
+    ),
+    case(W, B, "git fmt-merge-msg -F.env", Deny),
+    case(W, B, "git config -f.env --list", Deny),
+    case(W, B, "git tag -a v1 -F.env", Deny),
+    case(W, B, "git merge -F.env side", Deny),
+    case(W, B, "tar -cf /dev/null -T.env", Deny),
+    case(W, B, "tar -cT.env -f /dev/null", Deny),
+    case(W, B, "make -pf.env", Deny),
+    case(W, B, "gcc -include.env -E -x c /dev/null", Deny),
+    case(W, B, "cpp -imacros.env /dev/null", Deny),
+    case(W, B, "gcc @.env", Deny),
+    case(W, B, "ld @.env", Deny),
+    case(W, B, "git ls-files -o -X.env", Deny),
+    case(PLAN, B, "git diff -O/etc/shadow", Deny),
+    case(PLAN, B, "git log -p -O/etc/shadow", Deny),
+    // Options that name no file.
+    case(W, B, "make -j4", Allow),
+    case(W, B, "gcc -O2 -Wall -o out src/main.rs", Allow),
+    case(W, B, "git log --oneline -5", Allow),
+    case(PLAN, B, "git diff -U3", Allow),
+    case(PLAN, B, "sort -t. -k2 src/main.rs", Allow),
+];
+
+#[test]
+fn a_file_attached_to_an_option_is_read() {
+    run(ATTACHED);
+}
+
+const OTHER_NAMES: &[Case] = &[
+    // rbash is bash: restricted mode does not stop running programs.
+    case(W, B, "rbash <<< 'rm victim'", Ask),
+    case(W, B, "echo 'rm victim' | /bin/rbash -s", Ask),
+    case(W, B, "rbash x.sh", Deny),
+    case(W, B, "bash-static x.sh", Deny),
+    // run-parts runs every program in the directory.
+    case(W, B, "run-parts rp", Ask),
+    case(
+        &["allow Bash(run-parts *)", "deny Bash(rm *)"],
+        B,
+        "run-parts rp",
+        Ask,
+    ),
+    // Interpreters under their versioned and multiarch names.
+    case(W, B, "tclsh8.6 <<< 'exec rm victim'", Ask),
+    case(W, B, "perl5.36-x86_64-linux-gnu -e 1", Deny),
+    case(
+        &["allow Bash", "deny Bash(rm *)"],
+        B,
+        "perl5.36-x86_64-linux-gnu -e 'unlink \"victim\"'",
+        Ask,
+    ),
+    case(
+        &["allow Bash", "deny Bash(rm *)"],
+        B,
+        "perl5.36.0 -e 'system(\"rm victim\")'",
+        Ask,
+    ),
+    case(W, B, "rbash -c 'ls'", Allow),
+];
+
+#[test]
+fn shells_and_interpreters_under_other_names_are_read_as_themselves() {
+    run_with_files(
+        &[
+            ("x.sh", "rm victim\n", false),
+            ("rp/x", "#!/bin/sh\nrm victim\n", true),
+        ],
+        OTHER_NAMES,
+    );
+}
+
+const EVERYDAY: &[Case] = &[
+    case(PLAN, B, "git --version", Allow),
+    case(PLAN, B, "git version", Allow),
+    case(PLAN, B, "command -v git", Allow),
+    case(PLAN, B, "type git", Allow),
+    case(PLAN, B, "git config user.name", Allow),
+    case(PLAN, B, "set -e; ls", Allow),
+    case(PLAN, B, "set -euo pipefail; git status", Allow),
+    // Still not read-only.
+    case(PLAN, B, "git config user.name x", Deny),
+    case(PLAN, B, "set -k; ls", Deny),
+    case(PLAN, B, "command rm x", Deny),
+];
+
+#[test]
+fn everyday_lookups_need_no_rule() {
+    run(EVERYDAY);
+}
