@@ -396,6 +396,18 @@ impl Session {
             });
             keep_only(&mut registry, &names)?;
         }
+        // A tool every call of which a deny rule refuses is not offered, as
+        // in Claude Code (`deny mcp__db__drop_table`, `--disallowed-tools
+        // WebFetch`): its definition would be paid for in every request, and
+        // a call of it could only fail. Not in code mode's `tools` either.
+        let offered: Vec<String> = registry
+            .names()
+            .into_iter()
+            .filter(|name| !refused_outright(&registry, &policy, name))
+            .collect();
+        if offered.len() < registry.names().len() {
+            registry.retain_named(&offered);
+        }
         if code_mode || settings.code_mode.enabled {
             let mut code = settings.code_mode.clone();
             code.enabled = true;
@@ -410,13 +422,7 @@ impl Session {
         let tool_search = deferral.apply(&mut registry, window);
         let searchable = registry.has_deferred();
         if searchable {
-            let refused = |name: &str| {
-                match registry.get(name).and_then(|t| t.tool.mcp_origin()) {
-                    Some((server, own)) => policy.refuses_mcp_tool(name, server, own),
-                    None => policy.refuses_tool(name),
-                }
-                .is_some()
-            };
+            let refused = |name: &str| refused_outright(&registry, &policy, name);
             let search = tack_tools::tool_search::tool::ToolSearch::new(&registry, &refused);
             if let Err(e) = registry.register(Arc::new(search)) {
                 interaction.notice(&format!("the ToolSearch tool was left out: {e}"));
@@ -839,6 +845,16 @@ async fn settle_project_settings(
 }
 
 /// Keeps only the named tools; unknown names are an error listing what exists.
+/// Whether a deny rule refuses every call of the tool `name`, whatever its
+/// input.
+fn refused_outright(registry: &ToolRegistry, policy: &tack_policy::Policy, name: &str) -> bool {
+    match registry.get(name).and_then(|t| t.tool.mcp_origin()) {
+        Some((server, own)) => policy.refuses_mcp_tool(name, server, own),
+        None => policy.refuses_tool(name),
+    }
+    .is_some()
+}
+
 fn keep_only(registry: &mut ToolRegistry, names: &[String]) -> Result<()> {
     let names: Vec<String> = names
         .iter()

@@ -342,3 +342,34 @@ async fn calls_nested_deeper_than_the_limit_are_refused() {
     let shallow = results_of(&agent.messages()[4])[0].text();
     assert!(shallow.ends_with("this is Now"), "{shallow}");
 }
+
+/// A tool every call of which a deny rule refuses is not sent to the model
+/// (as in Claude Code): its definition would cost every request and a call
+/// could only fail. A rule that denies some of its calls leaves it offered.
+#[tokio::test]
+async fn a_tool_denied_outright_is_not_offered() {
+    let project = Project::new();
+    project.settings(json!({"permissions": {"deny": ["WebFetch", "Bash(rm *)"]}}));
+    let mock = MockServer::start().await;
+    mock.push_all([Step::text("done")]);
+    let ctx = project.context();
+    let session = Session::assemble(
+        &ctx,
+        SessionOptions::new("x1").sources(vec![Arc::new(Builtins), Arc::new(tools())]),
+    )
+    .await
+    .unwrap();
+    let client = client_for(&mock, "claude-sonnet-4-20250514").await;
+    let mut agent = session.agent(client, Default::default());
+    let out = agent
+        .run(
+            Some(vec![ContentBlock::text("one")]),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(out.status, RunStatus::Completed, "{:?}", out.error);
+    let names = tool_names(&mock.requests()[0].body);
+    assert!(!names.contains(&"WebFetch".to_owned()), "{names:?}");
+    assert!(names.contains(&"Bash".to_owned()), "{names:?}");
+    assert!(names.contains(&"Read".to_owned()), "{names:?}");
+}
