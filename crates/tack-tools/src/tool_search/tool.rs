@@ -483,7 +483,9 @@ fn nothing_found(
                 let _ = write!(text, "{name} is loaded already: call it directly. ");
                 continue;
             }
-            if registry.contains(name) && refused(name) {
+            // A tool refused outright is not in the session's tools at all;
+            // the rule still says why.
+            if refused(name) {
                 let _ = write!(
                     text,
                     "{name} is not offered: a deny rule refuses every call of it. "
