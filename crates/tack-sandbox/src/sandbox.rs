@@ -284,15 +284,17 @@ impl Drop for Sandbox {
 }
 
 /// The device files every program may write to.
-const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-    "/dev/shm",
-];
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/ptmx"];
+
+/// Device paths writable only in the command's own namespaces, where the
+/// helper mounts its own instance over each: `/dev/pts` (a devpts holding
+/// only the ptys the command opens), `/dev/shm` (a private tmpfs), and
+/// `/dev/tty` (the command's own controlling terminal, if it makes one).
+/// Without namespaces they are the machine's: every terminal of the user,
+/// and shared memory that outlives the command and is seen by every other
+/// process. So they stay read-only there, at a cost: no ptys and no POSIX
+/// shared memory or named semaphores (Python's multiprocessing locks).
+const OWN_DEVICES: &[&str] = &["/dev/tty", "/dev/pts", "/dev/shm"];
 
 /// The plan for `config` on a machine with `support`, or what is missing.
 fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Plan, Error> {
@@ -325,7 +327,11 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
             .filter_map(|p| p.canonicalize().ok())
             .collect(),
     );
-    writable.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
+    let devices = match support.namespaces {
+        None => [DEVICES, OWN_DEVICES].concat(),
+        Some(_) => DEVICES.to_vec(),
+    };
+    writable.extend(devices.iter().map(PathBuf::from).filter(|p| p.exists()));
     let network = match &config.network {
         Network::On => NetPlan::On,
         Network::Off => NetPlan::Off,
@@ -421,4 +427,49 @@ fn make_private_dir(dir: &Path, tmp: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt as _;
     std::fs::DirBuilder::new().mode(0o700).create(dir)?;
     std::fs::create_dir(tmp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(root: &Path) -> Config {
+        Config {
+            writable_roots: vec![root.to_path_buf()],
+            protected: Vec::new(),
+            hidden: Vec::new(),
+            unenforced_reads: Vec::new(),
+            network: Network::On,
+            denied_domains: Vec::new(),
+            allow_unix_sockets: true,
+        }
+    }
+
+    fn support(namespaces: bool) -> Support {
+        let off = (!namespaces).then(|| "off here".to_owned());
+        Support {
+            os: "linux".to_owned(),
+            landlock_abi: 4,
+            namespaces: off.clone(),
+            network_namespace: off,
+            seccomp: true,
+        }
+    }
+
+    #[test]
+    fn the_machines_terminals_and_shared_memory_are_writable_only_as_the_commands_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        let shared = ["/dev/tty", "/dev/pts", "/dev/shm"].map(PathBuf::from);
+        let without = plan(&config(dir.path()), &support(false), &tmp, dir.path()).unwrap();
+        for path in &shared {
+            assert!(!without.writable.contains(path), "{path:?}: {without:?}");
+        }
+        assert!(without.writable.contains(&PathBuf::from("/dev/null")));
+        let with = plan(&config(dir.path()), &support(true), &tmp, dir.path()).unwrap();
+        for path in shared.iter().filter(|p| p.exists()) {
+            assert!(with.writable.contains(path), "{path:?}: {with:?}");
+        }
+    }
 }
