@@ -33,6 +33,7 @@ mod config;
 mod explain;
 pub mod helper;
 mod plan;
+mod protect;
 mod proxy;
 mod sandbox;
 mod support;

@@ -11,6 +11,7 @@ use tokio::sync::OnceCell;
 use crate::config::{Config, Network};
 use crate::explain::{self, Blocked};
 use crate::plan::{NetPlan, PROXY_PORT, Plan};
+use crate::protect;
 use crate::proxy::Proxy;
 use crate::support::Support;
 
@@ -310,12 +311,14 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
         .iter()
         .filter_map(|p| p.canonicalize().ok())
         .collect();
+    let found = protect::find(&writable);
     writable.push(tmp.canonicalize().unwrap_or_else(|_| tmp.to_path_buf()));
     let inside_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
     let read_only: Vec<PathBuf> = dedup(
         config
             .protected
             .iter()
+            .chain(&found)
             .filter_map(|p| p.canonicalize().ok())
             .filter(|p| inside_writable(p))
             .collect(),
@@ -470,6 +473,26 @@ mod tests {
         let with = plan(&config(dir.path()), &support(true), &tmp, dir.path()).unwrap();
         for path in shared.iter().filter(|p| p.exists()) {
             assert!(with.writable.contains(path), "{path:?}: {with:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_safeguard_protects_stays_read_only_at_any_depth_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let tmp = root.join("session-tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        for d in ["vendor/lib/.git/hooks", ".vscode", "app/.husky"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join(".envrc"), "").unwrap();
+        let plan = plan(&config(&root), &support(true), &tmp, &root).unwrap();
+        for p in ["vendor/lib/.git", ".vscode", "app/.husky", ".envrc"] {
+            assert!(
+                plan.read_only.contains(&root.join(p)),
+                "{p}: {:?}",
+                plan.read_only
+            );
         }
     }
 }
