@@ -21,7 +21,8 @@
 //! 3. [`connect`]: the host resolved by the proxy and connected.
 //! 4. CONNECT: [`tunnel`] answers 200, checks the ClientHello's server name
 //!    ([`tls::server_name`]) and relays bytes both ways until either side
-//!    closes. Plain HTTP: [`forward`] sends the request in origin form with
+//!    closes; a client that speaks plain HTTP in it ([`sniffed`]) has each
+//!    request served as a plain one to the tunnel's host. Plain HTTP: [`forward`] sends the request in origin form with
 //!    `Connection: close`, relays the response, and reads the client's next
 //!    request from step 1 (judged again, never piped).
 //!

@@ -52,6 +52,12 @@ pub struct Sandbox {
     ready: OnceCell<Result<Ready, Error>>,
 }
 
+/// The protected paths absent when a command started ([`Sandbox::watch`]).
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    absent: Vec<PathBuf>,
+}
+
 /// What the first use found and made.
 struct Ready {
     support: Support,
@@ -172,6 +178,86 @@ impl Sandbox {
             spec = spec.env_remove("NO_PROXY").env_remove("no_proxy");
         }
         Ok(spec)
+    }
+
+    /// The protected names that do not exist now, where a command could
+    /// create them: each of the safeguard's names at each writable root,
+    /// and the protected paths of the configuration (settings files, an
+    /// `Edit` deny rule's file) inside a root. A mount cannot keep a path
+    /// that does not exist read-only, and a placeholder would change the
+    /// user's project (an empty `.mcp.json` is a JSON error; a `.tack/`
+    /// moves the project root), so tack looks again once the command has
+    /// ended ([`Sandbox::move_aside_created`]). Take it just before the
+    /// command starts: what tack itself writes before (an "always allow"
+    /// rule in `.tack/settings.local.json`) is not the command's.
+    pub fn watch(&self) -> Watch {
+        let roots: Vec<PathBuf> = self
+            .config
+            .writable_roots
+            .iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .collect();
+        let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+        let at_roots = roots
+            .iter()
+            .flat_map(|root| protect::NAMES.iter().map(move |n| root.join(n)));
+        let configured = self.config.protected.iter().filter_map(|p| {
+            let parent = p.parent()?.canonicalize().ok()?;
+            Some(parent.join(p.file_name()?))
+        });
+        let mut absent: Vec<PathBuf> = at_roots
+            .chain(configured)
+            .filter(|p| inside(p) && p.symlink_metadata().is_err())
+            .collect();
+        absent.sort();
+        absent.dedup();
+        Watch { absent }
+    }
+
+    /// Each path `watch` saw absent that exists now, created while the
+    /// command ran: it is renamed (never deleted) to
+    /// `NAME.blocked-by-tack-SECONDS` beside it, so that it takes no effect
+    /// (hooks and rules of the next session, a repository whose
+    /// configuration runs commands). One line per path for the answer.
+    pub fn move_aside_created(&self, watch: &Watch) -> Vec<String> {
+        let seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let mut lines = Vec::new();
+        for path in &watch.absent {
+            if path.symlink_metadata().is_err() {
+                continue;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let aside = (0..100).map(|n| {
+                let suffix = if n == 0 {
+                    String::new()
+                } else {
+                    format!("-{n}")
+                };
+                path.with_file_name(format!("{name}.blocked-by-tack-{seconds}{suffix}"))
+            });
+            let Some(aside) = aside.into_iter().find(|a| a.symlink_metadata().is_err()) else {
+                continue;
+            };
+            lines.push(match std::fs::rename(path, &aside) {
+                Ok(()) => format!(
+                    "[blocked by the sandbox: the command created {}, a protected path; moved to {}]",
+                    path.display(),
+                    aside.display()
+                ),
+                Err(e) => format!(
+                    "[the sandbox: the command created {}, a protected path, and tack could not \
+                     move it aside ({e}); remove it before starting tack again]",
+                    path.display()
+                ),
+            });
+        }
+        lines
     }
 
     /// A short description of what commands run under, for the audit
@@ -494,5 +580,35 @@ mod tests {
                 plan.read_only
             );
         }
+    }
+
+    #[test]
+    fn a_protected_name_a_command_creates_is_moved_aside_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        let sandbox = Sandbox::new(config(&root), None);
+        let watch = sandbox.watch();
+        // Created by the command.
+        std::fs::create_dir(root.join(".claude")).unwrap();
+        std::fs::write(root.join(".claude/settings.local.json"), "{}").unwrap();
+        std::fs::write(root.join(".mcp.json"), "{}").unwrap();
+        std::fs::write(root.join("ordinary.txt"), "").unwrap();
+        let lines = sandbox.move_aside_created(&watch);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].contains(".claude, a protected path; moved to"),
+            "{lines:?}"
+        );
+        assert!(!root.join(".claude").exists());
+        assert!(!root.join(".mcp.json").exists());
+        assert!(root.join(".git").is_dir() && root.join("ordinary.txt").exists());
+        let moved: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".blocked-by-tack-"))
+            .collect();
+        assert_eq!(moved.len(), 2, "{moved:?}");
+        assert!(sandbox.move_aside_created(&watch).is_empty());
     }
 }
