@@ -108,6 +108,12 @@ const MAX_DEPTH: usize = 4;
 /// How many directories the walk reads in all, whatever the roots: the
 /// shallowest first, so a huge tree costs this and no more.
 const MAX_DIRS: usize = 2000;
+/// How many directory entries it looks at in all (a directory of a
+/// hundred thousand files costs as much as a thousand small ones).
+const MAX_ENTRIES: usize = 20_000;
+/// How long it may take in all, whatever the file system (a network one,
+/// a cold cache): what it has found by then is kept.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_millis(100);
 /// How many protected paths it keeps (each is a mount at every command).
 const MAX_FOUND: usize = 256;
 /// Directories not walked into: what package managers and builds fill,
@@ -125,8 +131,9 @@ const SKIPPED: &[&str] = &[
 
 /// The protected paths beneath `roots` that exist now: each root's
 /// [`NESTED`] directories, every [`NAMES`] entry found by a breadth-first
-/// walk ([`MAX_DEPTH`] deep, [`MAX_DIRS`] directories read in all, links
-/// not followed, protected and [`SKIPPED`] directories not entered), and
+/// walk ([`MAX_DEPTH`] deep, at most [`MAX_DIRS`] directories,
+/// [`MAX_ENTRIES`] entries and [`MAX_TIME`] in all, links not followed,
+/// protected and [`SKIPPED`] directories not entered), and
 /// the `.git` of each submodule a root's `.gitmodules` names, at any depth.
 pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
@@ -145,9 +152,10 @@ pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
         );
     }
     let mut queue: VecDeque<(PathBuf, usize)> = roots.iter().map(|r| (r.clone(), 1)).collect();
-    let mut read = 0;
-    while let Some((dir, depth)) = queue.pop_front() {
-        if read >= MAX_DIRS || found.len() >= MAX_FOUND {
+    let deadline = std::time::Instant::now() + MAX_TIME;
+    let (mut read, mut seen) = (0, 0);
+    'walk: while let Some((dir, depth)) = queue.pop_front() {
+        if read >= MAX_DIRS || found.len() >= MAX_FOUND || std::time::Instant::now() > deadline {
             break;
         }
         read += 1;
@@ -155,6 +163,10 @@ pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
             continue;
         };
         for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                break 'walk;
+            }
             let name = entry.file_name();
             let Some(name) = name.to_str() else {
                 continue;
