@@ -218,8 +218,10 @@ impl Sandbox {
     /// command ran: it is renamed (never deleted) to
     /// `NAME.blocked-by-tack-SECONDS` beside it, so that it takes no effect
     /// (hooks and rules of the next session, a repository whose
-    /// configuration runs commands). One line per path for the answer.
-    pub fn move_aside_created(&self, watch: &Watch) -> Vec<String> {
+    /// configuration runs commands). One line per path for the answer;
+    /// with `others_ran` (a background command or a leftover process ran
+    /// meanwhile, in the same roots) it does not say which command made it.
+    pub fn move_aside_created(&self, watch: &Watch, others_ran: bool) -> Vec<String> {
         let seconds = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -244,16 +246,23 @@ impl Sandbox {
             let Some(aside) = aside.into_iter().find(|a| a.symlink_metadata().is_err()) else {
                 continue;
             };
+            let created = if others_ran {
+                format!(
+                    "{} was created while the command ran (by it or a command running in the \
+                     background); it is a protected path",
+                    path.display()
+                )
+            } else {
+                format!("the command created {}, a protected path", path.display())
+            };
             lines.push(match std::fs::rename(path, &aside) {
                 Ok(()) => format!(
-                    "[blocked by the sandbox: the command created {}, a protected path; moved to {}]",
-                    path.display(),
+                    "[blocked by the sandbox: {created}; moved to {}]",
                     aside.display()
                 ),
                 Err(e) => format!(
-                    "[the sandbox: the command created {}, a protected path, and tack could not \
-                     move it aside ({e}); remove it before starting tack again]",
-                    path.display()
+                    "[the sandbox: {created}, and tack could not move it aside ({e}); remove it \
+                     before starting tack again]"
                 ),
             });
         }
@@ -594,7 +603,7 @@ mod tests {
         std::fs::write(root.join(".claude/settings.local.json"), "{}").unwrap();
         std::fs::write(root.join(".mcp.json"), "{}").unwrap();
         std::fs::write(root.join("ordinary.txt"), "").unwrap();
-        let lines = sandbox.move_aside_created(&watch);
+        let lines = sandbox.move_aside_created(&watch, false);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
             lines[0].contains(".claude, a protected path; moved to"),
@@ -609,6 +618,6 @@ mod tests {
             .filter(|n| n.contains(".blocked-by-tack-"))
             .collect();
         assert_eq!(moved.len(), 2, "{moved:?}");
-        assert!(sandbox.move_aside_created(&watch).is_empty());
+        assert!(sandbox.move_aside_created(&watch, false).is_empty());
     }
 }

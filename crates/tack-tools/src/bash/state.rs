@@ -217,10 +217,19 @@ impl BashState {
     /// Moves aside each protected path `watch` saw absent that a command
     /// has created since; a line for the answer about each.
     pub(crate) fn move_aside_created(&self, watch: Option<&Watch>) -> Vec<String> {
-        match (watch, &self.sandbox) {
-            (Some(watch), Some(s)) => s.sandbox.move_aside_created(watch),
-            _ => Vec::new(),
-        }
+        let (Some(watch), Some(s)) = (watch, &self.sandbox) else {
+            return Vec::new();
+        };
+        s.sandbox.move_aside_created(watch, self.others_running())
+    }
+
+    /// Whether a background job or a group a command left is still running
+    /// (what either creates is seen by the next command's watch too).
+    fn others_running(&self) -> bool {
+        let jobs = lock(&self.jobs)
+            .values()
+            .any(|j| j.status() == super::jobs::JobStatus::Running);
+        jobs || lock(&self.leftovers).iter().any(|(g, _)| g.is_alive())
     }
 
     pub(crate) async fn start_job(
