@@ -325,6 +325,8 @@ async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
     // in it is then served as a plain one to that host (judged, its Host
     // header checked), never piped.
     let mut tunnelled: Option<Target> = None;
+    // The tunnel's connection, for its first request.
+    let mut connected: Option<TcpStream> = None;
     loop {
         let served = match read_head(&mut client, Some(Instant::now() + HEAD_TIMEOUT)).await {
             Ok(None) => return,
@@ -334,8 +336,16 @@ async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
                     match &tunnelled {
                         None => serve_request(request, &mut client, &mut write, &shared).await,
                         Some(target) => {
-                            forward_in_tunnel(request, target, &mut client, &mut write, &shared)
-                                .await
+                            let upstream = connected.take();
+                            forward_in_tunnel(
+                                request,
+                                target,
+                                upstream,
+                                &mut client,
+                                &mut write,
+                                &shared,
+                            )
+                            .await
                         }
                     }
                 }
@@ -356,8 +366,9 @@ async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
         };
         match served {
             Ok(Next::Another) => continue,
-            Ok(Next::Http(target)) => {
+            Ok(Next::Http(target, upstream)) => {
                 tunnelled = Some(target);
+                connected = upstream;
                 continue;
             }
             Ok(Next::Done) | Err(Stop::Close) => return,
@@ -383,8 +394,9 @@ enum Next {
     /// The connection is done.
     Done,
     /// A CONNECT tunnel to this host whose client speaks plain HTTP: its
-    /// requests follow, each served as a plain request.
-    Http(Target),
+    /// requests follow, each served as a plain request (the first on the
+    /// tunnel's connection, when it is still open).
+    Http(Target, Option<TcpStream>),
 }
 
 impl From<bool> for Next {
@@ -410,7 +422,7 @@ async fn serve_request(
         let upstream = connect(&target).await?;
         match tunnel(upstream, &target, client, write, shared).await? {
             Tunnel::Relayed => Ok(Next::Done),
-            Tunnel::Http => Ok(Next::Http(target)),
+            Tunnel::Http(upstream) => Ok(Next::Http(target, upstream)),
         }
     } else {
         forward(request, client, write, shared)
@@ -425,6 +437,7 @@ async fn serve_request(
 async fn forward_in_tunnel(
     request: Request,
     target: &Target,
+    upstream: Option<TcpStream>,
     client: &mut Reader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
     shared: &Shared,
@@ -435,9 +448,17 @@ async fn forward_in_tunnel(
         ));
     }
     let path = request.target.clone();
-    forward_to(request, target.clone(), path, client, write, shared)
-        .await
-        .map(Next::from)
+    forward_to(
+        request,
+        target.clone(),
+        path,
+        upstream,
+        client,
+        write,
+        shared,
+    )
+    .await
+    .map(Next::from)
 }
 
 // ---------------------------------------------------------------------------
@@ -767,8 +788,9 @@ enum Tunnel {
     /// Its bytes were relayed both ways until it closed.
     Relayed,
     /// Its client speaks plain HTTP: nothing was relayed, its requests are
-    /// to be read and served one by one ([`forward_in_tunnel`]).
-    Http,
+    /// to be read and served one by one ([`forward_in_tunnel`]), the first
+    /// on this connection to the host.
+    Http(Option<TcpStream>),
 }
 
 /// Answers 200, then looks at the client's first bytes ([`sniff`]): a TLS
@@ -787,35 +809,42 @@ async fn tunnel(
         .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
         .await?;
     let (mut up_read, mut up_write) = upstream.into_split();
-    let down = async {
-        let _ = tokio::io::copy(&mut up_read, write).await;
-        let _ = write.shutdown().await;
-    };
-    let up = async {
-        if client.buf.is_empty() && client.fill().await? == 0 {
-            up_write.shutdown().await?;
-            return Ok(Tunnel::Relayed);
-        }
-        if sniff(client, target, shared).await? == Sniffed::Http {
-            return Ok(Tunnel::Http);
-        }
-        up_write.write_all(&client.buf).await?;
-        client.buf.clear();
-        tokio::io::copy(&mut client.io, &mut up_write).await?;
-        up_write.shutdown().await?;
-        Ok::<Tunnel, Stop>(Tunnel::Relayed)
-    };
-    tokio::pin!(down, up);
-    tokio::select! {
-        result = &mut up => {
-            if let Tunnel::Http = result? {
-                return Ok(Tunnel::Http);
+    let http = {
+        let down = async {
+            let _ = tokio::io::copy(&mut up_read, write).await;
+            let _ = write.shutdown().await;
+        };
+        let up = async {
+            if client.buf.is_empty() && client.fill().await? == 0 {
+                up_write.shutdown().await?;
+                return Ok(false);
             }
-            down.await;
+            if sniff(client, target, shared).await? == Sniffed::Http {
+                return Ok(true);
+            }
+            up_write.write_all(&client.buf).await?;
+            client.buf.clear();
+            tokio::io::copy(&mut client.io, &mut up_write).await?;
+            up_write.shutdown().await?;
+            Ok::<bool, Stop>(false)
+        };
+        tokio::pin!(down, up);
+        tokio::select! {
+            result = &mut up => {
+                let http = result?;
+                if !http {
+                    down.await;
+                }
+                http
+            }
+            () = &mut down => {
+                let _ = up.await;
+                false
+            }
         }
-        () = &mut down => {
-            let _ = up.await;
-        }
+    };
+    if http {
+        return Ok(Tunnel::Http(up_read.reunite(up_write).ok()));
     }
     Ok(Tunnel::Relayed)
 }
@@ -1163,16 +1192,18 @@ async fn forward(
     shared: &Shared,
 ) -> Result<bool, Stop> {
     let (target, path) = absolute_form(&request.target, shared)?;
-    forward_to(request, target, path, client, write, shared).await
+    forward_to(request, target, path, None, client, write, shared).await
 }
 
 /// Sends `request` to `target` (judged here, its `Host` header checked)
-/// with `path` in origin form, and relays the response; `Ok(true)` when
-/// the client may send another request.
+/// with `path` in origin form, on `upstream` when given (a tunnel's
+/// connection), and relays the response; `Ok(true)` when the client may
+/// send another request.
 async fn forward_to(
     request: Request,
     target: Target,
     path: String,
+    upstream: Option<TcpStream>,
     client: &mut Reader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
     shared: &Shared,
@@ -1205,7 +1236,10 @@ async fn forward_to(
     forwarded_headers(&mut head, &request.headers);
     head.extend_from_slice(b"Connection: close\r\n\r\n");
 
-    let upstream = connect(&target).await?;
+    let upstream = match upstream {
+        Some(upstream) => upstream,
+        None => connect(&target).await?,
+    };
     let (up_read, mut up_write) = upstream.into_split();
     let mut upstream = Reader::new(up_read);
     let mut send = Box::pin(async {
