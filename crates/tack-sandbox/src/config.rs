@@ -13,8 +13,10 @@ pub struct Config {
     pub writable_roots: Vec<PathBuf>,
     /// Paths inside the writable roots that stay read-only: each root's
     /// `.git`, `.tack` and `.claude`, and the settings files in effect.
-    /// Only those that exist can be protected by a mount (one that does not
-    /// exist yet is guarded by the approval of project settings instead).
+    /// Only those that exist can be protected by a mount. The sandbox adds
+    /// what the safeguard protects wherever a bounded walk of the roots
+    /// finds it (nested `.git`, `.vscode`, `.envrc`…), and moves aside a
+    /// protected name a command creates at a root.
     pub protected: Vec<PathBuf>,
     /// Paths Read rules deny, hidden from commands (an empty file or
     /// directory in their place) where they exist.

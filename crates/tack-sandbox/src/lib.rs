@@ -33,6 +33,7 @@ mod config;
 mod explain;
 pub mod helper;
 mod plan;
+mod protect;
 mod proxy;
 mod sandbox;
 mod support;
@@ -41,7 +42,7 @@ pub use config::{Config, DomainPattern, Network};
 pub use explain::Blocked;
 pub use plan::{NetPlan, PROXY_PORT, Plan, SETUP_EXIT, SETUP_FAILED};
 pub use proxy::{Denial, Proxy};
-pub use sandbox::{Error, Sandbox};
+pub use sandbox::{Error, Sandbox, Watch};
 pub use support::Support;
 
 /// The name of the helper binary, installed next to `tack`.

@@ -13,7 +13,9 @@ pub struct Plan {
     /// Landlock: writing (creating, removing, renaming, truncating) is allowed
     /// only beneath these (the writable roots, the session's temporary
     /// directory, and the device files every program writes: `/dev/null`,
-    /// `/dev/zero`, `/dev/full`, `/dev/tty`, `/dev/ptmx`, `/dev/pts`).
+    /// `/dev/zero`, `/dev/full`, `/dev/ptmx`, and with namespaces
+    /// `/dev/tty`, `/dev/pts` and `/dev/shm`, over which the helper mounts
+    /// the command's own devpts and tmpfs).
     /// Reading and executing are allowed everywhere.
     pub writable: Vec<PathBuf>,
     /// Bind-mounted read-only over themselves (protected paths inside the

@@ -21,7 +21,8 @@
 //! 3. [`connect`]: the host resolved by the proxy and connected.
 //! 4. CONNECT: [`tunnel`] answers 200, checks the ClientHello's server name
 //!    ([`tls::server_name`]) and relays bytes both ways until either side
-//!    closes. Plain HTTP: [`forward`] sends the request in origin form with
+//!    closes; a client that speaks plain HTTP in it ([`sniffed`]) has each
+//!    request served as a plain one to the tunnel's host. Plain HTTP: [`forward`] sends the request in origin form with
 //!    `Connection: close`, relays the response, and reads the client's next
 //!    request from step 1 (judged again, never piped).
 //!
@@ -320,13 +321,33 @@ impl Answer {
 async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
     let (read, mut write) = stream.into_split();
     let mut client = Reader::new(read);
+    // Set once a CONNECT tunnel turns out to carry plain HTTP: each request
+    // in it is then served as a plain one to that host (judged, its Host
+    // header checked), never piped.
+    let mut tunnelled: Option<Target> = None;
+    // The tunnel's connection, for its first request.
+    let mut connected: Option<TcpStream> = None;
     loop {
         let served = match read_head(&mut client, Some(Instant::now() + HEAD_TIMEOUT)).await {
             Ok(None) => return,
             Ok(Some(end)) => match Request::parse(&client.buf[..end]) {
                 Ok(request) => {
                     client.consume(end);
-                    serve_request(request, &mut client, &mut write, &shared).await
+                    match &tunnelled {
+                        None => serve_request(request, &mut client, &mut write, &shared).await,
+                        Some(target) => {
+                            let upstream = connected.take();
+                            forward_in_tunnel(
+                                request,
+                                target,
+                                upstream,
+                                &mut client,
+                                &mut write,
+                                &shared,
+                            )
+                            .await
+                        }
+                    }
                 }
                 Err(stop) => Err(stop),
             },
@@ -344,8 +365,13 @@ async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
             Err(HeadError::Idle | HeadError::Broken) => Err(Stop::Close),
         };
         match served {
-            Ok(true) => continue,
-            Ok(false) | Err(Stop::Close) => return,
+            Ok(Next::Another) => continue,
+            Ok(Next::Http(target, upstream)) => {
+                tunnelled = Some(target);
+                connected = upstream;
+                continue;
+            }
+            Ok(Next::Done) | Err(Stop::Close) => return,
             Err(Stop::Answer(answer)) => {
                 let _ = write.write_all(&answer.bytes()).await;
                 let _ = write.shutdown().await;
@@ -361,22 +387,78 @@ async fn serve_client(stream: UnixStream, shared: Arc<Shared>) {
     }
 }
 
-/// Serves one request; `Ok(true)` when the client may send another.
+/// What follows a request on a client connection.
+enum Next {
+    /// The client may send another request.
+    Another,
+    /// The connection is done.
+    Done,
+    /// A CONNECT tunnel to this host whose client speaks plain HTTP: its
+    /// requests follow, each served as a plain request (the first on the
+    /// tunnel's connection, when it is still open).
+    Http(Target, Option<TcpStream>),
+}
+
+impl From<bool> for Next {
+    fn from(keep_alive: bool) -> Next {
+        if keep_alive {
+            Next::Another
+        } else {
+            Next::Done
+        }
+    }
+}
+
+/// Serves one request.
 async fn serve_request(
     request: Request,
     client: &mut Reader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
     shared: &Shared,
-) -> Result<bool, Stop> {
+) -> Result<Next, Stop> {
     if request.method.eq_ignore_ascii_case("CONNECT") {
         let target = authority(&request.target, None, shared)?;
         shared.judge(&target)?;
         let upstream = connect(&target).await?;
-        tunnel(upstream, &target, client, write, shared).await?;
-        Ok(false)
+        match tunnel(upstream, &target, client, write, shared).await? {
+            Tunnel::Relayed => Ok(Next::Done),
+            Tunnel::Http(upstream) => Ok(Next::Http(target, upstream)),
+        }
     } else {
-        forward(request, client, write, shared).await
+        forward(request, client, write, shared)
+            .await
+            .map(Next::from)
     }
+}
+
+/// A request read inside a CONNECT tunnel to `target` whose client speaks
+/// plain HTTP: served as a plain request to `target` (origin form only), so
+/// its `Host` header is checked as any plain request's is.
+async fn forward_in_tunnel(
+    request: Request,
+    target: &Target,
+    upstream: Option<TcpStream>,
+    client: &mut Reader<OwnedReadHalf>,
+    write: &mut OwnedWriteHalf,
+    shared: &Shared,
+) -> Result<Next, Stop> {
+    if !request.target.starts_with('/') {
+        return Err(Answer::bad_request(
+            "a request inside a CONNECT tunnel must name a path (origin form)",
+        ));
+    }
+    let path = request.target.clone();
+    forward_to(
+        request,
+        target.clone(),
+        path,
+        upstream,
+        client,
+        write,
+        shared,
+    )
+    .await
+    .map(Next::from)
 }
 
 // ---------------------------------------------------------------------------
@@ -701,42 +783,165 @@ async fn connect(target: &Target) -> Result<TcpStream, Stop> {
 // ---------------------------------------------------------------------------
 // CONNECT
 
-/// Answers 200, checks the ClientHello if the client speaks TLS, and relays
-/// bytes both ways (each direction's end shuts the other side's writing).
+/// How a tunnel was served.
+enum Tunnel {
+    /// Its bytes were relayed both ways until it closed.
+    Relayed,
+    /// Its client speaks plain HTTP: nothing was relayed, its requests are
+    /// to be read and served one by one ([`forward_in_tunnel`]), the first
+    /// on this connection to the host.
+    Http(Option<TcpStream>),
+}
+
+/// Answers 200, then looks at the client's first bytes ([`sniff`]): a TLS
+/// ClientHello's server name is checked, a plain HTTP request is handed
+/// back to be served as such (a `Host` header the proxy can read is
+/// checked wherever it is sent), anything else is relayed both ways (each
+/// direction's end shuts the other side's writing).
 async fn tunnel(
     upstream: TcpStream,
     target: &Target,
     client: &mut Reader<OwnedReadHalf>,
     write: &mut OwnedWriteHalf,
     shared: &Shared,
-) -> Result<(), Stop> {
+) -> Result<Tunnel, Stop> {
     write
         .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
         .await?;
     let (mut up_read, mut up_write) = upstream.into_split();
-    let down = async {
-        let _ = tokio::io::copy(&mut up_read, write).await;
-        let _ = write.shutdown().await;
-    };
-    let up = async {
-        check_client_hello(client, target, shared).await?;
-        up_write.write_all(&client.buf).await?;
-        client.buf.clear();
-        tokio::io::copy(&mut client.io, &mut up_write).await?;
-        up_write.shutdown().await?;
-        Ok::<(), Stop>(())
-    };
-    tokio::pin!(down, up);
-    tokio::select! {
-        result = &mut up => {
-            result?;
-            down.await;
+    let http = {
+        let down = async {
+            let _ = tokio::io::copy(&mut up_read, write).await;
+            let _ = write.shutdown().await;
+        };
+        let up = async {
+            if client.buf.is_empty() && client.fill().await? == 0 {
+                up_write.shutdown().await?;
+                return Ok(false);
+            }
+            if sniff(client, target, shared).await? == Sniffed::Http {
+                return Ok(true);
+            }
+            up_write.write_all(&client.buf).await?;
+            client.buf.clear();
+            tokio::io::copy(&mut client.io, &mut up_write).await?;
+            up_write.shutdown().await?;
+            Ok::<bool, Stop>(false)
+        };
+        tokio::pin!(down, up);
+        tokio::select! {
+            result = &mut up => {
+                let http = result?;
+                if !http {
+                    down.await;
+                }
+                http
+            }
+            () = &mut down => {
+                let _ = up.await;
+                false
+            }
         }
-        () = &mut down => {
-            let _ = up.await;
+    };
+    if http {
+        return Ok(Tunnel::Http(up_read.reunite(up_write).ok()));
+    }
+    Ok(Tunnel::Relayed)
+}
+
+/// What a tunnel's client speaks, as far as the proxy checks it.
+#[derive(Debug, PartialEq, Eq)]
+enum Sniffed {
+    /// A TLS ClientHello (its server name is checked).
+    Tls,
+    /// HTTP/1: a request line (after any blank lines, which a server skips:
+    /// method, target, `HTTP/`), its `Host` header to be checked.
+    Http,
+    /// HTTP/2 without TLS (`PRI * HTTP/2.0`), whose `Host` is compressed:
+    /// refused.
+    Http2,
+    /// What cannot begin an HTTP request line (SSH, a binary protocol):
+    /// relayed as it is.
+    Other,
+}
+
+/// What the client's first bytes in a tunnel are; `None` while they could
+/// still begin an HTTP request line. Decided on the request line's shape,
+/// not on a newline or a pause, which the client controls: a request sent
+/// slowly is still seen as one.
+fn sniffed(buf: &[u8]) -> Option<Sniffed> {
+    let start = buf.iter().position(|b| !matches!(b, b'\r' | b'\n'))?;
+    if start == 0 && buf[0] == tls::HANDSHAKE {
+        return Some(Sniffed::Tls);
+    }
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let tchar = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    let line = &buf[start..];
+    let method = line.iter().take_while(|b| tchar(b)).count();
+    if method == 0 {
+        return Some(Sniffed::Other);
+    }
+    let rest = &line[method..];
+    if !blank(rest.first()?) {
+        return Some(Sniffed::Other);
+    }
+    let rest = &rest[rest.iter().take_while(|b| blank(b)).count()..];
+    let target = rest
+        .iter()
+        .take_while(|b| !blank(b) && !matches!(b, b'\r' | b'\n'))
+        .count();
+    let after = rest.get(target..).filter(|r| !r.is_empty() && target > 0)?;
+    if !blank(&after[0]) {
+        // The end of the line with no version: HTTP/0.9, which has no headers.
+        return Some(Sniffed::Other);
+    }
+    let version = &after[after.iter().take_while(|b| blank(b)).count()..];
+    let known = version.len().min(6);
+    if !version[..known.min(5)].eq_ignore_ascii_case(&b"HTTP/"[..known.min(5)]) {
+        return Some(Sniffed::Other);
+    }
+    match version.get(5) {
+        None => None,
+        Some(b'2') => Some(Sniffed::Http2),
+        Some(_) => Some(Sniffed::Http),
+    }
+}
+
+/// Reads the client's first bytes in a tunnel (kept, not consumed) until
+/// [`sniffed`] can tell what they are: a TLS ClientHello is checked
+/// ([`check_client_hello`]), HTTP/2 without TLS and what stays undecided
+/// for [`HEAD_TIMEOUT`] or [`MAX_HEAD`] bytes close the tunnel.
+async fn sniff(
+    client: &mut Reader<OwnedReadHalf>,
+    target: &Target,
+    shared: &Shared,
+) -> Result<Sniffed, Stop> {
+    let deadline = Instant::now() + HEAD_TIMEOUT;
+    loop {
+        match sniffed(&client.buf) {
+            Some(Sniffed::Tls) => {
+                check_client_hello(client, target, shared).await?;
+                return Ok(Sniffed::Tls);
+            }
+            Some(Sniffed::Http2) => {
+                tracing::warn!(
+                    host = target.host,
+                    "tack's sandbox proxy closed a tunnel: HTTP/2 without TLS, whose Host it \
+                     does not read"
+                );
+                return Err(Stop::Close);
+            }
+            Some(other) => return Ok(other),
+            None if client.buf.len() > MAX_HEAD => return Err(Stop::Close),
+            None => {}
+        }
+        match tokio::time::timeout_at(deadline, client.fill()).await {
+            // The client is done sending: relay what there is.
+            Ok(Ok(0)) => return Ok(Sniffed::Other),
+            Ok(Ok(_)) => {}
+            Ok(Err(_)) | Err(_) => return Err(Stop::Close),
         }
     }
-    Ok(())
 }
 
 /// When the client's first bytes in a tunnel are a TLS ClientHello, its
@@ -987,6 +1192,22 @@ async fn forward(
     shared: &Shared,
 ) -> Result<bool, Stop> {
     let (target, path) = absolute_form(&request.target, shared)?;
+    forward_to(request, target, path, None, client, write, shared).await
+}
+
+/// Sends `request` to `target` (judged here, its `Host` header checked)
+/// with `path` in origin form, on `upstream` when given (a tunnel's
+/// connection), and relays the response; `Ok(true)` when the client may
+/// send another request.
+async fn forward_to(
+    request: Request,
+    target: Target,
+    path: String,
+    upstream: Option<TcpStream>,
+    client: &mut Reader<OwnedReadHalf>,
+    write: &mut OwnedWriteHalf,
+    shared: &Shared,
+) -> Result<bool, Stop> {
     shared.judge(&target)?;
     check_host_header(&request, &target, shared)?;
     let body = match framing(&request.headers) {
@@ -1015,7 +1236,10 @@ async fn forward(
     forwarded_headers(&mut head, &request.headers);
     head.extend_from_slice(b"Connection: close\r\n\r\n");
 
-    let upstream = connect(&target).await?;
+    let upstream = match upstream {
+        Some(upstream) => upstream,
+        None => connect(&target).await?,
+    };
     let (up_read, mut up_write) = upstream.into_split();
     let mut upstream = Reader::new(up_read);
     let mut send = Box::pin(async {

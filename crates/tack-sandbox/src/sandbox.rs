@@ -11,6 +11,7 @@ use tokio::sync::OnceCell;
 use crate::config::{Config, Network};
 use crate::explain::{self, Blocked};
 use crate::plan::{NetPlan, PROXY_PORT, Plan};
+use crate::protect;
 use crate::proxy::Proxy;
 use crate::support::Support;
 
@@ -49,6 +50,12 @@ pub struct Sandbox {
     /// none costs no directory).
     made: std::sync::atomic::AtomicBool,
     ready: OnceCell<Result<Ready, Error>>,
+}
+
+/// The protected paths absent when a command started ([`Sandbox::watch`]).
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    absent: Vec<PathBuf>,
 }
 
 /// What the first use found and made.
@@ -173,6 +180,95 @@ impl Sandbox {
         Ok(spec)
     }
 
+    /// The protected names that do not exist now, where a command could
+    /// create them: each of the safeguard's names at each writable root,
+    /// and the protected paths of the configuration (settings files, an
+    /// `Edit` deny rule's file) inside a root. A mount cannot keep a path
+    /// that does not exist read-only, and a placeholder would change the
+    /// user's project (an empty `.mcp.json` is a JSON error; a `.tack/`
+    /// moves the project root), so tack looks again once the command has
+    /// ended ([`Sandbox::move_aside_created`]). Take it just before the
+    /// command starts: what tack itself writes before (an "always allow"
+    /// rule in `.tack/settings.local.json`) is not the command's.
+    pub fn watch(&self) -> Watch {
+        let roots: Vec<PathBuf> = self
+            .config
+            .writable_roots
+            .iter()
+            .filter_map(|p| p.canonicalize().ok())
+            .collect();
+        let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+        let at_roots = roots
+            .iter()
+            .flat_map(|root| protect::NAMES.iter().map(move |n| root.join(n)));
+        let configured = self.config.protected.iter().filter_map(|p| {
+            let parent = p.parent()?.canonicalize().ok()?;
+            Some(parent.join(p.file_name()?))
+        });
+        let mut absent: Vec<PathBuf> = at_roots
+            .chain(configured)
+            .filter(|p| inside(p) && p.symlink_metadata().is_err())
+            .collect();
+        absent.sort();
+        absent.dedup();
+        Watch { absent }
+    }
+
+    /// Each path `watch` saw absent that exists now, created while the
+    /// command ran: it is renamed (never deleted) to
+    /// `NAME.blocked-by-tack-SECONDS` beside it, so that it takes no effect
+    /// (hooks and rules of the next session, a repository whose
+    /// configuration runs commands). One line per path for the answer;
+    /// with `others_ran` (a background command or a leftover process ran
+    /// meanwhile, in the same roots) it does not say which command made it.
+    pub fn move_aside_created(&self, watch: &Watch, others_ran: bool) -> Vec<String> {
+        let seconds = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let mut lines = Vec::new();
+        for path in &watch.absent {
+            if path.symlink_metadata().is_err() {
+                continue;
+            }
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let aside = (0..100).map(|n| {
+                let suffix = if n == 0 {
+                    String::new()
+                } else {
+                    format!("-{n}")
+                };
+                path.with_file_name(format!("{name}.blocked-by-tack-{seconds}{suffix}"))
+            });
+            let Some(aside) = aside.into_iter().find(|a| a.symlink_metadata().is_err()) else {
+                continue;
+            };
+            let created = if others_ran {
+                format!(
+                    "{} was created while the command ran (by it or a command running in the \
+                     background); it is a protected path",
+                    path.display()
+                )
+            } else {
+                format!("the command created {}, a protected path", path.display())
+            };
+            lines.push(match std::fs::rename(path, &aside) {
+                Ok(()) => format!(
+                    "[blocked by the sandbox: {created}; moved to {}]",
+                    aside.display()
+                ),
+                Err(e) => format!(
+                    "[the sandbox: {created}, and tack could not move it aside ({e}); remove it \
+                     before starting tack again]"
+                ),
+            });
+        }
+        lines
+    }
+
     /// A short description of what commands run under, for the audit
     /// record: `None` until the first command ran (or when it could not).
     pub fn profile(&self) -> Option<&str> {
@@ -284,15 +380,17 @@ impl Drop for Sandbox {
 }
 
 /// The device files every program may write to.
-const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-    "/dev/shm",
-];
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/ptmx"];
+
+/// Device paths writable only in the command's own namespaces, where the
+/// helper mounts its own instance over each: `/dev/pts` (a devpts holding
+/// only the ptys the command opens), `/dev/shm` (a private tmpfs), and
+/// `/dev/tty` (the command's own controlling terminal, if it makes one).
+/// Without namespaces they are the machine's: every terminal of the user,
+/// and shared memory that outlives the command and is seen by every other
+/// process. So they stay read-only there, at a cost: no ptys and no POSIX
+/// shared memory or named semaphores (Python's multiprocessing locks).
+const OWN_DEVICES: &[&str] = &["/dev/tty", "/dev/pts", "/dev/shm"];
 
 /// The plan for `config` on a machine with `support`, or what is missing.
 fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Plan, Error> {
@@ -308,12 +406,14 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
         .iter()
         .filter_map(|p| p.canonicalize().ok())
         .collect();
+    let found = protect::find(&writable);
     writable.push(tmp.canonicalize().unwrap_or_else(|_| tmp.to_path_buf()));
     let inside_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
     let read_only: Vec<PathBuf> = dedup(
         config
             .protected
             .iter()
+            .chain(&found)
             .filter_map(|p| p.canonicalize().ok())
             .filter(|p| inside_writable(p))
             .collect(),
@@ -325,7 +425,11 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
             .filter_map(|p| p.canonicalize().ok())
             .collect(),
     );
-    writable.extend(DEVICES.iter().map(PathBuf::from).filter(|p| p.exists()));
+    let devices = match support.namespaces {
+        None => [DEVICES, OWN_DEVICES].concat(),
+        Some(_) => DEVICES.to_vec(),
+    };
+    writable.extend(devices.iter().map(PathBuf::from).filter(|p| p.exists()));
     let network = match &config.network {
         Network::On => NetPlan::On,
         Network::Off => NetPlan::Off,
@@ -421,4 +525,99 @@ fn make_private_dir(dir: &Path, tmp: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt as _;
     std::fs::DirBuilder::new().mode(0o700).create(dir)?;
     std::fs::create_dir(tmp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(root: &Path) -> Config {
+        Config {
+            writable_roots: vec![root.to_path_buf()],
+            protected: Vec::new(),
+            hidden: Vec::new(),
+            unenforced_reads: Vec::new(),
+            network: Network::On,
+            denied_domains: Vec::new(),
+            allow_unix_sockets: true,
+        }
+    }
+
+    fn support(namespaces: bool) -> Support {
+        let off = (!namespaces).then(|| "off here".to_owned());
+        Support {
+            os: "linux".to_owned(),
+            landlock_abi: 4,
+            namespaces: off.clone(),
+            network_namespace: off,
+            seccomp: true,
+        }
+    }
+
+    #[test]
+    fn the_machines_terminals_and_shared_memory_are_writable_only_as_the_commands_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        let shared = ["/dev/tty", "/dev/pts", "/dev/shm"].map(PathBuf::from);
+        let without = plan(&config(dir.path()), &support(false), &tmp, dir.path()).unwrap();
+        for path in &shared {
+            assert!(!without.writable.contains(path), "{path:?}: {without:?}");
+        }
+        assert!(without.writable.contains(&PathBuf::from("/dev/null")));
+        let with = plan(&config(dir.path()), &support(true), &tmp, dir.path()).unwrap();
+        for path in shared.iter().filter(|p| p.exists()) {
+            assert!(with.writable.contains(path), "{path:?}: {with:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_safeguard_protects_stays_read_only_at_any_depth_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let tmp = root.join("session-tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        for d in ["vendor/lib/.git/hooks", ".vscode", "app/.husky"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join(".envrc"), "").unwrap();
+        let plan = plan(&config(&root), &support(true), &tmp, &root).unwrap();
+        for p in ["vendor/lib/.git", ".vscode", "app/.husky", ".envrc"] {
+            assert!(
+                plan.read_only.contains(&root.join(p)),
+                "{p}: {:?}",
+                plan.read_only
+            );
+        }
+    }
+
+    #[test]
+    fn a_protected_name_a_command_creates_is_moved_aside_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        let sandbox = Sandbox::new(config(&root), None);
+        let watch = sandbox.watch();
+        // Created by the command.
+        std::fs::create_dir(root.join(".claude")).unwrap();
+        std::fs::write(root.join(".claude/settings.local.json"), "{}").unwrap();
+        std::fs::write(root.join(".mcp.json"), "{}").unwrap();
+        std::fs::write(root.join("ordinary.txt"), "").unwrap();
+        let lines = sandbox.move_aside_created(&watch, false);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].contains(".claude, a protected path; moved to"),
+            "{lines:?}"
+        );
+        assert!(!root.join(".claude").exists());
+        assert!(!root.join(".mcp.json").exists());
+        assert!(root.join(".git").is_dir() && root.join("ordinary.txt").exists());
+        let moved: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".blocked-by-tack-"))
+            .collect();
+        assert_eq!(moved.len(), 2, "{moved:?}");
+        assert!(sandbox.move_aside_created(&watch, false).is_empty());
+    }
 }

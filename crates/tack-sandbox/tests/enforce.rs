@@ -58,6 +58,8 @@ fn main() {
         a_plan_path_that_leads_elsewhere_is_refused,
         descriptors_left_open_do_not_reach_the_command,
         metadata_outside_the_roots_cannot_change,
+        the_machines_terminals_are_out_of_reach,
+        shared_memory_is_the_commands_own,
         network_off_refuses_tcp,
         network_off_refuses_tcp_without_namespaces,
         network_on_allows_tcp,
@@ -597,6 +599,100 @@ fn metadata_outside_the_roots_cannot_change() -> Outcome {
     let meta = std::fs::metadata(&victim).unwrap();
     if meta.permissions().mode() & 0o7777 != 0o600 || meta.modified().unwrap() != before {
         return Err(format!("the file outside changed; output:\n{}", ran.out));
+    }
+    Ok(())
+}
+
+/// A pseudo-terminal of the machine (the test's own, standing for tack's
+/// terminal or the user's other windows): its master, and its path.
+fn host_pty() -> (nix::pty::PtyMaster, PathBuf) {
+    use nix::fcntl::OFlag;
+    let master = nix::pty::posix_openpt(OFlag::O_RDWR | OFlag::O_NOCTTY).unwrap();
+    nix::pty::grantpt(&master).unwrap();
+    nix::pty::unlockpt(&master).unwrap();
+    let name = nix::pty::ptsname_r(&master).unwrap();
+    (master, PathBuf::from(name))
+}
+
+/// The machine's terminals are not in the command's `/dev/pts`: it cannot
+/// read the keystrokes typed in one or write onto its screen. A pty the
+/// command opens itself still works (`script`, test suites that need a tty).
+fn the_machines_terminals_are_out_of_reach() -> Outcome {
+    let d = dirs();
+    let (master, slave) = host_pty();
+    let mut plan = plan(&d.root);
+    plan.writable.push(PathBuf::from("/dev/ptmx"));
+    let ran = run(
+        &plan,
+        &d.root,
+        &format!(
+            "echo \"pts=[$(ls /dev/pts | tr '\\n' ' ')]\"; \
+             echo injected > {slave} && echo wrote-the-terminal; \
+             cat {slave} </dev/null & sleep 0.2; kill $! 2>/dev/null; \
+             script -qec 'echo own-pty-works' /dev/null; true",
+            slave = q(&slave)
+        ),
+    );
+    ran.expect_code(0)?;
+    ran.expect_output("own-pty-works")?;
+    if ran.out.contains("wrote-the-terminal") {
+        return Err(format!(
+            "the machine's terminal was written; output:\n{}",
+            ran.out
+        ));
+    }
+    let number = slave.file_name().unwrap().to_string_lossy().into_owned();
+    let listed = ran
+        .out
+        .lines()
+        .find_map(|l| l.strip_prefix("pts=["))
+        .unwrap_or_default();
+    if listed.split_whitespace().any(|n| n == number) {
+        return Err(format!(
+            "/dev/pts lists the machine's pty {number}:\n{}",
+            ran.out
+        ));
+    }
+    drop(master);
+    Ok(())
+}
+
+/// `/dev/shm` is a tmpfs of the command's own: what it leaves there is gone
+/// with it, and the machine's segments are neither seen nor changed.
+fn shared_memory_is_the_commands_own() -> Outcome {
+    let d = dirs();
+    let unique = d.root.file_name().unwrap_or_default().len() + std::process::id() as usize;
+    let host = PathBuf::from(format!("/dev/shm/tack-enforce-host-{unique}"));
+    let left = PathBuf::from(format!("/dev/shm/tack-enforce-left-{unique}"));
+    std::fs::write(&host, "host-segment").unwrap();
+    let mut plan = plan(&d.root);
+    plan.writable.push(PathBuf::from("/dev/shm"));
+    let ran = run(
+        &plan,
+        &d.root,
+        &format!(
+            "cat {host}; echo evil > {host}; echo x > {left} && echo shm-ok; true",
+            host = q(&host),
+            left = q(&left)
+        ),
+    );
+    let host_now = read(&host);
+    let _ = std::fs::remove_file(&host);
+    let left_behind = left.exists();
+    let _ = std::fs::remove_file(&left);
+    ran.expect_code(0)?;
+    ran.expect_output("shm-ok")?;
+    if ran.out.contains("host-segment") || host_now != "host-segment" {
+        return Err(format!(
+            "the machine's /dev/shm was reached (now {host_now:?}); output:\n{}",
+            ran.out
+        ));
+    }
+    if left_behind {
+        return Err(format!(
+            "a file was left in the machine's /dev/shm:\n{}",
+            ran.out
+        ));
     }
     Ok(())
 }

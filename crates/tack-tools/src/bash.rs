@@ -165,15 +165,19 @@ impl Bash {
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let (cwd, note) = self.cwd_checked(ctx)?;
-        let confinement = self
-            .state
-            .confinement(&input.command, input.dangerously_disable_sandbox)?;
+        let mut excluded_note = None;
+        let confinement = self.state.confinement(
+            &input.command,
+            input.dangerously_disable_sandbox,
+            &cwd,
+            &mut excluded_note,
+        )?;
         let (id, group, sandbox_note) = self
             .state
             .start_job(&input.command, &cwd, &confinement)
             .await?;
         let mut text = String::new();
-        for note in [note, sandbox_note].into_iter().flatten() {
+        for note in [note, excluded_note, sandbox_note].into_iter().flatten() {
             text.push_str(&note);
             text.push('\n');
         }
@@ -234,9 +238,15 @@ impl TypedTool for Bash {
 
     fn sandbox_profile(&self, input: &BashInput) -> Option<String> {
         let sandbox = self.state.sandbox.as_ref()?;
+        let cwd = self.state.next_cwd();
         let confinement = self
             .state
-            .confinement(&input.command, input.dangerously_disable_sandbox)
+            .confinement(
+                &input.command,
+                input.dangerously_disable_sandbox,
+                &cwd,
+                &mut None,
+            )
             .ok()?;
         sandbox.profile(&confinement)
     }
@@ -282,13 +292,20 @@ impl TypedTool for Bash {
         }
         let state = &self.state;
         let (cwd, note) = self.cwd_checked(&ctx)?;
-        let confinement = state.confinement(&input.command, input.dangerously_disable_sandbox)?;
+        let mut excluded_note = None;
+        let confinement = state.confinement(
+            &input.command,
+            input.dangerously_disable_sandbox,
+            &cwd,
+            &mut excluded_note,
+        )?;
         let files = state.call_files()?;
         let script = wrap_command(&input.command, &files.cwd);
         let denials_before = state
             .sandbox
             .as_ref()
             .map_or(0, |s| s.sandbox.denials_so_far());
+        let watch = state.watch(&confinement);
         let (process, unsandboxed_note) = state.spawn(&script, &files, &cwd, &confinement).await?;
         let ending = wait_reporting_progress(&process, timeout, &ctx).await;
         // What left the command's process group (setsid, a double fork into a
@@ -339,8 +356,9 @@ impl TypedTool for Bash {
         drop(process);
         let _ = std::fs::remove_file(&files.script);
         let new_cwd = state.record_cwd(&files.cwd, &cwd);
+        let moved_aside = state.move_aside_created(watch.as_ref());
         if leftover_alive {
-            state.remember_leftover(group);
+            state.remember_leftover(group, watch);
         }
         answer(Run {
             ending,
@@ -350,9 +368,10 @@ impl TypedTool for Bash {
             strays_killed,
             timeout,
             cwd_note: note,
-            sandbox_notes: [unsandboxed_note, sandbox_note]
+            sandbox_notes: [excluded_note, unsandboxed_note, sandbox_note]
                 .into_iter()
                 .flatten()
+                .chain(moved_aside)
                 .collect(),
             own_pid_namespace: confinement == sandbox::Confinement::Sandboxed,
             cwd: new_cwd.clone().unwrap_or(cwd),

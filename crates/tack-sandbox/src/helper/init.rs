@@ -131,11 +131,14 @@ fn end_as(status: i32) -> ! {
 fn ns_init(
     plan: &Plan,
     ids: ns::Ids,
-    restrictions: Restrictions,
+    mut restrictions: Restrictions,
     argv: &[CString],
     mut report: std::io::PipeWriter,
 ) -> ! {
-    let listener = match ns::set_up(plan, ids).and_then(|()| init_setup(plan)) {
+    let set_up = ns::set_up(plan, ids)
+        .and_then(|()| restrictions.allow_own_devices(plan))
+        .and_then(|()| init_setup(plan));
+    let listener = match set_up {
         Ok(listener) => listener,
         Err(failed) => {
             failed.print();

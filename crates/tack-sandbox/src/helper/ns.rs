@@ -30,6 +30,9 @@ pub(super) fn set_up(plan: &Plan, ids: Ids) -> Result<(), Failed> {
     mount(NONE, "/", NONE, MsFlags::MS_REC | MsFlags::MS_PRIVATE, NONE)
         .map_err(|e| Failed::new("making the mount tree private", e))?;
     read_only_outside_the_roots(plan)?;
+    // Mounted after the tree is made read-only: their own, writable.
+    own_terminals()?;
+    own_shared_memory()?;
     for path in pins(plan) {
         pin(&path)?;
     }
@@ -146,6 +149,75 @@ pub(super) fn same_path(path: &Path) -> Result<(), Failed> {
         )),
         _ => Ok(()),
     }
+}
+
+/// Where terminals are: `/dev/pts` holds every pseudo-terminal of the
+/// machine's devpts instance (tack's own, the user's other windows), which
+/// the user can open, read keystrokes from and write escape sequences to.
+const PTS: &str = "/dev/pts";
+const PTMX: &str = "/dev/ptmx";
+
+/// A devpts instance of the command's own over `/dev/pts`, its `ptmx` bound
+/// over `/dev/ptmx`: only the pseudo-terminals the command opens itself are
+/// there (what bubblewrap's `--dev` does). Where the kernel refuses a new
+/// instance, an empty read-only directory goes there instead: no terminal
+/// of the machine is reachable, and the command cannot open ptys.
+fn own_terminals() -> Result<(), Failed> {
+    if !Path::new(PTS).is_dir() {
+        return Ok(());
+    }
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC;
+    // No gid= option: the tty group may not be mapped in the user namespace.
+    let own = mount(
+        Some("devpts"),
+        PTS,
+        Some("devpts"),
+        flags,
+        Some("newinstance,ptmxmode=0666,mode=0620"),
+    );
+    if own.is_err() {
+        return mount(
+            Some("tmpfs"),
+            PTS,
+            Some("tmpfs"),
+            flags | MsFlags::MS_NODEV | MsFlags::MS_RDONLY,
+            Some("size=4k,mode=555"),
+        )
+        .map_err(|e| Failed::new("hiding the machine's terminals (/dev/pts)", e));
+    }
+    // A /dev/ptmx that is a link (to pts/ptmx) already leads to the new one.
+    match std::fs::symlink_metadata(PTMX) {
+        Ok(meta) if !meta.file_type().is_symlink() => {
+            let ptmx = Path::new(PTS).join("ptmx");
+            mount(Some(&ptmx), PTMX, NONE, MsFlags::MS_BIND, NONE)
+                .map_err(|e| Failed::new("binding the new /dev/pts/ptmx over /dev/ptmx", e))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Where POSIX shared memory and semaphores live (`shm_open`, `sem_open`).
+const SHM: &str = "/dev/shm";
+
+/// The device paths ns-init mounts an instance of the command's own over.
+pub(super) const MOUNTED_DEVICES: &[&str] = &[PTS, PTMX, SHM];
+
+/// A tmpfs of the command's own over `/dev/shm`, so that nothing it leaves
+/// there outlives it or is seen by the machine's other processes, and the
+/// segments and semaphores of the user's other programs are out of its
+/// reach. Its size is capped like a container's.
+fn own_shared_memory() -> Result<(), Failed> {
+    if !Path::new(SHM).is_dir() {
+        return Ok(());
+    }
+    mount(
+        Some("tmpfs"),
+        SHM,
+        Some("tmpfs"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+        Some("size=256m,mode=1777"),
+    )
+    .map_err(|e| Failed::new("mounting a /dev/shm of its own", e))
 }
 
 /// A fresh `/proc`, of the PID namespace this process is in (ns-init's,

@@ -4,6 +4,7 @@
 //! helper forks, and applied by the command's own process just before exec.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
@@ -38,6 +39,25 @@ impl Restrictions {
             landlock: None,
             seccomp: seccomp(plan)?,
         })
+    }
+
+    /// Allows writing to the device paths of `plan` that ns-init has just
+    /// mounted its own instance over (`/dev/pts`, `/dev/ptmx`, `/dev/shm`):
+    /// a Landlock rule is tied to an inode, and one made on the machine's
+    /// would not reach through the mount put over it.
+    pub(super) fn allow_own_devices(&mut self, plan: &Plan) -> Result<(), Failed> {
+        let Some(mut ruleset) = self.landlock.take() else {
+            return Ok(());
+        };
+        let abi = ABI::from(sys::landlock_abi());
+        for device in super::ns::MOUNTED_DEVICES {
+            let path = Path::new(device);
+            if plan.writable.iter().any(|w| w == path) {
+                ruleset = allow_writes(ruleset, path, abi)?;
+            }
+        }
+        self.landlock = Some(ruleset);
+        Ok(())
     }
 
     /// Restricts this process (and what it execs) for good: `no_new_privs`,
@@ -121,32 +141,47 @@ fn landlock(plan: &Plan) -> Result<Option<RulesetCreated>, Failed> {
         .add_rule(PathBeneath::new(root, read))
         .map_err(failed)?;
     for path in &plan.writable {
-        let is_dir = match std::fs::metadata(path) {
-            Ok(meta) => meta.is_dir(),
-            // A writable path that is gone allows nothing.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => {
-                return Err(Failed::new(
-                    format!("reading writable path {}", path.display()),
-                    e,
-                ));
-            }
-        };
-        let access = if is_dir {
-            all
-        } else {
-            AccessFs::from_file(abi)
-        };
+        if plan.namespaces
+            && super::ns::MOUNTED_DEVICES
+                .iter()
+                .any(|d| path == Path::new(d))
+        {
+            // Their rules go on the helper's own mounts ([`Restrictions::allow_own_devices`]).
+            continue;
+        }
         // Without namespaces nothing pins a root nested in another: a
         // command could have swapped it for a link to `/`.
         super::ns::same_path(path)?;
-        let fd = PathFd::new(path)
-            .map_err(|e| Failed::new(format!("opening writable path {}", path.display()), e))?;
-        ruleset = ruleset
-            .add_rule(PathBeneath::new(fd, access))
-            .map_err(failed)?;
+        ruleset = allow_writes(ruleset, path, abi)?;
     }
     Ok(Some(ruleset))
+}
+
+/// `ruleset` with writing allowed beneath `path` (everything beneath a
+/// directory; a file's rights on a file), as `path` is now.
+fn allow_writes(ruleset: RulesetCreated, path: &Path, abi: ABI) -> Result<RulesetCreated, Failed> {
+    let failed = |e: landlock::RulesetError| Failed::new("building the Landlock ruleset", e);
+    let is_dir = match std::fs::metadata(path) {
+        Ok(meta) => meta.is_dir(),
+        // A writable path that is gone allows nothing.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ruleset),
+        Err(e) => {
+            return Err(Failed::new(
+                format!("reading writable path {}", path.display()),
+                e,
+            ));
+        }
+    };
+    let access = if is_dir {
+        AccessFs::from_all(abi)
+    } else {
+        AccessFs::from_file(abi)
+    };
+    let fd = PathFd::new(path)
+        .map_err(|e| Failed::new(format!("opening writable path {}", path.display()), e))?;
+    ruleset
+        .add_rule(PathBeneath::new(fd, access))
+        .map_err(failed)
 }
 
 /// System calls refused (EPERM) whatever the plan: io_uring (its operations

@@ -509,6 +509,66 @@ async fn a_tls_client_hello_naming_a_denied_host_closes_the_tunnel() {
     );
 }
 
+/// Plain HTTP inside a CONNECT tunnel is read as plain HTTP: each request's
+/// `Host` header must name the tunnel's host, as a plain request's must,
+/// also after blank lines, sent slowly, or behind a first good request.
+#[tokio::test]
+async fn plain_http_inside_a_tunnel_has_its_host_header_checked() {
+    let upstream = http_upstream("tunnelled answer").await;
+    let fx = proxy(&["allowed.localhost", "other.localhost"]);
+    let port = upstream.port;
+    let authority = format!("allowed.localhost:{port}");
+
+    let mut stream = tunnel(&fx.socket, &authority).await;
+    let both = format!(
+        "GET /one HTTP/1.1\r\nHost: allowed.localhost:{port}\r\n\r\n\
+         GET /two HTTP/1.1\r\nHost: other.localhost\r\n\r\n"
+    );
+    stream.write_all(both.as_bytes()).await.unwrap();
+    let answer = String::from_utf8_lossy(&read_all(&mut stream).await).into_owned();
+    let (first, second) = answer
+        .split_once("tunnelled answer")
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(first.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+    assert_blocked(
+        second,
+        "blocked by tack's sandbox: the Host header names other.localhost, not \
+         allowed.localhost, the host of the URL",
+    );
+
+    // Blank lines first, and the request line a byte at a time.
+    let mut stream = tunnel(&fx.socket, &authority).await;
+    let evil = "\r\n\r\nGET /three HTTP/1.1\r\nHost: evil.localhost\r\n\r\n";
+    for byte in evil.as_bytes() {
+        stream.write_all(&[*byte]).await.unwrap();
+    }
+    let answer = String::from_utf8_lossy(&read_all(&mut stream).await).into_owned();
+    assert_blocked(&answer, &BLOCKED_DENIED.replace("denied", "evil"));
+
+    let received = upstream.received();
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert!(received[0].starts_with("GET /one "), "{received:?}");
+}
+
+/// HTTP/2 without TLS in a tunnel (its `Host` compressed) closes it.
+#[tokio::test]
+async fn cleartext_http2_in_a_tunnel_is_closed() {
+    let echo = echo_upstream().await;
+    let fx = proxy(&["allowed.localhost"]);
+    let mut stream = tunnel(&fx.socket, &format!("allowed.localhost:{}", echo.port)).await;
+    stream
+        .write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    assert_eq!(read_all(&mut stream).await, b"", "closed without a byte");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        echo.received().iter().all(|r| r.is_empty()),
+        "{:?}",
+        echo.received()
+    );
+}
+
 #[tokio::test]
 async fn an_oversized_head_is_refused_with_431() {
     let fx = proxy(&["allowed.localhost"]);

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use tack_process::{Exit, Hold, Process, State, Taken};
+use tack_sandbox::Watch;
 
 /// Where a background command is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +76,9 @@ pub(crate) struct Job {
     process: Process,
     /// KillShell (or the session's end) stopped it: its signal is ours.
     kill_requested: AtomicBool,
+    /// The protected paths absent when it started, looked at again once it
+    /// has ended (taken then: each is looked at once).
+    watch: std::sync::Mutex<Option<Watch>>,
 }
 
 /// What KillShell did.
@@ -89,14 +93,32 @@ pub(crate) enum KillOutcome {
 }
 
 impl Job {
-    pub(crate) fn new(id: String, command: String, process: Process) -> Self {
+    pub(crate) fn new(id: String, command: String, process: Process, watch: Option<Watch>) -> Self {
         Self {
             id,
             command,
             started: Instant::now(),
             process,
             kill_requested: AtomicBool::new(false),
+            watch: std::sync::Mutex::new(watch),
         }
+    }
+
+    /// The job's watch, once nothing of it runs any more (`None` before,
+    /// and after it was taken).
+    pub(crate) fn watch_if_ended(&self) -> Option<Watch> {
+        if self.process.state() == State::Running || self.process.group().is_alive() {
+            return None;
+        }
+        self.take_watch()
+    }
+
+    /// The job's watch, whatever it is doing (the session's end).
+    pub(crate) fn take_watch(&self) -> Option<Watch> {
+        self.watch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     pub(crate) fn status(&self) -> JobStatus {

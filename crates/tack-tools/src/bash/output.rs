@@ -317,6 +317,13 @@ impl TypedTool for BashOutput {
             }
             text.push_str(&note);
         }
+        let watch = job.watch_if_ended();
+        for line in self.state.move_aside_created(watch.as_ref()) {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&line);
+        }
         let exit_code = match status {
             JobStatus::Exited(code) => Some(code),
             _ => None,

@@ -50,11 +50,55 @@ pub(crate) enum Confinement {
 impl ShellSandbox {
     /// How `command` runs; an error when `dangerouslyDisableSandbox` is
     /// asked for and the settings do not allow it.
+    /// An excluded command runs outside the sandbox only in the directory
+    /// the session started in (`session_cwd`) or a directory the settings
+    /// made a writable root (a working directory, an additional one,
+    /// `sandbox.writableRoots`): anywhere else (a directory a sandboxed
+    /// command `cd`ed into) it runs sandboxed, saying why in `note`, since
+    /// the command that chose the directory could have prepared it (a
+    /// repository whose `core.sshCommand` runs for `git push`).
     pub(crate) fn confinement(
         &self,
         command: &str,
         disable: bool,
+        cwd: &Path,
+        session_cwd: &Path,
+        note: &mut Option<String>,
     ) -> Result<Confinement, ToolError> {
+        let confinement = self.confinement_anywhere(command, disable)?;
+        if disable {
+            return Ok(confinement);
+        }
+        match confinement {
+            Confinement::Unsandboxed(why) if !self.excluded_may_run_in(cwd, session_cwd) => {
+                *note = Some(format!(
+                    "[This command ran IN the sandbox although {why} matches it: the shell is in \
+                     {}, which is neither the directory the session started in nor a configured \
+                     working directory, and a sandboxed command could have prepared it. `cd` to \
+                     one of those first to run it outside the sandbox.]",
+                    cwd.display()
+                ));
+                Ok(Confinement::Sandboxed)
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// Whether `cwd` is `session_cwd` or one of the configured writable
+    /// roots (compared as they resolve now).
+    fn excluded_may_run_in(&self, cwd: &Path, session_cwd: &Path) -> bool {
+        let Ok(cwd) = cwd.canonicalize() else {
+            return false;
+        };
+        let roots = &self.sandbox.config().writable_roots;
+        std::iter::once(session_cwd)
+            .chain(roots.iter().map(PathBuf::as_path))
+            .filter_map(|d| d.canonicalize().ok())
+            .any(|d| d == cwd)
+    }
+
+    /// How `command` runs, wherever the shell is.
+    fn confinement_anywhere(&self, command: &str, disable: bool) -> Result<Confinement, ToolError> {
         if disable {
             if !self.allow_unsandboxed {
                 return Err(ToolError::InvalidInput(
@@ -129,4 +173,78 @@ pub(crate) fn precreate(cwd_file: &Path) -> Result<PathBuf, ToolError> {
                 cwd_file.display()
             ))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell_sandbox(root: &Path) -> ShellSandbox {
+        let config = tack_sandbox::Config {
+            writable_roots: vec![root.to_path_buf()],
+            protected: Vec::new(),
+            hidden: Vec::new(),
+            unenforced_reads: Vec::new(),
+            network: tack_sandbox::Network::Off,
+            denied_domains: Vec::new(),
+            allow_unix_sockets: false,
+        };
+        ShellSandbox {
+            sandbox: Arc::new(Sandbox::new(config, None)),
+            excluded: Arc::new(|line: &str| {
+                line.starts_with("git push")
+                    .then(|| "git push:*".to_owned())
+            }),
+            allow_unsandboxed: true,
+            fail_closed: true,
+        }
+    }
+
+    #[test]
+    fn an_excluded_command_runs_outside_only_where_the_session_was_set_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("project");
+        let prepared = session.join("evil");
+        let added = dir.path().join("added");
+        for d in [&prepared, &added] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let s = shell_sandbox(&added);
+        let mut note = None;
+        let outside = s
+            .confinement("git push origin HEAD", false, &session, &session, &mut note)
+            .unwrap();
+        assert!(
+            matches!(outside, Confinement::Unsandboxed(_)),
+            "{outside:?}"
+        );
+        assert_eq!(note, None);
+        let in_root = s
+            .confinement("git push", false, &added, &session, &mut note)
+            .unwrap();
+        assert!(
+            matches!(in_root, Confinement::Unsandboxed(_)),
+            "{in_root:?}"
+        );
+        let moved = s
+            .confinement(
+                "git push origin HEAD",
+                false,
+                &prepared,
+                &session,
+                &mut note,
+            )
+            .unwrap();
+        assert_eq!(moved, Confinement::Sandboxed);
+        let note = note.unwrap();
+        assert!(
+            note.contains("ran IN the sandbox") && note.contains("evil"),
+            "{note}"
+        );
+        // Asked of a person each time: not moved into the sandbox.
+        let asked = s
+            .confinement("ls", true, &prepared, &session, &mut None)
+            .unwrap();
+        assert!(matches!(asked, Confinement::Unsandboxed(_)), "{asked:?}");
+    }
 }

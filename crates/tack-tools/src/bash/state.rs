@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tack_process::{Group, Process, Spec};
+use tack_sandbox::Watch;
 use tack_tool::ToolError;
 
 use super::jobs::Job;
@@ -20,7 +21,9 @@ pub(crate) struct BashState {
     session_cwd: PathBuf,
     cwd: Mutex<PathBuf>,
     jobs: Mutex<BTreeMap<u64, Arc<Job>>>,
-    leftovers: Mutex<Vec<Group>>,
+    /// Groups foreground commands left running, with what was absent of
+    /// the protected paths when each started (looked at again at the end).
+    leftovers: Mutex<Vec<(Group, Option<Watch>)>>,
     next_job: AtomicU64,
     next_call: AtomicU64,
     temp_dir: Mutex<Option<PathBuf>>,
@@ -120,14 +123,17 @@ impl BashState {
 
     /// How `command` runs: in the session's sandbox, outside it (and why),
     /// or with none configured.
+    /// In `cwd`; `note` says why an excluded command runs sandboxed there.
     pub(crate) fn confinement(
         &self,
         command: &str,
         disable: bool,
+        cwd: &Path,
+        note: &mut Option<String>,
     ) -> Result<Confinement, ToolError> {
         match &self.sandbox {
             None => Ok(Confinement::None),
-            Some(sandbox) => sandbox.confinement(command, disable),
+            Some(sandbox) => sandbox.confinement(command, disable, cwd, &self.session_cwd, note),
         }
     }
 
@@ -181,11 +187,49 @@ impl BashState {
         })
     }
 
-    /// Keeps a group a foreground command left running, to kill at session end.
-    pub(crate) fn remember_leftover(&self, group: Group) {
+    /// Keeps a group a foreground command left running, to kill at session
+    /// end (and then to look for protected paths it created, `watch`).
+    pub(crate) fn remember_leftover(&self, group: Group, watch: Option<Watch>) {
         let mut leftovers = lock(&self.leftovers);
-        leftovers.retain(|g| g.is_alive());
-        leftovers.push(group);
+        let (ended, running): (Vec<_>, Vec<_>) = std::mem::take(&mut *leftovers)
+            .into_iter()
+            .partition(|(g, _)| !g.is_alive());
+        *leftovers = running;
+        leftovers.push((group, watch));
+        drop(leftovers);
+        for line in ended
+            .iter()
+            .flat_map(|(_, w)| self.move_aside_created(w.as_ref()))
+        {
+            tracing::warn!("{line}");
+        }
+    }
+
+    /// What is absent of the protected paths now, for a command about to
+    /// run in the sandbox (`None` for one that runs outside it).
+    pub(crate) fn watch(&self, confinement: &Confinement) -> Option<Watch> {
+        match (confinement, &self.sandbox) {
+            (Confinement::Sandboxed, Some(s)) => Some(s.sandbox.watch()),
+            _ => None,
+        }
+    }
+
+    /// Moves aside each protected path `watch` saw absent that a command
+    /// has created since; a line for the answer about each.
+    pub(crate) fn move_aside_created(&self, watch: Option<&Watch>) -> Vec<String> {
+        let (Some(watch), Some(s)) = (watch, &self.sandbox) else {
+            return Vec::new();
+        };
+        s.sandbox.move_aside_created(watch, self.others_running())
+    }
+
+    /// Whether a background job or a group a command left is still running
+    /// (what either creates is seen by the next command's watch too).
+    fn others_running(&self) -> bool {
+        let jobs = lock(&self.jobs)
+            .values()
+            .any(|j| j.status() == super::jobs::JobStatus::Running);
+        jobs || lock(&self.leftovers).iter().any(|(g, _)| g.is_alive())
     }
 
     pub(crate) async fn start_job(
@@ -195,11 +239,12 @@ impl BashState {
         confinement: &Confinement,
     ) -> Result<(String, Group, Option<String>), ToolError> {
         let files = self.call_files()?;
+        let watch = self.watch(confinement);
         let (process, note) = self.spawn(command, &files, cwd, confinement).await?;
         let n = self.next_job.fetch_add(1, Ordering::Relaxed);
         let id = format!("bash_{n}");
         let group = process.group();
-        let job = Job::new(id.clone(), command.to_owned(), process);
+        let job = Job::new(id.clone(), command.to_owned(), process, watch);
         lock(&self.jobs).insert(n, Arc::new(job));
         Ok((id, group, note))
     }
@@ -229,13 +274,24 @@ impl BashState {
 
 impl Drop for BashState {
     fn drop(&mut self) {
+        let mut watches = Vec::new();
         for job in lock(&self.jobs).values() {
             job.kill_now();
+            watches.push(job.take_watch());
         }
-        for group in lock(&self.leftovers).iter() {
+        for (group, watch) in lock(&self.leftovers).drain(..) {
             if group.is_alive() {
                 group.kill();
             }
+            watches.push(watch);
+        }
+        // What the last commands created is moved aside before the next
+        // session reads it (no one is left to answer: the log says so).
+        for line in watches
+            .iter()
+            .flat_map(|w| self.move_aside_created(w.as_ref()))
+        {
+            tracing::warn!("{line}");
         }
         if let Some(dir) = lock(&self.temp_dir).take() {
             let _ = std::fs::remove_dir_all(dir);

@@ -1,0 +1,259 @@
+//! The names the sandbox keeps read-only wherever it finds them inside the
+//! writable roots: what git, an editor, a shell or tack itself runs on its
+//! own (hooks, `core.fsmonitor`, `.vscode/tasks.json`, `.envrc`, agent
+//! settings). A command that could write them would have code run outside
+//! the sandbox later, by the user's next `git status` or the next session.
+//!
+//! The list is the permission layer's protected-path safeguard
+//! (tack-policy's `safeguard.rs`, `PROTECTED_DIRS` and `PROTECTED_FILES`;
+//! keep the two in step), less what ordinary builds write themselves (see
+//! [`NAMES`]). The permission layer judges only the paths a command line
+//! names; the sandbox holds for what a script or a build writes.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+/// Kept read-only wherever found beneath a writable root. As the safeguard,
+/// without Yarn's `.yarn`, `.pnp.cjs` and `.pnp.loader.mjs`: every
+/// `yarn install` rewrites them (a read-only copy would break it), and they
+/// run only when the project's own code runs through Yarn, which a command
+/// may change anyway.
+pub(crate) const NAMES: &[&str] = &[
+    // Directories.
+    ".git",
+    ".ssh",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".cargo",
+    ".devcontainer",
+    ".mvn",
+    ".claude",
+    ".tack",
+    ".elvish",
+    ".bash_completion.d",
+    ".oh-my-zsh",
+    // Files.
+    ".gitconfig",
+    ".gitmodules",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_aliases",
+    ".bash_logout",
+    ".bash_completion",
+    ".inputrc",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".profile",
+    ".shrc",
+    ".kshrc",
+    ".mkshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".login",
+    ".logout",
+    ".cshdirs",
+    ".yashrc",
+    ".yash_profile",
+    ".xonshrc",
+    ".xprofile",
+    ".xsession",
+    ".xinitrc",
+    ".envrc",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    "bunfig.toml",
+    ".bunfig.toml",
+    ".bazelrc",
+    ".bazelversion",
+    ".bazeliskrc",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "gradle-wrapper.properties",
+    "maven-wrapper.properties",
+    ".devcontainer.json",
+    ".ripgreprc",
+    "pyrightconfig.json",
+    ".mcp.json",
+    ".claude.json",
+];
+
+/// The safeguard's directories two and three names deep (a writable root
+/// that is a home directory): git's, tack's and the shells' configuration.
+const NESTED: &[&str] = &[
+    ".config/git",
+    ".config/tack",
+    ".config/fish",
+    ".config/nushell",
+    ".config/xonsh",
+    ".config/powershell",
+    ".config/elvish",
+    ".config/ion",
+    ".local/state/tack",
+    ".local/share/bash-completion",
+];
+
+/// How deep beneath a root the walk looks (a root's own entries are depth
+/// 1: `vendor/lib/.git` is found reading `vendor/lib`, depth 3 reads).
+const MAX_DEPTH: usize = 4;
+/// How many directories the walk reads in all, whatever the roots: the
+/// shallowest first, so a huge tree costs this and no more.
+const MAX_DIRS: usize = 2000;
+/// How many directory entries it looks at in all (a directory of a
+/// hundred thousand files costs as much as a thousand small ones).
+const MAX_ENTRIES: usize = 20_000;
+/// How long it may take in all, whatever the file system (a network one,
+/// a cold cache): what it has found by then is kept.
+const MAX_TIME: std::time::Duration = std::time::Duration::from_millis(100);
+/// How many protected paths it keeps (each is a mount at every command).
+const MAX_FOUND: usize = 256;
+/// Directories not walked into: what package managers and builds fill,
+/// where no one keeps a repository or editor settings of their own.
+const SKIPPED: &[&str] = &[
+    "node_modules",
+    "target",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".gradle",
+    ".yarn",
+];
+
+/// The protected paths beneath `roots` that exist now: each root's
+/// [`NESTED`] directories, every [`NAMES`] entry found by a breadth-first
+/// walk ([`MAX_DEPTH`] deep, at most [`MAX_DIRS`] directories,
+/// [`MAX_ENTRIES`] entries and [`MAX_TIME`] in all, links not followed,
+/// protected and [`SKIPPED`] directories not entered), and
+/// the `.git` of each submodule a root's `.gitmodules` names, at any depth.
+pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        found.extend(
+            NESTED
+                .iter()
+                .map(|n| root.join(n))
+                .filter(|p| p.symlink_metadata().is_ok()),
+        );
+        found.extend(
+            submodules(root)
+                .into_iter()
+                .map(|p| p.join(".git"))
+                .filter(|p| p.symlink_metadata().is_ok()),
+        );
+    }
+    let mut queue: VecDeque<(PathBuf, usize)> = roots.iter().map(|r| (r.clone(), 1)).collect();
+    let deadline = std::time::Instant::now() + MAX_TIME;
+    let (mut read, mut seen) = (0, 0);
+    'walk: while let Some((dir, depth)) = queue.pop_front() {
+        if read >= MAX_DIRS || found.len() >= MAX_FOUND || std::time::Instant::now() > deadline {
+            break;
+        }
+        read += 1;
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                break 'walk;
+            }
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            if is_protected(name) {
+                found.push(entry.path());
+                continue;
+            }
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && depth < MAX_DEPTH && !SKIPPED.contains(&name) {
+                queue.push_back((entry.path(), depth + 1));
+            }
+        }
+    }
+    found.truncate(MAX_FOUND);
+    found
+}
+
+/// Whether `name` is one of [`NAMES`] (without case, as the safeguard
+/// compares: on a file system that ignores it, `.Git` is `.git`).
+pub(crate) fn is_protected(name: &str) -> bool {
+    NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// The submodule paths `root/.gitmodules` names (`path = vendor/lib`),
+/// those inside `root` only.
+fn submodules(root: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(root.join(".gitmodules")) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "path").then(|| value.trim().trim_matches('"'))
+        })
+        .map(Path::new)
+        .filter(|p| {
+            p.components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+        })
+        .map(|p| root.join(p))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_repositories_editor_settings_and_submodules_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in [
+            ".git/hooks",
+            "vendor/lib/.git",
+            "app/.vscode",
+            "deep/a/b/c/.git",
+            "node_modules/x/.git",
+            "ext/mod",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join(".envrc"), "").unwrap();
+        std::fs::write(root.join("ext/mod/.git"), "gitdir: ../../.git/modules/mod").unwrap();
+        std::fs::write(
+            root.join(".gitmodules"),
+            "[submodule \"m\"]\n\tpath = ext/mod\n",
+        )
+        .unwrap();
+        let found = find(&[root.to_path_buf()]);
+        for p in [
+            ".git",
+            "vendor/lib/.git",
+            "app/.vscode",
+            ".envrc",
+            ".gitmodules",
+            "ext/mod/.git",
+        ] {
+            assert!(found.contains(&root.join(p)), "{p}: {found:?}");
+        }
+        // Deeper than the bound, and inside node_modules: not looked for.
+        assert!(!found.contains(&root.join("deep/a/b/c/.git")), "{found:?}");
+        assert!(
+            !found.contains(&root.join("node_modules/x/.git")),
+            "{found:?}"
+        );
+        // Nothing inside a protected directory is walked.
+        assert!(!found.iter().any(|p| p.starts_with(root.join(".git/hooks"))));
+    }
+}
