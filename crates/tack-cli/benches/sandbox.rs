@@ -33,9 +33,12 @@ fn shell_sandbox(root: &Path, network: Network) -> Arc<ShellSandbox> {
         .iter()
         .map(|n| root.join(n))
         .collect();
+    let (names, guarded_nested) = tack_policy::protected_names();
     let config = Config {
         writable_roots: vec![root.to_path_buf()],
         protected,
+        guarded_names: names.into_iter().map(str::to_owned).collect(),
+        guarded_nested,
         hidden: Vec::new(),
         unenforced_reads: Vec::new(),
         network,

@@ -84,7 +84,7 @@ pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
 pub use rule::{Level, Source, split_rule_list};
-pub use safeguard::{Safeguard, person_each_call};
+pub use safeguard::{Safeguard, person_each_call, protected_names};
 pub use sandbox::{
     DISABLE_SANDBOX_FIELD, HiddenPaths, RuleDomains, SandboxPermissions, asks_unsandboxed,
     excluded_command, hidden_paths, read_only_paths, rule_domains, sandbox_decision,

@@ -144,6 +144,25 @@ const PROTECTED_FILES: &[&str] = &[
     ".claude.json",
 ];
 
+/// What the protected-path safeguard guards wherever it is: the names of
+/// directories and files (`.git`, `.vscode`, `.envrc`), and the paths of
+/// two or three names (`.config/git`, `.local/state/tack`). For the OS
+/// sandbox, which keeps them read-only where it finds them inside the
+/// writable roots, so that a script or a build cannot write them either.
+pub fn protected_names() -> (Vec<&'static str>, Vec<String>) {
+    let names = PROTECTED_DIRS
+        .iter()
+        .chain(PROTECTED_FILES)
+        .copied()
+        .collect();
+    let nested = PROTECTED_PAIRS
+        .iter()
+        .map(|(a, b)| format!("{a}/{b}"))
+        .chain(PROTECTED_TRIPLES.iter().map(|t| t.join("/")))
+        .collect();
+    (names, nested)
+}
+
 /// Which safeguard decided.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(tag = "safeguard", rename_all = "snake_case")]

@@ -18,6 +18,14 @@ pub struct Config {
     /// finds it (nested `.git`, `.vscode`, `.envrc`…), and moves aside a
     /// protected name a command creates at a root.
     pub protected: Vec<PathBuf>,
+    /// Names kept read-only wherever the walk finds them inside the
+    /// writable roots (`.git`, `.vscode`, `.envrc`: the permission layer's
+    /// protected-path safeguard, tack-policy's `protected_names`), and
+    /// moved aside when a command creates one at a root.
+    pub guarded_names: Vec<String>,
+    /// Paths of two or three names kept read-only beneath each root
+    /// (`.config/git`, for a root that is a home directory).
+    pub guarded_nested: Vec<String>,
     /// Paths Read rules deny, hidden from commands (an empty file or
     /// directory in their place) where they exist.
     pub hidden: Vec<PathBuf>,

@@ -291,6 +291,8 @@ mod tests {
         Config {
             writable_roots: vec!["/work/p".into()],
             protected: vec![],
+            guarded_names: vec![],
+            guarded_nested: vec![],
             hidden: vec![],
             unenforced_reads: vec![],
             network: Network::Off,

@@ -4,103 +4,19 @@
 //! settings). A command that could write them would have code run outside
 //! the sandbox later, by the user's next `git status` or the next session.
 //!
-//! The list is the permission layer's protected-path safeguard
-//! (tack-policy's `safeguard.rs`, `PROTECTED_DIRS` and `PROTECTED_FILES`;
-//! keep the two in step), less what ordinary builds write themselves (see
-//! [`NAMES`]). The permission layer judges only the paths a command line
+//! The names are the permission layer's protected-path safeguard (given in
+//! the [`Config`](crate::Config)), less what ordinary builds write
+//! themselves ([`WRITTEN_BY_BUILDS`]). The permission layer judges only the paths a command line
 //! names; the sandbox holds for what a script or a build writes.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-/// Kept read-only wherever found beneath a writable root. As the safeguard,
-/// without Yarn's `.yarn`, `.pnp.cjs` and `.pnp.loader.mjs`: every
-/// `yarn install` rewrites them (a read-only copy would break it), and they
-/// run only when the project's own code runs through Yarn, which a command
-/// may change anyway.
-pub(crate) const NAMES: &[&str] = &[
-    // Directories.
-    ".git",
-    ".ssh",
-    ".vscode",
-    ".idea",
-    ".husky",
-    ".cargo",
-    ".devcontainer",
-    ".mvn",
-    ".claude",
-    ".tack",
-    ".elvish",
-    ".bash_completion.d",
-    ".oh-my-zsh",
-    // Files.
-    ".gitconfig",
-    ".gitmodules",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_aliases",
-    ".bash_logout",
-    ".bash_completion",
-    ".inputrc",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".zlogin",
-    ".zlogout",
-    ".profile",
-    ".shrc",
-    ".kshrc",
-    ".mkshrc",
-    ".cshrc",
-    ".tcshrc",
-    ".login",
-    ".logout",
-    ".cshdirs",
-    ".yashrc",
-    ".yash_profile",
-    ".xonshrc",
-    ".xprofile",
-    ".xsession",
-    ".xinitrc",
-    ".envrc",
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    ".pnpmfile.cjs",
-    "bunfig.toml",
-    ".bunfig.toml",
-    ".bazelrc",
-    ".bazelversion",
-    ".bazeliskrc",
-    ".pre-commit-config.yaml",
-    "lefthook.yml",
-    "lefthook.yaml",
-    ".lefthook.yml",
-    ".lefthook.yaml",
-    "gradle-wrapper.properties",
-    "maven-wrapper.properties",
-    ".devcontainer.json",
-    ".ripgreprc",
-    "pyrightconfig.json",
-    ".mcp.json",
-    ".claude.json",
-];
-
-/// The safeguard's directories two and three names deep (a writable root
-/// that is a home directory): git's, tack's and the shells' configuration.
-const NESTED: &[&str] = &[
-    ".config/git",
-    ".config/tack",
-    ".config/fish",
-    ".config/nushell",
-    ".config/xonsh",
-    ".config/powershell",
-    ".config/elvish",
-    ".config/ion",
-    ".local/state/tack",
-    ".local/share/bash-completion",
-];
+/// Names of the safeguard's that stay writable: Yarn's `.yarn`, `.pnp.cjs`
+/// and `.pnp.loader.mjs`. Every `yarn install` rewrites them (a read-only
+/// copy would break it), and they run only when the project's own code runs
+/// through Yarn, which a command may change anyway.
+const WRITTEN_BY_BUILDS: &[&str] = &[".yarn", ".pnp.cjs", ".pnp.loader.mjs"];
 
 /// How deep beneath a root the walk looks (a root's own entries are depth
 /// 1: `vendor/lib/.git` is found reading `vendor/lib`, depth 3 reads).
@@ -130,16 +46,16 @@ const SKIPPED: &[&str] = &[
 ];
 
 /// The protected paths beneath `roots` that exist now: each root's
-/// [`NESTED`] directories, every [`NAMES`] entry found by a breadth-first
+/// `nested` paths, every entry of `names` found by a breadth-first
 /// walk ([`MAX_DEPTH`] deep, at most [`MAX_DIRS`] directories,
 /// [`MAX_ENTRIES`] entries and [`MAX_TIME`] in all, links not followed,
 /// protected and [`SKIPPED`] directories not entered), and
 /// the `.git` of each submodule a root's `.gitmodules` names, at any depth.
-pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn find(roots: &[PathBuf], names: &[String], nested: &[String]) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     for root in roots {
         found.extend(
-            NESTED
+            nested
                 .iter()
                 .map(|n| root.join(n))
                 .filter(|p| p.symlink_metadata().is_ok()),
@@ -171,7 +87,7 @@ pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
             let Some(name) = name.to_str() else {
                 continue;
             };
-            if is_protected(name) {
+            if is_protected(name, names) {
                 found.push(entry.path());
                 continue;
             }
@@ -185,10 +101,14 @@ pub(crate) fn find(roots: &[PathBuf]) -> Vec<PathBuf> {
     found
 }
 
-/// Whether `name` is one of [`NAMES`] (without case, as the safeguard
-/// compares: on a file system that ignores it, `.Git` is `.git`).
-pub(crate) fn is_protected(name: &str) -> bool {
-    NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
+/// Whether `name` is one of `names` (without case, as the safeguard
+/// compares: on a file system that ignores it, `.Git` is `.git`) and not
+/// one builds write.
+pub(crate) fn is_protected(name: &str, names: &[String]) -> bool {
+    names.iter().any(|n| n.eq_ignore_ascii_case(name))
+        && !WRITTEN_BY_BUILDS
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(name))
 }
 
 /// The submodule paths `root/.gitmodules` names (`path = vendor/lib`),
@@ -236,7 +156,8 @@ mod tests {
             "[submodule \"m\"]\n\tpath = ext/mod\n",
         )
         .unwrap();
-        let found = find(&[root.to_path_buf()]);
+        let (names, nested) = crate::sandbox::tests::guarded();
+        let found = find(&[root.to_path_buf()], &names, &nested);
         for p in [
             ".git",
             "vendor/lib/.git",

@@ -198,9 +198,13 @@ impl Sandbox {
             .filter_map(|p| p.canonicalize().ok())
             .collect();
         let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
-        let at_roots = roots
-            .iter()
-            .flat_map(|root| protect::NAMES.iter().map(move |n| root.join(n)));
+        let at_roots = roots.iter().flat_map(|root| {
+            self.config
+                .guarded_names
+                .iter()
+                .filter(|n| protect::is_protected(n, &self.config.guarded_names))
+                .map(move |n| root.join(n))
+        });
         let configured = self.config.protected.iter().filter_map(|p| {
             let parent = p.parent()?.canonicalize().ok()?;
             Some(parent.join(p.file_name()?))
@@ -406,7 +410,7 @@ fn plan(config: &Config, support: &Support, tmp: &Path, dir: &Path) -> Result<Pl
         .iter()
         .filter_map(|p| p.canonicalize().ok())
         .collect();
-    let found = protect::find(&writable);
+    let found = protect::find(&writable, &config.guarded_names, &config.guarded_nested);
     writable.push(tmp.canonicalize().unwrap_or_else(|_| tmp.to_path_buf()));
     let inside_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
     let read_only: Vec<PathBuf> = dedup(
@@ -528,13 +532,22 @@ fn make_private_dir(dir: &Path, tmp: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// The safeguard's names, as tack-session gives them.
+    pub(crate) fn guarded() -> (Vec<String>, Vec<String>) {
+        let (names, nested) = tack_policy::protected_names();
+        (names.into_iter().map(str::to_owned).collect(), nested)
+    }
+
     fn config(root: &Path) -> Config {
+        let (guarded_names, guarded_nested) = guarded();
         Config {
             writable_roots: vec![root.to_path_buf()],
             protected: Vec::new(),
+            guarded_names,
+            guarded_nested,
             hidden: Vec::new(),
             unenforced_reads: Vec::new(),
             network: Network::On,

@@ -82,9 +82,12 @@ fn config(project: &ProjectContext, settings: &SandboxSettings) -> Config {
             .into_iter()
             .map(|r| format!("{r} (read-only)")),
     );
+    let (names, guarded_nested) = tack_policy::protected_names();
     Config {
         writable_roots: roots,
         protected,
+        guarded_names: names.into_iter().map(str::to_owned).collect(),
+        guarded_nested,
         hidden: hidden.paths,
         unenforced_reads: unenforced,
         network: settings.network(),

@@ -183,6 +183,8 @@ mod tests {
         let config = tack_sandbox::Config {
             writable_roots: vec![root.to_path_buf()],
             protected: Vec::new(),
+            guarded_names: Vec::new(),
+            guarded_nested: Vec::new(),
             hidden: Vec::new(),
             unenforced_reads: Vec::new(),
             network: tack_sandbox::Network::Off,
