@@ -59,9 +59,11 @@ pub struct PromptRequest {
     pub tool_use_id: String,
     /// The sub-agent making the call; `None` for the session's own.
     pub agent: Option<AskingAgent>,
-    /// Only a person may answer (the tool needs one for every call,
-    /// [`tack_tool::Tool::requires_user_interaction`]): a permission prompt
-    /// tool's allow is refused.
+    /// Only a person may answer, each time: a safeguard asks (a protected
+    /// path written, a critical removal, a tool that needs a person for
+    /// every call, [`tack_policy::Decision::needs_person`]) or the command
+    /// asks to leave the sandbox. A permission prompt tool is a program,
+    /// so it never answers these: without a terminal they are refused.
     pub person_only: bool,
 }
 
@@ -618,7 +620,7 @@ impl PolicyStage {
             input: call.input.clone(),
             tool_use_id: call.id.clone(),
             agent: ASKING_AGENT.try_with(Clone::clone).ok(),
-            person_only: tool.tool.requires_user_interaction(),
+            person_only: person || unsandboxed || tool.tool.requires_user_interaction(),
         };
         if let Some(answer) = self
             .ask_the_caller(&request, &always_rule, managed_only, unsandboxed, person)
@@ -650,7 +652,9 @@ impl PolicyStage {
             },
             PromptAnswer::AllowWithInput { input, by } => {
                 // The replaced input meets the rules again: an answer must
-                // not turn an allowed call into one a deny rule forbids.
+                // not turn an allowed call into one a deny rule forbids,
+                // nor into one only a person may allow (a program gave
+                // this answer: a safeguard's ask, or leaving the sandbox).
                 let updated = ToolCall {
                     input,
                     ..call.clone()
@@ -663,6 +667,20 @@ impl PolicyStage {
                         ),
                         by: decided_by(&d),
                     },
+                    d if d.needs_person() || self.unsandboxed(&updated) => {
+                        let headless = d.clone().without_tty();
+                        Permission::Deny {
+                            reason: format!(
+                                "{by} allowed the call with a changed input that only a person may allow, each time, and this run has no terminal to ask on: {}",
+                                if d.needs_person() {
+                                    headless.message()
+                                } else {
+                                    "it asks to run outside the sandbox".to_owned()
+                                }
+                            ),
+                            by: decided_by(&d),
+                        }
+                    }
                     _ => Permission::AllowWithInput {
                         by: format!("{by} (with a changed input)"),
                         input: updated.input,

@@ -445,16 +445,24 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 written,
                 recursive,
             } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
-            // A command tool's writes (`sort -o FILE`): the user declared
-            // the program, so only deny and ask rules count (and the
-            // protected paths).
+            // A command tool's writes (`sort -o FILE`): inside the working
+            // directories the user declared the program, so only deny and
+            // ask rules count (and the protected paths). Outside them, as
+            // for Bash: an Edit rule allows the write, else it is asked
+            // (allowing the tool allows what it is for, not every option
+            // of its program: `sort --output=/anywhere`).
             Item::Edit { path, written } => {
-                parts.extend(touch_parts(policy, Family::Edit, path, written, false));
+                if policy.in_working_dirs(path) {
+                    parts.extend(touch_parts(policy, Family::Edit, path, written, false));
+                } else {
+                    parts.push(edit_part(policy, path, written));
+                }
                 parts.extend(protected_write(policy, path, written));
             }
             Item::EditInside { path, written, .. } => {
                 parts.extend(protected_write(policy, path, written));
-                parts.extend(edit_inside(policy, path, written, true))
+                let restrict_only = policy.in_working_dirs(path);
+                parts.extend(edit_inside(policy, path, written, restrict_only))
             }
             Item::Written { written, path } => parts.extend(protected_write(policy, path, written)),
             Item::Removal { written, removed } => {
@@ -706,21 +714,8 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
             Item::Command(c) if c.guessed => guessed_part(policy, c, &mut wrappers),
             Item::Command(c) => Some(command_part(policy, c, &mut wrappers)),
             Item::Edit { path, written } => {
-                let s = format!("Edit({})", path.canonical.display());
-                let found = path_found(policy, &["Edit"], path, false, true);
-                let auto = if policy.in_working_dirs(path) {
-                    Auto::Edit
-                } else {
-                    Auto::No
-                };
-                let suggestion = format!("Edit(/{})", path.canonical.display());
-                let mut decision = decide(policy, &s, found, auto, Some(suggestion));
-                note_written(&mut decision, written, path);
                 parts.extend(protected_write(policy, path, written));
-                Some(Part {
-                    decision,
-                    subject: s,
-                })
+                Some(edit_part(policy, path, written))
             }
             Item::EditInside {
                 path,
@@ -858,6 +853,26 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
 
 /// A path a command (or an MCP tool's input) names, against the deny and
 /// ask rules of its family: no part when none applies.
+/// A file a command writes (a redirection, `sort -o`): an edit, decided by
+/// the Edit rules, else by the mode (acceptEdits allows it inside the
+/// working directories only).
+fn edit_part(policy: &Policy, path: &ResolvedPath, written: &str) -> Part {
+    let s = format!("Edit({})", path.canonical.display());
+    let found = path_found(policy, &["Edit"], path, false, true);
+    let auto = if policy.in_working_dirs(path) {
+        Auto::Edit
+    } else {
+        Auto::No
+    };
+    let suggestion = format!("Edit(/{})", path.canonical.display());
+    let mut decision = decide(policy, &s, found, auto, Some(suggestion));
+    note_written(&mut decision, written, path);
+    Part {
+        decision,
+        subject: s,
+    }
+}
+
 fn touch_parts(
     policy: &Policy,
     family: Family,

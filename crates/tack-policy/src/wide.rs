@@ -10,7 +10,11 @@
 //! server or tool. Wide: a tool that takes a specifier named alone (`Bash`,
 //! `Bash(*)`, `Read`, `Edit`, `Write`, `WebFetch`…), a Bash pattern whose
 //! program is a wildcard (`Bash(* *)`), an interpreter with a wildcard
-//! (`Bash(python *)`, `Bash(sh *)`), a path rule whose directory is outside
+//! (`Bash(python *)`, `Bash(sh *)`), a package runner that runs the command
+//! it is given (`Bash(direnv *)`, `Bash(pipenv run *)`: every runner the
+//! shell analyser unwraps, read from its table) or a task runner that takes
+//! a command line or a task file from anywhere (`Bash(just *)`,
+//! `Bash(tox *)`), a path rule whose directory is outside
 //! the project (`Read(//**)`, `Read(~/**)`, `Edit(/../**)`, or a link in the
 //! project that leads out), and `WebFetch(domain:*.com)`.
 //!
@@ -141,6 +145,54 @@ const CODE_RUNNERS: &[&str] = &[
     "crontab",
     "parallel",
     "ssh",
+    // Task runners: besides the project's own tasks they run a command
+    // line they are given (`just -c CMD`, `nx exec -- CMD`, `tox -- ARGS`
+    // into a command), a task file or configuration from anywhere
+    // (`task --taskfile /x`, `invoke -c /x`, `ninja -f /x`, `nox -f /x`,
+    // `pre-commit try-repo DIR`), or a shell to a file they read.
+    "just",
+    "task",
+    "go-task",
+    "invoke",
+    "inv",
+    "tox",
+    "nox",
+    "pre-commit",
+    "prek",
+    "ninja",
+    "samu",
+    "bazel",
+    "bazelisk",
+    "buck",
+    "buck2",
+    "pants",
+    "nx",
+    "turbo",
+    "lerna",
+    "grunt",
+    "gulp",
+    "scons",
+    "waf",
+    "doit",
+    "poe",
+    "mage",
+    "meson",
+    "earthly",
+    "concurrently",
+    "npm-run-all",
+    "run-p",
+    "run-s",
+    "foreman",
+    "honcho",
+    "overmind",
+    "dotenv",
+    "env-cmd",
+    "cross-env",
+    "watchexec",
+    "xvfb-run",
+    "fakeroot",
+    "bwrap",
+    "proot",
 ];
 
 /// Programs that act on code or packages through a subcommand (`go run
@@ -199,10 +251,23 @@ const SUBCOMMAND_RUNNERS: &[&str] = &[
     "doas",
     "su",
     "env",
+    "mise",
+    "rtx",
+    "pixi",
+    "rye",
+    "devbox",
+    "pipenv",
+    "micromamba",
 ];
 
-/// Subcommands that run the code or the package they are given.
-const RUNNING_SUBCOMMANDS: &[&str] = &["run", "exec", "x", "dlx", "eval", "shell", "install"];
+/// Subcommands that run the code, the package or the command they are
+/// given (`nix develop -c`, `ip netns exec`, `podman unshare`, `vagrant
+/// ssh -c`, `docker create`). Also the words a wildcard is tried as where
+/// a package runner's subcommand stands ([`package_runner`]).
+const RUNNING_SUBCOMMANDS: &[&str] = &[
+    "run", "exec", "x", "dlx", "eval", "shell", "install", "develop", "netns", "unshare", "ssh",
+    "create",
+];
 
 /// Programs that write, move, link, change or delete the paths their
 /// arguments name, wherever they are: with a wildcard, the whole machine.
@@ -265,6 +330,11 @@ fn wide_program(base: &str, rest: &str) -> Option<String> {
             "`{base}` runs whatever code its arguments hold, so this allows any command"
         ));
     }
+    if let Some(runner) = package_runner(base, rest) {
+        return Some(format!(
+            "`{runner}` runs whatever command it is given, so this allows any command"
+        ));
+    }
     if named(PATH_CHANGERS) {
         return Some(format!(
             "`{base}` changes whatever paths its arguments name, outside the project too"
@@ -281,6 +351,44 @@ fn wide_program(base: &str, rest: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// The package runner (`direnv exec`, `pipenv run`, `ip netns exec`) a
+/// Bash pattern for `base` followed by `rest` can call, as the shell
+/// analyser knows them ([`crate::shell::runs_the_command_it_is_given`]:
+/// the command it runs needs no rule of its own there, so the runner's
+/// rule is the only one). The pattern's literal words are tried as they
+/// are, then with its first wildcard as one or two of
+/// [`RUNNING_SUBCOMMANDS`].
+fn package_runner(base: &str, rest: &str) -> Option<String> {
+    let mut words = vec![base];
+    let mut open = false;
+    for word in rest.split(' ').filter(|w| !w.is_empty()) {
+        if word.contains('*') {
+            open = true;
+            break;
+        }
+        words.push(word);
+    }
+    let runs = |words: &[&str]| {
+        let probe = [words, &["cmd"]].concat();
+        crate::shell::runs_the_command_it_is_given(&probe).then(|| words.join(" "))
+    };
+    if let Some(found) = runs(&words) {
+        return Some(found);
+    }
+    if !open {
+        return None;
+    }
+    RUNNING_SUBCOMMANDS.iter().find_map(|first| {
+        let one = [words.as_slice(), &[first]].concat();
+        runs(&one).or_else(|| {
+            RUNNING_SUBCOMMANDS.iter().find_map(|second| {
+                let two = [one.as_slice(), &[second]].concat();
+                runs(&two).map(|_| format!("{} {first} …", words.join(" ")))
+            })
+        })
+    })
 }
 
 /// Why a wildcard over `suffix` (`*.co.uk`, `*.github.io`) is as wide as

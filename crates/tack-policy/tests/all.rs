@@ -12,6 +12,8 @@ mod bounds;
 mod command_options;
 #[path = "all/command_tools.rs"]
 mod command_tools;
+#[path = "all/compose_red_team.rs"]
+mod compose_red_team;
 #[path = "all/differential.rs"]
 mod differential;
 #[path = "all/explain.rs"]

@@ -9,7 +9,13 @@
 //! that JSON, a tool error, a server that is gone — is a deny that says why,
 //! never an allow. An `updatedInput` replaces the whole input and is judged
 //! by the rules again (tack-agent's permission stage), so the tool cannot
-//! turn an allowed call into one a deny rule forbids.
+//! turn an allowed call into one a deny rule forbids, nor into one only a
+//! person may allow.
+//!
+//! Only ordinary asks go to the tool. What a person must answer every time
+//! ([`PromptRequest::person_only`]: a protected path written, a critical
+//! removal, a tool marked `anthropic/requiresUserInteraction`, a command
+//! run outside the sandbox) is refused with the reason, as with no terminal.
 
 use std::sync::Arc;
 
@@ -137,10 +143,17 @@ impl Interaction for PromptTool {
     }
 
     async fn permission(&self, request: &PromptRequest) -> PromptAnswer {
+        // A safeguard's ask (a protected path, a critical removal, a tool
+        // marked anthropic/requiresUserInteraction) or a command leaving the
+        // sandbox is a person's, each time: a prompt tool is a program, so
+        // it is not even asked, and without a terminal the call is refused.
         if request.person_only {
-            return self.deny(
-                "the tool needs a person's yes for every call (anthropic/requiresUserInteraction), which a permission prompt tool cannot give",
-            );
+            return PromptAnswer::Deny {
+                reason: format!(
+                    "only a person may allow this call, each time, and this run has no terminal to ask on; the permission prompt tool {} was not asked. Why: {}",
+                    self.name, request.reason
+                ),
+            };
         }
         let Some(manager) = self.mcp.running() else {
             return self.deny("no MCP server is running in this session");

@@ -615,17 +615,18 @@ fn approver() -> (String, String) {
 /// `tack -p --mcp-config <approver> --strict-mcp-config
 /// --permission-prompt-tool mcp__approver__approve` on a Bash `command`.
 async fn ask_approver(w: &World, command: &str, extra: &[&str]) -> (Output, Value) {
+    ask_approver_input(w, json!({"command": command}), extra).await
+}
+
+/// [`ask_approver`] on a whole Bash input.
+async fn ask_approver_input(w: &World, input: Value, extra: &[&str]) -> (Output, Value) {
     let (python, script) = approver();
     let log = w.state.path().join("approver.jsonl");
     let config = json!({"mcpServers": {"approver": {
         "command": python, "args": [script], "env": {"TACK_APPROVER_LOG": log}
     }}})
     .to_string();
-    w.mock.push(Step::tool_use(
-        "toolu_ask",
-        "Bash",
-        json!({"command": command}),
-    ));
+    w.mock.push(Step::tool_use("toolu_ask", "Bash", input));
     w.mock.push(Step::text("done"));
     let mut args = vec![
         "-p",
@@ -787,6 +788,87 @@ async fn an_updated_input_meets_the_rules_again() {
         log.contains("touch rewritten.txt"),
         "the audit has the input as run: {log}"
     );
+}
+
+/// What only a person may allow, each time (a critical removal, a write to
+/// a protected path, a command run outside the sandbox), never goes to the
+/// permission prompt tool, which is a program: without a terminal it is
+/// refused with the reason, though the tool would allow anything. Nor may
+/// the tool's changed input turn an ordinary ask into one of these.
+#[tokio::test]
+async fn the_permission_prompt_tool_never_answers_for_a_person() {
+    let sandboxed = json!({"sandbox": {"enabled": true}}).to_string();
+    for (input, extra, kept, why) in [
+        (
+            json!({"command": "rm -rf * # allow"}),
+            &[][..],
+            "keep.txt",
+            "critical removal",
+        ),
+        (
+            json!({"command": "rm -fr ./* # allow"}),
+            &[][..],
+            "keep.txt",
+            "critical removal",
+        ),
+        (
+            json!({"command": "echo x > .mcp.json # allow"}),
+            &[][..],
+            ".mcp.json",
+            "protected path",
+        ),
+        (
+            json!({"command": "touch allow_out.txt", "dangerouslyDisableSandbox": true}),
+            &["--settings", sandboxed.as_str()][..],
+            "",
+            "sandbox",
+        ),
+    ] {
+        let w = World::new(vec![]).await;
+        std::fs::write(w.cwd.path().join("keep.txt"), "keep").unwrap();
+        let (out, result) = ask_approver_input(&w, input.clone(), extra).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let saw = model_saw(&w);
+        assert!(
+            w.cwd.path().join("keep.txt").exists(),
+            "{input}: removed: {saw}"
+        );
+        match kept {
+            ".mcp.json" => assert!(!w.cwd.path().join(".mcp.json").exists(), "{saw}"),
+            "" => assert!(!w.cwd.path().join("allow_out.txt").exists(), "{saw}"),
+            _ => {}
+        }
+        assert_eq!(
+            result["permission_denials"][0]["tool_use_id"], "toolu_ask",
+            "{input}: {saw}"
+        );
+        assert!(saw.contains("only a person may allow"), "{input}: {saw}");
+        assert!(saw.contains(why), "{input}: {saw}");
+        assert!(
+            !w.state.path().join("approver.jsonl").exists(),
+            "{input}: the prompt tool was asked"
+        );
+    }
+    // An ordinary ask goes to the tool; its answer may not escalate.
+    let asked_in_sandbox =
+        json!({"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": false}}).to_string();
+    for (command, extra) in [
+        ("touch escalate.txt", &[][..]),
+        (
+            "touch unsandbox.txt",
+            &["--settings", asked_in_sandbox.as_str()][..],
+        ),
+    ] {
+        let w = World::new(vec![]).await;
+        std::fs::write(w.cwd.path().join("keep.txt"), "keep").unwrap();
+        let (_, result) = ask_approver(&w, command, extra).await;
+        let saw = model_saw(&w);
+        assert!(w.cwd.path().join("keep.txt").exists(), "{command}: {saw}");
+        assert!(!w.cwd.path().join("unsandbox.txt").exists(), "{saw}");
+        assert_eq!(result["permission_denials"][0]["tool_use_id"], "toolu_ask");
+        assert!(saw.contains("only a person may allow"), "{command}: {saw}");
+        assert!(w.state.path().join("approver.jsonl").exists());
+    }
 }
 
 #[tokio::test]

@@ -2956,3 +2956,14 @@ pub(crate) fn runs_what_it_is_given(base: &str) -> bool {
             "source" | "." | "eval" | "exec" | "ssh-agent" | "trap" | "jobs" | "coproc"
         )
 }
+
+/// Whether a command starting with the literal `words` (the program's
+/// file name first) is a package runner's that runs a command it is given
+/// ([`runner_of`]: `direnv exec`, `pipenv run`, `ip netns exec`). For
+/// [`crate::wide`], which reads this table instead of keeping its own.
+pub(crate) fn runs_the_command_it_is_given(words: &[&str]) -> bool {
+    let argv: Vec<WordVal> = words.iter().map(|w| WordVal::literal(w)).collect();
+    words
+        .first()
+        .is_some_and(|base| runner_of(base, &argv).is_some())
+}

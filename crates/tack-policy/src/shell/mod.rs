@@ -18,7 +18,7 @@
 //! bound it is uncertain too.
 
 mod commands;
-pub(crate) use commands::{runs_what_it_is_given, unversioned_names};
+pub(crate) use commands::{runs_the_command_it_is_given, runs_what_it_is_given, unversioned_names};
 mod git;
 mod guesses;
 mod hosts;

@@ -588,3 +588,109 @@ fn the_files_and_hosts_an_argv_names_meet_the_rules() {
         (&["allow t"], &["/bin/cat", ".env"], true, Allow),
     ]);
 }
+
+/// A command tool's argv that writes outside the working directories is
+/// asked, as the same command line is under a Bash allow rule for its
+/// program: allowing the tool allows what it is for, not every option of
+/// its program (`sort --output=/anywhere`, `tar -C /anywhere`). An Edit
+/// rule or an added directory allows it; inside, the declared tool's
+/// writes stay allowed, and reads outside are as Bash's.
+#[test]
+fn an_argv_writing_outside_the_working_directories_is_asked() {
+    let fx = Fixture::new();
+    let rows: &[(&[&str], &[&str], bool, Verdict)] = &[
+        (
+            &["allow t"],
+            &["/usr/bin/sort", "--output={root}/outside/x", "--", "a.txt"],
+            false,
+            Ask,
+        ),
+        (
+            &["allow t"],
+            &["/usr/bin/sort", "-o", "{root}/outside/x", "a.txt"],
+            false,
+            Ask,
+        ),
+        (
+            &["allow t"],
+            &["/usr/bin/sort", "-o", "{home}/.profile_x", "a.txt"],
+            false,
+            Ask,
+        ),
+        (
+            &["allow t"],
+            &["/usr/bin/tee", "{root}/outside/x"],
+            false,
+            Ask,
+        ),
+        (
+            &["allow t"],
+            &["/usr/bin/tar", "-xf", "a.tar", "-C", "{root}/outside"],
+            false,
+            Ask,
+        ),
+        (
+            &["allow t", "mode acceptEdits"],
+            &["/usr/bin/sort", "-o", "{root}/outside/x", "a.txt"],
+            false,
+            Ask,
+        ),
+        (
+            &["allow t", "mode dontAsk"],
+            &["/usr/bin/sort", "-o", "{root}/outside/x", "a.txt"],
+            false,
+            Deny,
+        ),
+        // What allows the write outside.
+        (
+            &["allow t", "allow Edit(/{root}/outside/**)"],
+            &["/usr/bin/sort", "-o", "{root}/outside/x", "a.txt"],
+            false,
+            Allow,
+        ),
+        (
+            &["allow t", "dir {root}/outside"],
+            &["/usr/bin/sort", "-o", "{root}/outside/x", "a.txt"],
+            false,
+            Allow,
+        ),
+        (
+            &["allow t", "mode bypassPermissions"],
+            &["/usr/bin/sort", "-o", "{root}/outside/x", "a.txt"],
+            false,
+            Allow,
+        ),
+        // Unchanged: writes inside, reads anywhere.
+        (
+            &["allow t"],
+            &["/usr/bin/sort", "-o", "out/x", "a.txt"],
+            false,
+            Allow,
+        ),
+        (
+            &["allow t"],
+            &["/usr/bin/tar", "-xf", "a.tar", "-C", "out"],
+            false,
+            Allow,
+        ),
+        (
+            &["allow t"],
+            &["/usr/bin/sort", "{root}/outside/file.txt"],
+            true,
+            Allow,
+        ),
+        (&["allow t"], &["/bin/cat", "{home}/.zshrc"], true, Allow),
+    ];
+    let mut failures = Vec::new();
+    for (rules, words, read_only, expect) in rows {
+        let words: Vec<String> = words.iter().map(|w| fx.expand(w)).collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let d = decide(&fx.policy(rules), &words, *read_only);
+        if d.verdict() != *expect {
+            failures.push(format!(
+                "t {words:?} with {rules:?}: expected {expect}, got {d}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -16,9 +16,13 @@
 //!
 //! A value never becomes an option: a word from a value that starts with
 //! `-` is refused, unless it follows a literal `--` (the end of options) or
-//! the property's schema pins the value down (`enum`, `const`, `pattern`).
+//! it is one of the values the property's schema lists (`enum`, `const`):
+//! then the declaration wrote that option itself. A `pattern` pins nothing:
+//! a pattern that lets a value start with `-` lets through options the
+//! declaration never wrote (`[a-z]` matches `--output=/anywhere`), and one
+//! that does not never meets a leading `-` anyway.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -98,15 +102,6 @@ impl Template {
             }
         }
         Some(out)
-    }
-
-    /// Whether the word's first character comes from a value.
-    fn starts_with_value(&self) -> bool {
-        match self.pieces.first() {
-            Some(Piece::Input(_)) => true,
-            Some(Piece::Text(t)) => t.is_empty(),
-            None => false,
-        }
     }
 }
 
@@ -208,9 +203,10 @@ pub(crate) struct Command {
     /// The executable, as written (for messages).
     pub program_written: String,
     slots: Vec<Slot>,
-    /// The properties the schema pins (enum, const, pattern): a value of
-    /// theirs may start with `-`.
-    pinned: BTreeSet<String>,
+    /// Per property, the values its schema lists (`enum`, `const`) as
+    /// arguments: only these may start with `-` (the declaration wrote
+    /// them). Checked here, whatever the schema check before did.
+    pinned: BTreeMap<String, Vec<String>>,
     /// Top-level defaults of the input schema.
     defaults: Map<String, Value>,
     /// Index of the first literal `--` among the slots, if any.
@@ -394,10 +390,15 @@ impl Command {
         }
         let pinned = properties
             .iter()
-            .filter(|(_, p)| {
-                p.get("enum").is_some() || p.get("const").is_some() || p.get("pattern").is_some()
+            .map(|(k, p)| {
+                let listed = p
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten();
+                let values = listed.chain(p.get("const")).map(text_of).collect();
+                (k.clone(), values)
             })
-            .map(|(k, _)| k.clone())
             .collect();
         let defaults = properties
             .iter()
@@ -430,11 +431,21 @@ impl Command {
                 Slot::Word { word, .. } => {
                     let mut text = String::new();
                     let mut missing = false;
+                    // The value the word's first character comes from, if
+                    // a value gives it (a literal start was declared).
+                    let mut lead: Option<(&str, String)> = None;
                     for piece in &word.pieces {
+                        let at_start = text.is_empty();
                         match piece {
                             Piece::Text(t) => text.push_str(t),
                             Piece::Input(name) => match value_of(name) {
-                                Some(v) => text.push_str(&self.render(name, v)?),
+                                Some(v) => {
+                                    let rendered = self.render(name, v)?;
+                                    text.push_str(&rendered);
+                                    if at_start && !rendered.is_empty() {
+                                        lead = Some((name, rendered));
+                                    }
+                                }
                                 None => missing = true,
                             },
                         }
@@ -442,10 +453,10 @@ impl Command {
                     if missing {
                         continue;
                     }
-                    let from_value = word.starts_with_value();
-                    let names: Vec<&str> = word.inputs().collect();
-                    if from_value && !after_dashes {
-                        self.no_option(names.first().copied().unwrap_or_default(), &text)?;
+                    if let Some((name, value)) = &lead
+                        && !after_dashes
+                    {
+                        self.no_option(name, value)?;
                     }
                     out.push(text);
                 }
@@ -501,13 +512,7 @@ impl Command {
 
     /// A value as the text of one argument.
     fn render(&self, name: &str, value: &Value) -> Result<String, ArgError> {
-        let text = match value {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::Null => String::new(),
-            Value::Array(_) | Value::Object(_) => value.to_string(),
-        };
+        let text = text_of(value);
         if text.contains('\0') {
             return Err(ArgError(format!(
                 "`{name}` contains a NUL byte, which no command argument can carry; remove it"
@@ -522,15 +527,31 @@ impl Command {
         Ok(text)
     }
 
-    /// Refuses a value that would read as an option.
+    /// Refuses a value that would read as an option, unless the schema
+    /// lists it for the property.
     fn no_option(&self, name: &str, text: &str) -> Result<(), ArgError> {
-        if text.starts_with('-') && !self.pinned.contains(name) {
+        let listed = self
+            .pinned
+            .get(name)
+            .is_some_and(|values| values.iter().any(|v| v == text));
+        if text.starts_with('-') && !listed {
             return Err(ArgError(format!(
                 "`{name}` is {text:?}, which starts with `-` and would be read as an option of {}; values cannot be options (leave out the leading `-`)",
                 self.program_written
             )));
         }
         Ok(())
+    }
+}
+
+/// A value as the text of one argument, unchecked.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => String::new(),
+        Value::Array(_) | Value::Object(_) => value.to_string(),
     }
 }
 
@@ -622,6 +643,58 @@ mod tests {
             c.arguments(&json!({"mode": "--stat"})).unwrap(),
             ["show", "--stat"]
         );
+    }
+
+    /// A `pattern` does not pin a value down: unanchored (`[a-z]`) it lets
+    /// `--output=/anywhere` through, and anchored it still lists no option
+    /// the declaration wrote. Only a value the schema lists may start with
+    /// `-`, and only as listed (the schema check is not relied on).
+    #[test]
+    fn only_a_listed_value_may_be_an_option() {
+        let schema = json!({"type": "object", "properties": {
+            "key": {"type": "string", "pattern": "[a-z]"},
+            "anchored": {"type": "string", "pattern": "^-[a-z]$"},
+            "order": {"type": "string", "enum": ["-r", "asc"]},
+            "fixed": {"const": "--numeric-sort"},
+            "n": {"type": "integer", "enum": [-1, 5]},
+            "path": {"type": "string"}
+        }});
+        let c = command(
+            json!([
+                "sort",
+                "{key}",
+                "{anchored}",
+                "{order}",
+                "{fixed}",
+                "{n}",
+                {"format": "{order}{key}"},
+                "--",
+                "{path}"
+            ]),
+            schema,
+        )
+        .unwrap();
+        for bad in [
+            json!({"key": "--output=/elsewhere/x", "path": "a"}),
+            json!({"key": "-o", "path": "a"}),
+            json!({"anchored": "-o", "path": "a"}),
+            json!({"order": "--output=/x", "path": "a"}),
+            json!({"order": "-R", "path": "a"}),
+            json!({"fixed": "-o", "path": "a"}),
+            json!({"n": -2, "path": "a"}),
+            json!({"order": "asc", "key": "-o/x"}),
+        ] {
+            let err = c.arguments(&bad).unwrap_err();
+            assert!(err.0.contains("starts with `-`"), "{bad}: {}", err.0);
+        }
+        assert_eq!(
+            c.arguments(&json!({"key": "k", "order": "-r", "fixed": "--numeric-sort", "n": -1, "path": "-a"}))
+                .unwrap(),
+            ["sort", "k", "-r", "--numeric-sort", "-1", "-rk", "--", "-a"]
+        );
+        // A literal start is the declaration's; a listed value may lead a
+        // format, which then holds the rest of the word.
+        assert!(c.arguments(&json!({"order": "-r", "key": "x"})).is_ok());
     }
 
     #[test]
