@@ -1022,6 +1022,19 @@ fn read(words: &[&str], rule: bool) -> Option<Shape> {
         }
     }
     if base == "git" && shape.operands.first().is_some_and(|(w, _)| w == "push") {
+        // `--force-with-lease` and `--mirror` overwrite the remote's refs as
+        // `--force` does: a rule naming `--force` meets them.
+        if shape
+            .options
+            .iter()
+            .any(|o| matches!(o.name.as_str(), "--force-with-lease" | "--mirror"))
+            && !shape.options.iter().any(|o| o.name == "-f")
+        {
+            shape.options.push(Opt {
+                name: "-f".to_string(),
+                value: None,
+            });
+        }
         // A refspec `+src:dst` forces its ref; `:dst` deletes it.
         for (w, computed) in shape.operands.iter().skip(2) {
             if *computed {

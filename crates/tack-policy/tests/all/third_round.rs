@@ -137,3 +137,34 @@ const EVERYDAY: &[Case] = &[
 fn everyday_lookups_need_no_rule() {
     run(EVERYDAY);
 }
+
+const FORCE_PUSH: &[&str] = &["allow Bash", "deny Bash(git push --force *)"];
+
+const FORCED: &[Case] = &[
+    // They overwrite the remote's refs as --force does.
+    case(
+        FORCE_PUSH,
+        B,
+        "git push --force-with-lease origin main",
+        Deny,
+    ),
+    case(
+        FORCE_PUSH,
+        B,
+        "git push --force-with-lease=main:abc origin main",
+        Deny,
+    ),
+    case(FORCE_PUSH, B, "git push --mirror origin", Deny),
+    case(FORCE_PUSH, B, "git push origin main", Allow),
+    case(
+        &["allow Bash(git push --force-with-lease origin main)"],
+        B,
+        "git push --force-with-lease origin main",
+        Allow,
+    ),
+];
+
+#[test]
+fn a_rule_naming_force_meets_every_push_that_overwrites() {
+    run(FORCED);
+}
