@@ -643,6 +643,11 @@ impl Policy {
         forms: impl IntoIterator<Item = &'s str>,
     ) -> Option<usize> {
         let idx = self.kind(kind);
+        // An allow rule naming a directory does not reach out of it.
+        let matches = |p: &rule::BashPattern, form: &str| match kind {
+            Verdict::Allow => p.allows(form),
+            _ => p.matches(form),
+        };
         let mut best: Option<usize> = None;
         for form in forms {
             let key = form.split(' ').next().unwrap_or(form);
@@ -651,7 +656,7 @@ impl Policy {
                     if best.is_some_and(|b| b <= i) {
                         break;
                     }
-                    if self.bash_pattern(i).is_some_and(|p| p.matches(form)) {
+                    if self.bash_pattern(i).is_some_and(|p| matches(p, form)) {
                         best = Some(i);
                         break;
                     }
@@ -661,7 +666,7 @@ impl Policy {
                 if best.is_some_and(|b| b <= i) {
                     break;
                 }
-                if self.bash_pattern(i).is_some_and(|p| p.matches(form)) {
+                if self.bash_pattern(i).is_some_and(|p| matches(p, form)) {
                     best = Some(i);
                     break;
                 }

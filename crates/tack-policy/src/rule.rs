@@ -318,12 +318,86 @@ impl BashPattern {
                 .is_some_and(|p| p.matches(command))
     }
 
+    /// Whether the pattern matches `command` as an allow rule: as
+    /// [`BashPattern::matches`], and no `*` that follows a `/` of the
+    /// pattern (`cat docs/*`) stands for a path out of that directory: a `..`
+    /// component or a word from `/` or `~` (`cat docs/../../.ssh/id_rsa`,
+    /// `cat docs/a /etc/shadow`). A rule naming a directory allows what is in
+    /// it, not what a wildcard can climb to.
+    pub(crate) fn allows(&self, command: &str) -> bool {
+        // A program that reads the files it is given reads its further
+        // words too (`cat docs/a /etc/shadow`); another's are arguments
+        // (`./scripts/* --out /tmp/x`).
+        let program = self.literal_prefix.split(' ').next().unwrap_or_default();
+        let reader = crate::shell::is_reader(program.rsplit('/').next().unwrap_or(program));
+        let inside = |before: &str, span: &str| stays_inside(before, span, reader);
+        wildcard_match_checked(&self.segments, command, &inside)
+            || self
+                .without_tail
+                .as_ref()
+                .is_some_and(|p| p.allows(command))
+    }
+
     /// Whether some command starting with `known` could match: used when the
     /// rest of a command is dynamic (`rm $FLAGS x`).
     pub(crate) fn could_match_prefix(&self, known: &str) -> bool {
         let p = self.literal_prefix.as_str();
         p.starts_with(known) || known.starts_with(p)
     }
+}
+
+/// Whether the text a `*` stands for, after the pattern text `before`,
+/// stays inside the directory `before` ends with (see
+/// [`BashPattern::allows`]): the path it continues has no `..`, and, for a
+/// program that reads the files it is given (`reader`), neither has any
+/// further word, nor starts from `/` or `~`.
+fn stays_inside(before: &str, span: &str, reader: bool) -> bool {
+    if !before.ends_with('/') {
+        return true;
+    }
+    let climbs = |word: &str| word.split('/').any(|part| part == "..");
+    let mut words = span.split_whitespace();
+    let continued = if span.starts_with(char::is_whitespace) {
+        ""
+    } else {
+        words.next().unwrap_or_default()
+    };
+    if climbs(continued) || continued.starts_with(['/', '~']) {
+        return false;
+    }
+    !reader || words.all(|w| !climbs(w) && !w.starts_with(['/', '~']))
+}
+
+/// [`wildcard_match`], with each `*`'s text (as leftmost matching gives
+/// it) also accepted by `ok(text before the star, text of the star)`.
+fn wildcard_match_checked(
+    segments: &[String],
+    text: &str,
+    ok: &dyn Fn(&str, &str) -> bool,
+) -> bool {
+    if !wildcard_match(segments, text) {
+        return false;
+    }
+    let Some((first, rest)) = segments.split_first() else {
+        return true;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return true;
+    };
+    let Some(mut remaining) = text.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    let mut before = first.as_str();
+    for seg in middle {
+        let at = remaining.find(seg.as_str()).unwrap_or(0);
+        if !ok(before, &remaining[..at]) {
+            return false;
+        }
+        remaining = &remaining[at + seg.len()..];
+        before = seg.as_str();
+    }
+    let span = remaining.strip_suffix(last.as_str()).unwrap_or(remaining);
+    ok(before, span)
 }
 
 /// `segments` are the pattern split at `*`.

@@ -35,6 +35,7 @@ pub(crate) mod words;
 pub(crate) use hosts::url_or_host;
 pub(crate) use options::could_be_option;
 pub(crate) use read_only::ReadOnly;
+pub(crate) use reads::is_reader;
 pub(crate) use simple::simple_command_words;
 
 use std::path::{Path, PathBuf};

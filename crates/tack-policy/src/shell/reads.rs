@@ -109,7 +109,7 @@ const READERS: &[&str] = &[
 ];
 
 /// Whether `base` reads the files it is given.
-pub(super) fn is_reader(base: &str) -> bool {
+pub(crate) fn is_reader(base: &str) -> bool {
     READERS.contains(&base)
 }
 

@@ -168,3 +168,32 @@ const FORCED: &[Case] = &[
 fn a_rule_naming_force_meets_every_push_that_overwrites() {
     run(FORCED);
 }
+
+const DOCS: &[&str] = &["allow Bash(cat docs/*)", "allow Bash(./scripts/*)"];
+
+const DIRECTORY_RULES: &[Case] = &[
+    // An allow rule naming a directory allows what is in it, not what its
+    // wildcard can climb to (the compose red team read ~/.aws/credentials
+    // through a checked-in `Bash(cat docs/*)`).
+    case(DOCS, B, "cat docs/guide.md", Allow),
+    case(DOCS, B, "cat docs/guide.md docs/other.md", Allow),
+    case(DOCS, B, "cat docs/../../outside/file.txt", Ask),
+    case(DOCS, B, "cat docs/guide.md /etc/passwd", Ask),
+    case(DOCS, B, "cat docs/guide.md ~/.ssh/id_rsa", Ask),
+    case(DOCS, B, "cat docs/a ../outside/file.txt", Ask),
+    // A script's further words are its arguments, not files it was allowed.
+    case(DOCS, B, "./scripts/build.sh --out /tmp/x", Allow),
+    case(DOCS, B, "./scripts/../../bin/x", Ask),
+    // Deny rules match as before.
+    case(
+        &["allow Bash", "deny Bash(cat secrets/*)"],
+        B,
+        "cat secrets/../secrets/key.txt",
+        Deny,
+    ),
+];
+
+#[test]
+fn an_allow_rule_naming_a_directory_does_not_reach_out_of_it() {
+    run(DIRECTORY_RULES);
+}
