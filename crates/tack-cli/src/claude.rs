@@ -194,22 +194,24 @@ impl ClaudeOutput {
                 response,
                 ..
             } => {
-                // A call made from inside a tool is not in the conversation.
-                if audit.as_ref().is_some_and(|a| a.caller.is_some()) {
-                    return;
-                }
                 let input = audit
                     .as_ref()
                     .map(|a| a.input.clone())
                     .filter(|i| !i.is_null())
                     .or_else(|| state.inputs.get(tool_use_id).cloned())
                     .unwrap_or(Value::Null);
+                // Every refusal, a code-mode program's calls' too: a CI job
+                // reads this list to learn what was not allowed.
                 if *outcome == ToolOutcome::Denied {
                     state.denials.push(json!({
                         "tool_name": name,
                         "tool_use_id": tool_use_id,
                         "tool_input": input,
                     }));
+                }
+                // A call made from inside a tool is not in the conversation.
+                if audit.as_ref().is_some_and(|a| a.caller.is_some()) {
+                    return;
                 }
                 let frame = json!({
                     "type": "user",

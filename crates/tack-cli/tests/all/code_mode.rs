@@ -32,12 +32,29 @@ async fn a_program_reads_a_file_is_refused_a_denied_command_and_says_only_what_i
     )
     .unwrap();
     let mut cmd = w.tack();
-    cmd.args(["run", "--code-mode", "--trust-project-settings", "tidy up"]);
+    cmd.args([
+        "-p",
+        "--code-mode",
+        "--trust-project-settings",
+        "--output-format",
+        "json",
+        "tidy up",
+    ]);
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "done\n");
+    let result: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(result["result"], "done", "{result}");
+    // The program's refused call is among the run's denials.
+    assert_eq!(
+        result["permission_denials"][0]["tool_name"], "Bash",
+        "{result}"
+    );
+    assert_eq!(
+        result["permission_denials"][0]["tool_input"]["command"],
+        "rm -rf build"
+    );
     let requests = w.mock.requests();
     let code = requests[0].body["tools"]
         .as_array()
