@@ -5,6 +5,7 @@
 //! level. A Bash command is decided part by part (each simple command, each
 //! file written, each uncertainty) and the strictest part decides.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use tack_protocol::Verdict;
@@ -445,6 +446,12 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 written,
                 recursive,
             } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
+            Item::GitContent {
+                written,
+                worktree,
+                within,
+                except,
+            } => parts.extend(git_content_parts(policy, written, worktree, within, except)),
             // A command tool's writes (`sort -o FILE`): inside the working
             // directories the user declared the program, so only deny and
             // ask rules count (and the protected paths). Outside them, as
@@ -736,6 +743,15 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 parts.extend(touch_parts(policy, *family, path, written, *recursive));
                 continue;
             }
+            Item::GitContent {
+                written,
+                worktree,
+                within,
+                except,
+            } => {
+                parts.extend(git_content_parts(policy, written, worktree, within, except));
+                continue;
+            }
             Item::Input { path } => {
                 if !policy.in_working_dirs(path) {
                     read_outside.get_or_insert(path);
@@ -932,6 +948,62 @@ fn touch_parts(
         subject: s,
     });
     out
+}
+
+/// What git prints from the files it tracks (`git log -p`, `git show`, `git
+/// grep`; see [`crate::shell::Item::GitContent`]): a Read deny or ask rule
+/// for a file git tracks in `worktree`, under `within` (everywhere when
+/// empty) and not under `except`, holds for the command as for a read of
+/// that file; the first file each rule kind meets is named. When what git
+/// tracks cannot be known, the command reads everything under `worktree`.
+fn git_content_parts(
+    policy: &Policy,
+    written: &str,
+    worktree: &ResolvedPath,
+    within: &[ResolvedPath],
+    except: &[ResolvedPath],
+) -> Vec<Part> {
+    const READ: &[&str] = &["Read"];
+    if !policy.has_path_rules(Verdict::Deny, READ) && !policy.has_path_rules(Verdict::Ask, READ) {
+        return Vec::new();
+    }
+    let Some(files) = crate::git_index::tracked(&worktree.canonical) else {
+        return touch_parts(policy, Family::Read, worktree, written, true);
+    };
+    let under = |f: &Path, dirs: &[ResolvedPath]| {
+        dirs.iter()
+            .any(|d| f.starts_with(&d.canonical) || f.starts_with(&d.lexical))
+    };
+    let (mut deny, mut ask) = (None, None);
+    for f in files.iter() {
+        if (!within.is_empty() && !under(f, within)) || under(f, except) {
+            continue;
+        }
+        let path = ResolvedPath {
+            lexical: f.clone(),
+            canonical: f.clone(),
+        };
+        let found = path_found(policy, READ, &path, false, false);
+        if deny.is_none() && found.deny.is_some() {
+            deny = Some(path);
+            break;
+        }
+        if ask.is_none() && found.ask.is_some() {
+            ask = Some(path);
+        }
+    }
+    let Some(file) = deny.or(ask) else {
+        return Vec::new();
+    };
+    let mut parts = touch_parts(policy, Family::Read, &file, written, false);
+    for part in &mut parts {
+        let why = part.decision.why_mut();
+        why.detail = Some(format!(
+            "`{written}` prints what the files git tracks hold, {} among them; name the paths it may show after `--` (`{written} … -- src/`)",
+            file.canonical.display()
+        ));
+    }
+    parts
 }
 
 /// A host a command reaches, against the `WebFetch(domain:…)` deny and ask

@@ -93,6 +93,10 @@ pub struct Policy {
     /// The hooks directories git is configured to run (`core.hooksPath`):
     /// protected paths (see [`crate::safeguard::hooks_dirs`]).
     pub(crate) hooks_dirs: Vec<ResolvedPath>,
+    /// The files tack runs later on its configuration's word (a hook's
+    /// script, an MCP server's program, a script a Bash allow rule names),
+    /// each with who runs it: protected paths (see [`crate::runs_later`]).
+    pub(crate) runs_later: Vec<(ResolvedPath, String)>,
     /// Indexed by `Verdict as usize`: allow, ask, deny.
     pub(crate) index: [KindIndex; 3],
 }
@@ -119,6 +123,7 @@ pub struct PolicyBuilder {
     resolution: Resolution,
     managed_rules_only: Option<ManagedRulesOnly>,
     own_dirs: Vec<PathBuf>,
+    runs_later: Vec<crate::runs_later::RunFile>,
 }
 
 /// Where the environment puts tack's state and configuration and Claude
@@ -158,7 +163,15 @@ impl PolicyBuilder {
             resolution: Resolution::FileSystem,
             managed_rules_only: None,
             own_dirs: own_dirs_from_env(),
+            runs_later: Vec::new(),
         }
+    }
+
+    /// The files the configuration has tack run later (found by
+    /// [`crate::runs_later::from_settings`]): protected paths.
+    pub(crate) fn runs_later(mut self, files: Vec<crate::runs_later::RunFile>) -> PolicyBuilder {
+        self.runs_later = files;
+        self
     }
 
     /// tack's own directories, protected wherever they are (from the
@@ -378,6 +391,39 @@ impl PolicyBuilder {
         } else {
             Vec::new()
         };
+        let mut runs_later: Vec<(ResolvedPath, String)> = Vec::new();
+        if how == Resolution::FileSystem {
+            let from_rules = rules.iter().filter_map(|r| match (&r.kind, &r.target) {
+                (Verdict::Allow, Target::Bash(p)) => Some((
+                    crate::runs_later::from_rule(&p.text, &cwd.lexical, &project_root.lexical),
+                    format!("the allow rule {}", r.text),
+                )),
+                _ => None,
+            });
+            let given = self
+                .runs_later
+                .iter()
+                .map(|f| (vec![f.path.clone()], f.by.clone()));
+            for (paths, by) in given.chain(from_rules) {
+                for p in paths {
+                    let p = dir(&p);
+                    if !runs_later.iter().any(|(q, _)| q.canonical == p.canonical) {
+                        runs_later.push((p, by.clone()));
+                    }
+                }
+            }
+        }
+        if how == Resolution::FileSystem
+            && (rules.iter().any(|r| {
+                r.kind != Verdict::Allow
+                    && matches!(&r.target, Target::Path { tool, .. } if tool == "Read")
+            }))
+            && let Some(worktree) = crate::git_index::worktree_of(&project_root.canonical)
+        {
+            // What git tracks when the session starts (see
+            // `git_index::tracked`).
+            crate::git_index::tracked(worktree);
+        }
         let policy = Policy {
             rules,
             mode: self.mode,
@@ -390,6 +436,7 @@ impl PolicyBuilder {
             managed_rules_only: self.managed_rules_only,
             own_dirs: self.own_dirs.iter().map(|d| dir(d)).collect(),
             hooks_dirs,
+            runs_later,
             index,
         };
         for (i, e) in entries.iter().enumerate() {
@@ -582,6 +629,14 @@ impl Policy {
     /// The home directory, if known.
     pub fn home(&self) -> Option<&Path> {
         self.home.as_ref().map(|h| h.lexical.as_path())
+    }
+
+    /// The files tack runs later on its configuration's word (a hook's
+    /// script, an MCP server's program, a script a Bash allow rule names),
+    /// as found when the policy was built: a write to one is asked (a
+    /// protected path), and the OS sandbox keeps them read-only.
+    pub fn runs_later(&self) -> impl Iterator<Item = &Path> {
+        self.runs_later.iter().map(|(p, _)| p.canonical.as_path())
     }
 
     /// The local settings file, where "always allow" answers go (never the

@@ -431,6 +431,7 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
         .into_iter()
         .filter(|item| match item {
             Item::Touch { .. }
+            | Item::GitContent { .. }
             | Item::Edit { .. }
             | Item::EditInside { .. }
             | Item::Written { .. }

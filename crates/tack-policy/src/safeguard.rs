@@ -477,6 +477,13 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
                     .any(|p| d.forms().any(|d| crate::paths::is_within(p, d)))
             })?;
             Some(own.lexical.display().to_string())
+        })
+        .or_else(|| {
+            let (_, by) = policy
+                .runs_later
+                .iter()
+                .find(|(f, _)| path.forms().any(|p| f.forms().any(|f| f == p)))?;
+            Some(format!("{} (run by {by})", path.lexical.display()))
         })?;
     let subject = format!("Edit({})", path.canonical.display());
     let shown = if Path::new(written) == path.canonical {

@@ -328,6 +328,7 @@ pub fn sandbox_decision(
         | Item::Touch { path, .. }
         | Item::Input { path }
         | Item::Written { path, .. } => sandbox.holds(path),
+        Item::GitContent { worktree, .. } => sandbox.holds(worktree),
         // What `rm` removes is a Written item too.
         Item::Removal { .. } => true,
         // The sandbox's network allowlist holds what a command reaches.

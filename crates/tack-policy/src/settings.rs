@@ -91,6 +91,8 @@ pub struct Settings {
     project_root: PathBuf,
     home: Option<PathBuf>,
     policy: Policy,
+    /// The files its configuration has tack run later (protected paths).
+    runs_later: Vec<crate::runs_later::RunFile>,
     /// The strongest level whose `disableBypassPermissionsMode` is "disable".
     bypass_disabled: Option<Source>,
 }
@@ -204,7 +206,9 @@ impl Settings {
         let managed_rules_only = found.keep_managed_rules_only();
 
         let cwd = opts.cwd.clone().unwrap_or_else(|| root.clone());
+        let runs_later = crate::runs_later::from_settings(&files, root, &cwd, home.as_deref());
         let policy = build_policy(
+            &runs_later,
             &found.entries,
             mode,
             &mode_source,
@@ -224,6 +228,7 @@ impl Settings {
             project_root: root.clone(),
             home,
             policy,
+            runs_later,
             bypass_disabled: found.bypass_disabled,
         })
     }
@@ -243,6 +248,7 @@ impl Settings {
     /// `./` rules and "inside the working directory").
     pub fn policy_for_cwd(&self, cwd: &Path) -> Result<Policy> {
         build_policy(
+            &self.runs_later,
             &self.entries,
             self.mode,
             &self.mode_source,
@@ -502,6 +508,7 @@ fn check_bypass(modes: &[(Mode, Source)], disabled_by: Source) -> Result<()> {
     reason = "one private constructor fed from two places"
 )]
 fn build_policy(
+    runs_later: &[crate::runs_later::RunFile],
     entries: &[RuleEntry],
     mode: Mode,
     mode_source: &Source,
@@ -515,7 +522,8 @@ fn build_policy(
         .project_root(root)
         .home(home)
         .mode_from(mode, mode_source.clone())
-        .managed_rules_only(managed_rules_only.cloned());
+        .managed_rules_only(managed_rules_only.cloned())
+        .runs_later(runs_later.to_vec());
     for d in additional {
         b = b.additional_directory(d);
     }

@@ -22,6 +22,8 @@ mod explain;
 mod file_holes;
 #[path = "all/fuzz.rs"]
 mod fuzz;
+#[path = "all/git_content.rs"]
+mod git_content;
 #[path = "all/guesses.rs"]
 mod guesses;
 #[path = "all/hidden_runs.rs"]
@@ -44,6 +46,8 @@ mod read_only;
 mod read_only_options;
 #[path = "all/red_team.rs"]
 mod red_team;
+#[path = "all/runs_later.rs"]
+mod runs_later;
 #[path = "all/safeguards.rs"]
 mod safeguards;
 #[path = "all/sandbox.rs"]

@@ -75,6 +75,9 @@ fn config(project: &ProjectContext, settings: &SandboxSettings) -> Config {
     let read_only = settings.read_only(policy);
     let hidden = settings.hidden(policy);
     protected.extend(read_only.paths);
+    // What tack runs later on its own (a hook's script, an MCP server's
+    // program): a sandboxed command may not rewrite it either.
+    protected.extend(policy.runs_later().map(Path::to_path_buf));
     let mut unenforced = hidden.unenforced;
     unenforced.extend(
         read_only

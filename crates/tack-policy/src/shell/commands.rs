@@ -1598,7 +1598,7 @@ impl Analyzer {
                 kind,
                 UncertainKind::Touch(Family::Read) | UncertainKind::Host
             ),
-            Item::Host { .. } | Item::Input { .. } => false,
+            Item::Host { .. } | Item::Input { .. } | Item::GitContent { .. } => false,
         })
     }
 

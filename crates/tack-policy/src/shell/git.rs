@@ -15,7 +15,9 @@
 //! `archive -o`, `bundle create`, `clone DIR`, `config --global`) are edits.
 
 use super::options::could_be_option;
-use super::{Analyzer, Cwds, WordVal};
+use std::path::Path;
+
+use super::{Analyzer, Cwds, Item, WordVal};
 
 /// Configuration keys whose value is a shell command git runs.
 const COMMAND_KEYS: &[&str] = &[
@@ -491,7 +493,15 @@ impl Analyzer {
         for d in &dirs {
             self.cwds = self.cwds_after_cd(d.literal.as_deref(), d.tilde);
         }
+        self.git_elsewhere = argv[1..i].iter().any(|w| {
+            w.literal.as_deref().is_none_or(|l| {
+                ["--git-dir", "--work-tree"]
+                    .iter()
+                    .any(|o| l == *o || l.starts_with(&format!("{o}=")))
+            })
+        });
         self.git_subcommand(argv, &sub, args);
+        self.git_elsewhere = false;
         if !dirs.is_empty() {
             self.cwds = saved;
         }
@@ -1094,15 +1104,121 @@ impl Analyzer {
             .skip_while(|w| w.literal.as_deref() != Some("--"))
             .skip(1)
             .collect();
-        if sub == "grep" && !pathspecs.is_empty() {
+        let has = |names: &[&str]| {
+            args.iter()
+                .take_while(|w| w.literal.as_deref() != Some("--"))
+                .any(|w| w.literal.as_deref().is_some_and(|l| names.contains(&l)))
+        };
+        if sub == "grep" && has(&["--untracked", "--no-index"]) {
+            // Files git does not track are searched too.
+            if pathspecs.is_empty() {
+                self.touch_inside(&WordVal::literal("."));
+            }
             for p in pathspecs {
                 self.touch_inside(p);
             }
-        } else if matches!(sub, "grep" | "archive" | "fast-export")
+        } else if sub == "grep" {
+            // What git tracks under the working directory, or under the
+            // pathspecs.
+            let within = if pathspecs.is_empty() {
+                vec![WordVal::literal(".")]
+            } else {
+                pathspecs.into_iter().cloned().collect()
+            };
+            self.git_content(sub, &within);
+        } else if matches!(sub, "archive" | "fast-export")
             || (sub == "bundle"
                 && args.first().and_then(|w| w.literal.as_deref()) == Some("create"))
         {
-            self.touch_inside(&WordVal::literal("."));
+            self.git_content(sub, &[]);
+        } else if prints_content(sub, args) {
+            let within: Vec<WordVal> = pathspecs.into_iter().cloned().collect();
+            self.git_content(sub, &within);
+        }
+    }
+
+    /// What git prints from the files it tracks (see
+    /// [`super::Item::GitContent`]), in the working tree of each directory
+    /// the command may run in, limited to the pathspecs `within` (all of it
+    /// when none is given, or when one is a pattern or magic git reads its
+    /// own way). `:!x`, `:^x` and `:(exclude)x` leave x out.
+    fn git_content(&mut self, sub: &str, within: &[WordVal]) {
+        let written = format!("git {sub}");
+        let Ok(dirs) = self.resolve_word_path(".", false, false) else {
+            return self.touch_inside(&WordVal::literal("."));
+        };
+        let mut include: Vec<&str> = Vec::new();
+        let mut exclude: Vec<&str> = Vec::new();
+        let mut everything = within.is_empty();
+        for w in within {
+            let Some(l) = w.literal.as_deref().filter(|_| !w.tilde) else {
+                everything = true;
+                continue;
+            };
+            let excluded = [":!", ":^", ":(exclude)"]
+                .iter()
+                .find_map(|m| l.strip_prefix(m));
+            let plain = |p: &str| !p.starts_with(':') && !p.contains(['*', '?', '[', '\\']);
+            match excluded {
+                // A pattern left out may leave out less than it says.
+                Some(p) if plain(p) => exclude.push(p),
+                Some(_) => {}
+                None if plain(l) => include.push(l),
+                None => everything = true,
+            }
+        }
+        if include.is_empty() {
+            everything = true;
+        }
+        for dir in dirs {
+            let found = crate::git_index::worktree_of(&dir.canonical);
+            let (Some(worktree), false) = (found, self.git_elsewhere) else {
+                // In a repository `--git-dir` names, or outside any (where
+                // `git grep` with `grep.fallbackToNoIndex` searches every
+                // file, and the rest fail): everything under the directory
+                // or the pathspecs.
+                if sub == "grep" || self.git_elsewhere {
+                    let paths = if everything {
+                        vec![dir]
+                    } else {
+                        include
+                            .iter()
+                            .flat_map(|p| self.resolver.resolve(Path::new(p), &dir.canonical))
+                            .collect()
+                    };
+                    for path in paths {
+                        self.push(Item::Touch {
+                            family: super::Family::Read,
+                            written: written.clone(),
+                            path,
+                            recursive: true,
+                        });
+                    }
+                }
+                continue;
+            };
+            let worktree = crate::paths::ResolvedPath {
+                lexical: worktree.to_path_buf(),
+                canonical: worktree.to_path_buf(),
+            };
+            let resolve = |a: &Analyzer, specs: &[&str]| -> Vec<crate::paths::ResolvedPath> {
+                specs
+                    .iter()
+                    .flat_map(|p| a.resolver.resolve(Path::new(p), &dir.canonical))
+                    .collect()
+            };
+            let within = if everything {
+                Vec::new()
+            } else {
+                resolve(self, &include)
+            };
+            let except = resolve(self, &exclude);
+            self.push(Item::GitContent {
+                written: written.clone(),
+                worktree,
+                within,
+                except,
+            });
         }
     }
 
@@ -1389,4 +1505,77 @@ impl Analyzer {
             }
         }
     }
+}
+
+/// Whether `git SUB ARGS` prints what files hold (a patch, a blob), not
+/// only their names or counts.
+fn prints_content(sub: &str, args: &[WordVal]) -> bool {
+    let words: Vec<&str> = args
+        .iter()
+        .take_while(|w| w.literal.as_deref() != Some("--"))
+        .filter_map(|w| w.literal.as_deref())
+        .collect();
+    let any = |f: &dyn Fn(&str) -> bool| words.iter().any(|w| f(w));
+    let patch = any(&|w| {
+        matches!(
+            w,
+            "-p" | "-u"
+                | "--patch"
+                | "-c"
+                | "--cc"
+                | "-W"
+                | "--function-context"
+                | "--patch-with-stat"
+                | "--patch-with-raw"
+                | "--color-words"
+        ) || w.starts_with("--word-diff")
+            || w.starts_with("--color-words=")
+            || w.starts_with("--unified")
+            || (w.starts_with("-U") && w.len() > 2)
+            || (w.starts_with("-L") && w.len() > 2)
+    }) || words.windows(2).any(|p| p[0] == "-L");
+    let no_patch = any(&|w| matches!(w, "-s" | "--no-patch"));
+    let summary_only = any(&|w| {
+        matches!(
+            w,
+            "--numstat"
+                | "--shortstat"
+                | "--name-only"
+                | "--name-status"
+                | "--summary"
+                | "--raw"
+                | "--compact-summary"
+                | "--quiet"
+                | "--check"
+        ) || w.starts_with("--stat")
+            || w.starts_with("--dirstat")
+    });
+    match sub {
+        "log" | "whatchanged" | "diff-tree" | "diff-index" | "diff-files" => patch,
+        // `git show REV:PATH …` prints those files only (read as such).
+        "show" if objects_only(args) => false,
+        "show" | "diff" => !no_patch && (patch || !summary_only) && !words.contains(&"--no-index"),
+        "range-diff" | "format-patch" => true,
+        "stash" => words.first() == Some(&"show") && patch,
+        "cat-file" => any(&|w| {
+            matches!(w, "-p" | "blob" | "--textconv" | "--filters") || w.starts_with("--batch")
+        }),
+        _ => false,
+    }
+}
+
+/// Every operand before `--` names a file in a revision (`HEAD:README.md`,
+/// `:src/x`), and there is one.
+fn objects_only(args: &[WordVal]) -> bool {
+    let operands: Vec<&WordVal> = args
+        .iter()
+        .take_while(|w| w.literal.as_deref() != Some("--"))
+        .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+        .collect();
+    !operands.is_empty()
+        && operands.iter().all(|w| {
+            w.literal
+                .as_deref()
+                .is_some_and(|l| l.split_once(':').is_some_and(|(_, p)| !p.is_empty()))
+        })
 }

@@ -36,7 +36,7 @@ pub(crate) use hosts::url_or_host;
 pub(crate) use options::could_be_option;
 pub(crate) use read_only::ReadOnly;
 pub(crate) use reads::is_reader;
-pub(crate) use simple::simple_command_words;
+pub(crate) use simple::{fixed_words, simple_command_words};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -139,6 +139,19 @@ pub(crate) enum Item {
         /// or ask rule for something inside applies (the request looks
         /// inside; see [`crate::request`]).
         recursive: bool,
+    },
+    /// What git prints from the files it tracks without their names being
+    /// written (`git log -p`, `git show`, `git diff`, `git grep`, `git
+    /// archive`, `git cat-file -p OBJECT`): checked against the Read deny
+    /// and ask rules for each file git tracks in `worktree` under `within`
+    /// (everywhere when empty) and not under `except` (see
+    /// [`crate::git_index`]); when what it tracks cannot be known, as a
+    /// read of everything under `worktree`.
+    GitContent {
+        written: String,
+        worktree: ResolvedPath,
+        within: Vec<ResolvedPath>,
+        except: Vec<ResolvedPath>,
     },
     /// A file or directory a file-changing command (`cp`'s destination,
     /// `rm`'s, `mv`'s, `chmod`'s operands) changes: checked against the
@@ -312,6 +325,7 @@ impl Analyzer {
             glob_options_changed: false,
             input_files: Vec::new(),
             git_aliases: Vec::new(),
+            git_elsewhere: false,
             runner_depth: 0,
             extra_forms: Vec::new(),
             no_functions: false,
@@ -391,6 +405,10 @@ pub(crate) struct Analyzer {
     runner_depth: usize,
     /// git aliases set so far (`git config alias.p push`): name, value.
     git_aliases: Vec<(String, String)>,
+    /// The git command being analysed names its repository or working
+    /// tree itself (`--git-dir`, `--work-tree`): not the one found from
+    /// the working directory.
+    git_elsewhere: bool,
     /// More forms of the next emitted command for deny and ask rules (see
     /// [`Command::basename_forms`]).
     extra_forms: Vec<String>,

@@ -6,7 +6,7 @@
 //! simple command at all, so it runs inside the sandbox.
 
 use brush_parser::ast;
-use brush_parser::word::{TildeExpr, WordPiece, WordPieceWithSource};
+use brush_parser::word::{Parameter, ParameterExpr, TildeExpr, WordPiece, WordPieceWithSource};
 
 use super::{has_glob, limits, parse_tokens, words};
 
@@ -56,14 +56,42 @@ pub(crate) fn simple_command_words(src: &str) -> Option<Vec<String>> {
     })
 }
 
+/// Every word of the command line `src` whose value is fixed before it runs
+/// (quotes removed), the parameters in `vars` taking the values given
+/// (`$CLAUDE_PROJECT_DIR` of a hook's line), in order; the other words and
+/// the operators are left out. Empty when `src` cannot be read.
+pub(crate) fn fixed_words(src: &str, vars: &[(&str, &str)]) -> Vec<String> {
+    let opts = brush_parser::ParserOptions::default();
+    let mut budget = limits::Budget::new(src.len());
+    let Ok(tokens) = limits::tokenize(src, &opts, &mut budget) else {
+        return Vec::new();
+    };
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            brush_parser::Token::Word(w, _) => literal_with(w, &opts, vars),
+            brush_parser::Token::Operator(..) => None,
+        })
+        .collect()
+}
+
 /// A word's value when it is fixed before running and expands to itself.
 fn literal(raw: &str, opts: &brush_parser::ParserOptions) -> Option<String> {
+    literal_with(raw, opts, &[])
+}
+
+/// [`literal`], with the parameters in `vars` taking the values given.
+fn literal_with(
+    raw: &str,
+    opts: &brush_parser::ParserOptions,
+    vars: &[(&str, &str)],
+) -> Option<String> {
     let pieces = std::panic::catch_unwind(|| brush_parser::word::parse(raw, opts))
         .ok()?
         .ok()?;
     let mut out = String::new();
     let mut skeleton = String::new();
-    pieces_literal(&pieces, false, &mut out, &mut skeleton)?;
+    pieces_literal(&pieces, false, vars, &mut out, &mut skeleton)?;
     if has_glob(&skeleton) || words::has_brace_expansion(&skeleton) {
         return None;
     }
@@ -73,6 +101,7 @@ fn literal(raw: &str, opts: &brush_parser::ParserOptions) -> Option<String> {
 fn pieces_literal(
     pieces: &[WordPieceWithSource],
     quoted: bool,
+    vars: &[(&str, &str)],
     out: &mut String,
     skeleton: &mut String,
 ) -> Option<()> {
@@ -95,7 +124,7 @@ fn pieces_literal(
                 skeleton.push('x');
             }
             WordPiece::DoubleQuotedSequence(inner) => {
-                pieces_literal(inner, true, out, skeleton)?;
+                pieces_literal(inner, true, vars, out, skeleton)?;
                 skeleton.push('x');
             }
             WordPiece::EscapeSequence(e) => {
@@ -107,6 +136,14 @@ fn pieces_literal(
             }
             WordPiece::TildeExpansion(TildeExpr::Home) if !quoted && out.is_empty() => {
                 out.push('~');
+                skeleton.push('x');
+            }
+            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                parameter: Parameter::Named(name),
+                indirect: false,
+            }) if vars.iter().any(|(n, _)| n == name) => {
+                let value = vars.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+                out.push_str(value.unwrap_or_default());
                 skeleton.push('x');
             }
             // Parameters, substitutions, arithmetic, `$"…"`, `~user`.

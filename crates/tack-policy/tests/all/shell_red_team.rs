@@ -688,7 +688,9 @@ const OTHER_NAMES: &[Case] = &[
     case(NO_ENV, B, "git cat-file -p HEAD~3:.env", Deny),
     case(NO_ENV, B, "git diff HEAD:.env HEAD:x", Deny),
     case(NO_ENV, B, "git grep SECRET", Deny),
-    case(NO_ENV, B, "git archive -o /tmp/a.tar HEAD", Deny),
+    // Outside a repository (this fixture has none) `git archive` reads
+    // nothing; in one that tracks `.env` it is refused (git_content.rs).
+    case(NO_ENV, B, "git archive -o /tmp/a.tar HEAD", Ask),
     case(NO_ENV, B, "curl file://$PWD/.env", Ask),
     case(
         &["allow Bash", "deny Read(//etc/passwd)"],

@@ -473,3 +473,43 @@ fn with_rule_domains(ctx: &ProjectContext) -> tack_session::SandboxSettings {
         .sandbox
         .with_rule_domains(ctx.settings.permissions.policy())
 }
+
+/// What tack runs later on its own (a hook's script, an MCP server's
+/// program) is read-only inside the sandbox too, so a sandboxed command
+/// cannot rewrite what the next hook runs outside it.
+#[test]
+fn the_sandbox_keeps_what_hooks_and_servers_run_read_only() {
+    let l = Layout::new();
+    let root = l.project.dir.path();
+    for f in ["scripts/check.py", "mcp/server.js"] {
+        std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+        std::fs::write(root.join(f), "x").unwrap();
+    }
+    l.user(json!({
+        "sandbox": {"enabled": true},
+        "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [
+            {"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR/scripts/check.py\""}
+        ]}]}
+    }));
+    l.project_file(
+        ".mcp.json",
+        json!({"mcpServers": {"docs": {"command": "node", "args": ["mcp/server.js"]}}}),
+    );
+    let ctx = l.context();
+    let found: Vec<PathBuf> = ctx
+        .settings
+        .permissions
+        .policy()
+        .runs_later()
+        .map(Path::to_path_buf)
+        .collect();
+    let canonical = |f: &str| root.join(f).canonicalize().unwrap();
+    assert!(found.contains(&canonical("scripts/check.py")), "{found:?}");
+    assert!(found.contains(&canonical("mcp/server.js")), "{found:?}");
+    if let Some(shell) = ctx.sandbox() {
+        let protected = &shell.sandbox.config().protected;
+        for f in ["scripts/check.py", "mcp/server.js"] {
+            assert!(protected.contains(&canonical(f)), "{f}: {protected:?}");
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! What git prints from the files it tracks is a read of them: with
+//! `deny Read(./.env)` and `.env` committed, `git log -p`, `git show`, `git
+//! diff`, `git grep`, `git archive`, `git format-patch --stdout`, `git stash
+//! show -p` and `git cat-file -p OBJECT` printed it (read-only git needs no
+//! rule), though `git show HEAD:.env` was refused. Now each meets the Read
+//! rules for every file git tracks that it can print, from git's index;
+//! pathspecs after `--` (and `:!x` exclusions) narrow it, and summaries
+//! (`--stat`, `--name-only`, `-s`) print no content. A denied file git does
+//! not track (an ignored `.env`) changes nothing.
+
+use std::path::Path;
+
+use tack_protocol::Verdict;
+
+use crate::support::Fixture;
+
+#[expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the test makes its repository with git(1)"
+)]
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// A repository with `src/main.rs` and `docs/a.md` committed, and `.env`
+/// and `secrets/prod.key` committed too when `committed`, else ignored.
+fn repo(committed: bool) -> Fixture {
+    let fx = Fixture::new();
+    let p = &fx.project;
+    git(p, &["init", "-q"]);
+    for (f, text) in [
+        ("src/main.rs", "fn main() {}\n"),
+        ("docs/a.md", "# a\n"),
+        (".env", "TOKEN=marker\n"),
+        ("secrets/prod.key", "marker\n"),
+    ] {
+        std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+        std::fs::write(p.join(f), text).unwrap();
+    }
+    if committed {
+        git(p, &["add", "."]);
+    } else {
+        std::fs::write(p.join(".gitignore"), ".env\nsecrets/\n").unwrap();
+        git(p, &["add", "src", "docs", ".gitignore"]);
+    }
+    git(p, &["commit", "-q", "-m", "one"]);
+    fx
+}
+
+const RULES: &[&str] = &[
+    "deny Read(./.env)",
+    "deny Read(./secrets/**)",
+    "allow Bash(git grep *)",
+    "allow Bash(git archive *)",
+    "allow Bash(git stash show *)",
+    "allow Bash(git stash show)",
+];
+
+fn verdicts(fx: &Fixture, cwd: &Path, rules: &[&str], table: &[(&str, Verdict)]) {
+    let policy = fx.policy(rules);
+    let mut wrong = Vec::new();
+    for (command, want) in table {
+        let d = fx.decide_in(cwd, &policy, "Bash", command);
+        if d.verdict() != *want {
+            wrong.push(format!("{command}: want {want:?}, got {d}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn git_printing_a_denied_tracked_file_meets_the_read_rule() {
+    use Verdict::{Allow, Deny};
+    let fx = repo(true);
+    verdicts(
+        &fx,
+        &fx.project,
+        RULES,
+        &[
+            ("git log -p", Deny),
+            ("git log --patch -3", Deny),
+            ("git log -u --all", Deny),
+            ("git log --word-diff", Deny),
+            ("git log -L1,2:src/main.rs", Deny),
+            ("git whatchanged -p", Deny),
+            ("git show", Deny),
+            ("git show HEAD~0", Deny),
+            ("git show --stat -p", Deny),
+            ("git diff", Deny),
+            ("git diff HEAD~0 HEAD", Deny),
+            ("git diff --cached", Deny),
+            ("git diff-tree -p HEAD", Deny),
+            ("git format-patch --stdout -1", Deny),
+            ("git stash show -p", Deny),
+            (
+                "git cat-file -p 3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
+                Deny,
+            ),
+            (
+                "git cat-file blob 3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
+                Deny,
+            ),
+            ("git cat-file --batch", Deny),
+            ("git grep marker", Deny),
+            ("git archive HEAD", Deny),
+            ("git log -p -- .", Deny),
+            ("git log -p -- secrets", Deny),
+            ("git log -p -- ':(glob)**'", Deny),
+            ("git log -p -- . ':!.env'", Deny),
+            // Narrowed to what the rules leave alone, or no content printed.
+            ("git log -p -- src docs", Allow),
+            ("git log -p -- . ':!.env' ':!secrets'", Allow),
+            ("git log -p -- . ':(exclude).env' ':^secrets'", Allow),
+            ("git log", Allow),
+            ("git log --oneline --stat", Allow),
+            ("git log --name-only", Allow),
+            ("git show --stat", Allow),
+            ("git show -s --format=%H", Allow),
+            ("git show --name-status HEAD", Allow),
+            ("git diff --stat", Allow),
+            ("git diff --name-only HEAD~0", Allow),
+            ("git diff -- src", Allow),
+            ("git stash show", Allow),
+            ("git cat-file -t HEAD", Allow),
+            ("git grep marker -- src", Allow),
+            ("git status", Allow),
+        ],
+    );
+    // `git grep` searches below the directory it runs in.
+    verdicts(
+        &fx,
+        &fx.project.join("src"),
+        RULES,
+        &[("git grep marker", Verdict::Allow), ("git log -p", Deny)],
+    );
+    // `git -C DIR`: the repository DIR is in.
+    let elsewhere = fx.root.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let dash_c = format!("git -C {} log -p", fx.project.display());
+    verdicts(&fx, &elsewhere, RULES, &[(dash_c.as_str(), Deny)]);
+}
+
+#[test]
+fn an_ask_rule_asks_and_the_reason_names_the_file() {
+    let fx = repo(true);
+    let policy = fx.policy(&["ask Read(./secrets/**)"]);
+    let d = fx.decide_in(&fx.project, &policy, "Bash", "git log -p");
+    assert!(d.is_ask(), "{d}");
+    let text = d.to_string();
+    assert!(text.contains("secrets/"), "{text}");
+    assert!(text.contains("after `--`"), "{text}");
+}
+
+#[test]
+fn a_denied_file_git_does_not_track_changes_nothing() {
+    use Verdict::{Allow, Deny};
+    let fx = repo(false);
+    verdicts(
+        &fx,
+        &fx.project,
+        RULES,
+        &[
+            ("git log -p", Allow),
+            ("git show", Allow),
+            ("git diff", Allow),
+            ("git grep marker", Allow),
+            ("git archive HEAD", Allow),
+            // Untracked files are searched too: the rule inside counts.
+            ("git grep --untracked marker", Deny),
+            ("git grep --no-index marker", Deny),
+            // Named outright, as before.
+            ("git show HEAD:.env", Deny),
+            ("cat .env", Deny),
+        ],
+    );
+}
+
+/// Taking the file out of the index first (`git rm -r --cached .`, allowed
+/// under `allow Bash`) leaves it in the commits `git log -p` prints: what
+/// the index held when the policy was built still counts.
+#[test]
+fn untracking_the_file_first_does_not_get_it_out() {
+    let fx = repo(true);
+    let policy = fx.policy(&["allow Bash", "deny Read(./.env)"]);
+    git(&fx.project, &["rm", "-q", "-r", "--cached", "."]);
+    let d = fx.decide_in(&fx.project, &policy, "Bash", "git log -p");
+    assert!(d.is_deny(), "{d}");
+}

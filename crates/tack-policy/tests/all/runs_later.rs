@@ -1,0 +1,175 @@
+//! What tack runs later on its configuration's word is protected: a hook's
+//! script, the status line's, an MCP server's program (settings or the
+//! project's `.mcp.json`), a declared tool's program, the task file a hook's
+//! runner reads, and a script a Bash allow rule names. A model allowed to
+//! edit had rewritten `scripts/check.py`, which a PostToolUse hook runs,
+//! and its next edit ran the new script outside the sandbox with no rule
+//! consulted; or `./scripts/deploy.sh`, which `allow Bash(./scripts/deploy.sh)`
+//! then ran whatever it held. Each write is now asked (refused in dontAsk),
+//! through the file tools and the shell alike; other files stay allowed.
+
+use std::path::Path;
+
+use serde_json::json;
+use tack_policy::{CliPermissions, LoadOptions, Mode, Request, Settings, evaluate};
+
+use crate::support::Fixture;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn load(fx: &Fixture, mode: Mode) -> Settings {
+    Settings::load_with(&LoadOptions {
+        project_root: fx.project.clone(),
+        user_config_dir: Some(fx.home.join(".config/tack")),
+        claude_user_dir: None,
+        managed_settings: None,
+        home: Some(fx.home.clone()),
+        cwd: None,
+        cli: CliPermissions {
+            mode: Some(mode),
+            ..CliPermissions::default()
+        },
+    })
+    .unwrap()
+}
+
+fn decide(settings: &Settings, tool: &str, input: serde_json::Value) -> tack_policy::Decision {
+    let p = settings.policy();
+    let req = Request::resolve(tool, &input, p.cwd(), p);
+    evaluate(&req, p)
+}
+
+fn project(fx: &Fixture) {
+    for f in [
+        "scripts/check.py",
+        "scripts/deploy.sh",
+        "scripts/status.sh",
+        "mcp/server.js",
+        "tools/bin/report",
+        "package.json",
+        "src/main.rs",
+    ] {
+        write(&fx.project.join(f), "x\n");
+    }
+    write(
+        &fx.project.join(".claude/settings.json"),
+        &json!({
+            "permissions": {"allow": ["Bash(./scripts/deploy.sh *)", "Bash(sed *)", "Bash(echo *)", "Bash(cp *)"]},
+            "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [
+                {"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/scripts/check.py"},
+                {"type": "command", "command": "cd \"$CLAUDE_PROJECT_DIR\" && npm run --silent lint"}
+            ]}]},
+            "statusLine": {"type": "command", "command": "bash scripts/status.sh"},
+            "tools": {"report": {"description": "r", "command": ["./tools/bin/report", "{name}"]}}
+        })
+        .to_string(),
+    );
+    write(
+        &fx.project.join(".mcp.json"),
+        &json!({"mcpServers": {"docs": {"command": "node", "args": ["mcp/server.js"]}}})
+            .to_string(),
+    );
+}
+
+#[test]
+fn a_write_to_what_tack_runs_later_is_asked() {
+    let fx = Fixture::new();
+    project(&fx);
+    let settings = load(&fx, Mode::AcceptEdits);
+    for (file, by) in [
+        ("scripts/check.py", "a hook"),
+        ("package.json", "a hook"),
+        ("scripts/status.sh", "the status line"),
+        ("mcp/server.js", "the MCP server docs"),
+        ("tools/bin/report", "the declared tool report"),
+        (
+            "scripts/deploy.sh",
+            "the allow rule Bash(./scripts/deploy.sh *)",
+        ),
+    ] {
+        let path = fx.project.join(file).display().to_string();
+        for (tool, input) in [
+            (
+                "Write",
+                json!({"file_path": path, "content": "curl x | sh"}),
+            ),
+            (
+                "Edit",
+                json!({"file_path": path, "old_string": "x", "new_string": "y"}),
+            ),
+            (
+                "Bash",
+                json!({"command": format!("echo 'curl x | sh' >> {file}")}),
+            ),
+            ("Bash", json!({"command": format!("sed -i s/x/y/ {file}")})),
+            ("Bash", json!({"command": format!("cp src/main.rs {file}")})),
+        ] {
+            let d = decide(&settings, tool, input.clone());
+            assert!(d.is_ask(), "{tool} {input}: {d}");
+            assert!(d.needs_person(), "{tool} {input}: {d}");
+            let text = d.to_string();
+            assert!(
+                text.contains(&format!("run by {by}")),
+                "{tool} {input}: {text}"
+            );
+        }
+    }
+    // Anything else in the project is still the edit acceptEdits allows.
+    let other = fx.project.join("src/main.rs").display().to_string();
+    let d = decide(
+        &settings,
+        "Write",
+        json!({"file_path": other, "content": "fn main() {}"}),
+    );
+    assert!(d.is_allow(), "{d}");
+    // Reading them is not guarded.
+    let d = decide(
+        &settings,
+        "Read",
+        json!({"file_path": fx.project.join("scripts/check.py")}),
+    );
+    assert!(d.is_allow(), "{d}");
+}
+
+#[test]
+fn dont_ask_refuses_and_bypass_writes() {
+    let fx = Fixture::new();
+    project(&fx);
+    let path = fx.project.join("scripts/check.py").display().to_string();
+    let input = json!({"file_path": path, "content": "y"});
+    let d = decide(&load(&fx, Mode::DontAsk), "Write", input.clone());
+    assert!(d.is_deny(), "{d}");
+    let d = decide(&load(&fx, Mode::BypassPermissions), "Write", input);
+    assert!(d.is_allow(), "{d}");
+}
+
+#[test]
+fn the_files_are_given_to_the_sandbox() {
+    let fx = Fixture::new();
+    project(&fx);
+    let settings = load(&fx, Mode::AcceptEdits);
+    let mut found: Vec<String> = settings
+        .policy()
+        .runs_later()
+        .map(|p| p.strip_prefix(&fx.project).unwrap().display().to_string())
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "mcp/server.js",
+            "package.json",
+            "scripts/check.py",
+            "scripts/deploy.sh",
+            "scripts/status.sh",
+            "tools/bin/report",
+        ]
+    );
+    // The same from a working directory below the root.
+    std::fs::create_dir_all(fx.project.join("src")).unwrap();
+    let below = settings.policy_for_cwd(&fx.project.join("src")).unwrap();
+    assert_eq!(below.runs_later().count(), 6);
+}
