@@ -1239,10 +1239,20 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
         ask_or_refuse(policy, why)
     } else {
         let wholesale = policy.tool_rule(Verdict::Allow, &["Bash"]);
-        let main = wholesale
-            .into_iter()
-            .chain(policy.bash_rule(Verdict::Allow, [c.text.as_str(), c.raw.as_str()]))
-            .min();
+        // A rule that names the command allows what its words name, not
+        // what a link among them leads to: `allow Bash(cat docs/*)` and a
+        // `docs/k` the model linked to `~/.ssh/id_rsa` (a path written
+        // inside the working directories that is outside them).
+        let through_a_link = c.path_args.as_ref().and_then(|args| {
+            args.iter().find(|p| {
+                p.lexical != p.canonical
+                    && policy.in_working_dirs_as_written(p)
+                    && !policy.in_working_dirs(p)
+            })
+        });
+        let named_as_written = policy.bash_rule(Verdict::Allow, [c.text.as_str(), c.raw.as_str()]);
+        let named = named_as_written.filter(|_| through_a_link.is_none());
+        let main = wholesale.into_iter().chain(named).min();
         let mut missing_privileged: Option<&str> = None;
         for p in &c.privileged {
             if wholesale.is_none() && policy.bash_rule(Verdict::Allow, [&**p]).is_none() {
@@ -1267,6 +1277,17 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
             }
             (None, None) => {
                 if let Some(d) = auto_command(policy, c, &subject) {
+                    d
+                } else if let (Some(i), Some(link)) = (named_as_written, through_a_link) {
+                    let mut d = fallback(policy, &subject, Auto::No, None);
+                    if !d.is_allow() {
+                        let rule = policy.rules.get(i).map(|r| r.text.as_str()).unwrap_or("");
+                        d.why_mut().detail = Some(format!(
+                            "`{}` leads to {}, outside the working directories: the rule `{rule}` allows the name, not where a link leads",
+                            link.lexical.display(),
+                            link.canonical.display()
+                        ));
+                    }
                     d
                 } else {
                     fallback(policy, &subject, Auto::No, Some(suggest_bash(&c.text)))

@@ -964,6 +964,14 @@ impl Policy {
     }
 
     /// Whether `path` (canonical) is inside a working directory.
+    /// Whether `path` as written (its lexical form) is inside the working
+    /// directories, wherever its links lead.
+    pub(crate) fn in_working_dirs_as_written(&self, path: &ResolvedPath) -> bool {
+        std::iter::once(&self.cwd)
+            .chain(self.additional.iter())
+            .any(|d| d.forms().any(|d| paths::is_within(&path.lexical, d)))
+    }
+
     pub(crate) fn in_working_dirs(&self, path: &ResolvedPath) -> bool {
         std::iter::once(&self.cwd)
             .chain(self.additional.iter())

@@ -197,3 +197,49 @@ const DIRECTORY_RULES: &[Case] = &[
 fn an_allow_rule_naming_a_directory_does_not_reach_out_of_it() {
     run(DIRECTORY_RULES);
 }
+
+const LINKED: &[Case] = &[
+    // A link the model made inside the directory a rule names (or under the
+    // very name a rule allows) leads out of the working directories: the
+    // rule allowed the name, not what it leads to.
+    case(DOCS, B, "cat docs/k", Ask),
+    case(&["allow Bash(cat notes.txt)"], B, "cat notes.txt", Ask),
+    case(&["allow Bash(head *)"], B, "head -n 3 docs/k", Ask),
+    // A link that stays inside, and a plain file, as before.
+    case(DOCS, B, "cat docs/inside/main.rs", Allow),
+    case(DOCS, B, "cat docs/guide.md", Allow),
+    // `allow Bash` allows every command, whatever it reads.
+    case(&["allow Bash"], B, "cat docs/k", Allow),
+    // A rule that names the outside file itself allows it.
+    case(
+        &["allow Bash(cat /etc/passwd)"],
+        B,
+        "cat /etc/passwd",
+        Allow,
+    ),
+];
+
+#[test]
+fn an_allow_rule_allows_the_names_it_gives_not_where_links_lead() {
+    crate::support::run_with_links(
+        &[
+            ("docs/k", "/etc/passwd"),
+            ("notes.txt", "/etc/passwd"),
+            ("docs/inside", "../src"),
+        ],
+        LINKED,
+    );
+}
+
+#[test]
+fn a_rule_stopped_by_a_link_says_where_it_leads() {
+    let fx = crate::support::Fixture::new();
+    std::fs::create_dir_all(fx.project.join("docs")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", fx.project.join("docs/k")).unwrap();
+    let policy = fx.policy(DOCS);
+    let d = fx.decide_in(&fx.project, &policy, B, "cat docs/k");
+    let text = d.to_string();
+    assert!(d.is_ask(), "{text}");
+    assert!(text.contains("leads to /etc/passwd"), "{text}");
+    assert!(text.contains("Bash(cat docs/*)"), "{text}");
+}
