@@ -419,7 +419,7 @@ async fn serve_request(
     if request.method.eq_ignore_ascii_case("CONNECT") {
         let target = authority(&request.target, None, shared)?;
         shared.judge(&target)?;
-        let upstream = connect(&target).await?;
+        let upstream = connect(&target, shared).await?;
         match tunnel(upstream, &target, client, write, shared).await? {
             Tunnel::Relayed => Ok(Next::Done),
             Tunnel::Http(upstream) => Ok(Next::Http(target, upstream)),
@@ -742,9 +742,64 @@ fn is_ip_literal(host: &str) -> bool {
     hex || (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// What an address is when a name the list allows must not lead there:
+/// this machine (loopback, the unspecified address) or what only a machine
+/// on the link reaches (link-local: `169.254.169.254` and `fd00:ec2::254`
+/// are the clouds' instance metadata services, which hand out
+/// credentials). A name resolving there is refused (DNS rebinding, or a
+/// wildcard's name pointed home); `localhost` and `*.localhost`, named in
+/// the list, reach this machine as the user allowed.
+fn internal(ip: std::net::IpAddr) -> Option<&'static str> {
+    use std::net::IpAddr;
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    match ip {
+        IpAddr::V4(v4) if v4.is_loopback() => Some("this machine's loopback address"),
+        IpAddr::V4(v4) if v4.is_unspecified() => Some("the unspecified address (this machine)"),
+        IpAddr::V4(v4) if v4.is_link_local() => {
+            Some("a link-local address (where cloud metadata services answer)")
+        }
+        IpAddr::V6(v6) if v6.is_loopback() => Some("this machine's loopback address"),
+        IpAddr::V6(v6) if v6.is_unspecified() => Some("the unspecified address (this machine)"),
+        IpAddr::V6(v6) if v6.segments()[0] & 0xffc0 == 0xfe80 => {
+            Some("a link-local address (where cloud metadata services answer)")
+        }
+        IpAddr::V6(v6) if v6 == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254) => {
+            Some("the cloud instance metadata service's address")
+        }
+        _ => None,
+    }
+}
+
+/// The addresses of `host` the proxy may connect to: all but the internal
+/// ones ([`internal`]); the refusal's text when every one is internal.
+fn connectable(host: &str, addresses: Vec<SocketAddr>) -> Result<Vec<SocketAddr>, String> {
+    let mut why = None;
+    let kept: Vec<SocketAddr> = addresses
+        .into_iter()
+        .filter(|a| match internal(a.ip()) {
+            Some(what) => {
+                why.get_or_insert_with(|| format!("{} is {what}", a.ip()));
+                false
+            }
+            None => true,
+        })
+        .collect();
+    match why {
+        Some(why) if kept.is_empty() => Err(format!(
+            "blocked by tack's sandbox: {host} resolves to {why}; an allowed name may not lead there (allow `localhost` to reach this machine)"
+        )),
+        _ => Ok(kept),
+    }
+}
+
 /// `target` resolved by the proxy (`localhost` and `*.localhost` are the
-/// loopback address, RFC 6761) and connected to, or a 502 saying why not.
-async fn connect(target: &Target) -> Result<TcpStream, Stop> {
+/// loopback address, RFC 6761) and connected to, or a 502 saying why not;
+/// a name that resolves only to this machine or a link-local address is
+/// refused ([`connectable`]).
+async fn connect(target: &Target, shared: &Shared) -> Result<TcpStream, Stop> {
     let Target { host, port } = target;
     let failed = |why: String| {
         Stop::Answer(Answer::new(
@@ -756,10 +811,11 @@ async fn connect(target: &Target) -> Result<TcpStream, Stop> {
         let addresses: Vec<SocketAddr> = if host == "localhost" || host.ends_with(".localhost") {
             vec![SocketAddr::from((Ipv4Addr::LOCALHOST, *port))]
         } else {
-            tokio::net::lookup_host((host.as_str(), *port))
+            let found = tokio::net::lookup_host((host.as_str(), *port))
                 .await
-                .map_err(|e| format!("could not resolve {host}: {e}"))?
-                .collect()
+                .map_err(|e| Err(format!("could not resolve {host}: {e}")))?
+                .collect();
+            connectable(host, found).map_err(Ok)?
         };
         let mut last = format!("{host} resolved to no address");
         for address in addresses {
@@ -768,11 +824,13 @@ async fn connect(target: &Target) -> Result<TcpStream, Stop> {
                 Err(e) => last = format!("{address}: {e}"),
             }
         }
-        Err(last)
+        Err(Err(last))
     };
+    // Err(Ok(refusal)), Err(Err(failure)).
     match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
         Ok(Ok(stream)) => Ok(stream),
-        Ok(Err(why)) => Err(failed(why)),
+        Ok(Err(Ok(refusal))) => Err(shared.refuse(host, *port, Some(refusal))),
+        Ok(Err(Err(why))) => Err(failed(why)),
         Err(_) => Err(failed(format!(
             "no connection within {} s",
             CONNECT_TIMEOUT.as_secs()
@@ -1238,7 +1296,7 @@ async fn forward_to(
 
     let upstream = match upstream {
         Some(upstream) => upstream,
-        None => connect(&target).await?,
+        None => connect(&target, shared).await?,
     };
     let (up_read, mut up_write) = upstream.into_split();
     let mut upstream = Reader::new(up_read);
@@ -1546,6 +1604,52 @@ mod tests {
             Err(Stop::Answer(a)) => Err(a.status),
             Err(Stop::Close) => Err(0),
         }
+    }
+
+    #[test]
+    fn an_allowed_name_may_not_lead_to_this_machine_or_the_metadata_service() {
+        let at = |ip: &str| SocketAddr::new(ip.parse().unwrap(), 443);
+        for ip in [
+            "127.0.0.1",
+            "127.5.6.7",
+            "0.0.0.0",
+            "169.254.169.254",
+            "::1",
+            "::",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+            "fe80::1",
+            "fd00:ec2::254",
+        ] {
+            let refused = connectable("rebind.example", vec![at(ip)]).unwrap_err();
+            assert!(
+                refused.contains("rebind.example resolves to"),
+                "{ip}: {refused}"
+            );
+            assert!(
+                refused.contains(ip.trim_start_matches("::ffff:")),
+                "{ip}: {refused}"
+            );
+        }
+        // Public and private networks (a company's registry at 10.x) stay
+        // reachable; internal addresses among others are left out.
+        for ip in [
+            "93.184.216.34",
+            "10.1.2.3",
+            "192.168.1.10",
+            "2606:4700::1111",
+            "fd12::1",
+        ] {
+            assert_eq!(
+                connectable("a.example", vec![at(ip)]),
+                Ok(vec![at(ip)]),
+                "{ip}"
+            );
+        }
+        assert_eq!(
+            connectable("a.example", vec![at("127.0.0.1"), at("93.184.216.34")]),
+            Ok(vec![at("93.184.216.34")])
+        );
     }
 
     #[test]
