@@ -20,6 +20,8 @@ mod differential;
 mod explain;
 #[path = "all/file_holes.rs"]
 mod file_holes;
+#[path = "all/fourth_round.rs"]
+mod fourth_round;
 #[path = "all/fuzz.rs"]
 mod fuzz;
 #[path = "all/git_content.rs"]

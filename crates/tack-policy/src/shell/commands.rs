@@ -1840,6 +1840,9 @@ impl Analyzer {
             );
         }
         self.note_relinks(&base, argv);
+        if base == "ln" && self.touches {
+            self.symlink_targets(argv);
+        }
         self.push(Item::Command(Command {
             base,
             text,
@@ -2287,6 +2290,76 @@ impl Analyzer {
     /// link): remember the operands (resolved against every possible
     /// directory; everything when dynamic), since what lies under them is
     /// unknown until run time.
+    /// `ln -s TARGET LINK`: a relative TARGET is read from the link's
+    /// directory, not the working directory (`ln -s ../.env d/e` makes
+    /// `d/e` the project's `.env`): the file the link will show meets the
+    /// Read rules there (the operand as written was checked from here).
+    fn symlink_targets(&mut self, argv: &[WordVal]) {
+        let mut symbolic = false;
+        let mut target_dir: Option<&WordVal> = None;
+        let mut operands: Vec<&WordVal> = Vec::new();
+        let mut words = argv[1..].iter();
+        let mut options_done = false;
+        while let Some(w) = words.next() {
+            let Some(l) = w.literal.as_deref() else {
+                operands.push(w);
+                continue;
+            };
+            if !options_done && l == "--" {
+                options_done = true;
+            } else if !options_done && (l == "-t" || l == "--target-directory") {
+                target_dir = words.next();
+            } else if !options_done && l.starts_with("--target-directory=") {
+                continue;
+            } else if !options_done && l.starts_with("--") {
+                symbolic |= l == "--symbolic";
+            } else if !options_done && l.starts_with('-') && l.len() > 1 {
+                symbolic |= l.contains('s');
+            } else {
+                operands.push(w);
+            }
+        }
+        if !symbolic {
+            return;
+        }
+        // The links' directory: `-t DIR`, the last operand when it is a
+        // directory (or there are several targets), or the last operand's
+        // parent; with one operand, the working directory.
+        let (targets, dir): (&[&WordVal], Option<String>) =
+            match (target_dir, operands.split_last()) {
+                (Some(t), _) => (&operands[..], t.literal.clone()),
+                (None, Some((last, rest))) if !rest.is_empty() => {
+                    let Some(l) = last.literal.clone() else {
+                        return;
+                    };
+                    let is_dir = self
+                        .resolve_word_path(&l, last.tilde, false)
+                        .is_ok_and(|ps| ps.iter().any(|p| p.canonical.is_dir()));
+                    let dir = if is_dir || rest.len() > 1 {
+                        l
+                    } else {
+                        match l.rsplit_once('/') {
+                            Some(("", _)) => "/".to_owned(),
+                            Some((d, _)) => d.to_owned(),
+                            None => ".".to_owned(),
+                        }
+                    };
+                    (rest, Some(dir))
+                }
+                _ => return,
+            };
+        let Some(dir) = dir else { return };
+        for t in targets {
+            let Some(l) = t.literal.as_deref() else {
+                continue;
+            };
+            if l.starts_with('/') || t.tilde || dir == "." {
+                continue;
+            }
+            self.touch(Family::Read, &WordVal::literal(&format!("{dir}/{l}")));
+        }
+    }
+
     fn note_relinks(&mut self, base: &str, argv: &[WordVal]) {
         if !RELINKERS.contains(&base) {
             return;

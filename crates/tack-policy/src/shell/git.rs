@@ -1131,9 +1131,46 @@ impl Analyzer {
                 && args.first().and_then(|w| w.literal.as_deref()) == Some("create"))
         {
             self.git_content(sub, &[]);
-        } else if prints_content(sub, args) {
+        } else if sub == "stash" && stashes_untracked(args) {
+            // `git stash -u`/`-a` copies the files git does not track into
+            // the stash (as `git add` of each): a read of what is there.
+            self.touch_inside(&WordVal::literal("."));
+        } else if sub == "mv" {
+            // What `git mv` moves is read, as what `mv` moves is: a file a
+            // Read rule denies under a new name no rule covers.
+            let operands: Vec<&WordVal> = args
+                .iter()
+                .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+                .collect();
+            if let Some((_, sources)) = operands.split_last() {
+                for source in sources {
+                    self.touch_inside(source);
+                }
+            }
+        } else if sub == "diff" && has(&["--no-index"]) {
+            // Two paths on disk, compared whole: a directory's every file.
+            for w in args.iter().filter(|w| {
+                !w.literal
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with('-') && l != "-")
+            }) {
+                self.touch_inside(w);
+            }
+        } else if sub == "clone" {
+            // A clone of a repository on this machine copies what it
+            // tracks to where no rule names it.
+            if let Some(source) = clone_source(args) {
+                self.git_content_from(sub, &source, &[]);
+            }
+        } else if let Some(content) = content_of(sub, args) {
             let within: Vec<WordVal> = pathspecs.into_iter().cloned().collect();
-            self.git_content(sub, &within);
+            if content == Content::AndUntracked {
+                // Stashed files git does not track (`stash^3`, `log --all`
+                // reaches `refs/stash`): everything under the working tree.
+                self.git_content_everything(sub);
+            } else {
+                self.git_content(sub, &within);
+            }
         }
     }
 
@@ -1143,9 +1180,39 @@ impl Analyzer {
     /// when none is given, or when one is a pattern or magic git reads its
     /// own way). `:!x`, `:^x` and `:(exclude)x` leave x out.
     fn git_content(&mut self, sub: &str, within: &[WordVal]) {
-        let written = format!("git {sub}");
+        self.git_content_from(sub, &WordVal::literal("."), within);
+    }
+
+    /// [`Analyzer::git_content`] as a read of everything under the working
+    /// tree, tracked or not.
+    fn git_content_everything(&mut self, sub: &str) {
         let Ok(dirs) = self.resolve_word_path(".", false, false) else {
             return self.touch_inside(&WordVal::literal("."));
+        };
+        for dir in dirs {
+            let root = crate::git_index::worktree_of(&dir.canonical)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| dir.canonical.clone());
+            self.push(Item::Touch {
+                family: super::Family::Read,
+                written: format!("git {sub}"),
+                path: crate::paths::ResolvedPath {
+                    lexical: root.clone(),
+                    canonical: root,
+                },
+                recursive: true,
+            });
+        }
+    }
+
+    /// [`Analyzer::git_content`] of the repository `from` is in.
+    fn git_content_from(&mut self, sub: &str, from: &WordVal, within: &[WordVal]) {
+        let written = format!("git {sub}");
+        let Some(from_lit) = from.literal.as_deref() else {
+            return self.touch_inside(from);
+        };
+        let Ok(dirs) = self.resolve_word_path(from_lit, from.tilde, false) else {
+            return self.touch_inside(from);
         };
         let mut include: Vec<&str> = Vec::new();
         let mut exclude: Vec<&str> = Vec::new();
@@ -1507,6 +1574,225 @@ impl Analyzer {
     }
 }
 
+/// What of the files git has a git command can print or copy elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Content {
+    /// What git tracks.
+    Tracked,
+    /// That, and the files a stash keeps that git does not track.
+    AndUntracked,
+}
+
+/// Commands that never print or copy elsewhere what files hold (names,
+/// ids, counts; or writes at the files' own paths), unless their options
+/// say so ([`prints_content`]); every other command, an unknown one too,
+/// may.
+const CONTENT_FREE: &[&str] = &[
+    "status",
+    "branch",
+    "tag",
+    "remote",
+    "config",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "ls-remote",
+    "show-ref",
+    "show-branch",
+    "describe",
+    "shortlog",
+    "rev-list",
+    "name-rev",
+    "merge-base",
+    "for-each-ref",
+    "symbolic-ref",
+    "update-ref",
+    "count-objects",
+    "fsck",
+    "gc",
+    "prune",
+    "repack",
+    "maintenance",
+    "fetch",
+    "pull",
+    "push",
+    "add",
+    "stage",
+    "commit",
+    "rm",
+    "reset",
+    "restore",
+    "checkout",
+    "switch",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "am",
+    "apply",
+    "init",
+    "clean",
+    "help",
+    "version",
+    "var",
+    "check-ignore",
+    "check-attr",
+    "check-ref-format",
+    "check-mailmap",
+    "bisect",
+    "submodule",
+    "sparse-checkout",
+    "update-index",
+    "commit-tree",
+    "mktree",
+    "mktag",
+    "hash-object",
+    "write-tree",
+    "notes",
+    "stripspace",
+    "column",
+    "verify-commit",
+    "verify-tag",
+    "verify-pack",
+    "blame",
+    "annotate",
+    "mv",
+    "credential",
+    "interpret-trailers",
+    "mailinfo",
+    "mailsplit",
+    "replace",
+    "filter-branch",
+    "gui",
+    "citool",
+    "cherry",
+    "prune-packed",
+    "pack-refs",
+    "rerere",
+    "fmt-merge-msg",
+    "get-tar-commit-id",
+    "diagnose",
+    "bugreport",
+    "fsmonitor--daemon",
+];
+
+/// Whether (and what) `git SUB ARGS` prints or copies elsewhere of what
+/// files hold: a patch, a blob, a pickaxe's answer (`log -G`, `-S`: which
+/// commits change text matching, an oracle on the text), a checkout at
+/// another place (`worktree add`, `checkout-index --prefix`, `read-tree
+/// --prefix`), or a command not known to do none of these.
+fn content_of(sub: &str, args: &[WordVal]) -> Option<Content> {
+    let words: Vec<&str> = args
+        .iter()
+        .take_while(|w| w.literal.as_deref() != Some("--"))
+        .filter_map(|w| w.literal.as_deref())
+        .collect();
+    let stash_reached = words.iter().any(|w| {
+        matches!(*w, "--all" | "--reflog" | "-g" | "--walk-reflogs")
+            || (!w.starts_with('-') && w.contains("stash"))
+    });
+    let any = |f: &dyn Fn(&str) -> bool| words.iter().any(|w| f(w));
+    let prints = match sub {
+        "worktree" => words.first() == Some(&"add"),
+        "checkout-index" | "read-tree" => any(&|w| w.starts_with("--prefix")),
+        "stash" => {
+            words.first() == Some(&"show")
+                && (prints_content(sub, args)
+                    || any(&|w| matches!(w, "-u" | "--include-untracked" | "--only-untracked")))
+        }
+        "log" | "whatchanged" | "reflog" | "diff" | "diff-tree" | "diff-index" | "diff-files"
+        | "show" | "cat-file" | "range-diff" | "format-patch" => {
+            prints_content(sub, args)
+                || (sub != "cat-file"
+                    && any(&|w| {
+                        w.starts_with("-G")
+                            || w.starts_with("-S")
+                            || w.starts_with("--pickaxe")
+                            || w.starts_with("--find-object")
+                    }))
+        }
+        _ => !CONTENT_FREE.contains(&sub),
+    };
+    match (prints, stash_reached || sub == "stash") {
+        (false, _) => None,
+        (true, true) => Some(Content::AndUntracked),
+        (true, false) => Some(Content::Tracked),
+    }
+}
+
+/// `git stash` (push, save, or none named) with `-u`, `-a` or their long
+/// forms: what git does not track is stashed too.
+fn stashes_untracked(args: &[WordVal]) -> bool {
+    let words: Vec<&str> = args
+        .iter()
+        .take_while(|w| w.literal.as_deref() != Some("--"))
+        .filter_map(|w| w.literal.as_deref())
+        .collect();
+    let pushes = match words.iter().find(|w| !w.starts_with('-')) {
+        None => true,
+        Some(first) => matches!(*first, "push" | "save"),
+    };
+    pushes
+        && words.iter().any(|w| {
+            matches!(*w, "-u" | "--include-untracked" | "-a" | "--all")
+                || (w.starts_with('-')
+                    && !w.starts_with("--")
+                    && w.len() > 2
+                    && w[1..].contains(['u', 'a']))
+        })
+}
+
+/// The repository a `git clone` copies when it is a directory of this
+/// machine (a path, or `file://`), not a remote's URL or `host:path`.
+fn clone_source(args: &[WordVal]) -> Option<WordVal> {
+    const WITH_VALUE: &[&str] = &[
+        "-o",
+        "--origin",
+        "-b",
+        "--branch",
+        "-u",
+        "--upload-pack",
+        "--reference",
+        "--reference-if-able",
+        "--separate-git-dir",
+        "--depth",
+        "--shallow-since",
+        "--shallow-exclude",
+        "-c",
+        "--config",
+        "-j",
+        "--jobs",
+        "--template",
+        "--filter",
+        "--server-option",
+        "--bundle-uri",
+        "--ref-format",
+    ];
+    let mut words = args.iter();
+    while let Some(w) = words.next() {
+        let Some(l) = w.literal.as_deref() else {
+            return Some(w.clone());
+        };
+        if l == "--" {
+            return words.next().cloned();
+        }
+        if l.starts_with('-') {
+            if WITH_VALUE.contains(&l) {
+                words.next();
+            }
+            continue;
+        }
+        if let Some(path) = l.strip_prefix("file://") {
+            return Some(WordVal::literal(path));
+        }
+        let remote = l.contains("://")
+            || l.split_once(':')
+                .is_some_and(|(host, _)| !host.contains('/') && !host.is_empty());
+        return (!remote).then(|| w.clone());
+    }
+    None
+}
+
 /// Whether `git SUB ARGS` prints what files hold (a patch, a blob), not
 /// only their names or counts.
 fn prints_content(sub: &str, args: &[WordVal]) -> bool {
@@ -1551,7 +1837,7 @@ fn prints_content(sub: &str, args: &[WordVal]) -> bool {
             || w.starts_with("--dirstat")
     });
     match sub {
-        "log" | "whatchanged" | "diff-tree" | "diff-index" | "diff-files" => patch,
+        "log" | "whatchanged" | "reflog" | "diff-tree" | "diff-index" | "diff-files" => patch,
         // `git show REV:PATH …` prints those files only (read as such).
         "show" if objects_only(args) => false,
         "show" | "diff" => !no_patch && (patch || !summary_only) && !words.contains(&"--no-index"),

@@ -751,6 +751,16 @@ impl Analyzer {
         let more = self.open_tail;
         self.emit(argv);
         self.may_change_protected(base, argv);
+        // Running a file reads it: the shell runs one with no `#!` itself,
+        // and its errors print each line (`./.env: line 1: TOKEN: command
+        // not found`), so `./.env` meets `deny Read(./.env)` as `bash .env`
+        // does.
+        if self.touches
+            && let Some(program) = argv.first()
+            && program.literal.as_deref().is_some_and(|l| l.contains('/'))
+        {
+            self.touch(super::Family::Read, program);
+        }
         if self.run_script_file(argv) {
             return;
         }

@@ -522,7 +522,7 @@ const WC: Reader = Reader {
         posix: false,
         abbreviations: true,
     },
-    files: &[],
+    files: &["--files0-from"],
     // The files it reads are named in a file (or on stdin).
     refused: &["--files0-from"],
 };
@@ -564,7 +564,7 @@ const DU: Reader = Reader {
         posix: false,
         abbreviations: true,
     },
-    files: &["-X", "--exclude-from"],
+    files: &["-X", "--exclude-from", "--files0-from"],
     refused: &["-L", "--dereference", "--files0-from"],
 };
 
@@ -1017,7 +1017,9 @@ const FILE: Reader = Reader {
         posix: false,
         abbreviations: true,
     },
-    files: &[],
+    // Read whatever the command is (refused below for the set all the same:
+    // the files it lists are not known here).
+    files: &["-f", "--files-from", "-m", "--magic-file"],
     // `-C` writes a compiled magic file, `-z` runs decompressors, `-p`
     // resets access times, `-f` reads the files to examine from a file.
     refused: &[
@@ -1083,7 +1085,14 @@ const TREE: Reader = Reader {
         posix: false,
         abbreviations: false,
     },
-    files: &["--gitfile", "--infofile", "--hintro", "--houtro"],
+    files: &[
+        "--gitfile",
+        "--infofile",
+        "--hintro",
+        "--houtro",
+        "--fromfile",
+        "--fromtabfile",
+    ],
     // `-o` writes; `-R` with `-H` writes a page into every directory; `-l`
     // follows links; `--fromfile` reads the listing from a file.
     refused: &["-o", "--output", "-R", "-l", "--fromfile", "--fromtabfile"],

@@ -220,7 +220,7 @@ pub(super) fn reach(base: &str, argv: &[WordVal]) -> Reach {
             }
         }
         "rg" | "ag" | "ack" => Reach::RecursiveOrHere,
-        "tar" => {
+        "tar" | "bsdtar" | "jar" => {
             let mode_word = words.first().is_some_and(|w| {
                 !w.starts_with('-') && w.chars().any(|c| matches!(c, 'c' | 'r' | 'u'))
             });
@@ -256,6 +256,27 @@ pub(super) fn reach(base: &str, argv: &[WordVal]) -> Reach {
         }
         "zip" => {
             if short("rR", "bdDinstTxZ") || long(&["--recurse-paths", "--recurse-patterns"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        // `gzip -rc .` compresses every file under the directory to stdout.
+        "gzip" | "gunzip" | "pigz" | "unpigz" | "zstd" | "unzstd" | "zstdcat" | "lz4" | "unlz4"
+        | "lz4cat" | "brotli" | "lzip" | "plzip" | "bzip3" => {
+            if short("r", "SopbTLD") || long(&["--recursive"]) {
+                Reach::Recursive
+            } else {
+                Reach::Named
+            }
+        }
+        // What a renamer moves takes everything inside along, under a name
+        // no rule covers (as `mv` does).
+        "rename" | "rename.ul" | "prename" | "file-rename" | "perl-rename" | "mmv" => {
+            Reach::Recursive
+        }
+        "pax" => {
+            if short("w", "fsxbo") {
                 Reach::Recursive
             } else {
                 Reach::Named

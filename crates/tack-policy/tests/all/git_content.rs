@@ -197,3 +197,91 @@ fn untracking_the_file_first_does_not_get_it_out() {
     let d = fx.decide_in(&fx.project, &policy, "Bash", "git log -p");
     assert!(d.is_deny(), "{d}");
 }
+
+/// Fourth red-team round (read): git commands that copy or print what git
+/// tracks without the list of printers knowing them (`merge-file -p
+/// --object-id`, `unpack-file`, `checkout-index -a --prefix`, `clone .`,
+/// `worktree add`, `reflog -p`), the pickaxe's yes/no on a file's text (`log
+/// -G`, `-S`), a stash of what git does not track (`stash -u`, then `stash
+/// show -p -u`, `show stash^3`, `log -p --all`), `git mv` of the directory
+/// that holds a denied file, and `git diff --no-index DIR OTHER`. Any git
+/// command not known to print nothing of what files hold is now a read of
+/// what git tracks.
+#[test]
+fn every_way_git_has_of_giving_a_tracked_file_out() {
+    use Verdict::{Allow, Deny};
+    let fx = repo(true);
+    let b = "3b18e512dba79e4c8300dd08aeb37f8e728b8dad";
+    let merge_file = format!("git merge-file -p --object-id {b} {b} {b}");
+    let unpack = format!("git unpack-file {b}");
+    verdicts(
+        &fx,
+        &fx.project,
+        &[
+            "allow Bash",
+            "allow Edit",
+            "deny Read(./.env)",
+            "deny Read(./secrets/**)",
+        ],
+        &[
+            (merge_file.as_str(), Deny),
+            (unpack.as_str(), Deny),
+            ("git checkout-index -a --prefix=out/", Deny),
+            ("git read-tree --prefix=z/ HEAD", Deny),
+            ("git clone . sub/clone", Deny),
+            ("git clone -q --bare ./ /tmp/x.git", Deny),
+            ("git clone file://{project} x", Deny),
+            ("git worktree add wt HEAD", Deny),
+            ("git reflog -p", Deny),
+            ("git reflog show --patch", Deny),
+            ("git log --all -G '^TOKEN=m' --format=%h", Deny),
+            ("git log -S marker --oneline", Deny),
+            ("git log --pickaxe-regex -S 'mark.*'", Deny),
+            ("git mv secrets public", Deny),
+            ("git diff --no-index . src", Deny),
+            ("git diff --no-index secrets /tmp", Deny),
+            ("git pack-objects --stdout", Deny),
+            ("git some-new-command", Deny),
+            // Names, ids and counts, and writes at the files' own paths.
+            ("git ls-files -s", Allow),
+            ("git rev-parse HEAD:src/main.rs", Allow),
+            ("git worktree list", Allow),
+            ("git checkout-index -a", Allow),
+            ("git clone https://github.com/x/y", Allow),
+            ("git clone git@github.com:x/y.git", Allow),
+            ("git log --all --oneline", Allow),
+            ("git log -G marker -- src", Allow),
+            ("git mv src/main.rs src/app.rs", Allow),
+            ("git diff --no-index src docs", Allow),
+            ("git status", Allow),
+            ("git commit -m x", Allow),
+        ],
+    );
+}
+
+#[test]
+fn a_stash_of_what_git_does_not_track_is_a_read_of_it() {
+    use Verdict::{Allow, Deny};
+    let fx = repo(false);
+    verdicts(
+        &fx,
+        &fx.project,
+        &["allow Bash", "deny Read(./.env)", "deny Read(./secrets/**)"],
+        &[
+            ("git stash -u", Deny),
+            ("git stash push --include-untracked", Deny),
+            ("git stash -a", Deny),
+            ("git stash save -u wip", Deny),
+            ("git stash show -p -u", Deny),
+            ("git stash show --only-untracked -p", Deny),
+            ("git show stash^3", Deny),
+            ("git log -p --all", Deny),
+            ("git diff stash^3 HEAD", Deny),
+            // What git tracks holds no denied file here.
+            ("git stash", Allow),
+            ("git stash list", Allow),
+            ("git log -p", Allow),
+            ("git show", Allow),
+        ],
+    );
+}

@@ -1,0 +1,69 @@
+//! Fourth red-team round, area "read" (the content of a file a `deny
+//! Read(...)` rule protects): the routes that reached it, by cause. The git
+//! ones are in git_content.rs.
+//!
+//! - running a denied file by its path (`./.env`): the shell runs a file
+//!   with no `#!` itself and prints each line it cannot run;
+//! - the file-list options of `wc`, `du`, `file`, `tree` (`--files0-from`,
+//!   `-f`, `--fromfile`) under an allow rule: the list is read, and the
+//!   names it cannot open printed;
+//! - the recursive mode of compressors (`gzip -rc .`, `zstd -r`, `pigz`,
+//!   `lz4`) and archivers tack did not list (`jar`, `bsdtar`, `pax -w`);
+//! - a renamer (`rename`, util-linux's `rename.ul`) moving the directory
+//!   that holds a denied file;
+//! - `ln -s ../.env d/e`: a relative target is read from the link's
+//!   directory, not the working directory.
+
+use tack_policy::Verdict::{Allow, Deny};
+
+use crate::support::{Case, case, run};
+
+const B: &str = "Bash";
+const STD: &[&str] = &[
+    "allow Bash",
+    "allow Edit",
+    "deny Read(./.env)",
+    "deny Read(./secrets/**)",
+];
+
+const READ_ROUTES: &[Case] = &[
+    // Running it.
+    case(STD, B, "./.env", Deny),
+    case(STD, B, "./secrets/key.txt 2>&1 | cat", Deny),
+    case(STD, B, "bash -c ./.env", Deny),
+    case(STD, B, "env ./.env", Deny),
+    case(STD, B, "./src/main.rs", Allow),
+    // File lists.
+    case(STD, B, "wc --files0-from=.env", Deny),
+    case(STD, B, "wc --files0-from .env", Deny),
+    case(STD, B, "du --files0-from=secrets/key.txt", Deny),
+    case(STD, B, "file -f .env", Deny),
+    case(STD, B, "file --files-from .env", Deny),
+    case(STD, B, "tree --fromfile=.env", Deny),
+    case(STD, B, "wc --files0-from=docs/guide.md", Allow),
+    // Recursive compressors and other archivers.
+    case(STD, B, "gzip -rc . | zcat", Deny),
+    case(STD, B, "gzip --recursive --stdout .", Deny),
+    case(STD, B, "zstd -q -r -c . | zstd -dc", Deny),
+    case(STD, B, "pigz -rc secrets", Deny),
+    case(STD, B, "lz4 -r -c .", Deny),
+    case(STD, B, "jar cf out/x.jar .", Deny),
+    case(STD, B, "bsdtar -cf - .", Deny),
+    case(STD, B, "pax -w .", Deny),
+    case(STD, B, "gzip -rk src", Allow),
+    case(STD, B, "gzip -c src/main.rs", Allow),
+    // Renamers moving the directory that holds it.
+    case(STD, B, "rename secrets public secrets", Deny),
+    case(STD, B, "rename.ul -v secrets public secrets", Deny),
+    case(STD, B, "rename src lib src", Allow),
+    // A link's relative target, from the link's directory.
+    case(STD, B, "ln -s ../.env docs/e", Deny),
+    case(STD, B, "mkdir -p d9 && ln -s ../secrets d9/s", Deny),
+    case(STD, B, "ln -s -t docs ../.env", Deny),
+    case(STD, B, "ln -s ../src/main.rs docs/m", Allow),
+];
+
+#[test]
+fn each_route_to_a_denied_files_content_meets_the_read_rule() {
+    run(READ_ROUTES);
+}
