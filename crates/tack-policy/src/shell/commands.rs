@@ -2065,6 +2065,9 @@ impl Analyzer {
             // `grep -r KEY`, `rg KEY`: the working directory.
             self.touch_inside(&WordVal::literal("."));
         }
+        if self.touches && recursive && reads::follows_links(base, argv) {
+            self.links_followed(argv, operand_count <= non_paths);
+        }
         if matches!(base, "cd" | "pushd" | "chdir") && operand_count == 0 {
             return None;
         }
@@ -2081,6 +2084,59 @@ impl Analyzer {
             }
         }
         all
+    }
+
+    /// A program that follows the links it meets inside the directories it
+    /// reads whole (`grep -R`, `rg -L`, `tar -h`, `zip -r`) reads where
+    /// they lead: each link's target meets the Read rules as a directory
+    /// read whole (`d/e -> ../.env`, `docs/h -> ~`). With `here`, the
+    /// working directory is read (`rg -L KEY`).
+    fn links_followed(&mut self, argv: &[WordVal], here: bool) {
+        if !self.resolver.uses_file_system() {
+            return;
+        }
+        let mut dirs: Vec<(String, std::path::PathBuf)> = Vec::new();
+        let words = argv[1..]
+            .iter()
+            .filter_map(|w| Some((w.literal.clone()?, w.tilde)))
+            .filter(|(l, _)| !l.starts_with('-'));
+        let named: Vec<(String, bool)> = if here {
+            vec![(".".to_owned(), false)]
+        } else {
+            words.collect()
+        };
+        for (lit, tilde) in named {
+            if let Ok(paths) = self.resolve_word_path(&lit, tilde, false) {
+                dirs.extend(
+                    paths
+                        .into_iter()
+                        .filter(|p| p.canonical.is_dir())
+                        .map(|p| (lit.clone(), p.canonical)),
+                );
+            }
+        }
+        for (lit, dir) in dirs {
+            match reads::links_under(&dir, 20_000) {
+                Some(links) => {
+                    for target in links {
+                        self.push(Item::Touch {
+                            family: Family::Read,
+                            written: lit.clone(),
+                            path: crate::paths::ResolvedPath {
+                                lexical: target.clone(),
+                                canonical: target,
+                            },
+                            recursive: true,
+                        });
+                    }
+                }
+                None => self.uncertain(
+                    UncertainKind::Touch(Family::Read),
+                    &lit,
+                    "it follows the links under a directory too large to look through for them",
+                ),
+            }
+        }
     }
 
     /// diff follows the links inside the directories it compares: where

@@ -290,6 +290,37 @@ pub(super) fn reach(base: &str, argv: &[WordVal]) -> Reach {
     }
 }
 
+/// Whether `base`, reading directories whole, follows the links it meets
+/// in them: `grep -R` (not `-r`), `rg -L`/`--follow`, `ag -f`, `ugrep -R`,
+/// `tar -h`/`--dereference`, `cp -L`, `rsync -L`/`--copy-links`, `zip`
+/// (unless `-y`), the compressors' `-r`.
+pub(super) fn follows_links(base: &str, argv: &[WordVal]) -> bool {
+    let words: Vec<&str> = argv[1..]
+        .iter()
+        .filter_map(|w| w.literal.as_deref())
+        .take_while(|w| *w != "--")
+        .collect();
+    let has = |names: &[&str]| words.iter().any(|w| names.contains(w));
+    let short = |c: char| {
+        words
+            .iter()
+            .any(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].contains(c))
+    };
+    match base {
+        "grep" | "egrep" | "fgrep" => short('R') || has(&["--dereference-recursive"]),
+        "ugrep" => short('R') || has(&["--dereference-recursive"]),
+        "rg" => short('L') || has(&["--follow"]),
+        "ag" => short('f') || has(&["--follow"]),
+        "tar" | "bsdtar" => short('h') || has(&["--dereference"]),
+        "cp" => short('L') || has(&["--dereference"]),
+        "rsync" => short('L') || has(&["--copy-links"]),
+        "zip" => !short('y') && !has(&["--symlinks"]),
+        "gzip" | "gunzip" | "pigz" | "unpigz" | "zstd" | "unzstd" | "zstdcat" | "lz4" | "unlz4"
+        | "lz4cat" | "brotli" | "lzip" | "plzip" | "bzip3" => true,
+        _ => false,
+    }
+}
+
 /// How many leading operands of `base` are not paths (grep's pattern).
 pub(super) fn leading_non_paths(base: &str, argv: &[WordVal]) -> usize {
     let given_by_option = argv[1..].iter().any(|w| {

@@ -67,3 +67,26 @@ const READ_ROUTES: &[Case] = &[
 fn each_route_to_a_denied_files_content_meets_the_read_rule() {
     run(READ_ROUTES);
 }
+
+const FOLLOWED: &[Case] = &[
+    // `docs/e -> ../.env`, `lib/s -> ../secrets` (made earlier, or checked
+    // in): a program that follows the links it meets reads where they lead.
+    case(STD, B, "grep -R MARKER docs", Deny),
+    case(STD, B, "grep --dereference-recursive MARKER lib", Deny),
+    case(STD, B, "rg -L MARKER docs", Deny),
+    case(STD, B, "rg --follow MARKER lib", Deny),
+    case(STD, B, "tar -chf - docs", Deny),
+    case(STD, B, "zip -r out/x.zip docs", Deny),
+    case(STD, B, "gzip -rc lib", Deny),
+    // Those that leave links as links.
+    case(STD, B, "grep -r MARKER docs", Allow),
+    case(STD, B, "rg MARKER docs", Allow),
+    case(STD, B, "tar -cf - docs", Allow),
+    case(STD, B, "zip -ry out/x.zip docs", Allow),
+    case(STD, B, "grep -R MARKER src", Allow),
+];
+
+#[test]
+fn a_program_that_follows_links_reads_where_they_lead() {
+    crate::support::run_with_links(&[("docs/e", "../.env"), ("lib/s", "../secrets")], FOLLOWED);
+}
