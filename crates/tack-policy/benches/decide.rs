@@ -178,6 +178,8 @@ fn main() {
         }),
     );
 
+    git_content();
+
     for (name, command) in adversarial() {
         let input = json!({ "command": command });
         let r = Request::resolve("Bash", &input, &root, &policy);
@@ -185,6 +187,71 @@ fn main() {
         report(
             &format!("{name} ({} B)", command.len()),
             measure_n(200, || {
+                let r = Request::resolve("Bash", black_box(&input), &root, &policy);
+                black_box(evaluate(&r, &policy));
+            }),
+        );
+    }
+}
+
+/// What git prints from what it tracks, against a Read deny rule: a
+/// repository of 5,000 tracked files (its index read once, then cached),
+/// `git log -p` (the whole tree checked), `git log -p -- src/0` (narrowed)
+/// and `git status` (no content); `grep -R` over a directory of 1,000
+/// entries, 20 of them links (each followed link meets the rules).
+#[expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the benchmark makes its repository with git(1)"
+)]
+fn git_content() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().canonicalize().expect("canonical temp dir");
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    for i in 0..5_000 {
+        let p = root.join(format!("src/{}/f{i}.rs", i % 50));
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("fixture");
+        std::fs::write(&p, "x").expect("fixture");
+    }
+    std::fs::write(root.join(".env"), "TOKEN=x").expect("fixture");
+    git(&["add", "."]);
+    for i in 0..980 {
+        std::fs::write(root.join(format!("src/1/g{i}")), "x").expect("fixture");
+    }
+    for i in 0..20 {
+        std::os::unix::fs::symlink("../../src/2", root.join(format!("src/1/l{i}")))
+            .expect("fixture");
+    }
+    let policy = PolicyBuilder::new(&root)
+        .home(Some(root.join("home")))
+        .allow("Bash")
+        .deny("Read(./.env)")
+        .deny("Read(./secrets/**)")
+        .build()
+        .expect("rules compile");
+    for (name, command, allowed) in [
+        ("git log -p, 5,000 tracked files, .env denied", "git log -p", false),
+        ("git log -p -- src/0 (narrowed)", "git log -p -- src/0", true),
+        ("git status (prints no content)", "git status", true),
+        ("grep -R over 1,000 entries, 20 links followed", "grep -R x src/1", true),
+    ] {
+        let input = json!({ "command": command });
+        let r = Request::resolve("Bash", &input, &root, &policy);
+        assert_eq!(evaluate(&r, &policy).is_allow(), allowed, "{command}");
+        report(
+            &format!("{name}: resolve + evaluate"),
+            measure_n(2_000, || {
                 let r = Request::resolve("Bash", black_box(&input), &root, &policy);
                 black_box(evaluate(&r, &policy));
             }),
