@@ -241,10 +241,22 @@ fn git_content() {
         .build()
         .expect("rules compile");
     for (name, command, allowed) in [
-        ("git log -p, 5,000 tracked files, .env denied", "git log -p", false),
-        ("git log -p -- src/0 (narrowed)", "git log -p -- src/0", true),
+        (
+            "git log -p, 5,000 tracked files, .env denied",
+            "git log -p",
+            false,
+        ),
+        (
+            "git log -p -- src/0 (narrowed)",
+            "git log -p -- src/0",
+            true,
+        ),
         ("git status (prints no content)", "git status", true),
-        ("grep -R over 1,000 entries, 20 links followed", "grep -R x src/1", true),
+        (
+            "grep -R over 1,000 entries, 20 links followed",
+            "grep -R x src/1",
+            true,
+        ),
     ] {
         let input = json!({ "command": command });
         let r = Request::resolve("Bash", &input, &root, &policy);

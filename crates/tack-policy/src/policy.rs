@@ -96,7 +96,7 @@ pub struct Policy {
     /// The files tack runs later on its configuration's word (a hook's
     /// script, an MCP server's program, a script a Bash allow rule names),
     /// each with who runs it: protected paths (see [`crate::runs_later`]).
-    pub(crate) runs_later: Vec<(ResolvedPath, String)>,
+    pub(crate) runs_later: Vec<RunsLater>,
     /// Indexed by `Verdict as usize`: allow, ask, deny.
     pub(crate) index: [KindIndex; 3],
 }
@@ -107,6 +107,15 @@ pub(crate) fn slot(kind: Verdict) -> usize {
         Verdict::Ask => 1,
         Verdict::Deny => 2,
     }
+}
+
+/// A file (or everything under a directory) tack runs later on its
+/// configuration's word, and who runs it (see [`crate::runs_later`]).
+#[derive(Debug, Clone)]
+pub(crate) struct RunsLater {
+    pub path: ResolvedPath,
+    pub by: String,
+    pub dir: bool,
 }
 
 /// Builds a [`Policy`] from rules given in code (tests, embedders) or by
@@ -391,24 +400,32 @@ impl PolicyBuilder {
         } else {
             Vec::new()
         };
-        let mut runs_later: Vec<(ResolvedPath, String)> = Vec::new();
+        let mut runs_later: Vec<RunsLater> = Vec::new();
         if how == Resolution::FileSystem {
             let from_rules = rules.iter().filter_map(|r| match (&r.kind, &r.target) {
                 (Verdict::Allow, Target::Bash(p)) => Some((
                     crate::runs_later::from_rule(&p.text, &cwd.lexical, &project_root.lexical),
                     format!("the allow rule {}", r.text),
+                    false,
                 )),
                 _ => None,
             });
             let given = self
                 .runs_later
                 .iter()
-                .map(|f| (vec![f.path.clone()], f.by.clone()));
-            for (paths, by) in given.chain(from_rules) {
+                .map(|f| (vec![f.path.clone()], f.by.clone(), f.dir));
+            for (paths, by, is_dir) in given.chain(from_rules) {
                 for p in paths {
-                    let p = dir(&p);
-                    if !runs_later.iter().any(|(q, _)| q.canonical == p.canonical) {
-                        runs_later.push((p, by.clone()));
+                    let path = dir(&p);
+                    if !runs_later
+                        .iter()
+                        .any(|r| r.path.canonical == path.canonical)
+                    {
+                        runs_later.push(RunsLater {
+                            path,
+                            by: by.clone(),
+                            dir: is_dir,
+                        });
                     }
                 }
             }
@@ -634,9 +651,15 @@ impl Policy {
     /// The files tack runs later on its configuration's word (a hook's
     /// script, an MCP server's program, a script a Bash allow rule names),
     /// as found when the policy was built: a write to one is asked (a
-    /// protected path), and the OS sandbox keeps them read-only.
+    /// protected path), and the OS sandbox keeps them read-only. (A write
+    /// into the directories around them — a script's own, a virtual
+    /// environment, a directory on `PATH` — is asked too; the sandbox leaves
+    /// those writable, for `pip install` and the like.)
     pub fn runs_later(&self) -> impl Iterator<Item = &Path> {
-        self.runs_later.iter().map(|(p, _)| p.canonical.as_path())
+        self.runs_later
+            .iter()
+            .filter(|r| !r.dir)
+            .map(|r| r.path.canonical.as_path())
     }
 
     /// The local settings file, where "always allow" answers go (never the

@@ -27,6 +27,9 @@ pub(crate) struct RunFile {
     pub path: PathBuf,
     /// `a hook`, `the MCP server docs`, `the rule Bash(./x.sh *)`.
     pub by: String,
+    /// Everything under `path` (a script's directory, a virtual
+    /// environment, a directory on `PATH`), not `path` alone.
+    pub dir: bool,
 }
 
 /// Settings keys whose value is a command line tack (or Claude Code) runs.
@@ -40,7 +43,7 @@ const COMMAND_KEYS: &[&str] = &[
 /// Task runners and the files in the directory they run in whose contents
 /// say what they run.
 const TASK_FILES: &[(&[&str], &[&str])] = &[
-    (&["npm", "pnpm", "yarn", "bun"], &["package.json"]),
+    (&["npm", "pnpm", "yarn", "bun", "npx"], &["package.json"]),
     (&["make", "gmake"], &["Makefile", "makefile", "GNUmakefile"]),
     (&["just"], &["justfile", "Justfile", ".justfile"]),
     (&["task"], &["Taskfile.yml", "Taskfile.yaml"]),
@@ -48,18 +51,44 @@ const TASK_FILES: &[(&[&str], &[&str])] = &[
     (&["deno"], &["deno.json", "deno.jsonc"]),
     (&["composer"], &["composer.json"]),
     (&["nox"], &["noxfile.py"]),
+    (&["tox"], &["tox.ini", "pyproject.toml"]),
+    (
+        &["pdm", "hatch", "poe", "poetry", "uv", "pipenv", "rye"],
+        &["pyproject.toml", "Pipfile", "pdm.toml"],
+    ),
+    (&["cargo-make", "makers"], &["Makefile.toml"]),
     (&["invoke", "inv"], &["tasks.py"]),
 ];
 
+/// Options whose value is the directory a program then works in (`make
+/// -C DIR`, `npm --prefix DIR`, `uv run --directory DIR`), and `cd`.
+const DIRECTORY_OPTIONS: &[&str] = &[
+    "cd",
+    "pushd",
+    "-C",
+    "--directory",
+    "--prefix",
+    "--cwd",
+    "--dir",
+    "--project",
+    "--root",
+];
+
+/// Shells whose `-c` value is a command line.
+const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "fish"];
+
 /// Where a command of the configuration is read from.
 struct Place<'a> {
-    dirs: [&'a Path; 2],
+    dirs: Vec<PathBuf>,
     home: Option<&'a Path>,
     vars: [(&'a str, &'a str); 2],
+    /// Lines of `bash -c '…'` read so far (a bound on nesting).
+    depth: usize,
 }
 
 impl Place<'_> {
-    /// The existing regular files `word` names (an option's `=value` too).
+    /// The existing files `word` names (an option's `=value` too), from
+    /// each directory the command may be in.
     fn files(&self, word: &str, out: &mut Vec<PathBuf>) {
         let mut candidates = vec![word];
         if word.starts_with('-')
@@ -68,19 +97,7 @@ impl Place<'_> {
             candidates.push(value);
         }
         for w in candidates {
-            if w.is_empty() || w.contains('\0') {
-                continue;
-            }
-            let tilde = w
-                .strip_prefix("~/")
-                .and_then(|rest| Some(self.home?.join(rest)));
-            let paths: Vec<PathBuf> = match tilde {
-                Some(p) => vec![p],
-                None if w.starts_with('~') => continue,
-                None if Path::new(w).is_absolute() => vec![PathBuf::from(w)],
-                None => self.dirs.iter().map(|d| d.join(w)).collect(),
-            };
-            for p in paths {
+            for p in self.paths(w) {
                 if std::fs::metadata(&p).is_ok_and(|m| m.is_file()) && !out.contains(&p) {
                     out.push(p);
                 }
@@ -88,20 +105,43 @@ impl Place<'_> {
         }
     }
 
+    /// `w` from each directory the command may be in (or as it is, from
+    /// `/` or `~`).
+    fn paths(&self, w: &str) -> Vec<PathBuf> {
+        if w.is_empty() || w.contains('\0') {
+            return Vec::new();
+        }
+        if let Some(rest) = w.strip_prefix("~/") {
+            return self.home.map(|h| h.join(rest)).into_iter().collect();
+        }
+        if w.starts_with('~') {
+            return Vec::new();
+        }
+        if Path::new(w).is_absolute() {
+            return vec![PathBuf::from(w)];
+        }
+        self.dirs.iter().map(|d| d.join(w)).collect()
+    }
+
     /// What a shell command line runs from the files.
-    fn shell(&self, line: &str, out: &mut Vec<PathBuf>) {
+    fn shell(&mut self, line: &str, out: &mut Vec<PathBuf>) {
         let vars: Vec<(&str, &str)> = self.vars.to_vec();
         let words = crate::shell::fixed_words(line, &vars);
         self.argv(&words, out);
     }
 
-    /// What an argv runs from the files (its program, its arguments).
-    fn argv<S: AsRef<str>>(&self, argv: &[S], out: &mut Vec<PathBuf>) {
-        for word in argv {
-            let word = word.as_ref();
-            let expanded = self.expand(word);
-            self.files(&expanded, out);
-            let base = Path::new(&expanded)
+    /// What an argv runs from the files: its program and arguments, the
+    /// line a shell's `-c` runs, the module `python -m` runs, a runner's
+    /// task file, each from the directories `cd`, `-C`, `--prefix` and the
+    /// like lead to.
+    fn argv<S: AsRef<str>>(&mut self, argv: &[S], out: &mut Vec<PathBuf>) {
+        let words: Vec<String> = argv.iter().map(|w| self.expand(w.as_ref())).collect();
+        let mut i = 0;
+        while i < words.len() {
+            let word = words[i].as_str();
+            let next = words.get(i + 1).map(String::as_str);
+            self.files(word, out);
+            let base = Path::new(word)
                 .file_name()
                 .and_then(|n| n.to_str())
                 .unwrap_or_default();
@@ -112,6 +152,76 @@ impl Place<'_> {
                     }
                 }
             }
+            // `--prefix=DIR`, `-C DIR`, `cd DIR`.
+            let dir = match word.split_once('=') {
+                Some((name, value)) if DIRECTORY_OPTIONS.contains(&name) => Some(value),
+                _ if DIRECTORY_OPTIONS.contains(&base) || DIRECTORY_OPTIONS.contains(&word) => next,
+                _ => None,
+            };
+            if let Some(dir) = dir {
+                let found: Vec<PathBuf> =
+                    self.paths(dir).into_iter().filter(|d| d.is_dir()).collect();
+                for d in found {
+                    if !self.dirs.contains(&d) {
+                        self.dirs.push(d.clone());
+                    }
+                    for (_, files) in TASK_FILES {
+                        for f in *files {
+                            let p = d.join(f);
+                            if p.is_file() && !out.contains(&p) {
+                                out.push(p);
+                            }
+                        }
+                    }
+                }
+            }
+            if word == "-c"
+                && self.depth < 4
+                && let Some(line) = next
+                && words[..i].iter().any(|w| {
+                    let b = Path::new(w)
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .unwrap_or_default();
+                    SHELLS.contains(&b)
+                })
+            {
+                self.depth += 1;
+                self.shell(line, out);
+                self.depth -= 1;
+            }
+            if word == "-m"
+                && let Some(module) = next
+            {
+                self.module(module, out);
+            }
+            i += 1;
+        }
+    }
+
+    /// `python -m a.b`: `a/b.py`, or the package `a/b` (its `__main__.py`,
+    /// its `__init__.py`), and `a/__init__.py`.
+    fn module(&self, module: &str, out: &mut Vec<PathBuf>) {
+        if module.is_empty()
+            || !module
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            return;
+        }
+        let rel = module.replace('.', "/");
+        let mut parts: Vec<String> = vec![
+            format!("{rel}.py"),
+            format!("{rel}/__main__.py"),
+            format!("{rel}/__init__.py"),
+        ];
+        let mut parent = Path::new(&rel).parent();
+        while let Some(p) = parent.filter(|p| !p.as_os_str().is_empty()) {
+            parts.push(format!("{}/__init__.py", p.display()));
+            parent = p.parent();
+        }
+        for part in parts {
+            self.files(&part, out);
         }
     }
 
@@ -128,8 +238,102 @@ impl Place<'_> {
     }
 }
 
+/// What runs along with the files a command runs: the directory of each
+/// script below the project's root or working directory (its sibling
+/// modules, the libraries it sources or requires, `node_modules`), and the
+/// virtual environment a program is in (its `.pth` and `sitecustomize.py`
+/// run at every start).
+fn surroundings(files: Vec<PathBuf>, tops: &[&Path], by: &str, found: &mut Vec<RunFile>) {
+    let mut add = |path: PathBuf, dir: bool| {
+        if !found.iter().any(|f| f.path == path) {
+            found.push(RunFile {
+                path,
+                by: by.to_owned(),
+                dir,
+            });
+        }
+    };
+    for f in files {
+        let venv = f
+            .ancestors()
+            .skip(1)
+            .take(4)
+            .find(|d| d.join("pyvenv.cfg").is_file())
+            .map(Path::to_path_buf);
+        let parent = f.parent().map(Path::to_path_buf);
+        add(f, false);
+        if let Some(v) = venv {
+            add(v, true);
+        }
+        if let Some(parent) = parent
+            && tops.iter().any(|t| parent.starts_with(t) && parent != *t)
+        {
+            add(parent, true);
+        }
+    }
+}
+
+/// The directories on `PATH` under the project or the home directory (not
+/// either itself): what a hook, a server, or tack's own `git` runs by name
+/// is found there first when an earlier one holds it.
+fn path_dirs(project_root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let Some(path) = std::env::var_os("PATH") else {
+        return Vec::new();
+    };
+    path_dirs_in(&path, project_root, home)
+}
+
+fn path_dirs_in(path: &std::ffi::OsStr, project_root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute() && d.is_dir())
+        .filter(|d| {
+            [Some(project_root), home]
+                .into_iter()
+                .flatten()
+                .any(|top| d.starts_with(top) && d != top)
+        })
+        .collect()
+}
+
+/// What a repository's configuration has git run from the working tree or
+/// read as more of it: `include.path` and `includeIf.*.path` files, and the
+/// scripts of diff, merge and filter drivers (`diff.x.textconv`,
+/// `filter.x.clean`, `merge.x.driver`), which `git diff` and `git status`
+/// run.
+fn git_config_files(project_root: &Path) -> Vec<PathBuf> {
+    let Some(worktree) = crate::git_index::worktree_of(project_root) else {
+        return Vec::new();
+    };
+    let git_dir = worktree.join(".git");
+    let Ok(text) = std::fs::read_to_string(git_dir.join("config")) else {
+        return Vec::new();
+    };
+    let mut place = Place {
+        dirs: vec![worktree.to_path_buf(), git_dir.clone()],
+        home: None,
+        vars: [("", ""), ("", "")],
+        depth: 0,
+    };
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let value = value.trim().trim_matches('"');
+        if matches!(
+            key.as_str(),
+            "path" | "textconv" | "clean" | "smudge" | "process" | "command" | "driver" | "cmd"
+        ) {
+            place.shell(value, &mut out);
+        }
+    }
+    out
+}
+
 /// The files the configuration in `files` (and the project's `.mcp.json`)
-/// has tack run later, each with who runs it.
+/// has tack run later, each with who runs it; and what runs with them
+/// (see [`surroundings`], [`path_dirs`], [`git_config_files`]).
 pub(crate) fn from_settings(
     files: &[SettingsFile],
     project_root: &Path,
@@ -137,21 +341,18 @@ pub(crate) fn from_settings(
     home: Option<&Path>,
 ) -> Vec<RunFile> {
     let root = project_root.to_str().unwrap_or_default();
-    let place = Place {
-        dirs: [cwd, project_root],
-        home,
-        vars: [("CLAUDE_PROJECT_DIR", root), ("TACK_PROJECT_DIR", root)],
-    };
-    let mut found = Vec::new();
-    let mut add = |paths: Vec<PathBuf>, by: String| {
-        for path in paths {
-            if !found.iter().any(|f: &RunFile| f.path == path) {
-                found.push(RunFile {
-                    path,
-                    by: by.clone(),
-                });
-            }
-        }
+    let tops = [cwd, project_root];
+    let mut found: Vec<RunFile> = Vec::new();
+    let mut run = |how: &dyn Fn(&mut Place<'_>, &mut Vec<PathBuf>), by: String| {
+        let mut place = Place {
+            dirs: vec![cwd.to_path_buf(), project_root.to_path_buf()],
+            home,
+            vars: [("CLAUDE_PROJECT_DIR", root), ("TACK_PROJECT_DIR", root)],
+            depth: 0,
+        };
+        let mut out = Vec::new();
+        how(&mut place, &mut out);
+        surroundings(out, &tops, &by, &mut found);
     };
     for file in files {
         let v = &file.value;
@@ -160,20 +361,14 @@ pub(crate) fn from_settings(
             hook_commands(h, &mut hooks);
         }
         for line in hooks {
-            let mut out = Vec::new();
-            place.shell(line, &mut out);
-            add(out, "a hook".to_owned());
+            run(&|p, out| p.shell(line, out), "a hook".to_owned());
         }
         if let Some(line) = v.pointer("/statusLine/command").and_then(Value::as_str) {
-            let mut out = Vec::new();
-            place.shell(line, &mut out);
-            add(out, "the status line".to_owned());
+            run(&|p, out| p.shell(line, out), "the status line".to_owned());
         }
         for key in COMMAND_KEYS {
             if let Some(line) = v.get(*key).and_then(Value::as_str) {
-                let mut out = Vec::new();
-                place.shell(line, &mut out);
-                add(out, format!("`{key}`"));
+                run(&|p, out| p.shell(line, out), format!("`{key}`"));
             }
         }
         if let Some(tools) = v.get("tools").and_then(Value::as_object) {
@@ -181,24 +376,45 @@ pub(crate) fn from_settings(
                 let argv = strings(tool.get("command"));
                 // `{limit}`: a value the model gives, not a file.
                 let argv: Vec<&str> = argv.into_iter().filter(|w| !w.contains('{')).collect();
-                let mut out = Vec::new();
-                place.argv(&argv, &mut out);
-                add(out, format!("the declared tool {name}"));
+                run(
+                    &|p, out| p.argv(&argv, out),
+                    format!("the declared tool {name}"),
+                );
             }
         }
         for (name, argv) in mcp_servers(v) {
-            let mut out = Vec::new();
-            place.argv(&argv, &mut out);
-            add(out, format!("the MCP server {name}"));
+            run(
+                &|p, out| p.argv(&argv, out),
+                format!("the MCP server {name}"),
+            );
         }
     }
     if let Ok(text) = std::fs::read_to_string(project_root.join(".mcp.json"))
         && let Ok(v) = serde_json::from_str::<Value>(&text)
     {
         for (name, argv) in mcp_servers(&v) {
-            let mut out = Vec::new();
-            place.argv(&argv, &mut out);
-            add(out, format!("the MCP server {name}"));
+            run(
+                &|p, out| p.argv(&argv, out),
+                format!("the MCP server {name}"),
+            );
+        }
+    }
+    for dir in path_dirs(project_root, home) {
+        if !found.iter().any(|f| f.path == dir) {
+            found.push(RunFile {
+                path: dir,
+                by: "whatever runs a program by its name (a directory on PATH)".to_owned(),
+                dir: true,
+            });
+        }
+    }
+    for f in git_config_files(project_root) {
+        if !found.iter().any(|r| r.path == f) {
+            found.push(RunFile {
+                path: f,
+                by: "git (the repository's configuration names it)".to_owned(),
+                dir: false,
+            });
         }
     }
     found
@@ -208,16 +424,24 @@ pub(crate) fn from_settings(
 /// scripts/ci.sh`): what the rule lets run changes when they do.
 pub(crate) fn from_rule(pattern: &str, cwd: &Path, project_root: &Path) -> Vec<PathBuf> {
     let place = Place {
-        dirs: [cwd, project_root],
+        dirs: vec![cwd.to_path_buf(), project_root.to_path_buf()],
         home: None,
         vars: [("", ""), ("", "")],
+        depth: 0,
     };
     let head = pattern.split('*').next().unwrap_or_default();
+    let words = crate::shell::fixed_words(head, &[]);
     let mut out = Vec::new();
-    for word in crate::shell::fixed_words(head, &[]) {
+    for (i, word) in words.iter().enumerate() {
         // A program found on PATH (`npm`, `git`) is no file of the project.
-        if word.contains('/') || has_script_extension(&word) {
-            place.files(&word, &mut out);
+        if word.contains('/') || has_script_extension(word) {
+            place.files(word, &mut out);
+        }
+        // `Bash(python3 -m tools.deploy *)`: the module it runs.
+        if word == "-m"
+            && let Some(module) = words.get(i + 1)
+        {
+            place.module(module, &mut out);
         }
     }
     out
@@ -332,15 +556,101 @@ mod tests {
         assert_eq!(
             names,
             [
+                "bin (the declared tool t)",
                 "bin/tool (the declared tool t)",
+                "cfg (a hook)",
                 "cfg/lint.toml (a hook)",
+                "mcp (the MCP server docs)",
                 "mcp/server.js (the MCP server docs)",
                 "package.json (a hook)",
+                "scripts (a hook)",
                 "scripts/check.py (a hook)",
                 "scripts/fmt.sh (a hook)",
                 "status.sh (the status line)",
             ]
         );
+    }
+
+    #[test]
+    fn directories_on_path_under_the_project_or_home_are_whats_run_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        let home = dir.path().join("h");
+        for d in ["p/.venv/bin", "h/.local/bin", "elsewhere/bin"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        let path = std::env::join_paths([
+            root.join(".venv/bin"),
+            home.join(".local/bin"),
+            dir.path().join("elsewhere/bin"),
+            root.clone(),
+            home.clone(),
+            PathBuf::from("relative/bin"),
+        ])
+        .unwrap();
+        assert_eq!(
+            path_dirs_in(&path, &root, Some(&home)),
+            [root.join(".venv/bin"), home.join(".local/bin")]
+        );
+    }
+
+    /// Fourth red-team round (persistence): the other spellings of what a
+    /// hook runs.
+    #[test]
+    fn shells_directories_modules_runners_and_environments() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "hooks/check.py",
+            "hooks/run.sh",
+            "tools/lint/__main__.py",
+            "tools/lint/__init__.py",
+            "tools/__init__.py",
+            "sub/Makefile",
+            "web/package.json",
+            "tox.ini",
+            "srv/server.py",
+            ".venv/pyvenv.cfg",
+            ".venv/bin/python",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x").unwrap();
+        }
+        let settings = file(serde_json::json!({
+            "hooks": {"PostToolUse": [{"hooks": [
+                {"type": "command", "command": "bash -c 'python3 hooks/check.py'"},
+                {"type": "command", "command": "cd \"$CLAUDE_PROJECT_DIR/hooks\" && bash run.sh"},
+                {"type": "command", "command": "python3 -m tools.lint"},
+                {"type": "command", "command": "make -C sub"},
+                {"type": "command", "command": "npm --prefix web run lint"},
+                {"type": "command", "command": "tox -e lint"},
+                {"type": "command", "command": "uv run --directory srv server.py"},
+                {"type": "command", "command": ".venv/bin/python -c 'print(1)'"}
+            ]}]}
+        }));
+        let found = from_settings(&[settings], root, root, None);
+        let has = |rel: &str, dir: bool| {
+            found
+                .iter()
+                .any(|f| f.path == root.join(rel) && f.dir == dir)
+        };
+        for (rel, dir) in [
+            ("hooks/check.py", false),
+            ("hooks/run.sh", false),
+            ("hooks", true),
+            ("tools/lint/__main__.py", false),
+            ("tools/__init__.py", false),
+            ("sub/Makefile", false),
+            ("web/package.json", false),
+            ("tox.ini", false),
+            ("srv/server.py", false),
+            (".venv", true),
+        ] {
+            assert!(has(rel, dir), "{rel}: {found:?}");
+        }
+        // The root itself is never a script's directory.
+        assert!(!found.iter().any(|f| f.path == root), "{found:?}");
     }
 
     #[test]

@@ -142,6 +142,17 @@ const PROTECTED_FILES: &[&str] = &[
     "pyrightconfig.json",
     ".mcp.json",
     ".claude.json",
+    // What rustup runs for every `cargo` and `rustc` (`path = …`), and
+    // mise's tasks and hooks.
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    // What every Python start runs from the directories on its path.
+    "sitecustomize.py",
+    "usercustomize.py",
 ];
 
 /// What the protected-path safeguard guards wherever it is: the names of
@@ -479,11 +490,24 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
             Some(own.lexical.display().to_string())
         })
         .or_else(|| {
-            let (_, by) = policy
+            // The file itself first, then a directory it is in.
+            let meets = |r: &&crate::policy::RunsLater, within: bool| {
+                path.forms().any(|p| {
+                    r.path.forms().any(|f| {
+                        if within {
+                            r.dir && crate::paths::is_within(p, f)
+                        } else {
+                            p == f
+                        }
+                    })
+                })
+            };
+            let found = policy
                 .runs_later
                 .iter()
-                .find(|(f, _)| path.forms().any(|p| f.forms().any(|f| f == p)))?;
-            Some(format!("{} (run by {by})", path.lexical.display()))
+                .find(|r| meets(r, false))
+                .or_else(|| policy.runs_later.iter().find(|r| meets(r, true)))?;
+            Some(format!("{} (run by {})", path.lexical.display(), found.by))
         })?;
     let subject = format!("Edit({})", path.canonical.display());
     let shown = if Path::new(written) == path.canonical {

@@ -173,3 +173,31 @@ fn the_files_are_given_to_the_sandbox() {
     let below = settings.policy_for_cwd(&fx.project.join("src")).unwrap();
     assert_eq!(below.runs_later().count(), 6);
 }
+
+/// Fourth red-team round (persistence): what a hook's script loads beside
+/// it (a module shadowing the standard library's `json`, a library it
+/// sources) is in the script's directory, protected whole; so are the
+/// files that say what runs for every `cargo` (`rust-toolchain.toml`'s
+/// `path`) and every Python start (`sitecustomize.py`).
+#[test]
+fn what_runs_beside_a_hooks_script_is_asked_too() {
+    let fx = Fixture::new();
+    project(&fx);
+    let settings = load(&fx, Mode::AcceptEdits);
+    for file in [
+        "scripts/json.py",
+        "scripts/lib.sh",
+        "scripts/__pycache__/helper.cpython-311.pyc",
+        "mcp/node_modules/dep/index.js",
+        "rust-toolchain.toml",
+        "lib/sitecustomize.py",
+    ] {
+        let path = fx.project.join(file).display().to_string();
+        let d = decide(
+            &settings,
+            "Write",
+            json!({"file_path": path, "content": "x"}),
+        );
+        assert!(d.is_ask() && d.needs_person(), "{file}: {d}");
+    }
+}
