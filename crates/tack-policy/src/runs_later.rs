@@ -81,7 +81,7 @@ const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh", "fish"];
 struct Place<'a> {
     dirs: Vec<PathBuf>,
     home: Option<&'a Path>,
-    vars: [(&'a str, &'a str); 2],
+    vars: [(&'a str, &'a str); 3],
     /// Lines of `bash -c '…'` read so far (a bound on nesting).
     depth: usize,
 }
@@ -311,7 +311,7 @@ fn git_config_files(project_root: &Path) -> Vec<PathBuf> {
     let mut place = Place {
         dirs: vec![worktree.to_path_buf(), git_dir.clone()],
         home: None,
-        vars: [("", ""), ("", "")],
+        vars: [("", ""), ("", ""), ("", "")],
         depth: 0,
     };
     let mut out = Vec::new();
@@ -341,13 +341,19 @@ pub(crate) fn from_settings(
     home: Option<&Path>,
 ) -> Vec<RunFile> {
     let root = project_root.to_str().unwrap_or_default();
+    let cwd_text = cwd.to_str().unwrap_or_default();
     let tops = [cwd, project_root];
     let mut found: Vec<RunFile> = Vec::new();
     let mut run = |how: &dyn Fn(&mut Place<'_>, &mut Vec<PathBuf>), by: String| {
         let mut place = Place {
             dirs: vec![cwd.to_path_buf(), project_root.to_path_buf()],
             home,
-            vars: [("CLAUDE_PROJECT_DIR", root), ("TACK_PROJECT_DIR", root)],
+            vars: [
+                ("CLAUDE_PROJECT_DIR", root),
+                ("TACK_PROJECT_DIR", root),
+                // A hook runs in the session's working directory.
+                ("PWD", cwd_text),
+            ],
             depth: 0,
         };
         let mut out = Vec::new();
@@ -426,7 +432,7 @@ pub(crate) fn from_rule(pattern: &str, cwd: &Path, project_root: &Path) -> Vec<P
     let place = Place {
         dirs: vec![cwd.to_path_buf(), project_root.to_path_buf()],
         home: None,
-        vars: [("", ""), ("", "")],
+        vars: [("", ""), ("", ""), ("", "")],
         depth: 0,
     };
     let head = pattern.split('*').next().unwrap_or_default();
@@ -612,6 +618,8 @@ mod tests {
             "srv/server.py",
             ".venv/pyvenv.cfg",
             ".venv/bin/python",
+            "h/a.sh",
+            "h/c.sh",
         ] {
             let p = root.join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -626,7 +634,9 @@ mod tests {
                 {"type": "command", "command": "npm --prefix web run lint"},
                 {"type": "command", "command": "tox -e lint"},
                 {"type": "command", "command": "uv run --directory srv server.py"},
-                {"type": "command", "command": ".venv/bin/python -c 'print(1)'"}
+                {"type": "command", "command": ".venv/bin/python -c 'print(1)'"},
+                {"type": "command", "command": "bash $PWD/h/a.sh"},
+                {"type": "command", "command": "bash \"${CLAUDE_PROJECT_DIR:-.}/h/c.sh\""}
             ]}]}
         }));
         let found = from_settings(&[settings], root, root, None);
@@ -646,6 +656,8 @@ mod tests {
             ("tox.ini", false),
             ("srv/server.py", false),
             (".venv", true),
+            ("h/a.sh", false),
+            ("h/c.sh", false),
         ] {
             assert!(has(rel, dir), "{rel}: {found:?}");
         }

@@ -146,6 +146,23 @@ fn pieces_literal(
                 out.push_str(value.unwrap_or_default());
                 skeleton.push('x');
             }
+            // `${CLAUDE_PROJECT_DIR:-.}`: set, so its value.
+            WordPiece::ParameterExpansion(
+                ParameterExpr::UseDefaultValues {
+                    parameter: Parameter::Named(name),
+                    indirect: false,
+                    ..
+                }
+                | ParameterExpr::AssignDefaultValues {
+                    parameter: Parameter::Named(name),
+                    indirect: false,
+                    ..
+                },
+            ) if vars.iter().any(|(n, v)| n == name && !v.is_empty()) => {
+                let value = vars.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+                out.push_str(value.unwrap_or_default());
+                skeleton.push('x');
+            }
             // Parameters, substitutions, arithmetic, `$"…"`, `~user`.
             _ => return None,
         }
