@@ -365,6 +365,10 @@ impl Analyzer {
                     (Some("-c" | "--create"), Some(archive), _) => {
                         let archive = archive.clone();
                         self.edit_target(&archive);
+                        // What goes in is read, directories whole.
+                        for source in args.get(2..).unwrap_or(&[]).to_vec() {
+                            self.touch_inside(&source);
+                        }
                     }
                     (Some("-l" | "--list" | "-t" | "--test"), _, _) => {}
                     _ => self.writes_unknown(argv, "cannot tell what this archive module writes"),

@@ -50,6 +50,9 @@ const READ_ROUTES: &[Case] = &[
     case(STD, B, "jar cf out/x.jar .", Deny),
     case(STD, B, "bsdtar -cf - .", Deny),
     case(STD, B, "pax -w .", Deny),
+    case(STD, B, "python3 -m tarfile -c out/t.tar .", Deny),
+    case(STD, B, "python3 -m zipfile -c out/z.zip docs secrets", Deny),
+    case(STD, B, "python3 -m zipfile -c out/z.zip src", Allow),
     case(STD, B, "gzip -rk src", Allow),
     case(STD, B, "gzip -c src/main.rs", Allow),
     // Renamers moving the directory that holds it.
