@@ -1156,6 +1156,16 @@ impl Analyzer {
             }) {
                 self.touch_inside(w);
             }
+        } else if sub == "push"
+            && args.iter().any(|w| {
+                w.literal.as_deref().is_some_and(|l| {
+                    l.starts_with(['/', '~', '.']) && l != "." || l.starts_with("file://")
+                })
+            })
+        {
+            // A push to a repository on this machine copies what git
+            // tracks (its history) to where no rule names it.
+            self.git_content(sub, &[]);
         } else if sub == "clone" {
             // A clone of a repository on this machine copies what it
             // tracks to where no rule names it.

@@ -241,6 +241,10 @@ fn every_way_git_has_of_giving_a_tracked_file_out() {
             ("git diff --no-index . src", Deny),
             ("git diff --no-index secrets /tmp", Deny),
             ("git pack-objects --stdout", Deny),
+            ("git push /tmp/copy.git main", Deny),
+            ("git push ../copy HEAD:main", Deny),
+            ("git push file:///tmp/copy.git", Deny),
+            ("git push origin main", Allow),
             ("git some-new-command", Deny),
             // Names, ids and counts, and writes at the files' own paths.
             ("git ls-files -s", Allow),
