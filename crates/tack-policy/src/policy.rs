@@ -330,6 +330,13 @@ impl PolicyBuilder {
                         rule: e.text.clone(),
                         problem: err.to_string(),
                     })?);
+                    // A `Write(…)` deny or ask rule says the place is not to
+                    // be written: it holds for every writer, as an `Edit(…)`
+                    // rule does (an allow stays the Write tool's).
+                    if e.kind != Verdict::Allow && tool == "Write" {
+                        let edit = globs[k].entry("Edit".to_owned()).or_default();
+                        edit.extend(strs.iter().map(|s| (s.clone(), i)));
+                    }
                     let entry = globs[k].entry(tool.clone()).or_default();
                     entry.extend(strs.into_iter().map(|s| (s, i)));
                 }

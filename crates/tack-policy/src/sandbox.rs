@@ -140,7 +140,10 @@ fn rule_paths(policy: &Policy, family: &str, extra: &[PathBuf], setting: &str) -
     for rule in policy.rules.iter().filter(|r| r.kind == Verdict::Deny) {
         match &rule.target {
             Target::Tool(tool) if tool == family => out.unenforced.push(rule.text.clone()),
-            Target::Path { tool, pattern } if tool == family => {
+            // A Write deny rule holds for every writer, as an Edit one.
+            Target::Path { tool, pattern }
+                if tool == family || (family == "Edit" && tool == "Write") =>
+            {
                 let here = relative_base(rule.source.level, &policy.cwd, &policy.project_root);
                 let globs = glob_strings(
                     pattern,

@@ -1808,7 +1808,21 @@ impl Analyzer {
                 }
             }
         }
-        let path_args = self.path_args(&base, argv);
+        // `cp -t../out a`, `mv -vtsrc x`: the target directory attached.
+        let split = split_target_directory(&base, argv);
+        let path_args = self.path_args(&base, split.as_deref().unwrap_or(argv));
+        if self.touches
+            && WRITE_COMMANDS.contains(&base.as_str())
+            && self.expands_to_option(&base, argv)
+        {
+            // `cp * dest` where a file is named `-t..`: the target, or any
+            // other option, comes from a name on disk.
+            self.uncertain(
+                UncertainKind::Edit,
+                &self.text(argv),
+                "a pattern expands to a name the program reads as an option (a file named `-t…` sets where it writes)",
+            );
+        }
         let named_by_path = argv
             .first()
             .and_then(|w| w.literal.as_deref())
@@ -1953,7 +1967,7 @@ impl Analyzer {
                     Some((_, v)) if lit.starts_with("--") => v,
                     _ => {
                         if self.touches {
-                            self.attached_reads(lit);
+                            self.attached_reads(lit, may_write);
                         }
                         continue;
                     }
@@ -1970,7 +1984,7 @@ impl Analyzer {
                     continue;
                 }
                 if self.touches && (lit.starts_with('@') || lit.contains('=')) {
-                    self.attached_reads(lit);
+                    self.attached_reads(lit, may_write);
                 }
                 lit
             };
@@ -2268,10 +2282,18 @@ impl Analyzer {
     /// `gcc -include.env`, `tar -cT/x`), after `@` (a response file: `gcc
     /// @.env`) and after the `=` of a setting (`git -c
     /// blame.ignoreRevsFile=.env`).
-    fn attached_reads(&mut self, lit: &str) {
+    fn attached_reads(&mut self, lit: &str, may_write: bool) {
         let mut found: Vec<&str> = Vec::new();
         if let Some(rest) = lit.strip_prefix('@') {
             found.push(rest);
+        } else if let Some(list) = lit
+            .strip_prefix("-Wl,")
+            .or_else(|| lit.strip_prefix("-Wa,"))
+        {
+            // `-Wl,-o,FILE`: the linker's (or assembler's) own words.
+            for part in list.split(',') {
+                found.push(part.strip_prefix("-o").unwrap_or(part));
+            }
         } else if let Some((_, value)) = lit.split_once('=') {
             found.push(value);
         } else if let Some(cluster) = lit.strip_prefix('-').filter(|c| !c.starts_with('-')) {
@@ -2295,9 +2317,20 @@ impl Analyzer {
                     self.push(Item::Touch {
                         family: Family::Read,
                         written: candidate.to_string(),
-                        path,
+                        path: path.clone(),
                         recursive: false,
                     });
+                    // `gcc -osrc/x`: a program that may change what it is
+                    // given may write what an option names, as the
+                    // detached `-o src/x` is.
+                    if may_write {
+                        self.push(Item::Touch {
+                            family: Family::MaybeEdit,
+                            written: candidate.to_string(),
+                            path,
+                            recursive: false,
+                        });
+                    }
                 }
             }
         }
@@ -2441,14 +2474,25 @@ impl Analyzer {
                 Err(_) => unknown = true,
             }
         }
-        // rsync copies links as links (-a, -l).
+        // rsync copies links as links (-a, -l). A source not there yet may
+        // be a link an earlier part moves in (`mv sub x && mv x/up .`); a
+        // directory copied whole (`cp -a sub/. .`) brings the links in it.
         let makes_links = base == "ln"
             || base == "rsync"
             || (base == "cp" && link_option)
             || unknown
             || operands
                 .iter()
-                .any(|p| p.lexical != p.canonical || self.is_relinked(p));
+                .any(|p| p.lexical != p.canonical || self.is_relinked(p))
+            || (matches!(base, "mv" | "cp" | "install")
+                && operands.split_last().is_some_and(|(_, sources)| {
+                    sources.iter().any(|p| {
+                        std::fs::symlink_metadata(&p.canonical).is_err()
+                            || (p.canonical.is_dir()
+                                && reads::links_under(&p.canonical, 2_000)
+                                    .is_none_or(|l| !l.is_empty()))
+                    })
+                }));
         if !makes_links {
             return;
         }
@@ -3095,4 +3139,45 @@ pub(crate) fn runs_the_command_it_is_given(words: &[&str]) -> bool {
     words
         .first()
         .is_some_and(|base| runner_of(base, &argv).is_some())
+}
+
+/// `cp`, `mv`, `ln`, `install` with the target directory attached to its
+/// option (`-tDIR`, or at the end of a cluster: `-vtDIR`): the words with it
+/// detached (`-t DIR`), as the destination is read; None when there is none.
+fn split_target_directory(base: &str, argv: &[WordVal]) -> Option<Vec<WordVal>> {
+    // Short options that take a value, per program (the value may follow
+    // in the same word).
+    let valued = match base {
+        "cp" | "mv" | "ln" => "St",
+        "install" => "gmoStZ",
+        _ => return None,
+    };
+    let mut out: Vec<WordVal> = Vec::with_capacity(argv.len() + 1);
+    let mut changed = false;
+    let mut options_done = false;
+    for w in argv {
+        let Some(l) = w.literal.as_deref() else {
+            out.push(w.clone());
+            continue;
+        };
+        if options_done || l == "--" || !l.starts_with('-') || l.starts_with("--") || l.len() < 3 {
+            options_done |= l == "--";
+            out.push(w.clone());
+            continue;
+        }
+        let cluster = &l[1..];
+        match cluster.char_indices().find(|(_, c)| valued.contains(*c)) {
+            Some((k, 't')) if k + 1 < cluster.len() => {
+                let flags = &cluster[..k];
+                if !flags.is_empty() {
+                    out.push(WordVal::literal(&format!("-{flags}")));
+                }
+                out.push(WordVal::literal("-t"));
+                out.push(WordVal::literal(&cluster[k + 1..]));
+                changed = true;
+            }
+            _ => out.push(w.clone()),
+        }
+    }
+    changed.then_some(out)
 }

@@ -122,7 +122,7 @@ pub(super) fn read_only(base: &str, argv: &[WordVal]) -> ReadOnly {
 /// match now is looked at where the command is read (see
 /// `Analyzer::expands_to_option`).
 pub(super) fn option_like_patterns<'a>(base: &str, argv: &'a [WordVal]) -> Vec<&'a WordVal> {
-    if !FILE_READERS.contains(&base) {
+    if !FILE_READERS.contains(&base) && !super::commands::WRITE_COMMANDS.contains(&base) {
         return Vec::new();
     }
     argv.iter()

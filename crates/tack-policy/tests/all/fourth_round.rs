@@ -14,7 +14,7 @@
 //! - `ln -s ../.env d/e`: a relative target is read from the link's
 //!   directory, not the working directory.
 
-use tack_policy::Verdict::{Allow, Deny};
+use tack_policy::Verdict::{Allow, Ask, Deny};
 
 use crate::support::{Case, case, run};
 
@@ -92,4 +92,58 @@ const FOLLOWED: &[Case] = &[
 #[test]
 fn a_program_that_follows_links_reads_where_they_lead() {
     crate::support::run_with_links(&[("docs/e", "../.env"), ("lib/s", "../secrets")], FOLLOWED);
+}
+
+/// Fourth red-team round, area "write": a target directory attached to
+/// its option (`cp -t../outside`), or set by a file named `-t…` a pattern
+/// expands to; a file attached to a short option of a program tack does not
+/// model (`gcc -osrc/x`, `-Wl,-o,src/x`); a `Write(…)` deny rule, which held
+/// for the Write tool only; links brought in by an earlier part of the
+/// command (`mv sub x && mv x/up .`, `cp -a sub/. .`).
+const ACCEPT: &[&str] = &["mode acceptEdits"];
+const NO_SRC: &[&str] = &["allow Bash", "allow Edit", "deny Edit(./src/**)"];
+const NO_CONFIG: &[&str] = &["mode acceptEdits", "allow Bash", "deny Write(./config/**)"];
+
+const WRITES: &[Case] = &[
+    case(ACCEPT, B, "cp -t../outside docs/guide.md", Ask),
+    case(ACCEPT, B, "mv -vt../outside docs/guide.md", Ask),
+    case(ACCEPT, B, "install -t.git/hooks docs/guide.md", Ask),
+    case(ACCEPT, B, "ln -st.claude docs/guide.md", Ask),
+    case(NO_SRC, B, "cp -tsrc docs/guide.md", Deny),
+    case(ACCEPT, B, "cp -t out docs/guide.md", Allow),
+    case(NO_SRC, B, "gcc -osrc/m.rs a.c", Ask),
+    case(NO_SRC, B, "cpp a.c -osrc/m.i", Ask),
+    case(NO_SRC, B, "gcc -Wl,-o,src/x a.c", Ask),
+    case(NO_SRC, B, "gcc -oout/x a.c", Allow),
+    case(NO_CONFIG, "Edit", "config/c.yml", Deny),
+    case(NO_CONFIG, B, "echo x > config/c.yml", Deny),
+    case(NO_CONFIG, B, "cp docs/guide.md config/", Deny),
+    case(NO_CONFIG, B, "touch config/x", Deny),
+    case(NO_CONFIG, B, "echo x > docs/x", Allow),
+    case(
+        ACCEPT,
+        B,
+        "mv sub x && mv x/up . && touch up/outside/pwn",
+        Ask,
+    ),
+    case(ACCEPT, B, "cp -a lnk/. . && touch up/outside/pwn", Ask),
+    case(ACCEPT, B, "cp -a docs/. out && touch out/guide.md", Allow),
+];
+
+#[test]
+fn writes_the_mode_or_the_rules_forbid_are_not_allowed() {
+    crate::support::run_with_links(&[("lnk/up", "..")], WRITES);
+}
+
+#[test]
+fn a_file_named_like_an_option_a_pattern_expands_to_is_asked() {
+    let fx = crate::support::Fixture::new();
+    std::fs::create_dir_all(fx.project.join("s2")).unwrap();
+    std::fs::write(fx.project.join("s2/a"), "x").unwrap();
+    std::fs::write(fx.project.join("-t.."), "").unwrap();
+    let policy = fx.policy(ACCEPT);
+    let d = fx.decide_in(&fx.project, &policy, B, "cp * s2/");
+    assert!(d.is_ask(), "{d}");
+    let d = fx.decide_in(&fx.project, &policy, B, "cp s2/* out/");
+    assert!(d.is_allow(), "{d}");
 }

@@ -116,7 +116,8 @@ const EDITS: &[Case] = &[
     case(EDIT_RULES, "Write", "notes.txt", Ask),
     case(EDIT_RULES, "Write", "/etc/passwd", Deny),
     case(&["deny Write(./secrets/**)"], "Write", "secrets/x", Deny),
-    case(&["deny Write(./secrets/**)"], "Edit", "secrets/x", Ask),
+    // A Write deny rule holds for every writer (fourth red-team round).
+    case(&["deny Write(./secrets/**)"], "Edit", "secrets/x", Deny),
     case(EDIT_RULES, "Bash", "echo hi > out/a.txt", Allow),
     case(EDIT_RULES, "Bash", "echo hi > secrets/x", Deny),
     case(EDIT_RULES, "Bash", "echo hi >> secrets/x", Deny),
