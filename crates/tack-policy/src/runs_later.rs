@@ -296,10 +296,11 @@ fn path_dirs_in(path: &std::ffi::OsStr, project_root: &Path, home: Option<&Path>
 }
 
 /// What a repository's configuration has git run from the working tree or
-/// read as more of it: `include.path` and `includeIf.*.path` files, and the
+/// read as more of it: `include.path` and `includeIf.*.path` files, the
 /// scripts of diff, merge and filter drivers (`diff.x.textconv`,
 /// `filter.x.clean`, `merge.x.driver`), which `git diff` and `git status`
-/// run.
+/// run, and the programs it names (`core.fsmonitor`, `core.sshCommand`,
+/// `core.editor`, `core.pager`, `credential.helper`, `gpg.program`).
 fn git_config_files(project_root: &Path) -> Vec<PathBuf> {
     let Some(worktree) = crate::git_index::worktree_of(project_root) else {
         return Vec::new();
@@ -323,7 +324,21 @@ fn git_config_files(project_root: &Path) -> Vec<PathBuf> {
         let value = value.trim().trim_matches('"');
         if matches!(
             key.as_str(),
-            "path" | "textconv" | "clean" | "smudge" | "process" | "command" | "driver" | "cmd"
+            "path"
+                | "textconv"
+                | "clean"
+                | "smudge"
+                | "process"
+                | "command"
+                | "driver"
+                | "cmd"
+                | "fsmonitor"
+                | "sshcommand"
+                | "askpass"
+                | "editor"
+                | "pager"
+                | "helper"
+                | "program"
         ) {
             place.shell(value, &mut out);
         }
@@ -573,6 +588,53 @@ mod tests {
                 "scripts/check.py (a hook)",
                 "scripts/fmt.sh (a hook)",
                 "status.sh (the status line)",
+            ]
+        );
+    }
+
+    #[test]
+    fn what_the_repositorys_configuration_has_git_run_or_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "tools/gitconfig",
+            "tools/tc.sh",
+            "tools/clean.sh",
+            "tools/fsmon.sh",
+            "tools/ssh.sh",
+            "notes.txt",
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "x").unwrap();
+        }
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(
+            root.join(".git/config"),
+            "[core]\n\tfsmonitor = tools/fsmon.sh\n\tsshCommand = sh tools/ssh.sh\n\
+             [include]\n\tpath = ../tools/gitconfig\n[diff \"pyx\"]\n\ttextconv = \"tools/tc.sh --x\"\n\
+             [filter \"lfsish\"]\n\tclean = tools/clean.sh %f\n[user]\n\tname = notes.txt\n",
+        )
+        .unwrap();
+        let mut found: Vec<String> = git_config_files(root)
+            .iter()
+            .map(|p| {
+                let p = p.canonicalize().unwrap();
+                p.strip_prefix(root.canonicalize().unwrap())
+                    .unwrap()
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                "tools/clean.sh",
+                "tools/fsmon.sh",
+                "tools/gitconfig",
+                "tools/ssh.sh",
+                "tools/tc.sh"
             ]
         );
     }
