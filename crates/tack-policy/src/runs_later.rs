@@ -128,6 +128,11 @@ impl Place<'_> {
         let vars: Vec<(&str, &str)> = self.vars.to_vec();
         let words = crate::shell::fixed_words(line, &vars);
         self.argv(&words, out);
+        // `"$(pwd)/h/b.sh"`, `"$(git rev-parse --show-toplevel)/h/e.sh"`:
+        // the path below a directory the run computes, from the project's.
+        for tail in crate::shell::computed_prefix_tails(line) {
+            self.files(&tail, out);
+        }
     }
 
     /// What an argv runs from the files: its program and arguments, the
@@ -682,6 +687,8 @@ mod tests {
             ".venv/bin/python",
             "h/a.sh",
             "h/c.sh",
+            "h/b.sh",
+            "h/e.sh",
         ] {
             let p = root.join(f);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -698,7 +705,9 @@ mod tests {
                 {"type": "command", "command": "uv run --directory srv server.py"},
                 {"type": "command", "command": ".venv/bin/python -c 'print(1)'"},
                 {"type": "command", "command": "bash $PWD/h/a.sh"},
-                {"type": "command", "command": "bash \"${CLAUDE_PROJECT_DIR:-.}/h/c.sh\""}
+                {"type": "command", "command": "bash \"${CLAUDE_PROJECT_DIR:-.}/h/c.sh\""},
+                {"type": "command", "command": "bash \"$(pwd)/h/b.sh\""},
+                {"type": "command", "command": "bash \"$(git rev-parse --show-toplevel)/h/e.sh\""}
             ]}]}
         }));
         let found = from_settings(&[settings], root, root, None);
@@ -720,6 +729,8 @@ mod tests {
             (".venv", true),
             ("h/a.sh", false),
             ("h/c.sh", false),
+            ("h/b.sh", false),
+            ("h/e.sh", false),
         ] {
             assert!(has(rel, dir), "{rel}: {found:?}");
         }

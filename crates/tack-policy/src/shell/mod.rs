@@ -36,7 +36,7 @@ pub(crate) use hosts::url_or_host;
 pub(crate) use options::could_be_option;
 pub(crate) use read_only::ReadOnly;
 pub(crate) use reads::is_reader;
-pub(crate) use simple::{fixed_words, simple_command_words};
+pub(crate) use simple::{computed_prefix_tails, fixed_words, simple_command_words};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -75,6 +75,49 @@ pub(crate) fn fixed_words(src: &str, vars: &[(&str, &str)]) -> Vec<String> {
         .collect()
 }
 
+/// The fixed tails of the words of `src` whose start is computed when it
+/// runs (`"$(pwd)/h/b.sh"`, `$ROOT/x.py`, `"$(git rev-parse
+/// --show-toplevel)/h/e.sh"`): `h/b.sh`, `x.py`, `h/e.sh`, the path below
+/// a directory the run computes.
+pub(crate) fn computed_prefix_tails(src: &str) -> Vec<String> {
+    let opts = brush_parser::ParserOptions::default();
+    let mut budget = limits::Budget::new(src.len());
+    let Ok(tokens) = limits::tokenize(src, &opts, &mut budget) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for t in &tokens {
+        let brush_parser::Token::Word(w, _) = t else {
+            continue;
+        };
+        if literal(w, &opts).is_some() || !w.contains('$') {
+            continue;
+        }
+        let unquoted: String = w.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+        // After the last `)` or `}` of a substitution, or after `$NAME`.
+        let after = match unquoted.rfind([')', '}']) {
+            Some(k) => &unquoted[k + 1..],
+            None => {
+                let Some(k) = unquoted.rfind('$') else {
+                    continue;
+                };
+                let rest = &unquoted[k + 1..];
+                let name = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[name..]
+            }
+        };
+        if let Some(tail) = after.strip_prefix('/')
+            && !tail.is_empty()
+            && !tail.contains(['$', '`', '*', '?', '['])
+        {
+            out.push(tail.to_owned());
+        }
+    }
+    out
+}
+
 /// A word's value when it is fixed before running and expands to itself.
 fn literal(raw: &str, opts: &brush_parser::ParserOptions) -> Option<String> {
     literal_with(raw, opts, &[])
