@@ -1692,11 +1692,7 @@ const CONTENT_FREE: &[&str] = &[
 /// another place (`worktree add`, `checkout-index --prefix`, `read-tree
 /// --prefix`), or a command not known to do none of these.
 fn content_of(sub: &str, args: &[WordVal]) -> Option<Content> {
-    let words: Vec<&str> = args
-        .iter()
-        .take_while(|w| w.literal.as_deref() != Some("--"))
-        .filter_map(|w| w.literal.as_deref())
-        .collect();
+    let words = fixed_before_pathspecs(args);
     let stash_reached = words.iter().any(|w| {
         matches!(*w, "--all" | "--reflog" | "-g" | "--walk-reflogs")
             || (!w.starts_with('-') && w.contains("stash"))
@@ -1733,11 +1729,7 @@ fn content_of(sub: &str, args: &[WordVal]) -> Option<Content> {
 /// `git stash` (push, save, or none named) with `-u`, `-a` or their long
 /// forms: what git does not track is stashed too.
 fn stashes_untracked(args: &[WordVal]) -> bool {
-    let words: Vec<&str> = args
-        .iter()
-        .take_while(|w| w.literal.as_deref() != Some("--"))
-        .filter_map(|w| w.literal.as_deref())
-        .collect();
+    let words = fixed_before_pathspecs(args);
     let pushes = match words.iter().find(|w| !w.starts_with('-')) {
         None => true,
         Some(first) => matches!(*first, "push" | "save"),
@@ -1806,11 +1798,7 @@ fn clone_source(args: &[WordVal]) -> Option<WordVal> {
 /// Whether `git SUB ARGS` prints what files hold (a patch, a blob), not
 /// only their names or counts.
 fn prints_content(sub: &str, args: &[WordVal]) -> bool {
-    let words: Vec<&str> = args
-        .iter()
-        .take_while(|w| w.literal.as_deref() != Some("--"))
-        .filter_map(|w| w.literal.as_deref())
-        .collect();
+    let words = fixed_before_pathspecs(args);
     let any = |f: &dyn Fn(&str) -> bool| words.iter().any(|w| f(w));
     let patch = any(&|w| {
         matches!(
@@ -1874,4 +1862,13 @@ fn objects_only(args: &[WordVal]) -> bool {
                 .as_deref()
                 .is_some_and(|l| l.split_once(':').is_some_and(|(_, p)| !p.is_empty()))
         })
+}
+
+/// The fixed words of a git command's arguments before `--` (its options
+/// and revisions; pathspecs follow `--`).
+fn fixed_before_pathspecs(args: &[WordVal]) -> Vec<&str> {
+    args.iter()
+        .take_while(|w| w.literal.as_deref() != Some("--"))
+        .filter_map(|w| w.literal.as_deref())
+        .collect()
 }
