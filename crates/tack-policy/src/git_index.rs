@@ -85,7 +85,7 @@ struct Cached {
 
 /// The repository directory of `worktree`: its `.git`, or where a `.git`
 /// file (`gitdir: …`, a linked worktree or a submodule) points.
-fn git_dir(worktree: &Path) -> Option<PathBuf> {
+pub(crate) fn git_dir(worktree: &Path) -> Option<PathBuf> {
     let dot_git = worktree.join(".git");
     let meta = std::fs::metadata(&dot_git).ok()?;
     if meta.is_dir() {

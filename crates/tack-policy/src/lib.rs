@@ -55,6 +55,7 @@ mod error;
 mod evaluate;
 mod explain;
 mod files;
+mod git_config;
 mod git_index;
 pub mod lint;
 mod mode;

@@ -725,7 +725,7 @@ impl Analyzer {
                 self.git_worktree(sub, args, work_tree);
             }
             if self.touches {
-                self.git_reads(sub, args);
+                self.git_reads(argv, sub, args);
             }
         }
         match sub {
@@ -1063,7 +1063,7 @@ impl Analyzer {
     /// under the working directory. Checked against Read deny and ask rules
     /// as the file on disk (relative to the working directory, as the
     /// repository's root usually is).
-    fn git_reads(&mut self, sub: &str, args: &[WordVal]) {
+    fn git_reads(&mut self, argv: &[WordVal], sub: &str, args: &[WordVal]) {
         let objects = matches!(
             sub,
             "show" | "cat-file" | "diff" | "difftool" | "grep" | "log" | "archive" | "blame"
@@ -1156,16 +1156,19 @@ impl Analyzer {
             }) {
                 self.touch_inside(w);
             }
-        } else if sub == "push"
-            && args.iter().any(|w| {
-                w.literal.as_deref().is_some_and(|l| {
-                    l.starts_with(['/', '~', '.']) && l != "." || l.starts_with("file://")
-                })
-            })
-        {
-            // A push to a repository on this machine copies what git
-            // tracks (its history) to where no rule names it.
-            self.git_content(sub, &[]);
+        } else if sub == "push" {
+            // A push to a repository on this machine (a path, or a remote
+            // whose URL is one) copies what git tracks (its history) to
+            // where no rule names it.
+            if !self.local_repositories(argv, sub, args).is_empty() {
+                self.git_content(sub, &[]);
+            }
+        } else if matches!(sub, "fetch" | "pull" | "remote" | "submodule") {
+            // A fetch from a repository on this machine copies what it
+            // tracks into this one, where `git show` prints it.
+            for source in self.local_repositories(argv, sub, args) {
+                self.git_content_from(sub, &source, &[]);
+            }
         } else if sub == "clone" {
             // A clone of a repository on this machine copies what it
             // tracks to where no rule names it.
@@ -1581,6 +1584,153 @@ impl Analyzer {
                 self.runs_unwritten(argv, "git config sets an option computed at run time")
             }
         }
+    }
+
+    /// The repositories on this machine that `git push`, `git fetch`, `git
+    /// pull`, `git remote update` or `git submodule add` reaches: the
+    /// repository named (a path, `file://`, or a remote whose URL is one,
+    /// after `insteadOf`), the default remote when none is named, every
+    /// remote with `--all`. Remotes are read from the configuration of the
+    /// repository each directory the command may run in belongs to, with
+    /// `-c` pairs given before the subcommand. A repository computed at run
+    /// time is returned as it is written (not known to be elsewhere).
+    fn local_repositories(&self, argv: &[WordVal], sub: &str, args: &[WordVal]) -> Vec<WordVal> {
+        const WITH_VALUE: &[&str] = &[
+            "-o",
+            "--push-option",
+            "--receive-pack",
+            "--exec",
+            "--upload-pack",
+            "--repo",
+            "--depth",
+            "--deepen",
+            "--shallow-since",
+            "--shallow-exclude",
+            "-j",
+            "--jobs",
+            "--negotiation-tip",
+            "--server-option",
+            "--filter",
+            "--refmap",
+            "-s",
+            "--strategy",
+            "-X",
+            "--strategy-option",
+            "-b",
+            "--branch",
+            "--name",
+            "--reference",
+        ];
+        let mut operands: Vec<WordVal> = Vec::new();
+        let mut repo_option: Option<WordVal> = None;
+        let mut all = false;
+        let mut multiple = false;
+        let mut words = args.iter();
+        while let Some(w) = words.next() {
+            let Some(l) = w.literal.as_deref() else {
+                operands.push(w.clone());
+                continue;
+            };
+            if l == "--" {
+                operands.extend(words.by_ref().cloned());
+                break;
+            }
+            if !l.starts_with('-') || l == "-" {
+                operands.push(w.clone());
+                continue;
+            }
+            match l {
+                "--all" => all = true,
+                "--multiple" => multiple = true,
+                "--repo" => repo_option = words.next().cloned(),
+                _ if WITH_VALUE.contains(&l) => {
+                    words.next();
+                }
+                _ => {}
+            }
+            if let Some(r) = l.strip_prefix("--repo=") {
+                repo_option = Some(WordVal::literal(r));
+            }
+        }
+        let (repositories, all): (Vec<WordVal>, bool) = match sub {
+            "remote" => match operands.first().and_then(|w| w.literal.as_deref()) {
+                // `git remote update [group…]`: every remote (a group is
+                // a list of them).
+                Some("update") => (Vec::new(), true),
+                _ => return Vec::new(),
+            },
+            "submodule" => match operands.first().and_then(|w| w.literal.as_deref()) {
+                Some("add") => (operands.get(1).cloned().into_iter().collect(), false),
+                _ => return Vec::new(),
+            },
+            "fetch" if multiple => (operands.clone(), all || operands.is_empty()),
+            "push" => (
+                operands
+                    .first()
+                    .cloned()
+                    .or(repo_option)
+                    .into_iter()
+                    .collect(),
+                false,
+            ),
+            _ => (operands.first().cloned().into_iter().collect(), all),
+        };
+        let mut out: Vec<WordVal> = Vec::new();
+        for r in &repositories {
+            if r.literal.is_none() {
+                out.push(r.clone());
+            }
+        }
+        let given: Vec<&str> = repositories
+            .iter()
+            .filter_map(|w| w.literal.as_deref())
+            .collect();
+        let settings: Vec<&str> = argv[..argv.len() - args.len()]
+            .windows(2)
+            .filter(|p| p[0].literal.as_deref() == Some("-c"))
+            .filter_map(|p| p[1].literal.as_deref())
+            .chain(
+                argv[..argv.len() - args.len()]
+                    .iter()
+                    .filter_map(|w| w.literal.as_deref())
+                    .filter_map(|l| l.strip_prefix("-c").filter(|v| !v.is_empty())),
+            )
+            .collect();
+        let dirs = self
+            .resolve_word_path(".", false, false)
+            .map(|dirs| dirs.into_iter().map(|d| d.canonical).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let mut urls: Vec<String> = Vec::new();
+        for dir in &dirs {
+            let worktree = crate::git_index::worktree_of(dir);
+            let mut config = match worktree {
+                Some(w) => crate::git_config::GitConfig::of_worktree(w, self.home.as_deref()),
+                None => crate::git_config::GitConfig::default(),
+            };
+            for pair in &settings {
+                config.set(pair);
+            }
+            let branch = worktree.and_then(crate::git_config::head_branch);
+            let push = sub == "push";
+            if given.is_empty() {
+                urls.extend(config.urls(None, all, push, branch.as_deref()));
+            }
+            for r in &given {
+                urls.extend(config.urls(Some(r), false, push, branch.as_deref()));
+            }
+        }
+        for url in urls {
+            if let Some(path) = crate::git_config::local_path(&url) {
+                let word = match path.strip_prefix("~/").zip(self.home.as_ref()) {
+                    Some((rest, home)) => WordVal::literal(&home.join(rest).to_string_lossy()),
+                    None => WordVal::literal(path),
+                };
+                if !out.iter().any(|w| w.literal == word.literal) {
+                    out.push(word);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -55,6 +55,10 @@ fn repo(committed: bool) -> Fixture {
         git(p, &["add", "src", "docs", ".gitignore"]);
     }
     git(p, &["commit", "-q", "-m", "one"]);
+    git(
+        p,
+        &["remote", "add", "origin", "https://github.com/x/y.git"],
+    );
     fx
 }
 
@@ -244,13 +248,13 @@ fn every_way_git_has_of_giving_a_tracked_file_out() {
             ("git push /tmp/copy.git main", Deny),
             ("git push ../copy HEAD:main", Deny),
             ("git push file:///tmp/copy.git", Deny),
-            ("git push origin main", Allow),
             ("git some-new-command", Deny),
             // Names, ids and counts, and writes at the files' own paths.
             ("git ls-files -s", Allow),
             ("git rev-parse HEAD:src/main.rs", Allow),
             ("git worktree list", Allow),
             ("git checkout-index -a", Allow),
+            ("git push origin main", Allow),
             ("git clone https://github.com/x/y", Allow),
             ("git clone git@github.com:x/y.git", Allow),
             ("git log --all --oneline", Allow),
@@ -286,6 +290,91 @@ fn a_stash_of_what_git_does_not_track_is_a_read_of_it() {
             ("git stash list", Allow),
             ("git log -p", Allow),
             ("git show", Allow),
+        ],
+    );
+}
+
+/// A push to a remote by its name copies what git tracks as a push to its
+/// URL does: `git remote add backup /tmp/copy.git`, then `git push backup`,
+/// had put a denied file where `git -C /tmp/copy.git show` prints it (only a
+/// path written in the push was seen). The name is looked up in the
+/// repository's configuration (and the user's, `-c` pairs, `insteadOf`
+/// rewrites, the branch's own remote when none is named); a name no remote
+/// has is a path to git. A fetch or pull from the project into a repository
+/// elsewhere, and `git submodule add` of it, copy it the same way.
+#[test]
+fn a_remote_on_this_machine_is_a_copy_whatever_names_it() {
+    use Verdict::{Allow, Deny};
+    let fx = repo(true);
+    let p = &fx.project;
+    git(p, &["remote", "add", "backup", "/tmp/copy.git"]);
+    git(
+        p,
+        &["remote", "add", "mirror", "https://github.com/x/m.git"],
+    );
+    git(p, &["config", "remote.mirror.pushurl", "../m.git"]);
+    git(p, &["remote", "add", "gh", "https://example.com/x/g.git"]);
+    git(p, &["remote", "add", "local", "file:///srv/l.git"]);
+    std::fs::write(
+        fx.home.join(".gitconfig"),
+        "[url \"/srv/git/\"]\n\tpushInsteadOf = https://example.com/\n",
+    )
+    .unwrap();
+    let rules = &["allow Bash", "deny Read(./.env)", "deny Read(./secrets/**)"];
+    verdicts(
+        &fx,
+        p,
+        rules,
+        &[
+            ("git push backup", Deny),
+            ("git push backup main", Deny),
+            ("git push -u backup HEAD", Deny),
+            ("git push --repo=backup", Deny),
+            ("git push --repo backup", Deny),
+            ("git push mirror", Deny),
+            ("git push gh main", Deny),
+            ("git push local", Deny),
+            ("git push nosuch-remote", Deny),
+            ("git push \"$R\" main", Deny),
+            ("git -c remote.z.url=/tmp/z.git push z", Deny),
+            (
+                "git -c url./tmp/u/.insteadOf=https://github.com/ push origin",
+                Deny,
+            ),
+            ("git -C {root}/other fetch {project}", Deny),
+            ("git -C {root}/other pull {project} main", Deny),
+            ("git -C {root}/other fetch --multiple x {project}", Deny),
+            ("git submodule add {project} sub", Deny),
+            // A remote elsewhere, a fetch into the project.
+            ("git push", Allow),
+            ("git push origin", Allow),
+            ("git push -u origin feature", Allow),
+            ("git fetch mirror", Allow),
+            ("git fetch --all", Allow),
+            ("git pull", Allow),
+            ("git remote update", Allow),
+            ("git remote -v", Allow),
+        ],
+    );
+    // The branch's remote is where a push with none named goes.
+    git(p, &["config", "branch.master.remote", "backup"]);
+    git(p, &["config", "branch.main.remote", "backup"]);
+    verdicts(&fx, p, rules, &[("git push", Deny), ("git pull", Allow)]);
+    // A fetch from a repository on this machine whose remote is the project.
+    let other = fx.root.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q"]);
+    git(&other, &["remote", "add", "up", &p.to_string_lossy()]);
+    verdicts(
+        &fx,
+        &other,
+        rules,
+        &[
+            ("git fetch up", Deny),
+            ("git pull up main", Deny),
+            ("git fetch --all", Deny),
+            ("git remote update", Deny),
+            ("git status", Allow),
         ],
     );
 }

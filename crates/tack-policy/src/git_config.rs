@@ -1,0 +1,398 @@
+//! What a repository's git configuration says of its remotes: which
+//! repository a `git push`, `git fetch` or `git pull` that names a remote
+//! (or none) reaches, so that one on this machine is known as one. A push
+//! to `backup` whose URL is `/tmp/copy.git` copies what git tracks as
+//! surely as `git push /tmp/copy.git` does.
+//!
+//! The syntax read (git-config(1), "CONFIGURATION FILE"): `[section]`,
+//! `[section "subsection"]` and the old `[section.subsection]`; `key =
+//! value` and a bare `key` (true); `#` and `;` comments; double quotes and
+//! backslash escapes; `include.path` and every `includeIf.*.path` (read
+//! whether or not its condition holds: more remotes, never fewer). The
+//! files: the user's (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), then
+//! the repository's (and its common directory's, for a linked worktree).
+
+use std::path::{Path, PathBuf};
+
+/// Includes followed at most this deep (git's own limit is 10).
+const MAX_DEPTH: usize = 10;
+
+/// One `section.subsection.key = value` line: section and key lower-case,
+/// the subsection as written (it is case-sensitive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    section: String,
+    subsection: Option<String>,
+    key: String,
+    value: String,
+}
+
+/// The configuration of one repository, as git reads it for that
+/// repository, plus `-c key=value` pairs given on the command line.
+#[derive(Debug, Default)]
+pub(crate) struct GitConfig {
+    entries: Vec<Entry>,
+}
+
+impl GitConfig {
+    /// The configuration git reads in the working tree `worktree`: the
+    /// user's files under `home`, then the repository's.
+    pub(crate) fn of_worktree(worktree: &Path, home: Option<&Path>) -> GitConfig {
+        let mut config = GitConfig::default();
+        if let Some(home) = home {
+            let xdg = std::env::var_os("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".config"));
+            config.read_file(&xdg.join("git/config"), 0);
+            config.read_file(&home.join(".gitconfig"), 0);
+        }
+        if let Some(git_dir) = crate::git_index::git_dir(worktree) {
+            if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+                config.read_file(&git_dir.join(common.trim()).join("config"), 0);
+            }
+            config.read_file(&git_dir.join("config"), 0);
+        }
+        config
+    }
+
+    /// Adds `key=value` as `git -c` gives it (the last word wins for a
+    /// single value, as in git; a URL list gains one).
+    pub(crate) fn set(&mut self, pair: &str) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, "true"));
+        let Some((section, rest)) = key.split_once('.') else {
+            return;
+        };
+        let (subsection, key) = match rest.rsplit_once('.') {
+            Some((sub, key)) => (Some(sub.to_string()), key),
+            None => (None, rest),
+        };
+        self.entries.push(Entry {
+            section: section.to_ascii_lowercase(),
+            subsection,
+            key: key.to_ascii_lowercase(),
+            value: value.to_string(),
+        });
+    }
+
+    fn read_file(&mut self, file: &Path, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let Ok(text) = std::fs::read_to_string(file) else {
+            return;
+        };
+        let dir = file.parent().unwrap_or(Path::new("/"));
+        let mut section = String::new();
+        let mut subsection: Option<String> = None;
+        for line in text.lines() {
+            let mut line = line.trim_start();
+            if let Some(rest) = line.strip_prefix('[') {
+                let Some((header, after)) = rest.split_once(']') else {
+                    continue;
+                };
+                (section, subsection) = parse_header(header);
+                line = after.trim_start();
+                if line.is_empty() {
+                    continue;
+                }
+            }
+            if line.starts_with(['#', ';']) || line.is_empty() || section.is_empty() {
+                continue;
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim(), parse_value(v)),
+                None => (line.trim(), "true".to_string()),
+            };
+            let key = key.to_ascii_lowercase();
+            let include = key == "path"
+                && (section == "include" || (section == "includeif" && subsection.is_some()));
+            if include {
+                let path = match value.strip_prefix("~/") {
+                    Some(rest) => std::env::var_os("HOME")
+                        .map(|h| PathBuf::from(h).join(rest))
+                        .unwrap_or_default(),
+                    None => dir.join(&value),
+                };
+                self.read_file(&path, depth + 1);
+                continue;
+            }
+            self.entries.push(Entry {
+                section: section.clone(),
+                subsection: subsection.clone(),
+                key,
+                value,
+            });
+        }
+    }
+
+    /// Every value of `section.subsection.key`, in the order git reads
+    /// them.
+    fn values(&self, section: &str, subsection: Option<&str>, key: &str) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|e| {
+                e.section == section && e.subsection.as_deref() == subsection && e.key == key
+            })
+            .map(|e| e.value.as_str())
+            .collect()
+    }
+
+    /// The last value of `section.subsection.key`.
+    fn last(&self, section: &str, subsection: Option<&str>, key: &str) -> Option<&str> {
+        self.values(section, subsection, key).pop()
+    }
+
+    /// The remotes' names.
+    pub(crate) fn remotes(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for e in &self.entries {
+            if e.section == "remote"
+                && let Some(name) = e.subsection.as_deref()
+                && !names.contains(&name)
+            {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    fn is_remote(&self, name: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.section == "remote" && e.subsection.as_deref() == Some(name))
+    }
+
+    /// The remote a push or fetch with none named reaches, from the branch
+    /// checked out (`branch` of `HEAD`).
+    fn default_remote(&self, branch: Option<&str>, push: bool) -> Option<&str> {
+        let of_branch = |key| branch.and_then(|b| self.last("branch", Some(b), key));
+        let pushed = if push {
+            of_branch("pushremote").or_else(|| self.last("remote", None, "pushdefault"))
+        } else {
+            None
+        };
+        pushed.or_else(|| of_branch("remote")).or(Some("origin"))
+    }
+
+    /// The URLs `git push` (`push`) or `git fetch` reaches for `repository`
+    /// (a remote's name or a URL; None: the default remote, or with
+    /// `all`, every remote), each rewritten by `url.<base>.insteadOf` (and
+    /// `pushInsteadOf` for a push) as git does, the URL as written kept
+    /// too.
+    pub(crate) fn urls(
+        &self,
+        repository: Option<&str>,
+        all: bool,
+        push: bool,
+        branch: Option<&str>,
+    ) -> Vec<String> {
+        let names: Vec<&str> = if all {
+            self.remotes()
+        } else {
+            match repository {
+                Some(r) if !self.is_remote(r) => return self.rewritten(r, push, false),
+                Some(r) => vec![r],
+                None => self.default_remote(branch, push).into_iter().collect(),
+            }
+        };
+        let mut out = Vec::new();
+        for name in names {
+            let push_urls: Vec<&str> = if push {
+                self.values("remote", Some(name), "pushurl")
+            } else {
+                Vec::new()
+            };
+            if push_urls.is_empty() {
+                for url in self.values("remote", Some(name), "url") {
+                    out.extend(self.rewritten(url, push, false));
+                }
+            } else {
+                for url in push_urls {
+                    out.extend(self.rewritten(url, push, true));
+                }
+            }
+        }
+        out
+    }
+
+    /// `url` and what the longest matching `insteadOf` (or, for a push of
+    /// a remote's `url`, `pushInsteadOf`) makes of it.
+    fn rewritten(&self, url: &str, push: bool, push_url: bool) -> Vec<String> {
+        let mut out = vec![url.to_string()];
+        let mut keys = vec!["insteadof"];
+        if push && !push_url {
+            keys.push("pushinsteadof");
+        }
+        for key in keys {
+            let best = self
+                .entries
+                .iter()
+                .filter(|e| e.section == "url" && e.key == key && url.starts_with(&e.value))
+                .max_by_key(|e| e.value.len());
+            if let Some(e) = best
+                && let Some(base) = &e.subsection
+            {
+                out.push(format!("{base}{}", &url[e.value.len()..]));
+            }
+        }
+        out
+    }
+}
+
+/// The branch `HEAD` of the repository in `worktree` names, if any.
+pub(crate) fn head_branch(worktree: &Path) -> Option<String> {
+    let git_dir = crate::git_index::git_dir(worktree)?;
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
+}
+
+/// The directory on this machine a git URL names, if it names one: a path
+/// (`/srv/x.git`, `../x`, `~/x`, `x`), or `file://…`; not a URL of another
+/// scheme, nor `host:path` (git's scp form: a colon before any slash).
+pub(crate) fn local_path(url: &str) -> Option<&str> {
+    if let Some(path) = url.strip_prefix("file://") {
+        return Some(path);
+    }
+    if url.contains("://") || url.is_empty() {
+        return None;
+    }
+    match (url.find(':'), url.find('/')) {
+        (Some(colon), Some(slash)) if colon < slash => None,
+        (Some(_), None) => None,
+        _ => Some(url),
+    }
+}
+
+fn parse_header(header: &str) -> (String, Option<String>) {
+    match header.split_once('"') {
+        Some((section, rest)) => {
+            let mut sub = String::new();
+            let mut chars = rest.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => sub.extend(chars.next()),
+                    '"' => break,
+                    c => sub.push(c),
+                }
+            }
+            (section.trim().to_ascii_lowercase(), Some(sub))
+        }
+        // `[section.subsection]`, the old form: the subsection lower-case.
+        None => match header.trim().split_once('.') {
+            Some((section, sub)) => (section.to_ascii_lowercase(), Some(sub.to_ascii_lowercase())),
+            None => (header.trim().to_ascii_lowercase(), None),
+        },
+    }
+}
+
+/// A value: quotes taken off, escapes read, a comment outside quotes cut.
+fn parse_value(raw: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = raw.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some(c) => out.push(c),
+                None => {}
+            },
+            '#' | ';' if !quoted => break,
+            c => out.push(c),
+        }
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> GitConfig {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config");
+        std::fs::write(&file, text).unwrap();
+        let mut c = GitConfig::default();
+        c.read_file(&file, 0);
+        c
+    }
+
+    #[test]
+    fn a_remotes_urls_are_read_as_git_reads_them() {
+        let c = config(
+            "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/a/b.git\n\
+             \tfetch = +refs/heads/*:refs/remotes/origin/*\n[remote \"backup\"]\n\t\
+             url = \"/srv/backup.git\" # a comment\n\tpushurl = ../mirror.git\n\
+             [branch \"main\"]\n\tremote = backup\n[remote.old]\n\turl = file:///srv/old\n",
+        );
+        assert_eq!(c.remotes(), ["origin", "backup", "old"]);
+        assert_eq!(
+            c.urls(Some("origin"), false, true, None),
+            ["https://github.com/a/b.git"]
+        );
+        assert_eq!(
+            c.urls(Some("backup"), false, false, None),
+            ["/srv/backup.git"]
+        );
+        assert_eq!(c.urls(Some("backup"), false, true, None), ["../mirror.git"]);
+        // The branch's remote, else origin.
+        assert_eq!(
+            c.urls(None, false, false, Some("main")),
+            ["/srv/backup.git"]
+        );
+        assert_eq!(
+            c.urls(None, false, false, Some("dev")),
+            ["https://github.com/a/b.git"]
+        );
+        // A name no remote has is a path or URL.
+        assert_eq!(c.urls(Some("../x"), false, true, None), ["../x"]);
+        assert_eq!(c.urls(None, true, false, None).len(), 3);
+    }
+
+    #[test]
+    fn instead_of_rewrites_and_includes_are_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("more"),
+            "[url \"/srv/local/\"]\n\tpushInsteadOf = https://github.com/\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("config"),
+            "[include]\n\tpath = more\n[remote \"origin\"]\n\turl = https://github.com/a/b\n",
+        )
+        .unwrap();
+        let mut c = GitConfig::default();
+        c.read_file(&dir.path().join("config"), 0);
+        assert_eq!(
+            c.urls(Some("origin"), false, true, None),
+            ["https://github.com/a/b", "/srv/local/a/b"]
+        );
+        assert_eq!(
+            c.urls(Some("origin"), false, false, None),
+            ["https://github.com/a/b"]
+        );
+        c.set("remote.z.url=/tmp/z");
+        assert_eq!(c.urls(Some("z"), false, true, None), ["/tmp/z"]);
+    }
+
+    #[test]
+    fn local_paths_are_told_from_remote_urls() {
+        for local in ["/srv/x.git", "../x", "x", "~/x", "file:///srv/x", "./a:b"] {
+            assert!(local_path(local).is_some(), "{local}");
+        }
+        for remote in [
+            "https://github.com/a/b",
+            "ssh://host/x",
+            "git@github.com:a/b",
+            "host:x",
+            "",
+        ] {
+            assert!(local_path(remote).is_none(), "{remote}");
+        }
+    }
+}
