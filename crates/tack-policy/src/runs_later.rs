@@ -141,6 +141,8 @@ impl Place<'_> {
     /// like lead to.
     fn argv<S: AsRef<str>>(&mut self, argv: &[S], out: &mut Vec<PathBuf>) {
         let words: Vec<String> = argv.iter().map(|w| self.expand(w.as_ref())).collect();
+        let before = out.len();
+        let mut tasks: Option<(&str, Vec<String>)> = None;
         let mut i = 0;
         while i < words.len() {
             let word = words[i].as_str();
@@ -154,6 +156,9 @@ impl Place<'_> {
                 if runners.contains(&base) {
                     for f in *files {
                         self.files(f, out);
+                    }
+                    if tasks.is_none() {
+                        tasks = Some((runners[0], task_names(runners[0], &words[i + 1..])));
                     }
                 }
             }
@@ -202,6 +207,45 @@ impl Place<'_> {
             }
             i += 1;
         }
+        // What the tasks named run: a package's scripts, a Makefile's
+        // recipes and the files it includes.
+        if let Some((runner, names)) = tasks
+            && self.depth < 4
+        {
+            let found: Vec<PathBuf> = out[before..].to_vec();
+            self.depth += 1;
+            for file in found {
+                let name = file
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default();
+                let text = match (runner, name) {
+                    ("npm", "package.json") | ("make", "Makefile" | "makefile" | "GNUmakefile") => {
+                        std::fs::read_to_string(&file).unwrap_or_default()
+                    }
+                    _ => continue,
+                };
+                let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+                let lines = if runner == "npm" {
+                    package_scripts(&text, &names)
+                } else {
+                    let (lines, includes) = make_recipes(&text, &names);
+                    for inc in includes {
+                        let p = dir.join(inc);
+                        if p.is_file() && !out.contains(&p) {
+                            out.push(p);
+                        }
+                    }
+                    lines
+                };
+                let saved = std::mem::replace(&mut self.dirs, vec![dir]);
+                for line in lines {
+                    self.shell(&line, out);
+                }
+                self.dirs = saved;
+            }
+            self.depth -= 1;
+        }
     }
 
     /// `python -m a.b`: `a/b.py`, or the package `a/b` (its `__main__.py`,
@@ -241,6 +285,124 @@ impl Place<'_> {
         }
         s
     }
+}
+
+/// The tasks a runner's arguments name: `npm run lint`, `npm test`, `yarn
+/// lint`, `pnpm run build` (one script); `make`, `make lint test` (the
+/// targets; none: the first).
+fn task_names(runner: &str, args: &[String]) -> Vec<String> {
+    const WITH_VALUE: &[&str] = &[
+        "-f",
+        "--file",
+        "--makefile",
+        "-I",
+        "--include-dir",
+        "-w",
+        "--workspace",
+        "-j",
+        "-o",
+        "-W",
+    ];
+    let mut skip = false;
+    let mut words = args.iter().filter(|w| {
+        let value = std::mem::take(&mut skip);
+        skip = DIRECTORY_OPTIONS.contains(&w.as_str()) || WITH_VALUE.contains(&w.as_str());
+        !value && !w.starts_with('-') && !w.contains('=')
+    });
+    match runner {
+        "npm" => match words.next().map(String::as_str) {
+            Some("run" | "run-script" | "rum" | "urn") => {
+                words.next().cloned().into_iter().collect()
+            }
+            Some(task) => vec![task.to_owned()],
+            None => Vec::new(),
+        },
+        "make" => words.cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The command lines of `names` in a package.json's `scripts`, with their
+/// `pre` and `post` scripts.
+fn package_scripts(text: &str, names: &[String]) -> Vec<String> {
+    let Ok(json) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let Some(scripts) = json.get("scripts").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    names
+        .iter()
+        .flat_map(|n| [format!("pre{n}"), n.clone(), format!("post{n}")])
+        .filter_map(|n| scripts.get(&n).and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+/// A Makefile's recipe lines for the targets `names` (none: the first
+/// target) and, in turn, their prerequisites', without make's own prefixes
+/// (`@`, `-`, `+`); and the files it includes (`include`, `-include`,
+/// `sinclude`). Variables are left as written: a line that needs one is
+/// read as far as its fixed words go.
+fn make_recipes(text: &str, names: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut rules: Vec<(Vec<String>, Vec<String>, Vec<String>)> = Vec::new();
+    let mut includes = Vec::new();
+    for line in text.lines() {
+        if let Some(recipe) = line.strip_prefix('\t') {
+            if let Some(rule) = rules.last_mut() {
+                let recipe = recipe.trim_start_matches(['@', '-', '+', ' ']);
+                rule.2.push(recipe.to_owned());
+            }
+            continue;
+        }
+        let trimmed = line.trim();
+        if let Some(rest) = ["include ", "-include ", "sinclude "]
+            .iter()
+            .find_map(|p| trimmed.strip_prefix(p))
+        {
+            includes.extend(rest.split_whitespace().map(str::to_owned));
+            continue;
+        }
+        if let Some((targets, prereqs)) = trimmed.split_once(':')
+            && !targets.contains('=')
+            && !prereqs.starts_with('=')
+            && !trimmed.starts_with('#')
+        {
+            let prereqs = prereqs.split(';').next().unwrap_or_default();
+            rules.push((
+                targets.split_whitespace().map(str::to_owned).collect(),
+                prereqs.split_whitespace().map(str::to_owned).collect(),
+                Vec::new(),
+            ));
+        }
+    }
+    let mut wanted: Vec<String> = if names.is_empty() {
+        rules
+            .iter()
+            .flat_map(|r| r.0.iter())
+            .find(|t| !t.starts_with('.'))
+            .cloned()
+            .into_iter()
+            .collect()
+    } else {
+        names.to_vec()
+    };
+    let mut lines = Vec::new();
+    let mut k = 0;
+    while k < wanted.len() && k < 64 {
+        let target = wanted[k].clone();
+        for (targets, prereqs, recipe) in &rules {
+            if targets.contains(&target) {
+                lines.extend(recipe.iter().cloned());
+                for p in prereqs {
+                    if !wanted.contains(p) {
+                        wanted.push(p.clone());
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    (lines, includes)
 }
 
 /// What runs along with the files a command runs: the directory of each
@@ -736,6 +898,62 @@ mod tests {
         }
         // The root itself is never a script's directory.
         assert!(!found.iter().any(|f| f.path == root), "{found:?}");
+    }
+
+    /// What a hook's runner runs beyond its task file: the scripts a
+    /// package's named script (and its `pre`/`post`) runs, the recipes of a
+    /// Makefile's named targets (the first when none is named) and their
+    /// prerequisites, and the files the Makefile includes. A script no
+    /// named task runs stays the model's to edit.
+    #[test]
+    fn the_scripts_a_runners_tasks_run_are_run_later() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (f, text) in [
+            (
+                "web/package.json",
+                r#"{"scripts": {"prelint": "node tools/pre.js", "lint": "node scripts/lint.js && bash ./scripts/check.sh", "start": "node server.js"}}"#,
+            ),
+            ("web/tools/pre.js", "x"),
+            ("web/scripts/lint.js", "x"),
+            ("web/scripts/check.sh", "x"),
+            ("web/server.js", "x"),
+            (
+                "sub/Makefile",
+                "include common.mk\n-include opt.mk\nall: gen\n\t@python3 tools/build.py $(FLAGS)\n\ngen:\n\t-./gen.sh\nother:\n\tnode other.js\n",
+            ),
+            ("sub/common.mk", "x"),
+            ("sub/tools/build.py", "x"),
+            ("sub/gen.sh", "x"),
+            ("sub/other.js", "x"),
+        ] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+        }
+        let settings = file(serde_json::json!({
+            "hooks": {"PostToolUse": [{"hooks": [
+                {"type": "command", "command": "npm --prefix web run lint"},
+                {"type": "command", "command": "make -C sub"}
+            ]}]}
+        }));
+        let found = from_settings(&[settings], root, root, None);
+        let has = |rel: &str| found.iter().any(|f| f.path == root.join(rel));
+        for rel in [
+            "web/package.json",
+            "web/tools/pre.js",
+            "web/scripts/lint.js",
+            "web/scripts/check.sh",
+            "sub/Makefile",
+            "sub/common.mk",
+            "sub/tools/build.py",
+            "sub/gen.sh",
+        ] {
+            assert!(has(rel), "{rel}: {found:?}");
+        }
+        for rel in ["web/server.js", "sub/other.js"] {
+            assert!(!has(rel), "{rel}: {found:?}");
+        }
     }
 
     #[test]
