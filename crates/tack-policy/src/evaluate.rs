@@ -446,6 +446,10 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 written,
                 recursive,
             } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
+            // Not looked inside (see `request::look_inside`): all of it.
+            Item::ReadVisible { written, path } => {
+                parts.extend(touch_parts(policy, Family::Read, path, written, true))
+            }
             Item::GitContent {
                 written,
                 worktree,
@@ -741,6 +745,11 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 recursive,
             } => {
                 parts.extend(touch_parts(policy, *family, path, written, *recursive));
+                continue;
+            }
+            // Not looked inside (see `request::look_inside`): all of it.
+            Item::ReadVisible { written, path } => {
+                parts.extend(touch_parts(policy, Family::Read, path, written, true));
                 continue;
             }
             Item::GitContent {

@@ -38,14 +38,7 @@ impl GitConfig {
     /// The configuration git reads in the working tree `worktree`: the
     /// user's files under `home`, then the repository's.
     pub(crate) fn of_worktree(worktree: &Path, home: Option<&Path>) -> GitConfig {
-        let mut config = GitConfig::default();
-        if let Some(home) = home {
-            let xdg = std::env::var_os("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| home.join(".config"));
-            config.read_file(&xdg.join("git/config"), 0);
-            config.read_file(&home.join(".gitconfig"), 0);
-        }
+        let mut config = GitConfig::of_user(home);
         if let Some(git_dir) = crate::git_index::git_dir(worktree) {
             if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
                 config.read_file(&git_dir.join(common.trim()).join("config"), 0);
@@ -53,6 +46,29 @@ impl GitConfig {
             config.read_file(&git_dir.join("config"), 0);
         }
         config
+    }
+
+    /// The user's configuration (`$XDG_CONFIG_HOME/git/config`,
+    /// `~/.gitconfig`).
+    pub(crate) fn of_user(home: Option<&Path>) -> GitConfig {
+        let mut config = GitConfig::default();
+        if let Some(home) = home {
+            config.read_file(&xdg_config(home).join("git/config"), 0);
+            config.read_file(&home.join(".gitconfig"), 0);
+        }
+        config
+    }
+
+    /// The files of ignore patterns every repository of the user's has:
+    /// `core.excludesFile`, else `$XDG_CONFIG_HOME/git/ignore`.
+    pub(crate) fn excludes_files(&self, home: &Path) -> Vec<PathBuf> {
+        match self.last("core", None, "excludesfile") {
+            Some(f) => match f.strip_prefix("~/") {
+                Some(rest) => vec![home.join(rest)],
+                None => vec![PathBuf::from(f)],
+            },
+            None => vec![xdg_config(home).join("git/ignore")],
+        }
     }
 
     /// Adds `key=value` as `git -c` gives it (the last word wins for a
@@ -237,6 +253,12 @@ impl GitConfig {
         }
         out
     }
+}
+
+fn xdg_config(home: &Path) -> PathBuf {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".config"))
 }
 
 /// The branch `HEAD` of the repository in `worktree` names, if any.

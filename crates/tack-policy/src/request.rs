@@ -302,7 +302,7 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
             Item::Touch {
                 recursive: true,
                 ..
-            }
+            } | Item::ReadVisible { .. }
         )
     }) {
         return items;
@@ -310,21 +310,24 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
     let mut budget = MAX_INSIDE;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let Item::Touch {
-            family: family @ Family::Read,
-            written,
-            path,
-            recursive: true,
-        } = item
-        else {
+        let (written, path, visible_only) = match item {
+            Item::Touch {
+                family: Family::Read,
+                written,
+                path,
+                recursive: true,
+            } => (written, path, false),
+            Item::ReadVisible { written, path } => (written, path, true),
             // A directory given to a program that may change what is in it
             // (`Family::MaybeEdit`) keeps its mark: the evaluation looks
             // for Edit rules inside it.
-            out.push(item);
-            continue;
+            item => {
+                out.push(item);
+                continue;
+            }
         };
         out.push(Item::Touch {
-            family,
+            family: Family::Read,
             written: written.clone(),
             path: path.clone(),
             recursive: false,
@@ -346,7 +349,15 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
         }
         let resolver = paths::Resolver::new(how);
         let mut found = Vec::new();
-        if walk_inside(&path.canonical, policy, &resolver, &mut budget, &mut found).is_err() {
+        let walked = walk_inside(
+            &path.canonical,
+            policy,
+            &resolver,
+            visible_only,
+            &mut budget,
+            &mut found,
+        );
+        if walked.is_err() {
             out.push(unknown(format!(
                 "it reads everything under `{written}`, which holds too many files to check against `{}`",
                 policy.rules[rule].text
@@ -371,12 +382,14 @@ fn read_rule_inside(policy: &Policy, dir: &ResolvedPath) -> Option<usize> {
         .or_else(|| policy.path_rule_inside(Verdict::Ask, &["Read"], dir))
 }
 
-/// Collect the entries under `dir` that a Read deny or ask rule matches.
+/// Collect the entries under `dir` that a Read deny or ask rule matches,
+/// leaving hidden ones (and what is under them) out when `visible_only`.
 /// Err when more than `budget` entries would be visited.
 fn walk_inside(
     dir: &Path,
     policy: &Policy,
     resolver: &paths::Resolver,
+    visible_only: bool,
     budget: &mut usize,
     found: &mut Vec<ResolvedPath>,
 ) -> Result<(), ()> {
@@ -386,13 +399,18 @@ fn walk_inside(
             .or_else(|| policy.path_rule(Verdict::Ask, &["Read"], p, Forms::Both, false))
             .is_some()
     };
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
+    let skips = visible_only && !whitelisted_above(dir, policy.home());
+    let mut stack = vec![(dir.to_path_buf(), skips)];
+    while let Some((d, skips)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
         };
+        let skips = skips && !whitelists(&d);
         for entry in entries.flatten() {
             *budget = budget.checked_sub(1).ok_or(())?;
+            if skips && entry.file_name().as_encoded_bytes().starts_with(b".") {
+                continue;
+            }
             let lexical = entry.path();
             let Ok(kind) = entry.file_type() else {
                 continue;
@@ -410,11 +428,43 @@ fn walk_inside(
             if restricts(&p) {
                 found.push(p);
             } else if kind.is_dir() && read_rule_inside(policy, &p).is_some() {
-                stack.push(p.canonical);
+                stack.push((p.canonical, skips));
             }
         }
     }
     Ok(())
+}
+
+/// Whether an ignore file ripgrep reads in `dir` has a `!` line: a
+/// pattern that names a file to search though another rule leaves it out,
+/// which ripgrep matches before its hidden filter (so `!.env` lets `.env`
+/// in).
+fn whitelists(dir: &Path) -> bool {
+    [".gitignore", ".ignore", ".rgignore"]
+        .iter()
+        .any(|f| has_negation(&dir.join(f)))
+}
+
+fn has_negation(file: &Path) -> bool {
+    std::fs::read_to_string(file).is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with('!')))
+}
+
+/// [`whitelists`] for the directories above `dir`, the repository's
+/// `info/exclude` and the user's global ignore file.
+fn whitelisted_above(dir: &Path, home: Option<&Path>) -> bool {
+    if dir.ancestors().skip(1).any(whitelists) {
+        return true;
+    }
+    let repo = crate::git_index::worktree_of(dir)
+        .and_then(crate::git_index::git_dir)
+        .is_some_and(|g| has_negation(&g.join("info/exclude")));
+    let global = home.is_some_and(|h| {
+        crate::git_config::GitConfig::of_user(Some(h))
+            .excludes_files(h)
+            .iter()
+            .any(|f| has_negation(f))
+    });
+    repo || global
 }
 
 /// What a command tool's argv names, read as Bash reads the same command
@@ -431,6 +481,7 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
         .into_iter()
         .filter(|item| match item {
             Item::Touch { .. }
+            | Item::ReadVisible { .. }
             | Item::GitContent { .. }
             | Item::Edit { .. }
             | Item::EditInside { .. }

@@ -329,6 +329,7 @@ pub fn sandbox_decision(
         Item::Edit { path, .. }
         | Item::EditInside { path, .. }
         | Item::Touch { path, .. }
+        | Item::ReadVisible { path, .. }
         | Item::Input { path }
         | Item::Written { path, .. } => sandbox.holds(path),
         Item::GitContent { worktree, .. } => sandbox.holds(worktree),

@@ -18,6 +18,8 @@ mod compose_red_team;
 mod differential;
 #[path = "all/explain.rs"]
 mod explain;
+#[path = "all/fifth_round.rs"]
+mod fifth_round;
 #[path = "all/file_holes.rs"]
 mod file_holes;
 #[path = "all/fourth_round.rs"]

@@ -1598,7 +1598,10 @@ impl Analyzer {
                 kind,
                 UncertainKind::Touch(Family::Read) | UncertainKind::Host
             ),
-            Item::Host { .. } | Item::Input { .. } | Item::GitContent { .. } => false,
+            Item::Host { .. }
+            | Item::Input { .. }
+            | Item::GitContent { .. }
+            | Item::ReadVisible { .. } => false,
         })
     }
 
@@ -1910,6 +1913,7 @@ impl Analyzer {
         let mut operand_count = 0usize;
         let reach = reads::reach(base, argv);
         let recursive = reach != reads::Reach::Named;
+        let visible_only = recursive && reads::skips_hidden(base, argv);
         let mut non_paths = reads::leading_non_paths(base, argv);
         // The read-only set knows its programs' options: the files they
         // read, attached to an option (`-f.env`) or not.
@@ -2022,12 +2026,19 @@ impl Analyzer {
                             }
                             continue;
                         }
-                        self.push(Item::Touch {
-                            family: Family::Read,
-                            written: candidate.to_string(),
-                            path: p.clone(),
-                            recursive,
-                        });
+                        if recursive && visible_only {
+                            self.push(Item::ReadVisible {
+                                written: candidate.to_string(),
+                                path: p.clone(),
+                            });
+                        } else {
+                            self.push(Item::Touch {
+                                family: Family::Read,
+                                written: candidate.to_string(),
+                                path: p.clone(),
+                                recursive,
+                            });
+                        }
                         if writes || may_write {
                             // A directory given to a program that may
                             // change what it is given (`prettier --write .`,
@@ -2077,7 +2088,21 @@ impl Analyzer {
         }
         if self.touches && reach == reads::Reach::RecursiveOrHere && operand_count <= non_paths {
             // `grep -r KEY`, `rg KEY`: the working directory.
-            self.touch_inside(&WordVal::literal("."));
+            if visible_only {
+                match self.resolve_word_path(".", false, false) {
+                    Ok(dirs) => {
+                        for path in dirs {
+                            self.push(Item::ReadVisible {
+                                written: ".".into(),
+                                path,
+                            });
+                        }
+                    }
+                    Err(reason) => self.uncertain(UncertainKind::Touch(Family::Read), ".", reason),
+                }
+            } else {
+                self.touch_inside(&WordVal::literal("."));
+            }
         }
         if self.touches && recursive && reads::follows_links(base, argv) {
             self.links_followed(argv, operand_count <= non_paths);

@@ -140,6 +140,12 @@ pub(crate) enum Item {
         /// inside; see [`crate::request`]).
         recursive: bool,
     },
+    /// A directory read whole by a program that leaves hidden entries out
+    /// (`rg KEY .` without `--hidden`, `-uu`, or globs, types and ignore
+    /// files that can let one in): a recursive Read [`Item::Touch`] of what
+    /// is not hidden under it (`.env`, `.aws/` are not read), and of the
+    /// path itself.
+    ReadVisible { written: String, path: ResolvedPath },
     /// What git prints from the files it tracks without their names being
     /// written (`git log -p`, `git show`, `git diff`, `git grep`, `git
     /// archive`, `git cat-file -p OBJECT`): checked against the Read deny

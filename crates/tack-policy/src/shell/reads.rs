@@ -364,3 +364,43 @@ pub(super) fn links_under(dir: &std::path::Path, budget: usize) -> Option<Vec<st
     }
     Some(links)
 }
+
+/// Whether ripgrep leaves hidden entries out of the directories it reads:
+/// its default, unless `--hidden`, `-.` or `-uu` say otherwise, a glob or
+/// a file type is given (ripgrep's overrides and types are matched before
+/// its hidden filter, so `-g '*'` lets `.env` in), an ignore file is named,
+/// an option is computed at run time, or a configuration file
+/// (`RIPGREP_CONFIG_PATH`) may add options. Ignore files with `!` lines
+/// are looked for by the walk (see `request::look_inside`).
+pub(super) fn skips_hidden(base: &str, argv: &[WordVal]) -> bool {
+    if base != "rg" {
+        return false;
+    }
+    let mut unrestricted = 0;
+    let mut no_config = false;
+    for w in &argv[1..] {
+        let Some(l) = w.literal.as_deref() else {
+            return false;
+        };
+        if l == "--" {
+            break;
+        }
+        if let Some(long) = l.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(n, _)| n);
+            match name {
+                "hidden" | "glob" | "iglob" | "type" | "type-add" | "ignore-file" | "pre" => {
+                    return false;
+                }
+                "unrestricted" => unrestricted += 1,
+                "no-config" => no_config = true,
+                _ => {}
+            }
+        } else if let Some(short) = l.strip_prefix('-') {
+            if short.contains(['.', 'g', 't']) {
+                return false;
+            }
+            unrestricted += short.chars().filter(|c| *c == 'u').count();
+        }
+    }
+    unrestricted < 2 && (no_config || std::env::var_os("RIPGREP_CONFIG_PATH").is_none())
+}

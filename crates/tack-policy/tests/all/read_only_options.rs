@@ -108,7 +108,8 @@ const ROWS: &[Case] = &[
     case(NONE, B, "git log -1 --format=%GG HEAD", Ask),
     case(NONE, B, "git log --format='%h %GK'", Ask),
     case(NONE, B, "git log --format='%h %s'", Allow),
-    // grep and rg: the pattern after options with values.
+    // grep and rg: the pattern after options with values (rg with
+    // `--hidden`, else it leaves `.env` out; see fifth_round.rs).
     case(ENV, B, "grep -r -e SECRET", Deny),
     case(ENV, B, "grep -ire SECRET", Deny),
     case(ENV, B, "grep -r -e SECRET --", Deny),
@@ -117,11 +118,11 @@ const ROWS: &[Case] = &[
     case(ENV, B, "grep -rA 1 SECRET", Deny),
     case(ENV, B, "grep -r --max-count 5 SECRET", Deny),
     case(ENV, B, "grep -r --exclude-dir .git SECRET", Deny),
-    case(ENV, B, "rg -e SECRET", Deny),
-    case(ENV, B, "rg --regexp SECRET", Deny),
+    case(ENV, B, "rg --hidden -e SECRET", Deny),
+    case(ENV, B, "rg --hidden --regexp SECRET", Deny),
     case(ENV, B, "rg --hidden -A 1 SECRET", Deny),
-    case(ENV, B, "rg -j 1 SECRET", Deny),
-    case(ENV, B, "rg --engine default SECRET", Deny),
+    case(ENV, B, "rg --hidden -j 1 SECRET", Deny),
+    case(ENV, B, "rg --hidden --engine default SECRET", Deny),
     case(ENV, B, "rg -g '*' SECRET", Deny),
     case(NONE, B, "grep -r -e main src", Allow),
     case(NONE, B, "grep -rn -m 5 main src", Allow),

@@ -1,0 +1,83 @@
+//! Fifth red-team round and what the fourth left: commands refused that
+//! could not reach what the rule protects.
+//!
+//! - `rg KEY` was refused in every project with `deny Read(./.env)`: a
+//!   directory read whole meets the Read rules for what is inside, but
+//!   ripgrep leaves hidden files out unless `--hidden`, `-.` or `-uu` say
+//!   otherwise, or a glob, a type or an ignore file's `!` line lets one in
+//!   (all matched before its hidden filter: `rg -g '*' KEY` prints `.env`).
+
+use tack_policy::Verdict::{Allow, Ask, Deny};
+
+use crate::support::{Case, case, run, run_with_files};
+
+const B: &str = "Bash";
+const HIDDEN: &[&str] = &[
+    "allow Bash",
+    "deny Read(./.env)",
+    "deny Read(./conf/.token)",
+];
+
+const RIPGREP: &[Case] = &[
+    case(HIDDEN, B, "rg TOKEN", Allow),
+    case(HIDDEN, B, "rg -n TOKEN .", Allow),
+    case(HIDDEN, B, "rg -il token conf src", Allow),
+    case(HIDDEN, B, "rg -u TOKEN", Allow),
+    case(HIDDEN, B, "rg --no-config TOKEN", Allow),
+    case(HIDDEN, B, "rg TOKEN | head -5", Allow),
+    // What lets a hidden file in.
+    case(HIDDEN, B, "rg --hidden TOKEN", Deny),
+    case(HIDDEN, B, "rg -. TOKEN", Deny),
+    case(HIDDEN, B, "rg -uu TOKEN", Deny),
+    case(HIDDEN, B, "rg -u -u TOKEN conf", Deny),
+    case(HIDDEN, B, "rg --unrestricted --unrestricted TOKEN", Deny),
+    case(HIDDEN, B, "rg -g '*' TOKEN", Deny),
+    case(HIDDEN, B, "rg --glob=.env TOKEN", Deny),
+    case(HIDDEN, B, "rg --iglob '*' TOKEN", Deny),
+    case(HIDDEN, B, "rg -tsh TOKEN", Deny),
+    case(HIDDEN, B, "rg --type-add 'e:.env' -te TOKEN", Deny),
+    case(HIDDEN, B, "rg --ignore-file /dev/null TOKEN", Deny),
+    case(HIDDEN, B, "rg $OPT TOKEN", Ask),
+    // Named, it is read whatever it is called.
+    case(HIDDEN, B, "rg TOKEN .env", Deny),
+    case(HIDDEN, B, "rg TOKEN conf/.token", Deny),
+    // Other programs read hidden files.
+    case(HIDDEN, B, "grep -r TOKEN .", Deny),
+    case(HIDDEN, B, "ag TOKEN", Deny),
+];
+
+#[test]
+fn ripgrep_leaves_hidden_files_out_unless_told_to_read_them() {
+    run_with_files(&[("conf/.token", "TOKEN=x", false)], RIPGREP);
+    // A denied file that is not hidden is still read.
+    run(&[
+        case(
+            &["allow Bash", "deny Read(./secrets/**)"],
+            B,
+            "rg TOKEN",
+            Deny,
+        ),
+        case(
+            &["allow Bash", "deny Read(./secrets/**)"],
+            B,
+            "rg TOKEN src",
+            Allow,
+        ),
+    ]);
+}
+
+#[test]
+fn an_ignore_files_negation_lets_a_hidden_file_in() {
+    for file in [".gitignore", ".ignore", ".rgignore", "conf/.gitignore"] {
+        run_with_files(
+            &[
+                ("conf/.token", "TOKEN=x", false),
+                (file, "*.log\n!.env\n!.token\n", false),
+            ],
+            &[
+                case(HIDDEN, B, "rg TOKEN", Deny),
+                case(HIDDEN, B, "rg TOKEN src", Allow),
+            ],
+        );
+    }
+}
