@@ -950,10 +950,13 @@ impl Policy {
         name: &str,
         mcp: Option<&McpOrigin>,
     ) -> Option<usize> {
+        // A restriction holds whatever the case of the names; an allow
+        // rule allows only the names it writes.
+        let fold = kind != Verdict::Allow;
         self.kind(kind).mcp.iter().copied().find(|&i| {
             matches!(&self.rules.get(i).map(|r| &r.target),
-                Some(Target::Mcp { server, tool }) if rule::mcp_matches(server, tool.as_deref(), name)
-                    || mcp.is_some_and(|o| rule::mcp_origin_matches(server, tool.as_deref(), &o.server, &o.tool)))
+                Some(Target::Mcp { server, tool }) if rule::mcp_matches(server, tool.as_deref(), name, fold)
+                    || mcp.is_some_and(|o| rule::mcp_origin_matches(server, tool.as_deref(), &o.server, &o.tool, fold)))
         })
     }
 
@@ -1107,7 +1110,7 @@ impl Policy {
                 Ok((d.matches(&host), format!("read as the host {host}")))
             }
             Target::Mcp { server, tool } => Ok((
-                rule::mcp_matches(server, tool.as_deref(), example),
+                rule::mcp_matches(server, tool.as_deref(), example, deny_like),
                 "read as an MCP tool name".into(),
             )),
             Target::Skill(p) => Ok((p.matches(example), "read as a skill name".into())),

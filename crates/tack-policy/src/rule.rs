@@ -575,8 +575,18 @@ fn host_text(host: &url::Host) -> String {
     }
 }
 
-/// Whether an MCP rule matches a tool name.
-pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str) -> bool {
+/// Whether an MCP rule matches a tool name; with `fold`, whatever the case
+/// of either (a deny or ask rule: `mcp__github__delete_repo` is written for
+/// the server a configuration spells `GitHub` as surely as for `github`).
+pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str, fold: bool) -> bool {
+    if fold {
+        return mcp_matches(
+            &server.to_ascii_lowercase(),
+            tool.map(str::to_ascii_lowercase).as_deref(),
+            &name.to_ascii_lowercase(),
+            false,
+        );
+    }
     let Some(rest) = name.strip_prefix("mcp__") else {
         return false;
     };
@@ -594,13 +604,20 @@ pub(crate) fn mcp_matches(server: &str, tool: Option<&str>, name: &str) -> bool 
 /// (characters outside `[A-Za-z0-9_-]` made `_`: a rule cannot write
 /// others), and the tool exactly as the server lists it. A tool whose
 /// model-facing name was cut or suffixed is still the tool a rule names.
+/// With `fold`, whatever the case (see [`mcp_matches`]).
 pub(crate) fn mcp_origin_matches(
     server: &str,
     tool: Option<&str>,
     origin: &str,
     own: &str,
+    fold: bool,
 ) -> bool {
-    tack_protocol::tool_name_part(origin) == server && tool.is_none_or(|t| t == own)
+    let part = tack_protocol::tool_name_part(origin);
+    if fold {
+        part.eq_ignore_ascii_case(server) && tool.is_none_or(|t| t.eq_ignore_ascii_case(own))
+    } else {
+        part == server && tool.is_none_or(|t| t == own)
+    }
 }
 
 /// Split a command-line rule list: commas or whitespace outside parentheses
@@ -687,10 +704,25 @@ mod tests {
 
     #[test]
     fn mcp_names() {
-        assert!(mcp_matches("db", None, "mcp__db__query"));
-        assert!(!mcp_matches("db", None, "mcp__dbx__query"));
-        assert!(mcp_matches("db", Some("query"), "mcp__db__query"));
-        assert!(!mcp_matches("db", Some("query"), "mcp__db__queryx"));
+        assert!(mcp_matches("db", None, "mcp__db__query", false));
+        assert!(!mcp_matches("db", None, "mcp__dbx__query", false));
+        assert!(mcp_matches("db", Some("query"), "mcp__db__query", false));
+        assert!(!mcp_matches("db", Some("query"), "mcp__db__queryx", false));
+        // A restriction whatever the case; an allow only as written.
+        assert!(mcp_matches(
+            "github",
+            Some("delete_repo"),
+            "mcp__GitHub__delete_repo",
+            true
+        ));
+        assert!(!mcp_matches(
+            "github",
+            Some("delete_repo"),
+            "mcp__GitHub__delete_repo",
+            false
+        ));
+        assert!(mcp_origin_matches("github", None, "GitHub", "x", true));
+        assert!(!mcp_origin_matches("github", None, "GitHub", "x", false));
     }
 
     #[test]

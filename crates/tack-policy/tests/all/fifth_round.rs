@@ -81,3 +81,22 @@ fn an_ignore_files_negation_lets_a_hidden_file_in() {
         );
     }
 }
+
+/// A deny or ask rule for an MCP server or tool holds whatever the case of
+/// the names: `deny mcp__github__delete_repo` had let server `GitHub`'s
+/// `delete_repo` run in bypassPermissions. An allow rule allows only what it
+/// writes.
+#[test]
+fn an_mcp_restriction_holds_whatever_the_case_of_the_names() {
+    const DENY: &[&str] = &["mode bypassPermissions", "deny mcp__github__delete_repo"];
+    const ASK: &[&str] = &["allow mcp__GitHub", "ask mcp__github"];
+    const ALLOW: &[&str] = &["allow mcp__github"];
+    run(&[
+        case(DENY, "mcp__GitHub__delete_repo", "", Deny),
+        case(DENY, "mcp__github__Delete_Repo", "", Deny),
+        case(DENY, "mcp__GitHub__list_repos", "", Allow),
+        case(ASK, "mcp__GitHub__list_repos", "", Ask),
+        case(ALLOW, "mcp__GitHub__list_repos", "", Ask),
+        case(ALLOW, "mcp__github__list_repos", "", Allow),
+    ]);
+}
