@@ -62,7 +62,9 @@ mod trust;
 pub use error::{Error, Result};
 pub use interaction::{Asked, Headless, Interaction, Scripted, SkillApproval};
 pub use project::{ProjectContext, managed_settings_file};
-pub use prompt::{Environment, InstructionSources, PromptOptions, SessionPrompt};
+pub use prompt::{
+    Environment, InstructionSources, PromptGate, PromptOptions, ReadGate, SessionPrompt,
+};
 pub use prompt_tool::{PROMPT_TOOL_TIMEOUT, PromptTool};
 pub use sandbox_settings::{SandboxSettings, SettingOrigin};
 pub use session::{Begin, ModeSwitch, Resume, Session, SessionOptions, find_session};

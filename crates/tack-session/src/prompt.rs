@@ -24,6 +24,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How many levels of `@path` imports are followed from a file found by
 /// discovery (as Claude Code: five hops).
@@ -140,7 +141,42 @@ pub struct InstructionSources {
     /// read from the outer of it and the git root down to the working
     /// directory, so a Claude Code project without git works from `src/`.
     pub project_root: Option<PathBuf>,
+    /// What decides whether a file goes into the prompt (see [`ReadGate`]);
+    /// none: every file found.
+    pub gate: PromptGate,
 }
+
+/// Whether a file may go into the system prompt, as a Read of it would be
+/// decided: `Err(reason)` leaves it out with a notice. The flag says the
+/// file is the user's own (a user-level instruction file, or what one
+/// imports), which may lie outside the working directories.
+pub type ReadGate = Arc<dyn Fn(&Path, bool) -> Result<(), String> + Send + Sync>;
+
+/// A [`ReadGate`], or none.
+#[derive(Clone, Default)]
+pub struct PromptGate(pub Option<ReadGate>);
+
+impl std::fmt::Debug for PromptGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "PromptGate(Some)"
+        } else {
+            "PromptGate(None)"
+        })
+    }
+}
+
+impl PartialEq for PromptGate {
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for PromptGate {}
 
 impl InstructionSources {
     /// `<claude_dir>/CLAUDE.md` and `<config_dir>/AGENTS.md`.
@@ -153,6 +189,7 @@ impl InstructionSources {
                 .collect(),
             home: home.map(Path::to_owned),
             project_root: None,
+            gate: PromptGate::default(),
         }
     }
 }
@@ -371,7 +408,15 @@ impl Instructions {
     fn load(env: &Environment, sources: &InstructionSources) -> Self {
         let mut found = Self::default();
         for path in &sources.user_files {
-            found.read(path, "the user's own instructions", 0, &[], None, sources);
+            found.read(
+                path,
+                "the user's own instructions",
+                0,
+                &[],
+                None,
+                sources,
+                true,
+            );
         }
         let git = env.git.as_ref().map(|g| g.root.as_path());
         let root = match (git, sources.project_root.as_deref()) {
@@ -382,7 +427,7 @@ impl Instructions {
         };
         for dir in project_dirs(&env.cwd, root) {
             for (name, kind) in PROJECT_FILES {
-                found.read(&dir.join(name), kind, 0, &[], None, sources);
+                found.read(&dir.join(name), kind, 0, &[], None, sources, false);
             }
         }
         found
@@ -391,7 +436,8 @@ impl Instructions {
     /// Reads `path` and then, depth first, what it imports. `chain` holds
     /// the canonical paths of the files importing it; `importer` is the
     /// file that names it (None: found by discovery, and a missing file is
-    /// no news).
+    /// no news). `user_level`: the user's own file, or imported by one.
+    #[expect(clippy::too_many_arguments, reason = "one recursive walk's state")]
     fn read(
         &mut self,
         path: &Path,
@@ -400,6 +446,7 @@ impl Instructions {
         chain: &[PathBuf],
         importer: Option<&Path>,
         sources: &InstructionSources,
+        user_level: bool,
     ) {
         let canonical = match std::fs::canonicalize(path) {
             Ok(c) if c.is_file() => c,
@@ -444,6 +491,25 @@ impl Instructions {
                     path.display()
                 ));
             }
+            return;
+        }
+        // What a Read of it would not be allowed (a deny rule, a file
+        // outside the working directories a project's file names, tack's
+        // own environment) stays out of the prompt too.
+        if let Some(gate) = &sources.gate.0
+            && let Err(reason) = gate(path, user_level)
+        {
+            self.warnings.push(match importer {
+                Some(by) => format!(
+                    "{} imports {}, which was left out: {reason}",
+                    by.display(),
+                    path.display()
+                ),
+                None => format!(
+                    "the instruction file {} was left out: {reason}",
+                    path.display()
+                ),
+            });
             return;
         }
         // Already in the prompt (a second name for it, or an import of a
@@ -498,7 +564,15 @@ impl Instructions {
             } else {
                 base.join(&import)
             };
-            self.read(&target, &kind, depth + 1, &chain, Some(path), sources);
+            self.read(
+                &target,
+                &kind,
+                depth + 1,
+                &chain,
+                Some(path),
+                sources,
+                user_level,
+            );
         }
     }
 

@@ -453,6 +453,9 @@ impl Session {
         instructions
             .project_root
             .get_or_insert_with(|| project.project_root.clone());
+        if instructions.gate.0.is_none() {
+            instructions.gate = prompt_gate(policy.clone(), project.cwd.clone());
+        }
         let prompt_options = prompt;
         let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt_options);
         for warning in prompt.warnings() {
@@ -847,6 +850,48 @@ async fn settle_project_settings(
 /// Keeps only the named tools; unknown names are an error listing what exists.
 /// Whether a deny rule refuses every call of the tool `name`, whatever its
 /// input.
+/// What lets a file into the system prompt: what a Read of it would be
+/// allowed (an instruction file, or what one imports with `@path`, is read
+/// by tack before any person could be asked). A deny rule, an ask rule,
+/// tack's own environment, or a file outside the working directories that
+/// a project's file names leaves it out; the user's own files and what
+/// they import may lie outside the working directories.
+fn prompt_gate(policy: tack_policy::Policy, cwd: std::path::PathBuf) -> crate::PromptGate {
+    use tack_policy::DecidedBy;
+    crate::PromptGate(Some(Arc::new(
+        move |path: &std::path::Path, user_level: bool| {
+            let input = serde_json::json!({ "file_path": path });
+            let request = tack_policy::Request::resolve("Read", &input, &cwd, &policy);
+            let decision = tack_policy::evaluate(&request, &policy);
+            let why = decision.why();
+            let rule = match &why.decided_by {
+                DecidedBy::Rule { rule, .. } => Some(rule.clone()),
+                _ => None,
+            };
+            let outside = matches!(
+                why.decided_by,
+                DecidedBy::NoRuleMatched { .. } | DecidedBy::Mode { .. }
+            );
+            if decision.is_allow() || (decision.is_ask() && user_level && outside) {
+                Ok(())
+            } else if decision.is_deny() {
+                Err(match rule {
+                    Some(rule) => format!("a Read of it is refused by the rule `{rule}`"),
+                    None => "a Read of it is refused".to_owned(),
+                })
+            } else {
+                Err(match rule {
+                    Some(rule) => format!("a Read of it asks first (the rule `{rule}`)"),
+                    None => format!(
+                        "it lies outside the working directories; an allow rule `Read({})` or --add-dir lets it in",
+                        path.display()
+                    ),
+                })
+            }
+        },
+    )))
+}
+
 fn refused_outright(registry: &ToolRegistry, policy: &tack_policy::Policy, name: &str) -> bool {
     match registry.get(name).and_then(|t| t.tool.mcp_origin()) {
         Some((server, own)) => policy.refuses_mcp_tool(name, server, own),

@@ -213,6 +213,7 @@ fn imports_are_followed_relative_to_the_file_and_nested() {
             user_files: Vec::new(),
             home: Some(home.clone()),
             project_root: None,
+            gate: Default::default(),
         },
     );
     assert_eq!(
@@ -410,4 +411,73 @@ fn load_with_reads_no_user_files_of_the_real_home() {
     )
     .unwrap();
     assert_eq!(ctx.instructions, InstructionSources::default());
+}
+
+/// Fifth red-team round: what an instruction file imports went into the
+/// system prompt with no check, so a checked-in CLAUDE.md could put `.env`
+/// (denied to Read), `~/.aws/credentials`, a file anywhere, or tack's own
+/// environment (`/proc/self/environ`, its API keys) before the model. Now an
+/// import, or an instruction file that is a link, goes in only where a Read
+/// of it would be allowed; the user's own files may import from outside the
+/// working directories. Each one left out is a notice.
+#[tokio::test]
+async fn an_import_goes_in_only_where_a_read_of_it_would_be_allowed() {
+    let outside = tempfile::tempdir().unwrap();
+    let outside = std::fs::canonicalize(outside.path()).unwrap();
+    write(&outside, "notes.txt", "OUTSIDE_MARK\n");
+    let home = tempfile::tempdir().unwrap();
+    let home_path = std::fs::canonicalize(home.path()).unwrap();
+    write(&home_path, "personal.md", "PERSONAL_MARK\n");
+    write(&home_path, ".claude/CLAUDE.md", "Mine: @~/personal.md\n");
+    let project = Project::new();
+    project
+        .settings(
+            serde_json::json!({"permissions": {"deny": ["Read(./.env)", "Read(./secrets/**)"]}}),
+        )
+        .write(".env", "ENV_MARK\n")
+        .write("secrets/k", "SECRET_MARK\n")
+        .write("docs/ok.md", "OK_MARK\n")
+        .write(
+            "CLAUDE.md",
+            &format!(
+                "See @.env @secrets/k @/proc/self/environ @{} @docs/ok.md\n",
+                outside.join("notes.txt").display()
+            ),
+        );
+    std::os::unix::fs::symlink(outside.join("notes.txt"), project.path().join("AGENTS.md"))
+        .unwrap();
+    let ctx = project
+        .context()
+        .with_instructions(InstructionSources::user(
+            Some(&home_path.join(".claude")),
+            None,
+            Some(&home_path),
+        ));
+    let session = Session::assemble(&ctx, SessionOptions::new("imports"))
+        .await
+        .unwrap();
+    let prompt = session.system_prompt();
+    let text = prompt.text();
+    for mark in ["OK_MARK", "PERSONAL_MARK"] {
+        assert!(text.contains(mark), "{mark} missing: {text}");
+    }
+    for mark in [
+        "ENV_MARK",
+        "SECRET_MARK",
+        "OUTSIDE_MARK",
+        "ANTHROPIC",
+        "PATH=",
+    ] {
+        assert!(!text.contains(mark), "{mark} in the prompt: {text}");
+    }
+    let warnings = prompt.warnings().join("\n");
+    for said in [
+        ".env",
+        "secrets/k",
+        "/proc/self/environ",
+        "notes.txt",
+        "AGENTS.md",
+    ] {
+        assert!(warnings.contains(said), "no notice for {said}: {warnings}");
+    }
 }
