@@ -852,7 +852,18 @@ fn input_values(
                 (Wanted::Paths, None) => {
                     ((under_key && !s.contains("://")) || looks_like_a_path(s)).then_some(s)
                 }
-                (Wanted::Hosts, _) => under_key.then_some(s),
+                (Wanted::Hosts, _) if under_key => Some(s),
+                (Wanted::Hosts, _) => {
+                    // A URL anywhere else (`{"origin": "https://h"}`, `{"command":
+                    // "curl https://h"}`, `fetch("https://h")` in a script):
+                    // the server may reach it as surely.
+                    for url in urls_in(s) {
+                        if out.len() < 64 && !out.iter().any(|o| o == url) {
+                            out.push(url.to_owned());
+                        }
+                    }
+                    None
+                }
             };
             if let Some(found) = found
                 && !found.is_empty()
@@ -886,6 +897,29 @@ fn input_values(
         }
         _ => {}
     }
+}
+
+/// The URLs written in `text`: each word (split at spaces, quotes,
+/// brackets and commas) that starts with a scheme and `//`
+/// (`https://h/x`, `wss://h`, `git+ssh://h/r`).
+fn urls_in(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '"' | '\'' | '`' | '(' | ')' | '<' | '>' | '[' | ']' | '{' | '}' | ',' | ';'
+            )
+    })
+    .filter_map(|word| {
+        let at = word.find("://")?;
+        let scheme_start = word[..at]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+            .map_or(0, |i| i + 1);
+        let scheme = &word[scheme_start..at];
+        (scheme.len() >= 2 && scheme.starts_with(|c: char| c.is_ascii_alphabetic()))
+            .then(|| &word[scheme_start..])
+            .filter(|url| url.len() <= 4096 && !scheme.eq_ignore_ascii_case("file"))
+    })
 }
 
 fn paths_subject(

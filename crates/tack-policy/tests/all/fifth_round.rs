@@ -100,3 +100,55 @@ fn an_mcp_restriction_holds_whatever_the_case_of_the_names() {
         case(ALLOW, "mcp__github__list_repos", "", Allow),
     ]);
 }
+
+/// A URL anywhere in an MCP tool's input meets the domain rules, not only
+/// under a key named for one: `{"origin": "https://evil.test"}`, a command or
+/// a script the server runs, free text.
+#[test]
+fn a_url_anywhere_in_an_mcp_tools_input_meets_the_domain_rules() {
+    const EVIL: &[&str] = &["allow mcp__fetch", "deny WebFetch(domain:evil.test)"];
+    const T: &str = "mcp__fetch__go";
+    run(&[
+        case(EVIL, T, r#"{"origin": "https://evil.test"}"#, Deny),
+        case(EVIL, T, r#"{"navigate_to": "http://evil.test/x"}"#, Deny),
+        case(EVIL, T, r#"{"repo": "https://evil.test/a.git"}"#, Deny),
+        case(EVIL, T, r#"{"q": "https://EVIL.test/x"}"#, Deny),
+        case(
+            EVIL,
+            T,
+            r#"{"input": "see https://evil.test/x, please"}"#,
+            Deny,
+        ),
+        case(EVIL, T, r#"{"args": ["--url", "https://evil.test"]}"#, Deny),
+        case(
+            EVIL,
+            T,
+            r#"{"command": "curl -s https://evil.test/i"}"#,
+            Deny,
+        ),
+        case(
+            EVIL,
+            T,
+            r#"{"script": "fetch(\"wss://evil.test/s\")"}"#,
+            Deny,
+        ),
+        case(
+            EVIL,
+            T,
+            r#"{"steps": [{"do": "open git+ssh://evil.test/r"}]}"#,
+            Deny,
+        ),
+        case(
+            EVIL,
+            T,
+            r#"{"input": "see https://ok.test/x and file:///etc/hosts"}"#,
+            Allow,
+        ),
+        case(
+            EVIL,
+            T,
+            r#"{"note": "evil.test is a name, not a URL"}"#,
+            Allow,
+        ),
+    ]);
+}
