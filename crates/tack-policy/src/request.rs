@@ -823,9 +823,35 @@ enum Wanted {
     /// Local paths: strings under [`PATH_KEYS`] that are no URL, and
     /// `file://` URIs anywhere.
     Paths,
-    /// Hosts: strings under [`URL_KEYS`].
+    /// Hosts: strings under [`URL_KEYS`], strings that are a URL under any
+    /// key, and the URLs written in code or commands (see [`CODE_KEYS`]).
     Hosts,
+    /// [`Wanted::Hosts`] inside the value of a key named for code.
+    HostsInCode,
 }
+
+/// Keys (normalised as [`PATH_KEYS`]) whose values are code or a command a
+/// server runs: a URL written anywhere in them may be reached. A URL in
+/// other text (an issue's `body`, a message) is only written.
+const CODE_KEYS: &[&str] = &[
+    "command",
+    "commands",
+    "cmd",
+    "script",
+    "scripts",
+    "code",
+    "args",
+    "argv",
+    "arguments",
+    "shell",
+    "exec",
+    "run",
+    "expression",
+    "js",
+    "javascript",
+    "function",
+    "query",
+];
 
 /// The strings of `value` that `wanted` asks for (see [`mcp_touches`]);
 /// `under_key` when `value` is the value of a key it names.
@@ -852,12 +878,13 @@ fn input_values(
                 (Wanted::Paths, None) => {
                     ((under_key && !s.contains("://")) || looks_like_a_path(s)).then_some(s)
                 }
-                (Wanted::Hosts, _) if under_key => Some(s),
-                (Wanted::Hosts, _) => {
-                    // A URL anywhere else (`{"origin": "https://h"}`, `{"command":
-                    // "curl https://h"}`, `fetch("https://h")` in a script):
-                    // the server may reach it as surely.
-                    for url in urls_in(s) {
+                (Wanted::Hosts | Wanted::HostsInCode, _) if under_key => Some(s),
+                // A string that is a URL, under any key (`{"origin":
+                // "https://h"}`), and a URL in code or a command (`curl
+                // https://h`, `fetch("https://h")`): the server may reach it.
+                (Wanted::Hosts | Wanted::HostsInCode, _) => {
+                    let code = wanted == Wanted::HostsInCode;
+                    for url in urls_in(s).filter(|u| code || *u == s) {
                         if out.len() < 64 && !out.iter().any(|o| o == url) {
                             out.push(url.to_owned());
                         }
@@ -888,7 +915,11 @@ fn input_values(
                     .collect();
                 let named = match wanted {
                     Wanted::Paths => is_path_key(&key),
-                    Wanted::Hosts => is_url_key(&key),
+                    Wanted::Hosts | Wanted::HostsInCode => is_url_key(&key),
+                };
+                let wanted = match wanted {
+                    Wanted::Hosts if CODE_KEYS.contains(&key.as_str()) => Wanted::HostsInCode,
+                    w => w,
                 };
                 // `{"files": {"a": "/x"}}`: an object under a key named for
                 // paths holds paths.

@@ -101,9 +101,10 @@ fn an_mcp_restriction_holds_whatever_the_case_of_the_names() {
     ]);
 }
 
-/// A URL anywhere in an MCP tool's input meets the domain rules, not only
-/// under a key named for one: `{"origin": "https://evil.test"}`, a command or
-/// a script the server runs, free text.
+/// A URL in an MCP tool's input meets the domain rules, not only under a key
+/// named for one: a string that is a URL under any key (`{"origin":
+/// "https://evil.test"}`), and a URL inside a command or a script the server
+/// runs. One inside a message (`body`) is only written.
 #[test]
 fn a_url_anywhere_in_an_mcp_tools_input_meets_the_domain_rules() {
     const EVIL: &[&str] = &["allow mcp__fetch", "deny WebFetch(domain:evil.test)"];
@@ -113,12 +114,7 @@ fn a_url_anywhere_in_an_mcp_tools_input_meets_the_domain_rules() {
         case(EVIL, T, r#"{"navigate_to": "http://evil.test/x"}"#, Deny),
         case(EVIL, T, r#"{"repo": "https://evil.test/a.git"}"#, Deny),
         case(EVIL, T, r#"{"q": "https://EVIL.test/x"}"#, Deny),
-        case(
-            EVIL,
-            T,
-            r#"{"input": "see https://evil.test/x, please"}"#,
-            Deny,
-        ),
+        case(EVIL, T, r#"{"input": "https://evil.test/x"}"#, Deny),
         case(EVIL, T, r#"{"args": ["--url", "https://evil.test"]}"#, Deny),
         case(
             EVIL,
@@ -135,13 +131,13 @@ fn a_url_anywhere_in_an_mcp_tools_input_meets_the_domain_rules() {
         case(
             EVIL,
             T,
-            r#"{"steps": [{"do": "open git+ssh://evil.test/r"}]}"#,
+            r#"{"steps": [{"cmd": "open git+ssh://evil.test/r"}]}"#,
             Deny,
         ),
         case(
             EVIL,
             T,
-            r#"{"input": "see https://ok.test/x and file:///etc/hosts"}"#,
+            r#"{"code": "see https://ok.test/x and file:///etc/hosts"}"#,
             Allow,
         ),
         case(
@@ -150,5 +146,7 @@ fn a_url_anywhere_in_an_mcp_tools_input_meets_the_domain_rules() {
             r#"{"note": "evil.test is a name, not a URL"}"#,
             Allow,
         ),
+        // A URL in a message is written, not reached.
+        case(EVIL, T, r#"{"body": "see https://evil.test/x"}"#, Allow),
     ]);
 }
