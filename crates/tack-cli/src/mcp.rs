@@ -338,7 +338,23 @@ fn served_skills(
         .conversation_tools()
         .into_iter()
         .find(|t| t.name() == tack_skills::tool::NAME);
-    tack_mcp::server::ServedSkills::new(set, tool, session_id)
+    // Without the session's trust (never loaded), no project skill is
+    // served; without its policy, no file is.
+    let trust = skills.trust().unwrap_or_else(|| Arc::new(TrustNone));
+    let read_check = skills.read_check().unwrap_or_else(|| {
+        Arc::new(|_: &std::path::Path| Err("the session has no rules loaded".into()))
+    });
+    tack_mcp::server::ServedSkills::new(set, tool, trust, session_id).with_read_check(read_check)
+}
+
+/// Trusts no project skill.
+struct TrustNone;
+
+#[async_trait::async_trait]
+impl tack_skills::Trust for TrustNone {
+    async fn check(&self, skill: &tack_skills::Skill, _digest: &str) -> Result<(), String> {
+        Err(format!("the project skill {} is not trusted", skill.name))
+    }
 }
 
 /// The HTTP server: over a tack session, each MCP session gets a pipeline of

@@ -48,6 +48,8 @@ mod interactive;
 #[path = "../../tack-mcp/tests/all/client/oauth_server.rs"]
 #[allow(dead_code, reason = "tack-mcp's tests use the rest of it")]
 mod oauth_server;
+#[path = "all/own_programs.rs"]
+mod own_programs;
 #[path = "all/pty.rs"]
 mod pty;
 #[path = "all/sandbox.rs"]

@@ -52,7 +52,21 @@ pub(crate) async fn run(
     input: Vec<u8>,
 ) -> RawRun {
     let start = Instant::now();
-    let spec = Spec::new("sh")
+    // The shell is tack's pick, so never one the project puts on PATH; what
+    // the hook's command runs keeps the user's PATH.
+    let sh = match tack_process::find_program("sh", &[project_dir]) {
+        Ok(sh) => sh,
+        Err(e) => {
+            return RawRun {
+                status: RunStatus::Failed(format!("could not start the hook's shell: {e}")),
+                stdout: String::new(),
+                stderr: String::new(),
+                duration: start.elapsed(),
+                truncated: false,
+            };
+        }
+    };
+    let spec = Spec::new(sh)
         .arg("-c")
         .arg(command)
         .cwd(project_dir)

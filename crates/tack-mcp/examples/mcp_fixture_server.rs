@@ -76,6 +76,7 @@ fn host(tools: &str) -> Result<Arc<dyn ToolHost>, String> {
                 std::env::temp_dir().join(format!("tack-mcp-fixture-{}", std::process::id()));
             let options = tack_tools::BuiltinOptions {
                 cwd: cwd.clone(),
+                program_roots: Vec::new(),
                 artifacts: Arc::new(tack_tools::artifacts::ArtifactStore::new(state)),
                 web: Default::default(),
                 web_search: None,

@@ -88,7 +88,7 @@ pub use http::{
     BearerToken, DEFAULT_MAX_SESSIONS, HostFactory, HttpAuth, HttpOptions, HttpServer, serve_http,
 };
 use progress::ProgressForwarder;
-pub use skills::ServedSkills;
+pub use skills::{ReadCheck, ServedSkills};
 
 /// Why the server could not start or stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -471,7 +471,8 @@ impl ServerHandler for ToolServer {
     ) -> std::result::Result<ListSkillsResult, ErrorData> {
         Ok(self
             .served_skills::<ListSkillsRequestMethod>()?
-            .list_skills())
+            .list_skills()
+            .await)
     }
 
     async fn get_skill(
@@ -481,6 +482,7 @@ impl ServerHandler for ToolServer {
     ) -> std::result::Result<GetSkillResult, ErrorData> {
         self.served_skills::<GetSkillRequestMethod>()?
             .get_skill(&request.uri)
+            .await
     }
 
     async fn list_resources(
@@ -490,7 +492,8 @@ impl ServerHandler for ToolServer {
     ) -> std::result::Result<ListResourcesResult, ErrorData> {
         Ok(self
             .served_skills::<ListResourcesRequestMethod>()?
-            .list_resources())
+            .list_resources()
+            .await)
     }
 
     async fn read_resource(
@@ -500,6 +503,7 @@ impl ServerHandler for ToolServer {
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
         self.served_skills::<ReadResourceRequestMethod>()?
             .read_resource(&request.uri)
+            .await
             .map(Into::into)
     }
 

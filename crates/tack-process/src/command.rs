@@ -72,7 +72,7 @@ pub fn tokio_command(program: impl AsRef<OsStr>) -> Command {
 /// not start or had not ended within `limit` (it is killed then).
 /// Synchronous: for the few checks made while settings load.
 pub fn exit_status(
-    program: &str,
+    program: &OsStr,
     args: &[&OsStr],
     dir: &std::path::Path,
     limit: std::time::Duration,

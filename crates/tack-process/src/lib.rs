@@ -48,6 +48,7 @@ mod error;
 mod group;
 mod output;
 mod process;
+mod program;
 mod sentinel;
 mod spec;
 
@@ -56,4 +57,5 @@ pub use error::{Error, Result};
 pub use group::{Group, signal_name};
 pub use output::{Cap, Hold, Output, Taken};
 pub use process::{Ending, Exit, Process, State, spawn};
+pub use program::{ProgramNotFound, SYSTEM_DIRS, find_program, find_program_in};
 pub use spec::{DEFAULT_GRACE, Detach, Spec, Stdin, Streams};

@@ -63,6 +63,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let builtins = tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
         cwd: dir.path().to_owned(),
+        program_roots: Vec::new(),
         artifacts: Arc::new(ArtifactStore::new(dir.path().join("artifacts"))),
         web: Default::default(),
         web_search: None,

@@ -81,13 +81,20 @@ impl Environment {
     /// The environment of this process for a session in `cwd`.
     pub fn detect(cwd: &Path, additional_directories: Vec<PathBuf>) -> Self {
         let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        let git = find_git(cwd);
+        // The shell the Bash tool finds: never from inside the project or a
+        // working directory.
+        let mut roots: Vec<&Path> = vec![cwd];
+        roots.extend(additional_directories.iter().map(PathBuf::as_path));
+        roots.extend(git.as_ref().map(|g| g.root.as_path()));
+        let shell = tack_tools::bash::find_shell(&roots);
         Self {
             cwd: cwd.to_owned(),
             additional_directories,
             platform: format!("{} ({})", std::env::consts::OS, std::env::consts::ARCH),
-            shell: tack_tools::bash::find_shell(),
+            shell,
             date: now.get(..10).unwrap_or(&now).to_owned(),
-            git: find_git(cwd),
+            git,
         }
     }
 }

@@ -22,7 +22,9 @@ pub(crate) fn shell_sandbox(project: &ProjectContext) -> Option<Arc<ShellSandbox
         return None;
     }
     let config = config(project, settings);
-    let helper = project.sandbox_helper().or_else(find_helper);
+    let helper = project
+        .sandbox_helper()
+        .or_else(|| find_helper(&[&project.project_root, &project.cwd]));
     let patterns = settings.excluded_commands.clone();
     Some(Arc::new(ShellSandbox {
         sandbox: Arc::new(Sandbox::new(config, helper)),
@@ -100,8 +102,10 @@ fn config(project: &ProjectContext, settings: &SandboxSettings) -> Config {
 }
 
 /// The helper: next to the running program, next to its parent directory
-/// (a test binary in `target/debug/deps`), or on `PATH`.
-pub(crate) fn find_helper() -> Option<PathBuf> {
+/// (a test binary in `target/debug/deps`), or in a system directory or an
+/// absolute `PATH` entry outside `roots` and the current directory
+/// ([`tack_process::find_program`]).
+pub(crate) fn find_helper(roots: &[&Path]) -> Option<PathBuf> {
     if let Some(found) = tack_sandbox::helper_beside_current_exe() {
         return Some(found);
     }
@@ -110,8 +114,8 @@ pub(crate) fn find_helper() -> Option<PathBuf> {
     if beside_parent.is_file() {
         return Some(beside_parent);
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(tack_sandbox::HELPER))
-        .find(|p| p.is_file())
+    let cwd = std::env::current_dir().ok();
+    let mut roots = roots.to_vec();
+    roots.extend(cwd.as_deref());
+    tack_process::find_program(tack_sandbox::HELPER, &roots).ok()
 }

@@ -73,6 +73,9 @@ pub struct Skills {
     remote: Vec<Arc<dyn RemoteSkills>>,
     set: OnceLock<Arc<SkillSet>>,
     tool: OnceLock<Arc<SkillTool>>,
+    /// The trust and the policy of the session, once loaded (for serving
+    /// skill files as the session would let them be read).
+    guard: OnceLock<(Arc<dyn Trust>, crate::sources::LivePolicy)>,
 }
 
 impl Skills {
@@ -82,6 +85,7 @@ impl Skills {
             remote: Vec::new(),
             set: OnceLock::new(),
             tool: OnceLock::new(),
+            guard: OnceLock::new(),
         }
     }
 
@@ -95,6 +99,31 @@ impl Skills {
     /// What was found and the catalog, once loaded.
     pub fn set(&self) -> Option<Arc<SkillSet>> {
         self.set.get().cloned()
+    }
+
+    /// The user's trust in project skills as the Skill tool checks it, once
+    /// loaded (`tack mcp serve` serves only the skills it trusts).
+    pub fn trust(&self) -> Option<Arc<dyn Trust>> {
+        self.guard.get().map(|(trust, _)| Arc::clone(trust))
+    }
+
+    /// Whether the session's rules would let the model Read a file (a deny
+    /// or ask rule of Read refuses it, read from the live policy each
+    /// time), once loaded: what `tack mcp serve` serves of a skill's files.
+    pub fn read_check(&self) -> Option<tack_mcp::server::ReadCheck> {
+        let policy = Arc::clone(&self.guard.get()?.1);
+        Some(Arc::new(move |path: &Path| {
+            let policy = policy.read().unwrap_or_else(|p| p.into_inner());
+            if tack_policy::may_show_found(&policy, "Read", path) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the session's permission rules do not let {} be read \
+                     (a deny or ask rule of Read names it)",
+                    path.display()
+                ))
+            }
+        }))
     }
 
     /// Finds the skills of `project` (and of the remote sources): what
@@ -161,6 +190,10 @@ impl ToolSource for Skills {
             interaction: Arc::clone(cx.interaction),
             trust_all: self.options.trust_project,
         });
+        let _ = self.guard.set((
+            Arc::clone(&trust) as Arc<dyn Trust>,
+            Arc::clone(cx.live_policy),
+        ));
         let tool = set.tool(trust, cx.session_id).map(|t| {
             if self.options.dedupe {
                 t

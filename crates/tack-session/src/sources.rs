@@ -126,6 +126,7 @@ impl Builtins {
     ) -> Vec<Arc<dyn Tool>> {
         tack_tools::builtin_tools(&tack_tools::BuiltinOptions {
             cwd: project.cwd.clone(),
+            program_roots: program_roots(project, policy),
             artifacts: Arc::clone(artifacts),
             web: project.settings.web_fetch.clone(),
             web_search: project.settings.web_search.clone(),
@@ -133,6 +134,15 @@ impl Builtins {
             sandbox: project.sandbox(),
         })
     }
+}
+
+/// The directories no program tack picks itself (the Bash tool's shell) is
+/// taken from: the project root and the session's working directories.
+fn program_roots(project: &ProjectContext, policy: &LivePolicy) -> Vec<std::path::PathBuf> {
+    let policy = policy.read().unwrap_or_else(|p| p.into_inner());
+    std::iter::once(project.project_root.clone())
+        .chain(policy.working_dirs().into_iter().map(Path::to_owned))
+        .collect()
 }
 
 /// The rules applied to each file Grep and Glob find

@@ -213,8 +213,23 @@ fn repository_supplied(path: &Path) -> bool {
         "--".as_ref(),
         name,
     ];
-    match tack_process::exit_status("git", &args, dir, std::time::Duration::from_secs(2))
-        .map(|s| s.code())
+    // The system's git, never one the project puts on PATH (`bin/git` with
+    // direnv, an empty PATH entry): this check keeps the repository's word
+    // from applying unapproved, so it must not run the repository's code.
+    let roots: Vec<&Path> = [Some(dir), project_root_of(path)]
+        .into_iter()
+        .flatten()
+        .collect();
+    let Ok(git) = tack_process::find_program("git", &roots) else {
+        return in_repository(dir);
+    };
+    match tack_process::exit_status(
+        git.as_os_str(),
+        &args,
+        dir,
+        std::time::Duration::from_secs(2),
+    )
+    .map(|s| s.code())
     {
         Some(Some(0)) => true,
         // `--error-unmatch`: not tracked.

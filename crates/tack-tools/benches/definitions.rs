@@ -9,6 +9,7 @@ use tack_tools::{BuiltinOptions, builtin_tools};
 fn main() {
     let tools = builtin_tools(&BuiltinOptions {
         cwd: std::env::temp_dir(),
+        program_roots: Vec::new(),
         artifacts: Arc::new(ArtifactStore::new(std::env::temp_dir())),
         web: tack_tools::web::WebFetchOptions::default(),
         web_search: None,

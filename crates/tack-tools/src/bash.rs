@@ -86,7 +86,18 @@ pub fn bash_tools_sandboxed(
     session_cwd: std::path::PathBuf,
     sandbox: Option<Arc<sandbox::ShellSandbox>>,
 ) -> Vec<Arc<dyn Tool>> {
-    let state = Arc::new(BashState::new(session_cwd, sandbox));
+    bash_tools_in(session_cwd, &[], sandbox)
+}
+
+/// [`bash_tools_sandboxed`] whose shell is never taken from inside
+/// `session_cwd` or `roots` (the project root, the working directories),
+/// whatever `PATH` says ([`find_shell`]).
+pub fn bash_tools_in(
+    session_cwd: std::path::PathBuf,
+    roots: &[std::path::PathBuf],
+    sandbox: Option<Arc<sandbox::ShellSandbox>>,
+) -> Vec<Arc<dyn Tool>> {
+    let state = Arc::new(BashState::new(session_cwd, roots, sandbox));
     vec![
         Arc::new(Typed(Bash {
             state: Arc::clone(&state),

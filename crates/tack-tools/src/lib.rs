@@ -27,6 +27,10 @@ pub mod web;
 pub struct BuiltinOptions {
     /// The session's working directory (absolute).
     pub cwd: PathBuf,
+    /// The project root and the working directories: the Bash tool's
+    /// shell is never taken from inside them (nor `cwd`), whatever `PATH`
+    /// says.
+    pub program_roots: Vec<PathBuf>,
     /// Where cut outputs are kept (shared with the output budget stage).
     pub artifacts: Arc<artifacts::ArtifactStore>,
     pub web: web::WebFetchOptions,
@@ -42,6 +46,7 @@ impl std::fmt::Debug for BuiltinOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BuiltinOptions")
             .field("cwd", &self.cwd)
+            .field("program_roots", &self.program_roots)
             .field("artifacts", &self.artifacts)
             .field("web", &self.web)
             .field("web_search", &self.web_search)
@@ -54,8 +59,9 @@ impl std::fmt::Debug for BuiltinOptions {
 /// Every built-in tool, in the order the model sees them.
 pub fn builtin_tools(options: &BuiltinOptions) -> Vec<Arc<dyn Tool>> {
     let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
-    tools.extend(bash::bash_tools_sandboxed(
+    tools.extend(bash::bash_tools_in(
         options.cwd.clone(),
+        &options.program_roots,
         options.sandbox.clone(),
     ));
     tools.extend(files::file_tools());

@@ -11,8 +11,14 @@
 //!   them: no hidden files, six levels deep) with its size and sha256
 //!   digest, computed when asked. `resources/list` and `resources/read`
 //!   serve those files (`skill://<name>/<relative path>`). A file is served
-//!   only when it is in the manifest and its real path (links resolved) is
-//!   inside the skill's folder; nothing else is reachable. Skills brought
+//!   only when it is in the manifest, its real path (links resolved) is
+//!   inside the skill's folder (itself links resolved), and the session's
+//!   rules would let the model Read it ([`ServedSkills::with_read_check`]:
+//!   a deny or ask rule refuses it, and it is left out of the manifest);
+//!   nothing else is reachable. A project skill is served only once the
+//!   user trusts it, as the Skill tool would load it (the [`Trust`] given
+//!   to [`ServedSkills::new`]); until then it is not listed and reading it
+//!   is refused with the reason. Skills brought
 //!   by an MCP server (tack's own client) are not served again, and a skill
 //!   over [`MAX_SKILL_FILES`] files or [`MAX_SKILL_BYTES`] bytes, or whose
 //!   name the extension does not allow, is left out (with a log line).
@@ -39,12 +45,16 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 use tack_protocol::ContentBlock;
-use tack_skills::{SkillSet, Source};
+use tack_skills::{Scope, SkillSet, Source, Trust};
 use tack_tool::{Tool, ToolContext, ToolError};
 use tokio_util::sync::CancellationToken;
 
 use super::LIST_TTL_MS;
 use crate::client::{MAX_SKILL_BYTES, MAX_SKILL_FILES, skill_file_path};
+
+/// Whether the session would let the model Read a file: `Err` says why not
+/// (a deny or ask rule names it).
+pub type ReadCheck = Arc<dyn Fn(&Path) -> Result<(), String> + Send + Sync>;
 
 /// What a server offers of a session's skills: the set (what was found, the
 /// catalog) and the Skill tool that renders one for `prompts/get`.
@@ -52,19 +62,51 @@ use crate::client::{MAX_SKILL_BYTES, MAX_SKILL_FILES, skill_file_path};
 pub struct ServedSkills {
     set: Arc<SkillSet>,
     tool: Option<Arc<dyn Tool>>,
+    trust: Arc<dyn Trust>,
+    read_check: Option<ReadCheck>,
     session_id: String,
 }
 
 impl ServedSkills {
     /// `tool`: an instance of the session's Skill tool (a conversation's
     /// own; `None` when the model has no skill to load, and then there are
-    /// no prompts).
-    pub fn new(set: Arc<SkillSet>, tool: Option<Arc<dyn Tool>>, session_id: &str) -> Self {
+    /// no prompts). `trust`: the user's trust in project skills, as the
+    /// Skill tool checks it; a project skill it refuses is not served.
+    pub fn new(
+        set: Arc<SkillSet>,
+        tool: Option<Arc<dyn Tool>>,
+        trust: Arc<dyn Trust>,
+        session_id: &str,
+    ) -> Self {
         Self {
             set,
             tool,
+            trust,
+            read_check: None,
             session_id: session_id.to_owned(),
         }
+    }
+
+    /// Serves only the files `check` lets the model Read (the session's
+    /// deny and ask rules); the others are left out of the manifest and
+    /// reading one is refused with `check`'s reason.
+    pub fn with_read_check(mut self, check: ReadCheck) -> Self {
+        self.read_check = Some(check);
+        self
+    }
+
+    /// `Ok` when `skill` may be served: a user's skill, or a project skill
+    /// the user trusts (its `SKILL.md` as trusted).
+    async fn trusted(&self, skill: &tack_skills::Skill) -> Result<(), String> {
+        if skill.scope != Scope::Project {
+            return Ok(());
+        }
+        let Source::Local { file, .. } = &skill.source else {
+            return Err("it comes from an MCP server".into());
+        };
+        let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let digest = tack_skills::discover::digest(&bytes);
+        self.trust.check(skill, &digest).await
     }
 
     /// The skills served: those of the catalog (what the session's own
@@ -89,10 +131,11 @@ impl ServedSkills {
         self.tool.is_some() && !self.prompt_skills().is_empty()
     }
 
-    /// The skills served with the extension, each with its files (not read).
-    fn served(&self) -> Vec<Served<'_>> {
+    /// The skills that could be served with the extension, each with its
+    /// files (not read), trusted or not.
+    fn all_served(&self) -> Vec<Served<'_>> {
         self.offered()
-            .filter_map(|skill| match Served::of(skill) {
+            .filter_map(|skill| match Served::of(skill, self.read_check.as_ref()) {
                 Ok(served) => Some(served),
                 Err(why) => {
                     tracing::info!(skill = %skill.name, "skill not served over MCP: {why}");
@@ -102,10 +145,25 @@ impl ServedSkills {
             .collect()
     }
 
+    /// The skills served with the extension: those of [`Self::all_served`]
+    /// the user trusts.
+    async fn served(&self) -> Vec<Served<'_>> {
+        let mut served = Vec::new();
+        for skill in self.all_served() {
+            match self.trusted(skill.skill).await {
+                Ok(()) => served.push(skill),
+                Err(why) => {
+                    tracing::info!(skill = %skill.skill.name, "skill not served over MCP: {why}");
+                }
+            }
+        }
+        served
+    }
+
     /// Every served skill's entry (files read and hashed now).
-    pub(super) fn list_skills(&self) -> ListSkillsResult {
+    pub(super) async fn list_skills(&self) -> ListSkillsResult {
         let mut skills = Vec::new();
-        for served in self.served() {
+        for served in self.served().await {
             match served.entry() {
                 Ok(entry) => skills.push(entry),
                 Err(why) => {
@@ -118,11 +176,14 @@ impl ServedSkills {
             .with_cache_scope(CacheScope::Private)
     }
 
-    pub(super) fn get_skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
-        let served = self.served();
+    pub(super) async fn get_skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+        let served = self.all_served();
         let skill = served.iter().find(|s| s.uri == uri).ok_or_else(|| {
             ErrorData::invalid_params(format!("no skill is served at {uri}"), None)
         })?;
+        self.trusted(skill.skill)
+            .await
+            .map_err(|why| untrusted(uri, &why))?;
         let entry = skill.entry().map_err(|why| {
             ErrorData::internal_error(
                 format!("the skill at {uri} cannot be read now: {why}"),
@@ -134,10 +195,10 @@ impl ServedSkills {
             .with_cache_scope(CacheScope::Private))
     }
 
-    pub(super) fn list_resources(&self) -> ListResourcesResult {
+    pub(super) async fn list_resources(&self) -> ListResourcesResult {
         let mut resources = Vec::new();
-        for served in self.served() {
-            for file in &served.files {
+        for served in self.served().await {
+            for file in served.files.iter().filter(|f| f.readable.is_ok()) {
                 resources.push(
                     Resource::new(
                         file.uri.clone(),
@@ -157,14 +218,23 @@ impl ServedSkills {
 
     /// The bytes of a skill file, as text when they are UTF-8 without NUL,
     /// else as a base64 blob.
-    pub(super) fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    pub(super) async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
         let not_found = || ErrorData::resource_not_found(format!("no skill file {uri}"), None);
-        let served = self.served();
-        let file = served
+        let served = self.all_served();
+        let (skill, file) = served
             .iter()
-            .flat_map(|s| s.files.iter())
-            .find(|f| f.uri == uri)
+            .flat_map(|s| s.files.iter().map(move |f| (s.skill, f)))
+            .find(|(_, f)| f.uri == uri)
             .ok_or_else(not_found)?;
+        self.trusted(skill)
+            .await
+            .map_err(|why| untrusted(uri, &why))?;
+        if let Err(why) = &file.readable {
+            return Err(ErrorData::invalid_request(
+                format!("{uri} is not served: {why}"),
+                None,
+            ));
+        }
         let bytes = std::fs::read(&file.path).map_err(|e| {
             ErrorData::internal_error(format!("{uri} cannot be read now: {e}"), None)
         })?;
@@ -289,6 +359,11 @@ impl ServedSkills {
     }
 }
 
+/// The error for a skill the user does not trust.
+fn untrusted(uri: &str, why: &str) -> ErrorData {
+    ErrorData::invalid_request(format!("{uri} is not served: {why}"), None)
+}
+
 impl std::fmt::Debug for ServedSkills {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServedSkills")
@@ -321,6 +396,8 @@ struct ServedFile {
     /// Where it is (inside the folder once links are resolved).
     path: PathBuf,
     size: u64,
+    /// `Err`: why the session's rules keep it from a Read.
+    readable: Result<(), String>,
 }
 
 /// A path segment as it goes in a `skill://` URI.
@@ -337,7 +414,7 @@ fn encode(segment: &str) -> String {
 impl<'a> Served<'a> {
     /// A skill on disk and its files (listed, not read); `Err`: why it is
     /// not served.
-    fn of(skill: &'a tack_skills::Skill) -> Result<Self, String> {
+    fn of(skill: &'a tack_skills::Skill, read_check: Option<&ReadCheck>) -> Result<Self, String> {
         let Source::Local { dir, file } = &skill.source else {
             return Err("it comes from an MCP server".into());
         };
@@ -374,6 +451,12 @@ impl<'a> Served<'a> {
             if skill_file_path(&uri, &file_uri).as_deref() != Ok(rel.as_str()) {
                 continue;
             }
+            // As the model would Read it: by the path listed and where it
+            // really is.
+            let readable = match read_check {
+                Some(check) => check(&path).and_then(|()| check(&real)),
+                None => Ok(()),
+            };
             let size = std::fs::metadata(&real)
                 .map_err(|e| format!("{}: {e}", real.display()))?
                 .len();
@@ -388,6 +471,7 @@ impl<'a> Served<'a> {
                 rel,
                 path: real,
                 size,
+                readable,
             });
         }
         Ok(Self { skill, uri, files })
@@ -396,7 +480,7 @@ impl<'a> Served<'a> {
     /// Its `skills/list` entry: every file read, with its digest and size.
     fn entry(&self) -> Result<rmcp::model::Skill, String> {
         let mut resources = Vec::with_capacity(self.files.len());
-        for file in &self.files {
+        for file in self.files.iter().filter(|f| f.readable.is_ok()) {
             let bytes =
                 std::fs::read(&file.path).map_err(|e| format!("{}: {e}", file.path.display()))?;
             resources.push(SkillResource::from_bytes(file.uri.clone(), &bytes));

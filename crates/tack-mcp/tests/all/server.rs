@@ -959,6 +959,7 @@ fn node_path() -> String {
 fn builtin_host(dir: &Path) -> Arc<dyn ToolHost> {
     let options = tack_tools::BuiltinOptions {
         cwd: dir.to_path_buf(),
+        program_roots: Vec::new(),
         artifacts: Arc::new(tack_tools::artifacts::ArtifactStore::new(
             dir.join(".artifacts"),
         )),

@@ -74,7 +74,7 @@ impl Skills {
             .set
             .tool(Arc::new(TrustAll), "mcp-test")
             .map(|t| Arc::new(t.without_dedupe()) as Arc<dyn Tool>);
-        ServedSkills::new(Arc::clone(&self.set), tool, "mcp-test")
+        ServedSkills::new(Arc::clone(&self.set), tool, Arc::new(TrustAll), "mcp-test")
     }
 }
 
@@ -342,7 +342,12 @@ async fn a_server_with_no_skill_to_serve_declares_neither_resources_nor_prompts(
     let empty = Arc::new(SkillSet::default());
     for info in [
         ServerInfo::new("tack-test", "1"),
-        ServerInfo::new("tack-test", "1").with_skills(ServedSkills::new(empty, None, "s")),
+        ServerInfo::new("tack-test", "1").with_skills(ServedSkills::new(
+            empty,
+            None,
+            Arc::new(TrustAll),
+            "s",
+        )),
     ] {
         let (mut client, init) = Client::start(info).await;
         let capabilities = &init["result"]["capabilities"];
@@ -420,4 +425,105 @@ async fn tacks_client_loads_a_skill_served_by_tack_over_http() {
     }
     manager.shutdown().await;
     let _ = stop.send(());
+}
+
+/// Trusts no project skill, as a session whose user never trusted them.
+struct TrustNone;
+
+#[async_trait::async_trait]
+impl tack_skills::Trust for TrustNone {
+    async fn check(&self, skill: &tack_skills::Skill, _digest: &str) -> Result<(), String> {
+        Err(format!(
+            "the project skill {} needs the user's trust",
+            skill.name
+        ))
+    }
+}
+
+/// A project whose `.claude/skills/proj` is a link to the project itself
+/// (a root `SKILL.md`), with a secret in `secrets/prod.key`.
+fn linked_project_skill() -> (tempfile::TempDir, PathBuf, Arc<SkillSet>) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("proj");
+    std::fs::create_dir_all(root.join("secrets")).unwrap();
+    std::fs::create_dir_all(root.join(".claude/skills")).unwrap();
+    std::fs::write(
+        root.join("SKILL.md"),
+        "---\nname: proj\ndescription: Project helper skill.\n---\nBuild with make.\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("secrets/prod.key"), "SECRETMARK_4419\n").unwrap();
+    std::fs::write(root.join("README.txt"), "hello\n").unwrap();
+    std::os::unix::fs::symlink("../..", root.join(".claude/skills/proj")).unwrap();
+    let discovery = tack_skills::discover(&Places {
+        project: Some((root.clone(), root.clone())),
+        ..Places::default()
+    });
+    let set = Arc::new(SkillSet::new(discovery, 4000, &|_| "project".into()));
+    assert!(set.get("proj").is_some(), "the linked skill is found");
+    (dir, root, set)
+}
+
+#[tokio::test]
+async fn an_untrusted_project_skills_files_are_not_served() {
+    let (_dir, _root, set) = linked_project_skill();
+    let served = ServedSkills::new(set, None, Arc::new(TrustNone), "mcp-test");
+    let info = ServerInfo::new("tack-test", "1").with_skills(served);
+    let (mut client, _) = Client::start(info).await;
+    let listed = client.request("resources/list", json!({})).await;
+    assert!(!listed.to_string().contains("skill://proj/"), "{listed}");
+    let listed = client.request("skills/list", json!({})).await;
+    assert!(!listed.to_string().contains("skill://proj/"), "{listed}");
+    for uri in ["skill://proj/secrets/prod.key", "skill://proj/SKILL.md"] {
+        let answer = client.request("resources/read", json!({"uri": uri})).await;
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("needs the user's trust")),
+            "{uri}: {answer}"
+        );
+        assert!(!answer.to_string().contains("SECRETMARK"), "{answer}");
+    }
+}
+
+#[tokio::test]
+async fn a_skill_file_a_read_rule_refuses_is_not_served() {
+    let (_dir, root, set) = linked_project_skill();
+    let secrets = root.join("secrets");
+    let check: tack_mcp::server::ReadCheck = Arc::new(move |path: &std::path::Path| {
+        if path.starts_with(&secrets) {
+            Err(format!(
+                "deny rule `Read(./secrets/**)` names {}",
+                path.display()
+            ))
+        } else {
+            Ok(())
+        }
+    });
+    let served =
+        ServedSkills::new(set, None, Arc::new(TrustAll), "mcp-test").with_read_check(check);
+    let info = ServerInfo::new("tack-test", "1").with_skills(served);
+    let (mut client, _) = Client::start(info).await;
+    let listed = client.result("resources/list", json!({})).await;
+    assert!(
+        listed.to_string().contains("skill://proj/README.txt"),
+        "{listed}"
+    );
+    assert!(!listed.to_string().contains("prod.key"), "{listed}");
+    let listed = client.result("skills/list", json!({})).await;
+    assert!(!listed.to_string().contains("prod.key"), "{listed}");
+    let answer = client
+        .request(
+            "resources/read",
+            json!({"uri": "skill://proj/secrets/prod.key"}),
+        )
+        .await;
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("deny rule `Read(./secrets/**)`")),
+        "{answer}"
+    );
+    assert!(!answer.to_string().contains("SECRETMARK"), "{answer}");
+    assert_eq!(client.read("skill://proj/README.txt").await, b"hello\n");
 }

@@ -70,6 +70,7 @@ async fn agent(
     let mut registry = ToolRegistry::new();
     for tool in builtin_tools(&BuiltinOptions {
         cwd: dir.to_owned(),
+        program_roots: Vec::new(),
         artifacts: artifacts.clone(),
         web: Default::default(),
         web_search: None,
@@ -300,6 +301,7 @@ fn sent<'a>(tools: &'a [Value], name: &str) -> &'a Value {
 fn builtin_examples(name: &str) -> Vec<Value> {
     tack_tools::builtin_tools(&BuiltinOptions {
         cwd: std::env::temp_dir(),
+        program_roots: Vec::new(),
         artifacts: Arc::new(ArtifactStore::new(std::env::temp_dir().join("tack-ex"))),
         web: Default::default(),
         web_search: None,

@@ -32,11 +32,19 @@ pub(crate) struct BashState {
 }
 
 impl BashState {
-    /// A fresh shell state starting in `session_cwd`.
-    pub(crate) fn new(session_cwd: PathBuf, sandbox: Option<Arc<ShellSandbox>>) -> Self {
+    /// A fresh shell state starting in `session_cwd`, its shell found
+    /// outside `session_cwd` and `roots` ([`find_shell`]).
+    pub(crate) fn new(
+        session_cwd: PathBuf,
+        roots: &[PathBuf],
+        sandbox: Option<Arc<ShellSandbox>>,
+    ) -> Self {
+        let mut avoid: Vec<&Path> = vec![&session_cwd];
+        avoid.extend(roots.iter().map(PathBuf::as_path));
+        let shell = find_shell(&avoid);
         Self {
             sandbox,
-            shell: find_shell(),
+            shell,
             cwd: Mutex::new(session_cwd.clone()),
             session_cwd,
             jobs: Mutex::new(BTreeMap::new()),
@@ -343,21 +351,14 @@ fn make_private_dir() -> std::io::Result<PathBuf> {
     Err(last.unwrap_or_else(|| std::io::Error::other("no attempt made")))
 }
 
-/// The shell to run commands with: `bash` from `PATH`, else `/bin/sh`.
-pub fn find_shell() -> PathBuf {
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join("bash"))
-            .find(|candidate| candidate.is_file())
-    });
-    on_path
-        .or_else(|| {
-            ["/bin/bash", "/usr/bin/bash"]
-                .iter()
-                .map(PathBuf::from)
-                .find(|p| p.is_file())
-        })
-        .unwrap_or_else(|| PathBuf::from("/bin/sh"))
+/// The shell to run commands with: `bash`, else `sh`, from the system
+/// directories or an absolute `PATH` entry outside `roots` (the project,
+/// the working directories; see [`tack_process::find_program`]), else
+/// `/bin/sh`. A `bash` the repository puts on `PATH` is never the shell.
+pub fn find_shell(roots: &[&Path]) -> PathBuf {
+    tack_process::find_program("bash", roots)
+        .or_else(|_| tack_process::find_program("sh", roots))
+        .unwrap_or_else(|_| PathBuf::from("/bin/sh"))
 }
 
 /// Quotes `s` for a POSIX shell.

@@ -22,6 +22,7 @@ fn registry_with(web_search: Option<WebSearchOptions>) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     let tools = builtin_tools(&BuiltinOptions {
         cwd: std::env::temp_dir(),
+        program_roots: Vec::new(),
         artifacts: Arc::new(ArtifactStore::new(
             std::env::temp_dir().join("tack-defs-test"),
         )),
