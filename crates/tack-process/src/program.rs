@@ -5,10 +5,10 @@
 //! A plain `PATH` lookup takes the first match, and `PATH` may name
 //! directories of the project: an activated `.venv/bin`, direnv's
 //! `PATH_add bin`, `node_modules/.bin`, or an empty or relative entry, which
-//! is the current directory. [`find_program`] looks in the standard system
-//! directories first and then only in `PATH` entries that are absolute and
-//! outside the directories given (the project root, the working
-//! directories). What a hook or the model's own command runs keeps the
+//! is the current directory. [`find_program`] looks only in `PATH` entries
+//! that are absolute and outside the directories given (the project root,
+//! the working directories), in the user's order (a newer bash or git the
+//! user installed still wins), then in the standard system directories. What a hook or the model's own command runs keeps the
 //! user's `PATH`: that is theirs to choose; this is only what tack picks.
 
 use std::ffi::OsStr;
@@ -16,7 +16,8 @@ use std::fmt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-/// Where a program tack runs on its own is looked for first, in this order.
+/// Where a program tack runs on its own is looked for when no usable `PATH`
+/// entry has it, in this order.
 pub const SYSTEM_DIRS: &[&str] = &[
     "/usr/bin",
     "/bin",
@@ -57,8 +58,8 @@ impl fmt::Display for ProgramNotFound {
 
 impl std::error::Error for ProgramNotFound {}
 
-/// The executable `name` from [`SYSTEM_DIRS`], else from the first `PATH`
-/// entry that is absolute and not inside any of `roots` (nor one of them);
+/// The executable `name` from the first `PATH` entry that is absolute and
+/// not inside any of `roots` (nor one of them), else from [`SYSTEM_DIRS`];
 /// a directory inside a root is never used, a system one included. A root
 /// that is `/` is ignored (it would leave nothing).
 pub fn find_program(name: &str, roots: &[&Path]) -> Result<PathBuf, ProgramNotFound> {
@@ -93,13 +94,6 @@ pub fn find_program_in(
         let candidate = dir.join(name);
         is_executable(&candidate).then_some(candidate)
     };
-    for dir in SYSTEM_DIRS.iter().map(Path::new) {
-        if !inside(dir)
-            && let Some(found) = found(dir)
-        {
-            return Ok(found);
-        }
-    }
     let mut skipped = Vec::new();
     for dir in path.map(std::env::split_paths).into_iter().flatten() {
         if !dir.is_absolute() || inside(&dir) {
@@ -112,6 +106,13 @@ pub fn find_program_in(
             continue;
         }
         if let Some(found) = found(&dir) {
+            return Ok(found);
+        }
+    }
+    for dir in SYSTEM_DIRS.iter().map(Path::new) {
+        if !inside(dir)
+            && let Some(found) = found(dir)
+        {
             return Ok(found);
         }
     }
@@ -143,11 +144,14 @@ mod tests {
     }
 
     #[test]
-    fn a_system_directory_comes_before_path() {
+    fn the_users_path_comes_first_and_the_system_directories_after() {
         let tmp = tempfile::tempdir().unwrap();
         let elsewhere = tmp.path().join("elsewhere");
-        program(&elsewhere, "sh");
+        let mine = program(&elsewhere, "sh");
         let found = find_program_in("sh", Some(&path_of(&[&elsewhere])), &[]).unwrap();
+        assert_eq!(found, mine);
+        // Inside a root: the system's.
+        let found = find_program_in("sh", Some(&path_of(&[&elsewhere])), &[tmp.path()]).unwrap();
         assert!(
             SYSTEM_DIRS.iter().any(|d| found.starts_with(d)),
             "{}",
