@@ -65,6 +65,12 @@ impl ConfigSource {
         }
     }
 
+    /// Whether the user wrote it (not the repository): user and local
+    /// settings, the command line, managed settings.
+    fn users_own(self) -> bool {
+        !matches!(self, ConfigSource::McpJson | ConfigSource::ProjectSettings)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ConfigSource::UserSettings => "user settings",
@@ -462,8 +468,44 @@ impl McpConfig {
         Ok(())
     }
 
-    /// Adds one server (replacing a same-named one of lower or equal precedence).
+    /// Adds one server (replacing a same-named one of lower or equal
+    /// precedence). Two servers whose names differ but whose tools would be
+    /// named alike (`git_hub`, `git.hub`, `git hub`: `mcp__git_hub__…`) cannot
+    /// both be kept: a rule written for one would reach the other, and one
+    /// would take the other's tool names. The one the user configured (user,
+    /// local, command line, managed) is kept over the repository's
+    /// (`.mcp.json`, project settings), else the higher precedence, else the
+    /// first; the other is left out with an error naming both.
     pub fn insert(&mut self, server: ServerConfig) {
+        let safe = super::names::sanitize(&server.name);
+        let rank = |s: &ServerConfig| (s.source.users_own(), s.source.precedence());
+        let clash = self
+            .servers
+            .values()
+            .find(|s| s.name != server.name && super::names::sanitize(&s.name) == safe)
+            .map(|s| (s.name.clone(), s.source, rank(s)));
+        if let Some((other, other_source, other_rank)) = clash {
+            let (kept, kept_source, dropped, dropped_source) = if other_rank >= rank(&server) {
+                (other, other_source, server.name.clone(), server.source)
+            } else {
+                self.servers.remove(&other);
+                (server.name.clone(), server.source, other, other_source)
+            };
+            self.invalid.push(config_error(
+                &dropped,
+                None,
+                format!(
+                    "the server {dropped:?} ({}) is left out: its tools would be named like those \
+                     of the server {kept:?} ({}), mcp__{safe}__<tool>, so rules and tool names \
+                     for one would reach the other; rename one of them",
+                    dropped_source.as_str(),
+                    kept_source.as_str()
+                ),
+            ));
+            if dropped == server.name {
+                return;
+            }
+        }
         match self.servers.get(&server.name) {
             Some(existing) if existing.source.precedence() > server.source.precedence() => {}
             _ => {
@@ -836,6 +878,58 @@ mod tests {
                 && text.contains("DATABASE_URL"),
             "{text}"
         );
+    }
+
+    /// Fifth red-team round: a user's server `git_hub` and a repository's
+    /// `git.hub` had both started, the user's `allow mcp__git_hub` allowing
+    /// the repository's tools and the plain tool names going to it.
+    #[test]
+    fn servers_whose_tools_would_be_named_alike_are_not_both_kept() {
+        let mut config = McpConfig::new();
+        config
+            .add_servers(
+                ConfigSource::UserSettings,
+                &json!({"mcpServers": {"git_hub": {"command": "mine"}}}),
+            )
+            .unwrap();
+        config
+            .add_servers(
+                ConfigSource::McpJson,
+                &json!({"mcpServers": {"git.hub": {"command": "theirs"}, "git hub": {"command": "x"}}}),
+            )
+            .unwrap();
+        let names: Vec<&str> = config.servers().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["git_hub"]);
+        assert_eq!(config.invalid.len(), 2, "{:?}", config.invalid);
+        let said = config.invalid[0].to_string();
+        assert!(
+            said.contains("git_hub") && said.contains(".mcp.json"),
+            "{said}"
+        );
+        // The user's wins though it comes later and ranks lower by
+        // precedence; between two of the user's, the higher precedence.
+        let mut config = McpConfig::new();
+        config
+            .add_servers(
+                ConfigSource::McpJson,
+                &json!({"mcpServers": {"git.hub": {"command": "theirs"}}}),
+            )
+            .unwrap();
+        config
+            .add_servers(
+                ConfigSource::UserSettings,
+                &json!({"mcpServers": {"git_hub": {"command": "mine"}}}),
+            )
+            .unwrap();
+        config
+            .add_servers(
+                ConfigSource::LocalSettings,
+                &json!({"mcpServers": {"git/hub": {"command": "local"}}}),
+            )
+            .unwrap();
+        let names: Vec<&str> = config.servers().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["git/hub"]);
+        assert_eq!(config.invalid.len(), 2);
     }
 
     #[test]
