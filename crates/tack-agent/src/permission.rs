@@ -116,8 +116,30 @@ use tack_protocol::Verdict;
 const CHECK_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Reloads the policy after the user chose "always allow" (the rule has been
-/// written to the local settings by then).
-pub type Reload = Arc<dyn Fn() -> Result<Policy, String> + Send + Sync>;
+/// written to the local settings by then), told what tack wrote, so the
+/// settings can count the file as the user's (see [`LocalWrite`]).
+pub type Reload = Arc<dyn Fn(Option<&LocalWrite>) -> Result<Policy, String> + Send + Sync>;
+
+/// A write tack itself made to the local settings file (an "always allow"
+/// answer, a rule added or removed during the session): the file, and its
+/// JSON just before the write (None: it did not exist). With it the
+/// settings can record that what the file now asks for is the user's
+/// word, when the file was the user's before the write.
+#[derive(Debug, Clone)]
+pub struct LocalWrite {
+    pub file: PathBuf,
+    pub before: Option<serde_json::Value>,
+}
+
+/// The local settings file as it is now: None when it cannot be read (then
+/// nothing is known of who wrote it).
+fn local_before(project_root: &Path) -> Option<LocalWrite> {
+    let file = tack_policy::local_settings_path(project_root);
+    let before = tack_policy::SettingsFile::read(tack_policy::Level::Local, &file)
+        .ok()?
+        .map(|f| f.value);
+    Some(LocalWrite { file, before })
+}
 
 /// A call as the policy is asked about it: owned, so a Bash command can be
 /// checked on a worker thread.
@@ -392,28 +414,31 @@ impl PolicyStage {
                 managed.file.display()
             ));
         }
+        let before = local_before(&self.project_root);
         let path = tack_policy::add_local_rule(&self.project_root, kind, rule)
             .map_err(|e| e.to_string())?;
-        self.reload_policy()?;
+        self.reload_policy(before.as_ref())?;
         Ok(path)
     }
 
     /// Removes `rule` from the local settings' lists and reloads the policy;
     /// the lists it was in (none: the local file does not have it).
     pub fn remove_rule(&self, rule: &str) -> Result<Vec<RuleKind>, String> {
+        let before = local_before(&self.project_root);
         let removed =
             tack_policy::remove_local_rule(&self.project_root, rule).map_err(|e| e.to_string())?;
         if !removed.is_empty() {
-            self.reload_policy()?;
+            self.reload_policy(before.as_ref())?;
         }
         Ok(removed)
     }
 
-    fn reload_policy(&self) -> Result<(), String> {
+    fn reload_policy(&self, write: Option<&LocalWrite>) -> Result<(), String> {
         let Some(reload) = &self.reload else {
             return Ok(());
         };
-        let policy = reload().map_err(|e| format!("the settings could not be reloaded: {e}"))?;
+        let policy =
+            reload(write).map_err(|e| format!("the settings could not be reloaded: {e}"))?;
         *self.policy.write().unwrap_or_else(|p| p.into_inner()) = self.with_mode_override(policy);
         Ok(())
     }

@@ -114,6 +114,7 @@ pub(crate) fn slot(kind: Verdict) -> usize {
 #[derive(Debug, Clone)]
 pub(crate) struct RunsLater {
     pub path: ResolvedPath,
+    /// Who runs it or why tack reads it, as shown: `run by a hook`.
     pub by: String,
     pub dir: bool,
 }
@@ -412,15 +413,19 @@ impl PolicyBuilder {
             let from_rules = rules.iter().filter_map(|r| match (&r.kind, &r.target) {
                 (Verdict::Allow, Target::Bash(p)) => Some((
                     crate::runs_later::from_rule(&p.text, &cwd.lexical, &project_root.lexical),
-                    format!("the allow rule {}", r.text),
+                    format!("run by the allow rule {}", r.text),
                     false,
                 )),
                 _ => None,
             });
-            let given = self
-                .runs_later
-                .iter()
-                .map(|f| (vec![f.path.clone()], f.by.clone(), f.dir));
+            let given = self.runs_later.iter().map(|f| {
+                let by = if f.config {
+                    f.by.clone()
+                } else {
+                    format!("run by {}", f.by)
+                };
+                (vec![f.path.clone()], by, f.dir)
+            });
             for (paths, by, is_dir) in given.chain(from_rules) {
                 for p in paths {
                     let path = dir(&p);

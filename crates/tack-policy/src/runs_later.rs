@@ -30,6 +30,9 @@ pub(crate) struct RunFile {
     /// Everything under `path` (a script's directory, a virtual
     /// environment, a directory on `PATH`), not `path` alone.
     pub dir: bool,
+    /// tack reads its own configuration from it (a settings file, an MCP
+    /// configuration, the administrator's skills): `by` says which.
+    pub config: bool,
 }
 
 /// Settings keys whose value is a command line tack (or Claude Code) runs.
@@ -417,6 +420,7 @@ fn surroundings(files: Vec<PathBuf>, tops: &[&Path], by: &str, found: &mut Vec<R
                 path,
                 by: by.to_owned(),
                 dir,
+                config: false,
             });
         }
     };
@@ -593,6 +597,7 @@ pub(crate) fn from_settings(
                 path: dir,
                 by: "whatever runs a program by its name (a directory on PATH)".to_owned(),
                 dir: true,
+                config: false,
             });
         }
     }
@@ -602,10 +607,74 @@ pub(crate) fn from_settings(
                 path: f,
                 by: "git (the repository's configuration names it)".to_owned(),
                 dir: false,
+                config: false,
             });
         }
     }
     found
+}
+
+/// The files tack reads its own configuration from, at every level: the
+/// settings files the policy was built from (the user's, the project's,
+/// `--settings FILE`, the administrator's managed file), the `--mcp-config`
+/// files, the managed settings file even when it does not exist yet (the
+/// file `TACK_MANAGED_SETTINGS` names, `/etc/tack/managed-settings.json`)
+/// and the administrator's skills beside it (`/etc/tack/skills`). A model
+/// that rewrote one would set the rules, hooks and servers of the next run
+/// (or of this one, reloaded after an "always allow"). Files protected by
+/// name already (`.claude/`, `.tack/`, `~/.config/tack/`) are left out; so
+/// is inline JSON, which is no file. A relative path is the process's
+/// (it was read from there).
+pub(crate) fn config_files(
+    files: &[SettingsFile],
+    mcp_config: &[SettingsFile],
+    managed: Option<&Path>,
+    found: &mut Vec<RunFile>,
+) {
+    let mut add = |path: &Path, by: &str, dir: bool, exists: bool| {
+        let Ok(path) = std::path::absolute(path) else {
+            return;
+        };
+        if (exists && !path.exists())
+            || crate::safeguard::protected(&path).is_some()
+            || found.iter().any(|f| f.path == path)
+        {
+            return;
+        }
+        found.push(RunFile {
+            path,
+            by: by.to_owned(),
+            dir,
+            config: true,
+        });
+    };
+    for file in files {
+        add(&file.path, "tack reads its settings from it", false, true);
+    }
+    for file in mcp_config {
+        add(
+            &file.path,
+            "tack reads its MCP servers from it",
+            false,
+            true,
+        );
+    }
+    if let Some(managed) = managed {
+        add(
+            managed,
+            "the administrator's managed settings",
+            false,
+            false,
+        );
+        if let Some(dir) = managed.parent() {
+            add(
+                &dir.join("skills"),
+                "the administrator's skills, loaded without approval",
+                true,
+                false,
+            );
+        }
+    }
 }
 
 /// The scripts a Bash allow rule's pattern names (`./deploy.sh *`, `bash

@@ -507,7 +507,7 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
                 .iter()
                 .find(|r| meets(r, false))
                 .or_else(|| policy.runs_later.iter().find(|r| meets(r, true)))?;
-            Some(format!("{} (run by {})", path.lexical.display(), found.by))
+            Some(format!("{} ({})", path.lexical.display(), found.by))
         })?;
     let subject = format!("Edit({})", path.canonical.display());
     let shown = if Path::new(written) == path.canonical {

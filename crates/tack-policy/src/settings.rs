@@ -206,7 +206,13 @@ impl Settings {
         let managed_rules_only = found.keep_managed_rules_only();
 
         let cwd = opts.cwd.clone().unwrap_or_else(|| root.clone());
-        let runs_later = crate::runs_later::from_settings(&files, root, &cwd, home.as_deref());
+        let mut runs_later = crate::runs_later::from_settings(&files, root, &cwd, home.as_deref());
+        crate::runs_later::config_files(
+            &files,
+            &opts.cli.mcp_config,
+            opts.managed_settings.as_deref(),
+            &mut runs_later,
+        );
         let policy = build_policy(
             &runs_later,
             &found.entries,

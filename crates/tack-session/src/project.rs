@@ -254,12 +254,28 @@ impl ProjectContext {
     }
 
     /// Re-reads the permissions (after "always allow" wrote a rule), with
-    /// the same care for project settings as at load.
+    /// the same care for project settings as at load; what tack wrote to
+    /// the local file is recorded as the user's first
+    /// ([`crate::trust::record_own_write`]).
     pub(crate) fn reloader(&self) -> Reload {
         let load = self.load.clone();
         let state_dir = self.state_dir.clone();
         let trust_project = self.trust_project;
-        Arc::new(move || {
+        Arc::new(move |write| {
+            if let Some(write) = write {
+                let home = load
+                    .home
+                    .clone()
+                    .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+                if let Err(e) = crate::trust::record_own_write(
+                    &state_dir,
+                    &load.project_root,
+                    home.as_deref(),
+                    write,
+                ) {
+                    tracing::warn!("could not record what tack wrote to the local settings: {e}");
+                }
+            }
             let approvals = Approvals::load(&state_dir).map_err(|e| e.to_string())?;
             read_permissions(&load, &approvals, trust_project)
                 .map(|(s, _, _)| s.policy().clone())

@@ -414,7 +414,12 @@ pub(crate) fn read_permissions(
         .home
         .clone()
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
-    let files = trust::repository_local_as_project(files, &options.project_root, home.as_deref());
+    let (files, local) = trust::repository_local_as_project(
+        files,
+        &options.project_root,
+        options.cwd.as_deref(),
+        home.as_deref(),
+    );
     // Command tools declared in any file (approved or not) may be named by
     // rules, with or without a specifier.
     let declared: Vec<String> = files
@@ -442,6 +447,7 @@ pub(crate) fn read_permissions(
         home.as_deref(),
         approvals,
         trust_project,
+        &local,
     );
     Ok((Settings::from_files(files, options)?, unapproved, warnings))
 }

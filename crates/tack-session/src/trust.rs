@@ -59,6 +59,11 @@ pub struct UntrustedSettings {
     /// runs: commands tack runs, like hooks.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<DeclaredCommand>,
+    /// For a local settings file taken as a project file: why tack cannot
+    /// tell it is the user's (it comes with the repository, is in none, is
+    /// owned by another user, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<String>,
     /// What is withheld, as it is in the file.
     pub withheld: Value,
     /// The hash an approval is bound to.
@@ -120,17 +125,13 @@ impl UntrustedSettings {
     /// and how to approve it.
     pub fn notice(&self) -> String {
         let root = project_root_of(&self.file);
-        let local = self
-            .file
-            .file_name()
-            .is_some_and(|n| n == "settings.local.json");
+        let kind = match &self.local {
+            Some(why) => format!("local settings file, which {why},"),
+            None => "project settings file".to_owned(),
+        };
         format!(
             "the {} {} {}, so it is ignored: {}. The rest of the file applies. Check it, then run `tack settings approve{}` to apply it from now on (or pass --trust-project-settings for one run)",
-            if local {
-                "local settings file, which comes with the repository (tracked by git or a link),"
-            } else {
-                "project settings file"
-            },
+            kind,
             self.file.display(),
             if self.changed {
                 "changed since you approved it and asks for what would let commands run without asking"
@@ -155,28 +156,40 @@ impl fmt::Display for UntrustedSettings {
 }
 
 /// A local settings file (`.claude/settings.local.json`,
-/// `.tack/settings.local.json`) that the repository supplies — tracked by
+/// `.tack/settings.local.json`) is the user's word only when tack can tell
+/// the user wrote it: an untracked file, owned by the user, of the git
+/// repository the user works in. One the repository supplies — tracked by
 /// git, or reached through a link (the file or its directory) — is the
-/// repository's word, not the user's, as in Claude Code: it becomes a
-/// project file, so what in it would let something run without asking
-/// (hooks, a permissive mode, wide allow rules, command tools, MCP servers,
-/// sandbox exceptions) waits for approval. Only a file that asks for such
-/// things is checked (git is run then, with its fsmonitor off, so the
-/// repository runs nothing).
+/// repository's word, as in Claude Code; and so is one whose authorship
+/// cannot be established: in no git repository (a downloaded archive, a
+/// release tarball, which ships it like a project file), owned by another
+/// user (a shared `/tmp`), above the repository the session works in (a
+/// parent directory's `.claude/`), or where git cannot answer. Such a file
+/// becomes a project file, so what in it would let something run without
+/// asking (hooks, a permissive mode, wide allow rules, command tools, MCP
+/// servers, sandbox exceptions) waits for approval, with the same notice
+/// and `tack settings approve`; what tack itself wrote there ("always
+/// allow") is recorded as approved when written ([`record_own_write`]).
+/// Only a file that asks for such things is checked (git is run then, with
+/// its fsmonitor off, so the repository runs nothing). Returns the files
+/// and, for each local file taken as a project file, why.
 pub(crate) fn repository_local_as_project(
     mut files: Vec<SettingsFile>,
     root: &Path,
+    cwd: Option<&Path>,
     home: Option<&Path>,
-) -> Vec<SettingsFile> {
+) -> (Vec<SettingsFile>, Vec<(PathBuf, String)>) {
+    let mut why = Vec::new();
     for file in &mut files {
         if file.level == Level::Local
             && (split(file, root, home).is_some() || grants_more(&file.value))
-            && repository_supplied(&file.path)
+            && let Some(reason) = not_the_users(&file.path, root, cwd)
         {
             file.level = Level::Project;
+            why.push((file.path.clone(), reason));
         }
     }
-    files
+    (files, why)
 }
 
 /// Keys a project file's own approval or reading rules cover, beside those
@@ -187,18 +200,44 @@ fn grants_more(value: &Value) -> bool {
         .any(|k| value.get(*k).is_some())
 }
 
-/// Whether `path` comes with the repository: a link, in a linked
-/// directory, or tracked by git. When git cannot say (not installed, too
-/// slow, an error) inside a repository, the file is taken to come with it:
-/// a checkout owned by another user, where git refuses to answer, must not
-/// turn a committed file into the user's own.
-fn repository_supplied(path: &Path) -> bool {
+/// Why the local file at `path` cannot be taken as the user's own (see
+/// [`repository_local_as_project`]); None when it can. When git cannot say
+/// (not installed, too slow, an error, no repository), the file is not the
+/// user's: a checkout owned by another user, where git refuses to answer,
+/// must not turn a committed file into the user's own, nor an archive's
+/// file that no repository knows.
+fn not_the_users(path: &Path, root: &Path, cwd: Option<&Path>) -> Option<String> {
     let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return false;
+        return Some("tack cannot place".to_owned());
     };
     if is_link(path) || is_link(dir) {
-        return true;
+        return Some("comes with the repository (a link)".to_owned());
+    }
+    let me = rustix::process::geteuid().as_raw();
+    let owner = |p: &Path| {
+        use std::os::unix::fs::MetadataExt as _;
+        std::fs::symlink_metadata(p).map(|m| m.uid()).ok()
+    };
+    if [path, dir].iter().any(|p| owner(p) != Some(me)) {
+        return Some("is owned by another user".to_owned());
+    }
+    let repository = |from: &Path| {
+        from.ancestors()
+            .find(|d| d.join(".git").exists())
+            .map(Path::to_path_buf)
+    };
+    let own = repository(dir);
+    if let Some(cwd) = cwd
+        && let Some(working) = repository(cwd)
+        && working != root
+        && working.starts_with(root)
+        && own.as_deref() != Some(working.as_path())
+    {
+        return Some(format!(
+            "lies above the git repository you work in ({})",
+            working.display()
+        ));
     }
     // `safe.directory` from the command line lets git answer in a checkout
     // owned by another user; `ls-files` with the file-system monitor off
@@ -231,10 +270,16 @@ fn repository_supplied(path: &Path) -> bool {
     )
     .map(|s| s.code())
     {
-        Some(Some(0)) => true,
+        Some(Some(0)) => Some("comes with the repository (tracked by git)".to_owned()),
         // `--error-unmatch`: not tracked.
-        Some(Some(1)) => false,
-        _ => in_repository(dir),
+        Some(Some(1)) => None,
+        _ if in_repository(dir) => {
+            Some("may come with the repository (git cannot say whether it tracks it)".to_owned())
+        }
+        _ => Some(
+            "is in no git repository (a downloaded archive ships it as a project file would)"
+                .to_owned(),
+        ),
     }
 }
 
@@ -245,6 +290,46 @@ fn in_repository(dir: &Path) -> bool {
         let git = d.join(".git");
         git.join("HEAD").is_file() || git.is_file()
     })
+}
+
+/// Records what tack itself just wrote to the local settings file
+/// `write.file` (an "always allow" answer, a rule added or removed) as
+/// approved, so that a local file tack cannot otherwise tell is the user's
+/// (see [`repository_local_as_project`]) keeps applying what the user said
+/// through tack. Only when the file was the user's word before the write —
+/// it did not exist, asked for nothing that needs approval, or what it
+/// asked for was approved — so a write by tack never approves what
+/// someone else put in the file.
+pub(crate) fn record_own_write(
+    state_dir: &Path,
+    root: &Path,
+    home: Option<&Path>,
+    write: &tack_agent::permission::LocalWrite,
+) -> Result<()> {
+    let mut approvals = Approvals::load(state_dir)?;
+    let as_project = |value: Value| SettingsFile {
+        level: Level::Project,
+        path: write.file.clone(),
+        value,
+        text: String::new(),
+    };
+    let was_the_users = match &write.before {
+        None => true,
+        Some(before) => match split(&as_project(before.clone()), root, home) {
+            None => true,
+            Some((_, held)) => approvals.hash_of(&write.file) == Some(held.hash.as_str()),
+        },
+    };
+    if !was_the_users {
+        return Ok(());
+    }
+    let Ok(Some(now)) = SettingsFile::read(Level::Project, &write.file) else {
+        return Ok(());
+    };
+    match split(&now, root, home) {
+        Some((_, held)) => approvals.approve(&held),
+        None => Ok(()),
+    }
 }
 
 /// `<root>` of `<root>/.tack/settings.json` or `<root>/.claude/settings.json`.
@@ -260,6 +345,7 @@ pub(crate) fn withhold(
     home: Option<&Path>,
     approvals: &Approvals,
     trust_project: bool,
+    local: &[(PathBuf, String)],
 ) -> (Vec<SettingsFile>, Vec<UntrustedSettings>) {
     let mut kept = Vec::with_capacity(files.len());
     let mut unapproved = Vec::new();
@@ -272,6 +358,10 @@ pub(crate) fn withhold(
                 Some(hash) if hash == untrusted.hash => {}
                 previous => {
                     untrusted.changed = previous.is_some();
+                    untrusted.local = local
+                        .iter()
+                        .find(|(p, _)| *p == file.path)
+                        .map(|(_, why)| why.clone());
                     file.value = trusted;
                     unapproved.push(untrusted);
                 }
@@ -301,6 +391,7 @@ fn split(
         allow: Vec::new(),
         sandbox: Vec::new(),
         tools: Vec::new(),
+        local: None,
         withheld: Value::Null,
         hash: String::new(),
     };
@@ -823,6 +914,55 @@ mod tests {
             "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": []}
         }}));
         assert!(split(&f, Path::new("/p"), None).is_none());
+    }
+
+    /// Sixth red-team round (cause C): what tack itself writes to a local
+    /// file it cannot otherwise tell is the user's (no repository here)
+    /// keeps applying; a write by tack to a file someone else filled
+    /// approves nothing.
+    #[test]
+    fn what_tack_writes_to_a_local_file_stays_the_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let file = root.join(".tack/settings.local.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let load = |value: &Value| {
+            std::fs::write(&file, value.to_string()).unwrap();
+            let read = SettingsFile::read(Level::Local, &file).unwrap().unwrap();
+            let (files, why) = repository_local_as_project(vec![read], root, Some(root), None);
+            let approvals = Approvals::load(state.path()).unwrap();
+            withhold(files, root, None, &approvals, false, &why).1
+        };
+        let wide = json!({"permissions": {"allow": ["Bash(python3 *)"]}});
+        let held = load(&wide);
+        assert_eq!(held.len(), 1, "no repository: not the user's");
+        assert!(
+            held[0].notice().contains("in no git repository"),
+            "{}",
+            held[0].notice()
+        );
+        // tack wrote it (an "always allow" into a file that did not exist).
+        let write = tack_agent::permission::LocalWrite {
+            file: file.clone(),
+            before: None,
+        };
+        record_own_write(state.path(), root, None, &write).unwrap();
+        assert!(load(&wide).is_empty());
+        // tack adds a rule to a file with hooks it did not write: nothing of
+        // it is approved.
+        let planted = json!({"hooks": {"SessionStart": [{"hooks": [{"command": "touch x"}]}]},
+            "permissions": {"allow": ["Bash(python3 *)"]}});
+        std::fs::write(&file, planted.to_string()).unwrap();
+        let mut after = planted.clone();
+        after["permissions"]["allow"] = json!(["Bash(python3 *)", "Bash(node *)"]);
+        std::fs::write(&file, after.to_string()).unwrap();
+        let write = tack_agent::permission::LocalWrite {
+            file: file.clone(),
+            before: Some(planted),
+        };
+        record_own_write(state.path(), root, None, &write).unwrap();
+        assert_eq!(load(&after).len(), 1);
     }
 
     #[test]

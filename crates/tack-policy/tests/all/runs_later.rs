@@ -201,3 +201,93 @@ fn what_runs_beside_a_hooks_script_is_asked_too() {
         assert!(d.is_ask() && d.needs_person(), "{file}: {d}");
     }
 }
+
+/// Sixth red-team round (plumbing, cause 1): the files tack reads its
+/// configuration from when the command line or the environment names them
+/// — `--settings FILE`, `--mcp-config FILE`, the managed settings file
+/// (`TACK_MANAGED_SETTINGS`, `/etc/tack/managed-settings.json`, even before
+/// it exists) and the administrator's skills beside it — were ordinary
+/// paths: in acceptEdits (or with `allow Write`) the model rewrote them and
+/// the next run obeyed its rules, hooks and servers. They are protected as
+/// `.claude/settings.local.json` and `.mcp.json` are: asked in acceptEdits
+/// and under an allow rule, refused in dontAsk, read-only in the sandbox.
+#[test]
+fn the_files_tacks_configuration_is_read_from_are_protected() {
+    let fx = Fixture::new();
+    let ci = fx.project.join(".ci/tack.json");
+    let mcp = fx.project.join(".ci/mcp.json");
+    let admin = fx.root.join("admin");
+    let managed = admin.join("managed-settings.json");
+    write(&ci, r#"{"permissions": {"deny": ["Bash(rm *)"]}}"#);
+    write(&mcp, r#"{"mcpServers": {}}"#);
+    write(&managed, r#"{"permissions": {"deny": ["Bash(curl *)"]}}"#);
+    let layer = |path: &Path| tack_policy::SettingsFile {
+        level: tack_policy::Level::CommandLine,
+        path: path.to_owned(),
+        value: serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap(),
+        text: String::new(),
+    };
+    let load_with = |mode: Mode, managed: &Path| {
+        Settings::load_with(&LoadOptions {
+            project_root: fx.project.clone(),
+            user_config_dir: Some(fx.home.join(".config/tack")),
+            claude_user_dir: None,
+            managed_settings: Some(managed.to_owned()),
+            home: Some(fx.home.clone()),
+            cwd: None,
+            cli: CliPermissions {
+                mode: Some(mode),
+                allowed_tools: vec!["Write".into(), "Edit".into(), "Bash(cp *)".into()],
+                settings: vec![layer(&ci)],
+                mcp_config: vec![layer(&mcp)],
+                ..CliPermissions::default()
+            },
+        })
+        .unwrap()
+    };
+    let accept = load_with(Mode::AcceptEdits, &managed);
+    let written = |p: &Path| json!({"file_path": p.display().to_string(), "content": "{}"});
+    for path in [&ci, &mcp, &managed, &admin.join("skills/x/SKILL.md")] {
+        let d = decide(&accept, "Write", written(path));
+        assert!(d.is_ask() && d.needs_person(), "{}: {d}", path.display());
+        let d = decide(
+            &accept,
+            "Edit",
+            json!({"file_path": path.display().to_string(), "old_string": "a", "new_string": "b"}),
+        );
+        assert!(d.is_ask() && d.needs_person(), "{}: {d}", path.display());
+        let d = decide(
+            &accept,
+            "Bash",
+            json!({"command": format!("cp src/main.rs {}", path.display())}),
+        );
+        assert!(d.is_ask() && d.needs_person(), "{}: {d}", path.display());
+        let d = decide(&load_with(Mode::DontAsk, &managed), "Write", written(path));
+        assert!(d.is_deny(), "{}: {d}", path.display());
+    }
+    let d = decide(&accept, "Write", written(&ci));
+    assert!(
+        d.message().contains("tack reads its settings from it"),
+        "{}",
+        d.message()
+    );
+    // A managed file that does not exist yet may not be created either.
+    let absent = fx.root.join("etc-tack/managed-settings.json");
+    let d = decide(
+        &load_with(Mode::AcceptEdits, &absent),
+        "Write",
+        written(&absent),
+    );
+    assert!(d.is_ask() && d.needs_person(), "{d}");
+    // The sandbox keeps the files read-only.
+    let protected: Vec<&Path> = accept.policy().runs_later().collect();
+    for path in [&ci, &mcp, &managed] {
+        assert!(
+            protected.contains(&path.as_path()),
+            "{path:?} in {protected:?}"
+        );
+    }
+    // Another file beside them is an ordinary edit.
+    let d = decide(&accept, "Write", written(&fx.project.join(".ci/notes.txt")));
+    assert!(d.is_allow(), "{d}");
+}

@@ -475,3 +475,100 @@ async fn a_local_settings_file_that_comes_with_the_repository_needs_approval() {
     assert_nothing_of_it_applied(&hostile, &results);
     assert_eq!(unattended.notices.lock().unwrap().len(), 1);
 }
+
+/// Sixth red-team round (context, cause C): a local settings file tack
+/// cannot tell the user wrote was taken as the user's. A project with no
+/// `.git` (a downloaded archive, a release tarball) that ships
+/// `.claude/settings.local.json` ran its hooks and applied its mode and
+/// wide rules with no approval and no notice. It waits for approval like a
+/// project file, with a notice saying why.
+#[tokio::test]
+async fn a_local_settings_file_outside_any_repository_needs_approval() {
+    for rel in [".claude/settings.local.json", ".tack/settings.local.json"] {
+        let hostile = Hostile::new();
+        std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+        // Written as an archive would: no repository around it.
+        let path = hostile.dir().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, hostile.settings("start").to_string()).unwrap();
+        assert!(!hostile.dir().join(".git").exists());
+        let unattended = Unattended::default();
+        let results = hostile.run(Arc::new(unattended.clone())).await;
+        assert_nothing_of_it_applied(&hostile, &results);
+        let notices = unattended.notices.lock().unwrap().clone();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        for said in [
+            "in no git repository",
+            "settings.local.json",
+            "defaultMode bypassPermissions",
+            "tack settings approve",
+        ] {
+            assert!(notices[0].contains(said), "{said:?} not in: {}", notices[0]);
+        }
+        // Approved, it applies.
+        let mut ctx = hostile.context();
+        let unapproved = ctx.settings.unapproved[0].clone();
+        ctx.approve_project_settings(&unapproved).unwrap();
+        assert!(hostile.context().settings.unapproved.is_empty());
+    }
+}
+
+/// The same file in a parent directory above the repository the session
+/// works in (`cd /tmp && git clone … && cd repo` under a `/tmp/.claude`
+/// someone else made) is the project root's local file by the project-root
+/// rule, and was the user's: it waits for approval too.
+#[test]
+fn a_local_settings_file_above_the_repository_needs_approval() {
+    let hostile = Hostile::new();
+    std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+    let path = hostile.dir().join(".claude/settings.local.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, hostile.settings("start").to_string()).unwrap();
+    let work = hostile.dir().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q"]);
+    let ctx = ProjectContext::load_with(
+        &work,
+        hostile.project.state.path().to_owned(),
+        LoadOptions {
+            home: Some(hostile.home.path().to_owned()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(ctx.project_root, hostile.dir());
+    assert_eq!(ctx.settings.unapproved.len(), 1);
+    let notice = ctx.settings.unapproved[0].notice();
+    assert!(
+        notice.contains("in no git repository") || notice.contains("lies above"),
+        "{notice}"
+    );
+    // A repository at the project root with the file untracked: the user's.
+    git(&hostile.dir(), &["init", "-q"]);
+    let ctx = ProjectContext::load_with(
+        &hostile.dir(),
+        hostile.project.state.path().to_owned(),
+        LoadOptions {
+            home: Some(hostile.home.path().to_owned()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(ctx.settings.unapproved.is_empty());
+    // From the nested repository it lies above the one the session is in.
+    let ctx = ProjectContext::load_with(
+        &work,
+        hostile.project.state.path().to_owned(),
+        LoadOptions {
+            home: Some(hostile.home.path().to_owned()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(ctx.settings.unapproved.len(), 1);
+    assert!(
+        ctx.settings.unapproved[0].notice().contains("lies above"),
+        "{}",
+        ctx.settings.unapproved[0].notice()
+    );
+}

@@ -55,6 +55,9 @@ impl Layout {
 
     fn project_file(&self, rel: &str, value: Value) -> &Self {
         self.write(&self.project.dir.path().join(rel), value);
+        if rel.ends_with("settings.local.json") {
+            self.project.users_own_local_settings();
+        }
         self
     }
 

@@ -56,7 +56,19 @@ impl Project {
         let path = self.dir.path().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
+        if rel.ends_with("settings.local.json") {
+            self.users_own_local_settings();
+        }
         self
+    }
+
+    /// A local settings file is the user's own only in a git repository
+    /// that does not track it (tack cannot tell who wrote one elsewhere):
+    /// the project becomes one.
+    pub fn users_own_local_settings(&self) {
+        if !self.dir.path().join(".git").exists() {
+            git(self.dir.path(), &["init", "-q"]);
+        }
     }
 
     /// The project's context: no user or managed settings.
