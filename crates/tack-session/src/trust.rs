@@ -260,7 +260,7 @@ fn not_the_users(path: &Path, root: &Path, cwd: Option<&Path>) -> Option<String>
         .flatten()
         .collect();
     let Ok(git) = tack_process::find_program("git", &roots) else {
-        return in_repository(dir);
+        return Some("cannot be checked (no git outside the project to ask)".to_owned());
     };
     match tack_process::exit_status(
         git.as_os_str(),
