@@ -209,6 +209,59 @@ impl HookRunner {
     }
 }
 
+/// What the PermissionRequest hooks answered for a call the rules would
+/// ask about (see [`HookRunner::permission_request`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookAnswer {
+    /// Allowed, with the input to run (None: as it is).
+    Allow {
+        input: Option<serde_json::Value>,
+        by: String,
+    },
+    Deny {
+        reason: String,
+        by: String,
+    },
+}
+
+impl HookRunner {
+    /// PermissionRequest: what the hooks answer in the person's place for
+    /// `call` (None: no hook decided; ask the person). `suggestions`: the
+    /// rules that would allow it always.
+    pub async fn permission_request(
+        &self,
+        call: &ToolCall,
+        suggestions: &[String],
+    ) -> Option<HookAnswer> {
+        let out = self
+            .hooks
+            .permission_request(&self.ctx(), &call.name, &call.input, suggestions)
+            .await;
+        report_all(&out.reports);
+        if let Some(stop) = &out.stop {
+            self.request_stop(stop.reason.clone(), &stop.hook);
+        }
+        let answer = out.decision?;
+        let who = by(&answer.hook);
+        if answer.interrupt {
+            self.request_stop(answer.message.clone(), &answer.hook);
+        }
+        Some(if answer.allow {
+            HookAnswer::Allow {
+                input: answer.updated_input,
+                by: format!("{who} (PermissionRequest)"),
+            }
+        } else {
+            HookAnswer::Deny {
+                reason: answer
+                    .message
+                    .unwrap_or_else(|| format!("denied by PermissionRequest {who}")),
+                by: format!("{who} (PermissionRequest)"),
+            }
+        })
+    }
+}
+
 fn ruling(decision: HookDecision) -> HookRuling {
     let by = by(&decision.hook);
     let reason = decision

@@ -210,6 +210,9 @@ pub struct PolicyStage {
     /// Per call id, the files its last decision judged
     /// ([`PermissionStage::take_checked_files`]).
     checked: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<PathBuf>>>>,
+    /// The session's hooks: PermissionRequest hooks answer before a person
+    /// is asked (weak: the hooks read the stage's mode in turn).
+    hooks: std::sync::OnceLock<std::sync::Weak<crate::hooks::HookRunner>>,
 }
 
 /// The session's own allow rules and the policy they make.
@@ -295,7 +298,19 @@ impl PolicyStage {
             sandbox: None,
             mode_override: RwLock::default(),
             checked: Arc::default(),
+            hooks: std::sync::OnceLock::new(),
         }
+    }
+
+    /// PermissionRequest hooks answer a call the rules would ask about
+    /// before a person is asked (or, with no one to ask, before it is
+    /// denied): never a deny rule's call, never one only a person may allow
+    /// (a safeguard, leaving the sandbox, a tool that needs the user), and
+    /// a changed input is judged again.
+    /// Set once; the stage keeps a weak reference (whoever runs the hooks
+    /// owns them).
+    pub fn set_hooks(&self, hooks: &Arc<crate::hooks::HookRunner>) {
+        let _ = self.hooks.set(Arc::downgrade(hooks));
     }
 
     /// The session's OS sandbox (None: Bash runs without one). With it,
@@ -621,6 +636,23 @@ impl PolicyStage {
                 by: format!("session rule `{rule}` (allowed for this session when asked)"),
             };
         }
+        if !person
+            && !unsandboxed
+            && !tool.tool.requires_user_interaction()
+            && let Some(hooks) = self.hooks.get().and_then(std::sync::Weak::upgrade)
+            && let Some(answer) = hooks
+                .permission_request(call, &decision.why().suggestions)
+                .await
+        {
+            return match answer {
+                crate::hooks::HookAnswer::Allow { input: None, by } => Permission::Allow { by },
+                crate::hooks::HookAnswer::Allow {
+                    input: Some(input),
+                    by,
+                } => self.with_changed_input(call, tool, dir, input, by).await,
+                crate::hooks::HookAnswer::Deny { reason, by } => Permission::Deny { reason, by },
+            };
+        }
         if self.prompter.is_none() && call_asker().is_none() {
             return headless_deny(&decision);
         }
@@ -676,42 +708,53 @@ impl PolicyStage {
                 by: "the user".into(),
             },
             PromptAnswer::AllowWithInput { input, by } => {
-                // The replaced input meets the rules again: an answer must
-                // not turn an allowed call into one a deny rule forbids,
-                // nor into one only a person may allow (a program gave
-                // this answer: a safeguard's ask, or leaving the sandbox).
-                let updated = ToolCall {
-                    input,
-                    ..call.clone()
-                };
-                match self.evaluate(&updated, tool, dir).await {
-                    d @ Decision::Deny(_) => Permission::Deny {
-                        reason: format!(
-                            "{by} allowed the call with a changed input, which is denied: {}",
-                            d.message()
-                        ),
-                        by: decided_by(&d),
-                    },
-                    d if d.needs_person() || self.unsandboxed(&updated) => {
-                        let headless = d.clone().without_tty();
-                        Permission::Deny {
-                            reason: format!(
-                                "{by} allowed the call with a changed input that only a person may allow, each time, and this run has no terminal to ask on: {}",
-                                if d.needs_person() {
-                                    headless.message()
-                                } else {
-                                    "it asks to run outside the sandbox".to_owned()
-                                }
-                            ),
-                            by: decided_by(&d),
+                self.with_changed_input(call, tool, dir, input, by).await
+            }
+        }
+    }
+
+    /// A call allowed with a replaced input (a permission prompt tool's or
+    /// a PermissionRequest hook's answer): the new input meets the rules
+    /// again, so an answer cannot turn an allowed call into one a deny rule
+    /// forbids, nor into one only a person may allow.
+    async fn with_changed_input(
+        &self,
+        call: &ToolCall,
+        tool: &RegisteredTool,
+        dir: Option<&Path>,
+        input: serde_json::Value,
+        by: String,
+    ) -> Permission {
+        let updated = ToolCall {
+            input,
+            ..call.clone()
+        };
+        match self.evaluate(&updated, tool, dir).await {
+            d @ Decision::Deny(_) => Permission::Deny {
+                reason: format!(
+                    "{by} allowed the call with a changed input, which is denied: {}",
+                    d.message()
+                ),
+                by: decided_by(&d),
+            },
+            d if d.needs_person() || self.unsandboxed(&updated) => {
+                let headless = d.clone().without_tty();
+                Permission::Deny {
+                    reason: format!(
+                        "{by} allowed the call with a changed input that only a person may allow, each time, and this run has no terminal to ask on: {}",
+                        if d.needs_person() {
+                            headless.message()
+                        } else {
+                            "it asks to run outside the sandbox".to_owned()
                         }
-                    }
-                    _ => Permission::AllowWithInput {
-                        by: format!("{by} (with a changed input)"),
-                        input: updated.input,
-                    },
+                    ),
+                    by: decided_by(&d),
                 }
             }
+            _ => Permission::AllowWithInput {
+                by: format!("{by} (with a changed input)"),
+                input: updated.input,
+            },
         }
     }
 }

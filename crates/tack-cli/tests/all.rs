@@ -172,6 +172,19 @@ fn isolated_tack(home: &Path, state: &Path, cwd: &Path) -> Command {
     cmd
 }
 
+/// A git repository at `dir`: a local settings file in it that git does
+/// not track is the user's own (outside any repository tack cannot tell
+/// who wrote it, and withholds what it asks for until approved).
+fn git_init(dir: &Path) {
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git init in {}", dir.display());
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -18,6 +18,7 @@
 
 mod compact;
 mod interpret;
+mod permission_request;
 mod post_tool_use;
 mod pre_tool_use;
 mod session;

@@ -71,9 +71,9 @@ pub use config::{CommandHook, DEFAULT_TIMEOUT, HookEvent, HookRef, Matcher};
 pub use error::{Error, Result};
 pub use hooks::{HookContext, Hooks, SubagentIdentity};
 pub use outcome::{
-    CompactOutcome, HookDecision, HookNote, HookReport, HookRun, HookStop, PostToolUseOutcome,
-    PreToolUseOutcome, ReportKind, SessionEndOutcome, SessionStartOutcome, StopOutcome,
-    UserPromptSubmitOutcome,
+    CompactOutcome, HookDecision, HookNote, HookReport, HookRun, HookStop, PermissionAnswer,
+    PermissionRequestOutcome, PostToolUseOutcome, PreToolUseOutcome, ReportKind, SessionEndOutcome,
+    SessionStartOutcome, StopOutcome, UserPromptSubmitOutcome,
 };
 pub use run::{MAX_CAPTURE, PIPE_GRACE, RunStatus};
 pub use tack_protocol::Verdict;

@@ -224,3 +224,28 @@ pub struct SessionEndOutcome {
     pub reports: Vec<HookReport>,
     pub runs: Vec<HookRun>,
 }
+
+/// Result of the PermissionRequest hooks of one call that would be asked
+/// about: the first hook that decides answers for the person.
+#[derive(Debug, Clone, Default)]
+pub struct PermissionRequestOutcome {
+    /// The first decision; `None` if no hook decided (the person is asked).
+    pub decision: Option<PermissionAnswer>,
+    pub reports: Vec<HookReport>,
+    pub stop: Option<HookStop>,
+    pub runs: Vec<HookRun>,
+}
+
+/// What a PermissionRequest hook answered.
+#[derive(Debug, Clone)]
+pub struct PermissionAnswer {
+    /// `behavior: "allow"` (else deny).
+    pub allow: bool,
+    /// An allow's `updatedInput`: the call runs with it (checked again).
+    pub updated_input: Option<Value>,
+    /// A deny's `message` (or exit 2's stderr), for the model.
+    pub message: Option<String>,
+    /// A deny's `interrupt: true`: the agent stops too.
+    pub interrupt: bool,
+    pub hook: HookRef,
+}

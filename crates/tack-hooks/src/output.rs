@@ -59,6 +59,10 @@ pub(crate) struct SpecificOutput {
     pub(crate) updated_input: Option<Map<String, Value>>,
     #[serde(default)]
     pub(crate) additional_context: Option<String>,
+    /// PermissionRequest's `{behavior: "allow", updatedInput?} | {behavior:
+    /// "deny", message?, interrupt?}`, read by that event only.
+    #[serde(default)]
+    pub(crate) decision: Option<Value>,
 }
 
 impl HookOutput {

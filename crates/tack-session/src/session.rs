@@ -501,6 +501,7 @@ impl Session {
             .budget(Arc::new(output_budget(project, Arc::clone(&artifacts))));
         if let Some(hooks) = &hooks {
             builder = builder.hooks(hooks.clone());
+            permission.set_hooks(hooks);
         }
         let pipeline = builder.build();
         if let Some(link) = &link {

@@ -18,6 +18,7 @@ fn record_post_tool_use(w: &World, extra: Value) -> PathBuf {
     }
     let dir = w.cwd.path().join(".tack");
     std::fs::create_dir_all(&dir).unwrap();
+    git_init(w.cwd.path());
     std::fs::write(dir.join("settings.local.json"), settings.to_string()).unwrap();
     payloads
 }
@@ -364,6 +365,7 @@ async fn a_hooks_ask_without_a_terminal_is_denied_as_that_hooks_with_its_reason(
     .await;
     let dir = w.cwd.path().join(".tack");
     std::fs::create_dir_all(&dir).unwrap();
+    git_init(w.cwd.path());
     let hook = r#"printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"touching files needs a human"}}'"#;
     std::fs::write(
         dir.join("settings.local.json"),

@@ -494,6 +494,7 @@ async fn a_declared_command_tool_runs_in_the_sandbox() {
     let outside = elsewhere.path().join("outside.txt");
     let inside = w.cwd.path().join("inside.txt");
     std::fs::create_dir_all(w.cwd.path().join(".tack")).unwrap();
+    super::git_init(w.cwd.path());
     std::fs::write(
         w.cwd.path().join(".tack/settings.local.json"),
         json!({

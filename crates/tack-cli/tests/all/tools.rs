@@ -31,9 +31,10 @@ impl Project {
         let tmp = tempfile::tempdir().unwrap();
         let base = tmp.path().canonicalize().unwrap();
         let (home, root, state) = (base.join("home"), base.join("project"), base.join("state"));
-        for dir in [&home, &root.join(".tack"), &root.join(".git"), &state] {
+        for dir in [&home, &root.join(".tack"), &state] {
             std::fs::create_dir_all(dir).unwrap();
         }
+        super::git_init(&root);
         let script = root.join("greet.sh");
         std::fs::write(&script, GREET).unwrap();
         #[cfg(unix)]

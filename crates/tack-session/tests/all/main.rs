@@ -16,6 +16,7 @@ mod declared_tools;
 mod exposure;
 mod fuzz;
 mod mcp_requests;
+mod permission_hooks;
 mod project_trust;
 mod red_team;
 mod sandbox_settings;
