@@ -198,7 +198,9 @@ fn main() {
 /// repository of 5,000 tracked files (its index read once, then cached),
 /// `git log -p` (the whole tree checked), `git log -p -- src/0` (narrowed)
 /// and `git status` (no content); `grep -R` over a directory of 1,000
-/// entries, 20 of them links (each followed link meets the rules).
+/// entries, 20 of them links (each followed link meets the rules); `git
+/// push` by a remote's name (its URL read from the configuration); `rg`
+/// leaving the hidden `.env` out.
 #[expect(
     clippy::disallowed_types,
     clippy::disallowed_methods,
@@ -226,6 +228,8 @@ fn git_content() {
     }
     std::fs::write(root.join(".env"), "TOKEN=x").expect("fixture");
     git(&["add", "."]);
+    git(&["remote", "add", "origin", "https://github.com/x/y.git"]);
+    git(&["remote", "add", "backup", "/srv/backup.git"]);
     for i in 0..980 {
         std::fs::write(root.join(format!("src/1/g{i}")), "x").expect("fixture");
     }
@@ -255,6 +259,21 @@ fn git_content() {
         (
             "grep -R over 1,000 entries, 20 links followed",
             "grep -R x src/1",
+            true,
+        ),
+        (
+            "git push origin (a remote's URL read from the config)",
+            "git push origin main",
+            true,
+        ),
+        (
+            "git push backup (a remote on this machine)",
+            "git push backup main",
+            false,
+        ),
+        (
+            "rg x over 6,000 entries, .env hidden (left out)",
+            "rg x",
             true,
         ),
     ] {

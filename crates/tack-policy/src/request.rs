@@ -884,7 +884,15 @@ fn input_values(
                 // https://h`, `fetch("https://h")`): the server may reach it.
                 (Wanted::Hosts | Wanted::HostsInCode, _) => {
                     let code = wanted == Wanted::HostsInCode;
-                    for url in urls_in(s).filter(|u| code || *u == s) {
+                    // Outside code, only a string that is one URL (no
+                    // space), so a long text is not split to find none.
+                    let whole = !code && s.contains("://") && !s.contains(char::is_whitespace);
+                    let urls = if code || whole {
+                        Some(urls_in(s))
+                    } else {
+                        None
+                    };
+                    for url in urls.into_iter().flatten().filter(|u| code || *u == s) {
                         if out.len() < 64 && !out.iter().any(|o| o == url) {
                             out.push(url.to_owned());
                         }
