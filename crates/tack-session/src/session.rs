@@ -454,7 +454,11 @@ impl Session {
             .project_root
             .get_or_insert_with(|| project.project_root.clone());
         if instructions.gate.0.is_none() {
-            instructions.gate = prompt_gate(policy.clone(), project.cwd.clone());
+            instructions.gate = prompt_gate(
+                policy.clone(),
+                project.cwd.clone(),
+                project.project_root.clone(),
+            );
         }
         let prompt_options = prompt;
         let prompt = SessionPrompt::build(&environment, &sent, &instructions, &prompt_options);
@@ -848,17 +852,20 @@ async fn settle_project_settings(
     Ok(project)
 }
 
-/// Keeps only the named tools; unknown names are an error listing what exists.
-/// Whether a deny rule refuses every call of the tool `name`, whatever its
-/// input.
 /// What lets a file into the system prompt: what a Read of it would be
 /// allowed (an instruction file, or what one imports with `@path`, is read
 /// by tack before any person could be asked). A deny rule, an ask rule,
-/// tack's own environment, or a file outside the working directories that
-/// a project's file names leaves it out; the user's own files and what
-/// they import may lie outside the working directories.
-fn prompt_gate(policy: tack_policy::Policy, cwd: std::path::PathBuf) -> crate::PromptGate {
+/// tack's own environment, or a file outside the working directories and
+/// the project that a project's file names leaves it out; the user's own
+/// files and what they import may lie outside the working directories, and
+/// so may the project's own (its root's CLAUDE.md seen from `src/`).
+fn prompt_gate(
+    policy: tack_policy::Policy,
+    cwd: std::path::PathBuf,
+    project_root: std::path::PathBuf,
+) -> crate::PromptGate {
     use tack_policy::DecidedBy;
+    let root = std::fs::canonicalize(&project_root).unwrap_or(project_root);
     crate::PromptGate(Some(Arc::new(
         move |path: &std::path::Path, user_level: bool| {
             let input = serde_json::json!({ "file_path": path });
@@ -869,11 +876,17 @@ fn prompt_gate(policy: tack_policy::Policy, cwd: std::path::PathBuf) -> crate::P
                 DecidedBy::Rule { rule, .. } => Some(rule.clone()),
                 _ => None,
             };
+            // Asked only for lying outside the working directories.
             let outside = matches!(
                 why.decided_by,
                 DecidedBy::NoRuleMatched { .. } | DecidedBy::Mode { .. }
             );
-            if decision.is_allow() || (decision.is_ask() && user_level && outside) {
+            let in_project = || {
+                root.parent().is_some()
+                    && std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(&root))
+            };
+            if decision.is_allow() || (decision.is_ask() && outside && (user_level || in_project()))
+            {
                 Ok(())
             } else if decision.is_deny() {
                 Err(match rule {
@@ -884,7 +897,7 @@ fn prompt_gate(policy: tack_policy::Policy, cwd: std::path::PathBuf) -> crate::P
                 Err(match rule {
                     Some(rule) => format!("a Read of it asks first (the rule `{rule}`)"),
                     None => format!(
-                        "it lies outside the working directories; an allow rule `Read({})` or --add-dir lets it in",
+                        "it lies outside the project and the working directories; an allow rule `Read({})` or --add-dir lets it in",
                         path.display()
                     ),
                 })
@@ -893,6 +906,8 @@ fn prompt_gate(policy: tack_policy::Policy, cwd: std::path::PathBuf) -> crate::P
     )))
 }
 
+/// Whether a deny rule refuses every call of the tool `name`, whatever its
+/// input.
 fn refused_outright(registry: &ToolRegistry, policy: &tack_policy::Policy, name: &str) -> bool {
     match registry.get(name).and_then(|t| t.tool.mcp_origin()) {
         Some((server, own)) => policy.refuses_mcp_tool(name, server, own),
@@ -901,6 +916,7 @@ fn refused_outright(registry: &ToolRegistry, policy: &tack_policy::Policy, name:
     .is_some()
 }
 
+/// Keeps only the named tools; unknown names are an error listing what exists.
 fn keep_only(registry: &mut ToolRegistry, names: &[String]) -> Result<()> {
     let names: Vec<String> = names
         .iter()
