@@ -2279,12 +2279,18 @@ impl Analyzer {
     }
 
     /// The program a path names through a symbolic link, when its name is
-    /// not `base`: `./del` linking to `/bin/rm` is rm.
+    /// not `base`: `./del` linking to `/bin/rm` is rm. A hard link to a
+    /// system program, or a copy of one, is that program too (`ln
+    /// /usr/bin/rm d2; ./d2 x`, `cp /usr/bin/git g; ./g push`).
     fn linked_program(&self, name: &str, tilde: bool, base: &str) -> Option<String> {
         let paths = self.resolve_word_path(name, tilde, false).ok()?;
         let mut real: Option<String> = None;
         for path in paths {
             let target = std::fs::canonicalize(&path.canonical).ok()?;
+            let target = match super::system_programs::same_as(&target) {
+                Some(system) => system,
+                None => target,
+            };
             let target = target.to_str()?.to_string();
             if basename(&target) == base || real.as_ref().is_some_and(|r| *r != target) {
                 return None;

@@ -1492,6 +1492,48 @@ pub(super) fn python_is_inert(code: &str) -> bool {
 /// from strings: any function or form that does (`system`, backquotes,
 /// `qx`, `open`, `unlink`, `eval`, `require`, a `/e` substitution, a
 /// symbolic reference `&{…}`, a package-qualified name `CORE::…`).
+/// Whether `-M`/`-m` text names a module that only computes, importing
+/// nothing that acts: `strict`, `warnings`, `List::Util=sum,max`, `-strict`
+/// (no). Anything else (another module, text beyond a module's name and
+/// import list: `strict;system "rm x"`) may act.
+pub(super) fn perl_module_is_inert(text: &str) -> bool {
+    const INERT: &[&str] = &[
+        "strict",
+        "warnings",
+        "utf8",
+        "feature",
+        "integer",
+        "bigint",
+        "bignum",
+        "bigrat",
+        "constant",
+        "English",
+        "List::Util",
+        "Scalar::Util",
+        "Data::Dumper",
+        "JSON::PP",
+        "Time::HiRes",
+        "Time::Local",
+        "Text::Wrap",
+        "MIME::Base64",
+        "Digest::MD5",
+        "Digest::SHA",
+        "Math::BigInt",
+        "Math::BigFloat",
+        "Encode",
+        "open",
+    ];
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (module, imports) = text.split_once('=').unwrap_or((text, ""));
+    let plain = |s: &str, extra: &[char]| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || extra.contains(&c))
+    };
+    INERT.contains(&module)
+        && plain(imports, &[',', ':'])
+        && !imports.split(',').any(perl_may_act)
+}
+
 pub(super) fn perl_may_act(code: &str) -> bool {
     const ACTS: &[&str] = &[
         "system", "exec", "qx", "open", "sysopen", "opendir", "unlink", "rename", "rmdir", "mkdir",

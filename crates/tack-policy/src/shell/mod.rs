@@ -30,6 +30,7 @@ mod read_only;
 mod reads;
 mod removals;
 mod simple;
+mod system_programs;
 pub(crate) mod words;
 
 pub(crate) use hosts::url_or_host;

@@ -2682,12 +2682,37 @@ impl Analyzer {
                         in_place = Some(rest.to_string());
                         break;
                     }
-                    'I' | 'M' | 'm' | 'd' | 'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => {
-                        if c == 'I' && rest.is_empty() {
+                    // `-MFOO` is the source line `use FOO;` (`-M'strict;
+                    // system "rm x"'` is code), `-MMod=f` imports `f`
+                    // (`File::Path=remove_tree`); `-I` makes a module a
+                    // file of the directory named; `-d:Mod` loads `Mod`.
+                    'M' | 'm' => {
+                        let module = if rest.is_empty() {
                             i += 1;
+                            argv.get(i - 1).and_then(|w| w.literal.as_deref())
+                        } else {
+                            Some(rest)
+                        };
+                        if !module.is_some_and(super::interpreters::perl_module_is_inert) {
+                            self.code_acts(argv, "a Perl module loaded on the command line");
                         }
                         break;
                     }
+                    'I' => {
+                        if rest.is_empty() {
+                            i += 1;
+                        }
+                        self.code_acts(
+                            argv,
+                            "perl -I, which loads modules from a directory named here,",
+                        );
+                        break;
+                    }
+                    'd' if rest.starts_with(':') || rest.starts_with("t:") => {
+                        self.code_acts(argv, "perl -d:MODULE, which runs a module,");
+                        break;
+                    }
+                    'd' | 'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => break,
                     _ => {}
                 }
             }
