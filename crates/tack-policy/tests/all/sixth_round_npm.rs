@@ -154,6 +154,8 @@ const NPM_RUNS: &[Case] = &[
     case(RM, B, "npm --browser rm docs x", Deny),
     case(RM, B, "npm --editor \"$E\" edit y", Ask),
     case(RM, B, "npm explore x -- $CMD", Ask),
+    case(RM, B, "npm_config_call='rm x' npm exec", Ask),
+    case(RM, B, "npm_config_editor=rm npm edit y", Ask),
 ];
 
 #[test]
