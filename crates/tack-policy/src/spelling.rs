@@ -707,6 +707,33 @@ static GRAMMARS: &[Grammar] = &[
             "--as-group=",
             "--request-timeout=",
             "-v|--v=",
+            "--as-uid=",
+            "--cache-dir=",
+            "--certificate-authority=",
+            "--client-certificate=",
+            "--client-key=",
+            "--log-flush-frequency=",
+            "--password=",
+            "--profile=",
+            "--profile-output=",
+            "--tls-server-name=",
+            "--username=",
+            "--vmodule=",
+            "--warnings-as-errors",
+            "--insecure-skip-tls-verify",
+            "--match-server-version",
+            "--disable-compression",
+            "--log-file=",
+            "--log-dir=",
+            "--stderrthreshold=",
+            "--log-file-max-size=",
+            "--log-backtrace-at=",
+            "--one-output",
+            "--logtostderr",
+            "--alsologtostderr",
+            "--skip-headers",
+            "--skip-log-headers",
+            "--add-dir-header",
         ],
     ),
     sub(
@@ -745,12 +772,96 @@ static GRAMMARS: &[Grammar] = &[
             "-E|--save-exact",
             "-S|--save",
             "-y|--yes",
+            "-B|--save-bundle",
+            "-a|--all",
+            "-l|--long",
+            "-p|--parseable",
+            "-h|-H|--usage",
+            "-v|--version",
+            "-d",
+            "-s|--silent",
+            "-q|--quiet",
             "-w|--workspace=",
+            "-C|--prefix=",
+            "-c|--call=",
+            "-L|--location=",
+            "-m|--message=",
             "--registry=",
-            "--prefix=",
             "--tag=",
             "--access=",
             "--otp=",
+            "--auth-type=",
+            "--before=",
+            "--browser=",
+            "--ca=",
+            "--cache=",
+            "--cafile=",
+            "--cert=",
+            "--cidr=",
+            "--color=",
+            "--cpu=",
+            "--depth=",
+            "--diff=",
+            "--diff-dst-prefix=",
+            "--diff-src-prefix=",
+            "--diff-unified=",
+            "--editor=",
+            "--expect-result-count=",
+            "--fetch-retries=",
+            "--fetch-retry-factor=",
+            "--fetch-retry-maxtimeout=",
+            "--fetch-retry-mintimeout=",
+            "--fetch-timeout=",
+            "--globalconfig=",
+            "--heading=",
+            "--https-proxy=",
+            "--include=",
+            "--init-author-email=",
+            "--init-author-name=",
+            "--init-author-url=",
+            "--init-license=",
+            "--init-module=",
+            "--init-version=",
+            "--install-strategy=",
+            "--key=",
+            "--libc=",
+            "--local-address=",
+            "--lockfile-version=",
+            "--loglevel=",
+            "--logs-dir=",
+            "--logs-max=",
+            "--maxsockets=",
+            "--node-options=",
+            "--noproxy=",
+            "--omit=",
+            "--os=",
+            "--pack-destination=",
+            "--package=",
+            "--preid=",
+            "--provenance-file=",
+            "--proxy=",
+            "--replace-registry-host=",
+            "--save-prefix=",
+            "--sbom-format=",
+            "--sbom-type=",
+            "--scope=",
+            "--script-shell=",
+            "--searchexclude=",
+            "--searchlimit=",
+            "--searchopts=",
+            "--searchstaleness=",
+            "--shell=",
+            "--tag-version-prefix=",
+            "--umask=",
+            "--user-agent=",
+            "--userconfig=",
+            "--viewer=",
+            "--which=",
+            "--audit-level=",
+            "--cache-max=",
+            "--cache-min=",
+            "--node-version=",
+            "--npm-version=",
         ],
     ),
     sub(
@@ -844,6 +955,189 @@ static GRAMMARS: &[Grammar] = &[
     sub(TERRAFORM, "destroy", Style::Go, &[]),
 ];
 
+/// npm's commands (npm 10's `cmd-list`).
+const NPM_COMMANDS: &[&str] = &[
+    "access",
+    "adduser",
+    "audit",
+    "bugs",
+    "cache",
+    "ci",
+    "completion",
+    "config",
+    "dedupe",
+    "deprecate",
+    "diff",
+    "dist-tag",
+    "docs",
+    "doctor",
+    "edit",
+    "exec",
+    "explain",
+    "explore",
+    "find-dupes",
+    "fund",
+    "get",
+    "help",
+    "help-search",
+    "hook",
+    "init",
+    "install",
+    "install-ci-test",
+    "install-test",
+    "link",
+    "ll",
+    "login",
+    "logout",
+    "ls",
+    "org",
+    "outdated",
+    "owner",
+    "pack",
+    "ping",
+    "pkg",
+    "prefix",
+    "profile",
+    "prune",
+    "publish",
+    "query",
+    "rebuild",
+    "repo",
+    "restart",
+    "root",
+    "run-script",
+    "sbom",
+    "search",
+    "set",
+    "shrinkwrap",
+    "star",
+    "stars",
+    "start",
+    "stop",
+    "team",
+    "test",
+    "token",
+    "undeprecate",
+    "uninstall",
+    "unpublish",
+    "unstar",
+    "update",
+    "version",
+    "view",
+    "whoami",
+];
+
+/// npm's aliases of its commands (`cmd-list`'s `aliases`).
+const NPM_ALIASES: &[(&str, &str)] = &[
+    ("author", "owner"),
+    ("home", "docs"),
+    ("issues", "bugs"),
+    ("info", "view"),
+    ("show", "view"),
+    ("find", "search"),
+    ("add", "install"),
+    ("unlink", "uninstall"),
+    ("remove", "uninstall"),
+    ("rm", "uninstall"),
+    ("r", "uninstall"),
+    ("un", "uninstall"),
+    ("rb", "rebuild"),
+    ("list", "ls"),
+    ("ln", "link"),
+    ("create", "init"),
+    ("i", "install"),
+    ("it", "install-test"),
+    ("cit", "install-ci-test"),
+    ("up", "update"),
+    ("c", "config"),
+    ("s", "search"),
+    ("se", "search"),
+    ("tst", "test"),
+    ("t", "test"),
+    ("ddp", "dedupe"),
+    ("v", "view"),
+    ("run", "run-script"),
+    ("clean-install", "ci"),
+    ("clean-install-test", "install-ci-test"),
+    ("x", "exec"),
+    ("why", "explain"),
+    ("la", "ll"),
+    ("verison", "version"),
+    ("ic", "ci"),
+    ("innit", "init"),
+    ("in", "install"),
+    ("ins", "install"),
+    ("inst", "install"),
+    ("insta", "install"),
+    ("instal", "install"),
+    ("isnt", "install"),
+    ("isnta", "install"),
+    ("isntal", "install"),
+    ("isntall", "install"),
+    ("install-clean", "ci"),
+    ("isntall-clean", "ci"),
+    ("hlep", "help"),
+    ("dist-tags", "dist-tag"),
+    ("upgrade", "update"),
+    ("udpate", "update"),
+    ("rum", "run-script"),
+    ("sit", "install-ci-test"),
+    ("urn", "run-script"),
+    ("ogr", "org"),
+    ("add-user", "adduser"),
+];
+
+/// The npm command `word` names, as npm reads it: camelCase as kebab-case,
+/// a name or the unique prefix of one (its commands' and aliases'), an
+/// alias by what it stands for.
+pub(crate) fn npm_command(word: &str) -> Option<&'static str> {
+    let mut w = String::new();
+    for c in word.chars() {
+        if c.is_ascii_uppercase() {
+            w.push('-');
+            w.push(c.to_ascii_lowercase());
+        } else {
+            w.push(c);
+        }
+    }
+    if w.is_empty() {
+        return None;
+    }
+    let names = NPM_COMMANDS
+        .iter()
+        .copied()
+        .chain(NPM_ALIASES.iter().map(|(a, _)| *a));
+    let mut found = names.clone().find(|n| *n == w);
+    if found.is_none() {
+        let mut prefixed = names.filter(|n| n.starts_with(w.as_str()));
+        found = prefixed.next().filter(|_| prefixed.next().is_none());
+    }
+    let mut name = found?;
+    while let Some((_, to)) = NPM_ALIASES.iter().find(|(a, _)| *a == name) {
+        name = to;
+    }
+    Some(name)
+}
+
+/// Whether npm reads the next word as the value of its option `name`
+/// (`--loglevel`, `-C`, an abbreviation of one), as tack's table knows.
+pub(crate) fn npm_option_takes_value(name: &str) -> bool {
+    let tables: Vec<&Grammar> = GRAMMARS
+        .iter()
+        .filter(|g| g.sub.is_empty() && g.programs.contains(&"npm"))
+        .collect();
+    if name.starts_with("--") {
+        find_long(name, &tables, GNU)
+            .iter()
+            .any(|(_, kind)| *kind == Value::Required)
+    } else {
+        // The last of a cluster takes the next word.
+        name.chars().last().is_some_and(|c| {
+            find_exact(&format!("-{c}"), &tables).is_some_and(|(_, k)| k == Value::Required)
+        })
+    }
+}
+
 /// One option as read: its name in the grammar (`-r` for `-R` and
 /// `--recursive`) and its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -867,6 +1161,11 @@ pub(crate) struct Shape {
     /// and the same without the computed words.
     text: String,
     literal_text: String,
+    /// Other readings the program may make of the command line: an option
+    /// tack does not know, followed by a word, may take that word as its
+    /// value (`kubectl --new-flag v delete`, `npm --frob v publish`) and
+    /// `npm --color` may not. A rule one of them meets might be met.
+    alternates: Vec<Shape>,
 }
 
 /// A deny or ask rule read as its program reads it.
@@ -926,6 +1225,13 @@ impl RuleShape {
         if command.computed_option && (rest || self.rest.matches(&command.literal_text)) {
             return Meets::Maybe;
         }
+        if command
+            .alternates
+            .iter()
+            .any(|a| self.meets(a) != Meets::No)
+        {
+            return Meets::Maybe;
+        }
         Meets::No
     }
 }
@@ -967,6 +1273,45 @@ fn may_be_option(word: &str) -> bool {
 /// (`rule`), a word holding `*` is a pattern: never an option, and `None`
 /// when it would be an option's value.
 fn read(words: &[&str], rule: bool) -> Option<Shape> {
+    let mut candidates = Vec::new();
+    let mut shape = read_once(words, rule, &[], &mut candidates)?;
+    if rule || candidates.is_empty() {
+        return Some(shape);
+    }
+    // Each doubtful option read the other way, then all of them.
+    candidates.truncate(8);
+    let mut flips: Vec<Vec<usize>> = candidates.iter().map(|&c| vec![c]).collect();
+    if candidates.len() > 1 {
+        flips.push(candidates.clone());
+    }
+    for flip in flips {
+        if let Some(alt) = read_once(words, rule, &flip, &mut Vec::new())
+            && (alt.text != shape.text || alt.options != shape.options)
+        {
+            shape.alternates.push(alt);
+        }
+    }
+    Some(shape)
+}
+
+/// Programs whose options tack's tables may not all know, and where an
+/// option it does not know may take the next word (pflag's `--flag value`,
+/// npm's abbreviations of options that take one).
+const DOUBTFUL: &[&str] = &["kubectl", "oc", "npm", "docker", "podman"];
+
+/// npm's option whose value may or may not follow (`--color false`,
+/// `--color`).
+const MAYBE_VALUE: &[&str] = &["--color"];
+
+/// `read`, with the options at the indices (into the arguments) in `flip`
+/// read the other way as to taking the next word; the options that may be
+/// read either way go to `candidates`.
+fn read_once(
+    words: &[&str],
+    rule: bool,
+    flip: &[usize],
+    candidates: &mut Vec<usize>,
+) -> Option<Shape> {
     let (program, args) = words.split_first()?;
     let base = program.rsplit('/').next().unwrap_or(program);
     let mut tables: Vec<&Grammar> = GRAMMARS
@@ -980,7 +1325,9 @@ fn read(words: &[&str], rule: bool) -> Option<Shape> {
         computed_option: false,
         text: String::new(),
         literal_text: String::new(),
+        alternates: Vec::new(),
     };
+    let doubtful = DOUBTFUL.contains(&base);
     let mut only_operands = false;
     let mut i = 0;
     while let Some(&word) = args.get(i) {
@@ -996,6 +1343,12 @@ fn read(words: &[&str], rule: bool) -> Option<Shape> {
         if only_operands || pattern || !word.starts_with('-') || word == "-" {
             let mut operand = word.to_string();
             if !only_operands && !pattern && shape.operands.is_empty() {
+                // npm's command by an alias or an abbreviation.
+                let word = match base {
+                    "npm" => npm_command(word).unwrap_or(word),
+                    _ => word,
+                };
+                operand = word.to_string();
                 // The first operand may name a subcommand with its own table.
                 if let Some(g) = GRAMMARS.iter().find(|g| {
                     !g.sub.is_empty()
@@ -1014,6 +1367,32 @@ fn read(words: &[&str], rule: bool) -> Option<Shape> {
             continue;
         }
         let next = args.get(i).copied();
+        let at = i - 1;
+        if doubtful
+            && !rule
+            && shape.operands.is_empty()
+            && word.starts_with("--")
+            && !word.contains('=')
+            && next.is_some_and(|n| !n.starts_with('-') && !computed(n))
+        {
+            let style = tables.first().map_or(PFLAG, |g| g.style);
+            let found = find_long(word, &tables, style);
+            let unknown = found.is_empty();
+            let maybe_flag = found.iter().any(|(c, _)| MAYBE_VALUE.contains(c));
+            if unknown || maybe_flag {
+                candidates.push(at);
+                if flip.contains(&at) {
+                    shape.options.push(Opt {
+                        name: word.to_string(),
+                        value: unknown.then(|| next.unwrap_or_default().to_string()),
+                    });
+                    if unknown {
+                        i += 1;
+                    }
+                    continue;
+                }
+            }
+        }
         if read_option(word, next, &tables, &mut shape.options) {
             if rule && next.is_some_and(|v| v.contains('*')) {
                 return None;

@@ -62,6 +62,8 @@ mod settings;
 mod shell_red_team;
 #[path = "all/sixth_round.rs"]
 mod sixth_round;
+#[path = "all/sixth_round_npm.rs"]
+mod sixth_round_npm;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]

@@ -864,6 +864,9 @@ impl Analyzer {
                 for s in &shells {
                     self.runs(argv, s.as_ref(), "npm's --script-shell");
                 }
+                if base == "npm" {
+                    self.npm_runs(argv);
+                }
             }
             "perl" => self.perl(argv, more),
             "yq" => {
@@ -1314,6 +1317,80 @@ impl Analyzer {
                 argv,
                 &format!("{what} runs a command that is not written here"),
             ),
+        }
+    }
+
+    /// The command lines npm runs besides its scripts: `--call`/`-c`
+    /// written before the subcommand (`npm -c 'CMD' exec`), the programs
+    /// `--editor`, `--shell` and `--browser` name, and `npm explore PKG --
+    /// CMD…`, run through a shell in the package's directory.
+    fn npm_runs(&mut self, argv: &[WordVal]) {
+        let args = &argv[1..];
+        let mut k = 0;
+        let mut command = None;
+        while let Some(w) = args.get(k) {
+            let Some(l) = w.literal.as_deref() else {
+                k += 1;
+                continue;
+            };
+            if l == "--" {
+                break;
+            }
+            if !(l.starts_with('-') && l.len() > 1) {
+                if command.is_none() {
+                    command = Some(k);
+                }
+                k += 1;
+                continue;
+            }
+            let (name, attached) = match l.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                _ => (l, None),
+            };
+            let value = attached
+                .map(WordVal::literal)
+                .or_else(|| args.get(k + 1).cloned());
+            match name {
+                "-c" | "--call" => match value.as_ref().and_then(|v| v.literal.clone()) {
+                    Some(script) => self.nested_script(argv, &script),
+                    None => self.may_run(argv, "npm's --call runs a command not written here"),
+                },
+                "--editor" | "--shell" | "--browser" => {
+                    self.runs(argv, value.as_ref(), &format!("npm's {name}"));
+                }
+                _ => {}
+            }
+            let takes = attached.is_none() && crate::spelling::npm_option_takes_value(name);
+            k += if takes { 2 } else { 1 };
+        }
+        let Some(at) = command else { return };
+        let explore = args[at]
+            .literal
+            .as_deref()
+            .and_then(crate::spelling::npm_command)
+            == Some("explore");
+        if !explore {
+            return;
+        }
+        // The package, then the command line (after a `--`, if any).
+        let Some(package) = args[at + 1..].iter().position(|w| {
+            !w.literal
+                .as_deref()
+                .is_some_and(|l| l.starts_with('-') && l.len() > 1)
+        }) else {
+            return self.may_run(argv, "npm explore runs a shell");
+        };
+        let mut rest = &args[at + 1 + package + 1..];
+        if rest.first().and_then(|w| w.literal.as_deref()) == Some("--") {
+            rest = &rest[1..];
+        }
+        if rest.is_empty() {
+            return self.may_run(argv, "npm explore runs an interactive shell");
+        }
+        let words: Option<Vec<String>> = rest.iter().map(|w| w.literal.clone()).collect();
+        match words {
+            Some(words) => self.nested_script(argv, &words.join(" ")),
+            None => self.may_run(argv, "npm explore runs a command line computed at run time"),
         }
     }
 
