@@ -415,7 +415,7 @@ impl Analyzer {
         self.extra_forms = forms;
         let more = self.open_tail;
         self.emit(argv);
-        self.git_remote_hosts(&argv[1..], more);
+        self.git_remote_hosts(argv, more);
         if let Some(sub) = unknown {
             self.may_run_git(
                 argv,
@@ -1595,6 +1595,33 @@ impl Analyzer {
     /// `-c` pairs given before the subcommand. A repository computed at run
     /// time is returned as it is written (not known to be elsewhere).
     fn local_repositories(&self, argv: &[WordVal], sub: &str, args: &[WordVal]) -> Vec<WordVal> {
+        let (mut out, urls) = self.remote_urls(argv, sub, args);
+        for url in urls {
+            if let Some(path) = crate::git_config::local_path(&url) {
+                let word = match path.strip_prefix("~/").zip(self.home.as_ref()) {
+                    Some((rest, home)) => WordVal::literal(&home.join(rest).to_string_lossy()),
+                    None => WordVal::literal(path),
+                };
+                if !out.iter().any(|w| w.literal == word.literal) {
+                    out.push(word);
+                }
+            }
+        }
+        out
+    }
+
+    /// The repositories a `git push`, `fetch`, `pull`, `ls-remote`, `remote
+    /// update` or `submodule add` reaches (see
+    /// [`Analyzer::local_repositories`]): the words computed at run time,
+    /// and every URL, as the configuration of each repository the command
+    /// may run in makes of the repository named (or of the default remote,
+    /// or of every remote).
+    pub(super) fn remote_urls(
+        &self,
+        argv: &[WordVal],
+        sub: &str,
+        args: &[WordVal],
+    ) -> (Vec<WordVal>, Vec<String>) {
         const WITH_VALUE: &[&str] = &[
             "-o",
             "--push-option",
@@ -1657,11 +1684,11 @@ impl Analyzer {
                 // `git remote update [group…]`: every remote (a group is
                 // a list of them).
                 Some("update") => (Vec::new(), true),
-                _ => return Vec::new(),
+                _ => return (Vec::new(), Vec::new()),
             },
             "submodule" => match operands.first().and_then(|w| w.literal.as_deref()) {
                 Some("add") => (operands.get(1).cloned().into_iter().collect(), false),
-                _ => return Vec::new(),
+                _ => return (Vec::new(), Vec::new()),
             },
             "fetch" if multiple => (operands.clone(), all || operands.is_empty()),
             "push" => (
@@ -1719,18 +1746,7 @@ impl Analyzer {
                 urls.extend(config.urls(Some(r), false, push, branch.as_deref()));
             }
         }
-        for url in urls {
-            if let Some(path) = crate::git_config::local_path(&url) {
-                let word = match path.strip_prefix("~/").zip(self.home.as_ref()) {
-                    Some((rest, home)) => WordVal::literal(&home.join(rest).to_string_lossy()),
-                    None => WordVal::literal(path),
-                };
-                if !out.iter().any(|w| w.literal == word.literal) {
-                    out.push(word);
-                }
-            }
-        }
-        out
+        (out, urls)
     }
 }
 

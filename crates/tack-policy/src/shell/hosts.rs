@@ -533,7 +533,8 @@ impl Analyzer {
     /// (`-c http.proxy=h:3128`, `-c remote.o.url=h:x`) or `git config`. With
     /// more operands given at run time (`… | xargs git clone`), the
     /// commands that talk to a remote reach hosts known only then.
-    pub(super) fn git_remote_hosts(&mut self, args: &[WordVal], more: bool) {
+    pub(super) fn git_remote_hosts(&mut self, argv: &[WordVal], more: bool) {
+        let args = &argv[1..];
         // The subcommand: the first word that is no option (nor the value
         // of `-C` or `-c`).
         let mut at = 0;
@@ -568,6 +569,26 @@ impl Analyzer {
                     if let Some(host) = git_scp_host(l) {
                         self.reaches_host(l, Some(host));
                     }
+                }
+            }
+        }
+        // A remote by its name, or the default one: its URLs (and what
+        // `insteadOf` makes of them) in the repository's configuration.
+        if let Some(sub) =
+            sub.filter(|s| matches!(*s, "push" | "pull" | "fetch" | "ls-remote" | "remote"))
+        {
+            let (_, urls) = self.remote_urls(argv, sub, &args[at + 1..]);
+            for url in urls {
+                if crate::git_config::local_path(&url).is_some() {
+                    continue;
+                }
+                let host = if url.contains("://") {
+                    crate::rule::url_host(&url).ok()
+                } else {
+                    git_scp_host(&url)
+                };
+                if let Some(host) = host {
+                    self.reaches_host(&url, Some(host));
                 }
             }
         }

@@ -1529,9 +1529,7 @@ pub(super) fn perl_module_is_inert(text: &str) -> bool {
         s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':' || extra.contains(&c))
     };
-    INERT.contains(&module)
-        && plain(imports, &[',', ':'])
-        && !imports.split(',').any(perl_may_act)
+    INERT.contains(&module) && plain(imports, &[',', ':']) && !imports.split(',').any(perl_may_act)
 }
 
 pub(super) fn perl_may_act(code: &str) -> bool {

@@ -86,3 +86,54 @@ fn a_hard_link_or_a_copy_of_a_system_program_is_that_program() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Sixth round, area "net": a remote named in `.git/config` reached a host
+/// a domain rule forbids (`git fetch o`, `git pull`, `git remote update`):
+/// only a URL written in the command was read. Now the remote's URLs (and
+/// `insteadOf`) meet the domain rules.
+#[test]
+#[expect(
+    clippy::disallowed_types,
+    clippy::disallowed_methods,
+    reason = "the test makes its repository with git(1)"
+)]
+fn a_remote_by_its_name_reaches_the_host_of_its_url() {
+    let fx = Fixture::new();
+    let p = &fx.project;
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(p)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap()
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["remote", "add", "origin", "http://evil.test/r.git"]);
+    git(&["remote", "add", "o", "git@evil.test:r.git"]);
+    git(&["remote", "add", "ok", "https://ok.test/r.git"]);
+    let rules: &[&str] = &["allow Bash", "deny WebFetch(domain:evil.test)"];
+    let policy = fx.policy(rules);
+    let mut wrong = Vec::new();
+    for (command, want) in [
+        ("git fetch o", Deny),
+        ("git fetch", Deny),
+        ("git pull", Deny),
+        ("git ls-remote o", Deny),
+        ("git remote update", Deny),
+        ("git fetch --all", Deny),
+        ("git push o main", Deny),
+        ("git fetch ok", Allow),
+        ("git push ok main", Allow),
+        ("git status", Allow),
+    ] {
+        let d = fx.decide_in(p, &policy, "Bash", command);
+        if d.verdict() != want {
+            wrong.push(format!("{command}: want {want:?}, got {d}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
