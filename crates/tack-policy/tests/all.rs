@@ -60,6 +60,8 @@ mod sandbox;
 mod settings;
 #[path = "all/shell_red_team.rs"]
 mod shell_red_team;
+#[path = "all/sixth_round_vim.rs"]
+mod sixth_round_vim;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]

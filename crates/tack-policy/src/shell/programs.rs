@@ -1811,27 +1811,14 @@ impl Analyzer {
             let value = |k: usize| argv.get(k).and_then(|w| w.literal.clone());
             match l {
                 "--" => break,
-                "-c" | "--cmd" => {
+                "--cmd" => {
                     match value(i) {
                         Some(c) => commands.push(c),
                         None => acts = true,
                     }
                     i += 1;
                 }
-                "-S" => acts = true,
-                "-u" | "-U" | "-i" => {
-                    match value(i).as_deref() {
-                        Some("NONE" | "NORC" | "DEFAULTS") => {}
-                        Some(f) if l == "-i" => self.writes(&WordVal::literal(f)),
-                        _ => acts = true,
-                    }
-                    i += 1;
-                }
-                "-s" if !ex_mode => {
-                    acts = true; // keys read from a file
-                    i += 1;
-                }
-                "-w" | "-W" | "--startuptime" | "--log" => {
+                "--startuptime" | "--log" => {
                     match argv.get(i) {
                         Some(f) => {
                             let f = f.clone();
@@ -1841,18 +1828,78 @@ impl Analyzer {
                     }
                     i += 1;
                 }
-                "-T" | "-r" | "-t" | "-q" | "--servername" | "--listen" => i += 1,
+                "--servername" | "--listen" => i += 1,
                 _ if l.starts_with("--remote") => acts = true,
                 _ if l.starts_with('+') => commands.push(l[1..].to_owned()),
-                _ if l.starts_with("-V") && l.len() > 2 => {
-                    // `-V9file`: verbose messages written to the file.
-                    let file = l[2..].trim_start_matches(|c: char| c.is_ascii_digit());
-                    if !file.is_empty() {
-                        self.writes(&WordVal::literal(file));
+                _ if l.starts_with('-') && !l.starts_with("--") && l.len() > 1 => {
+                    // One-letter options clustered in one word, read as vim
+                    // reads them: `-es` is `-e -s`, `-Nc CMD` is `-N -c
+                    // CMD`, `-c!cmd` is `-c '!cmd'`. A letter that takes a
+                    // value takes the next word when it ends the word.
+                    let letters = &l[1..];
+                    for (at, letter) in letters.char_indices() {
+                        let rest = &letters[at + letter.len_utf8()..];
+                        match letter {
+                            'e' | 'E' => ex_mode = true,
+                            // Silent in Ex mode; else keys read from a file.
+                            's' if ex_mode => {}
+                            'c' if !rest.is_empty() => {
+                                commands.push(rest.to_owned());
+                                break;
+                            }
+                            'c' => {
+                                match value(i) {
+                                    Some(c) => commands.push(c),
+                                    None => acts = true,
+                                }
+                                i += 1;
+                            }
+                            // A script of Ex commands, keys read from a
+                            // file, or (nvim) a Lua script.
+                            'S' | 's' => acts = true,
+                            'l' if base == "nvim" => acts = true,
+                            'u' | 'U' | 'i' => {
+                                match value(i).as_deref() {
+                                    Some("NONE" | "NORC" | "DEFAULTS") => {}
+                                    Some(f) if letter == 'i' => {
+                                        self.writes(&WordVal::literal(f));
+                                    }
+                                    _ => acts = true,
+                                }
+                                i += 1;
+                            }
+                            // `-w5`: the window's height.
+                            'w' if rest.starts_with(|c: char| c.is_ascii_digit()) => break,
+                            'w' | 'W' => {
+                                match argv.get(i) {
+                                    Some(f) => {
+                                        let f = f.clone();
+                                        self.writes(&f);
+                                    }
+                                    None => acts = true,
+                                }
+                                i += 1;
+                            }
+                            // `-t TAG`, `-q FILE` (or attached), `-T TERM`.
+                            't' | 'q' | 'T' => {
+                                if rest.is_empty() {
+                                    i += 1;
+                                }
+                                break;
+                            }
+                            'V' => {
+                                // `-V9file`: verbose messages written to the file.
+                                let file = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+                                if !file.is_empty() {
+                                    self.writes(&WordVal::literal(file));
+                                }
+                                break;
+                            }
+                            _ => {}
+                        }
+                        // Past a letter that took the next word the rest is
+                        // an error to vim; tack reads on, which only adds.
                     }
-                }
-                _ if l.starts_with('-') && !l.starts_with("--") => {
-                    ex_mode |= l[1..].contains(['e', 'E']);
                 }
                 _ => {}
             }
