@@ -64,6 +64,8 @@ mod shell_red_team;
 mod sixth_round;
 #[path = "all/sixth_round_npm.rs"]
 mod sixth_round_npm;
+#[path = "all/sixth_round_vim.rs"]
+mod sixth_round_vim;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]

@@ -991,6 +991,10 @@ impl Analyzer {
             }
             "vi" | "vim" | "nvim" | "view" | "ex" | "vimdiff" | "gvim" | "rvim" | "nvi"
             | "vimx" | "gview" | "rview" | "evim" => self.vim(base, argv),
+            "apt" | "apt-get" | "apt-cache" | "apt-mark" | "apt-config" | "aptitude" => {
+                self.apt(argv);
+            }
+            "dpkg" => self.dpkg(argv),
             // Readers that write where an option says.
             "shuf" | "sdiff" | "tree" | "info" => {
                 let (with_arg, long_with_arg): (&str, &[&str]) = match base {
@@ -1866,6 +1870,155 @@ impl Analyzer {
 
     // ---- the programs ----
 
+    /// apt and its kin: `-o NAME=VALUE` (`-oNAME=VALUE`, `--option`) sets a
+    /// configuration item, and some items are commands apt hands to `sh
+    /// -c` (`APT::Update::Pre-Invoke`, `DPkg::Pre-Invoke`,
+    /// `DPkg::Post-Invoke`, `DPkg::Pre-Install-Pkgs`, …: analysed as
+    /// command lines), programs it runs (`Dir::Bin::dpkg`,
+    /// `Acquire::http::Proxy-Auto-Detect`), options it gives dpkg
+    /// (`DPkg::Options::=--pre-invoke=CMD`) or where it reads more
+    /// configuration (`Dir::Etc…`, `Dir`). `-c FILE` reads a configuration
+    /// file, which may hold such hooks: code not written here.
+    fn apt(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        while let Some(w) = argv.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                if super::options::could_be_option(&w.raw) {
+                    self.may_run(
+                        argv,
+                        "an option computed at run time may set a hook apt runs",
+                    );
+                }
+                continue;
+            };
+            let next = |i: &mut usize| {
+                let v = argv.get(*i).cloned();
+                *i += 1;
+                v
+            };
+            let (name, value) = match l {
+                "--" => break,
+                "--option" | "--config-file" => (l.to_owned(), next(&mut i)),
+                _ if l.starts_with("--option=") || l.starts_with("--config-file=") => {
+                    let (n, v) = l.split_once('=').unwrap_or((l, ""));
+                    (n.to_owned(), Some(WordVal::literal(v)))
+                }
+                _ if l.starts_with('-') && !l.starts_with("--") && l.len() > 1 => {
+                    // A cluster: `-yo NAME=VALUE`, `-qqoNAME=VALUE`.
+                    let letters = &l[1..];
+                    let Some(at) = letters.find(['o', 'c', 't', 'a']) else {
+                        continue;
+                    };
+                    let rest = &letters[at + 1..];
+                    let value = if rest.is_empty() {
+                        next(&mut i)
+                    } else {
+                        Some(WordVal::literal(rest))
+                    };
+                    (format!("-{}", &letters[at..=at]), value)
+                }
+                _ => continue,
+            };
+            match name.as_str() {
+                "-c" | "--config-file" => self.runs_unwritten(
+                    argv,
+                    "apt reads a configuration file, which may name commands to run",
+                ),
+                "-o" | "--option" => self.apt_item(argv, value.as_ref()),
+                _ => {}
+            }
+        }
+    }
+
+    /// One `NAME=VALUE` given to apt's `-o`.
+    fn apt_item(&mut self, argv: &[WordVal], item: Option<&WordVal>) {
+        let Some(item) = item.and_then(|w| w.literal.clone()) else {
+            self.may_run(
+                argv,
+                "a configuration item computed at run time may be a hook apt runs",
+            );
+            return;
+        };
+        let (name, value) = item.split_once('=').unwrap_or((&item, ""));
+        let name = name.trim().trim_end_matches(':').to_ascii_lowercase();
+        let last = name.rsplit("::").next().unwrap_or(&name);
+        if last.contains("invoke") || last == "pre-install-pkgs" {
+            if !value.trim().is_empty() {
+                self.nested_script(argv, value);
+            }
+        } else if name.starts_with("dir::bin")
+            || last == "proxy-auto-detect"
+            || last.ends_with("command")
+        {
+            self.runs(
+                argv,
+                Some(&WordVal::literal(value)),
+                "a program apt is told to use",
+            );
+        } else if name == "dir" || name.starts_with("dir::etc") || last == "rootdir" {
+            self.runs_unwritten(
+                argv,
+                "apt reads its configuration from another place, which may name commands to run",
+            );
+        } else if last == "options" && name.contains("dpkg") {
+            self.dpkg_option(argv, value, None);
+        }
+    }
+
+    /// dpkg: `--pre-invoke=CMD`, `--post-invoke=CMD` and
+    /// `--status-logger=CMD` are command lines dpkg hands to `sh -c`.
+    fn dpkg(&mut self, argv: &[WordVal]) {
+        let mut i = 1;
+        while let Some(w) = argv.get(i) {
+            i += 1;
+            let Some(l) = w.literal.as_deref() else {
+                if super::options::could_be_option(&w.raw) {
+                    self.may_run(
+                        argv,
+                        "an option computed at run time may set a hook dpkg runs",
+                    );
+                }
+                continue;
+            };
+            if l == "--" {
+                break;
+            }
+            if self.dpkg_option(argv, l, argv.get(i)) {
+                i += 1;
+            }
+        }
+    }
+
+    /// One of dpkg's options (`option`, and `next`, the word after it): a
+    /// hook analysed as a command line. `true` when `next` was its value.
+    fn dpkg_option(&mut self, argv: &[WordVal], option: &str, next: Option<&WordVal>) -> bool {
+        const HOOKS: &[&str] = &["--pre-invoke", "--post-invoke", "--status-logger"];
+        let (name, attached) = match option.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (option, None),
+        };
+        if !HOOKS.contains(&name) {
+            return false;
+        }
+        match attached {
+            Some(v) => {
+                if !v.trim().is_empty() {
+                    self.nested_script(argv, v);
+                }
+                false
+            }
+            None => {
+                match next.and_then(|w| w.literal.clone()) {
+                    Some(v) if !v.trim().is_empty() => self.nested_script(argv, &v),
+                    Some(_) => {}
+                    None => self.may_run(argv, "dpkg runs a hook that is not written here"),
+                }
+                true
+            }
+        }
+    }
+
     /// vi and its kin: the Ex commands given on the command line (`-c`,
     /// `--cmd`, `+CMD`) and the files its options source or write. `+N`,
     /// `+/pattern`, `set …`, `s/…/…/`, the quits and the writes of the
@@ -1888,27 +2041,14 @@ impl Analyzer {
             let value = |k: usize| argv.get(k).and_then(|w| w.literal.clone());
             match l {
                 "--" => break,
-                "-c" | "--cmd" => {
+                "--cmd" => {
                     match value(i) {
                         Some(c) => commands.push(c),
                         None => acts = true,
                     }
                     i += 1;
                 }
-                "-S" => acts = true,
-                "-u" | "-U" | "-i" => {
-                    match value(i).as_deref() {
-                        Some("NONE" | "NORC" | "DEFAULTS") => {}
-                        Some(f) if l == "-i" => self.writes(&WordVal::literal(f)),
-                        _ => acts = true,
-                    }
-                    i += 1;
-                }
-                "-s" if !ex_mode => {
-                    acts = true; // keys read from a file
-                    i += 1;
-                }
-                "-w" | "-W" | "--startuptime" | "--log" => {
+                "--startuptime" | "--log" => {
                     match argv.get(i) {
                         Some(f) => {
                             let f = f.clone();
@@ -1918,18 +2058,78 @@ impl Analyzer {
                     }
                     i += 1;
                 }
-                "-T" | "-r" | "-t" | "-q" | "--servername" | "--listen" => i += 1,
+                "--servername" | "--listen" => i += 1,
                 _ if l.starts_with("--remote") => acts = true,
                 _ if l.starts_with('+') => commands.push(l[1..].to_owned()),
-                _ if l.starts_with("-V") && l.len() > 2 => {
-                    // `-V9file`: verbose messages written to the file.
-                    let file = l[2..].trim_start_matches(|c: char| c.is_ascii_digit());
-                    if !file.is_empty() {
-                        self.writes(&WordVal::literal(file));
+                _ if l.starts_with('-') && !l.starts_with("--") && l.len() > 1 => {
+                    // One-letter options clustered in one word, read as vim
+                    // reads them: `-es` is `-e -s`, `-Nc CMD` is `-N -c
+                    // CMD`, `-c!cmd` is `-c '!cmd'`. A letter that takes a
+                    // value takes the next word when it ends the word.
+                    let letters = &l[1..];
+                    for (at, letter) in letters.char_indices() {
+                        let rest = &letters[at + letter.len_utf8()..];
+                        match letter {
+                            'e' | 'E' => ex_mode = true,
+                            // Silent in Ex mode; else keys read from a file.
+                            's' if ex_mode => {}
+                            'c' if !rest.is_empty() => {
+                                commands.push(rest.to_owned());
+                                break;
+                            }
+                            'c' => {
+                                match value(i) {
+                                    Some(c) => commands.push(c),
+                                    None => acts = true,
+                                }
+                                i += 1;
+                            }
+                            // A script of Ex commands, keys read from a
+                            // file, or (nvim) a Lua script.
+                            'S' | 's' => acts = true,
+                            'l' if base == "nvim" => acts = true,
+                            'u' | 'U' | 'i' => {
+                                match value(i).as_deref() {
+                                    Some("NONE" | "NORC" | "DEFAULTS") => {}
+                                    Some(f) if letter == 'i' => {
+                                        self.writes(&WordVal::literal(f));
+                                    }
+                                    _ => acts = true,
+                                }
+                                i += 1;
+                            }
+                            // `-w5`: the window's height.
+                            'w' if rest.starts_with(|c: char| c.is_ascii_digit()) => break,
+                            'w' | 'W' => {
+                                match argv.get(i) {
+                                    Some(f) => {
+                                        let f = f.clone();
+                                        self.writes(&f);
+                                    }
+                                    None => acts = true,
+                                }
+                                i += 1;
+                            }
+                            // `-t TAG`, `-q FILE` (or attached), `-T TERM`.
+                            't' | 'q' | 'T' => {
+                                if rest.is_empty() {
+                                    i += 1;
+                                }
+                                break;
+                            }
+                            'V' => {
+                                // `-V9file`: verbose messages written to the file.
+                                let file = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+                                if !file.is_empty() {
+                                    self.writes(&WordVal::literal(file));
+                                }
+                                break;
+                            }
+                            _ => {}
+                        }
+                        // Past a letter that took the next word the rest is
+                        // an error to vim; tack reads on, which only adds.
                     }
-                }
-                _ if l.starts_with('-') && !l.starts_with("--") => {
-                    ex_mode |= l[1..].contains(['e', 'E']);
                 }
                 _ => {}
             }
