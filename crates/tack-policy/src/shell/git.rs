@@ -1622,6 +1622,26 @@ impl Analyzer {
         sub: &str,
         args: &[WordVal],
     ) -> (Vec<WordVal>, Vec<String>) {
+        let key = (
+            argv.iter().map(|w| w.raw.clone()).collect::<Vec<_>>(),
+            self.cwds.clone(),
+        );
+        if let Some((seen, found)) = self.remotes.borrow().as_ref()
+            && *seen == key
+        {
+            return found.clone();
+        }
+        let found = self.read_remote_urls(argv, sub, args);
+        *self.remotes.borrow_mut() = Some((key, found.clone()));
+        found
+    }
+
+    fn read_remote_urls(
+        &self,
+        argv: &[WordVal],
+        sub: &str,
+        args: &[WordVal],
+    ) -> (Vec<WordVal>, Vec<String>) {
         const WITH_VALUE: &[&str] = &[
             "-o",
             "--push-option",

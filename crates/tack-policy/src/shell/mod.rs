@@ -332,6 +332,7 @@ impl Analyzer {
             glob_options_changed: false,
             input_files: Vec::new(),
             git_aliases: Vec::new(),
+            remotes: std::cell::RefCell::new(None),
             git_elsewhere: false,
             runner_depth: 0,
             extra_forms: Vec::new(),
@@ -389,6 +390,9 @@ fn has_glob(text: &str) -> bool {
     text.contains(['*', '?']) || bracket || ["@(", "+(", "!("].iter().any(|p| text.contains(p))
 }
 
+/// A git command's words, where it runs, and the remotes they reach.
+type RemotesSeen = ((Vec<String>, Cwds), (Vec<WordVal>, Vec<String>));
+
 pub(crate) struct Analyzer {
     resolver: Resolver,
     /// Collect paths named as arguments (only when rules could deny them).
@@ -412,6 +416,9 @@ pub(crate) struct Analyzer {
     runner_depth: usize,
     /// git aliases set so far (`git config alias.p push`): name, value.
     git_aliases: Vec<(String, String)>,
+    /// The last git command's remotes ([`Analyzer::remote_urls`]), by its
+    /// words: read once for its hosts and its copies.
+    remotes: std::cell::RefCell<Option<RemotesSeen>>,
     /// The git command being analysed names its repository or working
     /// tree itself (`--git-dir`, `--work-tree`): not the one found from
     /// the working directory.
