@@ -723,6 +723,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     for item in items {
         let part = match item {
             Item::Command(c) if c.guessed => guessed_part(policy, c, &mut wrappers),
+            Item::Command(c) if c.equivalent.is_some() => equivalent_part(policy, c, &mut wrappers),
             Item::Command(c) => Some(command_part(policy, c, &mut wrappers)),
             Item::Edit { path, written } => {
                 parts.extend(protected_write(policy, path, written));
@@ -1380,6 +1381,36 @@ fn guessed_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Op
         decision: ask_or_refuse(policy, why),
         subject: part.subject,
     })
+}
+
+/// The form of a command that amounts to another (`rm a.txt` for `unlink
+/// a.txt`; see [`crate::shell::Command::equivalent`]): what a deny or ask
+/// rule decides for it, nothing otherwise.
+fn equivalent_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Option<Part> {
+    let mut part = command_part(policy, c, wrappers);
+    if !matches!(
+        part.decision.why().decided_by,
+        DecidedBy::Rule {
+            list: Verdict::Deny | Verdict::Ask,
+            ..
+        } | DecidedBy::Uncertain
+    ) || part.decision.is_allow()
+    {
+        return None;
+    }
+    let written = c.outer.last().map_or("", |o| &**o);
+    let alike = c.equivalent.unwrap_or_default();
+    let why = part.decision.why_mut();
+    let read = format!(
+        "`{}` {alike}: read as `{}`",
+        crate::shell::snippet(written),
+        c.text
+    );
+    why.detail = Some(match why.detail.take() {
+        Some(more) => format!("{read}; {more}"),
+        None => read,
+    });
+    Some(part)
 }
 
 /// The allow rule to suggest for a command: its program and subcommand.

@@ -1073,10 +1073,16 @@ impl Policy {
                 let commands: Vec<&shell::Command> = items
                     .iter()
                     .filter_map(|it| match it {
-                        Item::Command(c) => Some(c),
+                        Item::Command(c) if c.equivalent.is_none() => Some(c),
                         _ => None,
                     })
                     .collect();
+                // What the command amounts to meets a deny or ask rule too
+                // (`unlink x` for `deny Bash(rm *)`).
+                let equivalents = items.iter().filter_map(|it| match it {
+                    Item::Command(c) if c.equivalent.is_some() => Some(c.text.as_str()),
+                    _ => None,
+                });
                 let [c] = commands.as_slice() else {
                     return Err(format!(
                         "an example must be one simple command; it holds {}",
@@ -1087,6 +1093,7 @@ impl Policy {
                 if deny_like {
                     forms.push(&c.plain);
                     forms.extend(c.basename_forms.iter().map(String::as_str));
+                    forms.extend(equivalents);
                 }
                 Ok((
                     forms.iter().any(|f| p.matches(f)),

@@ -17,7 +17,7 @@ use super::{
     Analyzer, Command, Cwds, Family, Item, MAX_CWDS, ReadOnly, UncertainKind, WordVal,
     is_exempt_device,
 };
-use super::{limits, reads};
+use super::{equivalents, limits, reads};
 use crate::paths;
 
 /// Commands whose operands are files they change: operands are checked
@@ -303,6 +303,8 @@ impl Analyzer {
             // allowed as itself; what the real one would run is checked too.
             self.emit(argv);
         }
+        let forms = equivalents::forms(&base, argv);
+        self.emit_equivalents(argv, forms);
         if self.table_wrapper(&base, argv) {
             return;
         }
@@ -1588,7 +1590,9 @@ impl Analyzer {
             .get(..self.command_start)
             .unwrap_or(&self.items[..]);
         before.iter().any(|item| match item {
-            Item::Command(c) => !c.guessed && !SAFE_BEFORE.contains(&c.base.as_str()),
+            Item::Command(c) => {
+                !c.guessed && c.equivalent.is_none() && !SAFE_BEFORE.contains(&c.base.as_str())
+            }
             Item::Edit { .. }
             | Item::EditInside { .. }
             | Item::Written { .. }
@@ -1872,9 +1876,65 @@ impl Analyzer {
             path_args,
             checked_elsewhere,
             read_only,
+            equivalent: None,
             guessed: false,
         }));
         self.urls_in_words(argv);
+    }
+
+    /// The forms of the command `argv` amounts to (see [`equivalents`]),
+    /// for the deny and ask rules.
+    pub(super) fn emit_equivalents(&mut self, argv: &[WordVal], forms: Vec<equivalents::Form>) {
+        if forms.is_empty() {
+            return;
+        }
+        self.outer.push(self.text(argv));
+        for f in forms {
+            let Some(base) = f.words.first().and_then(|w| w.literal.clone()) else {
+                continue;
+            };
+            let text = text_of(&f.words);
+            let mut plain = String::new();
+            let mut dynamic_prefix = None;
+            for (i, w) in f.words.iter().enumerate() {
+                if i > 0 {
+                    plain.push(' ');
+                }
+                match &w.literal {
+                    Some(l) => plain.push_str(l),
+                    None => {
+                        if dynamic_prefix.is_none() {
+                            dynamic_prefix = Some(plain.clone());
+                        }
+                        plain.push_str(&w.raw);
+                    }
+                }
+            }
+            let raw = f
+                .words
+                .iter()
+                .map(|w| w.raw.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            self.push(Item::Command(Command {
+                base,
+                text,
+                raw,
+                plain,
+                basename_forms: Vec::new(),
+                outer: self.outer.clone(),
+                privileged: self.privileged.clone(),
+                dynamic_prefix,
+                path_args: None,
+                checked_elsewhere: Some(
+                    "it is the form of the command written, which was checked as written",
+                ),
+                read_only: ReadOnly::No,
+                equivalent: Some(f.why),
+                guessed: false,
+            }));
+        }
+        self.outer.pop();
     }
 
     /// Operands that look like paths: checked as touched (Read, and Edit

@@ -500,6 +500,8 @@ impl Analyzer {
                     .any(|o| l == *o || l.starts_with(&format!("{o}=")))
             })
         });
+        let forms = super::equivalents::git(&sub, args);
+        self.emit_equivalents(argv, forms);
         self.git_subcommand(argv, &sub, args);
         self.git_elsewhere = false;
         if !dirs.is_empty() {

@@ -128,6 +128,7 @@ impl Analyzer {
             path_args: None,
             checked_elsewhere: Some("a program tack does not know may run it"),
             read_only: ReadOnly::No,
+            equivalent: None,
             guessed: true,
         }));
     }

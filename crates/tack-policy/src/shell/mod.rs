@@ -18,6 +18,7 @@
 //! bound it is uncertain too.
 
 mod commands;
+mod equivalents;
 pub(crate) use commands::{runs_the_command_it_is_given, runs_what_it_is_given, unversioned_names};
 mod git;
 mod guesses;
@@ -213,6 +214,11 @@ pub(crate) struct Command {
     /// Whether it is one of the commands that only read (see
     /// [`read_only`]), and how it reads.
     pub read_only: ReadOnly,
+    /// Not a command of its own but the form of the one written (in
+    /// [`Command::outer`]'s last entry) that it amounts to: `rm a.txt` for
+    /// `unlink a.txt` (see [`equivalents`]). Met with deny and ask rules
+    /// only; says what makes them alike.
+    pub equivalent: Option<&'static str>,
     /// Not seen to run, only guessed: words a program tack does not know
     /// may run as a command (`devbox run rm -rf x`, `xonsh -c 'rm x'`; see
     /// [`guesses`]). A deny or ask rule that matches makes it an ask; it
