@@ -35,6 +35,7 @@ const DELETES: &str = "deletes the resources it names, as `kubectl delete` does"
 const FETCHES: &str = "fetches URLs, as `curl` and `wget` do";
 const SAME_CLI: &str = "is another build of the same command-line program";
 const SAME_PROGRAM: &str = "runs the same program";
+const CONTAINERS: &str = "talks to the container engine's socket, as `docker` does";
 
 fn lit(s: &str) -> WordVal {
     WordVal::literal(s)
@@ -340,6 +341,18 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if !urls.is_empty() {
                 out.push(form(prefixed(&["wget"], &urls), FETCHES));
             }
+            let socket = value_of(args, None, &["--unix-socket", "--abstract-unix-socket"]);
+            if socket.as_deref().is_some_and(engine_socket) {
+                out.push(form(vec![lit("docker")], CONTAINERS));
+            }
+        }
+        // `nc -U /var/run/docker.sock`, `socat - UNIX-CONNECT:/run/podman/podman.sock`.
+        "nc" | "ncat" | "netcat" | "socat"
+            if args
+                .iter()
+                .any(|w| w.literal.as_deref().is_some_and(engine_socket)) =>
+        {
+            out.push(form(vec![lit("docker")], CONTAINERS));
         }
         _ => {}
     }
@@ -492,6 +505,13 @@ fn node_cli(args: &[WordVal]) -> Option<(usize, &'static str)> {
         _ => return None,
     };
     Some((at, name))
+}
+
+/// Whether a path or address names a container engine's API socket.
+fn engine_socket(s: &str) -> bool {
+    ["docker.sock", "podman.sock", "containerd.sock"]
+        .iter()
+        .any(|name| s.contains(name))
 }
 
 /// The words that may be URLs: operands, not options or their values.
