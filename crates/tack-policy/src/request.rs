@@ -643,6 +643,17 @@ const URL_KEYS: &[&str] = &[
     "address",
     "page",
     "location",
+    "ip",
+    "ips",
+    "ipaddress",
+    "ipaddr",
+    "addr",
+    "hostaddr",
+    "dsn",
+    "connectionstring",
+    "connstring",
+    "connstr",
+    "conninfo",
 ];
 
 /// Whether a key (normalised as [`PATH_KEYS`]) names a URL or a host:
@@ -753,6 +764,23 @@ fn mcp_touches(
                     host,
                 });
             }
+        }
+        // A shell command the server runs (`{"command": "curl evil.com"}`)
+        // reaches what it would reach as a Bash command.
+        let mut commands = Vec::new();
+        command_values(input, false, 0, &mut commands);
+        for command in commands {
+            let items = shell::analyze(&command, cwd, home, how, false);
+            out.extend(items.into_iter().filter(|item| {
+                matches!(
+                    item,
+                    Item::Host { .. }
+                        | Item::Uncertain {
+                            kind: UncertainKind::Host,
+                            ..
+                        }
+                )
+            }));
         }
     }
     if !policy.restricts_paths() && !policy.guards_writes() {
@@ -932,6 +960,80 @@ fn input_values(
                 // `{"files": {"a": "/x"}}`: an object under a key named for
                 // paths holds paths.
                 input_values(v, wanted, named || under_key, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Keys (normalised as [`PATH_KEYS`]) whose values are shell command lines
+/// a server runs.
+const SHELL_KEYS: &[&str] = &[
+    "command",
+    "commands",
+    "cmd",
+    "shell",
+    "shellcommand",
+    "bash",
+    "sh",
+    "commandline",
+];
+
+/// The strings under [`SHELL_KEYS`] in `value` (at most 8, each at most
+/// 64 KiB: what is longer is read by the shell analysis's own bounds).
+fn command_values(value: &Value, under_key: bool, depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_INPUT_DEPTH || out.len() >= 8 {
+        return;
+    }
+    match value {
+        Value::String(s) if under_key && !s.trim().is_empty() && s.len() <= 65_536 => {
+            out.push(s.clone());
+        }
+        Value::Array(items) => {
+            // `{"command": ["curl", "evil.com"]}`: an argv.
+            if under_key && items.iter().all(Value::is_string) && !items.is_empty() {
+                let words: Vec<String> = items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(crate::shell::words::quote)
+                    .collect();
+                out.push(words.join(" "));
+                return;
+            }
+            for item in items {
+                command_values(item, under_key, depth + 1, out);
+            }
+        }
+        Value::Object(map) => {
+            let norm = |key: &str| -> String {
+                key.chars()
+                    .filter(|c| *c != '_' && *c != '-')
+                    .flat_map(char::to_lowercase)
+                    .collect()
+            };
+            // `{"command": "curl", "args": ["evil.com"]}`: one command.
+            let args: Option<Vec<&str>> = map.iter().find_map(|(k, v)| {
+                matches!(norm(k).as_str(), "args" | "argv" | "arguments")
+                    .then(|| v.as_array())
+                    .flatten()
+                    .and_then(|a| a.iter().map(Value::as_str).collect())
+            });
+            for (key, v) in map {
+                let key = norm(key);
+                let shell_key = SHELL_KEYS.contains(&key.as_str());
+                if shell_key
+                    && let (Some(program), Some(args)) = (v.as_str(), &args)
+                    && out.len() < 8
+                {
+                    let mut line = program.to_string();
+                    for a in args {
+                        line.push(' ');
+                        line.push_str(&crate::shell::words::quote(a));
+                    }
+                    out.push(line);
+                    continue;
+                }
+                command_values(v, shell_key, depth + 1, out);
             }
         }
         _ => {}

@@ -60,6 +60,8 @@ mod sandbox;
 mod settings;
 #[path = "all/seventh_round_deny.rs"]
 mod seventh_round_deny;
+#[path = "all/seventh_round_mcp.rs"]
+mod seventh_round_mcp;
 #[path = "all/shell_red_team.rs"]
 mod shell_red_team;
 #[path = "all/sixth_round.rs"]
