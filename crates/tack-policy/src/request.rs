@@ -765,24 +765,8 @@ fn mcp_touches(
                 });
             }
         }
-        // A shell command the server runs (`{"command": "curl evil.com"}`)
-        // reaches what it would reach as a Bash command.
-        let mut commands = Vec::new();
-        command_values(input, false, 0, &mut commands);
-        for command in commands {
-            let items = shell::analyze(&command, cwd, home, how, false);
-            out.extend(items.into_iter().filter(|item| {
-                matches!(
-                    item,
-                    Item::Host { .. }
-                        | Item::Uncertain {
-                            kind: UncertainKind::Host,
-                            ..
-                        }
-                )
-            }));
-        }
     }
+    out.extend(shell_commands_in(tool, input, cwd, home, how, policy));
     if !policy.restricts_paths() && !policy.guards_writes() {
         return out;
     }
@@ -964,6 +948,52 @@ fn input_values(
         }
         _ => {}
     }
+}
+
+/// What the shell commands in an MCP tool's input (see [`SHELL_KEYS`]) do,
+/// as a Bash command would: the hosts they reach meet the domain rules, and
+/// each simple command meets the Bash deny and ask rules, as the form of the
+/// call (`deny Bash(rm *)` holds for `{"command": "rm -rf x"}` given to a
+/// server that runs commands). Nothing here needs an allow rule: the tool's
+/// own rule allows the call.
+fn shell_commands_in(
+    tool: &str,
+    input: &Value,
+    cwd: &Path,
+    home: Option<&Path>,
+    how: Resolution,
+    policy: &Policy,
+) -> Vec<Item> {
+    let hosts = policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask);
+    let commands = policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask);
+    if !hosts && !commands {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    command_values(input, false, 0, &mut lines);
+    let mut out = Vec::new();
+    for line in lines {
+        let written: std::sync::Arc<str> = format!("{tool}({})", shell::snippet(&line)).into();
+        for item in shell::analyze(&line, cwd, home, how, false) {
+            match item {
+                Item::Host { .. }
+                | Item::Uncertain {
+                    kind: UncertainKind::Host,
+                    ..
+                } if hosts => out.push(item),
+                Item::Command(mut c) if commands && !c.guessed => {
+                    c.outer.push(written.clone());
+                    c.checked_elsewhere = Some("the MCP tool's own rule allows the call");
+                    c.equivalent = c
+                        .equivalent
+                        .or(Some("gives its server a shell command to run"));
+                    out.push(Item::Command(c));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// Keys (normalised as [`PATH_KEYS`]) whose values are shell command lines

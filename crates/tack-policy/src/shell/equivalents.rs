@@ -35,6 +35,19 @@ const DELETES: &str = "deletes the resources it names, as `kubectl delete` does"
 const FETCHES: &str = "fetches URLs, as `curl` and `wget` do";
 const SAME_CLI: &str = "is another build of the same command-line program";
 const SAME_PROGRAM: &str = "runs the same program";
+const COMMITS: &str = "makes a commit on the current branch, as `git commit` does";
+const REBASES: &str = "rebases the current branch, as `git rebase` does";
+const DELETES_BRANCH: &str = "deletes a branch, merged or not, as `git branch -D` does";
+const SPLIT: &str = "is half of `git checkout`, which git split in two";
+const DESTROYS: &str = "destroys the infrastructure, as `terraform destroy` does";
+const DELETES_OBJECTS: &str = "deletes objects from a bucket, as `aws s3 rm` does";
+const MERGES_PR: &str = "merges a pull request, as `gh pr merge` does";
+const DELETES_REPO: &str = "deletes a repository, as `gh repo delete` does";
+const SIGNALS: &str = "sends a signal to processes, as `kill` does";
+const MOVES: &str = "moves or renames files, as `mv` does";
+const SSH: &str = "connects to a host over ssh, as `ssh` does";
+const INSTALLS: &str = "installs packages and runs their install scripts, as `npm install` does";
+const PIP_INSTALLS: &str = "installs Python packages, as `pip install` does";
 const CONTAINERS: &str = "talks to the container engine's socket, as `docker` does";
 
 fn lit(s: &str) -> WordVal {
@@ -104,7 +117,15 @@ fn attached_value(cluster: &str, with_value: &[&str]) -> bool {
         })
 }
 
-/// The value of an option: `--mode=755`, `--mode 755`, `-m 755`, `-m755`.
+/// Whether `written` (no `=value`) names the long option `name`: the name
+/// or, as GNU `getopt_long` and git read it, a prefix of it of two letters
+/// or more (`--mo` for `--mode`, `--discard` for `--discard-changes`).
+fn long_is(written: &str, name: &str) -> bool {
+    written == name || (written.len() >= 4 && name.starts_with(written))
+}
+
+/// The value of an option: `--mode=755`, `--mode 755`, `--mo=755`, `-m
+/// 755`, `-m755`, `-pm 755`. Only option words are read, up to `--`.
 fn value_of(args: &[WordVal], short: Option<char>, long: &[&str]) -> Option<String> {
     let mut i = 0;
     while let Some(w) = args.get(i) {
@@ -115,17 +136,23 @@ fn value_of(args: &[WordVal], short: Option<char>, long: &[&str]) -> Option<Stri
         if l == "--" {
             break;
         }
-        for name in long {
-            if let Some(v) = l.strip_prefix(name).and_then(|r| r.strip_prefix('=')) {
-                return Some(v.to_string());
+        if l.starts_with("--") {
+            let (name, value) = match l.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (l, None),
+            };
+            if long.iter().any(|n| long_is(name, n)) {
+                return match value {
+                    Some(v) => Some(v.to_string()),
+                    None => args.get(i).and_then(|v| v.literal.clone()),
+                };
             }
-            if l == *name {
-                return args.get(i).and_then(|v| v.literal.clone());
-            }
+            continue;
         }
         if let Some(c) = short
-            && !l.starts_with("--")
-            && let Some(pos) = l.get(1..).and_then(|s| s.find(c))
+            && l.len() > 1
+            && l.starts_with('-')
+            && let Some(pos) = l[1..].find(c)
         {
             let rest = &l[2 + pos..];
             return if rest.is_empty() {
@@ -138,16 +165,37 @@ fn value_of(args: &[WordVal], short: Option<char>, long: &[&str]) -> Option<Stri
     None
 }
 
-/// Whether `options` hold the short letter (in a cluster) or a long name.
+/// Whether `options` hold the short letter (in a cluster) or a long name
+/// (or a prefix of it; not when a boolean is given false: `--force=false`).
 fn has(options: &[&str], short: Option<char>, long: &[&str]) -> bool {
     options.iter().any(|o| {
         if o.starts_with("--") {
-            let name = o.split_once('=').map_or(*o, |(n, _)| n);
-            long.contains(&name)
+            let (name, value) = o.split_once('=').map_or((*o, None), |(n, v)| (n, Some(v)));
+            let off =
+                value.is_some_and(|v| matches!(v, "false" | "0" | "f" | "F" | "FALSE" | "False"));
+            !off && long.iter().any(|n| long_is(name, n))
         } else {
             short.is_some_and(|c| o.len() > 1 && o[1..].contains(c))
         }
     })
+}
+
+/// The index in `args` of the first operand (a subcommand), skipping
+/// options and the values of those in `with_value` (`-n prod uninstall`).
+fn subcommand_at(args: &[WordVal], with_value: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(w) = args.get(i) {
+        let l = w.literal.as_deref()?;
+        if !l.starts_with('-') || l == "-" {
+            return Some(i);
+        }
+        if l == "--" {
+            return (i + 1 < args.len()).then_some(i + 1);
+        }
+        let takes = !l.contains('=') && with_value.contains(&l);
+        i += if takes { 2 } else { 1 };
+    }
+    None
 }
 
 fn form(words: Vec<WordVal>, why: &'static str) -> Form {
@@ -162,11 +210,91 @@ fn prefixed(prefix: &[&str], rest: &[WordVal]) -> Vec<WordVal> {
         .collect()
 }
 
+/// docker's global options that take a value.
+const DOCKER_GLOBALS: &[&str] = &[
+    "-c",
+    "--context",
+    "-H",
+    "--host",
+    "--config",
+    "-l",
+    "--log-level",
+    "--tlscacert",
+    "--tlscert",
+    "--tlskey",
+];
+/// helm's global options that take a value.
+const HELM_GLOBALS: &[&str] = &[
+    "-n",
+    "--namespace",
+    "--kube-context",
+    "--kubeconfig",
+    "--kube-apiserver",
+    "--kube-as-user",
+    "--kube-as-group",
+    "--kube-ca-file",
+    "--kube-token",
+    "--kube-tls-server-name",
+    "--registry-config",
+    "--repository-cache",
+    "--repository-config",
+    "--burst-limit",
+    "--qps",
+];
+/// aws's global options that take a value.
+const AWS_GLOBALS: &[&str] = &[
+    "--profile",
+    "--region",
+    "--output",
+    "--endpoint-url",
+    "--query",
+    "--cli-read-timeout",
+    "--cli-connect-timeout",
+    "--ca-bundle",
+    "--color",
+    "--cli-binary-format",
+];
+/// The programs that run a command as another user, and the option that
+/// says so where one must (`chroot --userspec`); `None` when they always do.
+const AS_ANOTHER_USER: &[(&str, Option<&[&str]>)] = &[
+    ("su", None),
+    ("runuser", None),
+    ("sg", None),
+    ("gosu", None),
+    ("su-exec", None),
+    ("setuidgid", None),
+    ("s6-setuidgid", None),
+    ("please", None),
+    ("sudo-rs", None),
+    ("chroot", Some(&["--userspec", "--groups"])),
+    (
+        "start-stop-daemon",
+        Some(&["-c", "--chuid", "-u", "--user"]),
+    ),
+    ("capsh", Some(&["--user", "--uid", "--gid"])),
+    ("chpst", Some(&["-u", "-U"])),
+    ("systemd-run", Some(&["--uid", "--gid", "-p"])),
+    ("machinectl", Some(&["shell", "login"])),
+    (
+        "setpriv",
+        Some(&[
+            "--reuid",
+            "--regid",
+            "--ruid",
+            "--rgid",
+            "--euid",
+            "--egid",
+            "--init-groups",
+        ]),
+    ),
+];
+
 /// The forms of a simple command (wrappers removed) other than git's (see
 /// [`git`]), by its program's base name.
 pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
     let args = &argv[1..];
     let mut out = Vec::new();
+    let word_at = |i: usize| args.get(i).and_then(|w| w.literal.as_deref());
     match base {
         "unlink" | "srm" | "wipe" | "trash" | "trash-put" => {
             let p = parse(args, &[]);
@@ -181,34 +309,36 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(prefixed(&["rm"], &p.operands), REMOVES));
             }
         }
-        "gio"
-            if args
-                .first()
-                .is_some_and(|w| word_is(w, &["remove", "trash", "rm"])) =>
-        {
-            let p = parse(&args[1..], &[]);
-            out.push(form(prefixed(&["rm"], &p.operands), REMOVES));
-        }
+        "gio" => match word_at(0) {
+            Some("remove" | "trash" | "rm") => {
+                let p = parse(&args[1..], &[]);
+                out.push(form(prefixed(&["rm"], &p.operands), REMOVES));
+            }
+            Some("move" | "rename" | "mv") => {
+                let p = parse(&args[1..], &[]);
+                out.push(form(prefixed(&["mv"], &p.operands), MOVES));
+            }
+            Some("set") if args.iter().any(|w| w.raw.contains("unix::")) => {
+                let p = parse(&args[1..], &["-t", "--type"]);
+                out.push(form(prefixed(&["chmod"], &p.operands), MODES));
+            }
+            _ => {}
+        },
         "doas" | "pkexec" | "run0" => out.push(form(prefixed(&["sudo"], args), PRIVILEGED)),
-        "su" | "runuser" | "sg" => out.push(form(prefixed(&["sudo"], argv), PRIVILEGED)),
-        "setpriv"
-            if args.iter().any(|w| {
-                w.literal.as_deref().is_some_and(|l| {
-                    [
-                        "--reuid",
-                        "--regid",
-                        "--ruid",
-                        "--rgid",
-                        "--euid",
-                        "--egid",
-                        "--init-groups",
-                    ]
-                    .iter()
-                    .any(|o| l.starts_with(o))
+        "sudoedit" => out.push(form(prefixed(&["sudo", "-e"], args), PRIVILEGED)),
+        _ if let Some((_, needs)) = AS_ANOTHER_USER.iter().find(|(p, _)| *p == base) => {
+            let runs_as = needs.is_none_or(|names| {
+                args.iter().any(|w| {
+                    w.literal.as_deref().is_some_and(|l| {
+                        let name = l.split_once('=').map_or(l, |(n, _)| n);
+                        names.contains(&name)
+                            || names.iter().any(|n| n.len() > 2 && long_is(name, n))
+                    })
                 })
-            }) =>
-        {
-            out.push(form(prefixed(&["sudo"], argv), PRIVILEGED))
+            });
+            if runs_as {
+                out.push(form(prefixed(&["sudo"], argv), PRIVILEGED));
+            }
         }
         "install" => {
             let with_value = [
@@ -240,10 +370,18 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 }
             }
         }
-        "mkdir" => {
+        "mkdir" | "mkfifo" | "mknod" => {
             if let Some(mode) = value_of(args, Some('m'), &["--mode"]) {
-                let p = parse(args, &["-m", "--mode", "--context"]);
+                let p = parse(args, &["-m", "--mode", "-Z", "--context"]);
                 out.push(form(modes("chmod", &mode, &p.operands), MODES));
+            }
+        }
+        "cp" => {
+            // `cp --attributes-only --preserve=mode SRC DEST`: DEST's mode.
+            let p = parse(args, &["-t", "--target-directory", "-S", "--suffix"]);
+            if has(&p.options, None, &["--attributes-only"]) {
+                let dest: Vec<WordVal> = p.operands.last().cloned().into_iter().collect();
+                out.push(form(prefixed(&["chmod"], &dest), MODES));
             }
         }
         "rsync" => {
@@ -257,6 +395,10 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 let dest: Vec<WordVal> = p.operands.last().cloned().into_iter().collect();
                 out.push(form(modes("chown", &owner, &dest), OWNERS));
             }
+            let p = parse(args, &[]);
+            if has(&p.options, None, &["--remove-source-files"]) {
+                out.push(form(prefixed(&["mv"], &p.operands), MOVES));
+            }
         }
         "setfacl" => out.push(form(prefixed(&["chmod"], args), MODES)),
         "umask" => {
@@ -265,20 +407,189 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(vec![lit("chmod"), mode.clone()], MODES));
             }
         }
+        // `chgrp G F` is `chown :G F`.
+        "chgrp" => {
+            let p = parse(args, &["--reference"]);
+            if let Some((group, files)) = p.operands.split_first() {
+                let group = match &group.literal {
+                    Some(g) => lit(&format!(":{g}")),
+                    None => group.clone(),
+                };
+                let mut words = vec![lit("chown")];
+                words.extend(p.options.iter().map(|o| lit(o)));
+                words.push(group);
+                words.extend(files.iter().cloned());
+                out.push(form(words, OWNERS));
+            }
+        }
         "hub" => out.push(form(prefixed(&["git"], args), SAME_CLI)),
         "oc" | "kubecolor" => out.push(form(prefixed(&["kubectl"], args), SAME_CLI)),
-        "microk8s" | "k3s" if args.first().is_some_and(|w| word_is(w, &["kubectl"])) => {
+        "microk8s" | "k3s" if word_at(0) == Some("kubectl") => {
             out.push(form(prefixed(&["kubectl"], &args[1..]), SAME_CLI));
         }
-        "podman" | "nerdctl" | "finch" => out.push(form(prefixed(&["docker"], args), SAME_CLI)),
+        "tofu" => {
+            let words = prefixed(&["terraform"], args);
+            out.extend(forms("terraform", &words));
+            out.push(form(words, SAME_CLI));
+        }
+        "terraform" => {
+            // `terraform apply -destroy` is what `terraform destroy` runs.
+            let at = args.iter().position(|w| word_is(w, &["apply"]));
+            if let Some(at) = at
+                && args[at + 1..].iter().any(|w| {
+                    w.literal.as_deref().is_some_and(|l| {
+                        let l = l.trim_start_matches('-');
+                        l == "destroy" || l == "destroy=true"
+                    })
+                })
+            {
+                let mut words = prefixed(&["terraform"], &args[..at]);
+                words.push(lit("destroy"));
+                words.extend(
+                    args[at + 1..]
+                        .iter()
+                        .filter(|w| {
+                            !w.literal
+                                .as_deref()
+                                .is_some_and(|l| l.trim_start_matches('-').starts_with("destroy"))
+                        })
+                        .cloned(),
+                );
+                out.push(form(words, DESTROYS));
+            }
+        }
+        "slogin" | "autossh" | "mosh" | "ssh-copy-id" | "sshfs" | "sftp" => {
+            let p = parse(
+                args,
+                &[
+                    "-p", "-P", "-i", "-l", "-o", "-F", "-J", "-b", "-B", "-M", "-c", "-S", "-D",
+                    "-L", "-R",
+                ],
+            );
+            let words = p.operands.iter().map(|w| match w.literal.as_deref() {
+                Some(l) => lit(l.split(':').next().unwrap_or(l)),
+                None => w.clone(),
+            });
+            let mut ssh = vec![lit("ssh")];
+            ssh.extend(words);
+            out.push(form(ssh, SSH));
+        }
+        "scp" => {
+            let p = parse(
+                args,
+                &["-P", "-i", "-l", "-o", "-F", "-J", "-c", "-S", "-D", "-X"],
+            );
+            for w in &p.operands {
+                if let Some(l) = w.literal.as_deref()
+                    && let Some(host) = scp_host(l)
+                {
+                    out.push(form(vec![lit("ssh"), lit(host)], SSH));
+                }
+            }
+        }
+        "pkill" | "killall" | "skill" | "snice" | "killall5" => {
+            out.push(form(prefixed(&["kill"], args), SIGNALS));
+        }
+        "fuser" => {
+            let p = parse(args, &["-n", "--namespace"]);
+            if has(&p.options, Some('k'), &["--kill"]) {
+                out.push(form(prefixed(&["kill"], args), SIGNALS));
+            }
+        }
+        "rename" | "mmv" | "prename" | "file-rename" => {
+            let p = parse(args, &[]);
+            out.push(form(prefixed(&["mv"], &p.operands), MOVES));
+        }
+        "podman" | "nerdctl" | "finch" => {
+            let words = prefixed(&["docker"], args);
+            out.extend(forms("docker", &words));
+            out.push(form(words, SAME_CLI));
+        }
+        "docker" => {
+            // `docker container rm` is `docker rm`, `docker image rm` is
+            // `docker rmi` (the management commands' aliases).
+            if let Some(at) = subcommand_at(args, DOCKER_GLOBALS)
+                && let (Some(group), Some(sub)) = (word_at(at), word_at(at + 1))
+            {
+                let short = match (group, sub) {
+                    ("container", "rm" | "remove" | "prune") => Some("rm"),
+                    ("container", "ls" | "list") => Some("ps"),
+                    (
+                        "container",
+                        "kill" | "stop" | "start" | "restart" | "exec" | "run" | "create" | "cp"
+                        | "commit" | "attach" | "pause" | "unpause" | "rename" | "update" | "logs"
+                        | "inspect" | "export" | "top",
+                    ) => Some(sub),
+                    ("image", "rm" | "remove" | "prune") => Some("rmi"),
+                    ("image", "ls" | "list") => Some("images"),
+                    (
+                        "image",
+                        "pull" | "push" | "build" | "tag" | "save" | "load" | "import" | "history",
+                    ) => Some(sub),
+                    ("system", "prune") => Some("rm"),
+                    _ => None,
+                };
+                if let Some(short) = short {
+                    let mut words = prefixed(&["docker"], &args[..at]);
+                    words.push(lit(short));
+                    words.extend(args[at + 2..].iter().cloned());
+                    out.push(form(words, SAME_CLI));
+                }
+            }
+        }
+        "helm" => {
+            if let Some(at) = subcommand_at(args, HELM_GLOBALS)
+                && matches!(word_at(at), Some("delete" | "del" | "un"))
+            {
+                let mut words = prefixed(&["helm"], &args[..at]);
+                words.push(lit("uninstall"));
+                words.extend(args[at + 1..].iter().cloned());
+                out.push(form(words, SAME_CLI));
+            }
+        }
+        "aws" => out.extend(aws(args)),
+        "gh" => out.extend(gh_api(args)),
+        // rustup's `cargo +stable …` is the same cargo.
+        "cargo" if word_at(0).is_some_and(|w| w.starts_with('+')) => {
+            out.push(form(prefixed(&["cargo"], &args[1..]), SAME_PROGRAM));
+        }
+        "npm" => {
+            // `npm ci`, `npm it`, `npm update` install as `npm install`.
+            let at = args
+                .iter()
+                .position(|w| w.literal.as_deref().is_none_or(|l| !l.starts_with('-')));
+            if let Some(at) = at
+                && let Some(sub) = word_at(at)
+                && matches!(
+                    crate::spelling::npm_command(sub),
+                    Some("ci" | "install-test" | "install-ci-test" | "update")
+                )
+            {
+                let mut words = prefixed(&["npm"], &args[..at]);
+                words.push(lit("install"));
+                words.extend(args[at + 1..].iter().cloned());
+                out.push(form(words, INSTALLS));
+            }
+        }
         "pnpm" | "yarn" | "bun" | "lerna" => {
             // `pnpm publish`, `yarn --cwd x publish`, `yarn npm publish`
             // (Berry); not a script or package of that name (`pnpm run
             // publish`, `bun x publish`).
-            let runs_other = first_operand(args).is_some_and(|s| {
+            let with_value = [
+                "--dir",
+                "-C",
+                "--cwd",
+                "--filter",
+                "-F",
+                "--workspace",
+                "-w",
+            ];
+            let first = subcommand_at(args, &with_value);
+            let sub = first.and_then(word_at);
+            let runs_other = sub.is_some_and(|s| {
                 matches!(
-                    s.as_str(),
-                    "run" | "exec" | "dlx" | "x" | "add" | "remove" | "create" | "init" | "why"
+                    s,
+                    "run" | "exec" | "dlx" | "x" | "create" | "init" | "why" | "remove" | "rm"
                 )
             });
             let at = args.iter().position(|w| word_is(w, &["publish"]));
@@ -290,6 +601,50 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                     PUBLISHES,
                 ));
             }
+            // `yarn`, `yarn add x`, `pnpm i`, `bun install`.
+            let installs = match sub {
+                None => {
+                    base == "yarn"
+                        && !args
+                            .iter()
+                            .any(|w| word_is(w, &["--version", "-v", "--help", "-h"]))
+                }
+                Some(s) => matches!(s, "add" | "install" | "i" | "up" | "upgrade" | "update"),
+            };
+            if installs && base != "lerna" {
+                let rest = first.map_or(&args[..0], |at| &args[at + 1..]);
+                out.push(form(prefixed(&["npm", "install"], rest), INSTALLS));
+            }
+        }
+        "uv" | "pipx" | "poetry" | "pipenv" | "pdm" | "rye" | "hatch" => {
+            let sub = subcommand_at(args, &["--directory", "--project", "-C", "--python", "-p"]);
+            let install = sub.and_then(word_at).is_some_and(|s| {
+                matches!(s, "add" | "install" | "inject" | "sync" | "lock")
+                    && !(base == "uv" && s == "lock")
+            });
+            if install && let Some(at) = sub {
+                out.push(form(
+                    prefixed(&["pip", "install"], &args[at + 1..]),
+                    PIP_INSTALLS,
+                ));
+            }
+        }
+        "easy_install" => out.push(form(prefixed(&["pip", "install"], args), PIP_INSTALLS)),
+        _ if base.starts_with("python") => {
+            // `python3 -m pip install x` is `pip install x`.
+            if let Some((at, module)) = python_module(args)
+                && matches!(module, "pip" | "pip3")
+            {
+                let words = prefixed(&["pip"], &args[at + 1..]);
+                out.extend(forms("pip", &words));
+                out.push(form(words, SAME_PROGRAM));
+            }
+        }
+        "npm-cli.js" | "npx-cli.js" => {
+            let name = if base == "npm-cli.js" { "npm" } else { "npx" };
+            let words = prefixed(&[name], args);
+            out.extend(forms(name, &words));
+            out.push(form(words, SAME_PROGRAM));
         }
         "node" | "nodejs" => {
             // `node /usr/lib/node_modules/npm/bin/npm-cli.js publish`.
@@ -301,7 +656,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             }
         }
         "corepack" => {
-            if let Some(tool) = args.first().and_then(|w| w.literal.as_deref())
+            if let Some(tool) = word_at(0)
                 && matches!(tool, "npm" | "npx" | "pnpm" | "pnpx" | "yarn")
             {
                 out.extend(forms(tool, args));
@@ -313,15 +668,16 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             // --prune` deletes what the files no longer hold.
             let sub_at = args.iter().position(|w| word_is(w, &["replace", "apply"]));
             let deletes = sub_at.is_some_and(|at| {
-                args[at + 1..].iter().any(|w| {
-                    w.literal.as_deref().is_some_and(|l| {
-                        if word_is(&args[at], &["replace"]) {
-                            l == "--force"
-                        } else {
-                            l == "--prune" || l.starts_with("--prune=")
-                        }
-                    })
-                })
+                let options: Vec<&str> = args[at + 1..]
+                    .iter()
+                    .filter_map(|w| w.literal.as_deref())
+                    .filter(|l| l.starts_with("--"))
+                    .collect();
+                if word_is(&args[at], &["replace"]) {
+                    has(&options, None, &["--force"])
+                } else {
+                    has(&options, None, &["--prune"])
+                }
             });
             if deletes && let Some(sub_at) = sub_at {
                 let mut words = prefixed(&["kubectl"], &args[..sub_at]);
@@ -330,16 +686,18 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(words, DELETES));
             }
         }
-        "wget" | "http" | "https" | "xh" | "xhs" | "aria2c" | "curlie" | "lwp-request" => {
-            let urls = url_operands(args);
-            if !urls.is_empty() {
-                out.push(form(prefixed(&["curl"], &urls), FETCHES));
-            }
+        "wget" | "wget2" | "http" | "https" | "xh" | "xhs" | "aria2c" | "curlie"
+        | "lwp-request" | "GET" | "HEAD" | "POST" | "lynx" | "w3m" | "elinks" | "links"
+        | "axel" | "lwp-download" | "curl.exe"
+            if !only_asks_about_itself(args) =>
+        {
+            let p = parse(args, &[]);
+            out.push(form(prefixed(&["curl"], &p.operands), FETCHES));
         }
         "curl" => {
-            let urls = url_operands(args);
-            if !urls.is_empty() {
-                out.push(form(prefixed(&["wget"], &urls), FETCHES));
+            if !only_asks_about_itself(args) {
+                let p = parse(args, &[]);
+                out.push(form(prefixed(&["wget"], &p.operands), FETCHES));
             }
             let socket = value_of(args, None, &["--unix-socket", "--abstract-unix-socket"]);
             if socket.as_deref().is_some_and(engine_socket) {
@@ -359,6 +717,161 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
     out
 }
 
+/// Whether the words only ask a program about itself (`--version`, `-h`).
+fn only_asks_about_itself(args: &[WordVal]) -> bool {
+    !args.is_empty()
+        && args
+            .iter()
+            .all(|w| word_is(w, &["--version", "-V", "--help", "-h"]))
+}
+
+/// `aws s3api delete-object`, `aws s3 rb --force`, `aws s3 sync --delete`,
+/// `aws s3 mv s3://…` delete objects as `aws s3 rm` does.
+fn aws(args: &[WordVal]) -> Vec<Form> {
+    let Some(at) = subcommand_at(args, AWS_GLOBALS) else {
+        return Vec::new();
+    };
+    let word = |i: usize| args.get(i).and_then(|w| w.literal.as_deref());
+    let rest = &args[at + 1..];
+    let sub_at = subcommand_at(rest, AWS_GLOBALS).map(|i| at + 1 + i);
+    let sub = sub_at.and_then(word);
+    let options: Vec<&str> = rest
+        .iter()
+        .filter_map(|w| w.literal.as_deref())
+        .filter(|l| l.starts_with("--"))
+        .collect();
+    let deletes = match (word(at), sub) {
+        (Some("s3api"), Some(s)) => s.starts_with("delete-object") || s == "delete-bucket",
+        (Some("s3"), Some("rb")) => has(&options, None, &["--force"]),
+        (Some("s3"), Some("sync")) => has(&options, None, &["--delete"]),
+        (Some("s3"), Some("mv")) => rest
+            .iter()
+            .any(|w| w.literal.as_deref().is_some_and(|l| l.starts_with("s3://"))),
+        _ => false,
+    };
+    match (deletes, sub_at) {
+        (true, Some(sub_at)) => {
+            let mut words = prefixed(&["aws"], &args[..at]);
+            words.extend([lit("s3"), lit("rm")]);
+            words.extend(args[sub_at + 1..].iter().cloned());
+            vec![form(words, DELETES_OBJECTS)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `gh api -X PUT repos/O/R/pulls/N/merge` merges as `gh pr merge N` does;
+/// `gh api -X DELETE repos/O/R` deletes as `gh repo delete O/R` does.
+fn gh_api(args: &[WordVal]) -> Vec<Form> {
+    if !args.first().is_some_and(|w| word_is(w, &["api"])) {
+        return Vec::new();
+    }
+    let rest = &args[1..];
+    let method = value_of(rest, Some('X'), &["--method"]).map(|m| m.to_ascii_uppercase());
+    let p = parse(
+        rest,
+        &[
+            "-X",
+            "--method",
+            "-f",
+            "-F",
+            "--field",
+            "--raw-field",
+            "-H",
+            "--header",
+            "--input",
+            "-q",
+            "--jq",
+            "-t",
+            "--template",
+            "--hostname",
+            "--cache",
+        ],
+    );
+    let Some(endpoint) = p.operands.first().and_then(|w| w.literal.as_deref()) else {
+        return Vec::new();
+    };
+    let parts: Vec<&str> = endpoint
+        .trim_start_matches('/')
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .collect();
+    match (method.as_deref(), parts.as_slice()) {
+        (Some("PUT"), ["repos", owner, repo, "pulls", n, "merge"]) => vec![form(
+            vec![
+                lit("gh"),
+                lit("pr"),
+                lit("merge"),
+                lit(n),
+                lit("-R"),
+                lit(&format!("{owner}/{repo}")),
+            ],
+            MERGES_PR,
+        )],
+        (Some("DELETE"), ["repos", owner, repo]) => vec![form(
+            vec![
+                lit("gh"),
+                lit("repo"),
+                lit("delete"),
+                lit(&format!("{owner}/{repo}")),
+            ],
+            DELETES_REPO,
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// The host of an scp operand (`host:path`, `user@host:path`,
+/// `[host]:path`, `scp://host/path`), none for a local path.
+fn scp_host(word: &str) -> Option<&str> {
+    if let Some(rest) = word.strip_prefix("scp://") {
+        let authority = rest.split('/').next().unwrap_or(rest);
+        return Some(authority.rsplit('@').next().unwrap_or(authority));
+    }
+    if word.starts_with('/') || word.starts_with("./") {
+        return None;
+    }
+    let (before, _) = word.split_once(':')?;
+    if before.contains('/') || before.is_empty() {
+        return None;
+    }
+    let host = before.rsplit('@').next().unwrap_or(before);
+    Some(host.trim_start_matches('[').trim_end_matches(']'))
+}
+
+/// The module `python -m MODULE` runs, and its index in `args`.
+fn python_module(args: &[WordVal]) -> Option<(usize, &str)> {
+    let mut i = 0;
+    while let Some(l) = args.get(i).and_then(|w| w.literal.as_deref()) {
+        if l == "-m" {
+            return Some((i + 1, args.get(i + 1)?.literal.as_deref()?));
+        }
+        if !l.starts_with('-') || l == "-" || l == "-c" {
+            return None;
+        }
+        if let Some(module) = l.strip_prefix('-').and_then(|c| {
+            let at = c.find('m')?;
+            c[..at]
+                .chars()
+                .all(|f| "bBdEhiIOPqsSuvx".contains(f))
+                .then(|| &c[at + 1..])
+        }) && !l.starts_with("--")
+        {
+            return if module.is_empty() {
+                Some((i + 1, args.get(i + 1)?.literal.as_deref()?))
+            } else {
+                Some((i, module))
+            };
+        }
+        i += if matches!(l, "-W" | "-X" | "--check-hash-based-pycs") {
+            2
+        } else {
+            1
+        };
+    }
+    None
+}
+
 /// The forms of `git SUB ARGS` (git's global options removed).
 pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
     let mut out = Vec::new();
@@ -368,6 +881,8 @@ pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
             &[
                 "-b",
                 "-B",
+                "-c",
+                "-C",
                 "-s",
                 "--source",
                 "--pathspec-from-file",
@@ -382,14 +897,56 @@ pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
                 "-m",
                 "--message",
                 "--index-output",
+                "-F",
+                "--file",
+                "-S",
+                "-X",
+                "--strategy-option",
+                "--strategy",
+                "--onto",
             ],
         )
     };
+    let reset = || form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS);
     match sub {
         "send-pack" => out.push(form(prefixed(&["git", "push"], args), PUSHES)),
         "subtree" if first_operand(args).as_deref() == Some("push") => {
             let p = p();
             out.push(form(prefixed(&["git", "push"], &p.operands[1..]), PUSHES));
+        }
+        "push" => {
+            // `git push . :topic`, `git push . --delete topic`: this
+            // repository's own branch deleted.
+            let p = p();
+            if p.operands.first().is_some_and(|w| word_is(w, &["."])) {
+                let delete = has(&p.options, Some('d'), &["--delete"]);
+                for w in &p.operands[1..] {
+                    let branch = match w.literal.as_deref() {
+                        Some(l) if l.starts_with(':') => Some(&l[1..]),
+                        Some(l) if delete => Some(l),
+                        _ => None,
+                    };
+                    if let Some(b) = branch {
+                        let b = b.strip_prefix("refs/heads/").unwrap_or(b);
+                        out.push(form(
+                            vec![lit("git"), lit("branch"), lit("-D"), lit(b)],
+                            DELETES_BRANCH,
+                        ));
+                    }
+                }
+            }
+        }
+        "update-ref" => {
+            let p = p();
+            if has(&p.options, Some('d'), &[])
+                && let Some(r) = p.operands.first().and_then(|w| w.literal.as_deref())
+                && let Some(b) = r.strip_prefix("refs/heads/")
+            {
+                out.push(form(
+                    vec![lit("git"), lit("branch"), lit("-D"), lit(b)],
+                    DELETES_BRANCH,
+                ));
+            }
         }
         "rm" => {
             let p = p();
@@ -403,6 +960,12 @@ pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
                 }
                 words.extend(p.operands);
                 out.push(form(words, REMOVES));
+            }
+        }
+        "mv" => {
+            let p = p();
+            if !has(&p.options, Some('n'), &["--dry-run"]) {
+                out.push(form(prefixed(&["mv"], &p.operands), MOVES));
             }
         }
         "clean" => {
@@ -421,14 +984,15 @@ pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
             let dashes = args.iter().any(|w| word_is(w, &["--"]));
             let whole_tree = p.operands.iter().any(|w| word_is(w, &[".", ":/", "*"]));
             if has(&p.options, Some('f'), &["--force"]) || dashes || whole_tree {
-                out.push(form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS));
+                out.push(reset());
             }
         }
         "switch" => {
             let p = p();
             if has(&p.options, Some('f'), &["--force", "--discard-changes"]) {
-                out.push(form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS));
+                out.push(reset());
             }
+            out.push(form(prefixed(&["git", "checkout"], args), SPLIT));
         }
         "restore" => {
             let p = p();
@@ -436,27 +1000,56 @@ pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
             let worktree = has(&p.options, Some('W'), &["--worktree"]);
             let dry = has(&p.options, None, &["--dry-run"]);
             if (worktree || !staged) && !dry {
-                out.push(form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS));
+                out.push(reset());
             }
+            out.push(form(prefixed(&["git", "checkout"], args), SPLIT));
         }
         "read-tree" => {
             let p = p();
             let updates = has(&p.options, Some('u'), &[]);
             let resets = has(&p.options, Some('m'), &["--reset"]);
             if updates && resets {
-                out.push(form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS));
+                out.push(reset());
             }
         }
         "checkout-index" => {
             let p = p();
             if has(&p.options, Some('f'), &["--force"]) {
-                out.push(form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS));
+                out.push(reset());
             }
         }
-        "update-index" => {
+        "update-index" | "add" => {
             if let Some(mode) = value_of(args, None, &["--chmod"]) {
                 let p = p();
                 out.push(form(modes("chmod", &mode, &p.operands), MODES));
+            }
+        }
+        "cherry-pick" | "revert" | "merge" | "am" | "commit-tree" => {
+            let p = p();
+            let stops = has(
+                &p.options,
+                None,
+                &[
+                    "--abort",
+                    "--quit",
+                    "--skip",
+                    "--ff-only",
+                    "--show-current-patch",
+                    "--no-commit",
+                ],
+            ) || (sub != "merge" && has(&p.options, Some('n'), &[]));
+            if !stops {
+                out.push(form(prefixed(&["git", "commit"], &[]), COMMITS));
+            }
+        }
+        "pull" => {
+            let p = p();
+            let rebases = p.options.iter().any(|o| {
+                let (name, value) = o.split_once('=').map_or((*o, None), |(n, v)| (n, Some(v)));
+                (name == "-r" || long_is(name, "--rebase")) && !matches!(value, Some("false"))
+            });
+            if rebases {
+                out.push(form(prefixed(&["git", "rebase"], &[]), REBASES));
             }
         }
         _ => {}
@@ -490,18 +1083,42 @@ fn first_operand(args: &[WordVal]) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The npm-family command a node script is: `…/npm/bin/npm-cli.js`.
+/// The npm-family command a node script is: `…/npm/bin/npm-cli.js`,
+/// `…/npm/index.js`, after node's own options (`-r MODULE`).
 fn node_cli(args: &[WordVal]) -> Option<(usize, &'static str)> {
-    let at = args
-        .iter()
-        .position(|w| w.literal.as_deref().is_none_or(|l| !l.starts_with('-')))?;
+    const WITH_VALUE: &[&str] = &[
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+        "-C",
+        "--conditions",
+        "--stack-size",
+        "--title",
+        "--env-file",
+        "--input-type",
+    ];
+    let mut at = 0;
+    loop {
+        let l = args.get(at)?.literal.as_deref()?;
+        if l == "-e" || l == "-p" || l == "--eval" || l == "--print" {
+            return None;
+        }
+        if !l.starts_with('-') {
+            break;
+        }
+        at += if WITH_VALUE.contains(&l) { 2 } else { 1 };
+    }
     let script = args[at].literal.as_deref()?;
     let file = script.rsplit('/').next().unwrap_or(script);
+    let in_dir = |dir: &str| script.contains(&format!("/{dir}/"));
     let name = match file {
         "npm-cli.js" | "npm" => "npm",
         "npx-cli.js" | "npx" => "npx",
         "pnpm.cjs" | "pnpm.js" | "pnpm" => "pnpm",
         "yarn.js" | "yarn.cjs" | "yarn" => "yarn",
+        "index.js" | "cli.js" if in_dir("npm") => "npm",
         _ => return None,
     };
     Some((at, name))
@@ -512,18 +1129,6 @@ fn engine_socket(s: &str) -> bool {
     ["docker.sock", "podman.sock", "containerd.sock"]
         .iter()
         .any(|name| s.contains(name))
-}
-
-/// The words that may be URLs: operands, not options or their values.
-fn url_operands(args: &[WordVal]) -> Vec<WordVal> {
-    args.iter()
-        .filter(|w| {
-            w.literal
-                .as_deref()
-                .is_none_or(|l| !l.starts_with('-') && (l.contains("://") || l.contains('.')))
-        })
-        .cloned()
-        .collect()
 }
 
 #[cfg(test)]
@@ -591,7 +1196,39 @@ mod tests {
             ["npm publish --tag x", "pnpm publish --tag x"]
         );
         assert_eq!(texts("yarn", "yarn npm publish"), ["npm publish"]);
-        assert!(texts("yarn", "yarn install").is_empty());
+        assert_eq!(texts("yarn", "yarn install"), ["npm install"]);
+        assert!(texts("yarn", "yarn run build").is_empty());
+        assert!(texts("mkdir", "mkdir tmp images src/main/java").is_empty());
+        assert!(texts("install", "install README.md doc/").is_empty());
+        assert_eq!(
+            texts("install", "install -m 755 a.txt /usr/local/bin/tool"),
+            ["chmod 755 /usr/local/bin/tool"]
+        );
+        assert_eq!(texts("install", "install --mo=755 a b"), ["chmod 755 b"]);
+        assert_eq!(texts("shred", "shred --rem b"), ["rm b"]);
+        assert!(texts("kubectl", "kubectl replace --force=false -f p").is_empty());
+        assert_eq!(
+            texts("python3", "python3 -Im pip -q install x"),
+            ["pip -q install x"]
+        );
+        assert_eq!(
+            texts("docker", "docker -c default container rm c1"),
+            ["docker -c default rm c1"]
+        );
+        assert_eq!(
+            texts("helm", "helm -n prod del r"),
+            ["helm -n prod uninstall r"]
+        );
+        assert_eq!(
+            texts("aws", "aws --profile p s3api delete-object --bucket b"),
+            ["aws --profile p s3 rm --bucket b"]
+        );
+        assert_eq!(
+            texts("gh", "gh api -X PUT repos/o/r/pulls/1/merge"),
+            ["gh pr merge 1 -R o/r"]
+        );
+        assert_eq!(texts("scp", "scp -P 22 a.txt u@[h]:/tmp"), ["ssh h"]);
+        assert_eq!(texts("chgrp", "chgrp -R root ."), ["chown -R :root ."]);
         assert_eq!(
             texts("kubectl", "kubectl replace --force -f pod.yaml"),
             ["kubectl delete --force -f pod.yaml"]
@@ -622,17 +1259,18 @@ mod tests {
         assert!(git_texts("checkout main").is_empty());
         assert!(git_texts("checkout -b topic").is_empty());
         assert_eq!(
-            git_texts("restore -SW --source=HEAD ."),
-            ["git reset --hard"]
+            git_texts("restore -SW --source=HEAD .")[0],
+            "git reset --hard"
         );
-        assert_eq!(git_texts("restore a.txt"), ["git reset --hard"]);
-        assert!(git_texts("restore --staged a.txt").is_empty());
+        assert_eq!(git_texts("restore a.txt")[0], "git reset --hard");
+        assert_eq!(git_texts("restore --wor -S .")[0], "git reset --hard");
+        assert_eq!(
+            git_texts("restore --staged a.txt"),
+            ["git checkout --staged a.txt"]
+        );
         assert_eq!(git_texts("read-tree -u --reset HEAD"), ["git reset --hard"]);
         assert!(git_texts("read-tree HEAD").is_empty());
-        assert_eq!(
-            git_texts("switch --discard-changes main"),
-            ["git reset --hard"]
-        );
+        assert_eq!(git_texts("switch --discard main")[0], "git reset --hard");
         assert_eq!(
             git_texts("update-index --chmod=+x a.txt"),
             ["chmod +x a.txt"]

@@ -19,6 +19,195 @@ const KUBECTL: &[&str] = &["allow Bash", "deny Bash(kubectl delete *)"];
 const PUBLISH: &[&str] = &["allow Bash", "deny Bash(npm publish *)"];
 const DOCKER: &[&str] = &["allow Bash", "deny Bash(docker *)"];
 const CURL: &[&str] = &["allow Bash", "deny Bash(curl *)"];
+const COMMIT: &[&str] = &["allow Bash", "deny Bash(git commit *)"];
+const REBASE: &[&str] = &["allow Bash", "deny Bash(git rebase *)"];
+const BRANCH_D: &[&str] = &["allow Bash", "deny Bash(git branch -D *)"];
+const CHECKOUT: &[&str] = &["allow Bash", "deny Bash(git checkout *)"];
+const DESTROY: &[&str] = &["allow Bash", "deny Bash(terraform destroy *)"];
+const S3_RM: &[&str] = &["allow Bash", "deny Bash(aws s3 rm *)"];
+const PR_MERGE: &[&str] = &["allow Bash", "deny Bash(gh pr merge *)"];
+const REPO_DELETE: &[&str] = &["allow Bash", "deny Bash(gh repo delete *)"];
+const KILL: &[&str] = &["allow Bash", "deny Bash(kill *)"];
+const MV: &[&str] = &["allow Bash", "deny Bash(mv *)"];
+const SSH: &[&str] = &["allow Bash", "deny Bash(ssh *)"];
+const NPM_INSTALL: &[&str] = &["allow Bash", "deny Bash(npm install *)"];
+const PIP_INSTALL: &[&str] = &["allow Bash", "deny Bash(pip install *)"];
+const DOCKER_RM: &[&str] = &["allow Bash", "deny Bash(docker rm *)"];
+const HELM: &[&str] = &["allow Bash", "deny Bash(helm uninstall *)"];
+const CARGO_PUBLISH: &[&str] = &["allow Bash", "deny Bash(cargo publish *)"];
+const TARGETED: &[&str] = &["allow Bash", "deny Bash(chmod * /usr/local/bin/*)"];
+
+/// Found by the seventh round's red team on the first version of the table.
+const SECOND_LOOK: &[Case] = &[
+    // An option letter inside an ordinary word is no option.
+    case(CHMOD, B, "mkdir tmp", Allow),
+    case(CHMOD, B, "mkdir images", Allow),
+    case(CHMOD, B, "mkdir -p src/main/java", Allow),
+    case(CHMOD, B, "mkdir node_modules", Allow),
+    case(CHMOD, B, "install README.md doc/", Allow),
+    case(CHOWN, B, "install -D config.toml out/config.toml", Allow),
+    case(
+        TARGETED,
+        B,
+        "install -m 755 a.txt /usr/local/bin/tool",
+        Deny,
+    ),
+    case(TARGETED, B, "install -m 755 a.txt bin/tool", Allow),
+    // The options in any spelling the program takes.
+    case(RESET, B, "git switch --discard master", Deny),
+    case(RESET, B, "git checkout --forc master", Deny),
+    case(RESET, B, "git restore --wor -S .", Deny),
+    case(RM, B, "shred --rem b.txt", Deny),
+    case(CHMOD, B, "install --mo=755 a.txt a2", Deny),
+    case(CHMOD, B, "mkdir --mo=777 d", Deny),
+    case(KUBECTL, B, "kubectl replace --force=true -f pod.yaml", Deny),
+    case(
+        KUBECTL,
+        B,
+        "kubectl replace --force=false -f pod.yaml",
+        Allow,
+    ),
+    case(RM, B, "git rm --cach a.txt", Allow),
+    case(RM, B, "git clean --dry", Allow),
+    // The same program or subcommand by another name.
+    case(PIP_INSTALL, B, "python3 -m pip install x", Deny),
+    case(PIP_INSTALL, B, "python3 -Im pip -q install x", Deny),
+    case(PIP_INSTALL, B, "v/bin/python -m pip install x", Deny),
+    case(DOCKER_RM, B, "docker container rm c1", Deny),
+    case(DOCKER_RM, B, "docker -c default container remove c1", Deny),
+    case(DOCKER_RM, B, "podman container rm c1", Deny),
+    case(HELM, B, "helm delete myrel", Deny),
+    case(HELM, B, "helm un myrel", Deny),
+    case(DESTROY, B, "tofu destroy", Deny),
+    case(SSH, B, "slogin host id", Deny),
+    case(CHOWN, B, "chgrp root a.txt", Deny),
+    case(
+        PUBLISH,
+        B,
+        "/usr/lib/node_modules/npm/bin/npm-cli.js publish",
+        Deny,
+    ),
+    case(
+        PUBLISH,
+        B,
+        "node /usr/lib/node_modules/npm/index.js publish",
+        Deny,
+    ),
+    case(
+        PUBLISH,
+        B,
+        "node -r ./r.js /usr/lib/node_modules/npm/bin/npm-cli.js publish",
+        Deny,
+    ),
+    case(CARGO_PUBLISH, B, "cargo +stable publish", Deny),
+    case(SUDO, B, "sudoedit /etc/hosts", Deny),
+    // Global options with a value before the subcommand.
+    case(HELM, B, "helm -n prod uninstall myrel", Deny),
+    case(HELM, B, "helm --kube-context x uninstall myrel", Deny),
+    case(
+        S3_RM,
+        B,
+        "aws --endpoint-url http://127.0.0.1:18602 s3 rm s3://b/k",
+        Deny,
+    ),
+    case(S3_RM, B, "aws --profile prod s3 rm s3://b/k", Deny),
+    case(PR_MERGE, B, "gh -R o/r pr merge 1", Deny),
+    case(PR_MERGE, B, "gh pr -R o/r merge 1", Deny),
+    case(PIP_INSTALL, B, "pip --log /tmp/l install x", Deny),
+    case(PIP_INSTALL, B, "pip --cache-dir /tmp/c install x", Deny),
+    case(CARGO_PUBLISH, B, "cargo --color never publish", Deny),
+    case(PUBLISH, B, "pnpm --dir x publish", Deny),
+    // More of what the covered rules mean.
+    case(CHMOD, B, "git add --chmod=+x a.txt", Deny),
+    case(
+        CHMOD,
+        B,
+        "cp --attributes-only --preserve=mode /bin/ls a.txt",
+        Deny,
+    ),
+    case(CHMOD, B, "gio set -t uint32 a.txt unix::mode 511", Deny),
+    case(CHMOD, B, "mkfifo -m 777 f", Deny),
+    case(SUDO, B, "chroot --userspec=nobody / id", Deny),
+    case(
+        SUDO,
+        B,
+        "start-stop-daemon --start --chuid nobody --exec /usr/bin/id",
+        Deny,
+    ),
+    case(SUDO, B, "capsh --user=nobody -- -c id", Deny),
+    case(SUDO, B, "gosu nobody id", Deny),
+    case(SUDO, B, "chroot /srv/root ls", Allow),
+    case(CURL, B, "wget -qO- localhost:18610/", Deny),
+    case(CURL, B, "wget -qO- --input-file=urls.txt", Deny),
+    case(CURL, B, "xh :8000/x", Deny),
+    // Rules the first table did not cover.
+    case(COMMIT, B, "git cherry-pick topic", Deny),
+    case(COMMIT, B, "git revert --no-edit HEAD", Deny),
+    case(COMMIT, B, "git merge --no-ff topic", Deny),
+    case(COMMIT, B, "git am 0001.patch", Deny),
+    case(COMMIT, B, "git merge --abort", Allow),
+    case(COMMIT, B, "git cherry-pick -n topic", Allow),
+    case(REBASE, B, "git pull --rebase", Deny),
+    case(REBASE, B, "git pull -r", Deny),
+    case(REBASE, B, "git pull --reb", Deny),
+    case(REBASE, B, "git pull origin main --rebase=interactive", Deny),
+    case(REBASE, B, "git pull --ff-only", Allow),
+    case(BRANCH_D, B, "git update-ref -d refs/heads/topic", Deny),
+    case(BRANCH_D, B, "git push . :topic", Deny),
+    case(BRANCH_D, B, "git push . --delete topic", Deny),
+    case(BRANCH_D, B, "git push origin main", Allow),
+    case(CHECKOUT, B, "git switch main", Deny),
+    case(CHECKOUT, B, "git restore a.txt", Deny),
+    case(DESTROY, B, "terraform apply -destroy -auto-approve", Deny),
+    case(DESTROY, B, "terraform apply --destroy", Deny),
+    case(DESTROY, B, "terraform -chdir=x apply -destroy", Deny),
+    case(DESTROY, B, "terraform apply -auto-approve", Allow),
+    case(S3_RM, B, "aws s3api delete-object --bucket b --key k", Deny),
+    case(S3_RM, B, "aws s3 rb --force s3://b", Deny),
+    case(S3_RM, B, "aws s3 sync --delete empty/ s3://b", Deny),
+    case(S3_RM, B, "aws s3 mv s3://b/k ./k", Deny),
+    case(S3_RM, B, "aws s3 sync s3://b ./local", Allow),
+    case(S3_RM, B, "aws s3 ls s3://b", Allow),
+    case(PR_MERGE, B, "gh api -X PUT repos/o/r/pulls/1/merge", Deny),
+    case(REPO_DELETE, B, "gh api --method DELETE /repos/o/r", Deny),
+    case(REPO_DELETE, B, "gh api -XDELETE repos/o/r", Deny),
+    case(REPO_DELETE, B, "gh api repos/o/r", Allow),
+    case(KILL, B, "pkill -9 -f server", Deny),
+    case(KILL, B, "killall node", Deny),
+    case(KILL, B, "fuser -k 8080/tcp", Deny),
+    case(KILL, B, "fuser 8080/tcp", Allow),
+    case(KILL, B, "pgrep node", Allow),
+    case(MV, B, "git mv a.txt c.txt", Deny),
+    case(MV, B, "gio move a.txt c.txt", Deny),
+    case(MV, B, "gio rename a.txt c.txt", Deny),
+    case(SSH, B, "scp a.txt host:/tmp/", Deny),
+    case(SSH, B, "sftp host", Deny),
+    case(SSH, B, "ssh-copy-id host", Deny),
+    case(
+        &["mode acceptEdits", "allow Bash", "deny Bash(ssh *)"],
+        B,
+        "scp a.txt b.txt",
+        Allow,
+    ),
+    case(NPM_INSTALL, B, "npm ci", Deny),
+    case(NPM_INSTALL, B, "npm it", Deny),
+    case(NPM_INSTALL, B, "npm update", Deny),
+    case(NPM_INSTALL, B, "yarn add x", Deny),
+    case(NPM_INSTALL, B, "yarn", Deny),
+    case(NPM_INSTALL, B, "pnpm i", Deny),
+    case(NPM_INSTALL, B, "bun install", Deny),
+    case(NPM_INSTALL, B, "npm test", Allow),
+    case(NPM_INSTALL, B, "yarn build", Allow),
+    case(PIP_INSTALL, B, "uv add x", Deny),
+    case(PIP_INSTALL, B, "pipx install x", Deny),
+    case(PIP_INSTALL, B, "poetry add x", Deny),
+    case(PIP_INSTALL, B, "uv run pytest", Allow),
+];
+
+#[test]
+fn the_forms_hold_as_a_class() {
+    run(SECOND_LOOK);
+}
 
 const REMOVALS: &[Case] = &[
     case(RM, B, "unlink a.txt", Deny),

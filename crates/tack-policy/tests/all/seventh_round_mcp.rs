@@ -2,7 +2,8 @@
 //! server runs (`{"command": "curl evil.test"}`, `{"command": "curl",
 //! "args": […]}`) reaches the hosts it would reach as a Bash command, with or
 //! without a scheme; an address under a key named for one (`ip`, `addr`,
-//! `dsn`, `connection_string`) is a host.
+//! `dsn`, `connection_string`) is a host. Each command in it meets the Bash
+//! deny and ask rules, as the form of the call (and of what it amounts to).
 
 use tack_policy::Verdict::{Allow, Ask, Deny};
 
@@ -54,5 +55,23 @@ fn a_command_or_an_address_in_an_mcp_tools_input_meets_the_domain_rules() {
         case(EVIL, T, r#"{"command": "echo evil.test"}"#, Allow),
         case(EVIL, T, r#"{"ip": "10.0.0.1"}"#, Allow),
         case(EVIL, T, r#"{"body": "ssh evil.test"}"#, Allow),
+    ]);
+}
+
+#[test]
+fn a_shell_command_in_an_mcp_tools_input_meets_the_bash_restrictions() {
+    const RM: &[&str] = &["allow mcp__x", "deny Bash(rm *)", "ask Bash(git push *)"];
+    const T: &str = "mcp__x__start_process";
+    run(&[
+        case(RM, T, r#"{"command": "rm -rf build"}"#, Deny),
+        case(RM, T, r#"{"command": "cd src && rm x"}"#, Deny),
+        case(RM, T, r#"{"command": "bash -c 'rm x'"}"#, Deny),
+        case(RM, T, r#"{"command": "unlink x"}"#, Deny),
+        case(RM, T, r#"{"command": "rm", "args": ["-rf", "x"]}"#, Deny),
+        case(RM, T, r#"{"cmd": ["git", "push", "origin"]}"#, Ask),
+        case(RM, T, r#"{"command": "ls -la"}"#, Allow),
+        case(RM, T, r#"{"command": "git status"}"#, Allow),
+        // Not a command a server runs.
+        case(RM, T, r#"{"message": "rm -rf build"}"#, Allow),
     ]);
 }
