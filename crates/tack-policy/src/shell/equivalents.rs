@@ -872,8 +872,10 @@ fn python_module(args: &[WordVal]) -> Option<(usize, &str)> {
     None
 }
 
-/// The forms of `git SUB ARGS` (git's global options removed).
-pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
+/// The forms of `git SUB ARGS` (git's global options removed); `exists`
+/// tells whether a word names a file where git runs (`git checkout a.txt`
+/// discards a.txt's changes, `git checkout main` switches branches).
+pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<Form> {
     let mut out = Vec::new();
     let p = || {
         parse(
@@ -983,7 +985,15 @@ pub(super) fn git(sub: &str, args: &[WordVal]) -> Vec<Form> {
             let p = p();
             let dashes = args.iter().any(|w| word_is(w, &["--"]));
             let whole_tree = p.operands.iter().any(|w| word_is(w, &[".", ":/", "*"]));
-            if has(&p.options, Some('f'), &["--force"]) || dashes || whole_tree {
+            // A file named (`git checkout a.txt`, `git checkout HEAD
+            // a.txt`), unless a branch is being made.
+            let makes_branch =
+                has(&p.options, Some('b'), &["--orphan"]) || has(&p.options, Some('B'), &[]);
+            let names_a_file = !makes_branch
+                && p.operands
+                    .iter()
+                    .any(|w| w.literal.as_deref().is_none_or(exists) || w.glob);
+            if has(&p.options, Some('f'), &["--force"]) || dashes || whole_tree || names_a_file {
                 out.push(reset());
             }
         }
@@ -1155,16 +1165,18 @@ mod tests {
 
     fn git_texts(s: &str) -> Vec<String> {
         let argv = words(s);
-        git(argv[0].raw.as_str(), &argv[1..])
-            .into_iter()
-            .map(|f| {
-                f.words
-                    .iter()
-                    .map(|w| w.raw.clone())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect()
+        git(argv[0].raw.as_str(), &argv[1..], &|w: &str| {
+            w.ends_with(".txt")
+        })
+        .into_iter()
+        .map(|f| {
+            f.words
+                .iter()
+                .map(|w| w.raw.clone())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
     }
 
     #[test]
@@ -1257,6 +1269,7 @@ mod tests {
         );
         assert_eq!(git_texts("checkout -- ."), ["git reset --hard"]);
         assert!(git_texts("checkout main").is_empty());
+        assert_eq!(git_texts("checkout HEAD a.txt"), ["git reset --hard"]);
         assert!(git_texts("checkout -b topic").is_empty());
         assert_eq!(
             git_texts("restore -SW --source=HEAD .")[0],

@@ -15,7 +15,7 @@
 //! `archive -o`, `bundle create`, `clone DIR`, `config --global`) are edits.
 
 use super::options::could_be_option;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Analyzer, Cwds, Item, WordVal};
 
@@ -500,7 +500,12 @@ impl Analyzer {
                     .any(|o| l == *o || l.starts_with(&format!("{o}=")))
             })
         });
-        let forms = super::equivalents::git(&sub, args);
+        let dirs: Vec<PathBuf> = match &self.cwds {
+            super::Cwds::Known(dirs) => dirs.clone(),
+            super::Cwds::Unknown => Vec::new(),
+        };
+        let exists = |word: &str| dirs.iter().any(|d| d.join(word).symlink_metadata().is_ok());
+        let forms = super::equivalents::git(&sub, args, &exists);
         self.emit_equivalents(argv, forms);
         self.git_subcommand(argv, &sub, args);
         self.git_elsewhere = false;
