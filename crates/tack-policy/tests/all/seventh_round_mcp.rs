@@ -49,6 +49,19 @@ fn a_command_or_an_address_in_an_mcp_tools_input_meets_the_domain_rules() {
             r#"{"connection_string": "mysql://root@127.0.0.2/x"}"#,
             Deny,
         ),
+        case(
+            EVIL,
+            T,
+            r#"{"dsn": "postgresql:///x?host=127.0.0.2&port=8099"}"#,
+            Deny,
+        ),
+        case(EVIL, T, r#"{"url": "http:///evil.test/x"}"#, Deny),
+        case(
+            EVIL,
+            T,
+            r#"{"command": "curl 'http://ok.test\\@evil.test/'"}"#,
+            Deny,
+        ),
         // What reaches no forbidden host.
         case(EVIL, T, r#"{"command": "curl ok.test/x"}"#, Allow),
         case(EVIL, T, r#"{"command": "ls -la"}"#, Allow),
