@@ -1537,6 +1537,20 @@ fn read_once(
                 value: None,
             });
         }
+        // Deleting the remote's branches (`--delete`, `:dst`, `--prune`)
+        // loses its commits as overwriting them does: a rule naming
+        // `--force` meets it too.
+        if shape
+            .options
+            .iter()
+            .any(|o| matches!(o.name.as_str(), "-d" | "--prune"))
+            && !shape.options.iter().any(|o| o.name == "-f")
+        {
+            shape.options.push(Opt {
+                name: "-f".to_string(),
+                value: None,
+            });
+        }
     }
     shape.text = shape.program.clone();
     shape.literal_text = shape.program.clone();

@@ -35,6 +35,7 @@ const PIP_INSTALL: &[&str] = &["allow Bash", "deny Bash(pip install *)"];
 const DOCKER_RM: &[&str] = &["allow Bash", "deny Bash(docker rm *)"];
 const HELM: &[&str] = &["allow Bash", "deny Bash(helm uninstall *)"];
 const CARGO_PUBLISH: &[&str] = &["allow Bash", "deny Bash(cargo publish *)"];
+const FORCE: &[&str] = &["allow Bash", "deny Bash(git push --force *)"];
 const TARGETED: &[&str] = &["allow Bash", "deny Bash(chmod * /usr/local/bin/*)"];
 
 /// Found by the seventh round's red team on the first version of the table.
@@ -117,6 +118,17 @@ const SECOND_LOOK: &[Case] = &[
     case(PIP_INSTALL, B, "pip --cache-dir /tmp/c install x", Deny),
     case(CARGO_PUBLISH, B, "cargo --color never publish", Deny),
     case(PUBLISH, B, "pnpm --dir x publish", Deny),
+    // Deleting the remote's branches is as destructive as overwriting them.
+    case(FORCE, B, "git push origin :main", Deny),
+    case(FORCE, B, "git push --delete origin main", Deny),
+    case(FORCE, B, "git push -d origin main", Deny),
+    case(
+        FORCE,
+        B,
+        "git push --prune origin refs/heads/*:refs/heads/*",
+        Deny,
+    ),
+    case(FORCE, B, "git push origin main", Allow),
     // More of what the covered rules mean.
     case(CHMOD, B, "git add --chmod=+x a.txt", Deny),
     case(
