@@ -58,6 +58,8 @@ mod safeguards;
 mod sandbox;
 #[path = "all/settings.rs"]
 mod settings;
+#[path = "all/seventh_round_config.rs"]
+mod seventh_round_config;
 #[path = "all/shell_red_team.rs"]
 mod shell_red_team;
 #[path = "all/sixth_round.rs"]
