@@ -17,16 +17,20 @@
 //!   it prefixes, and after `export` (or a plain assignment, which changes
 //!   an exported `HOME`) to every later one.
 //! - A file of the project (or of the user) that the program reads where
-//!   it runs: npm, pnpm, yarn and bun read `.npmrc`, `.yarnrc`,
-//!   `.yarnrc.yml`, `bunfig.toml` in the working directory and every one
-//!   above it; cargo reads `.cargo/config.toml` there; pip reads the
-//!   `pip.conf` of the virtual environment it belongs to; git its
-//!   repository's `http.proxy` and `remote.*.proxy` (its remotes' URLs are
-//!   read in [`super::git`]). These are read when the command is analysed
-//!   (once per file for the analysis) and the hosts they name meet the
-//!   rules; one that cannot be read, one written earlier in the same
-//!   command, or a value taken from a variable (`registry=${REG}`) is a host
-//!   known only at run time.
+//!   it runs ([`PROJECT_FILES`]): npm, pnpm, yarn and bun read `.npmrc`,
+//!   `.yarnrc`, `.yarnrc.yml`, `bunfig.toml` in the working directory and
+//!   every one above it; cargo `.cargo/config.toml` there; uv, hg, maven,
+//!   gradle (its wrapper's `distributionUrl`), bundler, composer and deno
+//!   theirs; pip the `pip.conf` of the virtual environment it belongs to,
+//!   and the requirements files (`-r`) and project directories (`pip
+//!   install -e .`) it is given; git its repository's `http.proxy` and
+//!   `remote.*.proxy` (its remotes' URLs are read in [`super::git`]).
+//!   These are read when the command is analysed (once per file for the
+//!   analysis, and only for those programs) and the hosts they name meet
+//!   the rules: every URL in them, and a registry's or a proxy's value
+//!   (`proxy=h:3128`). One that cannot be read, one an earlier part of the
+//!   same command may write, or a value taken from a variable
+//!   (`registry=${REG}`) is a host known only at run time.
 //!
 //! A command that writes a host into such a file for later (`npm config
 //! set registry H`, `pip config set global.index-url U`, `go env -w
@@ -163,19 +167,18 @@ const FAMILIES: &[Family] = &[
         runs_git: true,
     },
     Family {
-        programs: &[
-            "ssh",
-            "scp",
-            "sftp",
-            "ssh-copy-id",
-            "sshfs",
-            "autossh",
-            "mosh",
-        ],
+        programs: &["ssh", "scp", "sftp", "ssh-copy-id", "sshfs", "autossh"],
         // ssh reads `~/.ssh/config` from the user's entry in the password
         // database, not from `$HOME`.
         variables: &[],
         options: &["-F"],
+        runs_git: false,
+    },
+    Family {
+        // The ssh command mosh runs (`--ssh='ssh -F FILE'`).
+        programs: &["mosh"],
+        variables: &[],
+        options: &["--ssh"],
         runs_git: false,
     },
     Family {
@@ -418,6 +421,34 @@ const RESOLVING: &[&str] = &[
 /// only at run time).
 const MAX_FILE: u64 = 256 * 1024;
 
+/// Files included by files (`-r` in a requirements file) followed this
+/// deep.
+const MAX_INCLUDES: usize = 4;
+
+/// A file a program may read: where, the directory of the program's own it
+/// is in (`.cargo`), looked for first, and how it is written.
+struct Candidate {
+    file: PathBuf,
+    gate: Option<PathBuf>,
+    syntax: Syntax,
+}
+
+impl Candidate {
+    fn new(file: PathBuf, syntax: Syntax) -> Candidate {
+        Candidate {
+            file,
+            gate: None,
+            syntax,
+        }
+    }
+
+    /// A file of its own syntax (by its name).
+    fn of(file: PathBuf) -> Candidate {
+        let syntax = syntax_of(&file);
+        Candidate::new(file, syntax)
+    }
+}
+
 /// Files a program reads by itself where it runs: the programs, the
 /// files (relative to the working directory and to every directory above
 /// it, as npm, yarn and cargo look for theirs), the options that name the
@@ -449,6 +480,13 @@ const PROJECT_FILES: &[ProjectFiles] = &[
             ".bunfig.toml",
             ".config/pnpm/rc",
         ],
+    },
+    // deno's imports may be URLs.
+    ProjectFiles {
+        programs: &["deno"],
+        files: &["deno.json", "deno.jsonc", "import_map.json"],
+        dir_options: &[],
+        home: &[],
     },
     ProjectFiles {
         programs: &["cargo"],
@@ -522,6 +560,8 @@ enum Named {
     Host { written: String, host: String },
     /// A host known only at run time, and why.
     Unknown { written: String, reason: String },
+    /// Another file read with it (`-r more.txt` in a requirements file).
+    Include(PathBuf),
 }
 
 /// How a file's lines are written.
@@ -533,6 +573,9 @@ enum Syntax {
     Yarnrc,
     /// `key: value` (`.yarnrc.yml`).
     Yaml,
+    /// pip's requirements: options and requirements, `-r FILE` and `-c
+    /// FILE` reading more.
+    Requirements,
 }
 
 fn syntax_of(file: &Path) -> Syntax {
@@ -627,7 +670,7 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
         }
         _ => {
             let end = match syntax {
-                Syntax::Yarnrc => line.find(char::is_whitespace)?,
+                Syntax::Yarnrc | Syntax::Requirements => line.find(char::is_whitespace)?,
                 Syntax::Yaml => {
                     let at = line.find(':')?;
                     let after = &line[at + 1..];
@@ -657,8 +700,7 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
 /// key naming a registry or a proxy read as a host (`proxy=h:3128`). A
 /// comment line is skipped. A value taken from a variable
 /// (`registry=${REG}`) is a host known only at run time.
-fn hosts_in(text: &str, file: &Path) -> Vec<Named> {
-    let syntax = syntax_of(file);
+fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
     let shown = file.display();
     let mut out = Vec::new();
     let mut seen = |named: Named| {
@@ -668,7 +710,8 @@ fn hosts_in(text: &str, file: &Path) -> Vec<Named> {
     };
     // A Java properties file escapes `:` and `=` (`https\://h/`).
     let properties = file.extension().is_some_and(|e| e == "properties");
-    for line in text.lines() {
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    for line in text.trim_start_matches('\u{feff}').lines() {
         let unescaped;
         let line = if properties && line.contains('\\') {
             unescaped = line.replace("\\:", ":").replace("\\=", "=");
@@ -678,6 +721,22 @@ fn hosts_in(text: &str, file: &Path) -> Vec<Named> {
         };
         if line.is_empty() || line.starts_with(['#', ';']) {
             continue;
+        }
+        if syntax == Syntax::Requirements
+            && let Some(more) = ["--requirement", "--constraint", "-r", "-c"]
+                .iter()
+                .find_map(|o| line.strip_prefix(o))
+        {
+            let more = more.trim_start_matches(['=', ' ', '\t']).trim();
+            if more.contains('$') {
+                seen(Named::Unknown {
+                    written: shown.to_string(),
+                    reason: "a file it reads is named by a variable".into(),
+                });
+            } else if !more.is_empty() && !more.contains("://") {
+                seen(Named::Include(dir.join(more)));
+                continue;
+            }
         }
         let kv = key_and_value(line, syntax);
         let key = kv.map(|(k, _)| k).unwrap_or_default();
@@ -870,6 +929,32 @@ impl Analyzer {
                 self.config_set(base, argv);
                 self.project_files(base, argv);
             }
+            // `uv pip install -r FILE`, pip-tools: pip's inputs.
+            "uv" | "pip-sync" | "pip-compile" => {
+                self.project_files(base, argv);
+                let pip =
+                    base != "uv" || argv.get(1).and_then(|w| w.literal.as_deref()) == Some("pip");
+                if pip {
+                    let text = super::programs::short_text(argv);
+                    let mut files = self.pip_inputs(argv, &text);
+                    if base != "uv" {
+                        // pip-tools' operands are requirements files.
+                        for w in argv.iter().skip(1) {
+                            if let Some(l) = w.literal.as_deref()
+                                && !l.starts_with('-')
+                                && let Ok(paths) = self.resolve_word_path(l, w.tilde, false)
+                            {
+                                files.extend(
+                                    paths
+                                        .into_iter()
+                                        .map(|p| Candidate::new(p.lexical, Syntax::Requirements)),
+                                );
+                            }
+                        }
+                    }
+                    self.meet_files(base, &text, &files);
+                }
+            }
             "git" => self.git_config_hosts(argv),
             "cargo" => {
                 self.cargo_config_file(argv);
@@ -918,8 +1003,14 @@ impl Analyzer {
         let args = argv.get(1..).unwrap_or_default();
         let found = if options.contains(&"-F") {
             // ssh's one-letter options cluster (`-qF FILE`, `-Fcfg`).
+            // `-F none` and `-F /dev/null` read no file.
             let p = options::parse(args, &ssh_spec(base));
-            p.has(&["-F"]).then_some("-F")
+            p.values(&["-F"])
+                .any(|v| {
+                    v.and_then(|v| v.literal.as_deref())
+                        .is_none_or(|l| !matches!(l, "none" | "/dev/null"))
+                })
+                .then_some("-F")
         } else {
             args.iter()
                 .filter_map(|w| w.literal.as_deref())
@@ -947,9 +1038,13 @@ impl Analyzer {
     /// The files of the project (and the user's) that `base` reads where it
     /// runs (see [`PROJECT_FILES`]).
     fn project_files(&mut self, base: &str, argv: &[WordVal]) {
-        let Some(table) = PROJECT_FILES.iter().find(|t| t.programs.contains(&base)) else {
+        let tables: Vec<&ProjectFiles> = PROJECT_FILES
+            .iter()
+            .filter(|t| t.programs.contains(&base))
+            .collect();
+        if tables.is_empty() {
             return;
-        };
+        }
         let args = argv.get(1..).unwrap_or_default();
         let mut named_dirs: Vec<WordVal> = Vec::new();
         for (i, w) in args.iter().enumerate() {
@@ -959,7 +1054,7 @@ impl Analyzer {
             if l == "--" {
                 break;
             }
-            for o in table.dir_options {
+            for o in tables.iter().flat_map(|t| t.dir_options) {
                 if l == *o {
                     named_dirs.extend(args.get(i + 1).cloned());
                 } else if let Some(v) = l.strip_prefix(o).and_then(|r| r.strip_prefix('=')) {
@@ -1000,11 +1095,11 @@ impl Analyzer {
         }
         // Each file, and the directory it is in when that is one of the
         // program's own (`.cargo`), looked for first.
-        let in_dir = |d: &Path, f: &str| {
-            let gate = f.split_once('/').map(|(first, _)| d.join(first));
-            (d.join(f), gate)
+        let in_dir = |d: &Path, f: &str| Candidate {
+            gate: f.split_once('/').map(|(first, _)| d.join(first)),
+            ..Candidate::of(d.join(f))
         };
-        let mut files: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+        let mut files: Vec<Candidate> = Vec::new();
         let mut seen_dirs: Vec<&Path> = Vec::new();
         for dir in &dirs {
             for d in dir.ancestors() {
@@ -1012,11 +1107,15 @@ impl Analyzer {
                     break;
                 }
                 seen_dirs.push(d);
-                files.extend(table.files.iter().map(|f| in_dir(d, f)));
+                for t in &tables {
+                    files.extend(t.files.iter().map(|f| in_dir(d, f)));
+                }
             }
         }
         if let Some(home) = &self.home {
-            files.extend(table.home.iter().map(|f| in_dir(home, f)));
+            for t in &tables {
+                files.extend(t.home.iter().map(|f| in_dir(home, f)));
+            }
         }
         self.meet_files(base, &text, &files);
     }
@@ -1049,40 +1148,112 @@ impl Analyzer {
             files.push(home.join(".config/pip/pip.conf"));
         }
         let text = super::programs::short_text(argv);
-        let files: Vec<(PathBuf, Option<PathBuf>)> = files.into_iter().map(|f| (f, None)).collect();
+        let mut files: Vec<Candidate> = files.into_iter().map(Candidate::of).collect();
+        files.extend(self.pip_inputs(argv, &text));
         self.meet_files("pip", &text, &files);
+    }
+
+    /// The files a pip command is given to read: requirements and
+    /// constraints (`-r FILE`, `-c FILE`; `-r` inside them followed), and
+    /// the `pyproject.toml` and `setup.cfg` of a project directory it
+    /// installs (`pip install .`, `-e ../lib`), whose dependencies may be
+    /// URLs. A file named at run time is a host known only then.
+    fn pip_inputs(&mut self, argv: &[WordVal], text: &str) -> Vec<Candidate> {
+        let mut named: Vec<(WordVal, bool)> = Vec::new();
+        let mut words = argv.iter().skip(1);
+        while let Some(w) = words.next() {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            let mut value = |long: &str, short: &str| -> Option<Option<WordVal>> {
+                if l == long || l == short {
+                    Some(words.next().cloned())
+                } else if let Some(v) = l.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
+                    Some(Some(WordVal::literal(v)))
+                } else {
+                    l.strip_prefix(short)
+                        .filter(|r| !r.is_empty() && !short.is_empty())
+                        .map(|v| Some(WordVal::literal(v)))
+                }
+            };
+            if let Some(v) = value("--requirement", "-r").or_else(|| value("--constraint", "-c")) {
+                named.extend(v.map(|v| (v, true)));
+            } else if let Some(v) = value("--editable", "-e") {
+                // An editable requirement is a path (or a VCS URL).
+                named.extend(v.map(|v| (v, false)));
+            } else if l == "." || l.starts_with("./") || l.starts_with("../") || l.starts_with('/')
+            {
+                // A plain operand is a directory when written as a path.
+                named.push((w.clone(), false));
+            }
+        }
+        let mut files = Vec::new();
+        for (w, requirements) in named {
+            let Some(l) = w.literal.as_deref() else {
+                self.uncertain(
+                    UncertainKind::Host,
+                    text,
+                    "pip reads a file named at run time, which can name any host",
+                );
+                continue;
+            };
+            if l.contains("://") {
+                continue;
+            }
+            let Ok(paths) = self.resolve_word_path(l, w.tilde, false) else {
+                self.uncertain(
+                    UncertainKind::Host,
+                    text,
+                    "pip reads a file whose place is not known, which can name any host",
+                );
+                continue;
+            };
+            for p in paths {
+                if requirements {
+                    files.push(Candidate::new(p.lexical, Syntax::Requirements));
+                } else {
+                    files.push(Candidate::of(p.lexical.join("pyproject.toml")));
+                    files.push(Candidate::of(p.lexical.join("setup.cfg")));
+                }
+            }
+        }
+        files
     }
 
     /// Read `files` (each once for the analysis; one in a directory that is
     /// not there is not looked for) and meet the hosts they name; one
     /// written earlier in the same command, or that cannot be read, names a
     /// host known only at run time.
-    fn meet_files(&mut self, base: &str, text: &str, files: &[(PathBuf, Option<PathBuf>)]) {
+    fn meet_files(&mut self, base: &str, text: &str, files: &[Candidate]) {
+        self.meet_files_at(base, text, files, 0);
+    }
+
+    fn meet_files_at(&mut self, base: &str, text: &str, files: &[Candidate], depth: usize) {
         let written = self.written_so_far();
-        for (file, _) in files {
+        for c in files {
             if written.iter().any(|w| match w {
                 None => true,
-                Some(p) => file.starts_with(p),
-            }) || self.relinked.iter().any(|r| file.starts_with(r))
+                Some(p) => c.file.starts_with(p),
+            }) || self.relinked.iter().any(|r| c.file.starts_with(r))
             {
                 self.uncertain(
                     UncertainKind::Host,
                     text,
                     format!(
                         "{base} reads `{}`, which an earlier part of the command may write, and which can name any host",
-                        file.display()
+                        c.file.display()
                     ),
                 );
                 return;
             }
         }
-        for (file, gate) in files {
-            if let Some(dir) = gate
+        for c in files {
+            if let Some(dir) = &c.gate
                 && !self.dir_exists(dir)
             {
                 continue;
             }
-            let named = self.config_file(file);
+            let named = self.config_file(&c.file, c.syntax);
             for n in named.iter() {
                 match n {
                     Named::Host { written, host } => {
@@ -1097,6 +1268,15 @@ impl Analyzer {
                         UncertainKind::Host,
                         written,
                         format!("{base} reads this configuration, and {reason}"),
+                    ),
+                    Named::Include(more) if depth < MAX_INCLUDES => {
+                        let more = [Candidate::new(more.clone(), c.syntax)];
+                        self.meet_files_at(base, text, &more, depth + 1);
+                    }
+                    Named::Include(more) => self.uncertain(
+                        UncertainKind::Host,
+                        &more.display().to_string(),
+                        format!("{base} reads files that include others too deeply to follow"),
                     ),
                 }
             }
@@ -1120,13 +1300,13 @@ impl Analyzer {
     }
 
     /// The hosts a configuration file names, read once for the analysis.
-    fn config_file(&mut self, file: &Path) -> Arc<[Named]> {
+    fn config_file(&mut self, file: &Path, syntax: Syntax) -> Arc<[Named]> {
         if let Some((_, named)) = self.config.files.iter().find(|(f, _)| f == file) {
             return named.clone();
         }
         let named: Arc<[Named]> = match read_file(file) {
             Read::Absent => Arc::from([]),
-            Read::Text(text) => hosts_in(&text, file).into(),
+            Read::Text(text) => hosts_in(&text, file, syntax).into(),
             Read::Unreadable(reason) => Arc::from([Named::Unknown {
                 written: file.display().to_string(),
                 reason,
@@ -1459,11 +1639,18 @@ mod tests {
     use super::*;
 
     fn hosts(text: &str, name: &str) -> Vec<String> {
-        hosts_in(text, Path::new(name))
+        let file = Path::new(name);
+        let syntax = if name.ends_with(".txt") {
+            Syntax::Requirements
+        } else {
+            syntax_of(file)
+        };
+        hosts_in(text, file, syntax)
             .into_iter()
             .map(|n| match n {
                 Named::Host { host, .. } => host,
                 Named::Unknown { .. } => "?".into(),
+                Named::Include(f) => format!("+{}", f.display()),
             })
             .collect()
     }
@@ -1529,6 +1716,17 @@ mod tests {
             ["evil.com"]
         );
         assert!(hosts("[build]\njobs = 2\n", "config.toml").is_empty());
+        assert_eq!(
+            hosts(
+                "--index-url http://evil.com/simple\n-r more.txt\nx @ https://w.evil.com/x.whl\nrequests>=2\n",
+                "/p/requirements.txt"
+            ),
+            ["evil.com", "+/p/more.txt", "w.evil.com"]
+        );
+        assert_eq!(
+            hosts("\u{feff}proxy=evil.com:3128\n", ".npmrc"),
+            ["evil.com"]
+        );
         assert_eq!(
             hosts(
                 "distributionUrl=https\\://evil.com/gradle.zip\nsystemProp.https.proxyHost=p.evil.com\n",
