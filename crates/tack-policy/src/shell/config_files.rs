@@ -1099,11 +1099,17 @@ impl Analyzer {
             gate: f.split_once('/').map(|(first, _)| d.join(first)),
             ..Candidate::of(d.join(f))
         };
+        // cargo's commands that fetch only what the cache lacks (`build`,
+        // `test`, …) are frequent: for them the directories of the project
+        // (from the one the command starts in down), which the session may
+        // write, are looked in; those above it and the user's, outside it,
+        // for the commands that exist to reach a registry.
+        let whole = base != "cargo" || cargo_reaches_registry(argv);
         let mut files: Vec<Candidate> = Vec::new();
         let mut seen_dirs: Vec<&Path> = Vec::new();
         for dir in &dirs {
             for d in dir.ancestors() {
-                if seen_dirs.contains(&d) {
+                if seen_dirs.contains(&d) || !(whole || d.starts_with(&self.start)) {
                     break;
                 }
                 seen_dirs.push(d);
@@ -1112,7 +1118,7 @@ impl Analyzer {
                 }
             }
         }
-        if let Some(home) = &self.home {
+        if let Some(home) = self.home.as_ref().filter(|_| whole) {
             for t in &tables {
                 files.extend(t.home.iter().map(|f| in_dir(home, f)));
             }
@@ -1607,6 +1613,44 @@ impl Analyzer {
             }
         }
     }
+}
+
+/// Whether a cargo command exists to reach a registry (`fetch`, `update`,
+/// `install`, `search`, `publish`, `add`, …), rather than building with
+/// what the cache holds and fetching only what it lacks.
+fn cargo_reaches_registry(argv: &[WordVal]) -> bool {
+    const WITH_VALUE: &[&str] = &["-C", "--config", "-Z", "--color"];
+    let mut words = argv.iter().skip(1);
+    while let Some(w) = words.next() {
+        match w.literal.as_deref() {
+            Some(l) if WITH_VALUE.contains(&l) => {
+                words.next();
+            }
+            Some(l) if l.starts_with(['-', '+']) => {}
+            Some(sub) => {
+                return matches!(
+                    sub,
+                    "fetch"
+                        | "update"
+                        | "generate-lockfile"
+                        | "search"
+                        | "install"
+                        | "publish"
+                        | "add"
+                        | "info"
+                        | "login"
+                        | "logout"
+                        | "owner"
+                        | "yank"
+                        | "vendor"
+                        | "package"
+                );
+            }
+            // A subcommand computed at run time may be any of them.
+            None => return true,
+        }
+    }
+    false
 }
 
 /// Whether a python command line runs pip (`-m pip`, `-mpip`).

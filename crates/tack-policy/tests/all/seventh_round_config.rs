@@ -418,6 +418,7 @@ const PROJECT_FILES: &[Case] = &[
     case_in("unreadable", NET, B, "npm view xyzpkg", Ask),
     case_in("cargoproj", NET, B, "cargo fetch", Deny),
     case_in("cargoproj", NET, B, "cargo build", Deny),
+    case_in("cargoproj", NET, B, "cd src && cargo test", Deny),
     case_in("cargoproj/src", NET, B, "cargo search x", Deny),
     case_in("cargoproxy", NET, B, "cargo update", Deny),
     case_in("gitproxy", NET, B, "git fetch o", Deny),
