@@ -231,6 +231,18 @@ impl GitConfig {
         out
     }
 
+    /// The proxies git may connect through: `http.proxy`,
+    /// `http.<url>.proxy` and `remote.<name>.proxy`, whatever URL or remote
+    /// they are for.
+    pub(crate) fn proxies(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|e| e.key == "proxy" && matches!(e.section.as_str(), "http" | "remote"))
+            .map(|e| e.value.as_str())
+            .filter(|v| !v.is_empty())
+            .collect()
+    }
+
     /// `url` and what the longest matching `insteadOf` (or, for a push of
     /// a remote's `url`, `pushInsteadOf`) makes of it.
     fn rewritten(&self, url: &str, push: bool, push_url: bool) -> Vec<String> {

@@ -58,6 +58,8 @@ mod safeguards;
 mod sandbox;
 #[path = "all/settings.rs"]
 mod settings;
+#[path = "all/seventh_round_config.rs"]
+mod seventh_round_config;
 #[path = "all/seventh_round_deny.rs"]
 mod seventh_round_deny;
 #[path = "all/seventh_round_mcp.rs"]

@@ -165,11 +165,14 @@ impl Analyzer {
     /// `exec`, `builtin`, `env`, `nice`, `timeout`, `xargs`, `sudo`, …) run
     /// the program itself, so they go to [`Analyzer::argv`] directly.
     pub(super) fn call(&mut self, argv: Vec<WordVal>) {
+        // An alias of its name: what bash reads in its place, as well.
+        self.expand_alias(&argv);
         if !self.no_functions
             && let Some(name) = argv.first().and_then(|w| w.literal.as_deref())
             && self.functions.iter().any(|f| f == name)
         {
             self.function_called = true;
+            self.config_in_function(&argv);
             return self.emit_as(
                 &argv,
                 Some("it calls a function defined earlier in the command, whose body was checked"),
@@ -224,6 +227,12 @@ impl Analyzer {
                 UncertainKind::Command,
                 &text,
                 "the command name is computed at run time",
+            );
+            // `$C evil.com`, `env "$X" curl …`: any program, any host.
+            self.uncertain(
+                UncertainKind::Host,
+                &text,
+                "the command name is computed at run time, and the program may reach any host",
             );
             // Whatever it is (`c=cat; $c .env`), it is given these files
             // and may read or change them.
@@ -309,6 +318,7 @@ impl Analyzer {
             return;
         }
         if let Some(runner) = runner_of(&base, argv) {
+            self.config_hosts(&base, argv);
             return self.package_runner(argv, runner);
         }
         if terminal_multiplexer_runs(&base, argv) {
@@ -433,20 +443,7 @@ impl Analyzer {
             "sudo" | "doas" => self.wrapper_sudo(argv, &base),
             "eval" => self.builtin_eval(argv),
             "trap" => self.builtin_trap(argv),
-            "alias" => {
-                self.emit(argv);
-                if argv[1..]
-                    .iter()
-                    .any(|w| w.literal.as_deref().is_none_or(|l| l.contains('=')))
-                {
-                    let text = self.text(argv);
-                    self.uncertain(
-                        UncertainKind::Command,
-                        &text,
-                        "an alias can change what a later command runs",
-                    );
-                }
-            }
+            "alias" => self.alias_builtin(argv),
             "compgen" | "complete" => self.builtin_completion(argv),
             "bind" => self.builtin_bind(argv),
             "fc" => {

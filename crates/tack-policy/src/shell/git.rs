@@ -416,6 +416,7 @@ impl Analyzer {
         let more = self.open_tail;
         self.emit(argv);
         self.git_remote_hosts(argv, more);
+        self.config_hosts("git", argv);
         if let Some(sub) = unknown {
             self.may_run_git(
                 argv,
@@ -1649,6 +1650,8 @@ impl Analyzer {
         sub: &str,
         args: &[WordVal],
     ) -> (Vec<WordVal>, Vec<String>) {
+        // The proxies of the configuration read here (none when nothing is).
+        self.config.git_proxies.borrow_mut().clear();
         const WITH_VALUE: &[&str] = &[
             "-o",
             "--push-option",
@@ -1755,6 +1758,7 @@ impl Analyzer {
             .map(|dirs| dirs.into_iter().map(|d| d.canonical).collect::<Vec<_>>())
             .unwrap_or_default();
         let mut urls: Vec<String> = Vec::new();
+        let mut proxies: Vec<String> = Vec::new();
         for dir in &dirs {
             let worktree = crate::git_index::worktree_of(dir);
             let mut config = match worktree {
@@ -1764,6 +1768,7 @@ impl Analyzer {
             for pair in &settings {
                 config.set(pair);
             }
+            proxies.extend(config.proxies().into_iter().map(str::to_string));
             let branch = worktree.and_then(crate::git_config::head_branch);
             let push = sub == "push";
             if given.is_empty() {
@@ -1773,6 +1778,7 @@ impl Analyzer {
                 urls.extend(config.urls(Some(r), false, push, branch.as_deref()));
             }
         }
+        *self.config.git_proxies.borrow_mut() = proxies;
         (out, urls)
     }
 }

@@ -63,7 +63,7 @@ const HOST_OPERANDS: &[(&str, usize)] = &[
 
 /// The PostgreSQL clients: `-h HOST`, and `host=`/`hostaddr=` in a
 /// connection string given anywhere.
-const POSTGRES: &[&str] = &[
+pub(super) const POSTGRES: &[&str] = &[
     "psql",
     "pg_dump",
     "pg_dumpall",
@@ -278,7 +278,7 @@ fn npm_config_set(args: &[WordVal]) -> Vec<(String, WordVal)> {
 }
 
 /// The MySQL and MariaDB clients.
-const MYSQL: &[&str] = &[
+pub(super) const MYSQL: &[&str] = &[
     "mysql",
     "mysqldump",
     "mysqladmin",

@@ -17,9 +17,11 @@
 //! (size, nesting, tokens, bytes parsed, time; see [`limits`]): beyond a
 //! bound it is uncertain too.
 
+mod aliases;
 mod commands;
 mod equivalents;
 pub(crate) use commands::{runs_the_command_it_is_given, runs_what_it_is_given, unversioned_names};
+mod config_files;
 mod git;
 mod guesses;
 mod hosts;
@@ -351,6 +353,8 @@ impl Analyzer {
             start: cwd.to_path_buf(),
             opts: brush_parser::ParserOptions::default(),
             budget,
+            config: config_files::ConfigState::default(),
+            aliases: aliases::Aliases::default(),
         }
     }
 }
@@ -459,6 +463,11 @@ pub(crate) struct Analyzer {
     opts: brush_parser::ParserOptions,
     /// What is left of the work this command may cost (see [`limits`]).
     budget: limits::Budget,
+    /// Variables that move a program's configuration, and the
+    /// configuration files read (see [`config_files`]).
+    config: config_files::ConfigState,
+    /// The aliases defined so far (see [`aliases`]).
+    aliases: aliases::Aliases,
 }
 
 impl Analyzer {
@@ -524,7 +533,16 @@ impl Analyzer {
                     self.compound_list(list);
                 }
             }
-            Err(reason) => self.uncertain(UncertainKind::Command, src, reason),
+            Err(reason) => {
+                // bash runs the lines before the one it cannot read: what
+                // they reach is unknown too.
+                self.uncertain(
+                    UncertainKind::Host,
+                    src,
+                    "the shell parser cannot read it, and the lines bash runs before the error may reach any host",
+                );
+                self.uncertain(UncertainKind::Command, src, reason);
+            }
         });
         self.open_tail = tail;
         self.functions = functions;
@@ -1021,6 +1039,7 @@ impl Analyzer {
     fn simple(&mut self, sc: &ast::SimpleCommand) {
         let mut argv: Vec<WordVal> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
+        let moved = self.config_mark();
         if let Some(prefix) = &sc.prefix {
             for item in &prefix.0 {
                 match item {
@@ -1029,6 +1048,7 @@ impl Analyzer {
                 }
             }
         }
+        let prefixed = self.config_mark();
         if let Some(w) = &sc.word_or_name {
             let v = self.eval_word(&w.value);
             argv.push(v);
@@ -1042,7 +1062,18 @@ impl Analyzer {
         for r in redirects {
             self.redirect(r);
         }
+        // Assignments before a program hold for it alone; before nothing,
+        // a special builtin (POSIX mode) or a function, for what follows.
+        let scoped = argv
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .is_some_and(|name| {
+                !SPECIAL_BUILTINS.contains(&name) && !self.functions.iter().any(|f| f == name)
+            });
         self.call(argv);
+        if scoped {
+            self.config_forget(moved, prefixed);
+        }
     }
 
     /// `{NAME}>file` opens a file and assigns its descriptor to NAME
@@ -1125,6 +1156,8 @@ impl Analyzer {
         if name == "CDPATH" {
             self.cwds = Cwds::Unknown;
         }
+        self.config_variable(name);
+        self.alias_variable(name);
         match words::variable_danger(name) {
             words::VariableDanger::None => {}
             words::VariableDanger::Command => self.uncertain(

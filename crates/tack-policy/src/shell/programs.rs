@@ -761,6 +761,9 @@ impl Analyzer {
         {
             self.touch(super::Family::Read, program);
         }
+        // Before a wrapper script of the project is read (`./gradlew`,
+        // `./mvnw`): the program it runs reads these files.
+        self.config_hosts(base, argv);
         if self.run_script_file(argv) {
             return;
         }

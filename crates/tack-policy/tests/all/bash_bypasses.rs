@@ -113,7 +113,8 @@ const INTERPRETERS: &[Case] = &[
     case(STD, B, "eval $X", Ask),
     case(STD, B, "trap 'rm x' EXIT", Deny),
     case(STD, B, "env -S 'rm x'", Deny),
-    case(STD, B, "alias ls='rm -rf /'", Ask),
+    // The alias's value is read as a command where it is defined.
+    case(STD, B, "alias ls='rm -rf /'", Deny),
 ];
 
 const WRAPPERS: &[Case] = &[
