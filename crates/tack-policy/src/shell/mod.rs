@@ -527,11 +527,12 @@ impl Analyzer {
         let tail = std::mem::take(&mut self.open_tail);
         let functions = std::mem::take(&mut self.functions);
         // Parse, walk and drop the tree on a stack deep enough for it.
-        limits::with_stack(levels, || match parse_tokens(&tokens, &self.opts) {
+        let unreadable = limits::with_stack(levels, || match parse_tokens(&tokens, &self.opts) {
             Ok(program) => {
                 for list in &program.complete_commands {
                     self.compound_list(list);
                 }
+                false
             }
             Err(reason) => {
                 // bash runs the lines before the one it cannot read: what
@@ -542,11 +543,56 @@ impl Analyzer {
                     "the shell parser cannot read it, and the lines bash runs before the error may reach any host",
                 );
                 self.uncertain(UncertainKind::Command, src, reason);
+                true
             }
         });
         self.open_tail = tail;
         self.functions = functions;
         self.depth -= 1;
+        if unreadable {
+            self.lines_before_the_error(src);
+        }
+    }
+
+    /// A script the parser cannot read: bash reads it line by line and runs
+    /// each complete command before the line it cannot read (`cat .env` on
+    /// the line before a stray `)` runs). The longest run of whole lines
+    /// that parses is read as what runs; when none is found among the
+    /// last [`MAX_PREFIXES`] tried, what it reads and writes is unknown.
+    fn lines_before_the_error(&mut self, src: &str) {
+        const MAX_PREFIXES: usize = 16;
+        let ends: Vec<usize> = src
+            .match_indices('\n')
+            .map(|(i, _)| i)
+            .filter(|&i| i > 0)
+            .collect();
+        let mut tried = 0;
+        for &end in ends.iter().rev() {
+            if tried == MAX_PREFIXES {
+                break;
+            }
+            tried += 1;
+            let prefix = &src[..end];
+            let Ok(tokens) = limits::tokenize(prefix, &self.opts, &mut self.budget) else {
+                break;
+            };
+            let Ok(levels) = limits::token_nesting(&tokens, &mut self.budget) else {
+                break;
+            };
+            let opts = &self.opts;
+            if limits::with_stack(levels, || parse_tokens(&tokens, opts).is_ok()) {
+                return self.script(prefix);
+            }
+        }
+        if tried == MAX_PREFIXES {
+            for family in [Family::Read, Family::Edit] {
+                self.uncertain(
+                    UncertainKind::Touch(family),
+                    src,
+                    "the shell parser cannot read it, and the lines bash runs before the error may touch any file",
+                );
+            }
+        }
     }
 
     /// Walk something that may not run, or runs in a subshell (a branch,

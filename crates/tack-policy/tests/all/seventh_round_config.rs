@@ -640,3 +640,18 @@ const ALIASES: &[Case] = &[
 fn an_alias_is_the_command_it_stands_for() {
     run_with_files(FILES, ALIASES);
 }
+
+/// bash runs the complete commands on the lines before one it cannot read:
+/// `cat .env` before a stray `)` reads `.env`.
+#[test]
+fn the_lines_before_a_syntax_error_run() {
+    use crate::support::{case, run};
+    const READ: &[&str] = &["allow Bash", "deny Read(./.env)"];
+    const RM: &[&str] = &["allow Bash", "deny Bash(rm *)"];
+    run(&[
+        case(READ, "Bash", "cat .env\n)", Deny),
+        case(READ, "Bash", "echo a; cat .env\nif then", Deny),
+        case(RM, "Bash", "rm x\n)", Deny),
+        case(READ, "Bash", "cat src/main.rs\n)", Allow),
+    ]);
+}
