@@ -1714,6 +1714,9 @@ impl Analyzer {
                 // `git remote update [group…]`: every remote (a group is
                 // a list of them).
                 Some("update") => (Vec::new(), true),
+                // `git remote show o`, `git remote prune o`: each remote
+                // named is asked for its branches.
+                Some("show" | "prune") if operands.len() > 1 => (operands[1..].to_vec(), false),
                 _ => return (Vec::new(), Vec::new()),
             },
             "submodule" => match operands.first().and_then(|w| w.literal.as_deref()) {

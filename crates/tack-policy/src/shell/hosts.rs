@@ -881,6 +881,35 @@ impl Analyzer {
     /// (`-c http.proxy=h:3128`, `-c remote.o.url=h:x`) or `git config`. With
     /// more operands given at run time (`… | xargs git clone`), the
     /// commands that talk to a remote reach hosts known only then.
+    /// The submodules' URLs in `.gitmodules` of the working trees where the
+    /// command may run (a relative URL is the superproject's remote's).
+    fn submodule_urls(&self) -> Vec<String> {
+        let dirs = self
+            .resolve_word_path(".", false, false)
+            .map(|dirs| dirs.into_iter().map(|d| d.canonical).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let mut urls = Vec::new();
+        for dir in dirs {
+            let Some(worktree) = crate::git_index::worktree_of(&dir) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(worktree.join(".gitmodules")) else {
+                continue;
+            };
+            for line in text.lines() {
+                if let Some((key, value)) = line.split_once('=')
+                    && key.trim().eq_ignore_ascii_case("url")
+                {
+                    let url = value.trim().trim_matches('"').to_string();
+                    if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url) {
+                        urls.push(url);
+                    }
+                }
+            }
+        }
+        urls
+    }
+
     pub(super) fn git_remote_hosts(&mut self, argv: &[WordVal], more: bool) {
         let args = &argv[1..];
         // The subcommand: the first word that is no option (nor the value
@@ -930,6 +959,31 @@ impl Analyzer {
                 if crate::git_config::local_path(&url).is_some() {
                     continue;
                 }
+                let hosts = if url.contains("://") {
+                    url_word_hosts(&url)
+                } else {
+                    git_scp_host(&url).into_iter().collect()
+                };
+                for host in hosts {
+                    self.reaches_host(&url, Some(host));
+                }
+            }
+        }
+        // `git submodule update`, `git pull --recurse-submodules`: the URLs
+        // `.gitmodules` holds (the working tree's, where git runs).
+        let updates_submodules = match sub {
+            Some("submodule") => operands
+                .first()
+                .is_some_and(|w| w.literal.as_deref() == Some("update")),
+            Some("pull" | "fetch") => args.iter().any(|w| {
+                w.literal
+                    .as_deref()
+                    .is_some_and(|l| l.starts_with("--recurse-submodules") && !l.ends_with("=no"))
+            }),
+            _ => false,
+        };
+        if updates_submodules {
+            for url in self.submodule_urls() {
                 let hosts = if url.contains("://") {
                     url_word_hosts(&url)
                 } else {

@@ -115,6 +115,11 @@ fn a_remote_by_its_name_reaches_the_host_of_its_url() {
     git(&["remote", "add", "origin", "http://evil.test/r.git"]);
     git(&["remote", "add", "o", "git@evil.test:r.git"]);
     git(&["remote", "add", "ok", "https://ok.test/r.git"]);
+    std::fs::write(
+        p.join(".gitmodules"),
+        "[submodule \"lib\"]\n\tpath = lib\n\turl = https://evil.test/lib.git\n",
+    )
+    .unwrap();
     let rules: &[&str] = &["allow Bash", "deny WebFetch(domain:evil.test)"];
     let policy = fx.policy(rules);
     let mut wrong = Vec::new();
@@ -126,6 +131,12 @@ fn a_remote_by_its_name_reaches_the_host_of_its_url() {
         ("git remote update", Deny),
         ("git fetch --all", Deny),
         ("git push o main", Deny),
+        ("git remote show o", Deny),
+        ("git remote prune o", Deny),
+        ("git remote show", Allow),
+        ("git submodule update --init", Deny),
+        ("git pull --recurse-submodules", Deny),
+        ("git submodule status", Allow),
         ("git fetch ok", Allow),
         ("git push ok main", Allow),
         ("git status", Allow),
