@@ -153,6 +153,9 @@ fn value_of(args: &[WordVal], short: Option<char>, long: &[&str]) -> Option<Stri
             && l.len() > 1
             && l.starts_with('-')
             && let Some(pos) = l[1..].find(c)
+            // A letter before it that takes a value holds the rest
+            // (`install -tmybin`: `-t mybin`, no `-m`).
+            && !l[1..1 + pos].contains(['m', 'o', 'g', 't', 'S', 'X', 'C'])
         {
             let rest = &l[2 + pos..];
             return if rest.is_empty() {
@@ -267,14 +270,10 @@ const AS_ANOTHER_USER: &[(&str, Option<&[&str]>)] = &[
     ("please", None),
     ("sudo-rs", None),
     ("chroot", Some(&["--userspec", "--groups"])),
-    (
-        "start-stop-daemon",
-        Some(&["-c", "--chuid", "-u", "--user"]),
-    ),
+    ("start-stop-daemon", Some(&["-c", "--chuid"])),
     ("capsh", Some(&["--user", "--uid", "--gid"])),
     ("chpst", Some(&["-u", "-U"])),
-    ("systemd-run", Some(&["--uid", "--gid", "-p"])),
-    ("machinectl", Some(&["shell", "login"])),
+    ("systemd-run", Some(&["--uid", "--gid", "-p", "--property"])),
     (
         "setpriv",
         Some(&[
@@ -288,6 +287,58 @@ const AS_ANOTHER_USER: &[(&str, Option<&[&str]>)] = &[
         ]),
     ),
 ];
+
+/// Whether `sg ARGS` is ast-grep's command (`sg scan`, `sg run -p …`,
+/// `sg --version`), not shadow's `sg GROUP COMMAND`.
+pub(super) fn is_ast_grep(args: &[WordVal]) -> bool {
+    args.first()
+        .and_then(|w| w.literal.as_deref())
+        .is_none_or(|w| {
+            (w.starts_with('-') && w != "-")
+                || matches!(
+                    w,
+                    "run" | "scan" | "test" | "new" | "lsp" | "completions" | "help"
+                )
+        })
+}
+
+/// Whether the program's own options (before its first operand) name one
+/// of `names` (`--userspec=x`, `-cnobody`, `--chu x`); for `-p`/`--property`
+/// only a property that sets the user (`-p User=root`).
+fn own_options_name(args: &[WordVal], names: &[&str]) -> bool {
+    let mut i = 0;
+    while let Some(l) = args.get(i).and_then(|w| w.literal.as_deref()) {
+        i += 1;
+        if l == "--" || !l.starts_with('-') || l == "-" {
+            return false;
+        }
+        let (name, attached) = if l.starts_with("--") {
+            l.split_once('=').map_or((l, None), |(n, v)| (n, Some(v)))
+        } else {
+            let (n, v) = l.split_at(2.min(l.len()));
+            (n, (!v.is_empty()).then_some(v))
+        };
+        let found = names
+            .iter()
+            .any(|n| *n == name || (n.starts_with("--") && long_is(name, n)));
+        if !found {
+            continue;
+        }
+        if name == "-p" || (name.starts_with("--") && long_is(name, "--property")) {
+            let value = attached.or_else(|| args.get(i).and_then(|w| w.literal.as_deref()));
+            if value.is_some_and(|v| {
+                ["User=", "Group=", "DynamicUser="]
+                    .iter()
+                    .any(|k| v.starts_with(k))
+            }) {
+                return true;
+            }
+            continue;
+        }
+        return true;
+    }
+    false
+}
 
 /// The forms of a simple command (wrappers removed) other than git's (see
 /// [`git`]), by its program's base name.
@@ -320,25 +371,36 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             }
             Some("set") if args.iter().any(|w| w.raw.contains("unix::")) => {
                 let p = parse(&args[1..], &["-t", "--type"]);
-                out.push(form(prefixed(&["chmod"], &p.operands), MODES));
+                let owner = args
+                    .iter()
+                    .any(|w| w.raw.contains("unix::uid") || w.raw.contains("unix::gid"));
+                if owner {
+                    out.push(form(prefixed(&["chown"], &p.operands), OWNERS));
+                } else {
+                    out.push(form(prefixed(&["chmod"], &p.operands), MODES));
+                }
             }
             _ => {}
         },
         "doas" | "pkexec" | "run0" => out.push(form(prefixed(&["sudo"], args), PRIVILEGED)),
         "sudoedit" => out.push(form(prefixed(&["sudo", "-e"], args), PRIVILEGED)),
-        _ if let Some((_, needs)) = AS_ANOTHER_USER.iter().find(|(p, _)| *p == base) => {
-            let runs_as = needs.is_none_or(|names| {
-                args.iter().any(|w| {
-                    w.literal.as_deref().is_some_and(|l| {
-                        let name = l.split_once('=').map_or(l, |(n, _)| n);
-                        names.contains(&name)
-                            || names.iter().any(|n| n.len() > 2 && long_is(name, n))
-                    })
-                })
-            });
-            if runs_as {
-                out.push(form(prefixed(&["sudo"], argv), PRIVILEGED));
-            }
+        // ast-grep's `sg` (`sg scan`, `sg run -p …`) is not shadow's `sg
+        // GROUP COMMAND`.
+        "sg" if is_ast_grep(args) => {}
+        "machinectl" if matches!(word_at(0), Some("shell" | "login")) => {
+            out.push(form(prefixed(&["sudo"], argv), PRIVILEGED));
+        }
+        "start-stop-daemon"
+            if args
+                .iter()
+                .any(|w| word_is(w, &["--stop", "-K"]) || w.raw.starts_with("-K")) =>
+        {
+            out.push(form(prefixed(&["kill"], args), SIGNALS));
+        }
+        _ if let Some((_, needs)) = AS_ANOTHER_USER.iter().find(|(p, _)| *p == base)
+            && needs.is_none_or(|names| own_options_name(args, names)) =>
+        {
+            out.push(form(prefixed(&["sudo"], argv), PRIVILEGED));
         }
         "install" => {
             let with_value = [
@@ -381,7 +443,13 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             let p = parse(args, &["-t", "--target-directory", "-S", "--suffix"]);
             if has(&p.options, None, &["--attributes-only"]) {
                 let dest: Vec<WordVal> = p.operands.last().cloned().into_iter().collect();
-                out.push(form(prefixed(&["chmod"], &dest), MODES));
+                let preserve = value_of(args, None, &["--preserve"]).unwrap_or_default();
+                if preserve.contains("ownership") || preserve.contains("all") {
+                    out.push(form(prefixed(&["chown"], &dest), OWNERS));
+                }
+                if preserve.is_empty() || preserve.contains("mode") || preserve.contains("all") {
+                    out.push(form(prefixed(&["chmod"], &dest), MODES));
+                }
             }
         }
         "rsync" => {
@@ -396,15 +464,38 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(modes("chown", &owner, &dest), OWNERS));
             }
             let p = parse(args, &[]);
+            // rsync's remote shell is ssh (`host:path`, not `host::module`).
+            if value_of(args, Some('e'), &["--rsh"]).is_none() {
+                for w in &p.operands {
+                    if let Some(l) = w.literal.as_deref()
+                        && !l.contains("::")
+                        && !l.starts_with("rsync://")
+                        && let Some(host) = scp_host(l)
+                    {
+                        out.push(form(vec![lit("ssh"), lit(host)], SSH));
+                    }
+                }
+            }
             if has(&p.options, None, &["--remove-source-files"]) {
                 out.push(form(prefixed(&["mv"], &p.operands), MOVES));
             }
         }
         "setfacl" => out.push(form(prefixed(&["chmod"], args), MODES)),
+        // A mask that lets the group or others write what is made next
+        // (`umask 000`, `umask 002`); not one as strict as 022.
         "umask" => {
             let p = parse(args, &[]);
             if let Some(mode) = p.operands.first() {
-                out.push(form(vec![lit("chmod"), mode.clone()], MODES));
+                let loosens = match mode.literal.as_deref() {
+                    Some(m) if m.bytes().all(|b| b.is_ascii_digit()) => {
+                        u32::from_str_radix(m, 8).map_or(true, |v| v & 0o022 != 0o022)
+                    }
+                    Some(m) => m.contains('w'),
+                    None => true,
+                };
+                if loosens {
+                    out.push(form(vec![lit("chmod"), mode.clone()], MODES));
+                }
             }
         }
         // `chgrp G F` is `chown :G F`.
@@ -422,7 +513,15 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(words, OWNERS));
             }
         }
-        "hub" => out.push(form(prefixed(&["git"], args), SAME_CLI)),
+        "hub" => {
+            // What the git command amounts to, too (`hub clean -fdx`).
+            if let Some(at) = subcommand_at(args, &["-C", "-c"])
+                && let Some(sub) = word_at(at)
+            {
+                out.extend(git(sub, &args[at + 1..], &|_| false));
+            }
+            out.push(form(prefixed(&["git"], args), SAME_CLI));
+        }
         "oc" | "kubecolor" => out.push(form(prefixed(&["kubectl"], args), SAME_CLI)),
         "microk8s" | "k3s" if word_at(0) == Some("kubectl") => {
             out.push(form(prefixed(&["kubectl"], &args[1..]), SAME_CLI));
@@ -435,26 +534,24 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         "terraform" => {
             // `terraform apply -destroy` is what `terraform destroy` runs.
             let at = args.iter().position(|w| word_is(w, &["apply"]));
-            if let Some(at) = at
-                && args[at + 1..].iter().any(|w| {
-                    w.literal.as_deref().is_some_and(|l| {
-                        let l = l.trim_start_matches('-');
-                        l == "destroy" || l == "destroy=true"
-                    })
+            let destroys = |w: &WordVal| {
+                w.literal.as_deref().is_some_and(|l| {
+                    l.starts_with('-')
+                        && match l.trim_start_matches('-').split_once('=') {
+                            None => l.trim_start_matches('-') == "destroy",
+                            Some((name, value)) => {
+                                name == "destroy"
+                                    && matches!(value, "1" | "t" | "T" | "true" | "TRUE" | "True")
+                            }
+                        }
                 })
+            };
+            if let Some(at) = at
+                && args[at + 1..].iter().any(destroys)
             {
                 let mut words = prefixed(&["terraform"], &args[..at]);
                 words.push(lit("destroy"));
-                words.extend(
-                    args[at + 1..]
-                        .iter()
-                        .filter(|w| {
-                            !w.literal
-                                .as_deref()
-                                .is_some_and(|l| l.trim_start_matches('-').starts_with("destroy"))
-                        })
-                        .cloned(),
-                );
+                words.extend(args[at + 1..].iter().filter(|w| !destroys(w)).cloned());
                 out.push(form(words, DESTROYS));
             }
         }
@@ -487,7 +584,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 }
             }
         }
-        "pkill" | "killall" | "skill" | "snice" | "killall5" => {
+        "pkill" | "killall" | "skill" | "snice" | "killall5" if !only_asks_about_itself(args) => {
             out.push(form(prefixed(&["kill"], args), SIGNALS));
         }
         "fuser" => {
@@ -500,12 +597,36 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             let p = parse(args, &[]);
             out.push(form(prefixed(&["mv"], &p.operands), MOVES));
         }
-        "podman" | "nerdctl" | "finch" => {
+        "terragrunt" => {
+            let p = parse(args, &[]);
+            if p.operands.iter().any(|w| word_is(w, &["destroy"])) {
+                out.push(form(prefixed(&["terraform", "destroy"], &[]), DESTROYS));
+            }
+        }
+        "lima" | "colima" if matches!(word_at(0), Some("nerdctl" | "docker")) => {
+            let rest: Vec<WordVal> = args[1..]
+                .iter()
+                .filter(|w| !word_is(w, &["--"]))
+                .cloned()
+                .collect();
+            let words = prefixed(&["docker"], &rest);
+            out.extend(forms("docker", &words));
+            out.push(form(words, SAME_CLI));
+        }
+        "podman" | "podman-remote" | "nerdctl" | "finch" => {
             let words = prefixed(&["docker"], args);
             out.extend(forms("docker", &words));
             out.push(form(words, SAME_CLI));
         }
         "docker" => {
+            // `docker -H ssh://host …` runs ssh to the host.
+            if let Some(host) = value_of(args, Some('H'), &["--host"])
+                && let Some(host) = host.strip_prefix("ssh://")
+            {
+                let host = host.rsplit('@').next().unwrap_or(host);
+                let host = host.split(['/', ':']).next().unwrap_or(host);
+                out.push(form(vec![lit("ssh"), lit(host)], SSH));
+            }
             // `docker container rm` is `docker rm`, `docker image rm` is
             // `docker rmi` (the management commands' aliases).
             if let Some(at) = subcommand_at(args, DOCKER_GLOBALS)
@@ -527,6 +648,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                         "pull" | "push" | "build" | "tag" | "save" | "load" | "import" | "history",
                     ) => Some(sub),
                     ("system", "prune") => Some("rm"),
+                    ("pod", "rm" | "remove" | "prune") => Some("rm"),
                     _ => None,
                 };
                 if let Some(short) = short {
@@ -555,14 +677,20 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         }
         "npm" => {
             // `npm ci`, `npm it`, `npm update` install as `npm install`.
-            let at = args
-                .iter()
-                .position(|w| w.literal.as_deref().is_none_or(|l| !l.starts_with('-')));
-            if let Some(at) = at
-                && let Some(sub) = word_at(at)
+            // After npm's global options and their values (`--prefix web
+            // ci`, `--loglevel silly ci`).
+            let mut at = 0;
+            while let Some(l) = word_at(at)
+                && l.starts_with('-')
+            {
+                let name = l.split_once('=').map_or(l, |(n, _)| n);
+                let takes = !l.contains('=') && crate::spelling::npm_option_takes_value(name);
+                at += if takes { 2 } else { 1 };
+            }
+            if let Some(sub) = word_at(at)
                 && matches!(
                     crate::spelling::npm_command(sub),
-                    Some("ci" | "install-test" | "install-ci-test" | "update")
+                    Some("ci" | "install-test" | "install-ci-test" | "update" | "rebuild")
                 )
             {
                 let mut words = prefixed(&["npm"], &args[..at]);
@@ -582,24 +710,39 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 "--filter",
                 "-F",
                 "--workspace",
-                "-w",
+                "--reporter",
+                "--loglevel",
+                "--workspace-concurrency",
+                "--color",
             ];
-            let first = subcommand_at(args, &with_value);
+            let mut first = subcommand_at(args, &with_value);
+            // `yarn workspace web add x`, `yarn global add x`, `yarn npm
+            // publish`.
+            while let Some(at) = first
+                && matches!(word_at(at), Some("workspace" | "global" | "npm"))
+            {
+                let skip = usize::from(word_at(at) == Some("workspace"));
+                let from = (at + 1 + skip).min(args.len());
+                first = subcommand_at(&args[from..], &with_value).map(|i| from + i);
+            }
             let sub = first.and_then(word_at);
-            let runs_other = sub.is_some_and(|s| {
-                matches!(
-                    s,
-                    "run" | "exec" | "dlx" | "x" | "create" | "init" | "why" | "remove" | "rm"
-                )
-            });
-            let at = args.iter().position(|w| word_is(w, &["publish"]));
-            if let Some(at) = at
-                && !runs_other
+            if sub == Some("publish")
+                && let Some(at) = first
             {
                 out.push(form(
                     prefixed(&["npm", "publish"], &args[at + 1..]),
                     PUBLISHES,
                 ));
+            }
+            // `pnpm -r exec npm publish`: the command it runs.
+            if sub == Some("exec")
+                && base == "pnpm"
+                && let Some(at) = first
+                && let Some(program) = word_at(at + 1)
+            {
+                let words = args[at + 1..].to_vec();
+                out.extend(forms(program.rsplit('/').next().unwrap_or(program), &words));
+                out.push(form(words, SAME_PROGRAM));
             }
             // `yarn`, `yarn add x`, `pnpm i`, `bun install`.
             let installs = match sub {
@@ -609,7 +752,17 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                             .iter()
                             .any(|w| word_is(w, &["--version", "-v", "--help", "-h"]))
                 }
-                Some(s) => matches!(s, "add" | "install" | "i" | "up" | "upgrade" | "update"),
+                Some(s) => matches!(
+                    s,
+                    "add"
+                        | "a"
+                        | "install"
+                        | "i"
+                        | "up"
+                        | "upgrade"
+                        | "update"
+                        | "upgrade-interactive"
+                ),
             };
             if installs && base != "lerna" {
                 let rest = first.map_or(&args[..0], |at| &args[at + 1..]);
@@ -617,10 +770,38 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             }
         }
         "uv" | "pipx" | "poetry" | "pipenv" | "pdm" | "rye" | "hatch" => {
-            let sub = subcommand_at(args, &["--directory", "--project", "-C", "--python", "-p"]);
+            let with_value = [
+                "--directory",
+                "--project",
+                "-C",
+                "--python",
+                "-p",
+                "--color",
+                "--cache-dir",
+                "--config-file",
+                "--python-preference",
+            ];
+            let mut sub = subcommand_at(args, &with_value);
+            // `uv pip install`, `uv pip sync`, `uv tool install`.
+            if let Some(at) = sub
+                && base == "uv"
+                && matches!(word_at(at), Some("pip" | "tool"))
+            {
+                sub = subcommand_at(&args[at + 1..], &with_value).map(|i| at + 1 + i);
+            }
             let install = sub.and_then(word_at).is_some_and(|s| {
-                matches!(s, "add" | "install" | "inject" | "sync" | "lock")
-                    && !(base == "uv" && s == "lock")
+                matches!(
+                    s,
+                    "add"
+                        | "install"
+                        | "inject"
+                        | "sync"
+                        | "update"
+                        | "upgrade"
+                        | "reinstall"
+                        | "upgrade-all"
+                        | "runpip"
+                )
             });
             if install && let Some(at) = sub {
                 out.push(form(
@@ -629,11 +810,25 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 ));
             }
         }
-        "easy_install" => out.push(form(prefixed(&["pip", "install"], args), PIP_INSTALLS)),
-        _ if base.starts_with("python") => {
-            // `python3 -m pip install x` is `pip install x`.
-            if let Some((at, module)) = python_module(args)
-                && matches!(module, "pip" | "pip3")
+        "easy_install" | "pip-sync" => {
+            out.push(form(prefixed(&["pip", "install"], args), PIP_INSTALLS))
+        }
+        _ if base.starts_with("python") || base.starts_with("pypy") => {
+            // `python3 -m pip install x` is `pip install x`; so are `-m
+            // pip.__main__`, and pip's script or directory run by the
+            // interpreter (`python3 v/bin/pip install x`).
+            let module = python_module(args).or_else(|| {
+                let at = args
+                    .iter()
+                    .position(|w| w.literal.as_deref().is_none_or(|l| !l.starts_with('-')))?;
+                let script = args[at].literal.as_deref()?.trim_end_matches('/');
+                Some((at, script.rsplit('/').next().unwrap_or(script)))
+            });
+            if let Some((at, module)) = module
+                && (matches!(module, "pip" | "pip3" | "pip.__main__")
+                    || module
+                        .strip_prefix("pip3.")
+                        .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit())))
             {
                 let words = prefixed(&["pip"], &args[at + 1..]);
                 out.extend(forms("pip", &words));
@@ -676,7 +871,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 if word_is(&args[at], &["replace"]) {
                     has(&options, None, &["--force"])
                 } else {
-                    has(&options, None, &["--prune"])
+                    has(&options, None, &["--prune", "--force"])
                 }
             });
             if deletes && let Some(sub_at) = sub_at {
@@ -688,11 +883,20 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         }
         "wget" | "wget2" | "http" | "https" | "xh" | "xhs" | "aria2c" | "curlie"
         | "lwp-request" | "GET" | "HEAD" | "POST" | "lynx" | "w3m" | "elinks" | "links"
-        | "axel" | "lwp-download" | "curl.exe"
+        | "axel" | "lwp-download" | "curl.exe" | "wcurl"
             if !only_asks_about_itself(args) =>
         {
             let p = parse(args, &[]);
-            out.push(form(prefixed(&["curl"], &p.operands), FETCHES));
+            // A text browser given a file shows the file.
+            let browser = matches!(base, "lynx" | "w3m" | "elinks" | "links");
+            let operands: Vec<WordVal> = p
+                .operands
+                .into_iter()
+                .filter(|w| !browser || w.literal.as_deref().is_none_or(|l| l.contains("://")))
+                .collect();
+            if !browser || !operands.is_empty() {
+                out.push(form(prefixed(&["curl"], &operands), FETCHES));
+            }
         }
         "curl" => {
             if !only_asks_about_itself(args) {
@@ -741,12 +945,25 @@ fn aws(args: &[WordVal]) -> Vec<Form> {
         .filter(|l| l.starts_with("--"))
         .collect();
     let deletes = match (word(at), sub) {
-        (Some("s3api"), Some(s)) => s.starts_with("delete-object") || s == "delete-bucket",
+        (Some("s3api"), Some(s)) => {
+            matches!(s, "delete-object" | "delete-objects" | "delete-bucket")
+        }
         (Some("s3"), Some("rb")) => has(&options, None, &["--force"]),
-        (Some("s3"), Some("sync")) => has(&options, None, &["--delete"]),
-        (Some("s3"), Some("mv")) => rest
-            .iter()
-            .any(|w| w.literal.as_deref().is_some_and(|l| l.starts_with("s3://"))),
+        (Some("s3"), Some("sync")) => {
+            has(&options, None, &["--delete"]) && !has(&options, None, &["--dryrun"])
+        }
+        // A move from the bucket deletes its objects; one into it does not.
+        (Some("s3"), Some("mv")) => {
+            let p = parse(
+                &args[sub_at.unwrap_or(at) + 1..],
+                &["--include", "--exclude"],
+            );
+            p.operands
+                .first()
+                .and_then(|w| w.literal.as_deref())
+                .is_some_and(|l| l.starts_with("s3://"))
+                && !has(&options, None, &["--dryrun"])
+        }
         _ => false,
     };
     match (deletes, sub_at) {
@@ -767,7 +984,8 @@ fn gh_api(args: &[WordVal]) -> Vec<Form> {
         return Vec::new();
     }
     let rest = &args[1..];
-    let method = value_of(rest, Some('X'), &["--method"]).map(|m| m.to_ascii_uppercase());
+    let method = value_of(rest, Some('X'), &["--method"])
+        .map(|m| m.trim_start_matches('=').to_ascii_uppercase());
     let p = parse(
         rest,
         &[
@@ -791,6 +1009,13 @@ fn gh_api(args: &[WordVal]) -> Vec<Form> {
     let Some(endpoint) = p.operands.first().and_then(|w| w.literal.as_deref()) else {
         return Vec::new();
     };
+    // `https://api.github.com/repos/…` is used as it is; a query is not
+    // part of the route.
+    let endpoint = match endpoint.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, path)| path),
+        None => endpoint,
+    };
+    let endpoint = endpoint.split(['?', '#']).next().unwrap_or(endpoint);
     let parts: Vec<&str> = endpoint
         .trim_start_matches('/')
         .split('/')
@@ -920,10 +1145,19 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
             // `git push . :topic`, `git push . --delete topic`: this
             // repository's own branch deleted.
             let p = p();
-            if p.operands.first().is_some_and(|w| word_is(w, &["."])) {
+            // This repository by any name: `.`, `./`, `.git`, a `file://`
+            // URL (a path elsewhere may be this one too: see git_config).
+            let here = p.operands.first().is_some_and(|w| {
+                w.literal.as_deref().is_some_and(|l| {
+                    matches!(l, "." | "./" | ".git" | "./.git" | ".git/")
+                        || l.starts_with("file://")
+                })
+            });
+            if here {
                 let delete = has(&p.options, Some('d'), &["--delete"]);
                 for w in &p.operands[1..] {
-                    let branch = match w.literal.as_deref() {
+                    let refspec = w.literal.as_deref().map(|l| l.trim_start_matches('+'));
+                    let branch = match refspec {
                         Some(l) if l.starts_with(':') => Some(&l[1..]),
                         Some(l) if delete => Some(l),
                         _ => None,
@@ -1011,8 +1245,8 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
             let dry = has(&p.options, None, &["--dry-run"]);
             if (worktree || !staged) && !dry {
                 out.push(reset());
+                out.push(form(prefixed(&["git", "checkout"], args), SPLIT));
             }
-            out.push(form(prefixed(&["git", "checkout"], args), SPLIT));
         }
         "read-tree" => {
             let p = p();
@@ -1036,28 +1270,30 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
         }
         "cherry-pick" | "revert" | "merge" | "am" | "commit-tree" => {
             let p = p();
-            let stops = has(
-                &p.options,
-                None,
-                &[
-                    "--abort",
-                    "--quit",
-                    "--skip",
-                    "--ff-only",
-                    "--show-current-patch",
-                    "--no-commit",
-                ],
-            ) || (sub != "merge" && has(&p.options, Some('n'), &[]));
+            // Exact names: `--ff` is not `--ff-only` (it commits when it
+            // cannot fast-forward).
+            let stops = p.options.iter().any(|o| {
+                matches!(
+                    *o,
+                    "--abort"
+                        | "--quit"
+                        | "--skip"
+                        | "--ff-only"
+                        | "--show-current-patch"
+                        | "--no-commit"
+                        | "--squash"
+                )
+            }) || (matches!(sub, "cherry-pick" | "revert")
+                && has(&p.options, Some('n'), &[]));
             if !stops {
                 out.push(form(prefixed(&["git", "commit"], &[]), COMMITS));
             }
         }
         "pull" => {
             let p = p();
-            let rebases = p.options.iter().any(|o| {
-                let (name, value) = o.split_once('=').map_or((*o, None), |(n, v)| (n, Some(v)));
-                (name == "-r" || long_is(name, "--rebase")) && !matches!(value, Some("false"))
-            });
+            // `-r`, `-qr`, `--rebase`, `--reb`, `--rebase=merges`; not
+            // `--rebase=false`.
+            let rebases = has(&p.options, Some('r'), &["--rebase"]);
             if rebases {
                 out.push(form(prefixed(&["git", "rebase"], &[]), REBASES));
             }
@@ -1277,10 +1513,7 @@ mod tests {
         );
         assert_eq!(git_texts("restore a.txt")[0], "git reset --hard");
         assert_eq!(git_texts("restore --wor -S .")[0], "git reset --hard");
-        assert_eq!(
-            git_texts("restore --staged a.txt"),
-            ["git checkout --staged a.txt"]
-        );
+        assert!(git_texts("restore --staged a.txt").is_empty());
         assert_eq!(git_texts("read-tree -u --reset HEAD"), ["git reset --hard"]);
         assert!(git_texts("read-tree HEAD").is_empty());
         assert_eq!(git_texts("switch --discard main")[0], "git reset --hard");

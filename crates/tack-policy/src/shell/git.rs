@@ -506,7 +506,46 @@ impl Analyzer {
             super::Cwds::Unknown => Vec::new(),
         };
         let exists = |word: &str| dirs.iter().any(|d| d.join(word).symlink_metadata().is_ok());
-        let forms = super::equivalents::git(&sub, args, &exists);
+        // Through an alias set here (`git -c alias.m=merge m --no-ff`, or
+        // `git config alias.m merge` earlier), what it stands for.
+        let alias = self
+            .git_aliases
+            .iter()
+            .cloned()
+            .chain(
+                argv[1..i]
+                    .windows(2)
+                    .filter(|p| p[0].literal.as_deref() == Some("-c"))
+                    .filter_map(|p| p[1].literal.as_deref())
+                    .chain(
+                        argv[1..i]
+                            .iter()
+                            .filter_map(|w| w.literal.as_deref())
+                            .filter_map(|l| l.strip_prefix("-c").filter(|v| !v.is_empty())),
+                    )
+                    .filter_map(|pair| pair.split_once('='))
+                    .filter_map(|(key, value)| {
+                        alias_name(key).map(|name| (name.to_string(), value.to_string()))
+                    }),
+            )
+            .rfind(|(name, _)| *name == sub)
+            .map(|(_, value)| value)
+            .filter(|value| !value.starts_with('!'));
+        let forms = match alias {
+            Some(value) => {
+                let mut words: Vec<WordVal> =
+                    value.split_whitespace().map(WordVal::literal).collect();
+                words.extend(args.iter().cloned());
+                match words.split_first() {
+                    Some((first, rest)) => match first.literal.as_deref() {
+                        Some(real) => super::equivalents::git(real, rest, &exists),
+                        None => Vec::new(),
+                    },
+                    None => Vec::new(),
+                }
+            }
+            None => super::equivalents::git(&sub, args, &exists),
+        };
         self.emit_equivalents(argv, forms);
         self.git_subcommand(argv, &sub, args);
         self.git_elsewhere = false;

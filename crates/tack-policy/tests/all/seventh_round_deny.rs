@@ -4,7 +4,7 @@
 //! send-pack` as `git push`, `doas` as `sudo`); what only looks alike
 //! (`git rm --cached`, `git checkout main`, `mkdir -p d`) does not.
 
-use tack_policy::Verdict::{Allow, Deny};
+use tack_policy::Verdict::{Allow, Ask, Deny};
 
 use crate::support::{Case, Fixture, case, run};
 
@@ -406,4 +406,143 @@ fn a_refusal_says_what_the_command_amounts_to() {
         text.contains("removes files, as `rm` does") && text.contains("rm a.txt"),
         "{text}"
     );
+}
+
+const PIP_INSTALL_R: &[&str] = &["allow Bash", "deny Bash(pip install *)"];
+const ASK_INSTALL: &[&str] = &["allow Bash", "ask Bash(npm install *)"];
+const ASK_COMMIT: &[&str] = &["allow Bash", "ask Bash(git commit *)"];
+
+/// Found by the eighth round's red team: what only looks alike is not read
+/// as the rule's command, and the spellings and names it still missed.
+const THIRD_LOOK: &[Case] = &[
+    // Not the rule's effect.
+    case(PUBLISH, B, "yarn test publish", Allow),
+    case(PUBLISH, B, "pnpm vitest run publish", Allow),
+    case(PUBLISH, B, "bun test publish", Allow),
+    case(PUBLISH, B, "pnpm --filter publish build", Allow),
+    case(PUBLISH, B, "pnpm -r publish", Deny),
+    case(PUBLISH, B, "yarn workspace web npm publish", Deny),
+    case(PIP_INSTALL_R, B, "poetry lock", Allow),
+    case(PIP_INSTALL_R, B, "pdm lock", Allow),
+    case(
+        SUDO,
+        B,
+        "systemd-run --user --scope -p MemoryMax=1G make",
+        Allow,
+    ),
+    case(SUDO, B, "systemd-run --user --scope mkdir -p out", Allow),
+    case(
+        SUDO,
+        B,
+        "start-stop-daemon --stop --user www-data --exec /usr/sbin/nginx",
+        Allow,
+    ),
+    case(SUDO, B, "chroot /srv/root ls --groups", Allow),
+    case(SUDO, B, "sg scan", Allow),
+    case(SUDO, B, "sg run -p 'console.log($A)' src", Allow),
+    case(SUDO, B, "sg docker -c id", Deny),
+    case(ASK_COMMIT, B, "git merge --squash topic", Allow),
+    case(S3_RM, B, "aws s3 mv ./dist/app.zip s3://b/app.zip", Allow),
+    case(
+        S3_RM,
+        B,
+        "aws s3 sync --delete --dryrun ./dist s3://b",
+        Allow,
+    ),
+    case(
+        S3_RM,
+        B,
+        "aws s3api delete-object-tagging --bucket b --key k",
+        Allow,
+    ),
+    case(CHMOD, B, "umask 022", Allow),
+    case(CHMOD, B, "umask 077", Allow),
+    case(CHMOD, B, "umask 002", Deny),
+    case(CHECKOUT, B, "git restore --staged a.txt", Allow),
+    case(CURL, B, "w3m README.md", Allow),
+    case(CURL, B, "lynx -dump https://example.com", Deny),
+    case(CHMOD, B, "install -tmybin a.txt", Allow),
+    case(KILL, B, "killall --help", Allow),
+    case(DESTROY, B, "terraform apply -var destroy=true", Allow),
+    // The spellings it missed.
+    case(COMMIT, B, "git merge --ff topic", Deny),
+    case(COMMIT, B, "git cherry-pick --ff topic", Deny),
+    case(COMMIT, B, "git am -n 0001.patch", Deny),
+    case(REBASE, B, "git pull -qr", Deny),
+    case(REBASE, B, "git pull --rebase=false", Allow),
+    case(DESTROY, B, "terraform apply -destroy=1", Deny),
+    case(DESTROY, B, "terraform apply -destroy=TRUE", Deny),
+    case(
+        SUDO,
+        B,
+        "start-stop-daemon -S -cnobody -x /usr/bin/id",
+        Deny,
+    ),
+    case(SUDO, B, "systemd-run --property=User=root id", Deny),
+    case(SUDO, B, "systemd-run -pUser=root id", Deny),
+    case(PR_MERGE, B, "gh api -X=PUT repos/o/r/pulls/1/merge", Deny),
+    case(
+        PR_MERGE,
+        B,
+        "gh api -X PUT 'repos/o/r/pulls/1/merge?merge_method=squash'",
+        Deny,
+    ),
+    case(
+        REPO_DELETE,
+        B,
+        "gh api -X DELETE https://api.github.com/repos/o/r",
+        Deny,
+    ),
+    case(ASK_INSTALL, B, "npm --prefix web ci", Ask),
+    case(ASK_INSTALL, B, "npm --loglevel silly ci", Ask),
+    case(ASK_INSTALL, B, "pnpm -w add x", Ask),
+    case(ASK_INSTALL, B, "pnpm --reporter silent install", Ask),
+    case(PIP_INSTALL_R, B, "uv --color never add requests", Deny),
+    // Through git aliases and wrappers.
+    case(COMMIT, B, "git -c alias.m=merge m --no-ff topic", Deny),
+    case(
+        BRANCH_D,
+        B,
+        "git -c alias.u=update-ref u -d refs/heads/topic",
+        Deny,
+    ),
+    case(REBASE, B, "git -c 'alias.up=pull --rebase' up", Deny),
+    case(RM, B, "git -c alias.c=clean c -fdx", Deny),
+    case(PUSH, B, "git -c alias.sp=send-pack sp ../r.git main", Deny),
+    case(RESET, B, "git -c alias.co=checkout co -f main", Deny),
+    case(RM, B, "hub clean -fdx", Deny),
+    case(PUBLISH, B, "pnpm -r exec npm publish", Deny),
+    // The same program by another path or name.
+    case(PIP_INSTALL_R, B, "python3 -m pip.__main__ install x", Deny),
+    case(PIP_INSTALL_R, B, "python3 v/bin/pip install x", Deny),
+    case(PIP_INSTALL_R, B, "pypy3 -m pip install x", Deny),
+    case(PIP_INSTALL_R, B, "uv pip sync requirements.txt", Deny),
+    case(PIP_INSTALL_R, B, "uv tool install ruff", Deny),
+    case(PIP_INSTALL_R, B, "python3 script.py", Allow),
+    case(DOCKER_RM, B, "podman-remote rm c1", Deny),
+    case(DOCKER_RM, B, "podman pod rm -f p1", Deny),
+    case(DESTROY, B, "terragrunt run-all destroy", Deny),
+    // The same effect.
+    case(BRANCH_D, B, "git push ./ :topic", Deny),
+    case(BRANCH_D, B, "git push .git :topic", Deny),
+    case(BRANCH_D, B, "git push . +:topic", Deny),
+    case(ASK_INSTALL, B, "npm rebuild", Ask),
+    case(KILL, B, "start-stop-daemon --stop --pidfile x.pid", Deny),
+    case(
+        CHOWN,
+        B,
+        "cp --attributes-only --preserve=ownership src f",
+        Deny,
+    ),
+    case(CHOWN, B, "gio set -t uint32 f unix::uid 65534", Deny),
+    case(SSH, B, "docker -H ssh://host ps", Deny),
+    case(SSH, B, "rsync -av a.txt host:/tmp/", Deny),
+    case(KUBECTL, B, "kubectl apply --force -f pod.yaml", Deny),
+    case(PIP_INSTALL_R, B, "poetry update", Deny),
+    case(PIP_INSTALL_R, B, "pipx upgrade ruff", Deny),
+];
+
+#[test]
+fn what_only_looks_alike_is_not_the_rules_command() {
+    run(THIRD_LOOK);
 }

@@ -1510,6 +1510,11 @@ impl Analyzer {
     /// `sg [-] group [-c] command`: the command is run by `/bin/sh -c`
     /// with another group; without one, an interactive shell.
     fn wrapper_sg(&mut self, argv: &[WordVal]) {
+        if super::super::equivalents::is_ast_grep(&argv[1..]) {
+            // ast-grep, which reads and (with `--update-all`) rewrites
+            // files: a program like any other.
+            return self.emit(argv);
+        }
         let mut i = 1;
         if argv.get(i).and_then(|w| w.literal.as_deref()) == Some("-") {
             i += 1;
