@@ -1621,7 +1621,26 @@ impl Analyzer {
             {
                 self.touch(super::Family::Read, f);
             }
-            if sub != Some("config") {
+            // What starts services runs what the compose file says, with
+            // its mounts; what pulls, builds (in the daemon, as `docker
+            // build`), stops or removes them does not.
+            if !matches!(
+                sub,
+                Some(
+                    "config"
+                        | "pull"
+                        | "push"
+                        | "build"
+                        | "stop"
+                        | "down"
+                        | "rm"
+                        | "kill"
+                        | "pause"
+                        | "unpause"
+                        | "events"
+                        | "wait"
+                )
+            ) {
                 let text = short_text(args);
                 self.uncertain(
                     UncertainKind::Opaque,

@@ -464,6 +464,10 @@ const THIRD_LOOK: &[Case] = &[
     case(CHMOD, B, "install -tmybin a.txt", Allow),
     case(KILL, B, "killall --help", Allow),
     case(DESTROY, B, "terraform apply -var destroy=true", Allow),
+    case(ASK_COMMIT, B, "docker compose build", Allow),
+    case(ASK_COMMIT, B, "docker compose pull", Allow),
+    case(ASK_COMMIT, B, "docker compose down", Allow),
+    case(ASK_COMMIT, B, "docker compose up -d", Ask),
     // The spellings it missed.
     case(COMMIT, B, "git merge --ff topic", Deny),
     case(COMMIT, B, "git cherry-pick --ff topic", Deny),
