@@ -54,8 +54,18 @@ impl FromStr for Mode {
             "dontAsk" => Mode::DontAsk,
             "bypassPermissions" => Mode::BypassPermissions,
             other => {
+                const MODES: &[&str] = &[
+                    "default",
+                    "acceptEdits",
+                    "plan",
+                    "dontAsk",
+                    "bypassPermissions",
+                ];
+                let hint = tack_protocol::suggest::closest(other, MODES)
+                    .map(|m| format!("did you mean `{m}`? "))
+                    .unwrap_or_default();
                 return Err(format!(
-                    "unknown permission mode `{other}`; expected default, acceptEdits, plan, dontAsk or bypassPermissions"
+                    "unknown permission mode `{other}`; {hint}expected default, acceptEdits, plan, dontAsk or bypassPermissions"
                 ));
             }
         })

@@ -333,7 +333,11 @@ impl Permissions {
             }
         }
         if let Some(m) = perms.get("defaultMode") {
-            self.modes.push((default_mode(m, &origin)?, source.clone()));
+            // Where it is written: a misspelt mode stops loading (`"plann"`
+            // read as default would be less strict than meant).
+            let at = crate::lint::line_of(&file.text, "\"defaultMode\"")
+                .map_or(origin.clone(), |line| format!("{origin}:{line}"));
+            self.modes.push((default_mode(m, &at)?, source.clone()));
         }
         if let Some(dirs) = perms.get("additionalDirectories") {
             self.additional

@@ -206,6 +206,23 @@ fn bad_shapes_and_modes_are_errors() {
     }
 }
 
+/// A misspelt mode stops loading (read as `default` it could be less strict
+/// than meant) with the file, the line and the mode meant.
+#[test]
+fn a_misspelt_mode_names_the_file_the_line_and_the_mode_meant() {
+    let fx = Fixture::new();
+    let path = fx.project.join(".claude/settings.json");
+    write_text(
+        &path,
+        "{\n  \"permissions\": {\n    \"allow\": [\"Read\"],\n    \"defaultMode\": \"acceptEdit\"\n  }\n}\n",
+    );
+    let text = load(&fx, CliPermissions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains(&format!("{}:4", path.display())), "{text}");
+    assert!(text.contains("did you mean `acceptEdits`?"), "{text}");
+}
+
 #[test]
 fn command_line_rule_errors_say_command_line() {
     let fx = Fixture::new();
