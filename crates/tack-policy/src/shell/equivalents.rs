@@ -687,12 +687,16 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 let takes = !l.contains('=') && crate::spelling::npm_option_takes_value(name);
                 at += if takes { 2 } else { 1 };
             }
-            if let Some(sub) = word_at(at)
-                && matches!(
-                    crate::spelling::npm_command(sub),
-                    Some("ci" | "install-test" | "install-ci-test" | "update" | "rebuild")
-                )
-            {
+            // `npm init vite`, `npm create vite@latest x`: installs the
+            // initializer's package and runs it (`npm init -y` does not).
+            let installs = word_at(at).is_some_and(|sub| match crate::spelling::npm_command(sub) {
+                Some("ci" | "install-test" | "install-ci-test" | "update" | "rebuild") => true,
+                Some("init") => args[at + 1..]
+                    .iter()
+                    .any(|w| w.literal.as_deref().is_none_or(|l| !l.starts_with('-'))),
+                _ => false,
+            });
+            if installs {
                 let mut words = prefixed(&["npm"], &args[..at]);
                 words.push(lit("install"));
                 words.extend(args[at + 1..].iter().cloned());
@@ -1255,6 +1259,10 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
             if updates && resets {
                 out.push(reset());
             }
+        }
+        // `git stash drop`, `git stash clear`: the work a stash kept is gone.
+        "stash" if matches!(first_operand(args).as_deref(), Some("drop" | "clear")) => {
+            out.push(reset());
         }
         "checkout-index" => {
             let p = p();

@@ -531,6 +531,13 @@ const THIRD_LOOK: &[Case] = &[
     case(BRANCH_D, B, "git push .git :topic", Deny),
     case(BRANCH_D, B, "git push . +:topic", Deny),
     case(ASK_INSTALL, B, "npm rebuild", Ask),
+    case(ASK_INSTALL, B, "npm create vite@latest x", Ask),
+    case(ASK_INSTALL, B, "npm init vite x", Ask),
+    case(ASK_INSTALL, B, "npm init -y", Allow),
+    case(RESET, B, "git stash drop", Deny),
+    case(RESET, B, "git stash clear", Deny),
+    case(RESET, B, "git stash", Allow),
+    case(RESET, B, "git stash list", Allow),
     case(KILL, B, "start-stop-daemon --stop --pidfile x.pid", Deny),
     case(
         CHOWN,
