@@ -257,7 +257,8 @@ pub(crate) fn variable_danger(name: &str) -> VariableDanger {
         // file(1)'s magic database: read from anywhere.
         "MAGIC",
     ];
-    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG"];
+    // `TF_CLI_ARGS_apply=-destroy` adds options to `terraform apply`.
+    const PREFIXES: &[&str] = &["LD_", "DYLD_", "BASH_", "GIT_CONFIG", "TF_CLI_ARGS"];
     // Not a name but a kind of name: a program to run (`RSYNC_RSH`,
     // `SVN_SSH`, `RSYNC_CONNECT_PROG`, `RUSTC_WRAPPER`, a cargo target's
     // `_RUNNER`), options a program takes as its own (`TAR_OPTIONS` holds
@@ -278,6 +279,7 @@ pub(crate) fn variable_danger(name: &str) -> VariableDanger {
         "_LINKER",
         "_SHELL",
         "_OPT",
+        "_ARGS",
         "OPTIONS",
         "OPTS",
         "FLAGS",

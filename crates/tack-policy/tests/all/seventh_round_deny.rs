@@ -526,6 +526,19 @@ const THIRD_LOOK: &[Case] = &[
     case(DOCKER_RM, B, "podman-remote rm c1", Deny),
     case(DOCKER_RM, B, "podman pod rm -f p1", Deny),
     case(DESTROY, B, "terragrunt run-all destroy", Deny),
+    // Options a variable adds to the command.
+    case(
+        DESTROY,
+        B,
+        "TF_CLI_ARGS_apply=-destroy terraform apply",
+        Ask,
+    ),
+    case(
+        DESTROY,
+        B,
+        "export TF_CLI_ARGS=-destroy; terraform apply -auto-approve",
+        Ask,
+    ),
     // The same effect.
     case(BRANCH_D, B, "git push ./ :topic", Deny),
     case(BRANCH_D, B, "git push .git :topic", Deny),
