@@ -559,6 +559,15 @@ const PATH_KEYS: &[&str] = &[
     "uris",
 ];
 
+/// An input's key as the key lists hold it: lower case, without `_` and
+/// `-` (`file_path`, `filePath` and `file-path` are `filepath`).
+fn normalised_key(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// Whether a key (normalised as [`PATH_KEYS`]) names a path: listed, or
 /// ending in what says so (`newpath`, `repopath`, `oldfile`, `outputdir`,
 /// `sourcefolder`, `configfilename`).
@@ -928,11 +937,7 @@ fn input_values(
         }
         Value::Object(map) => {
             for (key, v) in map {
-                let key: String = key
-                    .chars()
-                    .filter(|c| *c != '_' && *c != '-')
-                    .flat_map(char::to_lowercase)
-                    .collect();
+                let key = normalised_key(key);
                 let named = match wanted {
                     Wanted::Paths => is_path_key(&key),
                     Wanted::Hosts | Wanted::HostsInCode => is_url_key(&key),
@@ -1035,21 +1040,15 @@ fn command_values(value: &Value, under_key: bool, depth: usize, out: &mut Vec<St
             }
         }
         Value::Object(map) => {
-            let norm = |key: &str| -> String {
-                key.chars()
-                    .filter(|c| *c != '_' && *c != '-')
-                    .flat_map(char::to_lowercase)
-                    .collect()
-            };
             // `{"command": "curl", "args": ["evil.com"]}`: one command.
             let args: Option<Vec<&str>> = map.iter().find_map(|(k, v)| {
-                matches!(norm(k).as_str(), "args" | "argv" | "arguments")
+                matches!(normalised_key(k).as_str(), "args" | "argv" | "arguments")
                     .then(|| v.as_array())
                     .flatten()
                     .and_then(|a| a.iter().map(Value::as_str).collect())
             });
             for (key, v) in map {
-                let key = norm(key);
+                let key = normalised_key(key);
                 let shell_key = SHELL_KEYS.contains(&key.as_str());
                 if shell_key
                     && let (Some(program), Some(args)) = (v.as_str(), &args)

@@ -910,6 +910,18 @@ impl Analyzer {
         urls
     }
 
+    /// The hosts a git remote's URL reaches (`https://h/r`, `git@h:r`).
+    fn reaches_remote_url(&mut self, url: &str) {
+        let hosts = if url.contains("://") {
+            url_word_hosts(url)
+        } else {
+            git_scp_host(url).into_iter().collect()
+        };
+        for host in hosts {
+            self.reaches_host(url, Some(host));
+        }
+    }
+
     pub(super) fn git_remote_hosts(&mut self, argv: &[WordVal], more: bool) {
         let args = &argv[1..];
         // The subcommand: the first word that is no option (nor the value
@@ -959,14 +971,7 @@ impl Analyzer {
                 if crate::git_config::local_path(&url).is_some() {
                     continue;
                 }
-                let hosts = if url.contains("://") {
-                    url_word_hosts(&url)
-                } else {
-                    git_scp_host(&url).into_iter().collect()
-                };
-                for host in hosts {
-                    self.reaches_host(&url, Some(host));
-                }
+                self.reaches_remote_url(&url);
             }
         }
         // `git submodule update`, `git pull --recurse-submodules`: the URLs
@@ -984,14 +989,7 @@ impl Analyzer {
         };
         if updates_submodules {
             for url in self.submodule_urls() {
-                let hosts = if url.contains("://") {
-                    url_word_hosts(&url)
-                } else {
-                    git_scp_host(&url).into_iter().collect()
-                };
-                for host in hosts {
-                    self.reaches_host(&url, Some(host));
-                }
+                self.reaches_remote_url(&url);
             }
         }
         // `git archive --remote=h:x`, `git ls-remote --upload-pack=… h:x`.
