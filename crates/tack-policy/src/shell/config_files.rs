@@ -576,6 +576,11 @@ enum Syntax {
     /// pip's requirements: options and requirements, `-r FILE` and `-c
     /// FILE` reading more.
     Requirements,
+    /// HTTP requests to send (hurl's `.hurl`, the `.http` files of REST
+    /// clients, a Postman collection): `METHOD TARGET` lines; a target
+    /// that is not a whole URL (`GET {{base}}/users`, `GET /x` with a
+    /// `Host:` header) names a host known only at run time.
+    Requests,
 }
 
 fn syntax_of(file: &Path) -> Syntax {
@@ -671,7 +676,7 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
         _ => {
             let end = match syntax {
                 Syntax::Yarnrc | Syntax::Requirements => line.find(char::is_whitespace)?,
-                Syntax::Yaml => {
+                Syntax::Yaml | Syntax::Requests => {
                     let at = line.find(':')?;
                     let after = &line[at + 1..];
                     if !(after.is_empty() || after.starts_with([' ', '\t']))
@@ -738,6 +743,18 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
                 continue;
             }
         }
+        if syntax == Syntax::Requests
+            && let Some((method, rest)) = line.split_once([' ', '\t'])
+            && HTTP_METHODS.contains(&method)
+        {
+            let target = rest.split_whitespace().next().unwrap_or_default();
+            if url_start(target).is_none_or(|u| !target.starts_with(u)) {
+                seen(Named::Unknown {
+                    written: format!("{shown}: {method} {target}"),
+                    reason: "the host of a request is known only at run time".into(),
+                });
+            }
+        }
         let kv = key_and_value(line, syntax);
         let key = kv.map(|(k, _)| k).unwrap_or_default();
         let written = if key.is_empty() {
@@ -756,7 +773,7 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
             let Some(url) = url_start(token) else {
                 continue;
             };
-            if url.contains('$') {
+            if url.contains('$') || url.contains("{{") {
                 seen(Named::Unknown {
                     written: written.clone(),
                     reason: "its URL is taken from a variable".into(),
@@ -805,6 +822,11 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
     }
     out
 }
+
+/// The methods a request line of a file of requests starts with.
+const HTTP_METHODS: &[&str] = &[
+    "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT", "QUERY",
+];
 
 /// The URL a token holds from its scheme on (`scheme:/…`, `scheme:\\…`,
 /// `sparse+https://…`), if it holds one.
@@ -956,6 +978,7 @@ impl Analyzer {
                 }
             }
             "git" => self.git_config_hosts(argv),
+            "hurl" | "httpyac" | "ijhttp" | "newman" => self.request_files(base, argv),
             "cargo" => {
                 self.cargo_config_file(argv);
                 self.project_files(base, argv);
@@ -966,6 +989,50 @@ impl Analyzer {
             }
             _ => self.project_files(base, argv),
         }
+    }
+
+    /// The requests a program that sends a file of them reaches (`hurl
+    /// api.hurl`, `httpyac send users.http`, `newman run collection.json`):
+    /// the hosts of their URLs. Requests read from the input (`hurl` with
+    /// no file), from files named at run time or by a pattern (`--glob`)
+    /// reach hosts known only at run time.
+    fn request_files(&mut self, base: &str, argv: &[WordVal]) {
+        let text = super::programs::short_text(argv);
+        let mut files = Vec::new();
+        let mut unknown = argv.iter().skip(1).any(|w| {
+            w.literal
+                .as_deref()
+                .is_some_and(|l| l == "--glob" || l.starts_with("--glob="))
+        });
+        for w in argv.iter().skip(1) {
+            let Some(l) = w.literal.as_deref() else {
+                unknown |= !w.raw.starts_with('-');
+                continue;
+            };
+            let request_file = [".hurl", ".http", ".rest", ".json"]
+                .iter()
+                .any(|ext| l.ends_with(ext));
+            if l.starts_with('-') || !request_file {
+                continue;
+            }
+            match self.resolve_word_path(l, w.tilde, false) {
+                Ok(paths) => files.extend(
+                    paths
+                        .into_iter()
+                        .map(|p| Candidate::new(p.lexical, Syntax::Requests)),
+                ),
+                Err(_) => unknown = true,
+            }
+        }
+        // hurl reads its requests from the input when given no file.
+        if unknown || (base == "hurl" && files.is_empty()) {
+            self.uncertain(
+                UncertainKind::Host,
+                &text,
+                format!("{base} sends requests it reads at run time, which can name any host"),
+            );
+        }
+        self.meet_files(base, &text, &files);
     }
 
     /// A variable or option that moves where `base` finds its configuration.

@@ -54,6 +54,16 @@ fn lit(s: &str) -> WordVal {
     WordVal::literal(s)
 }
 
+/// A word whose value is known only at run time, shown as `shown`.
+fn unknown_word(shown: &str) -> WordVal {
+    WordVal {
+        raw: shown.to_string(),
+        literal: None,
+        tilde: false,
+        glob: false,
+    }
+}
+
 fn word_is(w: &WordVal, names: &[&str]) -> bool {
     w.literal.as_deref().is_some_and(|l| names.contains(&l))
 }
@@ -863,6 +873,31 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             }
         }
         "kubectl" => {
+            // `kubectl drain NODE` evicts (deletes) every pod on the node.
+            const GLOBALS: &[&str] = &[
+                "-n",
+                "--namespace",
+                "--context",
+                "--kubeconfig",
+                "--cluster",
+                "--user",
+                "-s",
+                "--server",
+                "--token",
+                "--as",
+                "--as-group",
+                "--request-timeout",
+                "-v",
+                "--v",
+            ];
+            if let Some(at) =
+                subcommand_at(args, GLOBALS).filter(|&at| word_is(&args[at], &["drain"]))
+            {
+                let mut words = prefixed(&["kubectl"], &args[..at]);
+                words.extend([lit("delete"), lit("pods")]);
+                words.extend(args[at + 1..].iter().cloned());
+                out.push(form(words, DELETES));
+            }
             // `kubectl replace --force` deletes and creates again; `apply
             // --prune` deletes what the files no longer hold.
             let sub_at = args.iter().position(|w| word_is(w, &["replace", "apply"]));
@@ -1178,12 +1213,29 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
         }
         "update-ref" => {
             let p = p();
+            let named = p.operands.first();
             if has(&p.options, Some('d'), &[])
-                && let Some(r) = p.operands.first().and_then(|w| w.literal.as_deref())
-                && let Some(b) = r.strip_prefix("refs/heads/")
+                && let Some(b) = named
+                    .and_then(|w| w.literal.as_deref())
+                    .and_then(|r| r.strip_prefix("refs/heads/"))
             {
                 out.push(form(
                     vec![lit("git"), lit("branch"), lit("-D"), lit(b)],
+                    DELETES_BRANCH,
+                ));
+            } else if has(&p.options, None, &["--stdin"])
+                || (has(&p.options, Some('d'), &[]) && named.is_some_and(|w| w.literal.is_none()))
+            {
+                // `--stdin` reads `delete refs/heads/B` lines; a ref named
+                // at run time may be a branch: what it deletes is known
+                // only then, so a deny or ask rule on `git branch -D` may
+                // match it.
+                out.push(form(
+                    vec![
+                        lit("git"),
+                        lit("branch"),
+                        unknown_word("(refs read at run time)"),
+                    ],
                     DELETES_BRANCH,
                 ));
             }

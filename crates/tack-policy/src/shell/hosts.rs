@@ -59,6 +59,9 @@ const HOST_OPERANDS: &[(&str, usize)] = &[
     ("mongosh", 1),
     ("mongo", 1),
     ("cqlsh", 1),
+    ("grpcurl", 1),
+    ("ghz", 1),
+    ("websocat", 2),
 ];
 
 /// The PostgreSQL clients: `-h HOST`, and `host=`/`hostaddr=` in a
@@ -348,6 +351,16 @@ const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["etcdctl"], &["--endpoints"]),
     (&["vault", "consul", "nomad"], &["-address", "--address"]),
     (&["nmap"], &["--proxies", "--proxy"]),
+    (&["wscat"], &["-c", "--connect", "-x", "--proxy"]),
+    (&["evans"], &["--host"]),
+    (&["hurl"], &["-x", "--proxy"]),
+];
+
+/// Options naming a file of URLs a program fetches (`aria2c -i list.txt`,
+/// `yt-dlp -a urls.txt`): the hosts are known only at run time.
+const URL_FILE_OPTIONS: &[(&[&str], &[&str])] = &[
+    (&["aria2c"], &["-i", "--input-file"]),
+    (&["yt-dlp", "youtube-dl"], &["-a", "--batch-file"]),
 ];
 
 /// Programs that reach the hosts they are given as operands or options:
@@ -502,6 +515,21 @@ impl Analyzer {
         for v in &values {
             self.option_value_hosts(v);
         }
+        let url_file = URL_FILE_OPTIONS
+            .iter()
+            .filter(|(programs, _)| programs.contains(&base))
+            .flat_map(|(_, options)| options.iter())
+            .find(|o| {
+                args.iter().filter_map(|w| w.literal.as_deref()).any(|l| {
+                    l == **o
+                        || l.strip_prefix(**o).is_some_and(|rest| {
+                            rest.starts_with('=') || (o.len() == 2 && !rest.is_empty())
+                        })
+                })
+            });
+        if let Some(o) = url_file {
+            self.reaches_host(&format!("{base} {o}"), None);
+        }
         if NPM.contains(&base) {
             self.npm_hosts(args);
         } else if base == "cargo" {
@@ -514,6 +542,7 @@ impl Analyzer {
             for l in literals {
                 self.libpq_hosts(l);
             }
+            self.computed_conninfo(base, args);
         } else if base == "gh" {
             // `gh repo clone HOST/OWNER/REPO`, `-R HOST/OWNER/REPO`.
             for l in literals {
@@ -664,6 +693,68 @@ impl Analyzer {
         }
     }
 
+    /// A libpq client's word computed at run time where a connection string
+    /// may stand (`psql "$DATABASE_URL"`, `pg_dump -d "$DB"`,
+    /// `--dbname="$URL"`): the host it reaches is known only then. The
+    /// values of the options that name no server (a query, a file, a user,
+    /// a port, a table) are not.
+    fn computed_conninfo(&mut self, base: &str, args: &[WordVal]) {
+        let psql = base == "psql";
+        let no_server = |o: &str| {
+            let short = if psql { "cfvoLFRPTUp" } else { "fUptTnNjFZES" };
+            let long = [
+                "--command",
+                "--file",
+                "--set",
+                "--variable",
+                "--output",
+                "--log-file",
+                "--field-separator",
+                "--record-separator",
+                "--pset",
+                "--table-attr",
+                "--username",
+                "--port",
+                "--table",
+                "--exclude-table",
+                "--schema",
+                "--exclude-schema",
+                "--jobs",
+                "--format",
+                "--compress",
+                "--encoding",
+                "--superuser",
+                "--role",
+            ];
+            match o.strip_prefix("--") {
+                Some(_) => long.contains(&o),
+                None => o.len() == 2 && short.contains(&o[1..]),
+            }
+        };
+        let mut after: Option<&str> = None;
+        for w in args {
+            match w.literal.as_deref() {
+                Some(l) if l.starts_with('-') && l.len() > 1 => {
+                    after =
+                        (l.len() == 2 || (l.starts_with("--") && !l.contains('='))).then_some(l);
+                }
+                Some(_) => after = None,
+                None => {
+                    // `--username="$U"`: the option is written, its value not.
+                    let attached = w
+                        .raw
+                        .split_once('=')
+                        .map(|(o, _)| o)
+                        .filter(|o| o.starts_with("--"));
+                    if !after.or(attached).is_some_and(no_server) {
+                        self.reaches_host(&w.raw, None);
+                    }
+                    after = None;
+                }
+            }
+        }
+    }
+
     /// More operands given at run time (`xargs PROG`, `find -exec PROG {}
     /// +`) to a program that reaches the hosts it is given: those hosts are
     /// known only at run time.
@@ -686,7 +777,7 @@ impl Analyzer {
     /// "https://$H/"`, see [`Analyzer::reaches`]), not in any word (`echo
     /// "see https://$HOST"`).
     pub(super) fn urls_in_words(&mut self, argv: &[WordVal]) {
-        for w in argv.iter().skip(1) {
+        for (i, w) in argv.iter().enumerate().skip(1) {
             let text = w.literal.as_deref().unwrap_or(&w.raw);
             // Most words hold no colon: no URL to look for.
             if !text.contains(':') {
@@ -696,6 +787,21 @@ impl Analyzer {
                 if host.is_some() {
                     self.reaches_host(written, host);
                 }
+            }
+            // `grpcurl evil.com:443 list`, `--server=10.0.0.5:6443`: a
+            // host and a port say where a client connects, whatever the
+            // program.
+            // An address a server listens on (`gunicorn --bind
+            // 127.0.0.1:8000`, `--listen=…`) is no host it reaches (`-b` is
+            // as often a broker: `kcat -b h:9092`).
+            let (option, value) = match text.rsplit_once('=') {
+                Some((o, v)) => (o, v),
+                None => (argv[i - 1].literal.as_deref().unwrap_or_default(), text),
+            };
+            let listens =
+                option.starts_with("--") && (option.contains("bind") || option.contains("listen"));
+            if !listens && let Some(host) = host_and_port(value) {
+                self.reaches_host(value, Some(host));
             }
         }
     }
@@ -748,7 +854,7 @@ impl Analyzer {
     }
 
     /// `host` (None: known only at run time) reached through `written`.
-    fn reaches_host(&mut self, written: &str, host: Option<String>) {
+    pub(super) fn reaches_host(&mut self, written: &str, host: Option<String>) {
         if self.is_full() {
             return;
         }
@@ -1279,6 +1385,12 @@ impl Analyzer {
         const FETCH: &[&str] = &[
             "pull", "push", "login", "logout", "search", "run", "create", "from",
         ];
+        if matches!(
+            path.as_slice(),
+            ["build" | "builder" | "buildx" | "image", "build", ..] | ["build", ..]
+        ) {
+            return self.build_registries(args);
+        }
         let (fetches, sub) = match path.as_slice() {
             ["image" | "container", sub, ..] => (FETCH.contains(sub), *sub),
             ["manifest", ..] | ["buildx", "imagetools", ..] => (true, ""),
@@ -1301,6 +1413,72 @@ impl Analyzer {
                 }
             } else {
                 self.image_registry(l);
+            }
+        }
+    }
+
+    /// The registries an image build reaches: those of its tags when it
+    /// pushes them (`--push`, `--output type=registry`, `-o
+    /// type=image,push=true`), and those its cache is read from or written
+    /// to (`--cache-from type=registry,ref=evil.com/c`, `--cache-to …`).
+    fn build_registries(&mut self, args: &[WordVal]) {
+        let mut tags: Vec<String> = Vec::new();
+        let mut push = false;
+        let mut words = args.iter().filter_map(|w| w.literal.as_deref());
+        while let Some(l) = words.next() {
+            let (option, attached) = match l.split_once('=') {
+                Some((o, v)) if o.starts_with("--") => (o, Some(v.to_string())),
+                _ => (l, None),
+            };
+            let takes = matches!(
+                option,
+                "-t" | "--tag" | "-o" | "--output" | "--cache-from" | "--cache-to"
+            );
+            let value = match attached {
+                Some(v) => Some(v),
+                None if takes => words.next().map(str::to_string),
+                None => l
+                    .strip_prefix("-t")
+                    .or_else(|| l.strip_prefix("-o"))
+                    .filter(|v| !v.is_empty() && !l.starts_with("--"))
+                    .map(str::to_string),
+            };
+            let short = if option.starts_with("--") {
+                ""
+            } else {
+                option.get(..2).unwrap_or_default()
+            };
+            match (option, short) {
+                ("--push", _) => push = true,
+                ("-t" | "--tag", _) | (_, "-t") => tags.extend(value),
+                ("-o" | "--output", _) | (_, "-o") => {
+                    let v = value.unwrap_or_default();
+                    push |= v
+                        .split(',')
+                        .any(|kv| matches!(kv, "type=registry" | "push=true" | "push"));
+                    for kv in v.split(',') {
+                        if let Some(name) = kv.strip_prefix("name=") {
+                            tags.extend(name.split(['+', ';']).map(str::to_string));
+                        }
+                    }
+                }
+                ("--cache-from" | "--cache-to", _) => {
+                    let v = value.unwrap_or_default();
+                    for kv in v.split(',') {
+                        let image = kv.strip_prefix("ref=").unwrap_or(if kv.contains('=') {
+                            ""
+                        } else {
+                            kv
+                        });
+                        self.image_registry(image);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if push {
+            for tag in tags {
+                self.image_registry(&tag);
             }
         }
     }
@@ -1652,6 +1830,45 @@ pub(super) fn host_of_operand(word: &str) -> Option<String> {
         return None;
     }
     crate::rule::url_host(&format!("https://{head}/")).ok()
+}
+
+/// The host of a word that is a host and a port and nothing else
+/// (`evil.com:443`, `user@10.0.0.5:5432`, `[::1]:8080`, `localhost:3000`):
+/// a name of two labels or more whose last is letters (`main.rs:42` too,
+/// which names no host a rule is written for), an IPv4 address, or
+/// `localhost`. Not a path (`src/a.rs:3`), a port mapping (`8080:80`,
+/// `127.0.0.1:8080:80`) or a reference (`HEAD:README.md`).
+fn host_and_port(word: &str) -> Option<String> {
+    let word = word.rsplit_once('@').map_or(word, |(_, w)| w);
+    let (host, port) = word.rsplit_once(':')?;
+    if port.is_empty() || port.len() > 5 || !port.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if let Some(inside) = host.strip_prefix('[') {
+        return inside
+            .ends_with(']')
+            .then(|| crate::rule::url_host(&format!("https://{host}/")).ok())
+            .flatten();
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let label_ok = |l: &&str| {
+        !l.is_empty()
+            && !l.starts_with('-')
+            && l.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    };
+    if !labels.iter().all(label_ok) {
+        return None;
+    }
+    let last = labels.last().copied().unwrap_or_default();
+    let named =
+        labels.len() >= 2 && last.len() >= 2 && last.chars().all(|c| c.is_ascii_alphabetic());
+    let ipv4 = labels.len() == 4 && labels.iter().all(|l| l.bytes().all(|b| b.is_ascii_digit()));
+    // `0.0.0.0:8000` is an address to listen on.
+    if !(named || (ipv4 && host != "0.0.0.0") || host.eq_ignore_ascii_case("localhost")) {
+        return None;
+    }
+    host_of_operand(host)
 }
 
 /// The host of a word that starts with a URL whose scheme is followed by

@@ -3258,6 +3258,8 @@ impl Analyzer {
                 argv,
                 "an option computed at run time may be -o ProxyCommand or another that runs a command",
             );
+            // … or `-o HostName=…`, `-J …`: another host.
+            self.reaches_host(&short_text(argv), None);
         }
         if base == "sftp" {
             for v in p.values(&["-S", "-D"]).collect::<Vec<_>>() {

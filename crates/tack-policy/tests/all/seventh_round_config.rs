@@ -237,18 +237,39 @@ const RELOCATED: &[Case] = &[
         NET_EDITS,
         B,
         "echo proxy=127.0.0.2:8099 > .curlrc && HOME=. curl -s http://127.0.0.3:8099/",
+        // The `host:port` written names the host (ninth round).
+        Deny,
+    ),
+    case(
+        NET_EDITS,
+        B,
+        "echo proxy=$P > .curlrc && HOME=. curl -s http://127.0.0.3:8099/",
         Ask,
     ),
     case(
         NET_EDITS,
         B,
         "echo http_proxy=127.0.0.2:8099 > .wgetrc; HOME=. wget -qO- http://127.0.0.3:8099/",
+        // The `host:port` written names the host (ninth round).
+        Deny,
+    ),
+    case(
+        NET_EDITS,
+        B,
+        "echo http_proxy=$P > .wgetrc; HOME=. wget -qO- http://127.0.0.3:8099/",
         Ask,
     ),
     case(
         NET_EDITS,
         B,
         "echo http_proxy=127.0.0.2:8099 > rc; WGETRC=rc wget -qO- http://127.0.0.3:8099/",
+        // The `host:port` written names the host (ninth round).
+        Deny,
+    ),
+    case(
+        NET_EDITS,
+        B,
+        "echo http_proxy=$P > rc; WGETRC=rc wget -qO- http://127.0.0.3:8099/",
         Ask,
     ),
     case(NET, B, "PIP_CONFIG_FILE=pip.conf pip download xyzpkg", Ask),

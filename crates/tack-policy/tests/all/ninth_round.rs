@@ -1,0 +1,160 @@
+//! Ninth round, found by the lead: a deny rule on deleting branches or
+//! resources meets the commands that delete them in bulk or from a list
+//! read at run time, and a host is read wherever a client takes one (a
+//! `host:port` word, a connection string or an option computed at run
+//! time, a build that pushes, a file of requests).
+
+use tack_policy::Verdict::{Allow, Ask, Deny};
+
+use crate::support::{case, run, run_with_files};
+
+const B: &str = "Bash";
+const BRANCH_D: &[&str] = &["allow Bash", "deny Bash(git branch -D *)"];
+const KUBECTL: &[&str] = &["allow Bash", "deny Bash(kubectl delete *)"];
+const NET: &[&str] = &["allow Bash", "deny WebFetch(domain:evil.test)"];
+const NONE: &[&str] = &["allow Bash"];
+
+#[test]
+fn deleting_in_bulk_or_from_a_list_meets_the_delete_rule() {
+    run(&[
+        // `update-ref --stdin` reads `delete refs/heads/B` lines.
+        case(BRANCH_D, B, "git update-ref --stdin < cmds.txt", Ask),
+        case(
+            BRANCH_D,
+            B,
+            "printf 'delete refs/heads/x\\n' | git update-ref --stdin",
+            Ask,
+        ),
+        case(BRANCH_D, B, "git update-ref -d \"$REF\"", Ask),
+        case(BRANCH_D, B, "git update-ref -d refs/heads/topic", Deny),
+        case(BRANCH_D, B, "git update-ref refs/heads/topic HEAD", Allow),
+        case(BRANCH_D, B, "git update-ref -d refs/tags/v1", Allow),
+        case(NONE, B, "git update-ref --stdin < cmds.txt", Allow),
+        // `kubectl drain` evicts every pod of the node.
+        case(KUBECTL, B, "kubectl drain node-1 --ignore-daemonsets", Deny),
+        case(KUBECTL, B, "kubectl -n prod --context c drain node-1", Deny),
+        case(KUBECTL, B, "kubectl cordon node-1", Allow),
+        case(KUBECTL, B, "kubectl logs drain", Allow),
+        case(KUBECTL, B, "kubectl get pods -l app=drain", Allow),
+    ]);
+}
+
+#[test]
+fn a_host_and_a_port_name_a_host_whatever_the_program() {
+    run(&[
+        case(NET, B, "grpcurl -plaintext evil.test:50051 list", Deny),
+        case(
+            NET,
+            B,
+            "grpcurl -d '{\"a\":1}' evil.test:443 pkg.Svc/Get",
+            Deny,
+        ),
+        case(NET, B, "mytool --server=evil.test:8443", Deny),
+        case(NET, B, "kcat -b evil.test:9092 -L", Deny),
+        case(NET, B, "mytool user@evil.test:22", Deny),
+        case(NET, B, "grpcurl -plaintext \"$ADDR\" list", Ask),
+        case(NET, B, "grpcurl -plaintext ok.test:50051 list", Allow),
+        case(NET, B, "websocat \"$WS\"", Ask),
+        case(NET, B, "wscat -c evil.test", Deny),
+        // Not hosts: ports mapped, places in files, listening addresses.
+        case(NET, B, "docker run -p 127.0.0.1:8080:80 nginx", Allow),
+        case(NET, B, "kubectl port-forward svc/web 8080:80", Allow),
+        case(NET, B, "vim src/main.rs:42", Allow),
+        case(NET, B, "git show HEAD:README.md", Allow),
+        case(NET, B, "gunicorn -b 0.0.0.0:8000 app:app", Allow),
+        case(
+            &["allow Bash", "deny WebFetch(domain:localhost)"],
+            B,
+            "gunicorn --bind 127.0.0.1:8000 app:app",
+            Allow,
+        ),
+        case(
+            &["allow Bash", "deny WebFetch(domain:localhost)"],
+            B,
+            "redis-cli -u redis://localhost:6379 ping",
+            Deny,
+        ),
+    ]);
+}
+
+#[test]
+fn a_connection_string_computed_at_run_time_is_asked_where_domain_rules_exist() {
+    run(&[
+        case(NET, B, "psql \"$DATABASE_URL\" -c 'select 1'", Ask),
+        case(NET, B, "psql -At \"$DATABASE_URL\"", Ask),
+        case(NET, B, "pg_dump -d \"$DB\" -f out.sql", Ask),
+        case(NET, B, "pg_dump --dbname=\"$DB\" -f out.sql", Ask),
+        case(NET, B, "psql -U \"$PGUSER\" mydb", Allow),
+        case(NET, B, "psql --username=\"$PGUSER\" mydb", Allow),
+        case(NET, B, "psql -c \"$QUERY\" mydb", Allow),
+        case(NET, B, "pg_dump -t \"$TABLE\" mydb", Allow),
+        case(NONE, B, "psql \"$DATABASE_URL\" -c 'select 1'", Allow),
+        // ssh reads options after its destination: a computed one may
+        // be `-oHostName=…` or `-J …`.
+        case(NET, B, "ssh build-box \"$OPTS\"", Ask),
+        case(NET, B, "ssh build-box uptime", Allow),
+    ]);
+}
+
+#[test]
+fn a_build_that_pushes_reaches_its_tags_registries() {
+    run(&[
+        case(NET, B, "docker build --push -t evil.test/app .", Deny),
+        case(
+            NET,
+            B,
+            "docker buildx build --push -t evil.test/app:1 .",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "docker buildx build -o type=registry -t evil.test/app .",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "docker buildx build --output=type=image,name=evil.test/app,push=true .",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "docker buildx build --cache-from type=registry,ref=evil.test/cache .",
+            Deny,
+        ),
+        case(NET, B, "docker build -t evil.test/app .", Allow),
+        case(NET, B, "docker build --push -t ok.test/app .", Allow),
+        case(NET, B, "docker build -t app:dev .", Allow),
+    ]);
+}
+
+#[test]
+fn files_of_urls_and_of_requests_name_their_hosts() {
+    run_with_files(
+        &[
+            ("api.hurl", "GET https://evil.test/users\nHTTP 200\n", false),
+            ("ok.hurl", "GET https://ok.test/users\nHTTP 200\n", false),
+            ("templated.hurl", "GET {{base}}/users\nHTTP 200\n", false),
+            (
+                "users.http",
+                "GET /users HTTP/1.1\nHost: evil.test\n",
+                false,
+            ),
+            ("list.txt", "https://evil.test/a\n", false),
+        ],
+        &[
+            case(NET, B, "hurl api.hurl", Deny),
+            case(NET, B, "hurl --test ok.hurl api.hurl", Deny),
+            case(NET, B, "hurl --test ok.hurl", Allow),
+            case(NET, B, "hurl templated.hurl", Ask),
+            case(NET, B, "hurl < api.hurl", Ask),
+            case(NET, B, "httpyac send users.http", Deny),
+            case(NET, B, "aria2c -i list.txt", Ask),
+            case(NET, B, "aria2c --input-file=list.txt", Ask),
+            case(NET, B, "aria2c https://ok.test/a.iso", Allow),
+            case(NONE, B, "hurl api.hurl", Allow),
+        ],
+    );
+}
