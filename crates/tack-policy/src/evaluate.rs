@@ -106,7 +106,9 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         && !PLAN_TOOLS.contains(&tool)
         && !read_only_command
         && !decision.is_deny()
-        && (tool != "Bash" || !reads_only(&decision))
+        && (tool != "Bash"
+            || !(reads_only(&decision)
+                || read_only_but_for_allow_rules(request, policy, &decision)))
     {
         let why = Why::new(
             request.display(),
@@ -134,6 +136,22 @@ fn reads_only(decision: &Decision) -> bool {
         || (decision.is_allow()
             && matches!(decision.why().decided_by, DecidedBy::AllParts)
             && decision.why().parts.iter().all(|p| free(&p.decision)))
+}
+
+/// A Bash command an allow rule allowed (`Bash(git status:*)`, `Bash`)
+/// that would need no permission without the allow rules: plan mode runs
+/// it, as it does when no rule names it (an allow rule must not take away
+/// what the mode gives).
+fn read_only_but_for_allow_rules(request: &Request, policy: &Policy, decision: &Decision) -> bool {
+    let Subject::Bash { command, items } = &request.subject else {
+        return false;
+    };
+    if !decision.is_allow() {
+        return false;
+    }
+    let mut without = policy.clone();
+    without.index[crate::policy::slot(Verdict::Allow)] = Default::default();
+    reads_only(&bash(&without, command, items))
 }
 
 fn rule_why(policy: &Policy, i: usize, subject: &str) -> Why {

@@ -924,6 +924,9 @@ impl Analyzer {
                 for v in p.values(&["-o", "--output"]).collect::<Vec<_>>() {
                     self.writes_value(argv, v);
                 }
+                if matches!(base, "gpg" | "gpg2") && !p.has(&["-o", "--output"]) {
+                    self.gpg_files(argv, &p);
+                }
             }
             "openssl" => {
                 self.openssl_hosts(argv);
@@ -955,6 +958,24 @@ impl Analyzer {
             "script" => self.script_command(argv),
             "zip" => self.zip(argv),
             "cpio" => self.cpio(argv),
+            // `pax -w` with no file named archives those its input names.
+            "pax" => {
+                let p = options::parse(
+                    args,
+                    &Spec {
+                        with_arg: "fsxbopT",
+                        ..Spec::default()
+                    },
+                );
+                if p.has(&["-w"]) && p.operands.is_empty() {
+                    self.reads_listed_files(argv, "pax -w");
+                }
+                for v in p.values(&["-f"]).collect::<Vec<_>>() {
+                    if p.has(&["-w"]) {
+                        self.writes_value(argv, v);
+                    }
+                }
+            }
             "scp" => self.scp(argv),
             "rsync" => self.rsync(argv),
             "ssh" | "sftp" => self.ssh(argv, base),
@@ -2446,6 +2467,9 @@ impl Analyzer {
             || mode("-u", &["--update"])
             || mode("-A", &["--concatenate", "--catenate"])
             || p.has(&["--delete"]);
+        if archive_written && p.has(&["-T", "--files-from"]) {
+            self.reads_listed_files(argv, "tar -T");
+        }
         if archive_written {
             for v in p.values(&["-f", "--file"]).collect::<Vec<_>>() {
                 self.writes_value(argv, v);
@@ -2755,6 +2779,84 @@ impl Analyzer {
         }
     }
 
+    /// The files gpg writes beside those it is given when no `-o` says
+    /// where: `X.gpg`, `X.asc`, `X.sig` when it encrypts or signs X, and X
+    /// when it decrypts `X.gpg` (`--decrypt-files`, or with no command at
+    /// all, which decrypts or verifies by what the file holds). `-d` alone
+    /// prints, and the key and listing commands write no file of theirs.
+    fn gpg_files(&mut self, argv: &[WordVal], p: &Parsed) {
+        let given =
+            |names: &[&str]| p.has(names) || p.unknown.iter().any(|o| names.contains(&o.as_str()));
+        let prints = given(&[
+            "-d",
+            "--decrypt",
+            "--verify",
+            "--list-packets",
+            "--print-md",
+            "--dearmor",
+            "--enarmor",
+            "--import",
+            "--export",
+            "--export-secret-keys",
+            "--recv-keys",
+            "--search-keys",
+            "--fingerprint",
+            "--list-keys",
+            "--list-secret-keys",
+            "--list-sigs",
+            "--check-sigs",
+            "-k",
+            "-K",
+            "--edit-key",
+            "--sign-key",
+            "--delete-keys",
+            "--gen-key",
+            "--full-generate-key",
+            "--quick-generate-key",
+            "--card-status",
+            "--version",
+            "--help",
+        ]) && !given(&["--decrypt-files", "--multifile"]);
+        if prints || p.operands.is_empty() {
+            return;
+        }
+        for w in p.operands.clone() {
+            let Some(l) = w.literal.as_deref() else {
+                self.writes_unknown(argv, "gpg writes beside a file named at run time");
+                continue;
+            };
+            let mut names: Vec<String> = [".gpg", ".asc", ".sig"]
+                .iter()
+                .map(|ext| format!("{l}{ext}"))
+                .collect();
+            if let Some(stem) = [".gpg", ".asc", ".sig", ".pgp"]
+                .iter()
+                .find_map(|ext| l.strip_suffix(ext))
+            {
+                names.push(stem.to_string());
+            }
+            for name in names {
+                let target = WordVal {
+                    raw: name.clone(),
+                    literal: Some(name),
+                    ..w.clone()
+                };
+                self.writes(&target);
+            }
+        }
+    }
+
+    /// A list of the files to read, taken at run time (`tar -T list`,
+    /// `find . | zip -@ o.zip`, `cpio -o`, `pax -w` with no file named):
+    /// which files it reads is known only then.
+    fn reads_listed_files(&mut self, argv: &[WordVal], how: &str) {
+        self.uncertain(
+            UncertainKind::Touch(super::Family::Read),
+            &short_text(argv),
+            format!("{how} reads the files a list names at run time"),
+        );
+    }
+
     fn zip(&mut self, argv: &[WordVal]) {
         let p = options::parse(
             &argv[1..],
@@ -2785,6 +2887,14 @@ impl Analyzer {
         }
         for v in p.values(&["-O", "--output-file"]).collect::<Vec<_>>() {
             self.writes_value(argv, v);
+        }
+        if argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l == "--names-stdin"
+                    || (l.starts_with('-') && !l.starts_with("--") && l.contains('@'))
+            })
+        }) {
+            self.reads_listed_files(argv, "zip -@");
         }
         if let Some(archive) = p.operands.first() {
             self.writes(archive);
@@ -2821,6 +2931,10 @@ impl Analyzer {
             if p.has(&["-o", "--create"]) || p.has(&["-O"]) {
                 self.writes_value(argv, v);
             }
+        }
+        // Copying out or through reads the files named on its input.
+        if p.has(&["-o", "--create", "-p", "--pass-through"]) {
+            self.reads_listed_files(argv, "cpio");
         }
         if p.has(&["-i", "--extract"]) && !p.has(&["-t", "--list"]) {
             match p.values(&["-D", "--directory"]).last().flatten().cloned() {

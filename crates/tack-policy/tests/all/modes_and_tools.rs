@@ -12,7 +12,59 @@ const MODES: &[Case] = &[
         "src/main.rs",
         Allow,
     ),
-    case(&["mode plan", "allow Bash(ls *)"], "Bash", "ls", Deny),
+    // A command that only reads runs in plan mode whether or not an allow
+    // rule names it (an allow rule gives, never takes away); one that
+    // writes or runs another program does not, whatever allows it.
+    case(&["mode plan", "allow Bash(ls *)"], "Bash", "ls", Allow),
+    case(
+        &["mode plan", "allow Bash(git status:*)"],
+        "Bash",
+        "git status",
+        Allow,
+    ),
+    case(
+        &["mode plan", "allow Bash"],
+        "Bash",
+        "cat src/main.rs",
+        Allow,
+    ),
+    case(
+        &["mode plan", "allow Bash"],
+        "Bash",
+        "git log --oneline | head",
+        Allow,
+    ),
+    case(&["mode plan", "allow Bash"], "Bash", "rm src/main.rs", Deny),
+    case(
+        &["mode plan", "allow Bash"],
+        "Bash",
+        "echo x > notes.txt",
+        Deny,
+    ),
+    case(
+        &["mode plan", "allow Bash(ls *)"],
+        "Bash",
+        "ls > listing.txt",
+        Deny,
+    ),
+    case(
+        &["mode plan", "allow Bash(cargo *)"],
+        "Bash",
+        "cargo build",
+        Deny,
+    ),
+    case(
+        &["mode plan", "allow Bash", "deny Read(./.env)"],
+        "Bash",
+        "cat .env",
+        Deny,
+    ),
+    case(
+        &["mode plan", "allow Bash", "ask Bash(git log *)"],
+        "Bash",
+        "git log",
+        Deny,
+    ),
     case(&["mode plan"], "Write", "src/x.rs", Deny),
     case(&["mode plan"], "TodoWrite", "", Allow),
     case(&["mode plan"], "WebFetch", "https://example.com/", Ask),

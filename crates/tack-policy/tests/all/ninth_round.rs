@@ -158,3 +158,59 @@ fn files_of_urls_and_of_requests_name_their_hosts() {
         ],
     );
 }
+
+const SECRETS: &[&str] = &[
+    "allow Bash",
+    "mode acceptEdits",
+    "deny Read(./.env)",
+    "deny Edit(./src/generated/**)",
+];
+
+#[test]
+fn files_listed_at_run_time_meet_the_read_rules() {
+    run(&[
+        case(SECRETS, B, "tar -cf - -T list", Ask),
+        case(SECRETS, B, "tar --files-from=list -czf out.tgz", Ask),
+        case(SECRETS, B, "find . -name '.e*' | tar -cf - -T -", Ask),
+        case(SECRETS, B, "find . | zip -@ /tmp/o.zip", Ask),
+        case(SECRETS, B, "zip -q o.zip -@ < list", Ask),
+        case(SECRETS, B, "find . | cpio -o > /tmp/a.cpio", Ask),
+        case(SECRETS, B, "find . -depth | cpio -pdm /tmp/copy", Ask),
+        case(SECRETS, B, "find . | pax -w > /tmp/a.pax", Ask),
+        case(SECRETS, B, "tar -czf src.tgz src", Allow),
+        case(SECRETS, B, "zip -r src.zip src", Allow),
+        case(SECRETS, B, "tar -xzf /tmp/src.tgz -O", Allow),
+        case(NONE, B, "tar -cf - -T list", Allow),
+    ]);
+}
+
+#[test]
+fn gpg_writes_beside_the_files_it_is_given() {
+    run(&[
+        case(
+            SECRETS,
+            B,
+            "gpg --decrypt-files src/generated/g.rs.gpg",
+            Deny,
+        ),
+        case(SECRETS, B, "gpg --batch -c src/generated/g.rs", Deny),
+        case(
+            SECRETS,
+            B,
+            "gpg --encrypt-files -r me src/generated/g.rs",
+            Deny,
+        ),
+        case(SECRETS, B, "gpg src/generated/g.rs.gpg", Deny),
+        case(SECRETS, B, "gpg --decrypt-files .envrc.gpg", Ask),
+        case(SECRETS, B, "gpg -d src/generated/g.rs.gpg", Allow),
+        case(SECRETS, B, "gpg --verify notes.txt.sig notes.txt", Allow),
+        case(
+            SECRETS,
+            B,
+            "gpg -o out.txt -d src/generated/g.rs.gpg",
+            Allow,
+        ),
+        case(SECRETS, B, "gpg --list-keys", Allow),
+        case(SECRETS, B, "gpg -c notes.txt", Allow),
+    ]);
+}
