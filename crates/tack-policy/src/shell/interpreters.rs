@@ -564,6 +564,128 @@ impl Analyzer {
     }
 }
 
+/// The shell commands a database client's own commands run, in the SQL
+/// it is given to run (`mysql -e 'system CMD'` or `\! CMD`; `psql -c '\!
+/// CMD'`, `\o |CMD`, `\g |CMD`, `\copy … program 'CMD'`; `duckdb -c
+/// '.shell CMD'`): each is a command line, or None where it is computed.
+fn sql_shell_commands(base: &str, sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut push = |cmd: &str| {
+        let cmd = cmd.trim();
+        if !cmd.is_empty() && !out.iter().any(|c| c == cmd) {
+            out.push(cmd.to_string());
+        }
+    };
+    for line in sql.lines() {
+        // A client command runs to the end of its line, `;` and all; one
+        // may start a line or follow a statement's `;`.
+        let starts = std::iter::once(0).chain(line.match_indices(';').map(|(i, _)| i + 1));
+        for at in starts {
+            let st = line[at..].trim_start();
+            let lower = st.to_ascii_lowercase();
+            match base {
+                "mysql" | "mariadb" => {
+                    if let Some(rest) = st.strip_prefix("\\!") {
+                        push(rest);
+                    } else if lower.starts_with("system ") {
+                        push(&st["system ".len()..]);
+                    }
+                }
+                "psql" => {
+                    if lower.starts_with("\\copy")
+                        && let Some(p) = lower.find(" program ")
+                        && let Some(inner) = st[p + " program ".len()..]
+                            .trim_start()
+                            .strip_prefix('\'')
+                            .and_then(|q| q.split('\'').next())
+                    {
+                        push(inner);
+                    }
+                }
+                _ => {
+                    for dot in [".shell ", ".system "] {
+                        if let Some(cmd) = lower.strip_prefix(dot).map(|_| &st[dot.len()..]) {
+                            push(cmd);
+                        }
+                    }
+                }
+            }
+        }
+        if base == "psql" {
+            // Backslash commands may follow one another on a line.
+            for (at, _) in line.match_indices('\\') {
+                let rest = &line[at + 1..];
+                if let Some(cmd) = rest.strip_prefix('!') {
+                    push(cmd);
+                } else if let Some(pipe) = ["gx", "g", "out", "o", "write", "w"]
+                    .iter()
+                    .find_map(|c| rest.strip_prefix(c).map(str::trim_start))
+                    .and_then(|r| r.strip_prefix('|'))
+                {
+                    push(pipe);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl Analyzer {
+    /// The shell commands a database client runs on this machine from the
+    /// SQL written in the command (`-e`, `-c`, `--execute`, `--command`, and
+    /// duckdb's operands after the database): checked as the shell would run
+    /// them. SQL read from a file or the input is code not written here, as
+    /// a script is.
+    pub(super) fn sql_shell_escapes(&mut self, base: &str, argv: &[WordVal]) {
+        let options: &[&str] = match base {
+            "mysql" | "mariadb" => &["-e", "--execute"],
+            "psql" => &["-c", "--command"],
+            _ => &["-c", "-cmd", "-s"],
+        };
+        let mut texts: Vec<&WordVal> = Vec::new();
+        let mut words = argv.iter().skip(1).peekable();
+        let mut operands = 0;
+        while let Some(w) = words.next() {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            if options.contains(&l) {
+                texts.extend(words.next());
+            } else if let Some(o) = options.iter().find(|o| {
+                l.strip_prefix(**o)
+                    .is_some_and(|r| r.starts_with('=') || (o.len() == 2 && !r.is_empty()))
+            }) {
+                let _ = o;
+                texts.push(w);
+            } else if base == "duckdb" && !l.starts_with('-') {
+                operands += 1;
+                if operands > 1 {
+                    texts.push(w);
+                }
+            }
+        }
+        for t in texts {
+            let Some(sql) = t.literal.as_deref() else {
+                if t.raw.contains("system") || t.raw.contains('!') || t.raw.contains(".shell") {
+                    self.code_acts(argv, &format!("the {base} commands"));
+                }
+                continue;
+            };
+            let sql = options
+                .iter()
+                .find_map(|o| {
+                    sql.strip_prefix(o)
+                        .map(|r| r.strip_prefix('=').unwrap_or(r))
+                        .filter(|_| sql.starts_with('-'))
+                })
+                .unwrap_or(sql);
+            for cmd in sql_shell_commands(base, sql) {
+                self.nested_script(argv, &cmd);
+            }
+        }
+    }
+}
+
 impl Analyzer {
     /// `make --eval=TEXT` and a makefile read from the input run code
     /// written here or piped in (a makefile on disk is code not written

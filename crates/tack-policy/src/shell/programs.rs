@@ -958,6 +958,7 @@ impl Analyzer {
             "script" => self.script_command(argv),
             "zip" => self.zip(argv),
             "cpio" => self.cpio(argv),
+            "mysql" | "mariadb" | "psql" | "duckdb" => self.sql_shell_escapes(base, argv),
             // `pax -w` with no file named archives those its input names.
             "pax" => {
                 let p = options::parse(

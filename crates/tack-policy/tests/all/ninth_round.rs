@@ -214,3 +214,26 @@ fn gpg_writes_beside_the_files_it_is_given() {
         case(SECRETS, B, "gpg -c notes.txt", Allow),
     ]);
 }
+
+const RM: &[&str] = &["allow Bash", "deny Bash(rm *)"];
+
+#[test]
+fn a_database_clients_shell_escapes_run_commands() {
+    run(&[
+        case(RM, B, "mysql -e 'system rm -rf y'", Deny),
+        case(RM, B, "mysql -e 'select 1; system rm -rf y'", Deny),
+        case(RM, B, "mysql --execute='SYSTEM rm y' db", Deny),
+        case(RM, B, "mariadb -e '\\! rm y'", Deny),
+        case(RM, B, "psql -c '\\! rm -rf y'", Deny),
+        case(RM, B, "psql -c 'select 1' -c '\\o |rm y'", Deny),
+        case(RM, B, "psql -c \"\\copy t from program 'rm y'\"", Deny),
+        case(RM, B, "duckdb db.duckdb '.shell rm y'", Deny),
+        case(RM, B, "duckdb -c '.system rm y'", Deny),
+        case(RM, B, "mysql -e 'select * from system_users' db", Allow),
+        case(RM, B, "mysql -e 'select 1' db", Allow),
+        case(RM, B, "psql -c 'select count(*) from t' db", Allow),
+        case(RM, B, "psql -c '\\dt' db", Allow),
+        case(RM, B, "duckdb db.duckdb 'select 42'", Allow),
+        case(NONE, B, "psql -c '\\! ls'", Allow),
+    ]);
+}
