@@ -743,6 +743,46 @@ pub(super) const RSYNC: Spec = Spec {
     abbreviations: false,
 };
 
+/// Programs that run code from a file they are given (an interpreter's
+/// script, a makefile, a debugger's commands).
+fn reads_code_from(base: &str) -> bool {
+    super::interpreters::is_python(base)
+        || super::interpreters::is_other_interpreter(base)
+        || matches!(
+            base,
+            "perl"
+                | "make"
+                | "gmake"
+                | "just"
+                | "awk"
+                | "gawk"
+                | "mawk"
+                | "nawk"
+                | "gdb"
+                | "Rscript"
+        )
+}
+
+/// A word naming a pipe rather than a file (the command's input, a
+/// descriptor, a process substitution): `-` is left to each program, which
+/// reads it as its input or not.
+fn is_a_pipe(w: &WordVal) -> bool {
+    let text = w.literal.as_deref().unwrap_or(&w.raw);
+    let text = text
+        .split_once('=')
+        .map_or(text, |(o, v)| if o.starts_with('-') { v } else { text });
+    let text = text
+        .strip_prefix("-f")
+        .filter(|v| v.starts_with('/'))
+        .unwrap_or(text);
+    let fd = |rest: &str| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    text == "/dev/stdin"
+        || text.strip_prefix("/dev/fd/").is_some_and(fd)
+        || text.strip_prefix("/proc/self/fd/").is_some_and(fd)
+        || text.strip_prefix("/proc/thread-self/fd/").is_some_and(fd)
+        || (w.literal.is_none() && (w.raw.starts_with("<(") || w.raw.contains("=<(")))
+}
+
 impl Analyzer {
     /// A program with no rule of its own: emitted, then what its options
     /// and operands write or run.
@@ -798,6 +838,12 @@ impl Analyzer {
             // `cargo fmt`, `ruff check --fix`, `terraform fmt`: the files
             // of the working directory, none of them named.
             self.changes_inside(&WordVal::literal("."));
+        }
+        if reads_code_from(base) && argv[1..].iter().any(is_a_pipe) {
+            // `python3 /dev/stdin`, `perl <(…)`, `make -f /dev/fd/3`: the
+            // code comes through a pipe, from text of this command or of
+            // the program feeding it, as `python3 -` reads it.
+            return self.code_acts(argv, &format!("{base}, reading code from a pipe,"));
         }
         match base {
             "sed" | "gsed" => self.sed(argv, more),

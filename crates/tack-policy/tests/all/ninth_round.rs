@@ -237,3 +237,22 @@ fn a_database_clients_shell_escapes_run_commands() {
         case(NONE, B, "psql -c '\\! ls'", Allow),
     ]);
 }
+
+#[test]
+fn code_given_through_a_pipe_is_code_from_the_input() {
+    run(&[
+        case(RM, B, "echo 'import os' | python3 /dev/stdin", Ask),
+        case(RM, B, "python3 <(echo 'import os')", Ask),
+        case(RM, B, "perl /dev/stdin < x.pl", Ask),
+        case(RM, B, "node /dev/fd/0", Ask),
+        case(RM, B, "ruby /proc/self/fd/0", Ask),
+        case(RM, B, "make -f <(printf 'all:\\n\\trm -rf x\\n')", Ask),
+        case(RM, B, "make --file=/dev/fd/3 3<mk", Ask),
+        case(RM, B, "awk -f /dev/stdin data.txt", Ask),
+        case(RM, B, "python3 script.py", Allow),
+        case(RM, B, "python3 -m pytest", Allow),
+        case(RM, B, "make -f build.mk", Allow),
+        case(RM, B, "node server.js", Allow),
+        case(NONE, B, "python3 /dev/stdin", Allow),
+    ]);
+}
