@@ -310,14 +310,18 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
     let mut budget = MAX_INSIDE;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let (written, path, visible_only) = match item {
+        let (written, path, visible_only, ignores) = match item {
             Item::Touch {
                 family: Family::Read,
                 written,
                 path,
                 recursive: true,
-            } => (written, path, false),
-            Item::ReadVisible { written, path } => (written, path, true),
+            } => (written, path, false, false),
+            Item::ReadVisible {
+                written,
+                path,
+                ignores,
+            } => (written, path, true, ignores),
             // A directory given to a program that may change what is in it
             // (`Family::MaybeEdit`) keeps its mark: the evaluation looks
             // for Edit rules inside it.
@@ -349,14 +353,18 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
         }
         let resolver = paths::Resolver::new(how);
         let mut found = Vec::new();
-        let walked = walk_inside(
-            &path.canonical,
-            policy,
-            &resolver,
-            visible_only,
-            &mut budget,
-            &mut found,
-        );
+        let walked = if ignores {
+            walk_unignored(&path.canonical, policy, &mut budget, &mut found)
+        } else {
+            walk_inside(
+                &path.canonical,
+                policy,
+                &resolver,
+                visible_only,
+                &mut budget,
+                &mut found,
+            )
+        };
         if walked.is_err() {
             out.push(unknown(format!(
                 "it reads everything under `{written}`, which holds too many files to check against `{}`",
@@ -433,6 +441,68 @@ fn walk_inside(
         }
     }
     Ok(())
+}
+
+/// [`walk_inside`] as ripgrep walks by default: hidden entries and what
+/// its ignore files leave out (`.gitignore` files in a repository, `.ignore`,
+/// `.rgignore`, the repository's `info/exclude`, the user's global
+/// excludes, each with its `!` lines) are not read. The walk is ripgrep's
+/// own (its `ignore` crate), descending only where a rule may apply.
+fn walk_unignored(
+    dir: &Path,
+    policy: &Policy,
+    budget: &mut usize,
+    found: &mut Vec<ResolvedPath>,
+) -> Result<(), ()> {
+    let inside = std::sync::Arc::new(policy.clone());
+    let prune = inside.clone();
+    let walk = ignore::WalkBuilder::new(dir)
+        .standard_filters(true)
+        .add_custom_ignore_filename(".rgignore")
+        .follow_links(false)
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            let p = ResolvedPath {
+                lexical: e.path().to_path_buf(),
+                canonical: e.path().to_path_buf(),
+            };
+            !is_dir
+                || e.depth() == 0
+                || restricted(&prune, &p)
+                || read_rule_inside(&prune, &p).is_some()
+        })
+        .build();
+    for entry in walk {
+        let Ok(entry) = entry else {
+            continue;
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        *budget = budget.checked_sub(1).ok_or(())?;
+        // ripgrep does not follow a link it meets in a walk (without `-L`,
+        // which takes the other walk).
+        if entry.path_is_symlink() {
+            continue;
+        }
+        let lexical = entry.path().to_path_buf();
+        let p = ResolvedPath {
+            canonical: lexical.clone(),
+            lexical,
+        };
+        if restricted(&inside, &p) {
+            found.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a Read deny (else ask) rule matches `p`.
+fn restricted(policy: &Policy, p: &ResolvedPath) -> bool {
+    policy
+        .path_rule(Verdict::Deny, &["Read"], p, Forms::Both, false)
+        .or_else(|| policy.path_rule(Verdict::Ask, &["Read"], p, Forms::Both, false))
+        .is_some()
 }
 
 /// Whether an ignore file ripgrep reads in `dir` has a `!` line: a

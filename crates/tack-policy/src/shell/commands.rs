@@ -1971,6 +1971,9 @@ impl Analyzer {
         let reach = reads::reach(base, argv);
         let recursive = reach != reads::Reach::Named;
         let visible_only = recursive && reads::skips_hidden(base, argv);
+        // Without `-L` ripgrep also passes over the links it meets.
+        let ignores =
+            visible_only && reads::respects_ignore_files(argv) && !reads::follows_links(base, argv);
         let mut non_paths = reads::leading_non_paths(base, argv);
         // The read-only set knows its programs' options: the files they
         // read, attached to an option (`-f.env`) or not.
@@ -2087,6 +2090,7 @@ impl Analyzer {
                             self.push(Item::ReadVisible {
                                 written: candidate.to_string(),
                                 path: p.clone(),
+                                ignores,
                             });
                         } else {
                             self.push(Item::Touch {
@@ -2152,6 +2156,7 @@ impl Analyzer {
                             self.push(Item::ReadVisible {
                                 written: ".".into(),
                                 path,
+                                ignores,
                             });
                         }
                     }

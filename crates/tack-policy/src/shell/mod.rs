@@ -148,8 +148,14 @@ pub(crate) enum Item {
     /// (`rg KEY .` without `--hidden`, `-uu`, or globs, types and ignore
     /// files that can let one in): a recursive Read [`Item::Touch`] of what
     /// is not hidden under it (`.env`, `.aws/` are not read), and of the
-    /// path itself.
-    ReadVisible { written: String, path: ResolvedPath },
+    /// path itself. With `ignores`, what its ignore files leave out
+    /// (`.gitignore` in a repository, `.ignore`, `.rgignore`, git's
+    /// excludes) is not read either, as ripgrep walks it.
+    ReadVisible {
+        written: String,
+        path: ResolvedPath,
+        ignores: bool,
+    },
     /// What git prints from the files it tracks without their names being
     /// written (`git log -p`, `git show`, `git diff`, `git grep`, `git
     /// archive`, `git cat-file -p OBJECT`): checked against the Read deny

@@ -373,15 +373,30 @@ pub(super) fn links_under(dir: &std::path::Path, budget: usize) -> Option<Vec<st
 /// (`RIPGREP_CONFIG_PATH`) may add options. Ignore files with `!` lines
 /// are looked for by the walk (see `request::look_inside`).
 pub(super) fn skips_hidden(base: &str, argv: &[WordVal]) -> bool {
+    skips(base, argv).is_some()
+}
+
+/// Whether ripgrep, leaving hidden entries out (see [`skips_hidden`]),
+/// also leaves out what its ignore files name: unless `-u` or a
+/// `--no-ignore…`/`--no-require-git` option says otherwise.
+pub(super) fn respects_ignore_files(argv: &[WordVal]) -> bool {
+    skips("rg", argv).is_some_and(|unrestricted| unrestricted == 0)
+        && !argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l.starts_with("--no-ignore") || l == "--no-require-git" || l == "--unrestricted"
+            })
+        })
+}
+
+/// How many `-u` ripgrep is given, when it leaves hidden entries out.
+fn skips(base: &str, argv: &[WordVal]) -> Option<usize> {
     if base != "rg" {
-        return false;
+        return None;
     }
     let mut unrestricted = 0;
     let mut no_config = false;
     for w in &argv[1..] {
-        let Some(l) = w.literal.as_deref() else {
-            return false;
-        };
+        let l = w.literal.as_deref()?;
         if l == "--" {
             break;
         }
@@ -389,7 +404,7 @@ pub(super) fn skips_hidden(base: &str, argv: &[WordVal]) -> bool {
             let name = long.split_once('=').map_or(long, |(n, _)| n);
             match name {
                 "hidden" | "glob" | "iglob" | "type" | "type-add" | "ignore-file" | "pre" => {
-                    return false;
+                    return None;
                 }
                 "unrestricted" => unrestricted += 1,
                 "no-config" => no_config = true,
@@ -397,10 +412,11 @@ pub(super) fn skips_hidden(base: &str, argv: &[WordVal]) -> bool {
             }
         } else if let Some(short) = l.strip_prefix('-') {
             if short.contains(['.', 'g', 't']) {
-                return false;
+                return None;
             }
             unrestricted += short.chars().filter(|c| *c == 'u').count();
         }
     }
-    unrestricted < 2 && (no_config || std::env::var_os("RIPGREP_CONFIG_PATH").is_none())
+    (unrestricted < 2 && (no_config || std::env::var_os("RIPGREP_CONFIG_PATH").is_none()))
+        .then_some(unrestricted)
 }

@@ -71,6 +71,8 @@ fn an_ignore_files_negation_lets_a_hidden_file_in() {
     for file in [".gitignore", ".ignore", ".rgignore", "conf/.gitignore"] {
         run_with_files(
             &[
+                // ripgrep reads `.gitignore` files in a repository only.
+                (".git/HEAD", "ref: refs/heads/main\n", false),
                 ("conf/.token", "TOKEN=x", false),
                 (file, "*.log\n!.env\n!.token\n", false),
             ],

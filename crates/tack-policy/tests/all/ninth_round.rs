@@ -256,3 +256,42 @@ fn code_given_through_a_pipe_is_code_from_the_input() {
         case(NONE, B, "python3 /dev/stdin", Allow),
     ]);
 }
+
+/// ripgrep leaves out what the repository's ignore files name, as it does
+/// hidden entries: `rg TODO` reads no file of an ignored `secrets/`.
+#[test]
+fn ripgrep_reads_only_what_its_ignore_files_leave_in() {
+    const SECRET_DIR: &[&str] = &["allow Bash(rg *)", "deny Read(./secrets/**)"];
+    const PLAN: &[&str] = &["mode plan", "deny Read(./secrets/**)"];
+    let git = (".git/HEAD", "ref: refs/heads/main\n", false);
+    run_with_files(
+        &[git, (".gitignore", "secrets/\n", false)],
+        &[
+            case(SECRET_DIR, B, "rg TODO", Allow),
+            case(SECRET_DIR, B, "rg -l fn .", Allow),
+            case(PLAN, B, "rg TODO", Allow),
+            case(PLAN, B, "rg --files", Allow),
+            case(SECRET_DIR, B, "rg -u TODO", Deny),
+            case(SECRET_DIR, B, "rg --no-ignore TODO", Deny),
+            case(SECRET_DIR, B, "rg --no-ignore-vcs TODO", Deny),
+            case(SECRET_DIR, B, "rg TODO secrets", Deny),
+            case(SECRET_DIR, B, "grep -r TODO .", Deny),
+        ],
+    );
+    // `!secrets/key.txt` lets the file in again.
+    run_with_files(
+        &[git, (".gitignore", "secrets/*\n!secrets/key.txt\n", false)],
+        &[case(SECRET_DIR, B, "rg TODO", Deny)],
+    );
+    // `.ignore` holds outside a repository too; `.gitignore` does not.
+    run_with_files(
+        &[(".ignore", "secrets/\n", false)],
+        &[case(SECRET_DIR, B, "rg TODO", Allow)],
+    );
+    run_with_files(
+        &[(".gitignore", "secrets/\n", false)],
+        &[case(SECRET_DIR, B, "rg TODO", Deny)],
+    );
+    // Nothing ignored: the file is read.
+    run_with_files(&[git], &[case(SECRET_DIR, B, "rg TODO", Deny)]);
+}
