@@ -267,6 +267,61 @@ impl GitConfig {
     }
 }
 
+/// The user's configuration files git reads (`$XDG_CONFIG_HOME/git/config`,
+/// `~/.gitconfig`), whether or not they exist.
+pub(crate) fn user_files(home: &Path) -> Vec<PathBuf> {
+    vec![xdg_config(home).join("git/config"), home.join(".gitconfig")]
+}
+
+/// The files `files` include (`include.path`, every `includeIf.*.path`),
+/// and theirs, as git finds them: the files read to find them are those git
+/// itself reads. Not `files` themselves.
+pub(crate) fn included_files(files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut todo: Vec<(PathBuf, usize)> = files.iter().map(|f| (f.clone(), 0)).collect();
+    while let Some((file, depth)) = todo.pop() {
+        if depth > MAX_DEPTH {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let dir = file.parent().unwrap_or(Path::new("/"));
+        let mut section = String::new();
+        let mut subsection: Option<String> = None;
+        for line in text.lines() {
+            let mut line = line.trim_start();
+            if let Some(rest) = line.strip_prefix('[') {
+                let Some((header, after)) = rest.split_once(']') else {
+                    continue;
+                };
+                (section, subsection) = parse_header(header);
+                line = after.trim_start();
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let include = key.trim().eq_ignore_ascii_case("path")
+                && (section == "include" || (section == "includeif" && subsection.is_some()));
+            if !include {
+                continue;
+            }
+            let value = parse_value(value);
+            let path = match value.strip_prefix("~/") {
+                Some(rest) => std::env::var_os("HOME")
+                    .map(|h| PathBuf::from(h).join(rest))
+                    .unwrap_or_default(),
+                None => dir.join(&value),
+            };
+            if !out.contains(&path) && !files.contains(&path) {
+                out.push(path.clone());
+                todo.push((path, depth + 1));
+            }
+        }
+    }
+    out
+}
+
 fn xdg_config(home: &Path) -> PathBuf {
     std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)

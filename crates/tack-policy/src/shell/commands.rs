@@ -314,6 +314,8 @@ impl Analyzer {
         }
         let forms = equivalents::forms(&base, argv);
         self.emit_equivalents(argv, forms);
+        // A credential file it prints, found by itself.
+        self.credential_reads(&base, argv);
         if self.table_wrapper(&base, argv) {
             return;
         }
@@ -2375,7 +2377,7 @@ impl Analyzer {
     /// `gcc -include.env`, `tar -cT/x`), after `@` (a response file: `gcc
     /// @.env`) and after the `=` of a setting (`git -c
     /// blame.ignoreRevsFile=.env`).
-    fn attached_reads(&mut self, lit: &str, may_write: bool) {
+    pub(super) fn attached_reads(&mut self, lit: &str, may_write: bool) {
         let mut found: Vec<&str> = Vec::new();
         if let Some(rest) = lit.strip_prefix('@') {
             found.push(rest);

@@ -618,7 +618,8 @@ fn listed(list: &[&str], name: &str) -> bool {
 
 /// Whether assigning `name` can move some program's configuration.
 fn moves_configuration(name: &str) -> bool {
-    RESOLVER_VARIABLES.contains(&name)
+    super::credentials::moves_credentials(name)
+        || RESOLVER_VARIABLES.contains(&name)
         || listed(GIT_VARIABLES, name)
         || FAMILIES.iter().any(|f| listed(f.variables, name))
 }
@@ -897,6 +898,12 @@ impl Analyzer {
         if moves_configuration(name) && !self.config.moved.iter().any(|m| m == name) {
             self.config.moved.push(name.to_string());
         }
+    }
+
+    /// Whether the command sets `name`, a variable that moves a
+    /// configuration (or a credential file).
+    pub(super) fn config_moved(&self, name: &str) -> bool {
+        self.config.moved.iter().any(|m| m == name)
     }
 
     /// How many variables that move a configuration are set so far (see

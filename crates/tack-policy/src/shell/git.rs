@@ -554,7 +554,7 @@ impl Analyzer {
         }
     }
 
-    fn may_run_git(&mut self, argv: &[WordVal], reason: &str) {
+    pub(super) fn may_run_git(&mut self, argv: &[WordVal], reason: &str) {
         self.may_run(argv, reason);
     }
 
@@ -684,6 +684,8 @@ impl Analyzer {
         for v in value_of(&["--output"], true) {
             self.git_writes(argv, v.as_ref());
         }
+        // The files other subcommands write at paths their words name.
+        self.git_named_writes(argv, sub, args);
         if matches!(
             sub,
             "grep"
@@ -1454,7 +1456,7 @@ impl Analyzer {
         }
     }
 
-    fn git_writes(&mut self, argv: &[WordVal], file: Option<&WordVal>) {
+    pub(super) fn git_writes(&mut self, argv: &[WordVal], file: Option<&WordVal>) {
         match file {
             Some(f) if f.literal.as_deref() != Some("-") => self.edit_target(f),
             Some(_) => {}
@@ -1559,6 +1561,8 @@ impl Analyzer {
     fn git_config_command(&mut self, argv: &[WordVal], args: &[WordVal]) {
         let mut file: Option<WordVal> = None;
         let mut reads = false;
+        let mut scope = ConfigScope::default();
+        let mut changes = false;
         let mut operands: Vec<&WordVal> = Vec::new();
         let mut k = 0;
         while let Some(w) = args.get(k) {
@@ -1568,16 +1572,39 @@ impl Analyzer {
                 continue;
             };
             match l {
-                "--global" => file = Some(WordVal::literal("~/.gitconfig")),
-                "--system" => file = Some(WordVal::literal("/etc/gitconfig")),
+                "--global" => {
+                    file = Some(WordVal::literal("~/.gitconfig"));
+                    scope.global = true;
+                }
+                "--system" => {
+                    file = Some(WordVal::literal("/etc/gitconfig"));
+                    scope.system = true;
+                }
+                "--local" | "--worktree" => scope.local = true,
                 "-f" | "--file" => {
                     file = args.get(k).cloned();
+                    scope.file = true;
                     k += 1;
                 }
-                l if l.starts_with("--file=") => file = Some(WordVal::literal(&l[7..])),
-                "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "-l" | "--list"
-                | "--get-color" | "--get-colorbool" | "get" | "list" | "--show-origin"
-                | "--show-scope" | "--name-only" => reads = true,
+                l if l.starts_with("--file=") => {
+                    file = Some(WordVal::literal(&l[7..]));
+                    scope.file = true;
+                }
+                "--blob" => {
+                    scope.blob = args.get(k).cloned();
+                    k += 1;
+                }
+                l if l.starts_with("--blob=") => scope.blob = Some(WordVal::literal(&l[7..])),
+                "--includes" => scope.includes = Some(true),
+                "--no-includes" => scope.includes = Some(false),
+                // What prints every entry, or where each comes from.
+                "-l" | "--list" | "list" | "--get-regexp" | "--regexp" | "--name-only"
+                | "--show-origin" | "--show-scope" => {
+                    reads = true;
+                    scope.listed = true;
+                }
+                "--get" | "--get-all" | "--get-urlmatch" | "--get-color" | "--get-colorbool"
+                | "get" => reads = true,
                 "-e" | "--edit" | "edit" => {
                     self.runs_unwritten(
                         argv,
@@ -1585,13 +1612,21 @@ impl Analyzer {
                     );
                 }
                 "set" | "unset" | "--add" | "--replace-all" | "--unset" | "--unset-all"
-                | "--local" | "--worktree" | "--bool" | "--int" | "--path" | "--type"
-                | "--no-type" | "--null" | "-z" => {}
+                | "--remove-section" | "--rename-section" | "rename-section" | "remove-section" => {
+                    changes = true
+                }
+                // Options whose value is the next word.
+                "-t" | "--type" | "--default" | "--comment" | "--value" | "--url" => k += 1,
+                "--bool" | "--int" | "--path" | "--no-type" | "--null" | "-z" => {}
                 l if l.starts_with('-') => {}
                 _ => operands.push(w),
             }
         }
-        if reads || operands.is_empty() {
+        if !changes && (reads || operands.len() == 1) {
+            // `git config user.name`: one key and no value is a get.
+            return self.git_config_reads(&scope);
+        }
+        if operands.is_empty() {
             return;
         }
         let repository_config = file.is_none();
@@ -1630,6 +1665,87 @@ impl Analyzer {
             (None, _) => {
                 self.runs_unwritten(argv, "git config sets an option computed at run time")
             }
+        }
+    }
+
+    /// What a `git config` getter reads (see [`ConfigScope`]): each file
+    /// meets the Read deny and ask rules, and one outside the working
+    /// directories keeps a form that prints more than one named key (a
+    /// list, a regexp, a scope or origin shown, includes followed) from
+    /// the commands that only read, as `cat ~/.gitconfig` would be. The
+    /// repository's own file is inside; a blob's file is read from git's
+    /// objects.
+    fn git_config_reads(&mut self, scope: &ConfigScope) {
+        if let Some(blob) = &scope.blob {
+            // `--blob=HEAD:.env`: that file's committed content.
+            match blob.literal.as_deref() {
+                Some(l) => {
+                    if let Some((_, path)) = l.split_once(':').filter(|(_, p)| !p.is_empty()) {
+                        self.touch(super::Family::Read, &WordVal::literal(path));
+                    }
+                }
+                None => self.uncertain(
+                    super::UncertainKind::Touch(super::Family::Read),
+                    &blob.raw,
+                    "the blob git config reads is named only at run time",
+                ),
+            }
+            return;
+        }
+        if scope.file || (scope.local && !scope.global && !scope.system) {
+            // `-f FILE` is an operand read; the repository's config is
+            // inside it. Includes there lead anywhere.
+            if scope.includes != Some(true) {
+                return;
+            }
+        }
+        let mut files: Vec<PathBuf> = Vec::new();
+        let everything = !scope.global && !scope.system && !scope.local && !scope.file;
+        if everything || scope.system {
+            files.push(PathBuf::from("/etc/gitconfig"));
+        }
+        if (everything || scope.global)
+            && let Some(home) = &self.home
+        {
+            files.extend(crate::git_config::user_files(home));
+        }
+        let includes = scope.includes.unwrap_or(everything);
+        if includes {
+            // The files those include (and the repository's, for
+            // `--local --includes` or no scope), read as git reads them.
+            let mut from = files.clone();
+            if everything || scope.local {
+                for dir in self.config_dirs() {
+                    if let Some(git_dir) =
+                        crate::git_index::worktree_of(&dir).and_then(crate::git_index::git_dir)
+                    {
+                        from.push(git_dir.join("config"));
+                    }
+                }
+            }
+            for f in crate::git_config::included_files(&from) {
+                if !files.contains(&f) {
+                    files.push(f);
+                }
+            }
+        }
+        let outside = scope.listed || scope.global || scope.system || scope.includes == Some(true);
+        for f in files {
+            let word = WordVal::literal(&f.to_string_lossy());
+            if self.touches {
+                self.touch(super::Family::Read, &word);
+            }
+            if outside {
+                self.input(&word);
+            }
+        }
+    }
+
+    /// The directories the command may run in, known.
+    fn config_dirs(&self) -> Vec<PathBuf> {
+        match &self.cwds {
+            Cwds::Known(dirs) => dirs.clone(),
+            Cwds::Unknown => Vec::new(),
         }
     }
 
@@ -1823,6 +1939,21 @@ impl Analyzer {
         *self.config.git_proxies.borrow_mut() = proxies;
         (out, urls)
     }
+}
+
+/// Which configuration a `git config` command reads (`--global`,
+/// `--system`, `--local`, `--file`, `--blob`, `--[no-]includes`), and
+/// whether it prints more than one named key (`--list`, `--get-regexp`,
+/// `--show-origin`, …).
+#[derive(Default)]
+struct ConfigScope {
+    global: bool,
+    system: bool,
+    local: bool,
+    file: bool,
+    blob: Option<WordVal>,
+    includes: Option<bool>,
+    listed: bool,
 }
 
 /// What of the files git has a git command can print or copy elsewhere.

@@ -58,6 +58,10 @@ const GIT_READS: &[&str] = &[
     "merge-base",
     "name-rev",
     "whatchanged",
+    "show-ref",
+    "for-each-ref",
+    "cherry",
+    "grep",
 ];
 
 /// Whether the set needs `base`'s operands resolved (see `path_args`).
@@ -1258,34 +1262,78 @@ fn git(argv: &[WordVal]) -> ReadOnly {
     };
     // `git diff --output=FILE` and `--ext-diff` are found by git's own
     // analysis (an edit, an uncertainty): they are parts of their own.
+    // The first word that is not an option (`reflog show`, `submodule
+    // status`).
+    let action = rest.iter().find(|w| !w.starts_with('-')).copied();
     let read = match sub {
-        s if GIT_READS.contains(&s) => {
+        s if GIT_READS.contains(&s)
+            || (s == "reflog" && matches!(action, None | Some("show" | "exists"))) =>
+        {
             // `--orderfile` attached (`-O/etc/x`) is read as a file too.
             let file_attached = (sub == "blame" && attached_file('S'))
+                || (sub == "grep" && attached_file('f'))
                 || (sub == "ls-files" && attached_file('X'))
                 || (matches!(sub, "diff" | "log" | "show" | "whatchanged") && attached_file('O'));
+            // `git grep -O[cmd]`, `--open-files-in-pager`: the files
+            // are opened with a program.
+            let opens = sub == "grep"
+                && rest.iter().any(|w| {
+                    w.starts_with("--open")
+                        || (w.starts_with('-') && !w.starts_with("--") && w.contains('O'))
+                });
             !file_attached
+                && !opens
                 && !rest.iter().any(|w| {
-                    w.starts_with("--output")
+                    // `--output=FILE` (not `--output-indicator-new=+`).
+                    *w == "--output"
+                        || w.starts_with("--output=")
                         || w.starts_with("--ext-diff")
                         || w.starts_with("--textconv")
                         || w.starts_with("--exec")
                         || runs_gpg(w)
                 })
         }
-        "branch" => options_only(&[
-            "-a",
-            "-r",
-            "-v",
-            "-vv",
-            "-l",
-            "--list",
-            "--all",
-            "--remotes",
-            "--show-current",
-            "--no-color",
-        ]),
-        "tag" => options_only(&["-l", "--list"]),
+        "branch" | "tag" => lists_refs(sub, rest),
+        // `git symbolic-ref HEAD`: one name read (two set it).
+        "symbolic-ref" => {
+            rest.iter().filter(|w| !w.starts_with('-')).count() == 1
+                && rest.iter().filter(|w| w.starts_with('-')).all(|w| {
+                    matches!(
+                        *w,
+                        "-q" | "--quiet" | "--short" | "--no-recurse" | "--recurse"
+                    )
+                })
+        }
+        "count-objects" => options_only(&["-v", "--verbose", "-H", "--human-readable", "-vH"]),
+        "submodule" => {
+            matches!(action, None | Some("status"))
+                && rest
+                    .iter()
+                    .filter(|w| w.starts_with('-'))
+                    .all(|w| matches!(*w, "--cached" | "--recursive" | "-q" | "--quiet" | "--"))
+        }
+        // `git help log`, `git help -a`: not `-w`/`--web` (a browser) nor
+        // `-i`/`--info`.
+        "help" => rest.iter().filter(|w| w.starts_with('-')).all(|w| {
+            matches!(
+                *w,
+                "-a" | "--all"
+                    | "-g"
+                    | "--guides"
+                    | "-c"
+                    | "--config"
+                    | "-m"
+                    | "--man"
+                    | "--verbose"
+                    | "--no-verbose"
+                    | "--external-commands"
+                    | "--no-external-commands"
+                    | "--aliases"
+                    | "--no-aliases"
+                    | "--user-interfaces"
+                    | "--developer-interfaces"
+            )
+        }),
         "remote" => options_only(&["-v", "--verbose"]),
         "stash" => rest == ["list"],
         "worktree" => rest == ["list"],
@@ -1294,6 +1342,73 @@ fn git(argv: &[WordVal]) -> ReadOnly {
         _ => false,
     };
     if read { ReadOnly::Files } else { ReadOnly::No }
+}
+
+/// `git branch` and `git tag` in a form that lists: only listing options
+/// (a filter such as `--contains REV`, `--merged REV`, `--points-at OBJ`,
+/// `--sort=KEY`, `--format=FMT` takes its value attached or in the next
+/// word), and an operand only as a pattern of the list (`--list`, `-l`, or
+/// a filter: git lists then).
+fn lists_refs(sub: &str, rest: &[&str]) -> bool {
+    const FLAGS: &[&str] = &[
+        "-a",
+        "-r",
+        "-v",
+        "-vv",
+        "--verbose",
+        "-l",
+        "--list",
+        "--all",
+        "--remotes",
+        "--show-current",
+        "--no-color",
+        "--color",
+        "-i",
+        "--ignore-case",
+        "--omit-empty",
+        "--column",
+        "--no-column",
+        "--abbrev",
+        "--no-abbrev",
+    ];
+    // Filters: their value may be left out (`--contains` is HEAD).
+    const FILTERS: &[&str] = &[
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+    ];
+    const WITH_VALUE: &[&str] = &["--sort", "--format"];
+    let mut listing = false;
+    let mut operands = 0;
+    let mut k = 0;
+    while let Some(w) = rest.get(k) {
+        k += 1;
+        let name = w.split_once('=').map_or(*w, |(n, _)| n);
+        if FILTERS.contains(&name) {
+            listing = true;
+            if !w.contains('=') && rest.get(k).is_some_and(|v| !v.starts_with('-')) {
+                k += 1;
+            }
+        } else if WITH_VALUE.contains(&name) {
+            if !w.contains('=') {
+                k += 1;
+            }
+        } else if FLAGS.contains(w)
+            || name == "--abbrev"
+            || name == "--color"
+            || name == "--column"
+            || (sub == "tag" && w.starts_with("-n") && w[2..].chars().all(|c| c.is_ascii_digit()))
+        {
+            listing |= matches!(*w, "-l" | "--list") || (sub == "tag" && w.starts_with("-n"));
+        } else if w.starts_with('-') {
+            return false;
+        } else {
+            operands += 1;
+        }
+    }
+    operands == 0 || listing
 }
 
 /// `git log --show-signature` and the `%G…` placeholders of a format
@@ -1306,15 +1421,19 @@ fn runs_gpg(word: &str) -> bool {
             .any(|(k, _)| word[k + 2..].starts_with(['?', 'G', 'S', 'K', 'F', 'P', 'T']))
 }
 
-/// `git config` in a form that reads the repository's configuration: a
-/// getting action first, and only options known to change what is
+/// `git config` in a form that only reads: a getting action (or one key
+/// and nothing else), anywhere among options known to change only what is
 /// printed (not `-f FILE`, `-fFILE`, `--fil=FILE`, `--blob`, which read
-/// another file, nor an action that writes).
+/// another file, nor an action that writes). What it reads outside the
+/// working directories (the user's and the system's files, for a list, a
+/// regexp, `--global`, `--show-origin`, …) is held to them in git's own
+/// analysis, as a file read through a redirection is.
 fn config_reads(rest: &[&str]) -> bool {
     const GETS: &[&str] = &[
         "--get",
         "--get-all",
         "--get-regexp",
+        "--get-urlmatch",
         "-l",
         "--list",
         "get",
@@ -1327,6 +1446,8 @@ fn config_reads(rest: &[&str]) -> bool {
         "--worktree",
         "--show-origin",
         "--show-scope",
+        "--show-names",
+        "--no-show-names",
         "-z",
         "--null",
         "--name-only",
@@ -1337,21 +1458,32 @@ fn config_reads(rest: &[&str]) -> bool {
         "--bool-or-int",
         "--path",
         "--expiry-date",
+        "--no-type",
         "--all",
         "--regexp",
     ];
-    // `git config user.name`: one key and no value is a get.
-    if let [key] = rest {
-        return !key.starts_with('-')
+    let key_like = |key: &str| {
+        !key.starts_with('-')
             && key.contains('.')
             && key
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    };
+    // `git config user.name`: one key and no value is a get.
+    if let [key] = rest
+        && key_like(key)
+    {
+        return true;
     }
-    rest.first().is_some_and(|o| GETS.contains(o))
-        && rest.iter().skip(1).all(|w| {
+    // The action: an option anywhere, or the first word of the
+    // subcommand form (`git config get KEY`, `git config list`).
+    let first_word = rest.iter().find(|w| !w.starts_with('-'));
+    let action = rest.iter().any(|w| w.starts_with('-') && GETS.contains(w))
+        || first_word.is_some_and(|w| matches!(*w, "get" | "list"));
+    action
+        && rest.iter().all(|w| {
             !w.starts_with('-')
-                || GETS[..5].contains(w)
+                || GETS.contains(w)
                 || SHOWS.contains(w)
                 || w.starts_with("--type=")
                 || w.starts_with("--default=")
