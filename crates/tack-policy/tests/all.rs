@@ -40,6 +40,8 @@ mod modes_and_tools;
 mod more_wrappers;
 #[path = "all/net_red_team.rs"]
 mod net_red_team;
+#[path = "all/ninth_round_mcp.rs"]
+mod ninth_round_mcp;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]
