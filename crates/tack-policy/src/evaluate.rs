@@ -498,7 +498,11 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 parts.extend(critical_removal(policy, removed, written))
             }
             Item::Host { written, host } => parts.extend(host_part(policy, written, host)),
-            // A shell command an MCP tool's input gives its server to run.
+            // A shell command an MCP tool's input gives its server to run
+            // (words a program there may run: as guesses, as for Bash).
+            Item::Command(c) if c.guessed => {
+                parts.extend(guessed_part(policy, c, &mut WrapperRules::default()))
+            }
             Item::Command(c) if c.equivalent.is_some() => {
                 parts.extend(equivalent_part(policy, c, &mut WrapperRules::default()))
             }

@@ -733,6 +733,15 @@ const URL_KEYS: &[&str] = &[
     "connstring",
     "connstr",
     "conninfo",
+    "broker",
+    "brokers",
+    "bootstrapserver",
+    "bootstrapservers",
+    "servers",
+    "addresses",
+    "nodes",
+    "seeds",
+    "peers",
 ];
 
 /// Whether a key (normalised as [`PATH_KEYS`]) names a URL or a host:
@@ -750,6 +759,11 @@ fn is_url_key(key: &str) -> bool {
         "domains",
         "endpoint",
         "endpoints",
+        "servers",
+        "brokers",
+        "addresses",
+        "nodes",
+        "seeds",
     ];
     URL_KEYS.contains(&key) || ENDINGS.iter().any(|e| key.ends_with(e))
 }
@@ -823,7 +837,7 @@ fn mcp_touches(
         let mut found = Vec::new();
         input_values(input, Wanted::Hosts, false, 0, &mut found);
         for written in found {
-            let mut hosts = shell::url_or_host(&written);
+            let mut hosts = input_hosts(&written);
             // As WebFetch and the clients servers are written with read it
             // (`http:evil.com`, `https:////evil.com`, `//evil.com`).
             let t = written.trim();
@@ -847,7 +861,7 @@ fn mcp_touches(
     }
     out.extend(shell_commands_in(tool, input, cwd, home, how, policy));
     if !policy.restricts_paths() && !policy.guards_writes() {
-        return out;
+        return look_inside(out, policy, how);
     }
     let own = tool
         .rsplit("__")
@@ -866,6 +880,10 @@ fn mcp_touches(
     } else {
         Family::MaybeEdit
     };
+    // A tool that searches what files hold (`grep`, `search_files`,
+    // `find_in_files`) reads everything under a directory it is given, as
+    // `grep -r KEY DIR` does.
+    let searches = searches_contents(&own);
     let mut written = Vec::new();
     input_values(input, Wanted::Paths, false, 0, &mut written);
     for w in written {
@@ -887,7 +905,7 @@ fn mcp_touches(
                 family: Family::Read,
                 written: w.clone(),
                 path: path.clone(),
-                recursive: false,
+                recursive: searches,
             });
             if family == Family::Edit {
                 out.push(Item::Written {
@@ -905,7 +923,27 @@ fn mcp_touches(
             }
         }
     }
-    out
+    look_inside(out, policy, how)
+}
+
+/// Whether an MCP tool's own name (lowercased) says it searches what files
+/// hold: a word of it is `grep`, `rg`, `ack` or one of the `search` family
+/// (`search_files`, `searchCode`, `full_text_search`), or it finds in files
+/// (`find_in_files`, `findInFiles`).
+fn searches_contents(own: &str) -> bool {
+    let words: Vec<&str> = own
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let joined: String = words.concat();
+    words.iter().any(|w| {
+        matches!(
+            *w,
+            "rg" | "ack" | "ag" | "ripgrep" | "grep" | "egrep" | "fgrep"
+        )
+    }) || joined.contains("grep")
+        || joined.contains("search")
+        || joined.contains("findin")
 }
 
 /// What [`input_values`] collects.
@@ -919,6 +957,9 @@ enum Wanted {
     Hosts,
     /// [`Wanted::Hosts`] inside the value of a key named for code.
     HostsInCode,
+    /// [`Wanted::Hosts`] inside the value of a key named for a repository
+    /// (see [`repository_host`]).
+    Repo,
 }
 
 /// Keys (normalised as [`PATH_KEYS`]) whose values are code or a command a
@@ -969,26 +1010,33 @@ fn input_values(
                 (Wanted::Paths, None) => {
                     ((under_key && !s.contains("://")) || looks_like_a_path(s)).then_some(s)
                 }
+                (Wanted::Repo, _) => repository_host(s),
                 (Wanted::Hosts | Wanted::HostsInCode, _) if under_key => Some(s),
                 // A string that is a URL, under any key (`{"origin":
-                // "https://h"}`), and a URL in code or a command (`curl
-                // https://h`, `fetch("https://h")`): the server may reach it.
+                // "https://h"}`, `"jdbc:postgresql://h/db"`,
+                // `"mongodb://h1,h2/db"`), a connection string under any
+                // key (`Server=h;Database=d`, `host=h dbname=d`), and a URL
+                // in code or a command (`curl https://h`,
+                // `fetch("https://h")`): the server may reach it.
                 (Wanted::Hosts | Wanted::HostsInCode, _) => {
                     let code = wanted == Wanted::HostsInCode;
                     // Outside code, only a string that is one URL (no
                     // space), so a long text is not split to find none.
                     let whole = !code && s.contains("://") && !s.contains(char::is_whitespace);
-                    let urls = if code || whole {
-                        Some(urls_in(s))
+                    if (whole && starts_with_scheme(s))
+                        || (!code && !connection_string_hosts(s).is_empty())
+                    {
+                        Some(s)
                     } else {
-                        None
-                    };
-                    for url in urls.into_iter().flatten().filter(|u| code || *u == s) {
-                        if out.len() < 64 && !out.iter().any(|o| o == url) {
-                            out.push(url.to_owned());
+                        if code {
+                            for url in urls_in(s) {
+                                if out.len() < 64 && !out.iter().any(|o| o == url) {
+                                    out.push(url.to_owned());
+                                }
+                            }
                         }
+                        None
                     }
-                    None
                 }
             };
             if let Some(found) = found
@@ -1006,13 +1054,19 @@ fn input_values(
             }
         }
         Value::Object(map) => {
+            // `{"repo": {"url": …}}`: what is under it is read as anywhere.
+            let wanted = match wanted {
+                Wanted::Repo => Wanted::Hosts,
+                w => w,
+            };
             for (key, v) in map {
                 let key = normalised_key(key);
                 let named = match wanted {
                     Wanted::Paths => is_path_key(&key),
-                    Wanted::Hosts | Wanted::HostsInCode => is_url_key(&key),
+                    Wanted::Hosts | Wanted::HostsInCode | Wanted::Repo => is_url_key(&key),
                 };
                 let wanted = match wanted {
+                    Wanted::Hosts | Wanted::HostsInCode if is_repository_key(&key) => Wanted::Repo,
                     Wanted::Hosts if CODE_KEYS.contains(&key.as_str()) => Wanted::HostsInCode,
                     w => w,
                 };
@@ -1025,12 +1079,147 @@ fn input_values(
     }
 }
 
+/// The hosts a string of an MCP tool's input names (see [`mcp_touches`]):
+/// a URL's (`https://h/x`, `mongodb://h1,h2/db`,
+/// `jdbc:postgresql://h/db`), each host of a list (`h1:9092,h2:9092`,
+/// `h1 h2`), and a connection string's (see [`connection_string_hosts`]).
+fn input_hosts(text: &str) -> Vec<String> {
+    let text = text.trim();
+    let mut hosts = if text.contains("://") {
+        shell::url_or_host(text)
+    } else {
+        text.split([',', ';', ' ', '\t', '\n'])
+            .filter(|part| !part.is_empty())
+            .flat_map(shell::url_or_host)
+            .collect()
+    };
+    for host in connection_string_hosts(text) {
+        if !hosts.contains(&host) {
+            hosts.push(host);
+        }
+    }
+    hosts
+}
+
+/// Whether `s` starts with a URL's scheme: letters, digits, `+`, `-`, `.`
+/// and the `:` of a prefixed scheme (`jdbc:postgresql`) before its `://`.
+fn starts_with_scheme(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.' | ':'))
+    })
+}
+
+/// Keys of a connection string's `Key=Value;` pairs (ADO.NET, ODBC, JDBC
+/// properties; lowercased, without spaces, `_` and `-`) whose value is the
+/// server's host: `Server`, `Data Source`, `Host`, `Address`, ….
+const CONNECTION_HOST_KEYS: &[&str] = &[
+    "server",
+    "servers",
+    "datasource",
+    "host",
+    "hosts",
+    "hostname",
+    "hostaddr",
+    "address",
+    "addr",
+    "networkaddress",
+    "serveraddress",
+    "servername",
+    "endpoint",
+];
+
+/// The hosts a connection string names: libpq's keyword/value pairs (`host=h
+/// dbname=d`, read by the libpq reader of the shell analysis) and the
+/// `Key=Value;` pairs of ADO.NET, ODBC and the like (`Server=tcp:h,1433;
+/// Database=d`, `Data Source=h\\SQLEXPRESS`, `Host=h1,h2;Port=5432`).
+/// Empty for other text (every `;`-separated part of one holds a `=`).
+fn connection_string_hosts(text: &str) -> Vec<String> {
+    let text = text.trim();
+    if !text.contains('=') || text.len() > 4096 {
+        return Vec::new();
+    }
+    let mut hosts = shell::conninfo_hosts(text).unwrap_or_default();
+    let mut pairs = text.split(';').map(str::trim).filter(|p| !p.is_empty());
+    if !pairs.clone().all(|p| p.contains('=')) {
+        return hosts;
+    }
+    for (key, value) in pairs.by_ref().filter_map(|p| p.split_once('=')) {
+        let key: String = key
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect();
+        if !CONNECTION_HOST_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let value = value.trim().trim_matches(['"', '\'', '{', '}']);
+        if value.contains("://") {
+            hosts.extend(shell::url_or_host(value));
+            continue;
+        }
+        // SQL Server's protocol prefix (`tcp:h`, `np:h`).
+        let value = match value.split_once(':') {
+            Some((proto, rest))
+                if ["tcp", "np", "lpc", "admin"]
+                    .iter()
+                    .any(|p| proto.eq_ignore_ascii_case(p)) =>
+            {
+                rest
+            }
+            _ => value,
+        };
+        // `h,1433` (a port), `h1,h2`, `h\\INSTANCE`.
+        for part in value.split([',', ' ']) {
+            let part = part.split('\\').next().unwrap_or(part).trim();
+            if part.is_empty() || part.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            for host in shell::url_or_host(part) {
+                if !hosts.contains(&host) {
+                    hosts.push(host);
+                }
+            }
+        }
+    }
+    hosts
+}
+
+/// Whether a key (normalised as [`PATH_KEYS`]) names a repository (`repo`,
+/// `repository`, `repos`, `sourcerepo`, `gitrepository`): its value is
+/// `owner/name`, `host/owner/name`, `[user@]host:path` or a URL.
+fn is_repository_key(key: &str) -> bool {
+    ["repo", "repos", "repository", "repositories"]
+        .iter()
+        .any(|e| key.ends_with(e))
+}
+
+/// The part of a repository's name that names a host: a URL whole, the
+/// first part of `host/owner/name` or `[user@]host:path` when it reads as
+/// a host (a dot, a port, a user, `localhost`); None for `owner/name` or a
+/// name alone, which a server resolves on its own forge.
+fn repository_host(s: &str) -> Option<&str> {
+    if s.contains("://") {
+        return Some(s);
+    }
+    let head = s.split('/').next()?;
+    (head.contains(['.', ':', '@']) || head.eq_ignore_ascii_case("localhost")).then_some(head)
+}
+
 /// What the shell commands in an MCP tool's input (see [`SHELL_KEYS`]) do,
-/// as a Bash command would: the hosts they reach meet the domain rules, and
-/// each simple command meets the Bash deny and ask rules, as the form of the
-/// call (`deny Bash(rm *)` holds for `{"command": "rm -rf x"}` given to a
-/// server that runs commands). Nothing here needs an allow rule: the tool's
-/// own rule allows the call.
+/// as a Bash command would: the server runs them where tack runs, outside
+/// the OS sandbox. The hosts they reach meet the domain rules; the files
+/// they read meet the Read deny and ask rules (a directory read whole, as
+/// `grep -r KEY .`, is looked inside); the files they write meet the Edit
+/// rules, the protected paths and the critical removals; each simple
+/// command meets the Bash deny and ask rules, as the form of the call
+/// (`deny Bash(rm *)` holds for `{"command": "rm -rf x"}` given to a
+/// server that runs commands). Nothing here needs an allow rule: the
+/// tool's own rule allows the call, as `allow Bash` allows a command (so
+/// what cannot be known inside it matters only where deny or ask rules
+/// could be got around through it).
 fn shell_commands_in(
     tool: &str,
     input: &Value,
@@ -1039,37 +1228,72 @@ fn shell_commands_in(
     how: Resolution,
     policy: &Policy,
 ) -> Vec<Item> {
-    let hosts = policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask);
-    let commands = policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask);
-    if !hosts && !commands {
+    let mut lines = Vec::new();
+    command_values(input, None, 0, &mut lines);
+    if lines.is_empty() {
         return Vec::new();
     }
-    let mut lines = Vec::new();
-    command_values(input, false, 0, &mut lines);
+    let hosts = policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask);
+    let commands = policy.has_bash_rules(Verdict::Deny) || policy.has_bash_rules(Verdict::Ask);
+    let files = policy.restricts_paths() || policy.guards_writes();
+    if !hosts && !commands && !files && !lines.iter().any(|(l, _)| names_a_removal(l)) {
+        return Vec::new();
+    }
     let mut out = Vec::new();
-    for line in lines {
+    for (line, maybe_shell) in lines {
+        if maybe_shell && !shell::reads_as_shell(&line) {
+            continue;
+        }
         let written: std::sync::Arc<str> = format!("{tool}({})", shell::snippet(&line)).into();
-        for item in shell::analyze(&line, cwd, home, how, false) {
-            match item {
-                Item::Host { .. }
-                | Item::Uncertain {
-                    kind: UncertainKind::Host,
-                    ..
-                } if hosts => out.push(item),
-                Item::Command(mut c) if commands && !c.guessed => {
+        for item in shell::analyze(&line, cwd, home, how, policy.restricts_paths()) {
+            let item = match item {
+                Item::Command(mut c) => {
+                    if !commands {
+                        continue;
+                    }
                     c.outer.push(written.clone());
                     c.checked_elsewhere = Some("the MCP tool's own rule allows the call");
                     c.equivalent = c
                         .equivalent
                         .or(Some("gives its server a shell command to run"));
-                    out.push(Item::Command(c));
+                    Item::Command(c)
                 }
-                _ => {}
-            }
+                // A file the shell opens for input is a Touch too; where it
+                // lies is the tool's rule's business, as `allow Bash`'s.
+                Item::Input { .. } => continue,
+                // Which command runs, or which file it writes, is unknown:
+                // the tool is allowed, so only deny and ask rules it could
+                // get around count (as for a script file a command runs).
+                Item::Uncertain {
+                    kind: UncertainKind::Command,
+                    snippet,
+                    reason,
+                } => Item::Uncertain {
+                    kind: UncertainKind::Opaque,
+                    snippet,
+                    reason,
+                },
+                Item::Uncertain {
+                    kind: UncertainKind::Edit,
+                    snippet,
+                    reason,
+                } => Item::Uncertain {
+                    kind: UncertainKind::Touch(Family::Edit),
+                    snippet,
+                    reason,
+                },
+                item => item,
+            };
+            out.push(item);
         }
     }
     out
 }
+
+/// Keys (normalised as [`SHELL_KEYS`]) whose values may be code of another
+/// language (a browser's JavaScript, Python): read as shell command lines
+/// only when the shell parser takes them (see [`shell::reads_as_shell`]).
+const MAYBE_SHELL_KEYS: &[&str] = &["script", "scripts"];
 
 /// Keys (normalised as [`PATH_KEYS`]) whose values are shell command lines
 /// a server runs.
@@ -1077,36 +1301,49 @@ const SHELL_KEYS: &[&str] = &[
     "command",
     "commands",
     "cmd",
+    "cmdline",
     "shell",
     "shellcommand",
+    "shellscript",
     "bash",
+    "bashcommand",
     "sh",
+    "zsh",
     "commandline",
+    "script",
+    "scripts",
 ];
 
 /// The strings under [`SHELL_KEYS`] in `value` (at most 8, each at most
-/// 64 KiB: what is longer is read by the shell analysis's own bounds).
-fn command_values(value: &Value, under_key: bool, depth: usize, out: &mut Vec<String>) {
+/// 64 KiB: what is longer is read by the shell analysis's own bounds), each
+/// with whether it is under one of [`MAYBE_SHELL_KEYS`] (`under`: the key
+/// `value` is under, if one of them).
+fn command_values(value: &Value, under: Option<bool>, depth: usize, out: &mut Vec<(String, bool)>) {
     if depth > MAX_INPUT_DEPTH || out.len() >= 8 {
         return;
     }
     match value {
-        Value::String(s) if under_key && !s.trim().is_empty() && s.len() <= 65_536 => {
-            out.push(s.clone());
+        Value::String(s) if !s.trim().is_empty() && s.len() <= 65_536 => {
+            if let Some(maybe) = under {
+                out.push((s.clone(), maybe));
+            }
         }
         Value::Array(items) => {
             // `{"command": ["curl", "evil.com"]}`: an argv.
-            if under_key && items.iter().all(Value::is_string) && !items.is_empty() {
+            if let Some(maybe) = under
+                && items.iter().all(Value::is_string)
+                && !items.is_empty()
+            {
                 let words: Vec<String> = items
                     .iter()
                     .filter_map(Value::as_str)
                     .map(crate::shell::words::quote)
                     .collect();
-                out.push(words.join(" "));
+                out.push((words.join(" "), maybe));
                 return;
             }
             for item in items {
-                command_values(item, under_key, depth + 1, out);
+                command_values(item, under, depth + 1, out);
             }
         }
         Value::Object(map) => {
@@ -1119,8 +1356,10 @@ fn command_values(value: &Value, under_key: bool, depth: usize, out: &mut Vec<St
             });
             for (key, v) in map {
                 let key = normalised_key(key);
-                let shell_key = SHELL_KEYS.contains(&key.as_str());
-                if shell_key
+                let shell_key = SHELL_KEYS
+                    .contains(&key.as_str())
+                    .then(|| MAYBE_SHELL_KEYS.contains(&key.as_str()));
+                if let Some(maybe) = shell_key
                     && let (Some(program), Some(args)) = (v.as_str(), &args)
                     && out.len() < 8
                 {
@@ -1129,7 +1368,7 @@ fn command_values(value: &Value, under_key: bool, depth: usize, out: &mut Vec<St
                         line.push(' ');
                         line.push_str(&crate::shell::words::quote(a));
                     }
-                    out.push(line);
+                    out.push((line, maybe));
                     continue;
                 }
                 command_values(v, shell_key, depth + 1, out);

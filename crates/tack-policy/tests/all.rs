@@ -44,6 +44,8 @@ mod net_red_team;
 mod ninth_round;
 #[path = "all/ninth_round_git.rs"]
 mod ninth_round_git;
+#[path = "all/ninth_round_mcp.rs"]
+mod ninth_round_mcp;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]

@@ -520,7 +520,7 @@ impl Analyzer {
             b if SHELLS.contains(&b) => self.shell(argv),
             "run-parts" => {
                 self.emit(argv);
-                self.opaque(
+                self.not_written_here(
                     argv,
                     "run-parts runs every program in the directory it is given, none of them read here",
                 );
@@ -611,8 +611,36 @@ impl Analyzer {
         }
     }
 
-    /// Code that runs but is not written here.
+    /// Shell code that runs but is not written here: a shell reading its
+    /// input or a file it cannot be read from now (`echo … | bash`, `bash
+    /// <<EOF`, `source <(…)`, `. /dev/stdin`), or a script computed at run
+    /// time (`bash -c "…$X…"`, `eval "$S"`; `kind` is then
+    /// [`UncertainKind::Command`]). Whatever it runs may reach any host, as
+    /// code given to python may, so it is uncertain for the domain rules
+    /// too.
+    pub(super) fn unseen_shell_code(&mut self, kind: UncertainKind, text: &str, reason: &str) {
+        self.uncertain(kind, text, reason);
+        self.uncertain(
+            UncertainKind::Host,
+            text,
+            format!("{reason}, and what it runs may reach any host"),
+        );
+    }
+
+    /// Shell code that runs but is not written here (see
+    /// [`Analyzer::unseen_shell_code`]).
     fn opaque(&mut self, argv: &[WordVal], reason: &str) {
+        let text = self.text(argv);
+        self.unseen_shell_code(UncertainKind::Opaque, &text, reason);
+    }
+
+    /// Code that runs but is not written here and is not shell code given
+    /// to a shell (a login shell's startup files, the programs of a
+    /// `run-parts` directory, a file an earlier part of the command may have
+    /// written run by its path): it matters where Bash deny or ask rules
+    /// could be got around through it; the hosts it reaches are the
+    /// sandbox's to hold, as a script file's are.
+    fn not_written_here(&mut self, argv: &[WordVal], reason: &str) {
         let text = self.text(argv);
         self.uncertain(UncertainKind::Opaque, &text, reason);
     }
@@ -811,7 +839,7 @@ impl Analyzer {
         }
         self.emit(argv);
         if login && script.is_some() {
-            self.opaque(
+            self.not_written_here(
                 argv,
                 "a login shell runs startup files whose commands are not written here",
             );
@@ -884,7 +912,7 @@ impl Analyzer {
             .is_some_and(|l| SHELLS.contains(&basename(l)));
         if login && runs_shell {
             self.emit(argv);
-            self.opaque(
+            self.not_written_here(
                 argv,
                 "exec -l starts a login shell, which runs startup files whose commands are not written here",
             );
@@ -1436,7 +1464,7 @@ impl Analyzer {
             // The command itself must be allowed (as for `bash FILE`), and
             // what the startup files do cannot be checked.
             self.emit(argv);
-            self.opaque(argv, &format!("{why}, whose commands are not written here"));
+            self.not_written_here(argv, &format!("{why}, whose commands are not written here"));
         }
         match argv.get(i) {
             Some(WordVal {
@@ -1448,7 +1476,7 @@ impl Analyzer {
             }
             Some(w) => {
                 let raw = w.raw.clone();
-                self.uncertain(
+                self.unseen_shell_code(
                     UncertainKind::Command,
                     &raw,
                     "the shell runs a script computed at run time",
@@ -1457,7 +1485,7 @@ impl Analyzer {
             // `… | xargs sh -c`: the script is the first word xargs adds.
             None if self.open_tail => {
                 let text = self.text(argv);
-                self.uncertain(
+                self.unseen_shell_code(
                     UncertainKind::Command,
                     &text,
                     "the shell runs a script that xargs (or find) gives it at run time",
@@ -1624,8 +1652,9 @@ impl Analyzer {
         }
         if self.written_before() {
             // `echo 'rm -rf x' > s.sh; ./s.sh`: what it runs is not what
-            // the file holds now.
-            self.opaque(
+            // the file holds now. A program like any other (`make &&
+            // ./a.out`), whose hosts are the sandbox's to hold.
+            self.not_written_here(
                 argv,
                 "it runs a file that an earlier part of this command may have written, so its commands cannot be read now",
             );

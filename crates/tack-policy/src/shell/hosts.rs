@@ -147,6 +147,12 @@ fn libpq_conninfo(text: &str) -> Option<Conninfo> {
     Some(found)
 }
 
+/// The hosts a libpq connection string names (see [`libpq_conninfo`]);
+/// None for text libpq would not read as one.
+pub(crate) fn conninfo_hosts(text: &str) -> Option<Vec<String>> {
+    libpq_conninfo(text).map(|c| c.hosts)
+}
+
 /// A `postgres(ql)://` URI's hosts as libpq reads them: each host of the
 /// comma list in the authority (`postgresql://h1:5432,h2/db`, percent
 /// decoded), and the `host` and `hostaddr` query parameters (percent

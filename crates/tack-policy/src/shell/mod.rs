@@ -38,7 +38,7 @@ mod simple;
 mod system_programs;
 pub(crate) mod words;
 
-pub(crate) use hosts::url_or_host;
+pub(crate) use hosts::{conninfo_hosts, url_or_host};
 pub(crate) use options::could_be_option;
 pub(crate) use read_only::ReadOnly;
 pub(crate) use reads::is_reader;
@@ -365,6 +365,22 @@ impl Analyzer {
             aliases: aliases::Aliases::default(),
         }
     }
+}
+
+/// Whether `text` reads as shell code: the shell parser takes it whole,
+/// within the bounds of an analysis. Text that may be code of another
+/// language (an MCP input's `script`: JavaScript for a browser, Python) is
+/// read as a shell's only then.
+pub(crate) fn reads_as_shell(text: &str) -> bool {
+    let opts = brush_parser::ParserOptions::default();
+    let mut budget = limits::Budget::new(text.len());
+    let Ok(tokens) = limits::tokenize(text, &opts, &mut budget) else {
+        return false;
+    };
+    let Ok(levels) = limits::token_nesting(&tokens, &mut budget) else {
+        return false;
+    };
+    limits::with_stack(levels, || parse_tokens(&tokens, &opts).is_ok())
 }
 
 /// Parse tokens into a program, turning parser panics into errors.

@@ -23,7 +23,7 @@ impl Analyzer {
             Some(parts) => self.nested_script(argv, &parts.join(" ")),
             None => {
                 let text = self.text(argv);
-                self.uncertain(
+                self.unseen_shell_code(
                     UncertainKind::Command,
                     &text,
                     "eval runs text computed at run time",
@@ -59,7 +59,7 @@ impl Analyzer {
             }
             None => {
                 let raw = action.raw.clone();
-                self.uncertain(
+                self.unseen_shell_code(
                     UncertainKind::Command,
                     &raw,
                     "trap runs text computed at run time",
