@@ -639,9 +639,14 @@ impl Analyzer {
                 self.command(cmd);
             }
         } else {
+            // Whether a stage's output goes on to a program that may run
+            // or fetch it: one after it that does more than filter text.
+            let mut read_after = vec![false; p.seq.len()];
+            for k in (0..p.seq.len().saturating_sub(1)).rev() {
+                read_after[k] = read_after[k + 1] || !hosts::filters_text(&p.seq[k + 1]);
+            }
             for (k, cmd) in p.seq.iter().enumerate() {
-                // Its output goes on to a program that may run or fetch it.
-                let read = p.seq[k + 1..].iter().any(|c| !hosts::filters_text(c));
+                let read = read_after[k];
                 let saved = self.output_read;
                 self.output_read = saved || read;
                 self.conditionally(|a| a.command(cmd));
