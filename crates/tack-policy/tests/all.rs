@@ -46,6 +46,8 @@ mod ninth_round;
 mod ninth_round_git;
 #[path = "all/ninth_round_mcp.rs"]
 mod ninth_round_mcp;
+#[path = "all/ninth_round_net.rs"]
+mod ninth_round_net;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]

@@ -662,6 +662,10 @@ fn host_key(key: &str) -> bool {
             | "channels"
             | "goproxy"
             | "gosumdb"
+            | "gonosumdb"
+            | "goprivate"
+            | "gonoproxy"
+            | "goinsecure"
             | "proxyhost"
     )
 }
@@ -1453,7 +1457,8 @@ impl Analyzer {
             match w.literal.as_deref() {
                 Some(l) if l.starts_with('-') && l.len() > 1 => {
                     options.push(l);
-                    if WITH_VALUE.contains(&l) {
+                    // `go env -w K=V`: go's `-w` (and `-u`) take no value.
+                    if WITH_VALUE.contains(&l) && !(base == "go" && matches!(l, "-w" | "-u")) {
                         words.next();
                     }
                 }

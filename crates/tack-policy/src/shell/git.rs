@@ -181,7 +181,7 @@ fn key_kind(key: &str) -> KeyKind {
 }
 
 /// Global options of git that take a value in the next word.
-const GLOBAL_WITH_VALUE: &[&str] = &[
+pub(super) const GLOBAL_WITH_VALUE: &[&str] = &[
     "-C",
     "-c",
     "--git-dir",

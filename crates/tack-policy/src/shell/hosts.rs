@@ -62,6 +62,33 @@ const HOST_OPERANDS: &[(&str, usize)] = &[
     ("grpcurl", 1),
     ("ghz", 1),
     ("websocat", 2),
+    // DNS clients (`kdig @server name`, `drill name @server`).
+    ("kdig", usize::MAX),
+    ("drill", usize::MAX),
+    ("delv", usize::MAX),
+    ("gnutls-cli", 1),
+    ("snmpget", 1),
+    ("snmpgetnext", 1),
+    ("snmpwalk", 1),
+    ("snmpbulkwalk", 1),
+    ("snmpbulkget", 1),
+    ("snmpset", 1),
+    ("snmptable", 1),
+    ("snmptrap", 1),
+    ("ntpdate", usize::MAX),
+    ("ntpdig", usize::MAX),
+    ("sntp", usize::MAX),
+    ("ntpq", usize::MAX),
+    ("rpcclient", 1),
+    ("siege", usize::MAX),
+    ("httping", usize::MAX),
+    ("httpstat", 1),
+    ("bombardier", 1),
+    ("tcptraceroute", 1),
+    ("nping", usize::MAX),
+    ("masscan", usize::MAX),
+    ("mysqlsh", 1),
+    ("vncviewer", 1),
 ];
 
 /// The PostgreSQL clients: `-h HOST`, and `host=`/`hostaddr=` in a
@@ -317,8 +344,31 @@ const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["kubectl", "oc"], &["-s", "--server"]),
     (&["helm"], &["--kube-apiserver"]),
     (POSTGRES, &["-h", "--host"]),
-    (MYSQL, &["-h", "--host"]),
-    (&["redis-cli", "valkey-cli", "keydb-cli"], &["-h", "-u"]),
+    // MySQL's option parser takes any unambiguous prefix of a long
+    // option (`--ho`, `--hos`), and `--loose-` before any.
+    (
+        MYSQL,
+        &[
+            "-h",
+            "--host",
+            "--hos",
+            "--ho",
+            "--loose-host",
+            "--loose-hos",
+            "--loose-ho",
+        ],
+    ),
+    (&["mysqlsh"], &["--uri"]),
+    (
+        &[
+            "redis-cli",
+            "valkey-cli",
+            "keydb-cli",
+            "redis-benchmark",
+            "valkey-benchmark",
+        ],
+        &["-h", "-u"],
+    ),
     (
         &[
             "mongosh",
@@ -356,6 +406,49 @@ const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["sqlcmd"], &["-S"]),
     (&["etcdctl"], &["--endpoints"]),
     (&["vault", "consul", "nomad"], &["-address", "--address"]),
+    (&["consul"], &["-http-addr", "--http-addr"]),
+    (&["kcat", "kafkacat"], &["-b"]),
+    (
+        &[
+            "kafka-console-producer",
+            "kafka-console-consumer",
+            "kafka-topics",
+            "kafka-consumer-groups",
+            "kafka-configs",
+            "kafka-console-producer.sh",
+            "kafka-console-consumer.sh",
+            "kafka-topics.sh",
+            "kafka-consumer-groups.sh",
+            "kafka-configs.sh",
+        ],
+        &["--bootstrap-server", "--broker-list"],
+    ),
+    (
+        &["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"],
+        &["-h", "--host", "--proxy"],
+    ),
+    (&["iperf3", "iperf"], &["-c", "--client"]),
+    (&["swaks"], &["-s", "--server"]),
+    (&["msmtp"], &["--host"]),
+    (
+        &[
+            "amqp-consume",
+            "amqp-publish",
+            "amqp-get",
+            "amqp-declare-queue",
+            "amqp-delete-queue",
+        ],
+        &["-s", "--server"],
+    ),
+    (&["nats"], &["-s", "--server"]),
+    (&["s3cmd"], &["--host", "--host-bucket"]),
+    (&["glab"], &["--hostname"]),
+    (&["rabbitmqadmin"], &["-H", "--host"]),
+    (&["influx"], &["-host", "--host"]),
+    (&["ipmitool"], &["-H"]),
+    (&["chronyc"], &["-h"]),
+    (&["httping"], &["-g", "--url", "-h", "--hostname"]),
+    (&["bcp"], &["-S"]),
     (&["nmap"], &["--proxies", "--proxy"]),
     (&["wscat"], &["-c", "--connect", "-x", "--proxy"]),
     (&["evans"], &["--host"]),
@@ -365,7 +458,21 @@ const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
 /// Options naming a file of URLs a program fetches (`aria2c -i list.txt`,
 /// `yt-dlp -a urls.txt`): the hosts are known only at run time.
 const URL_FILE_OPTIONS: &[(&[&str], &[&str])] = &[
-    (&["aria2c"], &["-i", "--input-file"]),
+    (
+        &["aria2c"],
+        &[
+            "-i",
+            "--input-file",
+            "-T",
+            "--torrent-file",
+            "-M",
+            "--metalink-file",
+        ],
+    ),
+    (&["siege"], &["-f", "--file"]),
+    // A file of lftp commands (`open HOST`).
+    (&["lftp"], &["-f"]),
+    (&["nmap", "masscan"], &["-iL", "--includefile"]),
     (&["yt-dlp", "youtube-dl"], &["-a", "--batch-file"]),
 ];
 
@@ -416,6 +523,15 @@ fn value_parts(value: &str) -> impl Iterator<Item = &str> {
 /// (`HOST=0.0.0.0 npm run dev`, `BIND_ADDR`, `LISTEN_HOST`) is none.
 fn names_a_host(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
+    // Go's module settings: a host (`GOPROXY=h`, `GOSUMDB=h` are
+    // `https://h`) or the module paths whose hosts Go asks directly
+    // (`GOPRIVATE=h/x`, `GONOSUMDB`, `GOINSECURE`).
+    if matches!(
+        name.as_str(),
+        "gosumdb" | "goprivate" | "gonosumdb" | "goinsecure"
+    ) {
+        return true;
+    }
     if matches!(name.as_str(), "host" | "hostname" | "hosttype")
         || name.contains("bind")
         || name.contains("listen")
@@ -541,6 +657,34 @@ impl Analyzer {
         } else if base == "cargo" {
             self.cargo_config_hosts(args);
         }
+        match base {
+            "lftp" => self.lftp_hosts(args),
+            "rclone" => self.rclone_hosts(args),
+            "go" => self.go_module_hosts(args),
+            // `terraform login HOST` asks HOST for its login service.
+            "terraform" | "tofu" => {
+                let words: Vec<&WordVal> = args
+                    .iter()
+                    .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+                    .collect();
+                if matches!(
+                    words.first().and_then(|w| w.literal.as_deref()),
+                    Some("login" | "logout")
+                ) && let Some(w) = words.get(1)
+                {
+                    self.reaches(w);
+                }
+            }
+            _ => {}
+        }
+        // `-Dhttps.proxyHost=h` (java, mvn, gradle, sbt): the JVM's proxy.
+        for w in args {
+            if let Some(l) = w.literal.as_deref()
+                && l.starts_with("-D")
+            {
+                self.jvm_property_hosts(l);
+            }
+        }
         let literals = args.iter().filter_map(|w| w.literal.as_deref());
         if POSTGRES.contains(&base) {
             // `psql "host=h dbname=x"`, `-d 'hostaddr=…'`,
@@ -564,6 +708,219 @@ impl Analyzer {
         }
     }
 
+    /// A JVM system property naming a proxy (`-Dhttp.proxyHost=h`,
+    /// `-Dhttps.proxyHost=h`, `-DsocksProxyHost=h`, `-Dftp.proxyHost=h`):
+    /// the JVM connects through it.
+    pub(super) fn jvm_property_hosts(&mut self, word: &str) {
+        let Some((key, value)) = word.strip_prefix("-D").and_then(|p| p.split_once('=')) else {
+            return;
+        };
+        if key.to_ascii_lowercase().ends_with("proxyhost")
+            && let Some(host) = host_of_operand(value)
+        {
+            self.reaches_host(word, Some(host));
+        }
+    }
+
+    /// lftp's commands given with `-c` or `-e` (`open [-u U,P] [-p P]
+    /// HOST`, `connect …`, `lftp -c 'open h; ls'`): the hosts they open.
+    /// A command line computed at run time opens a host known only then.
+    fn lftp_hosts(&mut self, args: &[WordVal]) {
+        for (k, w) in args.iter().enumerate() {
+            if !matches!(w.literal.as_deref(), Some("-c" | "-e")) {
+                continue;
+            }
+            let Some(v) = args.get(k + 1) else { continue };
+            let Some(text) = v.literal.as_deref() else {
+                self.reaches_host(&v.raw, None);
+                continue;
+            };
+            for command in text.split([';', '\n', '&', '|']) {
+                let mut words = command.split_whitespace();
+                if !matches!(words.next(), Some("open" | "connect" | "o")) {
+                    continue;
+                }
+                let mut after_option = false;
+                for word in words {
+                    if word.starts_with('-') {
+                        // `-u USER,PASS`, `-p PORT`, `-s SLOT`, `-e CMD`.
+                        after_option = word.len() == 2 && !matches!(word, "-d" | "-B");
+                        continue;
+                    }
+                    if std::mem::take(&mut after_option) {
+                        continue;
+                    }
+                    self.reaches(&WordVal::literal(word));
+                    break;
+                }
+            }
+        }
+    }
+
+    /// rclone's remotes given on the command line (`:sftp,host=h:path`,
+    /// `remote,endpoint=h:`): the values of the parameters that name a
+    /// server (`host`, `endpoint`, `url`, any key ending so).
+    fn rclone_hosts(&mut self, args: &[WordVal]) {
+        for w in args {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            if l.starts_with('-') || !l.contains(',') {
+                continue;
+            }
+            let spec = l.strip_prefix(':').unwrap_or(l);
+            for param in spec.split(',').skip(1) {
+                let Some((key, value)) = param.split_once('=') else {
+                    continue;
+                };
+                let key = key.to_ascii_lowercase().replace('-', "_");
+                if !(key.ends_with("host") || key.ends_with("endpoint") || key.ends_with("url")) {
+                    continue;
+                }
+                let value = value.trim_matches(['"', '\'']);
+                let hosts = if has_url(value) {
+                    url_word_hosts(value)
+                } else {
+                    host_of_operand(value).into_iter().collect()
+                };
+                for host in hosts {
+                    self.reaches_host(l, Some(host));
+                }
+            }
+        }
+    }
+
+    /// The modules `go get`, `go install`, `go run PKG@V`, `go mod
+    /// download`, `go list -m` fetch (`evil.com/x@v1`): a module path's
+    /// first element, when it has a dot, is the host Go asks for it
+    /// (`https://evil.com/x?go-get=1`). Read whatever `GOPROXY` says: the
+    /// default list ends in `direct`, which Go falls back to when the proxy
+    /// does not know the module (a private host's), `GOPRIVATE`,
+    /// `GONOPROXY` or a `go env -w` made earlier send it there directly,
+    /// and through a proxy the code still comes from that host. `go mod
+    /// edit -require=M@V` and `-replace=A=M@V` write one to fetch later.
+    fn go_module_hosts(&mut self, args: &[WordVal]) {
+        // Go's build flags that take the next word as their value.
+        const WITH_VALUE: &[&str] = &[
+            "C",
+            "o",
+            "p",
+            "tags",
+            "ldflags",
+            "gcflags",
+            "asmflags",
+            "gccgoflags",
+            "mod",
+            "modfile",
+            "overlay",
+            "pkgdir",
+            "toolexec",
+            "exec",
+            "buildmode",
+            "compiler",
+            "installsuffix",
+            "pgo",
+            "coverpkg",
+            "covermode",
+            "f",
+            "reuse",
+            "json",
+        ];
+        let mut operands: Vec<&str> = Vec::new();
+        let mut edits: Vec<&str> = Vec::new();
+        let mut words = args.iter();
+        while let Some(w) = words.next() {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            let Some(flag) = l.strip_prefix("--").or_else(|| l.strip_prefix('-')) else {
+                operands.push(l);
+                continue;
+            };
+            match flag.split_once('=') {
+                Some(("require" | "replace" | "dropreplace" | "exclude" | "retract", v)) => {
+                    edits.push(v)
+                }
+                Some(_) => {}
+                None if WITH_VALUE.contains(&flag) => {
+                    words.next();
+                }
+                None => {}
+            }
+        }
+        let modules: Vec<&str> = match operands.as_slice() {
+            ["get" | "install", rest @ ..] | ["mod", "download", rest @ ..] => rest.to_vec(),
+            ["list", rest @ ..] => rest.to_vec(),
+            ["run", first, ..] if first.contains('@') => vec![*first],
+            ["mod", "edit", ..] => edits.iter().flat_map(|e| e.split('=')).collect(),
+            _ => return,
+        };
+        for module in modules {
+            let path = module.split('@').next().unwrap_or_default();
+            let first = path.split('/').next().unwrap_or_default();
+            if first.contains('.')
+                && !first.starts_with('.')
+                && !path.ends_with(".go")
+                && let Some(host) = host_of_operand(first)
+            {
+                self.reaches_host(module, Some(host));
+            }
+        }
+    }
+
+    /// gawk's network special files in an awk program or an assignment
+    /// given to it (`print |& "/inet/tcp/0/HOST/PORT"`, `getline <
+    /// "/inet4/udp/0/h/53"`, `-v s=/inet/tcp/0/h/80`): the host each
+    /// names; one whose host is put together at run time (`"/inet/tcp/0/"
+    /// h "/80"`) reaches a host known only then, and so does a coprocess
+    /// (`|&`) whose name is not written out.
+    pub(super) fn awk_network_files(&mut self, argv: &[WordVal]) {
+        let mut read_inet = false;
+        for w in &argv[1..] {
+            let text = w.literal.as_deref().unwrap_or(&w.raw);
+            if w.literal.is_none() && text.contains("/inet") {
+                self.reaches_host(text, None);
+                continue;
+            }
+            for (at, _) in text.match_indices("/inet") {
+                let rest = &text[at + 5..];
+                let rest = rest.strip_prefix(['4', '6']).unwrap_or(rest);
+                let Some(rest) = rest
+                    .strip_prefix("/tcp/")
+                    .or_else(|| rest.strip_prefix("/udp/"))
+                else {
+                    continue;
+                };
+                // LPORT/HOST/RPORT, all three written in the string.
+                let mut parts = rest.splitn(3, '/');
+                let written = |p: &&str| !p.is_empty() && !p.contains(['"', '\'', ' ', ')', '$']);
+                let host = match (parts.next(), parts.next(), parts.next()) {
+                    (Some(lport), Some(host), Some(_)) if written(&lport) && written(&host) => {
+                        host_name(host)
+                    }
+                    _ => None,
+                };
+                read_inet = true;
+                self.reaches_host(text, host);
+            }
+            // `print |& s`, `s |& getline`: a coprocess named by a
+            // variable may be a network file (one of those read above, if
+            // any).
+            for (at, _) in text.match_indices("|&").filter(|_| !read_inet) {
+                let after = text[at + 2..].trim_start();
+                let before = text[..at].trim_end();
+                let named = if after.starts_with("getline") {
+                    before.ends_with('"')
+                } else {
+                    after.starts_with('"')
+                };
+                if !named {
+                    self.reaches_host(text, None);
+                }
+            }
+        }
+    }
+
     /// The hosts the value of an option that names a server names: each of
     /// a list (`a,b`), a URL's read with the words' URLs; known only at run
     /// time when the value is computed then.
@@ -571,6 +928,14 @@ impl Analyzer {
         match v.literal.as_deref() {
             Some(l) => {
                 for part in value_parts(l) {
+                    // s3cmd's `--host-bucket=%(bucket)s.h`.
+                    let part = match part.strip_prefix("%(") {
+                        Some(rest) => rest
+                            .split_once(')')
+                            .and_then(|(_, h)| h.split_once('.'))
+                            .map_or(part, |(_, h)| h),
+                        None => part,
+                    };
                     if !part.contains("://")
                         && let Some(host) = host_of_operand(part)
                     {
@@ -783,7 +1148,11 @@ impl Analyzer {
     /// "https://$H/"`, see [`Analyzer::reaches`]), not in any word (`echo
     /// "see https://$HOST"`).
     pub(super) fn urls_in_words(&mut self, argv: &[WordVal]) {
+        let text_only = text_words(argv, self.output_read);
         for (i, w) in argv.iter().enumerate().skip(1) {
+            if text_only.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             let text = w.literal.as_deref().unwrap_or(&w.raw);
             // Most words hold no colon: no URL to look for.
             if !text.contains(':') {
@@ -910,11 +1279,12 @@ impl Analyzer {
                     // `dig @8.8.8.8 name`: the server is reached too;
                     // `smbclient //host/share` reaches host.
                     let l = l.strip_prefix('@').unwrap_or(l);
-                    let l = l
-                        .strip_prefix("//")
-                        .or_else(|| l.strip_prefix("\\\\"))
-                        .unwrap_or(l);
-                    self.reaches(&WordVal::literal(l));
+                    let l = match l.strip_prefix("\\\\") {
+                        // `smbclient '\\host\share'`.
+                        Some(unc) => unc.replace('\\', "/"),
+                        None => l.strip_prefix("//").unwrap_or(l).to_string(),
+                    };
+                    self.reaches(&WordVal::literal(&l));
                     seen += 1;
                 }
                 None if after_option => after_option = false,
@@ -959,6 +1329,31 @@ impl Analyzer {
             "socks4a",
             "socks5",
             "socks5-connect",
+            "socks4-connect",
+            "socks4a-connect",
+            "udp-datagram",
+            "udp4-datagram",
+            "udp6-datagram",
+            "ip-sendto",
+            "ip4-sendto",
+            "ip6-sendto",
+            "ip-datagram",
+            "ip4-datagram",
+            "ip6-datagram",
+            "sctp",
+            "sctp4",
+            "sctp6",
+            "sctp4-connect",
+            "sctp6-connect",
+            "dccp",
+            "dccp4",
+            "dccp6",
+            "dccp4-connect",
+            "dccp6-connect",
+            "openssl-dtls-client",
+            "dtls",
+            "dtls-client",
+            "vsock-connect",
         ];
         for w in operands {
             let Some(l) = w.literal.as_deref() else {
@@ -967,7 +1362,8 @@ impl Analyzer {
                 }
                 continue;
             };
-            let mut fields = l.split(',').next().unwrap_or_default().split(':');
+            // `TCP:[::1]:80`: a colon in brackets parts no field.
+            let mut fields = bracketed_fields(l.split(',').next().unwrap_or_default()).into_iter();
             let kind = fields.next().unwrap_or_default().to_ascii_lowercase();
             if !CONNECT.contains(&kind.as_str()) {
                 continue;
@@ -1022,8 +1418,30 @@ impl Analyzer {
         urls
     }
 
+    /// A git remote written as a command's operand: the host of its scp
+    /// form (`h:r`, `[::1]:r`; a URL's is read with the words' URLs), or
+    /// the command the `ext::` transport runs (see [`ext_command`]).
+    fn git_remote_word(&mut self, argv: &[WordVal], remote: &str) {
+        if let Some(command) = remote.strip_prefix("ext::") {
+            // The command is read as a command line (for the Bash rules and
+            // the hosts it names); what it connects to, with what git
+            // gives it, is known only at run time.
+            let script = ext_command(command);
+            if !script.is_empty() {
+                self.nested_script(argv, &script);
+            }
+            return self.reaches_host(remote, None);
+        }
+        if let Some(host) = git_scp_host(remote) {
+            self.reaches_host(remote, Some(host));
+        }
+    }
+
     /// The hosts a git remote's URL reaches (`https://h/r`, `git@h:r`).
     fn reaches_remote_url(&mut self, url: &str) {
+        if url.starts_with("ext::") {
+            return self.reaches_host(url, None);
+        }
         let hosts = if url.contains("://") {
             url_word_hosts(url)
         } else {
@@ -1037,40 +1455,51 @@ impl Analyzer {
     pub(super) fn git_remote_hosts(&mut self, argv: &[WordVal], more: bool) {
         let args = &argv[1..];
         // The subcommand: the first word that is no option (nor the value
-        // of `-C` or `-c`).
+        // of a global option that takes one: `-C DIR`, `-c K=V`,
+        // `--git-dir DIR`).
         let mut at = 0;
         while let Some(l) = args.get(at).and_then(|w| w.literal.as_deref()) {
             if !l.starts_with('-') {
                 break;
             }
-            at += if matches!(l, "-C" | "-c") { 2 } else { 1 };
+            at += if super::git::GLOBAL_WITH_VALUE.contains(&l) {
+                2
+            } else {
+                1
+            };
         }
         let sub = args.get(at).and_then(|w| w.literal.as_deref());
-        let operands: Vec<&WordVal> = args
-            .iter()
-            .skip(at + 1)
-            .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
-            .collect();
-        let remote = match sub {
-            Some("push" | "pull" | "fetch" | "clone" | "ls-remote" | "archive") => operands.first(),
+        let operands = git_operands(
+            sub.unwrap_or_default(),
+            args.get(at + 1..).unwrap_or_default(),
+        );
+        let mut remotes: Vec<&WordVal> = match sub {
+            Some(
+                "push" | "pull" | "fetch" | "clone" | "ls-remote" | "archive" | "fetch-pack"
+                | "send-pack",
+            ) => operands.first().copied().into_iter().collect(),
             Some("remote") => match operands.first().and_then(|w| w.literal.as_deref()) {
-                Some("add" | "set-url") => operands.get(2),
-                _ => None,
+                Some("add" | "set-url") => operands.get(2).copied().into_iter().collect(),
+                _ => Vec::new(),
             },
             Some("submodule") => match operands.first().and_then(|w| w.literal.as_deref()) {
-                Some("add") => operands.get(1),
-                _ => None,
+                Some("add") => operands.get(1).copied().into_iter().collect(),
+                _ => Vec::new(),
             },
-            _ => None,
+            _ => Vec::new(),
         };
-        if let Some(w) = remote {
+        // `git fetch --multiple a b`: every operand is a remote.
+        if sub == Some("fetch")
+            && args
+                .iter()
+                .any(|w| w.literal.as_deref() == Some("--multiple"))
+        {
+            remotes.extend(operands.iter().skip(1));
+        }
+        for w in remotes {
             match w.literal.as_deref() {
                 None => self.reaches(w),
-                Some(l) => {
-                    if let Some(host) = git_scp_host(l) {
-                        self.reaches_host(l, Some(host));
-                    }
-                }
+                Some(l) => self.git_remote_word(argv, l),
             }
         }
         // A remote by its name, or the default one: its URLs (and what
@@ -1104,13 +1533,21 @@ impl Analyzer {
                 self.reaches_remote_url(&url);
             }
         }
-        // `git archive --remote=h:x`, `git ls-remote --upload-pack=… h:x`.
-        for w in args.iter().skip(at + 1) {
-            if let Some(l) = w.literal.as_deref()
-                && let Some(remote) = l.strip_prefix("--remote=")
-                && let Some(host) = git_scp_host(remote)
-            {
-                self.reaches_host(l, Some(host));
+        // `git archive --remote=h:x`, `git push --repo h:x`.
+        let rest = args.get(at + 1..).unwrap_or_default();
+        for (k, w) in rest.iter().enumerate() {
+            let Some(l) = w.literal.as_deref() else {
+                continue;
+            };
+            let remote = match l {
+                "--remote" | "--repo" => rest.get(k + 1).and_then(|v| v.literal.clone()),
+                _ => l
+                    .strip_prefix("--remote=")
+                    .or_else(|| l.strip_prefix("--repo="))
+                    .map(str::to_string),
+            };
+            if let Some(remote) = remote {
+                self.git_remote_word(argv, &remote);
             }
         }
         let talks = matches!(
@@ -1553,6 +1990,27 @@ pub(super) fn remote_path_host(word: &str) -> Option<&str> {
     (!host.is_empty()).then_some(host)
 }
 
+/// The `:`-separated fields of a word, a colon inside `[…]` (an IPv6
+/// address) parting none (`TCP:[::1]:80` is `TCP`, `[::1]`, `80`).
+fn bracketed_fields(word: &str) -> Vec<&str> {
+    let mut fields = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, c) in word.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 => {
+                fields.push(&word[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    fields.push(&word[start..]);
+    fields
+}
+
 /// An OpenSSH `-o` setting as ssh reads one: the keyword (lowercased),
 /// then whitespace or one `=` (`HostName=h`, `HostName h`, `hostname = h`),
 /// then the value, without the quotes around it (`HostName "h"`). None
@@ -1608,6 +2066,379 @@ pub(super) fn ssh_destination(word: &WordVal) -> Option<String> {
     }
 }
 
+/// Programs whose words are patterns they search files for (`grep -rn
+/// 'https://h' .`): what they print is what the files hold, not their
+/// words, and they fetch nothing.
+const SEARCHERS: &[&str] = &[
+    "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "ugrep", "pt", "sift",
+];
+
+/// Programs that print text made of their words and fetch nothing (`echo
+/// "see https://h"`, `jq '.url = "https://h"'`, `sed 's|a|https://h|'`):
+/// a URL in them is reached only by what reads their output.
+const PRINTERS: &[&str] = &[
+    "echo", "printf", "jq", "gojq", "jaq", "yq", "sed", "gsed", "cowsay", "figlet", "toilet",
+    "banner",
+];
+
+/// Programs that pass text on (filter, count, page or copy it) without
+/// running or fetching what it says: a printer's output read by them alone
+/// is still only text.
+const TEXT_FILTERS: &[&str] = &[
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "sort",
+    "uniq",
+    "head",
+    "tail",
+    "wc",
+    "cut",
+    "tr",
+    "cat",
+    "tac",
+    "column",
+    "fmt",
+    "fold",
+    "nl",
+    "rev",
+    "paste",
+    "less",
+    "more",
+    "jq",
+    "yq",
+    "tee",
+    "diff",
+    "cmp",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+];
+
+/// Whether a pipeline's command only passes text on (see [`TEXT_FILTERS`]).
+pub(super) fn filters_text(cmd: &brush_parser::ast::Command) -> bool {
+    match cmd {
+        brush_parser::ast::Command::Simple(sc) => match sc.word_or_name.as_ref() {
+            Some(w) if TEXT_FILTERS.contains(&w.value.as_str()) => true,
+            // `sed 's/a/b/'`: a sed whose scripts run nothing (no `e`).
+            Some(w) if w.value == "sed" => sc.suffix.as_ref().is_some_and(|suffix| {
+                suffix.0.iter().all(|item| match item {
+                    brush_parser::ast::CommandPrefixOrSuffixItem::Word(w) => {
+                        let word = w.value.trim_matches(['\'', '"']);
+                        word.starts_with('-')
+                            || super::programs::sed_effects(word).is_some_and(|effects| {
+                                !effects
+                                    .iter()
+                                    .any(|e| matches!(e, super::programs::SedEffect::Run(_)))
+                            })
+                    }
+                    _ => false,
+                })
+            }),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The words of a command that are text it searches for, prints, records
+/// or sends as data, not a place it reaches (true at their index; empty
+/// when none is): every word of a search (`grep`, `rg`, `git grep`); of a
+/// printer whose output no program that may run or fetch it reads
+/// (`output_read`: `echo https://h | sh`, `$(echo …)`); the messages and
+/// search terms of git (`commit -m`, `tag -m`, `log -S`, `--grep`), the
+/// titles and bodies gh and glab send to their forge, and the data curl
+/// and wget post to the URL they reach (`curl -d 'url=https://h' …`).
+/// Any other program's words (one tack does not know, an interpreter's
+/// code) are all read.
+fn text_words(argv: &[WordVal], output_read: bool) -> Vec<bool> {
+    let Some(program) = argv.first().and_then(|w| w.literal.as_deref()) else {
+        return Vec::new();
+    };
+    let base = program.rsplit('/').next().unwrap_or(program);
+    let n = argv.len();
+    if SEARCHERS.contains(&base) || (!output_read && PRINTERS.contains(&base)) {
+        return vec![true; n];
+    }
+    match base {
+        "git" => {
+            let mut at = 1;
+            while let Some(l) = argv.get(at).and_then(|w| w.literal.as_deref()) {
+                if !l.starts_with('-') {
+                    break;
+                }
+                at += if super::git::GLOBAL_WITH_VALUE.contains(&l) {
+                    2
+                } else {
+                    1
+                };
+            }
+            let (short, long): (&str, &[&str]) =
+                match argv.get(at).and_then(|w| w.literal.as_deref()) {
+                    Some("grep") => {
+                        let mut all = vec![false; n];
+                        all[at..].fill(true);
+                        return all;
+                    }
+                    Some(
+                        "commit" | "tag" | "notes" | "merge" | "stash" | "revert" | "commit-tree"
+                        | "cherry-pick",
+                    ) => ("m", &["--message", "--trailer"]),
+                    Some("log" | "show" | "rev-list" | "whatchanged" | "shortlog" | "reflog") => (
+                        "SG",
+                        &["--grep", "--author", "--committer", "--format", "--pretty"],
+                    ),
+                    _ => return Vec::new(),
+                };
+            option_values(argv, at + 1, short, long)
+        }
+        "gh" | "glab" => option_values(
+            argv,
+            1,
+            "tbnmdfF",
+            &[
+                "--title",
+                "--body",
+                "--notes",
+                "--message",
+                "--description",
+                "--raw-field",
+                "--field",
+            ],
+        ),
+        "curl" => option_values(
+            argv,
+            1,
+            "dFe",
+            &[
+                "--data",
+                "--data-ascii",
+                "--data-binary",
+                "--data-raw",
+                "--data-urlencode",
+                "--json",
+                "--form",
+                "--form-string",
+                "--referer",
+            ],
+        ),
+        "wget" => option_values(argv, 1, "", &["--post-data", "--body-data", "--referer"]),
+        _ => Vec::new(),
+    }
+}
+
+/// The values of the options `short` (letters) and `long` among the words
+/// of `argv` from `from` (true at their index): `--opt VALUE`,
+/// `--opt=VALUE`, `-o VALUE`, `-oVALUE`, a cluster `-so VALUE`.
+fn option_values(argv: &[WordVal], from: usize, short: &str, long: &[&str]) -> Vec<bool> {
+    let mut marks = vec![false; argv.len()];
+    let mut i = from;
+    while let Some(w) = argv.get(i) {
+        let Some(l) = w.literal.as_deref() else {
+            i += 1;
+            continue;
+        };
+        if l == "--" {
+            break;
+        }
+        if let Some(name) = l.strip_prefix("--") {
+            let (name, attached) = name
+                .split_once('=')
+                .map_or((name, false), |(n, _)| (n, true));
+            if long.iter().any(|o| o[2..] == *name) {
+                if attached {
+                    marks[i] = true;
+                } else if let Some(m) = marks.get_mut(i + 1) {
+                    *m = true;
+                    i += 1;
+                }
+            }
+        } else if let Some(cluster) = l.strip_prefix('-')
+            && let Some((k, c)) = cluster.char_indices().find(|(_, c)| short.contains(*c))
+            && cluster[..k].chars().all(|c| c.is_ascii_alphabetic())
+        {
+            if k + c.len_utf8() < cluster.len() {
+                marks[i] = true;
+            } else if let Some(m) = marks.get_mut(i + 1) {
+                *m = true;
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    marks
+}
+
+/// The options that take a value in the next word of git's commands that
+/// name a remote (git 2.47): their letters and their long names. A value
+/// (`-b main`, `--depth 1`, `--sort version:refname`) is no operand.
+fn git_value_options(sub: &str) -> (&'static str, &'static [&'static str]) {
+    const FETCH: &[&str] = &[
+        "--server-option",
+        "--upload-pack",
+        "--depth",
+        "--deepen",
+        "--shallow-since",
+        "--shallow-exclude",
+        "--jobs",
+        "--negotiation-tip",
+        "--refmap",
+        "--filter",
+        "--recurse-submodules-default",
+        "--submodule-prefix",
+        "--strategy",
+        "--strategy-option",
+        "--cleanup",
+    ];
+    match sub {
+        "clone" => (
+            "obucj",
+            &[
+                "--origin",
+                "--branch",
+                "--upload-pack",
+                "--reference",
+                "--reference-if-able",
+                "--separate-git-dir",
+                "--depth",
+                "--shallow-since",
+                "--shallow-exclude",
+                "--config",
+                "--jobs",
+                "--template",
+                "--filter",
+                "--server-option",
+                "--bundle-uri",
+                "--ref-format",
+                "--revision",
+            ],
+        ),
+        "ls-remote" => (
+            "o",
+            &["--sort", "--server-option", "--upload-pack", "--exec"],
+        ),
+        "fetch" => ("oj", FETCH),
+        "pull" => ("ojsX", FETCH),
+        "push" => (
+            "o",
+            &[
+                "--push-option",
+                "--receive-pack",
+                "--exec",
+                "--repo",
+                "--recurse-submodules",
+            ],
+        ),
+        "send-pack" => ("o", &["--receive-pack", "--exec", "--push-option"]),
+        "submodule" => (
+            "b",
+            &[
+                "--branch",
+                "--name",
+                "--reference",
+                "--depth",
+                "--ref-format",
+            ],
+        ),
+        "remote" => ("tm", &[]),
+        "archive" => (
+            "o",
+            &[
+                "--format",
+                "--prefix",
+                "--output",
+                "--remote",
+                "--exec",
+                "--add-file",
+                "--add-virtual-file",
+                "--mtime",
+            ],
+        ),
+        _ => ("", &[]),
+    }
+}
+
+/// The operands of git's command `sub` among its words `args`, as its
+/// option parser reads them: not an option, nor the value of one that
+/// takes the next word (`-b main`, a cluster ending in such a letter:
+/// `-qb main`); every word after `--`. A word computed at run time is
+/// taken as an operand.
+fn git_operands<'a>(sub: &str, args: &'a [WordVal]) -> Vec<&'a WordVal> {
+    let (letters, long) = git_value_options(sub);
+    let mut out = Vec::new();
+    let mut words = args.iter();
+    while let Some(w) = words.next() {
+        let Some(l) = w.literal.as_deref() else {
+            out.push(w);
+            continue;
+        };
+        if l == "--" {
+            out.extend(words.by_ref());
+            break;
+        }
+        if !l.starts_with('-') || l == "-" {
+            out.push(w);
+            continue;
+        }
+        let takes_next = if l.starts_with("--") {
+            long.contains(&l)
+        } else {
+            // `-b`, `-qb`: the value is the next word; `-bmain` holds it.
+            l[1..]
+                .char_indices()
+                .find(|(_, c)| letters.contains(*c))
+                .is_some_and(|(i, c)| i + c.len_utf8() == l.len() - 1)
+        };
+        if takes_next {
+            words.next();
+        }
+    }
+    out
+}
+
+/// The command line git's `ext::` transport runs (`ext::nc h 80`): its
+/// arguments parted by spaces, `% ` a space in one, `%%` a `%`, `%s` and
+/// `%S` the service (`upload-pack`, `git-upload-pack`); `%G…` and `%V…`
+/// arguments are git's own, left out. Each argument quoted for the shell.
+fn ext_command(text: &str) -> String {
+    let mut args: Vec<String> = Vec::new();
+    let mut arg = String::new();
+    let mut special = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if !arg.is_empty() && !special {
+                    args.push(std::mem::take(&mut arg));
+                }
+                arg.clear();
+                special = false;
+            }
+            '%' => match chars.next() {
+                Some(' ') => arg.push(' '),
+                Some('%') => arg.push('%'),
+                Some('s') => arg.push_str("upload-pack"),
+                Some('S') => arg.push_str("git-upload-pack"),
+                Some('G' | 'V') if arg.is_empty() => special = true,
+                Some(other) => {
+                    arg.push('%');
+                    arg.push(other);
+                }
+                None => arg.push('%'),
+            },
+            c => arg.push(c),
+        }
+    }
+    if !arg.is_empty() && !special {
+        args.push(arg);
+    }
+    args.iter()
+        .map(|a| super::words::quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The host of a git remote in scp form (`[user@]host:path`: a colon with
 /// no slash before it), as git reads it; None for a URL (read with the
 /// words' URLs), a path or a remote's name.
@@ -1615,11 +2446,9 @@ fn git_scp_host(remote: &str) -> Option<String> {
     if remote.contains("://") || remote.starts_with('-') {
         return None;
     }
-    let (before, _) = remote.split_once(':')?;
-    if before.is_empty() || before.contains('/') {
-        return None;
-    }
-    host_of_operand(before)
+    // git reads `[host]:path` and `user@[host]:path` as scp does (an IPv6
+    // address in the brackets).
+    host_of_operand(remote_path_host(remote)?)
 }
 
 /// netcat's options, for its host operand.
@@ -1782,9 +2611,34 @@ fn host_name(text: &str) -> Option<String> {
     }
     // An IPv6 address written bare (libpq's `host=::1`).
     if !text.starts_with('[') && text.matches(':').count() > 1 {
-        return crate::rule::url_host(&format!("https://[{text}]/")).ok();
+        return ipv6_host(text);
     }
     crate::rule::url_host(&format!("https://{text}/")).ok()
+}
+
+/// An IPv6 address written without brackets, as the clients that take
+/// one read it (`::1`, `fe80::1%eth0`, `::ffff:127.0.0.2`, the mapped
+/// form being that IPv4 address), as rules match it; a `:PORT` after an
+/// address that reads as none without it is its port
+/// (`::ffff:10.0.0.1:443`, as OpenSSL reads `-connect`). None for a word
+/// that is no IPv6 address (`std::io`, `a:b`).
+pub(super) fn ipv6_host(text: &str) -> Option<String> {
+    let read = |t: &str| {
+        let address = t.split_once('%').map_or(t, |(a, _)| a);
+        address
+            .parse::<std::net::Ipv6Addr>()
+            .ok()
+            .and_then(|a| crate::rule::url_host(&format!("https://[{a}]/")).ok())
+    };
+    if text.matches(':').count() < 2 {
+        return None;
+    }
+    read(text).or_else(|| {
+        let (address, port) = text.rsplit_once(':')?;
+        (!port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| read(address))
+            .flatten()
+    })
 }
 
 /// The hosts a value names: a URL's (`https://host/x`, `http:/host`, each
@@ -1815,6 +2669,11 @@ pub(super) fn host_of_operand(word: &str) -> Option<String> {
         return Some(host);
     }
     let word = word.rsplit_once('@').map_or(word, |(_, h)| h);
+    // `::ffff:10.0.0.1`, `fe80::1%eth0`: ssh, nc, libpq, the MySQL and
+    // Redis clients take an IPv6 address without brackets.
+    if let Some(host) = ipv6_host(word) {
+        return Some(host);
+    }
     let head = if word.starts_with('[') {
         word.split_inclusive(']').next().unwrap_or_default()
     } else {

@@ -343,6 +343,7 @@ impl Analyzer {
             privileged: Vec::new(),
             frames: Vec::new(),
             open_tail: false,
+            output_read: false,
             cd_seen: 0,
             functions: Vec::new(),
             glob_options_changed: false,
@@ -442,6 +443,10 @@ pub(crate) struct Analyzer {
     frames: Vec<Frame>,
     /// The next emitted command gets more arguments at run time (xargs).
     open_tail: bool,
+    /// What the commands read now print is read by a program that may run
+    /// or fetch it (`echo … | sh`, `$(echo …)`; see
+    /// [`hosts::text_words`]).
+    output_read: bool,
     /// Directory changes seen so far.
     cd_seen: usize,
     /// Functions defined so far and visible here.
@@ -658,8 +663,18 @@ impl Analyzer {
                 self.command(cmd);
             }
         } else {
-            for cmd in &p.seq {
+            // Whether a stage's output goes on to a program that may run
+            // or fetch it: one after it that does more than filter text.
+            let mut read_after = vec![false; p.seq.len()];
+            for k in (0..p.seq.len().saturating_sub(1)).rev() {
+                read_after[k] = read_after[k + 1] || !hosts::filters_text(&p.seq[k + 1]);
+            }
+            for (k, cmd) in p.seq.iter().enumerate() {
+                let read = read_after[k];
+                let saved = self.output_read;
+                self.output_read = saved || read;
                 self.conditionally(|a| a.command(cmd));
+                self.output_read = saved;
             }
         }
     }
@@ -668,10 +683,13 @@ impl Analyzer {
         match cmd {
             ast::Command::Simple(sc) => self.simple(sc),
             ast::Command::Compound(cc, redirects) => {
+                let saved = self.output_read;
                 if let Some(r) = redirects {
                     self.redirect_list(r);
+                    self.output_read |= r.0.iter().any(|r| writes_to_file(&r));
                 }
                 self.compound(cc);
+                self.output_read = saved;
             }
             ast::Command::Function(f) => self.function(f),
             ast::Command::ExtendedTest(t, redirects) => {
@@ -900,7 +918,11 @@ impl Analyzer {
                     }
                 }
                 T::Fd(_) => {}
-                T::ProcessSubstitution(_, sub) => self.compound_list(&sub.list),
+                T::ProcessSubstitution(_, sub) => {
+                    let saved = std::mem::replace(&mut self.output_read, true);
+                    self.compound_list(&sub.list);
+                    self.output_read = saved;
+                }
                 T::Duplicate(w) => {
                     let v = self.eval_word(&w.value);
                     self.bash_network_path(&v);
@@ -1129,6 +1151,9 @@ impl Analyzer {
             }
         }
         self.named_fds(sc);
+        // What it prints into a file may be read later as a configuration
+        // (`echo proxy=h > .curlrc`).
+        let writes_output = redirects.iter().any(writes_to_file);
         for r in redirects {
             self.redirect(r);
         }
@@ -1140,7 +1165,10 @@ impl Analyzer {
             .is_some_and(|name| {
                 !SPECIAL_BUILTINS.contains(&name) && !self.functions.iter().any(|f| f == name)
             });
+        let saved = self.output_read;
+        self.output_read |= writes_output;
         self.call(argv);
+        self.output_read = saved;
         if scoped {
             self.config_forget(moved, prefixed);
         }
@@ -1182,7 +1210,9 @@ impl Analyzer {
                 argv.push(v);
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
+                let saved = std::mem::replace(&mut self.output_read, true);
                 self.compound_list(&sub.list);
+                self.output_read = saved;
                 let sigil = match kind {
                     ast::ProcessSubstitutionKind::Read => "<(…)",
                     ast::ProcessSubstitutionKind::Write => ">(…)",
@@ -1358,12 +1388,16 @@ impl Analyzer {
                 WordPiece::CommandSubstitution(s) => {
                     st.dynamic = true;
                     st.skeleton.push('x');
+                    let saved = std::mem::replace(&mut self.output_read, true);
                     self.script(s);
+                    self.output_read = saved;
                 }
                 WordPiece::BackquotedCommandSubstitution(s) => {
                     st.dynamic = true;
                     st.skeleton.push('x');
+                    let saved = std::mem::replace(&mut self.output_read, true);
                     self.script(&words::unescape_backquoted(s));
+                    self.output_read = saved;
                 }
                 WordPiece::EscapeSequence(e) => {
                     let rest: String = e.chars().skip(1).collect();
@@ -1552,6 +1586,23 @@ pub(super) fn is_exempt_device(path: &str) -> bool {
             | "/dev/fd/1"
             | "/dev/fd/2"
     )
+}
+
+/// Whether a redirection sends a command's output into a file (not
+/// `/dev/null` or another descriptor).
+fn writes_to_file(r: &&ast::IoRedirect) -> bool {
+    use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
+    match r {
+        ast::IoRedirect::File(_, kind, T::Filename(w)) => {
+            matches!(kind, K::Write | K::Append | K::Clobber | K::ReadAndWrite)
+                && !matches!(
+                    w.value.as_str(),
+                    "/dev/null" | "/dev/stdout" | "/dev/stderr"
+                )
+        }
+        ast::IoRedirect::OutputAndError(w, _) => w.value != "/dev/null",
+        _ => false,
+    }
 }
 
 #[cfg(test)]

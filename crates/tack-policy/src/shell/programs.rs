@@ -1026,6 +1026,21 @@ impl Analyzer {
             "scp" => self.scp(argv),
             "rsync" => self.rsync(argv),
             "ssh" | "sftp" => self.ssh(argv, base),
+            // `autossh [-M PORT] [-f] SSH-ARGS`: ssh, run again and again.
+            "autossh" => {
+                let mut words = vec![WordVal::literal("ssh")];
+                let mut rest = args.iter();
+                while let Some(w) = rest.next() {
+                    match w.literal.as_deref() {
+                        Some("-M") => {
+                            rest.next();
+                        }
+                        Some(l) if l.starts_with("-M") || l == "-f" || l == "-V" => {}
+                        _ => words.push(w.clone()),
+                    }
+                }
+                self.ssh(&words, "ssh");
+            }
             "ssh-copy-id" => self.ssh_copy_id(argv),
             b if super::hosts::takes_host_operands(b) => self.host_operands(b, argv),
             "less" => self.less(argv),
@@ -3030,6 +3045,7 @@ impl Analyzer {
         if p.has(&["-S", "--sandbox"]) {
             return;
         }
+        self.awk_network_files(argv);
         let in_place = p
             .values(&["-i", "--include"])
             .any(|v| v.and_then(|v| v.literal.as_deref()) == Some("inplace"));
@@ -3958,7 +3974,7 @@ fn url_file_name(url: &str) -> Option<String> {
 
 /// What a sed command does besides editing its stream.
 #[derive(Debug, PartialEq, Eq)]
-enum SedEffect {
+pub(super) enum SedEffect {
     Write(String),
     Read(String),
     /// `e command`, or the pattern space run as a command (None).
@@ -3967,7 +3983,7 @@ enum SedEffect {
 
 /// Read a sed script (GNU syntax) for what it writes, reads and runs.
 /// None when it cannot be read.
-fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
+pub(super) fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
     let s: Vec<char> = script.chars().collect();
     let mut i = 0;
     let mut out = Vec::new();

@@ -130,7 +130,8 @@ const ENVIRONMENT: &[Case] = &[
         W,
         B,
         "GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c rm% v'",
-        Ask,
+        // The `ext::` command is read: `sh -c 'rm v'`.
+        Deny,
     ),
     // Without a rule, git is no longer a command that only reads.
     case(

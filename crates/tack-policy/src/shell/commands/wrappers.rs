@@ -736,6 +736,16 @@ fn wrapper(name: &str) -> Option<Wrapper> {
             },
             ..Wrapper::default()
         },
+        // `sshpass -p PASS ssh h`: runs its command with a password typed.
+        "sshpass" => Wrapper {
+            opts: Spec {
+                flags: "hVve",
+                with_arg: "pfdP",
+                ..Spec::default()
+            },
+            no_command: &["-h", "-V"],
+            ..Wrapper::default()
+        },
         "trickle" => Wrapper {
             // Its own BSD getopt: options stop at the command.
             opts: Spec {
