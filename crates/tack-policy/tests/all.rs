@@ -42,6 +42,8 @@ mod more_wrappers;
 mod net_red_team;
 #[path = "all/ninth_round.rs"]
 mod ninth_round;
+#[path = "all/ninth_round_deny.rs"]
+mod ninth_round_deny;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]
