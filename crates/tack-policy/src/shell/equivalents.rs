@@ -30,6 +30,8 @@ const MODES: &str = "sets the modes of files, as `chmod` does";
 const OWNERS: &str = "sets the owner of files, as `chown` does";
 const PUSHES: &str = "sends commits to a remote repository, as `git push` does";
 const DISCARDS: &str = "discards uncommitted changes in the work tree, as `git reset --hard` does";
+const DISCARDS_STASH: &str =
+    "discards changes saved in the stash, as `git reset --hard` discards the work tree's";
 const PUBLISHES: &str = "publishes a package to a registry, as `npm publish` does";
 const DELETES: &str = "deletes the resources it names, as `kubectl delete` does";
 const FETCHES: &str = "fetches URLs, as `curl` and `wget` do";
@@ -569,9 +571,155 @@ fn own_options_name(args: &[WordVal], names: &[&str], with_value: &[&str]) -> bo
     false
 }
 
+/// The words the table looks for to tell a command is another's: a
+/// subcommand, an option, a value (`git stash drop`, `terraform apply
+/// -destroy`, `shred -u`, `install -m 777`, `gh api -X PUT`).
+const TRIGGERS: &[&str] = &[
+    "drop",
+    "clear",
+    "-d",
+    "-D",
+    "--delete",
+    "-f",
+    "--force",
+    "-destroy",
+    "destroy",
+    "destroy-all",
+    "delete",
+    "del",
+    "un",
+    "delete-object",
+    "delete-objects",
+    "delete-bucket",
+    "rm",
+    "remove",
+    "prune",
+    "trash",
+    "move",
+    "rename",
+    "mv",
+    "-u",
+    "--remove",
+    "publish",
+    "add",
+    "install",
+    "ci",
+    "it",
+    "rebuild",
+    "update",
+    "sync",
+    "create",
+    "dlx",
+    "kill",
+    "stop",
+    "restart",
+    "--now",
+    "reboot",
+    "poweroff",
+    "halt",
+    "0",
+    "6",
+    "PUT",
+    "DELETE",
+    "--prune",
+    "--mirror",
+    "--stop",
+    "-K",
+    "drain",
+    "release",
+    "-p",
+    "-a",
+    "777",
+    ".",
+    ":x",
+    "0000000000000000000000000000000000000000",
+];
+
+/// At most this many words are tried in place of computed ones.
+const MAX_PROBED: usize = 4;
+
+/// The forms `args` might have once its computed words are known: each of
+/// the first computed words is tried as each word the table looks for, and
+/// a form found so that `read` (the table) did not give without it is
+/// given as its program (and subcommand, where an option follows it)
+/// followed by the word known only at run time (`git stash $X` is `git
+/// reset $X`, `terraform apply $O` is `terraform $O`), which a deny or ask
+/// rule on that program might match: the policy asks (and refuses where a
+/// rule names the whole program or subcommand, `rm *`).
+fn probed(args: &[WordVal], found: &[Form], read: &dyn Fn(&[WordVal]) -> Vec<Form>) -> Vec<Form> {
+    if args.len() > 64 {
+        return Vec::new();
+    }
+    let computed: Vec<usize> = (0..args.len())
+        .filter(|&i| args[i].literal.is_none())
+        .take(MAX_PROBED)
+        .collect();
+    let mut out: Vec<Form> = Vec::new();
+    let known = |f: &Form, forms: &[Form]| {
+        forms.iter().any(|g| {
+            g.why == f.why && g.words.first().map(|w| &w.raw) == f.words.first().map(|w| &w.raw)
+        })
+    };
+    for &at in &computed {
+        let mut tried = args.to_vec();
+        // After an option, the word may be its value (`kubectl apply -f
+        // "$F"`, `install -m "$M"`): only values are tried there.
+        let after_option = at > 0
+            && args[at - 1]
+                .literal
+                .as_deref()
+                .is_some_and(|l| l.starts_with('-') && l.len() > 1 && !l.contains('='));
+        for trigger in TRIGGERS {
+            if after_option && trigger.starts_with('-') {
+                continue;
+            }
+            tried[at] = lit(trigger);
+            for f in read(&tried) {
+                if known(&f, found) || known(&f, &out) {
+                    continue;
+                }
+                let Some(program) = f.words.first().filter(|w| w.literal.is_some()) else {
+                    continue;
+                };
+                // The subcommand too where an option the table adds follows
+                // it (`git reset --hard`, `git branch -D`): a rule on another
+                // of the program's subcommands does not meet the form.
+                let option = |i: usize| {
+                    f.words
+                        .get(i)
+                        .and_then(|w| w.literal.as_deref())
+                        .map(|l| l.starts_with('-') && !args.iter().any(|a| word_is(a, &[l])))
+                };
+                let mut words = vec![program.clone()];
+                if option(1) == Some(false) && option(2) == Some(true) {
+                    words.push(f.words[1].clone());
+                }
+                words.push(args[at].clone());
+                out.push(Form { words, why: f.why });
+            }
+        }
+    }
+    out
+}
+
 /// The forms of a simple command (wrappers removed) other than git's (see
-/// [`git`]), by its program's base name.
+/// [`git`]), by its program's base name; and, where a computed word stands
+/// where the table looks for one, the forms it might have (see [`probed`]).
 pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
+    let mut out = forms_of(base, argv);
+    if argv[1..].iter().any(|w| w.literal.is_none()) {
+        let program = argv[0].clone();
+        let more = probed(&argv[1..], &out, &|args| {
+            let mut argv = vec![program.clone()];
+            argv.extend(args.iter().cloned());
+            forms_of(base, &argv)
+        });
+        out.extend(more);
+    }
+    out
+}
+
+fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
     let args = &argv[1..];
     let mut out = Vec::new();
     let word_at = |i: usize| args.get(i).and_then(|w| w.literal.as_deref());
@@ -913,7 +1061,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if let Some(at) = subcommand_at(args, &["-C", "-c"])
                 && let Some(sub) = word_at(at)
             {
-                out.extend(git(sub, &args[at + 1..], &|_| false));
+                out.extend(git_of(sub, &args[at + 1..], &|_| false));
             }
             out.push(form(prefixed(&["git"], args), SAME_CLI));
         }
@@ -923,7 +1071,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         }
         "tofu" => {
             let words = prefixed(&["terraform"], args);
-            out.extend(forms("terraform", &words));
+            out.extend(forms_of("terraform", &words));
             out.push(form(words, SAME_CLI));
         }
         "terraform" => {
@@ -1002,7 +1150,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             {
                 out.push(form(prefixed(&["terraform", "destroy"], &[]), DESTROYS));
             }
-            out.extend(forms("terraform", &prefixed(&["terraform"], args)));
+            out.extend(forms_of("terraform", &prefixed(&["terraform"], args)));
         }
         "cdktf" if word_at(0) == Some("destroy") => {
             out.push(form(
@@ -1062,7 +1210,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 _ => args,
             };
             let words = prefixed(&["cargo", sub], args);
-            out.extend(forms("cargo", &words));
+            out.extend(forms_of("cargo", &words));
         }
         "lima" | "colima" if matches!(word_at(0), Some("nerdctl" | "docker")) => {
             let rest: Vec<WordVal> = args[1..]
@@ -1071,7 +1219,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 .cloned()
                 .collect();
             let words = prefixed(&["docker"], &rest);
-            out.extend(forms("docker", &words));
+            out.extend(forms_of("docker", &words));
             out.push(form(words, SAME_CLI));
         }
         "podman" | "podman-remote" | "nerdctl" | "finch" => {
@@ -1082,7 +1230,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(vec![lit("ssh"), lit(&host)], SSH));
             }
             let words = prefixed(&["docker"], args);
-            out.extend(forms("docker", &words));
+            out.extend(forms_of("docker", &words));
             out.push(form(words, SAME_CLI));
         }
         "docker" => {
@@ -1141,7 +1289,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         // rustup's `cargo +stable …` is the same cargo.
         "cargo" if word_at(0).is_some_and(|w| w.starts_with('+')) => {
             let words = prefixed(&["cargo"], &args[1..]);
-            out.extend(forms("cargo", &words));
+            out.extend(forms_of("cargo", &words));
             out.push(form(words, SAME_PROGRAM));
         }
         "cargo" => {
@@ -1236,7 +1384,10 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 && let Some(program) = word_at(at + 1)
             {
                 let words = args[at + 1..].to_vec();
-                out.extend(forms(program.rsplit('/').next().unwrap_or(program), &words));
+                out.extend(forms_of(
+                    program.rsplit('/').next().unwrap_or(program),
+                    &words,
+                ));
                 out.push(form(words, SAME_PROGRAM));
             }
             // `bun pm trust x` runs the packages' install scripts; `yarn
@@ -1346,7 +1497,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                     .find(|t| module == *t || module.strip_suffix(".__main__") == Some(*t))
             {
                 let words = prefixed(&[tool], &args[at + 1..]);
-                out.extend(forms(tool, &words));
+                out.extend(forms_of(tool, &words));
                 out.push(form(words, SAME_PROGRAM));
             }
             if let Some((at, module)) = module
@@ -1356,14 +1507,14 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                         .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit())))
             {
                 let words = prefixed(&["pip"], &args[at + 1..]);
-                out.extend(forms("pip", &words));
+                out.extend(forms_of("pip", &words));
                 out.push(form(words, SAME_PROGRAM));
             }
         }
         "npm-cli.js" | "npx-cli.js" => {
             let name = if base == "npm-cli.js" { "npm" } else { "npx" };
             let words = prefixed(&[name], args);
-            out.extend(forms(name, &words));
+            out.extend(forms_of(name, &words));
             out.push(form(words, SAME_PROGRAM));
         }
         "node" | "nodejs" => {
@@ -1371,7 +1522,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if let Some((at, name)) = node_cli(args) {
                 let mut words = vec![lit(name)];
                 words.extend(args[at + 1..].iter().cloned());
-                out.extend(forms(name, &words));
+                out.extend(forms_of(name, &words));
                 out.push(form(words, SAME_PROGRAM));
             }
         }
@@ -1379,7 +1530,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if let Some(tool) = word_at(0)
                 && matches!(tool, "npm" | "npx" | "pnpm" | "pnpx" | "yarn")
             {
-                out.extend(forms(tool, args));
+                out.extend(forms_of(tool, args));
                 out.push(form(args.to_vec(), SAME_PROGRAM));
             }
         }
@@ -1671,6 +1822,15 @@ fn python_module(args: &[WordVal]) -> Option<(usize, &str)> {
 /// tells whether a word names a file where git runs (`git checkout a.txt`
 /// discards a.txt's changes, `git checkout main` switches branches).
 pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<Form> {
+    let mut out = git_of(sub, args, exists);
+    if args.iter().any(|w| w.literal.is_none()) {
+        let more = probed(args, &out, &|args| git_of(sub, args, exists));
+        out.extend(more);
+    }
+    out
+}
+
+fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<Form> {
     let mut out = Vec::new();
     let p = || {
         parse(
@@ -1708,7 +1868,7 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
     match sub {
         "send-pack" => {
             // What the push amounts to, too (`git send-pack . :topic`).
-            out.extend(git("push", args, exists));
+            out.extend(git_of("push", args, exists));
             out.push(form(prefixed(&["git", "push"], args), PUSHES));
         }
         "subtree" if first_operand(args).as_deref() == Some("push") => {
@@ -1861,10 +2021,26 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
                 out.push(reset());
             }
         }
-        // `git stash drop`, `git stash clear`: the work a stash kept is gone.
-        "stash" if matches!(first_operand(args).as_deref(), Some("drop" | "clear")) => {
-            out.push(reset());
-        }
+        // `git stash clear`: the work every stash entry kept is gone, as
+        // `git reset --hard` loses the work tree's. `git stash drop` loses
+        // one entry, often one already applied (after a `stash pop` that
+        // stopped on a conflict): a rule on `git reset --hard` might mean
+        // it, so it asks (the form's last word is unknown here).
+        "stash" => match first_operand(args).as_deref() {
+            Some("clear") => out.push(form(
+                prefixed(&["git", "reset", "--hard"], &[]),
+                DISCARDS_STASH,
+            )),
+            Some("drop") => out.push(form(
+                vec![
+                    lit("git"),
+                    lit("reset"),
+                    unknown_word("(dropped-stash-entry)"),
+                ],
+                DISCARDS_STASH,
+            )),
+            _ => {}
+        },
         "checkout-index" => {
             let p = p();
             if has(&p.options, Some('f'), &["--force"]) {

@@ -357,3 +357,70 @@ const OTHER_DOORS: &[Case] = &[
 fn merges_publishes_deletes_and_connections_by_other_tools() {
     run(OTHER_DOORS);
 }
+
+const RESET: &[&str] = &["allow Bash", "deny Bash(git reset --hard *)"];
+
+/// `git stash clear` loses every saved change, as `git reset --hard` loses
+/// the work tree's; `git stash drop` loses one entry, often one already
+/// applied: a `git reset --hard` rule asks for it.
+const STASH: &[Case] = &[
+    case(RESET, B, "git stash clear", Deny),
+    case(RESET, B, "git stash drop", Ask),
+    case(RESET, B, "git stash drop stash@{1}", Ask),
+    case(RESET, B, "git stash", Allow),
+    case(RESET, B, "git stash pop", Allow),
+    case(RESET, B, "git stash list", Allow),
+    case(RESET, B, "git stash show -p", Allow),
+];
+
+#[test]
+fn dropping_a_stash_entry_asks_and_clearing_the_stash_is_refused() {
+    run(STASH);
+}
+
+const RM: &[&str] = &["allow Bash", "deny Bash(rm *)"];
+const CHMOD: &[&str] = &["allow Bash", "deny Bash(chmod *)"];
+const DOCKER_RM: &[&str] = &["allow Bash", "deny Bash(docker rm *)"];
+const S3_RM: &[&str] = &["allow Bash", "deny Bash(aws s3 rm *)"];
+const PUBLISH: &[&str] = &["allow Bash", "deny Bash(npm publish *)"];
+
+/// A word computed at run time where the table looks for the word that
+/// makes a command another's: the rule might match, so the policy asks.
+const COMPUTED_TRIGGERS: &[Case] = &[
+    case(RESET, B, "git stash $X", Ask),
+    case(RESET, B, "git stash \"$@\"", Ask),
+    case(DESTROY, B, "terraform apply $O", Ask),
+    case(DESTROY, B, "terraform apply $O -auto-approve", Ask),
+    // A rule on the whole program (`rm *`) meets the program's form.
+    case(RM, B, "shred $O a.txt", Deny),
+    case(RM, B, "gio $V a.txt", Deny),
+    case(BRANCH_D, B, "git update-ref $D refs/heads/topic", Ask),
+    case(CHMOD, B, "install -m $M a.txt b.txt", Deny),
+    case(CHMOD, B, "mkdir -m \"$M\" d", Deny),
+    case(DOCKER_RM, B, "docker container $V c1", Ask),
+    case(S3_RM, B, "aws s3api $OP --bucket b --key k", Ask),
+    case(PR_MERGE, B, "gh api -X $M repos/o/r/pulls/1/merge", Ask),
+    case(PUBLISH, B, "pnpm $CMD", Ask),
+    case(STOP, B, "service nginx $ACTION", Ask),
+    // Computed words where no trigger stands.
+    case(RESET, B, "git commit -m \"$MSG\"", Allow),
+    case(RESET, B, "git add \"$F\"", Allow),
+    case(DESTROY, B, "terraform plan -var \"x=$X\"", Allow),
+    case(RM, B, "shred -n \"$N\" a.txt", Allow),
+    case(KUBECTL, B, "kubectl apply -f \"$F\"", Allow),
+    case(DOCKER_RM, B, "docker logs \"$C\"", Allow),
+    case(STOP, B, "systemctl status \"$SVC\"", Allow),
+    case(STOP, B, "service \"$SVC\" status", Allow),
+    case(
+        BRANCH_D,
+        B,
+        "git update-ref refs/heads/topic \"$NEW\" \"$OLD\"",
+        Ask,
+    ),
+    case(BRANCH_D, B, "git switch \"$BRANCH\"", Allow),
+];
+
+#[test]
+fn a_computed_word_where_the_trigger_stands_asks() {
+    run(COMPUTED_TRIGGERS);
+}
