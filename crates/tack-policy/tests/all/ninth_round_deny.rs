@@ -424,3 +424,65 @@ const COMPUTED_TRIGGERS: &[Case] = &[
 fn a_computed_word_where_the_trigger_stands_asks() {
     run(COMPUTED_TRIGGERS);
 }
+
+/// The red team's rule set (`TEAM`): every rule at once.
+const TEAM: &[&str] = &[
+    "allow Bash",
+    "ask Bash(git commit *)",
+    "ask Bash(git push *)",
+    "ask Bash(npm install *)",
+    "deny Bash(rm -rf *)",
+    "deny Bash(rm *)",
+    "deny Bash(git reset --hard *)",
+    "deny Bash(sudo *)",
+    "deny Bash(chmod *)",
+    "deny Bash(curl *)",
+    "deny Bash(kill *)",
+    "deny Bash(mv *)",
+    "deny Bash(ssh *)",
+    "deny Bash(pip install *)",
+    "deny Bash(docker rm *)",
+    "deny Bash(kubectl delete *)",
+    "deny Bash(terraform destroy *)",
+    "deny Bash(aws s3 rm *)",
+    "deny Bash(npm publish *)",
+    "deny Bash(cargo publish *)",
+    "deny Bash(git branch -D *)",
+    "deny Bash(gh pr merge *)",
+    "deny Bash(helm uninstall *)",
+    "deny Bash(dd *)",
+    "deny Bash(mkfs *)",
+    "deny Bash(shutdown *)",
+    "deny Bash(crontab *)",
+    "deny Bash(systemctl stop *)",
+    "deny Bash(git clean *)",
+    "deny Bash(truncate *)",
+];
+
+/// Everyday commands, some with computed words, stay allowed under every
+/// rule at once.
+const EVERYDAY: &[Case] = &[
+    case(TEAM, B, "systemctl status nginx", Allow),
+    case(TEAM, B, "systemctl restart nginx", Allow),
+    case(TEAM, B, "service nginx status", Allow),
+    case(TEAM, B, "journalctl -u nginx -n 50", Allow),
+    case(TEAM, B, "pnpm run build", Allow),
+    case(TEAM, B, "yarn test", Allow),
+    case(TEAM, B, "cargo build --release", Allow),
+    case(TEAM, B, "terraform plan", Allow),
+    case(TEAM, B, "helm status web", Allow),
+    case(TEAM, B, "kubectl get pods -n \"$NS\"", Allow),
+    case(TEAM, B, "git checkout -b \"$BRANCH\"", Allow),
+    case(TEAM, B, "git log --oneline -n 5", Allow),
+    case(TEAM, B, "docker logs \"$C\"", Allow),
+    case(TEAM, B, "cp a.txt b.txt", Allow),
+    case(TEAM, B, "mkdir -p build", Allow),
+    case(TEAM, B, "fallocate -l 1M big.img", Allow),
+    case(TEAM, B, "python3 -m pytest -q", Allow),
+    case(TEAM, B, "systemd-run --user --scope make", Allow),
+];
+
+#[test]
+fn everyday_commands_stay_allowed_under_every_rule() {
+    run(EVERYDAY);
+}
