@@ -1262,7 +1262,9 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
                         "image",
                         "pull" | "push" | "build" | "tag" | "save" | "load" | "import" | "history",
                     ) => Some(sub),
-                    ("system", "prune") => Some("rm"),
+                    ("system", "prune" | "reset") => Some("rm"),
+                    // `docker compose rm` removes the services' containers.
+                    ("compose", "rm") => Some("rm"),
                     ("pod", "rm" | "remove" | "prune") => Some("rm"),
                     _ => None,
                 };
@@ -1274,7 +1276,22 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 }
             }
         }
-        "helm" => {
+        "docker-compose" if word_at(0) == Some("rm") => {
+            out.push(form(prefixed(&["docker", "rm"], &args[1..]), SAME_CLI));
+        }
+        // s3cmd's and rclone's deletions.
+        "s3cmd" | "rclone" => {
+            let p = parse(args, &["-c", "--config", "--include", "--exclude"]);
+            if p.operands.first().is_some_and(|w| {
+                word_is(w, &["del", "rm", "delete", "purge", "deletefile", "rmdirs"])
+            }) {
+                out.push(form(
+                    prefixed(&["aws", "s3", "rm"], &p.operands[1..]),
+                    DELETES_OBJECTS,
+                ));
+            }
+        }
+        "helm" | "helm2" | "helm3" => {
             if let Some(at) = subcommand_at(args, HELM_GLOBALS)
                 && matches!(word_at(at), Some("delete" | "del" | "un"))
             {

@@ -486,3 +486,23 @@ const EVERYDAY: &[Case] = &[
 fn everyday_commands_stay_allowed_under_every_rule() {
     run(EVERYDAY);
 }
+
+/// Deletions by the other clients of the same stores.
+const OTHER_CLIENTS: &[Case] = &[
+    case(S3_RM, B, "s3cmd del s3://b/k", Deny),
+    case(S3_RM, B, "rclone delete s3:b/k", Deny),
+    case(S3_RM, B, "rclone purge s3:b", Deny),
+    case(S3_RM, B, "s3cmd ls s3://b", Allow),
+    case(S3_RM, B, "rclone copy a s3:b", Allow),
+    case(DOCKER_RM, B, "docker compose rm -f", Deny),
+    case(DOCKER_RM, B, "docker-compose rm -f", Deny),
+    case(DOCKER_RM, B, "podman system reset -f", Deny),
+    case(DOCKER_RM, B, "docker compose ps", Allow),
+    case(HELM, B, "helm2 delete r", Deny),
+    case(HELM, B, "helm2 list", Allow),
+];
+
+#[test]
+fn deletions_by_other_clients_of_the_same_stores() {
+    run(OTHER_CLIENTS);
+}
