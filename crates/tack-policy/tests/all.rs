@@ -48,6 +48,8 @@ mod ninth_round_git;
 mod ninth_round_mcp;
 #[path = "all/ninth_round_net.rs"]
 mod ninth_round_net;
+#[path = "all/ninth_round_deny.rs"]
+mod ninth_round_deny;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]

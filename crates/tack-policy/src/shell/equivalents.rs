@@ -30,6 +30,8 @@ const MODES: &str = "sets the modes of files, as `chmod` does";
 const OWNERS: &str = "sets the owner of files, as `chown` does";
 const PUSHES: &str = "sends commits to a remote repository, as `git push` does";
 const DISCARDS: &str = "discards uncommitted changes in the work tree, as `git reset --hard` does";
+const DISCARDS_STASH: &str =
+    "discards changes saved in the stash, as `git reset --hard` discards the work tree's";
 const PUBLISHES: &str = "publishes a package to a registry, as `npm publish` does";
 const DELETES: &str = "deletes the resources it names, as `kubectl delete` does";
 const FETCHES: &str = "fetches URLs, as `curl` and `wget` do";
@@ -49,6 +51,14 @@ const SSH: &str = "connects to a host over ssh, as `ssh` does";
 const INSTALLS: &str = "installs packages and runs their install scripts, as `npm install` does";
 const PIP_INSTALLS: &str = "installs Python packages, as `pip install` does";
 const CONTAINERS: &str = "talks to the container engine's socket, as `docker` does";
+const STOPS_SERVICE: &str = "stops a service, as `systemctl stop` does";
+const SHUTS_DOWN: &str = "powers off or restarts the machine, as `shutdown` does";
+const MAKES_FS: &str = "makes a file system or erases one, as `mkfs` does";
+const WRITES_DEVICE: &str = "writes a block device, as `dd` does";
+const EMPTIES: &str = "empties a file, as `truncate -s 0` does";
+const CARGO_PUBLISHES: &str = "publishes crates to a registry, as `cargo publish` does";
+const HELM_UNINSTALLS: &str = "uninstalls releases, as `helm uninstall` does";
+const SCHEDULES: &str = "schedules a command to run later, as `crontab` does";
 
 fn lit(s: &str) -> WordVal {
     WordVal::literal(s)
@@ -267,23 +277,204 @@ const AWS_GLOBALS: &[&str] = &[
     "--color",
     "--cli-binary-format",
 ];
+/// systemctl's options that take a value (before its verb).
+const SYSTEMCTL_GLOBALS: &[&str] = &[
+    "-H",
+    "--host",
+    "-M",
+    "--machine",
+    "-t",
+    "--type",
+    "-s",
+    "--signal",
+    "-p",
+    "--property",
+    "-P",
+    "-o",
+    "--output",
+    "-n",
+    "--lines",
+    "--state",
+    "--job-mode",
+    "--root",
+    "--image",
+    "--image-policy",
+    "--what",
+    "--kill-whom",
+    "--kill-value",
+    "--timestamp",
+    "--boot-loader-entry",
+    "--boot-loader-menu",
+    "--reboot-argument",
+    "--when",
+    "--preset-mode",
+    "--message",
+    "--legend",
+    "--check-inhibitors",
+    "--drop-in",
+];
+
+/// `shutdown` in the form for powering off (`halt`, `poweroff`, run level
+/// 0) or restarting (`reboot`, `kexec`, run level 6).
+fn shutdown(restart: bool) -> Form {
+    let how = if restart { "-r" } else { "-h" };
+    form(vec![lit("shutdown"), lit(how), lit("now")], SHUTS_DOWN)
+}
+
+/// What systemctl's verb at `at` amounts to: `kill`, `disable --now`,
+/// `mask --now` stop the units; `poweroff`, `reboot`, `halt`, `kexec`, or
+/// starting or isolating their targets, shut the machine down.
+fn systemctl(args: &[WordVal], at: usize) -> Vec<Form> {
+    let Some(verb) = args[at].literal.as_deref() else {
+        return Vec::new();
+    };
+    let rest = &args[at + 1..];
+    let now = args.iter().any(|w| word_is(w, &["--now"]));
+    let mut out = Vec::new();
+    let stops = match verb {
+        "kill" => true,
+        "disable" | "mask" => now,
+        _ => false,
+    };
+    if stops {
+        let mut words = prefixed(&["systemctl"], &args[..at]);
+        words.push(lit("stop"));
+        words.extend(rest.iter().filter(|w| !word_is(w, &["--now"])).cloned());
+        out.push(form(words, STOPS_SERVICE));
+    }
+    let target = |names: &[&str]| {
+        rest.iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                let unit = l.strip_suffix(".target").unwrap_or(l);
+                names.contains(&unit)
+            })
+        })
+    };
+    match verb {
+        "poweroff" | "halt" => out.push(shutdown(false)),
+        "reboot" | "kexec" | "soft-reboot" => out.push(shutdown(true)),
+        "isolate" | "start" | "restart" | "reload-or-restart" => {
+            if target(&["poweroff", "halt", "runlevel0"]) {
+                out.push(shutdown(false));
+            } else if target(&["reboot", "kexec", "soft-reboot", "runlevel6"]) {
+                out.push(shutdown(true));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// systemd-run's options that take a value, other than those that say the
+/// user (`--uid`, `--gid`, `-p`).
+const SYSTEMD_RUN_VALUES: &[&str] = &[
+    "-u",
+    "--unit",
+    "-E",
+    "--setenv",
+    "--description",
+    "--slice",
+    "-M",
+    "--machine",
+    "-H",
+    "--host",
+    "--working-directory",
+    "--nice",
+    "--service-type",
+    "--path-property",
+    "--socket-property",
+    "--timer-property",
+    "--on-active",
+    "--on-boot",
+    "--on-startup",
+    "--on-unit-active",
+    "--on-unit-inactive",
+    "--on-calendar",
+    "--json",
+    "-C",
+    "--capsule",
+    "--background",
+    "--expand-environment",
+];
+
+/// systemd-run's own options: the words before the command it runs.
+fn systemd_run_own(args: &[WordVal]) -> &[WordVal] {
+    let mut all = SYSTEMD_RUN_VALUES.to_vec();
+    all.extend(["--uid", "--gid", "-p", "--property"]);
+    &args[..subcommand_at(args, &all).unwrap_or(args.len())]
+}
+
 /// The programs that run a command as another user, and the option that
 /// says so where one must (`chroot --userspec`); `None` when they always do.
-const AS_ANOTHER_USER: &[(&str, Option<&[&str]>)] = &[
-    ("su", None),
-    ("runuser", None),
-    ("sg", None),
-    ("gosu", None),
-    ("su-exec", None),
-    ("setuidgid", None),
-    ("s6-setuidgid", None),
-    ("please", None),
-    ("sudo-rs", None),
-    ("chroot", Some(&["--userspec", "--groups"])),
-    ("start-stop-daemon", Some(&["-c", "--chuid"])),
-    ("capsh", Some(&["--user", "--uid", "--gid"])),
-    ("chpst", Some(&["-u", "-U"])),
-    ("systemd-run", Some(&["--uid", "--gid", "-p", "--property"])),
+/// The third field: the program's other options that take a value, whose
+/// value is skipped (`start-stop-daemon --name x --chuid nobody`).
+type AsAnotherUser = (
+    &'static str,
+    Option<&'static [&'static str]>,
+    &'static [&'static str],
+);
+const AS_ANOTHER_USER: &[AsAnotherUser] = &[
+    ("su", None, &[]),
+    ("runuser", None, &[]),
+    ("sg", None, &[]),
+    ("gosu", None, &[]),
+    ("su-exec", None, &[]),
+    ("setuidgid", None, &[]),
+    ("s6-setuidgid", None, &[]),
+    ("please", None, &[]),
+    ("sudo-rs", None, &[]),
+    ("chroot", Some(&["--userspec", "--groups"]), &[]),
+    (
+        "start-stop-daemon",
+        Some(&["-c", "--chuid"]),
+        &[
+            "-n",
+            "--name",
+            "-x",
+            "--exec",
+            "-u",
+            "--user",
+            "-p",
+            "--pidfile",
+            "-a",
+            "--startas",
+            "-d",
+            "--chdir",
+            "-r",
+            "--chroot",
+            "-N",
+            "--nicelevel",
+            "-P",
+            "--procsched",
+            "-I",
+            "--iosched",
+            "-k",
+            "--umask",
+            "-s",
+            "--signal",
+            "-R",
+            "--retry",
+            "-g",
+            "--group",
+            "-O",
+            "--output",
+            "--ppid",
+            "--notify-timeout",
+        ],
+    ),
+    ("capsh", Some(&["--user", "--uid", "--gid"]), &[]),
+    (
+        "chpst",
+        Some(&["-u", "-U"]),
+        &[
+            "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t",
+        ],
+    ),
+    (
+        "systemd-run",
+        Some(&["--uid", "--gid", "-p", "--property"]),
+        SYSTEMD_RUN_VALUES,
+    ),
     (
         "setpriv",
         Some(&[
@@ -295,6 +486,19 @@ const AS_ANOTHER_USER: &[(&str, Option<&[&str]>)] = &[
             "--egid",
             "--init-groups",
         ]),
+        &[
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--selinux-label",
+            "--apparmor-profile",
+            "--pdeathsig",
+            "--landlock-access",
+            "--landlock-rule",
+            "--seccomp-filter",
+        ],
     ),
 ];
 
@@ -314,49 +518,311 @@ pub(super) fn is_ast_grep(args: &[WordVal]) -> bool {
 
 /// Whether the program's own options (before its first operand) name one
 /// of `names` (`--userspec=x`, `-cnobody`, `--chu x`); for `-p`/`--property`
-/// only a property that sets the user (`-p User=root`).
-fn own_options_name(args: &[WordVal], names: &[&str]) -> bool {
+/// only a property that sets the user (`-p User=root`). The values of the
+/// options in `with_value` are skipped, not taken for the first operand
+/// (`--name x --chuid nobody`, `-p MemoryMax=1G -p User=root`).
+fn own_options_name(args: &[WordVal], names: &[&str], with_value: &[&str]) -> bool {
+    let is_user_property = |v: Option<&str>| {
+        v.is_some_and(|v| {
+            ["User=", "Group=", "DynamicUser="]
+                .iter()
+                .any(|k| v.starts_with(k))
+        })
+    };
     let mut i = 0;
     while let Some(l) = args.get(i).and_then(|w| w.literal.as_deref()) {
         i += 1;
         if l == "--" || !l.starts_with('-') || l == "-" {
             return false;
         }
-        let (name, attached) = if l.starts_with("--") {
-            l.split_once('=').map_or((l, None), |(n, v)| (n, Some(v)))
-        } else {
-            let (n, v) = l.split_at(2.min(l.len()));
-            (n, (!v.is_empty()).then_some(v))
-        };
-        let found = names
-            .iter()
-            .any(|n| *n == name || (n.starts_with("--") && long_is(name, n)));
-        if !found {
-            continue;
-        }
-        if name == "-p" || (name.starts_with("--") && long_is(name, "--property")) {
-            let value = attached.or_else(|| args.get(i).and_then(|w| w.literal.as_deref()));
-            if value.is_some_and(|v| {
-                ["User=", "Group=", "DynamicUser="]
-                    .iter()
-                    .any(|k| v.starts_with(k))
-            }) {
-                return true;
+        let next = args.get(i).and_then(|w| w.literal.as_deref());
+        if let Some(long) = l.strip_prefix("--") {
+            let (name, attached) = l.split_once('=').map_or((l, None), |(n, v)| (n, Some(v)));
+            let is = |n: &&str| n.starts_with("--") && !long.is_empty() && long_is(name, n);
+            if names.iter().any(is) {
+                if !long_is(name, "--property") || is_user_property(attached.or(next)) {
+                    return true;
+                }
+                i += usize::from(attached.is_none());
+            } else if attached.is_none() && with_value.contains(&name) {
+                // Another option's value is not an operand (by its whole
+                // name: `--start` is an option of its own, not `--startas`).
+                i += 1;
             }
             continue;
         }
-        return true;
+        // A cluster (`-Sc nobody`, `-cnobody`): letters up to the first
+        // that takes a value, which takes the rest or the next word.
+        for (at, c) in l.char_indices().skip(1) {
+            let short = format!("-{c}");
+            let rest = &l[at + c.len_utf8()..];
+            let value = if rest.is_empty() { next } else { Some(rest) };
+            if names.contains(&short.as_str()) {
+                if short != "-p" || is_user_property(value) {
+                    return true;
+                }
+            } else if !with_value.contains(&short.as_str()) {
+                continue;
+            }
+            i += usize::from(rest.is_empty());
+            break;
+        }
     }
     false
 }
 
+/// The words the table looks for to tell a command is another's: a
+/// subcommand, an option, a value (`git stash drop`, `terraform apply
+/// -destroy`, `shred -u`, `install -m 777`, `gh api -X PUT`).
+const TRIGGERS: &[&str] = &[
+    "drop",
+    "clear",
+    "-d",
+    "-D",
+    "--delete",
+    "-f",
+    "--force",
+    "-destroy",
+    "destroy",
+    "destroy-all",
+    "delete",
+    "del",
+    "un",
+    "delete-object",
+    "delete-objects",
+    "delete-bucket",
+    "rm",
+    "remove",
+    "prune",
+    "trash",
+    "move",
+    "rename",
+    "mv",
+    "-u",
+    "--remove",
+    "publish",
+    "add",
+    "install",
+    "ci",
+    "it",
+    "rebuild",
+    "update",
+    "sync",
+    "create",
+    "dlx",
+    "kill",
+    "stop",
+    "restart",
+    "--now",
+    "reboot",
+    "poweroff",
+    "halt",
+    "0",
+    "6",
+    "PUT",
+    "DELETE",
+    "--prune",
+    "--mirror",
+    "--stop",
+    "-K",
+    "drain",
+    "release",
+    "-p",
+    "-a",
+    "777",
+    ".",
+    ":x",
+    "0000000000000000000000000000000000000000",
+];
+
+/// At most this many words are tried in place of computed ones.
+const MAX_PROBED: usize = 4;
+
+/// The forms `args` might have once its computed words are known: each of
+/// the first computed words is tried as each word the table looks for, and
+/// a form found so that `read` (the table) did not give without it is
+/// given as its program (and subcommand, where an option follows it)
+/// followed by the word known only at run time (`git stash $X` is `git
+/// reset $X`, `terraform apply $O` is `terraform $O`), which a deny or ask
+/// rule on that program might match: the policy asks (and refuses where a
+/// rule names the whole program or subcommand, `rm *`).
+fn probed(args: &[WordVal], found: &[Form], read: &dyn Fn(&[WordVal]) -> Vec<Form>) -> Vec<Form> {
+    if args.len() > 64 {
+        return Vec::new();
+    }
+    let computed: Vec<usize> = (0..args.len())
+        .filter(|&i| args[i].literal.is_none())
+        .take(MAX_PROBED)
+        .collect();
+    let mut out: Vec<Form> = Vec::new();
+    let known = |f: &Form, forms: &[Form]| {
+        forms.iter().any(|g| {
+            g.why == f.why && g.words.first().map(|w| &w.raw) == f.words.first().map(|w| &w.raw)
+        })
+    };
+    for &at in &computed {
+        let mut tried = args.to_vec();
+        // After an option, the word may be its value (`kubectl apply -f
+        // "$F"`, `install -m "$M"`): only values are tried there.
+        let after_option = at > 0
+            && args[at - 1]
+                .literal
+                .as_deref()
+                .is_some_and(|l| l.starts_with('-') && l.len() > 1 && !l.contains('='));
+        for trigger in TRIGGERS {
+            if after_option && trigger.starts_with('-') {
+                continue;
+            }
+            tried[at] = lit(trigger);
+            for f in read(&tried) {
+                if known(&f, found) || known(&f, &out) {
+                    continue;
+                }
+                let Some(program) = f.words.first().filter(|w| w.literal.is_some()) else {
+                    continue;
+                };
+                // The subcommand too where an option the table adds follows
+                // it (`git reset --hard`, `git branch -D`): a rule on another
+                // of the program's subcommands does not meet the form.
+                let option = |i: usize| {
+                    f.words
+                        .get(i)
+                        .and_then(|w| w.literal.as_deref())
+                        .map(|l| l.starts_with('-') && !args.iter().any(|a| word_is(a, &[l])))
+                };
+                let mut words = vec![program.clone()];
+                if option(1) == Some(false) && option(2) == Some(true) {
+                    words.push(f.words[1].clone());
+                }
+                words.push(args[at].clone());
+                out.push(Form { words, why: f.why });
+            }
+        }
+    }
+    out
+}
+
 /// The forms of a simple command (wrappers removed) other than git's (see
-/// [`git`]), by its program's base name.
+/// [`git`]), by its program's base name; and, where a computed word stands
+/// where the table looks for one, the forms it might have (see [`probed`]).
 pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
+    let mut out = forms_of(base, argv);
+    if argv[1..].iter().any(|w| w.literal.is_none()) {
+        let program = argv[0].clone();
+        let more = probed(&argv[1..], &out, &|args| {
+            let mut argv = vec![program.clone()];
+            argv.extend(args.iter().cloned());
+            forms_of(base, &argv)
+        });
+        out.extend(more);
+    }
+    out
+}
+
+fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
     let args = &argv[1..];
     let mut out = Vec::new();
     let word_at = |i: usize| args.get(i).and_then(|w| w.literal.as_deref());
+    // systemd's tools reach another machine's manager over ssh (`-H
+    // [USER@]HOST`: `ssh HOST systemd-stdio-bridge`).
+    if matches!(
+        base,
+        "systemctl"
+            | "busctl"
+            | "loginctl"
+            | "machinectl"
+            | "hostnamectl"
+            | "timedatectl"
+            | "localectl"
+            | "systemd-run"
+            | "systemd-analyze"
+            | "networkctl"
+            | "portablectl"
+            | "homectl"
+            | "userdbctl"
+    ) {
+        // systemd-run's own options only: the rest is the command it runs.
+        let own = if base == "systemd-run" {
+            systemd_run_own(args)
+        } else {
+            args
+        };
+        if let Some(host) = value_of(own, Some('H'), &["--host"]) {
+            let host = host.rsplit('@').next().unwrap_or(&host);
+            let host = host.split(':').next().unwrap_or(host);
+            out.push(form(vec![lit("ssh"), lit(host)], SSH));
+        }
+    }
+    // systemd-run's timer options make a timer that runs the command later,
+    // as a crontab line does (`--on-calendar=daily`, `--on-active=30`).
+    if base == "systemd-run" {
+        let timer = systemd_run_own(args)
+            .iter()
+            .filter_map(|w| w.literal.as_deref())
+            .any(|l| {
+                let name = l.split_once('=').map_or(l, |(n, _)| n);
+                name.starts_with("--on-") || name == "--timer-property"
+            });
+        if timer {
+            out.push(form(prefixed(&["crontab"], &[]), SCHEDULES));
+        }
+    }
+    // `/etc/init.d/nginx stop`: the service's own script.
+    if argv[0]
+        .literal
+        .as_deref()
+        .is_some_and(|p| p.contains("/init.d/") || p.contains("/rc.d/"))
+        && matches!(word_at(0), Some("stop" | "restart" | "force-stop"))
+    {
+        out.push(form(
+            vec![lit("systemctl"), lit("stop"), lit(base)],
+            STOPS_SERVICE,
+        ));
+    }
     match base {
+        // `service nginx stop` runs `systemctl stop nginx` (and
+        // `invoke-rc.d`, OpenRC's `rc-service`, the same).
+        "service" | "invoke-rc.d" | "rc-service" => {
+            let p = parse(args, &[]);
+            if let [unit, action, rest @ ..] = p.operands.as_slice()
+                && let Some(verb) = action.literal.as_deref()
+            {
+                let mut words = vec![lit("systemctl"), action.clone(), unit.clone()];
+                words.extend(rest.iter().cloned());
+                if matches!(
+                    verb,
+                    "stop"
+                        | "restart"
+                        | "force-stop"
+                        | "try-restart"
+                        | "condrestart"
+                        | "force-reload"
+                ) {
+                    out.push(form(
+                        vec![lit("systemctl"), lit("stop"), unit.clone()],
+                        STOPS_SERVICE,
+                    ));
+                }
+                out.push(form(words, SAME_PROGRAM));
+            }
+        }
+        "systemctl" => {
+            if let Some(at) = subcommand_at(args, SYSTEMCTL_GLOBALS) {
+                out.extend(systemctl(args, at));
+            }
+        }
+        "reboot" | "poweroff" | "halt" if !only_asks_about_itself(args) => {
+            out.push(shutdown(base == "reboot"));
+        }
+        "telinit" | "init" => match parse(args, &[])
+            .operands
+            .first()
+            .and_then(|w| w.literal.as_deref())
+        {
+            Some("0") => out.push(shutdown(false)),
+            Some("6") => out.push(shutdown(true)),
+            _ => {}
+        },
         "unlink" | "srm" | "wipe" | "trash" | "trash-put" => {
             let p = parse(args, &[]);
             out.push(form(prefixed(&["rm"], &p.operands), REMOVES));
@@ -368,6 +834,60 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             );
             if has(&p.options, Some('u'), &["--remove"]) {
                 out.push(form(prefixed(&["rm"], &p.operands), REMOVES));
+            }
+            // `shred /dev/sda` overwrites the disk.
+            out.extend(device_writes(&p.operands));
+        }
+        "tee" => out.extend(device_writes(&parse(args, &[]).operands)),
+        "pv" => {
+            if let Some(dest) = value_of(args, Some('o'), &["--output"]) {
+                out.extend(device_writes(&[lit(&dest)]));
+            }
+        }
+        // dd's forks and clones.
+        "ddrescue" | "dcfldd" | "dc3dd" | "dd_rescue" | "sg_dd" | "sdd" => {
+            out.push(form(prefixed(&["dd"], args), WRITES_DEVICE));
+        }
+        // `mkfs -t ext4` runs `mkfs.ext4`; `mke2fs`, `mkswap`, `mkdosfs`
+        // are the same makers by other names.
+        _ if (base.starts_with("mkfs.")
+            || matches!(
+                base,
+                "mke2fs" | "mkswap" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "mke4fs" | "mformat"
+            ))
+            && !only_asks_about_itself(args) =>
+        {
+            let mut words = vec![lit("mkfs")];
+            if let Some(kind) = base.strip_prefix("mkfs.") {
+                words.extend([lit("-t"), lit(kind)]);
+            }
+            words.extend(args.iter().cloned());
+            out.push(form(words, MAKES_FS));
+        }
+        // `wipefs -a DEV` erases the file systems' signatures (without `-a`
+        // or `-o` it only lists them).
+        "wipefs" => {
+            let p = parse(
+                args,
+                &[
+                    "-o", "--offset", "-t", "--types", "-O", "--output", "-b", "--backup",
+                ],
+            );
+            if (has(&p.options, Some('a'), &["--all"])
+                || value_of(args, Some('o'), &["--offset"]).is_some())
+                && !has(&p.options, Some('n'), &["--no-act"])
+            {
+                out.push(form(prefixed(&["mkfs"], &p.operands), MAKES_FS));
+            }
+        }
+        // `fallocate -p`/`--punch-hole` zeroes a range of the file,
+        // `-c`/`--collapse-range` removes one.
+        "fallocate" => {
+            let p = parse(args, &["-o", "--offset", "-l", "--length"]);
+            if has(&p.options, Some('p'), &["--punch-hole"])
+                || has(&p.options, Some('c'), &["--collapse-range"])
+            {
+                out.push(form(prefixed(&["truncate"], &p.operands), EMPTIES));
             }
         }
         "gio" => match word_at(0) {
@@ -407,8 +927,9 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         {
             out.push(form(prefixed(&["kill"], args), SIGNALS));
         }
-        _ if let Some((_, needs)) = AS_ANOTHER_USER.iter().find(|(p, _)| *p == base)
-            && needs.is_none_or(|names| own_options_name(args, names)) =>
+        _ if let Some((_, needs, with_value)) =
+            AS_ANOTHER_USER.iter().find(|(p, _, _)| *p == base)
+            && needs.is_none_or(|names| own_options_name(args, names, with_value)) =>
         {
             out.push(form(prefixed(&["sudo"], argv), PRIVILEGED));
         }
@@ -428,6 +949,10 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             ];
             let p = parse(args, &with_value);
             let targets = install_targets(args, &p);
+            if !has(&p.options, Some('d'), &["--directory"]) {
+                out.extend(device_writes(&targets));
+                out.extend(emptied(p.operands.first(), p.operands.last()));
+            }
             if let Some(mode) = value_of(args, Some('m'), &["--mode"]) {
                 out.push(form(modes("chmod", &mode, &targets), MODES));
             }
@@ -451,6 +976,14 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         "cp" => {
             // `cp --attributes-only --preserve=mode SRC DEST`: DEST's mode.
             let p = parse(args, &["-t", "--target-directory", "-S", "--suffix"]);
+            // `cp disk.img /dev/sda`; `cp /dev/null a.txt`.
+            if !has(&p.options, None, &["--attributes-only"])
+                && value_of(args, Some('t'), &["--target-directory"]).is_none()
+                && p.operands.len() >= 2
+            {
+                out.extend(device_writes(&p.operands[p.operands.len() - 1..]));
+                out.extend(emptied(p.operands.first(), p.operands.last()));
+            }
             if has(&p.options, None, &["--attributes-only"]) {
                 let dest: Vec<WordVal> = p.operands.last().cloned().into_iter().collect();
                 let preserve = value_of(args, None, &["--preserve"]).unwrap_or_default();
@@ -528,7 +1061,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if let Some(at) = subcommand_at(args, &["-C", "-c"])
                 && let Some(sub) = word_at(at)
             {
-                out.extend(git(sub, &args[at + 1..], &|_| false));
+                out.extend(git_of(sub, &args[at + 1..], &|_| false));
             }
             out.push(form(prefixed(&["git"], args), SAME_CLI));
         }
@@ -538,7 +1071,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         }
         "tofu" => {
             let words = prefixed(&["terraform"], args);
-            out.extend(forms("terraform", &words));
+            out.extend(forms_of("terraform", &words));
             out.push(form(words, SAME_CLI));
         }
         "terraform" => {
@@ -607,11 +1140,77 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             let p = parse(args, &[]);
             out.push(form(prefixed(&["mv"], &p.operands), MOVES));
         }
+        // terragrunt runs terraform's command (`terragrunt apply -destroy`,
+        // `run-all destroy`, `destroy-all`); cdktf destroys its stacks.
         "terragrunt" => {
             let p = parse(args, &[]);
-            if p.operands.iter().any(|w| word_is(w, &["destroy"])) {
+            if p.operands
+                .iter()
+                .any(|w| word_is(w, &["destroy", "destroy-all"]))
+            {
                 out.push(form(prefixed(&["terraform", "destroy"], &[]), DESTROYS));
             }
+            out.extend(forms_of("terraform", &prefixed(&["terraform"], args)));
+        }
+        "cdktf" if word_at(0) == Some("destroy") => {
+            out.push(form(
+                prefixed(&["terraform", "destroy"], &args[1..]),
+                DESTROYS,
+            ));
+        }
+        // helmfile's `destroy` and `delete` uninstall its releases.
+        "helmfile" => {
+            const WITH_VALUE: &[&str] = &[
+                "-e",
+                "--environment",
+                "-f",
+                "--file",
+                "-n",
+                "--namespace",
+                "-l",
+                "--selector",
+                "--kube-context",
+                "-b",
+                "--helm-binary",
+                "--state-values-set",
+                "--state-values-file",
+                "--log-level",
+                "-c",
+                "--chart",
+            ];
+            if let Some(at) = subcommand_at(args, WITH_VALUE)
+                && matches!(word_at(at), Some("destroy" | "delete"))
+            {
+                out.push(form(
+                    prefixed(&["helm", "uninstall"], &args[at + 1..]),
+                    HELM_UNINSTALLS,
+                ));
+            }
+        }
+        // The snap's own name for its kubectl.
+        "microk8s.kubectl" => out.push(form(prefixed(&["kubectl"], args), SAME_CLI)),
+        // virsh over `qemu+ssh://host/system` runs ssh to the host.
+        "virsh" | "virt-install" | "virt-viewer" | "virt-manager" => {
+            if let Some(uri) = value_of(args, Some('c'), &["--connect"])
+                && let Some(host) = ssh_url_host(&uri)
+            {
+                out.push(form(vec![lit("ssh"), lit(&host)], SSH));
+            }
+        }
+        "vagrant" if word_at(0) == Some("ssh") => {
+            out.push(form(prefixed(&["ssh"], &args[1..]), SSH));
+        }
+        // cargo-release, cargo-workspaces, cargo-smart-release publish the
+        // workspace's crates.
+        "cargo-release" | "cargo-smart-release" | "cargo-workspaces" | "cargo-ws" => {
+            let sub = base.strip_prefix("cargo-").unwrap_or(base);
+            // Run by cargo, it is given its subcommand's name first.
+            let args = match word_at(0) {
+                Some(w) if w == sub || matches!(w, "ws" | "workspaces") => &args[1..],
+                _ => args,
+            };
+            let words = prefixed(&["cargo", sub], args);
+            out.extend(forms_of("cargo", &words));
         }
         "lima" | "colima" if matches!(word_at(0), Some("nerdctl" | "docker")) => {
             let rest: Vec<WordVal> = args[1..]
@@ -620,12 +1219,18 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 .cloned()
                 .collect();
             let words = prefixed(&["docker"], &rest);
-            out.extend(forms("docker", &words));
+            out.extend(forms_of("docker", &words));
             out.push(form(words, SAME_CLI));
         }
         "podman" | "podman-remote" | "nerdctl" | "finch" => {
+            // `podman --url ssh://root@host/run/podman/podman.sock ps`.
+            if let Some(url) = value_of(args, None, &["--url"])
+                && let Some(host) = ssh_url_host(&url)
+            {
+                out.push(form(vec![lit("ssh"), lit(&host)], SSH));
+            }
             let words = prefixed(&["docker"], args);
-            out.extend(forms("docker", &words));
+            out.extend(forms_of("docker", &words));
             out.push(form(words, SAME_CLI));
         }
         "docker" => {
@@ -657,7 +1262,9 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                         "image",
                         "pull" | "push" | "build" | "tag" | "save" | "load" | "import" | "history",
                     ) => Some(sub),
-                    ("system", "prune") => Some("rm"),
+                    ("system", "prune" | "reset") => Some("rm"),
+                    // `docker compose rm` removes the services' containers.
+                    ("compose", "rm") => Some("rm"),
                     ("pod", "rm" | "remove" | "prune") => Some("rm"),
                     _ => None,
                 };
@@ -669,7 +1276,22 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 }
             }
         }
-        "helm" => {
+        "docker-compose" if word_at(0) == Some("rm") => {
+            out.push(form(prefixed(&["docker", "rm"], &args[1..]), SAME_CLI));
+        }
+        // s3cmd's and rclone's deletions.
+        "s3cmd" | "rclone" => {
+            let p = parse(args, &["-c", "--config", "--include", "--exclude"]);
+            if p.operands.first().is_some_and(|w| {
+                word_is(w, &["del", "rm", "delete", "purge", "deletefile", "rmdirs"])
+            }) {
+                out.push(form(
+                    prefixed(&["aws", "s3", "rm"], &p.operands[1..]),
+                    DELETES_OBJECTS,
+                ));
+            }
+        }
+        "helm" | "helm2" | "helm3" => {
             if let Some(at) = subcommand_at(args, HELM_GLOBALS)
                 && matches!(word_at(at), Some("delete" | "del" | "un"))
             {
@@ -683,7 +1305,27 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
         "gh" => out.extend(gh_api(args)),
         // rustup's `cargo +stable …` is the same cargo.
         "cargo" if word_at(0).is_some_and(|w| w.starts_with('+')) => {
-            out.push(form(prefixed(&["cargo"], &args[1..]), SAME_PROGRAM));
+            let words = prefixed(&["cargo"], &args[1..]);
+            out.extend(forms_of("cargo", &words));
+            out.push(form(words, SAME_PROGRAM));
+        }
+        "cargo" => {
+            const WITH_VALUE: &[&str] = &["--color", "-Z", "--config", "-C", "--explain"];
+            if let Some(at) = subcommand_at(args, WITH_VALUE) {
+                let rest = &args[at + 1..];
+                let next = rest.first().and_then(|w| w.literal.as_deref());
+                let no_publish = rest.iter().any(|w| word_is(w, &["--no-publish"]));
+                let publishes = match word_at(at) {
+                    Some("release" | "smart-release") => !no_publish,
+                    Some("workspaces" | "ws") => next == Some("publish"),
+                    _ => false,
+                };
+                if publishes {
+                    let mut words = prefixed(&["cargo"], &args[..at]);
+                    words.push(lit("publish"));
+                    out.push(form(words, CARGO_PUBLISHES));
+                }
+            }
         }
         "npm" => {
             // `npm ci`, `npm it`, `npm update` install as `npm install`.
@@ -717,7 +1359,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             // `pnpm publish`, `yarn --cwd x publish`, `yarn npm publish`
             // (Berry); not a script or package of that name (`pnpm run
             // publish`, `bun x publish`).
-            let with_value = [
+            let mut with_value = vec![
                 "--dir",
                 "-C",
                 "--cwd",
@@ -729,6 +1371,10 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 "--workspace-concurrency",
                 "--color",
             ];
+            if base == "bun" {
+                // `bun -c bunfig.toml add x`.
+                with_value.extend(["-c", "--config"]);
+            }
             let mut first = subcommand_at(args, &with_value);
             // `yarn workspace web add x`, `yarn global add x`, `yarn npm
             // publish`.
@@ -739,7 +1385,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 let from = (at + 1 + skip).min(args.len());
                 first = subcommand_at(&args[from..], &with_value).map(|i| from + i);
             }
-            let sub = first.and_then(word_at);
+            let mut sub = first.and_then(word_at);
             if sub == Some("publish")
                 && let Some(at) = first
             {
@@ -755,10 +1401,26 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 && let Some(program) = word_at(at + 1)
             {
                 let words = args[at + 1..].to_vec();
-                out.extend(forms(program.rsplit('/').next().unwrap_or(program), &words));
+                out.extend(forms_of(
+                    program.rsplit('/').next().unwrap_or(program),
+                    &words,
+                ));
                 out.push(form(words, SAME_PROGRAM));
             }
-            // `yarn`, `yarn add x`, `pnpm i`, `bun install`.
+            // `bun pm trust x` runs the packages' install scripts; `yarn
+            // workspaces focus` installs a workspace's dependencies.
+            if let Some(at) = first
+                && matches!(
+                    (sub, word_at(at + 1)),
+                    (Some("pm"), Some("trust")) | (Some("workspaces"), Some("focus"))
+                )
+            {
+                first = Some(at + 1);
+                sub = Some("install");
+            }
+            // `yarn`, `yarn add x`, `pnpm i`, `bun install`; `pnpm it` and
+            // `rebuild` (install and run install scripts), `create` and
+            // `dlx` (install a package and run it, as `npm create`).
             let installs = match sub {
                 None => {
                     base == "yarn"
@@ -776,6 +1438,12 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                         | "upgrade"
                         | "update"
                         | "upgrade-interactive"
+                        | "it"
+                        | "install-test"
+                        | "rebuild"
+                        | "rb"
+                        | "create"
+                        | "dlx"
                 ),
             };
             if installs && base != "lerna" {
@@ -838,6 +1506,17 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 let script = args[at].literal.as_deref()?.trim_end_matches('/');
                 Some((at, script.rsplit('/').next().unwrap_or(script)))
             });
+            // `python3 -m uv pip install x`, `python3 -m pipx install x`: the
+            // same programs.
+            if let Some((at, module)) = module
+                && let Some(tool) = ["uv", "pipx", "poetry", "pdm", "pipenv", "rye", "hatch"]
+                    .into_iter()
+                    .find(|t| module == *t || module.strip_suffix(".__main__") == Some(*t))
+            {
+                let words = prefixed(&[tool], &args[at + 1..]);
+                out.extend(forms_of(tool, &words));
+                out.push(form(words, SAME_PROGRAM));
+            }
             if let Some((at, module)) = module
                 && (matches!(module, "pip" | "pip3" | "pip.__main__")
                     || module
@@ -845,14 +1524,14 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
                         .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit())))
             {
                 let words = prefixed(&["pip"], &args[at + 1..]);
-                out.extend(forms("pip", &words));
+                out.extend(forms_of("pip", &words));
                 out.push(form(words, SAME_PROGRAM));
             }
         }
         "npm-cli.js" | "npx-cli.js" => {
             let name = if base == "npm-cli.js" { "npm" } else { "npx" };
             let words = prefixed(&[name], args);
-            out.extend(forms(name, &words));
+            out.extend(forms_of(name, &words));
             out.push(form(words, SAME_PROGRAM));
         }
         "node" | "nodejs" => {
@@ -860,7 +1539,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if let Some((at, name)) = node_cli(args) {
                 let mut words = vec![lit(name)];
                 words.extend(args[at + 1..].iter().cloned());
-                out.extend(forms(name, &words));
+                out.extend(forms_of(name, &words));
                 out.push(form(words, SAME_PROGRAM));
             }
         }
@@ -868,7 +1547,7 @@ pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if let Some(tool) = word_at(0)
                 && matches!(tool, "npm" | "npx" | "pnpm" | "pnpx" | "yarn")
             {
-                out.extend(forms(tool, args));
+                out.extend(forms_of(tool, args));
                 out.push(form(args.to_vec(), SAME_PROGRAM));
             }
         }
@@ -1048,6 +1727,26 @@ fn gh_api(args: &[WordVal]) -> Vec<Form> {
     let Some(endpoint) = p.operands.first().and_then(|w| w.literal.as_deref()) else {
         return Vec::new();
     };
+    // `gh api graphql -f query='mutation{mergePullRequest(…)}'`: the
+    // mutations that merge a pull request or delete a repository.
+    if endpoint.trim_start_matches('/') == "graphql" {
+        let query: String = rest
+            .iter()
+            .map(|w| w.literal.as_deref().unwrap_or(&w.raw))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut out = Vec::new();
+        if query.contains("mergePullRequest") || query.contains("enablePullRequestAutoMerge") {
+            out.push(form(vec![lit("gh"), lit("pr"), lit("merge")], MERGES_PR));
+        }
+        if query.contains("deleteRepository") {
+            out.push(form(
+                vec![lit("gh"), lit("repo"), lit("delete")],
+                DELETES_REPO,
+            ));
+        }
+        return out;
+    }
     // `https://api.github.com/repos/…` is used as it is; a query is not
     // part of the route.
     let endpoint = match endpoint.split_once("://") {
@@ -1140,6 +1839,15 @@ fn python_module(args: &[WordVal]) -> Option<(usize, &str)> {
 /// tells whether a word names a file where git runs (`git checkout a.txt`
 /// discards a.txt's changes, `git checkout main` switches branches).
 pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<Form> {
+    let mut out = git_of(sub, args, exists);
+    if args.iter().any(|w| w.literal.is_none()) {
+        let more = probed(args, &out, &|args| git_of(sub, args, exists));
+        out.extend(more);
+    }
+    out
+}
+
+fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<Form> {
     let mut out = Vec::new();
     let p = || {
         parse(
@@ -1175,25 +1883,37 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
     };
     let reset = || form(prefixed(&["git", "reset", "--hard"], &[]), DISCARDS);
     match sub {
-        "send-pack" => out.push(form(prefixed(&["git", "push"], args), PUSHES)),
+        "send-pack" => {
+            // What the push amounts to, too (`git send-pack . :topic`).
+            out.extend(git_of("push", args, exists));
+            out.push(form(prefixed(&["git", "push"], args), PUSHES));
+        }
         "subtree" if first_operand(args).as_deref() == Some("push") => {
             let p = p();
             out.push(form(prefixed(&["git", "push"], &p.operands[1..]), PUSHES));
         }
         "push" => {
-            // `git push . :topic`, `git push . --delete topic`: this
-            // repository's own branch deleted.
+            // `git push . :topic`, `git push ../repo --delete topic`: a
+            // branch of a repository on this machine deleted.
             let p = p();
-            // This repository by any name: `.`, `./`, `.git`, a `file://`
-            // URL (a path elsewhere may be this one too: see git_config).
-            let here = p.operands.first().is_some_and(|w| {
-                w.literal.as_deref().is_some_and(|l| {
-                    matches!(l, "." | "./" | ".git" | "./.git" | ".git/")
-                        || l.starts_with("file://")
-                })
-            });
+            // A repository by its path (`.`, `./.`, `.git/`, `../repo`,
+            // `/abs/repo`, a `file://` URL), not a remote's name or URL
+            // (a remote elsewhere may be on this machine too: see
+            // git_config).
+            let here = p
+                .operands
+                .first()
+                .is_some_and(|w| w.literal.as_deref().is_some_and(local_repository));
             if here {
                 let delete = has(&p.options, Some('d'), &["--delete"]);
+                // `--prune` and `--mirror` delete the branches the
+                // refspecs do not name.
+                if has(&p.options, None, &["--prune", "--mirror"]) {
+                    out.push(form(
+                        vec![lit("git"), lit("branch"), lit("-D")],
+                        DELETES_BRANCH,
+                    ));
+                }
                 for w in &p.operands[1..] {
                     let refspec = w.literal.as_deref().map(|l| l.trim_start_matches('+'));
                     let branch = match refspec {
@@ -1214,7 +1934,13 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
         "update-ref" => {
             let p = p();
             let named = p.operands.first();
-            if has(&p.options, Some('d'), &[])
+            // The null id as the new value deletes the ref.
+            let null = p.operands.get(1).is_some_and(|w| {
+                w.literal
+                    .as_deref()
+                    .is_some_and(|l| l.len() >= 40 && l.bytes().all(|b| b == b'0'))
+            });
+            if (has(&p.options, Some('d'), &[]) || null)
                 && let Some(b) = named
                     .and_then(|w| w.literal.as_deref())
                     .and_then(|r| r.strip_prefix("refs/heads/"))
@@ -1312,10 +2038,26 @@ pub(super) fn git(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) ->
                 out.push(reset());
             }
         }
-        // `git stash drop`, `git stash clear`: the work a stash kept is gone.
-        "stash" if matches!(first_operand(args).as_deref(), Some("drop" | "clear")) => {
-            out.push(reset());
-        }
+        // `git stash clear`: the work every stash entry kept is gone, as
+        // `git reset --hard` loses the work tree's. `git stash drop` loses
+        // one entry, often one already applied (after a `stash pop` that
+        // stopped on a conflict): a rule on `git reset --hard` might mean
+        // it, so it asks (the form's last word is unknown here).
+        "stash" => match first_operand(args).as_deref() {
+            Some("clear") => out.push(form(
+                prefixed(&["git", "reset", "--hard"], &[]),
+                DISCARDS_STASH,
+            )),
+            Some("drop") => out.push(form(
+                vec![
+                    lit("git"),
+                    lit("reset"),
+                    unknown_word("(dropped-stash-entry)"),
+                ],
+                DISCARDS_STASH,
+            )),
+            _ => {}
+        },
         "checkout-index" => {
             let p = p();
             if has(&p.options, Some('f'), &["--force"]) {
@@ -1380,6 +2122,74 @@ fn install_targets(args: &[WordVal], p: &Parsed<'_>) -> Vec<WordVal> {
         return vec![lit(&dir)];
     }
     p.operands.last().cloned().into_iter().collect()
+}
+
+/// Whether a push's destination names a repository by its path on this
+/// machine (`.`, `./.`, `.git/`, `../repo`, `/abs/repo`, `~/r`, `file://…`),
+/// not a remote by its name or a URL.
+fn local_repository(dest: &str) -> bool {
+    dest.starts_with("file://")
+        || dest.starts_with('/')
+        || dest.starts_with("~/")
+        || dest == "."
+        || dest == ".."
+        || dest.starts_with("./")
+        || dest.starts_with("../")
+        || matches!(dest.trim_end_matches('/'), ".git")
+}
+
+/// The host of a URL whose transport is ssh (`ssh://u@h:22/x`,
+/// `qemu+ssh://h/system`, `git+ssh://h/r`).
+fn ssh_url_host(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !scheme.split('+').any(|p| p == "ssh") {
+        return None;
+    }
+    let authority = rest.split(['/', '?']).next().unwrap_or(rest);
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    let host = if host.starts_with('[') {
+        host.split(']').next().map(|h| h.trim_start_matches('['))?
+    } else {
+        host.split(':').next().unwrap_or(host)
+    };
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+/// Whether a path names a disk or a partition (`/dev/sda1`, `/dev/nvme0n1`,
+/// `/dev/loop0`, `/dev/mmcblk0`, `/dev/mapper/x`, `/dev/disk/by-id/…`).
+fn block_device(path: &str) -> bool {
+    let Some(name) = path.strip_prefix("/dev/") else {
+        return false;
+    };
+    [
+        "sd", "hd", "vd", "xvd", "nvme", "loop", "mmcblk", "md", "dm-", "mapper/", "disk/", "nbd",
+        "zram", "sr", "mtdblock", "ram", "rbd", "bcache",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// `dd of=DEVICE` for each operand of `words` that is a block device.
+fn device_writes(words: &[WordVal]) -> Vec<Form> {
+    words
+        .iter()
+        .filter_map(|w| w.literal.as_deref())
+        .filter(|l| block_device(l))
+        .map(|dev| form(vec![lit("dd"), lit(&format!("of={dev}"))], WRITES_DEVICE))
+        .collect()
+}
+
+/// `truncate -s 0 DEST` when `/dev/null` is copied over DEST.
+fn emptied(source: Option<&WordVal>, dest: Option<&WordVal>) -> Option<Form> {
+    let dest = dest?;
+    (source.is_some_and(|w| word_is(w, &["/dev/null"])) && !word_is(dest, &["/dev/null"])).then(
+        || {
+            form(
+                vec![lit("truncate"), lit("-s"), lit("0"), dest.clone()],
+                EMPTIES,
+            )
+        },
+    )
 }
 
 /// The first word not an option (a subcommand), as written.

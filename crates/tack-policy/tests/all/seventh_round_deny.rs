@@ -547,7 +547,7 @@ const THIRD_LOOK: &[Case] = &[
     case(ASK_INSTALL, B, "npm create vite@latest x", Ask),
     case(ASK_INSTALL, B, "npm init vite x", Ask),
     case(ASK_INSTALL, B, "npm init -y", Allow),
-    case(RESET, B, "git stash drop", Deny),
+    case(RESET, B, "git stash drop", Ask),
     case(RESET, B, "git stash clear", Deny),
     case(RESET, B, "git stash", Allow),
     case(RESET, B, "git stash list", Allow),
