@@ -42,14 +42,14 @@ mod more_wrappers;
 mod net_red_team;
 #[path = "all/ninth_round.rs"]
 mod ninth_round;
+#[path = "all/ninth_round_deny.rs"]
+mod ninth_round_deny;
 #[path = "all/ninth_round_git.rs"]
 mod ninth_round_git;
 #[path = "all/ninth_round_mcp.rs"]
 mod ninth_round_mcp;
 #[path = "all/ninth_round_net.rs"]
 mod ninth_round_net;
-#[path = "all/ninth_round_deny.rs"]
-mod ninth_round_deny;
 #[path = "all/notebook_and_search.rs"]
 mod notebook_and_search;
 #[path = "all/paths.rs"]

@@ -705,6 +705,32 @@ fn probed(args: &[WordVal], found: &[Form], read: &dyn Fn(&[WordVal]) -> Vec<For
 /// The forms of a simple command (wrappers removed) other than git's (see
 /// [`git`]), by its program's base name; and, where a computed word stands
 /// where the table looks for one, the forms it might have (see [`probed`]).
+/// The forms an environment variable set for a command (or exported)
+/// amounts to: `DOCKER_HOST=ssh://h` (podman's `CONTAINER_HOST`) has the
+/// engine's client run `ssh h`; `CARGO_ALIAS_X=publish …` makes `cargo X`
+/// publish.
+pub(super) fn assignment(name: &str, value: &str) -> Vec<Form> {
+    let mut out = Vec::new();
+    if matches!(name, "DOCKER_HOST" | "CONTAINER_HOST")
+        && let Some(rest) = value
+            .get(..6)
+            .filter(|s| s.eq_ignore_ascii_case("ssh://"))
+            .map(|_| &value[6..])
+    {
+        let destination = rest.split('/').next().unwrap_or_default();
+        out.push(form(vec![lit("ssh"), lit(destination)], SSH));
+    }
+    if let Some(alias) = name.strip_prefix("CARGO_ALIAS_")
+        && !alias.is_empty()
+        && value.split_whitespace().any(|w| w == "publish")
+    {
+        let mut words = vec![lit("cargo")];
+        words.extend(value.split_whitespace().map(lit));
+        out.push(form(words, CARGO_PUBLISHES));
+    }
+    out
+}
+
 pub(super) fn forms(base: &str, argv: &[WordVal]) -> Vec<Form> {
     let mut out = forms_of(base, argv);
     if argv[1..].iter().any(|w| w.literal.is_none()) {

@@ -577,6 +577,12 @@ impl Analyzer {
     /// (`HTTPS_PROXY=evil.com:3128 npm …`, `DOCKER_HOST=tcp://h:2375`);
     /// such a value computed at run time names a host known only then.
     pub(super) fn assigned_value(&mut self, name: &str, value: &WordVal) {
+        if let Some(text) = value.literal.as_deref() {
+            let forms = super::equivalents::assignment(name, text);
+            if !forms.is_empty() {
+                self.emit_equivalents(&[WordVal::literal(&format!("{name}={text}"))], forms);
+            }
+        }
         let host_variable = names_a_host(name);
         if names_a_service(name) {
             // The host is in libpq's service file, read at run time.

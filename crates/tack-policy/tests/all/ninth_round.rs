@@ -295,3 +295,33 @@ fn ripgrep_reads_only_what_its_ignore_files_leave_in() {
     // Nothing ignored: the file is read.
     run_with_files(&[git], &[case(SECRET_DIR, B, "rg TODO", Deny)]);
 }
+
+#[test]
+fn a_variable_that_makes_a_command_another_meets_its_rule() {
+    const SSH: &[&str] = &["allow Bash", "deny Bash(ssh *)"];
+    const CARGO: &[&str] = &["allow Bash", "deny Bash(cargo publish *)"];
+    run(&[
+        case(SSH, B, "DOCKER_HOST=ssh://me@build-box docker ps", Deny),
+        case(
+            SSH,
+            B,
+            "export DOCKER_HOST=ssh://build-box; docker ps",
+            Deny,
+        ),
+        case(
+            SSH,
+            B,
+            "CONTAINER_HOST=ssh://root@h/run/podman/podman.sock podman ps",
+            Deny,
+        ),
+        case(
+            SSH,
+            B,
+            "DOCKER_HOST=unix:///var/run/docker.sock docker ps",
+            Allow,
+        ),
+        case(SSH, B, "docker ps", Allow),
+        case(CARGO, B, "CARGO_ALIAS_SHIP=publish cargo ship", Deny),
+        case(CARGO, B, "CARGO_ALIAS_T='test --all' cargo t", Allow),
+    ]);
+}
