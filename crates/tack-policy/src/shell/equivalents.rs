@@ -2034,9 +2034,23 @@ fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<For
             let names_a_file = !makes_branch
                 && p.operands
                     .iter()
-                    .any(|w| w.literal.as_deref().is_none_or(exists) || w.glob);
+                    .any(|w| w.literal.as_deref().is_some_and(exists) || w.glob);
+            // A word computed at run time may be a branch or a file
+            // (`git checkout "$BRANCH"`): a rule on `git reset --hard` might
+            // mean it, so it asks.
+            let may_name_a_file =
+                !makes_branch && p.operands.iter().any(|w| w.literal.is_none() && !w.glob);
             if has(&p.options, Some('f'), &["--force"]) || dashes || whole_tree || names_a_file {
                 out.push(reset());
+            } else if may_name_a_file {
+                out.push(form(
+                    vec![
+                        lit("git"),
+                        lit("reset"),
+                        unknown_word("(a branch or a file)"),
+                    ],
+                    DISCARDS,
+                ));
             }
         }
         "switch" => {

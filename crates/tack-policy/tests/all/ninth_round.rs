@@ -325,3 +325,17 @@ fn a_variable_that_makes_a_command_another_meets_its_rule() {
         case(CARGO, B, "CARGO_ALIAS_T='test --all' cargo t", Allow),
     ]);
 }
+
+/// A word computed at run time after `git checkout` may be a branch or a
+/// file: a rule on `git reset --hard` asks rather than refuses.
+#[test]
+fn a_computed_checkout_operand_asks() {
+    const RESET: &[&str] = &["allow Bash", "deny Bash(git reset --hard *)"];
+    run(&[
+        case(RESET, B, "git checkout \"$BRANCH\"", Ask),
+        case(RESET, B, "git checkout -- \"$FILE\"", Deny),
+        case(RESET, B, "git checkout -b \"$NEW\"", Allow),
+        case(RESET, B, "git checkout main", Allow),
+        case(NONE, B, "git checkout \"$BRANCH\"", Allow),
+    ]);
+}
