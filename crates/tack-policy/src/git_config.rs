@@ -97,47 +97,11 @@ impl GitConfig {
         let Ok(text) = std::fs::read_to_string(file) else {
             return;
         };
-        let dir = file.parent().unwrap_or(Path::new("/"));
-        let mut section = String::new();
-        let mut subsection: Option<String> = None;
-        for line in text.lines() {
-            let mut line = line.trim_start();
-            if let Some(rest) = line.strip_prefix('[') {
-                let Some((header, after)) = rest.split_once(']') else {
-                    continue;
-                };
-                (section, subsection) = parse_header(header);
-                line = after.trim_start();
-                if line.is_empty() {
-                    continue;
-                }
+        for entry in entries_of(&text) {
+            match include_of(&entry, file) {
+                Some(path) => self.read_file(&path, depth + 1),
+                None => self.entries.push(entry),
             }
-            if line.starts_with(['#', ';']) || line.is_empty() || section.is_empty() {
-                continue;
-            }
-            let (key, value) = match line.split_once('=') {
-                Some((k, v)) => (k.trim(), parse_value(v)),
-                None => (line.trim(), "true".to_string()),
-            };
-            let key = key.to_ascii_lowercase();
-            let include = key == "path"
-                && (section == "include" || (section == "includeif" && subsection.is_some()));
-            if include {
-                let path = match value.strip_prefix("~/") {
-                    Some(rest) => std::env::var_os("HOME")
-                        .map(|h| PathBuf::from(h).join(rest))
-                        .unwrap_or_default(),
-                    None => dir.join(&value),
-                };
-                self.read_file(&path, depth + 1);
-                continue;
-            }
-            self.entries.push(Entry {
-                section: section.clone(),
-                subsection: subsection.clone(),
-                key,
-                value,
-            });
         }
     }
 
@@ -286,33 +250,10 @@ pub(crate) fn included_files(files: &[PathBuf]) -> Vec<PathBuf> {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
-        let dir = file.parent().unwrap_or(Path::new("/"));
-        let mut section = String::new();
-        let mut subsection: Option<String> = None;
-        for line in text.lines() {
-            let mut line = line.trim_start();
-            if let Some(rest) = line.strip_prefix('[') {
-                let Some((header, after)) = rest.split_once(']') else {
-                    continue;
-                };
-                (section, subsection) = parse_header(header);
-                line = after.trim_start();
-            }
-            let Some((key, value)) = line.split_once('=') else {
-                continue;
-            };
-            let include = key.trim().eq_ignore_ascii_case("path")
-                && (section == "include" || (section == "includeif" && subsection.is_some()));
-            if !include {
-                continue;
-            }
-            let value = parse_value(value);
-            let path = match value.strip_prefix("~/") {
-                Some(rest) => std::env::var_os("HOME")
-                    .map(|h| PathBuf::from(h).join(rest))
-                    .unwrap_or_default(),
-                None => dir.join(&value),
-            };
+        for path in entries_of(&text)
+            .iter()
+            .filter_map(|e| include_of(e, &file))
+        {
             if !out.contains(&path) && !files.contains(&path) {
                 out.push(path.clone());
                 todo.push((path, depth + 1));
@@ -320,6 +261,58 @@ pub(crate) fn included_files(files: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The entries of a configuration file's text, in order (a key with no
+/// `=` is `true`); comments and keys outside a section are left out.
+fn entries_of(text: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut subsection: Option<String> = None;
+    for line in text.lines() {
+        let mut line = line.trim_start();
+        if let Some(rest) = line.strip_prefix('[') {
+            let Some((header, after)) = rest.split_once(']') else {
+                continue;
+            };
+            (section, subsection) = parse_header(header);
+            line = after.trim_start();
+            if line.is_empty() {
+                continue;
+            }
+        }
+        if line.starts_with(['#', ';']) || line.is_empty() || section.is_empty() {
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), parse_value(v)),
+            None => (line.trim(), "true".to_string()),
+        };
+        out.push(Entry {
+            section: section.clone(),
+            subsection: subsection.clone(),
+            key: key.to_ascii_lowercase(),
+            value,
+        });
+    }
+    out
+}
+
+/// The file an `include.path` or `includeIf.*.path` entry of `file`
+/// names, as git finds it (`~/` from `$HOME`, else from `file`'s directory).
+fn include_of(entry: &Entry, file: &Path) -> Option<PathBuf> {
+    let include = entry.key == "path"
+        && (entry.section == "include"
+            || (entry.section == "includeif" && entry.subsection.is_some()));
+    if !include {
+        return None;
+    }
+    Some(match entry.value.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(rest))
+            .unwrap_or_default(),
+        None => file.parent().unwrap_or(Path::new("/")).join(&entry.value),
+    })
 }
 
 fn xdg_config(home: &Path) -> PathBuf {

@@ -203,7 +203,7 @@ fn alias_name(key: &str) -> Option<&str> {
 /// git's own commands (`git help -a`, git 2.47) and the common programs it
 /// runs as `git-NAME`: any other word after `git` and its options is an
 /// alias from git's configuration, which may stand for any command.
-const GIT_COMMANDS: &[&str] = &[
+pub(super) const GIT_COMMANDS: &[&str] = &[
     "add",
     "am",
     "annotate",
@@ -2119,29 +2119,9 @@ fn stashes_untracked(args: &[WordVal]) -> bool {
 /// The repository a `git clone` copies when it is a directory of this
 /// machine (a path, or `file://`), not a remote's URL or `host:path`.
 fn clone_source(args: &[WordVal]) -> Option<WordVal> {
-    const WITH_VALUE: &[&str] = &[
-        "-o",
-        "--origin",
-        "-b",
-        "--branch",
-        "-u",
-        "--upload-pack",
-        "--reference",
-        "--reference-if-able",
-        "--separate-git-dir",
-        "--depth",
-        "--shallow-since",
-        "--shallow-exclude",
-        "-c",
-        "--config",
-        "-j",
-        "--jobs",
-        "--template",
-        "--filter",
-        "--server-option",
-        "--bundle-uri",
-        "--ref-format",
-    ];
+    let (short, long) = super::hosts::git_value_options("clone");
+    let takes_value =
+        |l: &str| long.contains(&l) || (l.len() == 2 && l[1..].chars().all(|c| short.contains(c)));
     let mut words = args.iter();
     while let Some(w) = words.next() {
         let Some(l) = w.literal.as_deref() else {
@@ -2151,7 +2131,7 @@ fn clone_source(args: &[WordVal]) -> Option<WordVal> {
             return words.next().cloned();
         }
         if l.starts_with('-') {
-            if WITH_VALUE.contains(&l) {
+            if takes_value(l) {
                 words.next();
             }
             continue;

@@ -6,8 +6,8 @@
 //! acceptEdits' working directories and the protected paths see it), as
 //! `git diff --output=FILE` is.
 //!
-//! A subcommand not in [`WRITES_READ`] (one of git's that the table leaves
-//! out, a program of git's exec path, an alias) is not known to write
+//! A subcommand whose writes are not read ([`WRITES_UNREAD`], one git does
+//! not have, a program of git's exec path, an alias) is not known to write
 //! nothing: every path its words name may be changed, as for a program tack
 //! does not know ([`super::Family::MaybeEdit`]: asked where an Edit deny or
 //! ask rule, or the protected paths, name it).
@@ -15,146 +15,39 @@
 use super::options::{self, Spec};
 use super::{Analyzer, Cwds, Family, UncertainKind, WordVal};
 
-/// git's subcommands whose writes are read (here, in [`super::git`]'s
-/// `--output`, `format-patch -o`, `archive -o`, `bundle create`, `clone`,
-/// `worktree add`, `config --file`, and its work-tree changes), or that
-/// write nothing but git's own repository and what they print, whatever
-/// their words name. git's documentation for each was read for options
-/// that name a file written.
-const WRITES_READ: &[&str] = &[
-    "add",
-    "am",
-    "annotate",
-    "apply",
-    "archive",
-    "bisect",
-    "blame",
-    "branch",
-    "bugreport",
-    "bundle",
-    "cat-file",
-    "check-attr",
-    "check-ignore",
-    "check-mailmap",
-    "check-ref-format",
-    "checkout",
-    "checkout-index",
-    "cherry",
-    "cherry-pick",
-    "clean",
-    "clone",
-    "column",
-    "commit",
-    "commit-graph",
-    "commit-tree",
-    "config",
-    "count-objects",
-    "credential",
-    "credential-cache",
-    "credential-store",
-    "daemon",
-    "describe",
-    "diagnose",
-    "diff",
-    "diff-files",
-    "diff-index",
-    "diff-tree",
-    "difftool",
-    "fast-export",
-    "fast-import",
-    "fetch",
-    "fetch-pack",
-    "filter-branch",
-    "fmt-merge-msg",
-    "for-each-ref",
-    "for-each-repo",
-    "format-patch",
-    "fsck",
-    "gc",
-    "get-tar-commit-id",
-    "grep",
-    "hash-object",
-    "help",
-    "hook",
-    "imap-send",
-    "index-pack",
-    "init",
-    "instaweb",
-    "interpret-trailers",
-    "log",
-    "ls-files",
-    "ls-remote",
-    "ls-tree",
-    "mailinfo",
-    "mailsplit",
-    "maintenance",
-    "merge",
-    "merge-base",
-    "merge-file",
-    "merge-index",
-    "merge-tree",
-    "mergetool",
-    "mktag",
-    "mktree",
-    "multi-pack-index",
-    "mv",
-    "name-rev",
-    "notes",
-    "pack-objects",
-    "pack-redundant",
-    "pack-refs",
-    "patch-id",
-    "prune",
-    "prune-packed",
-    "pull",
-    "push",
-    "range-diff",
-    "read-tree",
-    "rebase",
-    "reflog",
-    "refs",
-    "remote",
-    "repack",
-    "replace",
-    "replay",
-    "request-pull",
-    "rerere",
-    "reset",
-    "restore",
-    "rev-list",
-    "rev-parse",
-    "revert",
-    "rm",
-    "send-email",
-    "send-pack",
-    "shortlog",
-    "show",
-    "show-branch",
-    "show-index",
-    "show-ref",
-    "sparse-checkout",
-    "stage",
-    "stash",
-    "status",
-    "stripspace",
-    "submodule",
-    "switch",
-    "symbolic-ref",
-    "tag",
-    "unpack-file",
-    "unpack-objects",
-    "update-index",
-    "update-ref",
-    "update-server-info",
-    "var",
-    "verify-commit",
-    "verify-pack",
-    "verify-tag",
-    "version",
-    "whatchanged",
-    "worktree",
-    "write-tree",
+/// git's subcommands ([`super::git::GIT_COMMANDS`]) whose writes are not
+/// read here: foreign-system bridges, GUIs, plumbing of git's own scripts,
+/// extensions. Every other one has its writes read (here, in
+/// [`super::git`]'s `--output`, `format-patch -o`, `archive -o`, `bundle
+/// create`, `clone`, `worktree add`, `config --file`, and its work-tree
+/// changes), or writes nothing but git's own repository and what it prints,
+/// whatever its words name; git's documentation for each was read for
+/// options that name a file written.
+const WRITES_UNREAD: &[&str] = &[
+    "archimport",
+    "citool",
+    "cvsexportcommit",
+    "cvsimport",
+    "cvsserver",
+    "flow",
+    "gitk",
+    "gui",
+    "http-backend",
+    "lfs",
+    "merge-one-file",
+    "p4",
+    "quiltimport",
+    "scalar",
+    "sh-i18n",
+    "sh-setup",
+    "svn",
 ];
+
+/// Whether the writes of git's subcommand `sub` are read (see
+/// [`WRITES_UNREAD`]).
+fn writes_read(sub: &str) -> bool {
+    super::git::GIT_COMMANDS.contains(&sub) && !WRITES_UNREAD.contains(&sub)
+}
 
 /// Options read with a table: values in the next word or attached, long
 /// options abbreviated as git's parse-options takes them.
@@ -259,7 +152,7 @@ impl Analyzer {
     /// module's documentation). Looked at whatever the rules: a path
     /// written may be a protected one.
     pub(super) fn git_named_writes(&mut self, argv: &[WordVal], sub: &str, args: &[WordVal]) {
-        if !WRITES_READ.contains(&sub) {
+        if !writes_read(sub) {
             return self.git_unknown_writes(sub, args);
         }
         let writes_each = |a: &mut Analyzer, values: Vec<Option<WordVal>>| {

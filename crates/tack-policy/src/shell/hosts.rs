@@ -2279,7 +2279,7 @@ fn option_values(argv: &[WordVal], from: usize, short: &str, long: &[&str]) -> V
 /// The options that take a value in the next word of git's commands that
 /// name a remote (git 2.47): their letters and their long names. A value
 /// (`-b main`, `--depth 1`, `--sort version:refname`) is no operand.
-fn git_value_options(sub: &str) -> (&'static str, &'static [&'static str]) {
+pub(super) fn git_value_options(sub: &str) -> (&'static str, &'static [&'static str]) {
     const FETCH: &[&str] = &[
         "--server-option",
         "--upload-pack",
