@@ -84,6 +84,8 @@ mod sixth_round;
 mod sixth_round_npm;
 #[path = "all/sixth_round_vim.rs"]
 mod sixth_round_vim;
+#[path = "all/tenth_round.rs"]
+mod tenth_round;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]

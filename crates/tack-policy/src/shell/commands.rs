@@ -1606,7 +1606,7 @@ impl Analyzer {
     /// a command other than `cd`, `echo`, `ls` and the like, a redirection,
     /// a program's output option (the simple command last emitted, the one
     /// that runs the file, aside).
-    fn written_before(&self) -> bool {
+    pub(super) fn written_before(&self) -> bool {
         const SAFE_BEFORE: &[&str] = &[
             "cd", "pushd", "popd", "chdir", "echo", "printf", "true", "false", "test", "[", "[[",
             "ls", "pwd", "export", "set", "unset", "which", "type", "sleep", "date", "uname", "id",

@@ -23,6 +23,7 @@ mod equivalents;
 pub(crate) use commands::{runs_the_command_it_is_given, runs_what_it_is_given, unversioned_names};
 mod config_files;
 mod credentials;
+mod database_clients;
 mod git;
 mod git_writes;
 mod guesses;
@@ -344,6 +345,7 @@ impl Analyzer {
             frames: Vec::new(),
             open_tail: false,
             output_read: false,
+            input_fed: false,
             cd_seen: 0,
             functions: Vec::new(),
             glob_options_changed: false,
@@ -447,6 +449,9 @@ pub(crate) struct Analyzer {
     /// or fetch it (`echo … | sh`, `$(echo …)`; see
     /// [`hosts::text_words`]).
     output_read: bool,
+    /// The command line feeds the commands read now their input: a pipe
+    /// from an earlier stage, `< f`, a here-document or here-string.
+    input_fed: bool,
     /// Directory changes seen so far.
     cd_seen: usize,
     /// Functions defined so far and visible here.
@@ -671,10 +676,12 @@ impl Analyzer {
             }
             for (k, cmd) in p.seq.iter().enumerate() {
                 let read = read_after[k];
-                let saved = self.output_read;
+                let (saved, fed) = (self.output_read, self.input_fed);
                 self.output_read = saved || read;
+                self.input_fed = fed || k > 0;
                 self.conditionally(|a| a.command(cmd));
                 self.output_read = saved;
+                self.input_fed = fed;
             }
         }
     }
@@ -683,13 +690,15 @@ impl Analyzer {
         match cmd {
             ast::Command::Simple(sc) => self.simple(sc),
             ast::Command::Compound(cc, redirects) => {
-                let saved = self.output_read;
+                let (saved, fed) = (self.output_read, self.input_fed);
                 if let Some(r) = redirects {
                     self.redirect_list(r);
                     self.output_read |= r.0.iter().any(|r| writes_to_file(&r));
+                    self.input_fed |= r.0.iter().any(feeds_input);
                 }
                 self.compound(cc);
                 self.output_read = saved;
+                self.input_fed = fed;
             }
             ast::Command::Function(f) => self.function(f),
             ast::Command::ExtendedTest(t, redirects) => {
@@ -1154,6 +1163,7 @@ impl Analyzer {
         // What it prints into a file may be read later as a configuration
         // (`echo proxy=h > .curlrc`).
         let writes_output = redirects.iter().any(writes_to_file);
+        let feeds = redirects.iter().any(|r| feeds_input(r));
         for r in redirects {
             self.redirect(r);
         }
@@ -1165,10 +1175,12 @@ impl Analyzer {
             .is_some_and(|name| {
                 !SPECIAL_BUILTINS.contains(&name) && !self.functions.iter().any(|f| f == name)
             });
-        let saved = self.output_read;
+        let (saved, fed) = (self.output_read, self.input_fed);
         self.output_read |= writes_output;
+        self.input_fed |= feeds;
         self.call(argv);
         self.output_read = saved;
+        self.input_fed = fed;
         if scoped {
             self.config_forget(moved, prefixed);
         }
@@ -1590,6 +1602,22 @@ pub(super) fn is_exempt_device(path: &str) -> bool {
 
 /// Whether a redirection sends a command's output into a file (not
 /// `/dev/null` or another descriptor).
+/// Whether a redirection gives the command's input (fd 0) something to
+/// read: `< f`, `<> f`, `<&3`, a here-document, a here-string.
+fn feeds_input(r: &ast::IoRedirect) -> bool {
+    use ast::IoFileRedirectKind as K;
+    match r {
+        ast::IoRedirect::File(fd, kind, _) => {
+            matches!(kind, K::Read | K::ReadAndWrite | K::DuplicateInput)
+                && fd.is_none_or(|fd| fd == 0)
+        }
+        ast::IoRedirect::HereDocument(fd, _) | ast::IoRedirect::HereString(fd, _) => {
+            fd.is_none_or(|fd| fd == 0)
+        }
+        ast::IoRedirect::OutputAndError(..) => false,
+    }
+}
+
 fn writes_to_file(r: &&ast::IoRedirect) -> bool {
     use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
     match r {

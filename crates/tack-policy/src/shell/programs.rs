@@ -1004,7 +1004,7 @@ impl Analyzer {
             "script" => self.script_command(argv),
             "zip" => self.zip(argv),
             "cpio" => self.cpio(argv),
-            "mysql" | "mariadb" | "psql" | "duckdb" => self.sql_shell_escapes(base, argv),
+            b if super::database_clients::is_client(b) => self.database_client(b, argv),
             // `pax -w` with no file named archives those its input names.
             "pax" => {
                 let p = options::parse(
@@ -1321,7 +1321,7 @@ impl Analyzer {
     }
 
     /// The value of an option that names a file written.
-    fn writes_value(&mut self, argv: &[WordVal], v: Option<&WordVal>) {
+    pub(super) fn writes_value(&mut self, argv: &[WordVal], v: Option<&WordVal>) {
         match v {
             Some(w) => self.writes(w),
             None => {

@@ -129,6 +129,10 @@ pub(super) fn leaves_alone(base: &str) -> bool {
         "set", "shopt", "alias", "unalias", "read", "mapfile", "wait", "jobs", "kill", "trap",
         "ulimit", "umask", "local", "declare", "typeset", "let", "return", "exit", "shift",
         "break", "continue", "builtin", "view",
+        // Database clients: their operands name databases and users; what
+        // they write is read in `database_clients`.
+        "psql", "pgcli", "mysql", "mariadb", "mycli", "sqlcmd", "snowsql", "cqlsh", "mongosh",
+        "mongo", "sqlplus",
     ];
     const EDITORS: &[&str] = &["vim", "vi", "nano", "emacs"];
     (READERS.contains(&base) && !EDITORS.contains(&base)) || OTHERS.contains(&base)
