@@ -2135,6 +2135,7 @@ impl Analyzer {
     /// file: the code acts, as `python3 -c` code does.
     fn vim(&mut self, base: &str, argv: &[WordVal]) {
         let mut ex_mode = base == "ex";
+        let mut text_from_input = false;
         let mut i = 1;
         let mut acts = false;
         let mut commands: Vec<String> = Vec::new();
@@ -2165,6 +2166,7 @@ impl Analyzer {
                     i += 1;
                 }
                 "--servername" | "--listen" => i += 1,
+                "-" => text_from_input = true,
                 _ if l.starts_with("--remote") => acts = true,
                 _ if l.starts_with('+') => commands.push(l[1..].to_owned()),
                 _ if l.starts_with('-') && !l.starts_with("--") && l.len() > 1 => {
@@ -2254,6 +2256,11 @@ impl Analyzer {
                 "the editor runs the commands it is given, and they can run shell commands and write files",
             );
             self.code_acts(argv, "the editor's commands");
+        } else if !text_from_input || ex_mode {
+            // Ex mode reads Ex commands from the input, and vi reads its
+            // keys from it when it is no terminal (`vim f <<< ':!rm x'`);
+            // `vim -` reads the text to edit instead (`ex -` is `ex -s`).
+            self.commands_from_input(argv, base);
         }
     }
 
@@ -3115,6 +3122,7 @@ impl Analyzer {
     fn perl(&mut self, argv: &[WordVal], more: bool) {
         let mut in_place: Option<String> = None;
         let mut script_given = false;
+        let mut debugger = false;
         let mut files: Vec<WordVal> = Vec::new();
         let mut i = 1;
         let mut options_done = false;
@@ -3126,6 +3134,10 @@ impl Analyzer {
             };
             if options_done || !l.starts_with('-') || l == "-" {
                 options_done = true;
+                if !script_given && l == "-" {
+                    // `perl - ARGS`: the program is the input.
+                    return self.code_acts(argv, "perl, reading code from its input,");
+                }
                 if script_given {
                     files.push(w.clone());
                 } else {
@@ -3189,13 +3201,20 @@ impl Analyzer {
                         self.code_acts(argv, "perl -d:MODULE, which runs a module,");
                         break;
                     }
-                    'd' | 'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => break,
+                    // The debugger reads its commands from the input.
+                    'd' => {
+                        debugger = true;
+                        break;
+                    }
+                    'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => break,
                     _ => {}
                 }
             }
         }
         if !script_given {
             self.code_acts(argv, "perl, reading code from its input,");
+        } else if debugger {
+            self.commands_from_input(argv, "perl's debugger");
         }
         let Some(ext) = in_place else { return };
         self.writes_all(argv, &files, more);
