@@ -192,6 +192,7 @@ impl Analyzer {
     /// module (`-m`) is code not written here, as for any program.
     pub(super) fn python(&mut self, argv: &[WordVal]) {
         let mut interactive = false;
+        let mut isolated = false;
         let mut i = 1;
         while let Some(w) = argv.get(i) {
             i += 1;
@@ -232,7 +233,11 @@ impl Analyzer {
                         } else {
                             Some(rest.to_string())
                         };
-                        if interactive || !code.is_some_and(|code| python_is_inert(&code)) {
+                        let inert = code.is_some_and(|code| {
+                            python_is_inert(&code)
+                                && (isolated || !code.contains("import") || !self.python_shadowed())
+                        });
+                        if interactive || !inert {
                             self.code_acts(argv, "the Python code");
                         }
                         return;
@@ -253,6 +258,8 @@ impl Analyzer {
                     }
                     'V' | 'h' | '?' => return,
                     'i' => interactive = true,
+                    // The working directory is not put on the module path.
+                    'I' | 'P' => isolated = true,
                     'W' | 'X' | 'Q' => {
                         if rest.is_empty() {
                             i += 1;
@@ -264,6 +271,35 @@ impl Analyzer {
             }
         }
         self.code_acts(argv, "python, reading code from its input,");
+    }
+
+    /// Whether the standard library's modules may be the project's here:
+    /// python puts the working directory first on the module path (`-c`,
+    /// `-m`, code from the input), so `json.py`, `re.py` or a `json/`
+    /// package there is what `import json` runs, and what json imports
+    /// in turn. So one of them in a directory the command may run in, a
+    /// directory not known, or a file written earlier in the command
+    /// (`echo … > json.py; python3 -c 'import json'`) makes code that
+    /// imports act.
+    fn python_shadowed(&self) -> bool {
+        let super::Cwds::Known(dirs) = &self.cwds else {
+            return true;
+        };
+        self.written_before()
+            || dirs.iter().any(|dir| {
+                std::fs::read_dir(dir).is_ok_and(|entries| {
+                    entries.flatten().any(|e| {
+                        let name = e.file_name();
+                        let name = name.to_string_lossy();
+                        let (stem, ext) = name.split_once('.').unwrap_or((&name, ""));
+                        let module = match ext {
+                            "" => e.path().join("__init__.py").exists(),
+                            _ => ext == "py" || ext == "pyc" || ext.ends_with("so"),
+                        };
+                        module && (PY_MODULES.contains(&stem) || PY_IMPORTED_TOO.contains(&stem))
+                    })
+                })
+            })
     }
 
     /// `python3 -m MODULE ARGS…`, `ARGS` from `argv[next..]`. A module run
@@ -281,6 +317,14 @@ impl Analyzer {
         let args = argv.get(next..).unwrap_or(&[]);
         let lit = |k: usize| args.get(k).and_then(|w| w.literal.as_deref());
         let what = format!("the code given to python's {module} module");
+        let top = module.split('.').next().unwrap_or(module);
+        if (PY_MODULES.contains(&top) || top == "timeit") && self.python_shadowed() {
+            // `echo … > json.py; python3 -m json.tool`: the project's json.
+            return self.code_acts(
+                argv,
+                &format!("python's {module}, which a file here may be,"),
+            );
+        }
         match module {
             "timeit" => {
                 let p = options::parse(
@@ -693,6 +737,51 @@ fn sqlite_acts(sql: &str) -> bool {
     let lower = sql.to_ascii_lowercase();
     SQLITE_ACTS.iter().any(|a| lower.contains(a))
 }
+
+/// Standard modules that those of [`PY_MODULES`] import in turn (`json`
+/// imports `re`, `re` imports `enum`, …): a file of the working directory
+/// by one of these names runs too.
+const PY_IMPORTED_TOO: &[&str] = &[
+    "abc",
+    "ast",
+    "base64",
+    "binascii",
+    "codecs",
+    "contextlib",
+    "copyreg",
+    "dataclasses",
+    "dis",
+    "encodings",
+    "genericpath",
+    "hashlib",
+    "importlib",
+    "inspect",
+    "io",
+    "keyword",
+    "linecache",
+    "locale",
+    "numbers",
+    "opcode",
+    "operator",
+    "os",
+    "posixpath",
+    "reprlib",
+    "selectors",
+    "signal",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "stat",
+    "struct",
+    "threading",
+    "token",
+    "tokenize",
+    "types",
+    "typing",
+    "warnings",
+    "weakref",
+    "_collections_abc",
+];
 
 /// Python modules that do no IO and reach no module that does through the
 /// attributes [`PY_ATTRS`] allows.

@@ -1042,7 +1042,11 @@ impl Analyzer {
                 self.ssh(&words, "ssh");
             }
             "ssh-copy-id" => self.ssh_copy_id(argv),
-            b if super::hosts::takes_host_operands(b) => self.host_operands(b, argv),
+            "mosh" => self.mosh(argv),
+            b if super::hosts::takes_host_operands(b) => {
+                self.host_operands(b, argv);
+                self.host_client_commands(b, argv);
+            }
             "less" => self.less(argv),
             "rg" => self.ripgrep(argv),
             "man" => {
@@ -1455,11 +1459,11 @@ impl Analyzer {
             k += if takes { 2 } else { 1 };
         }
         let Some(at) = command else { return };
-        let explore = args[at]
-            .literal
-            .as_deref()
-            .and_then(crate::spelling::npm_command)
-            == Some("explore");
+        let sub = args[at].literal.as_deref();
+        if matches!(sub, Some("pkg" | "set-script")) {
+            return self.npm_scripts_set(argv, &args[at..]);
+        }
+        let explore = sub.and_then(crate::spelling::npm_command) == Some("explore");
         if !explore {
             return;
         }
@@ -1482,6 +1486,43 @@ impl Analyzer {
         match words {
             Some(words) => self.nested_script(argv, &words.join(" ")),
             None => self.may_run(argv, "npm explore runs a command line computed at run time"),
+        }
+    }
+
+    /// `npm pkg set scripts.x='CMD'`, `npm set-script x CMD`: a script
+    /// written into package.json, which `npm run x` (or the lifecycle it is
+    /// named for) runs, as a git alias is read where it is set. `words`
+    /// start at the subcommand.
+    fn npm_scripts_set(&mut self, argv: &[WordVal], words: &[WordVal]) {
+        let operands: Vec<&WordVal> = words[1..]
+            .iter()
+            .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+            .collect();
+        let scripts: Vec<Option<String>> = if words[0].literal.as_deref() == Some("set-script") {
+            operands
+                .get(1)
+                .map(|w| w.literal.clone())
+                .into_iter()
+                .collect()
+        } else if operands.first().and_then(|w| w.literal.as_deref()) == Some("set") {
+            operands[1..]
+                .iter()
+                .filter_map(|w| match w.literal.as_deref() {
+                    None => Some(None),
+                    Some(l) => {
+                        let (key, value) = l.split_once('=')?;
+                        key.starts_with("scripts").then(|| Some(value.to_owned()))
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for script in scripts {
+            match script {
+                Some(s) => self.nested_script(argv, &s),
+                None => self.may_run(argv, "npm writes a script computed at run time"),
+            }
         }
     }
 
@@ -3464,6 +3505,71 @@ impl Analyzer {
             return;
         }
         self.ssh_command(argv, &p);
+    }
+
+    /// `mosh [options] [--] HOST [--] [COMMAND…]`: ssh to the host, where
+    /// the command runs as `ssh HOST COMMAND` runs it; `--ssh` and
+    /// `--client` name programs run here.
+    fn mosh(&mut self, argv: &[WordVal]) {
+        let mut ssh = vec![WordVal::literal("ssh")];
+        let mut k = 1;
+        while let Some(w) = argv.get(k) {
+            k += 1;
+            let Some(l) = w.literal.as_deref() else {
+                ssh.push(w.clone());
+                break;
+            };
+            match l.split_once('=') {
+                Some(("--ssh" | "--client", v)) => {
+                    self.runs(argv, Some(&WordVal::literal(v)), "mosh's --ssh or --client");
+                }
+                _ if l == "-p" => k += 1,
+                _ if l == "--" => {}
+                _ if l.starts_with('-') => {}
+                _ => {
+                    ssh.push(w.clone());
+                    break;
+                }
+            }
+        }
+        if argv.get(k).and_then(|w| w.literal.as_deref()) == Some("--") {
+            k += 1;
+        }
+        ssh.extend(argv.get(k..).unwrap_or(&[]).iter().cloned());
+        self.ssh(&ssh, "ssh");
+    }
+
+    /// Clients that run local commands their command language names
+    /// (`lftp -c '!rm x'`, `smbclient //h/s -c '!rm x'`, ftp's `!cmd`
+    /// read from its input): the commands given with `-c`/`-e` act as
+    /// inline code does, and so do those the command line feeds to their
+    /// input. The other words are guessed as commands, as an unknown
+    /// program's are.
+    fn host_client_commands(&mut self, base: &str, argv: &[WordVal]) {
+        const COMMAND_LANGUAGE: &[&str] = &[
+            "lftp",
+            "ftp",
+            "tftp",
+            "smbclient",
+            "rpcclient",
+            "telnet",
+            "mysqlsh",
+        ];
+        if !COMMAND_LANGUAGE.contains(&base) {
+            return;
+        }
+        let given = argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                matches!(l, "-c" | "-e" | "--command" | "--execute" | "-f" | "--file")
+                    || l.starts_with("--command=")
+                    || l.starts_with("--execute=")
+            })
+        });
+        if given {
+            return self.code_acts(argv, &format!("the {base} commands"));
+        }
+        self.commands_from_input(argv, base);
+        self.guess_runs(argv);
     }
 
     /// The command ssh has the other host's shell run: its words joined by

@@ -7,7 +7,7 @@
 
 use tack_policy::Verdict::{Allow, Ask, Deny};
 
-use crate::support::{case, run, run_with_files};
+use crate::support::{case, case_in, run, run_with_files};
 
 const B: &str = "Bash";
 const RM: &[&str] = &["allow Bash", "deny Bash(rm *)", "mode acceptEdits"];
@@ -218,5 +218,156 @@ fn cheap_gaps_of_other_spellings() {
         case(TF, B, "terragrunt plan", Allow),
         case(KUBECTL, B, "kubectl taint nodes n k=v:NoExecute", Deny),
         case(KUBECTL, B, "kubectl taint nodes n k=v:NoSchedule", Allow),
+    ]);
+}
+
+#[test]
+fn tmux_formats_buffers_and_typing_into_a_terminal_run_commands() {
+    run(&[
+        case(RM, B, "tmux display -p '#(rm victim)'", Ask),
+        case(PUSH, B, "tmux ls -F '#(git push origin HEAD:x)'", Ask),
+        case(RM, B, "tmux list-windows -F '#(rm v4)'", Ask),
+        case(RM, B, "tmux display-message -p 'x #(rm v)'", Ask),
+        case(
+            RM,
+            B,
+            "tmux setb -b b 'rm v2' && tmux pasteb -t s -b b",
+            Ask,
+        ),
+        case(RM, B, "tmux paste-buffer -t s", Ask),
+        case(RM, B, "tmux setw -g automatic-rename-format '#(rm x)'", Ask),
+        case(
+            RM,
+            B,
+            "tmux display-menu -T m x x 'run-shell \"rm x\"'",
+            Ask,
+        ),
+        case(RM, B, "tmate send-keys 'rm x' Enter", Ask),
+        case(RM, B, "kitty @ send-text 'rm x\\n'", Ask),
+        case(RM, B, "wezterm cli send-text 'rm x'", Ask),
+        case(RM, B, "zellij action write-chars 'rm x'", Ask),
+        case(RM, B, "xdotool type 'rm x'", Ask),
+        // Listing and showing.
+        case(RM, B, "tmux ls", Allow),
+        case(RM, B, "tmux capture-pane -p", Allow),
+        case(RM, B, "tmux display -p '#{session_name}'", Allow),
+        case(
+            RM,
+            B,
+            "tmux list-panes -a -F '#{pane_id} #{pane_pid}'",
+            Allow,
+        ),
+        case(RM, B, "kitty --version", Allow),
+        case(RM, B, "xdotool getactivewindow", Allow),
+    ]);
+}
+
+#[test]
+fn modules_the_working_directory_shadows_are_the_projects() {
+    run_with_files(
+        &[("json.py", "import os\nos.remove('victim')\n", false)],
+        &[
+            case(RM, B, "python3 -c 'import json; print(1)'", Ask),
+            case(RM, B, "python3 -m json.tool a.json", Ask),
+            case(RM, B, "python3 -c 'print(1 + 1)'", Allow),
+            case(RM, B, "python3 -I -c 'import json; print(1)'", Allow),
+        ],
+    );
+    run_with_files(
+        &[("pkg/re/__init__.py", "import os\n", false)],
+        &[case_in(
+            "pkg",
+            RM,
+            B,
+            "python3 -c 'import re; print(1)'",
+            Ask,
+        )],
+    );
+    run(&[
+        case(
+            RM,
+            B,
+            "echo 'import os' > re.py; python3 -c 'import re'",
+            Ask,
+        ),
+        case(
+            RM,
+            B,
+            "printf 'x' > json.py && python3 -c 'import json; print(json.dumps(1))'",
+            Ask,
+        ),
+        case(
+            RM,
+            B,
+            "python3 -c 'import json; print(json.dumps(1))'",
+            Allow,
+        ),
+        case(RM, B, "python3 -m json.tool a.json", Allow),
+    ]);
+}
+
+#[test]
+fn host_clients_run_local_commands_they_are_given() {
+    run(&[
+        case(RM, B, "lftp -c '!rm victim'", Ask),
+        case(RM, B, "lftp -e '!rm victim; exit'", Ask),
+        case(RM, B, "echo '!rm victim2' | lftp", Ask),
+        case(RM, B, "lftp <<< '!rm x'", Ask),
+        case(RM, B, "smbclient //h/s -c '!rm x'", Ask),
+        case(RM, B, "rpcclient -c '!rm x' h", Ask),
+        case(RM, B, "ftp h <<< '!rm x'", Ask),
+        case(RM, B, "mosh h -- rm x", Deny),
+        case(PUSH, B, "mosh localhost -- git push", Deny),
+        case(RM, B, "mosh h rm x", Deny),
+        case(RM, B, "mosh --ssh='rm x' h", Deny),
+        // A connection only.
+        case(RM, B, "lftp ftp.example.org", Allow),
+        // An interactive shell there, as `ssh h` is.
+        case(RM, B, "mosh h", Ask),
+        case(RM, B, "mosh -p 60001 h -- htop", Allow),
+        case(RM, B, "telnet \"$HOST\" 80", Allow),
+        case(RM, B, "ping -c 3 example.org", Allow),
+    ]);
+}
+
+#[test]
+fn an_npm_script_written_and_run_meets_the_rules() {
+    run(&[
+        case(
+            RM,
+            B,
+            "npm pkg set scripts.x='rm victim' && npm run x",
+            Deny,
+        ),
+        case(
+            PUSH,
+            B,
+            "npm pkg set scripts.test='git push origin HEAD:x' && npm test",
+            Deny,
+        ),
+        case(RM, B, "npm pkg set 'scripts.x=rm victim'; npm run x", Deny),
+        case(RM, B, "npm set-script x 'rm victim' && npm run x", Deny),
+        case(RM, B, "npm pkg set \"scripts.x=$CMD\"", Ask),
+        case(RM, B, "npm pkg set scripts.build='tsc -p .'", Allow),
+        case(RM, B, "npm pkg set name=x version=1.0.0", Allow),
+        case(RM, B, "npm pkg get scripts", Allow),
+    ]);
+}
+
+#[test]
+fn a_versioned_package_spec_is_the_package_run() {
+    run(&[
+        case(PUBLISH, B, "npx -y npm@10 publish", Deny),
+        case(PUBLISH, B, "npx npm@latest publish", Deny),
+        case(PUBLISH, B, "npm exec npm@10 -- publish", Deny),
+        case(PUBLISH, B, "npm exec -y -- npm@10 publish", Deny),
+        case(PUBLISH, B, "pnpm dlx npm@10 publish", Deny),
+        case(PUBLISH, B, "npx 'npm@>=9' publish", Deny),
+        case(PUBLISH, B, "npx npm@npm:npm@10 publish", Deny),
+        case(PUBLISH, B, "npx yarn@1 publish", Deny),
+        case(RM, B, "npx -y rimraf@5 x", Deny),
+        case(PUBLISH, B, "npx npm@10 --version", Allow),
+        case(PUBLISH, B, "npx prettier@3 --check .", Allow),
+        case(PUBLISH, B, "npx @scope/tool@1 build", Allow),
     ]);
 }
