@@ -1431,7 +1431,36 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
             }
         }
         "aws" => out.extend(aws(args)),
-        "gh" => out.extend(gh_api(args)),
+        "gh" => {
+            out.extend(gh_api(args));
+            // `gh repo create x --source=. --push` pushes the local
+            // repository's commits.
+            if word_at(0) == Some("repo")
+                && word_at(1) == Some("create")
+                && args.iter().any(|w| word_is(w, &["--push"]))
+            {
+                out.push(form(prefixed(&["git", "push"], &[]), PUSHES));
+            }
+        }
+        // `mvn exec:exec -Dexec.executable=rm -Dexec.args=x` runs `rm x`.
+        "mvn" | "mvnw" | "mvnd" => {
+            let property = |name: &str| {
+                args.iter().find_map(|w| {
+                    w.literal
+                        .as_deref()?
+                        .strip_prefix("-D")?
+                        .strip_prefix(name)?
+                        .strip_prefix('=')
+                        .map(str::to_owned)
+                })
+            };
+            if let Some(program) = property("exec.executable") {
+                let mut words = vec![lit(&program)];
+                let arguments = property("exec.args").unwrap_or_default();
+                words.extend(arguments.split_whitespace().map(lit));
+                out.push(form(words, SAME_PROGRAM));
+            }
+        }
         // rustup's `cargo +stable …` is the same cargo.
         "cargo" if word_at(0).is_some_and(|w| w.starts_with('+')) => {
             let words = prefixed(&["cargo"], &args[1..]);
@@ -2047,6 +2076,16 @@ fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<For
             // What the push amounts to, too (`git send-pack . :topic`).
             out.extend(git_of("push", args, exists));
             out.push(form(prefixed(&["git", "push"], args), PUSHES));
+        }
+        // git-svn's `dcommit`, git-p4's `submit`, git-lfs's `push` send
+        // commits (or their objects) to another repository.
+        "svn" | "p4" | "lfs"
+            if matches!(
+                first_operand(args).as_deref(),
+                Some("dcommit" | "submit" | "push" | "set-tree")
+            ) =>
+        {
+            out.push(form(prefixed(&["git", "push"], &[]), PUSHES));
         }
         "subtree" if first_operand(args).as_deref() == Some("push") => {
             let p = p();

@@ -3541,10 +3541,10 @@ impl Analyzer {
 
     /// Clients that run local commands their command language names
     /// (`lftp -c '!rm x'`, `smbclient //h/s -c '!rm x'`, ftp's `!cmd`
-    /// read from its input): the commands given with `-c`/`-e` act as
-    /// inline code does, and so do those the command line feeds to their
-    /// input. The other words are guessed as commands, as an unknown
-    /// program's are.
+    /// read from its input): their words are guessed as commands, as an
+    /// unknown program's are (the guesser splits `-c` values at `!` and
+    /// `;`), and what the command line feeds to their input acts as inline
+    /// code does, unless they are given their commands otherwise.
     fn host_client_commands(&mut self, base: &str, argv: &[WordVal]) {
         const COMMAND_LANGUAGE: &[&str] = &[
             "lftp",
@@ -3565,11 +3565,15 @@ impl Analyzer {
                     || l.starts_with("--execute=")
             })
         });
-        if given {
-            return self.code_acts(argv, &format!("the {base} commands"));
+        for w in &argv[1..] {
+            if let Some(l) = w.literal.as_deref() {
+                self.protected_words(l);
+            }
         }
-        self.commands_from_input(argv, base);
         self.guess_runs(argv);
+        if !given {
+            self.commands_from_input(argv, base);
+        }
     }
 
     /// The command ssh has the other host's shell run: its words joined by

@@ -371,3 +371,29 @@ fn a_versioned_package_spec_is_the_package_run() {
         case(PUBLISH, B, "npx @scope/tool@1 build", Allow),
     ]);
 }
+
+#[test]
+fn pushes_and_runs_by_other_tools() {
+    run(&[
+        case(PUSH, B, "gh repo create x --source=. --push", Deny),
+        case(PUSH, B, "git svn dcommit", Deny),
+        case(PUSH, B, "git p4 submit", Deny),
+        case(PUSH, B, "git lfs push origin main", Deny),
+        case(PUSH, B, "gh repo create x --private", Allow),
+        case(PUSH, B, "git svn fetch", Allow),
+        case(PUSH, B, "git lfs pull", Allow),
+        case(
+            RM,
+            B,
+            "mvn exec:exec -Dexec.executable=rm -Dexec.args=x",
+            Deny,
+        ),
+        case(
+            RM,
+            B,
+            "mvn exec:exec -Dexec.executable=java -Dexec.args='-jar a.jar'",
+            Allow,
+        ),
+        case(RM, B, "mvn -q test", Allow),
+    ]);
+}
