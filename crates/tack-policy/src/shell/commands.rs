@@ -3013,12 +3013,33 @@ impl Analyzer {
         let Some(start) = start.filter(|&s| s < argv.len()) else {
             return;
         };
+        let mut command = argv[start..].to_vec();
+        if r.npm
+            && let Some(name) = command[0].literal.as_deref().and_then(npm_package_name)
+        {
+            // `npx npm@10 publish` runs npm's `npm`, as `npx npm publish`.
+            command[0] = WordVal::literal(&name);
+        }
         self.outer.push(self.text(argv));
         self.runner_depth += 1;
-        self.argv(argv[start..].to_vec());
+        self.argv(command);
         self.runner_depth -= 1;
         self.outer.pop();
     }
+}
+
+/// The program a versioned npm spec names, as npm's runners run the
+/// package's bin of its own name: `npm@10` and `npm@latest` are `npm`,
+/// `@scope/x@1` is `x`, an alias `a@npm:npm@10` or `npm:npm@10` is `npm`.
+/// `None` for a spec with no version or tag.
+fn npm_package_name(spec: &str) -> Option<String> {
+    let spec = spec.rsplit_once("npm:").map_or(spec, |(_, real)| real);
+    let rest = match spec.strip_prefix('@') {
+        Some(r) => r.split_once('/')?.1,
+        None => spec,
+    };
+    let (name, _) = rest.split_once('@')?;
+    Some(name.to_string())
 }
 
 impl Analyzer {
@@ -3139,16 +3160,41 @@ fn terminal_multiplexer_runs(base: &str, argv: &[WordVal]) -> bool {
         "set",
         "set-environment",
         "setenv",
+        // A buffer pasted into a pane is typed into its shell.
+        "paste-buffer",
+        "pasteb",
+        "set-buffer",
+        "setb",
+        "load-buffer",
+        "loadb",
+        // Menus and choosers run the commands they are given.
+        "display-menu",
+        "menu",
+        "choose-tree",
+        "choose-buffer",
+        "choose-client",
+        "set-window-option",
+        "setw",
     ];
     let words = || argv[1..].iter().map(|w| w.literal.as_deref());
+    let has = |names: &[&str]| words().any(|w| w.is_some_and(|w| names.contains(&w)));
     match base {
         // No command at all starts a new session; any word computed at run
-        // time may be one that runs.
-        "tmux" => {
+        // time may be one that runs. `#(…)` in any format is a shell
+        // command the server runs (`tmux display -p '#(rm x)'`, `ls -F`).
+        "tmux" | "tmate" => {
             argv.len() == 1
-                || words().any(|w| w.is_none_or(|w| TMUX_RUNS.contains(&w) || w.contains(';')))
+                || words().any(|w| {
+                    w.is_none_or(|w| TMUX_RUNS.contains(&w) || w.contains(';') || w.contains("#("))
+                })
         }
         "screen" => !words().all(|w| matches!(w, Some("-ls" | "-list" | "-v" | "--version"))),
+        // Text typed into another terminal's shell, or a program started
+        // there.
+        "kitty" | "kitten" => has(&["send-text", "send-key", "launch", "run"]),
+        "wezterm" => has(&["send-text", "spawn"]),
+        "zellij" => has(&["write-chars", "write", "run", "new-pane"]),
+        "xdotool" => has(&["type", "key", "exec"]),
         _ => false,
     }
 }

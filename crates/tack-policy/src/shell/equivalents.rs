@@ -59,6 +59,10 @@ const EMPTIES: &str = "empties a file, as `truncate -s 0` does";
 const CARGO_PUBLISHES: &str = "publishes crates to a registry, as `cargo publish` does";
 const HELM_UNINSTALLS: &str = "uninstalls releases, as `helm uninstall` does";
 const SCHEDULES: &str = "schedules a command to run later, as `crontab` does";
+const RUNS_CONTAINER: &str = "is half of `docker run`, which creates a container and starts it";
+const RECIPE_RUNS: &str =
+    "sets a variable on make's command line, which its recipes may run as a command";
+const REVERSES: &str = "reverses changes in the work tree, as `git reset --hard` discards them";
 
 fn lit(s: &str) -> WordVal {
     WordVal::literal(s)
@@ -849,7 +853,8 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
             Some("6") => out.push(shutdown(true)),
             _ => {}
         },
-        "unlink" | "srm" | "wipe" | "trash" | "trash-put" => {
+        // rimraf, del-cli: `rm -rf` as a Node package.
+        "unlink" | "srm" | "wipe" | "trash" | "trash-put" | "rimraf" | "del" | "del-cli" => {
             let p = parse(args, &[]);
             out.push(form(prefixed(&["rm"], &p.operands), REMOVES));
         }
@@ -1048,6 +1053,79 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
             if has(&p.options, None, &["--remove-source-files"]) {
                 out.push(form(prefixed(&["mv"], &p.operands), MOVES));
             }
+            // `--delete` and its kin (`--del`, `--delete-after`, …) remove
+            // what the destination holds that the source does not.
+            if p.options.iter().any(|o| o.starts_with("--del"))
+                && let Some(dest) = p.operands.last()
+            {
+                out.push(form(vec![lit("rm"), lit("-r"), dest.clone()], REMOVES));
+            }
+        }
+        // `tar --remove-files -cf /dev/null t`: the files archived are
+        // removed, wherever the archive goes.
+        "tar" | "gtar" | "bsdtar" if args.iter().any(|w| word_is(w, &["--remove-files"])) => {
+            let p = parse(
+                args,
+                &[
+                    "-f",
+                    "--file",
+                    "-C",
+                    "--directory",
+                    "-T",
+                    "--files-from",
+                    "-X",
+                    "--exclude-from",
+                    "-b",
+                    "-H",
+                    "--format",
+                    "-I",
+                    "--use-compress-program",
+                ],
+            );
+            out.push(form(prefixed(&["rm", "-r"], &p.operands), REMOVES));
+        }
+        // `zip -m ARCHIVE FILES`: the files put in the archive are removed.
+        "zip" => {
+            let p = parse(
+                args,
+                &[
+                    "-b", "-n", "-t", "-tt", "-P", "-Z", "-O", "-s", "-sp", "-x", "-i",
+                ],
+            );
+            let moves = p.options.iter().any(|o| {
+                *o == "--move" || (!o.starts_with("--") && o.len() > 1 && o[1..].contains('m'))
+            });
+            if moves {
+                let files = p.operands.get(1..).unwrap_or(&[]);
+                out.push(form(prefixed(&["rm", "-r"], files), REMOVES));
+            }
+        }
+        // `make CC=rm x`, `make 'LINK.c=git push;:' x`: a variable set on
+        // the command line may be the command a recipe runs (make reads
+        // its shell syntax as code elsewhere).
+        "make" | "gmake" => {
+            for w in args {
+                if let Some((_, value)) = w
+                    .literal
+                    .as_deref()
+                    .and_then(super::interpreters::make_variable)
+                    && value
+                        .split_whitespace()
+                        .next()
+                        .is_some_and(|c| !c.starts_with('-'))
+                {
+                    let mut words: Vec<WordVal> = value.split_whitespace().map(lit).collect();
+                    words.push(unknown_word("(the recipe's words)"));
+                    out.push(form(words, RECIPE_RUNS));
+                }
+            }
+        }
+        // `patch -R` reverses a patch: made by `git diff`, the work.
+        "patch" if args.iter().any(|w| word_is(w, &["-R", "--reverse"])) => {
+            out.push(form(
+                vec![lit("git"), lit("reset"), unknown_word("(a patch reversed)")],
+                REVERSES,
+            ));
         }
         "setfacl" => out.push(form(prefixed(&["chmod"], args), MODES)),
         // A mask that lets the group or others write what is made next
@@ -1177,6 +1255,16 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
                 out.push(form(prefixed(&["terraform", "destroy"], &[]), DESTROYS));
             }
             out.extend(forms_of("terraform", &prefixed(&["terraform"], args)));
+            // terragrunt runs terraform's command: `terragrunt apply`,
+            // `run-all apply`, `run --all -- apply`.
+            let command: Vec<WordVal> = args
+                .iter()
+                .filter(|w| !word_is(w, &["run-all", "run", "--all", "-a", "--"]))
+                .cloned()
+                .collect();
+            let words = prefixed(&["terraform"], &command);
+            out.extend(forms_of("terraform", &words));
+            out.push(form(words, SAME_CLI));
         }
         "cdktf" if word_at(0) == Some("destroy") => {
             out.push(form(
@@ -1301,6 +1389,21 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
                     out.push(form(words, SAME_CLI));
                 }
             }
+            // `docker create … && docker start c` is `docker run …`: the
+            // container the rules judge is the one created.
+            if let Some(at) = subcommand_at(args, DOCKER_GLOBALS) {
+                let create = match (word_at(at), word_at(at + 1)) {
+                    (Some("create"), _) => Some(at + 1),
+                    (Some("container"), Some("create")) => Some(at + 2),
+                    _ => None,
+                };
+                if let Some(rest) = create {
+                    let mut words = prefixed(&["docker"], &args[..at]);
+                    words.push(lit("run"));
+                    words.extend(args[rest..].iter().cloned());
+                    out.push(form(words, RUNS_CONTAINER));
+                }
+            }
         }
         "docker-compose" if word_at(0) == Some("rm") => {
             out.push(form(prefixed(&["docker", "rm"], &args[1..]), SAME_CLI));
@@ -1328,7 +1431,36 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
             }
         }
         "aws" => out.extend(aws(args)),
-        "gh" => out.extend(gh_api(args)),
+        "gh" => {
+            out.extend(gh_api(args));
+            // `gh repo create x --source=. --push` pushes the local
+            // repository's commits.
+            if word_at(0) == Some("repo")
+                && word_at(1) == Some("create")
+                && args.iter().any(|w| word_is(w, &["--push"]))
+            {
+                out.push(form(prefixed(&["git", "push"], &[]), PUSHES));
+            }
+        }
+        // `mvn exec:exec -Dexec.executable=rm -Dexec.args=x` runs `rm x`.
+        "mvn" | "mvnw" | "mvnd" => {
+            let property = |name: &str| {
+                args.iter().find_map(|w| {
+                    w.literal
+                        .as_deref()?
+                        .strip_prefix("-D")?
+                        .strip_prefix(name)?
+                        .strip_prefix('=')
+                        .map(str::to_owned)
+                })
+            };
+            if let Some(program) = property("exec.executable") {
+                let mut words = vec![lit(&program)];
+                let arguments = property("exec.args").unwrap_or_default();
+                words.extend(arguments.split_whitespace().map(lit));
+                out.push(form(words, SAME_PROGRAM));
+            }
+        }
         // rustup's `cargo +stable …` is the same cargo.
         "cargo" if word_at(0).is_some_and(|w| w.starts_with('+')) => {
             let words = prefixed(&["cargo"], &args[1..]);
@@ -1337,6 +1469,22 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
         }
         "cargo" => {
             const WITH_VALUE: &[&str] = &["--color", "-Z", "--config", "-C", "--explain"];
+            // `cargo --config 'alias.x="publish"' x`: an alias set as
+            // `CARGO_ALIAS_X` would set it.
+            for (k, w) in args.iter().enumerate() {
+                let value = match w.literal.as_deref() {
+                    Some("--config") => args.get(k + 1).and_then(|v| v.literal.as_deref()),
+                    Some(l) => l.strip_prefix("--config="),
+                    None => None,
+                };
+                if let Some((key, value)) = value.and_then(|v| v.split_once('='))
+                    && let Some(alias) = key.trim().strip_prefix("alias.")
+                {
+                    let value = value.replace(['"', '\'', '[', ']', ','], " ");
+                    let name = format!("CARGO_ALIAS_{}", alias.trim().to_uppercase());
+                    out.extend(assignment(&name, &value));
+                }
+            }
             if let Some(at) = subcommand_at(args, WITH_VALUE) {
                 let rest = &args[at + 1..];
                 let next = rest.first().and_then(|w| w.literal.as_deref());
@@ -1597,6 +1745,21 @@ fn forms_of(base: &str, argv: &[WordVal]) -> Vec<Form> {
             ];
             if let Some(at) =
                 subcommand_at(args, GLOBALS).filter(|&at| word_is(&args[at], &["drain"]))
+            {
+                let mut words = prefixed(&["kubectl"], &args[..at]);
+                words.extend([lit("delete"), lit("pods")]);
+                words.extend(args[at + 1..].iter().cloned());
+                out.push(form(words, DELETES));
+            }
+            // `kubectl taint nodes N k=v:NoExecute` evicts the node's pods
+            // as drain does.
+            if let Some(at) =
+                subcommand_at(args, GLOBALS).filter(|&at| word_is(&args[at], &["taint"]))
+                && args[at + 1..].iter().any(|w| {
+                    w.literal
+                        .as_deref()
+                        .is_some_and(|l| l.ends_with(":NoExecute"))
+                })
             {
                 let mut words = prefixed(&["kubectl"], &args[..at]);
                 words.extend([lit("delete"), lit("pods")]);
@@ -1914,6 +2077,16 @@ fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<For
             out.extend(git_of("push", args, exists));
             out.push(form(prefixed(&["git", "push"], args), PUSHES));
         }
+        // git-svn's `dcommit`, git-p4's `submit`, git-lfs's `push` send
+        // commits (or their objects) to another repository.
+        "svn" | "p4" | "lfs"
+            if matches!(
+                first_operand(args).as_deref(),
+                Some("dcommit" | "submit" | "push" | "set-tree")
+            ) =>
+        {
+            out.push(form(prefixed(&["git", "push"], &[]), PUSHES));
+        }
         "subtree" if first_operand(args).as_deref() == Some("push") => {
             let p = p();
             out.push(form(prefixed(&["git", "push"], &p.operands[1..]), PUSHES));
@@ -2040,7 +2213,14 @@ fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<For
             // mean it, so it asks.
             let may_name_a_file =
                 !makes_branch && p.operands.iter().any(|w| w.literal.is_none() && !w.glob);
-            if has(&p.options, Some('f'), &["--force"]) || dashes || whole_tree || names_a_file {
+            // `-p` discards the hunks the answers pick.
+            let patch = has(&p.options, Some('p'), &["--patch"]);
+            if has(&p.options, Some('f'), &["--force"])
+                || dashes
+                || whole_tree
+                || names_a_file
+                || patch
+            {
                 out.push(reset());
             } else if may_name_a_file {
                 out.push(form(
@@ -2098,6 +2278,41 @@ fn git_of(sub: &str, args: &[WordVal], exists: &dyn Fn(&str) -> bool) -> Vec<For
             )),
             _ => {}
         },
+        // `git reset --merge` drops what the index holds, as `--hard`
+        // does (`--keep` keeps the local changes or stops).
+        "reset" => {
+            let p = p();
+            if has(&p.options, None, &["--merge"]) {
+                out.push(reset());
+            }
+        }
+        // `git diff | git apply -R`: the work in the patch reversed.
+        "apply" => {
+            let p = p();
+            if has(&p.options, Some('R'), &["--reverse"]) {
+                out.push(form(
+                    vec![lit("git"), lit("reset"), unknown_word("(a patch reversed)")],
+                    REVERSES,
+                ));
+            }
+        }
+        // `git worktree remove --force WT` removes a work tree with its
+        // uncommitted and untracked files; `git submodule update --force`
+        // discards the submodules' work.
+        "worktree" if first_operand(args).as_deref() == Some("remove") => {
+            let p = p();
+            if has(&p.options, Some('f'), &["--force"]) {
+                out.push(reset());
+                let trees = p.operands.get(1..).unwrap_or(&[]);
+                out.push(form(prefixed(&["rm", "-rf"], trees), REMOVES));
+            }
+        }
+        "submodule" if first_operand(args).as_deref() == Some("update") => {
+            let p = p();
+            if has(&p.options, Some('f'), &["--force"]) {
+                out.push(reset());
+            }
+        }
         "checkout-index" => {
             let p = p();
             if has(&p.options, Some('f'), &["--force"]) {

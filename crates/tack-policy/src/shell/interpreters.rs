@@ -106,6 +106,10 @@ const OTHER_INTERPRETERS: &[(&str, &[&str], Option<char>)] = &[
     ("sqlite3", &["-cmd", "-init"], None),
 ];
 
+/// Interpreters each of whose operands is a file of code (m4's input
+/// files, dc's scripts): `-` among them is code read from the input.
+const EVERY_OPERAND_CODE: &[&str] = &["m4", "dc"];
+
 /// sqlite3's dot-commands and SQL functions that run a command, read or
 /// write a file or load code.
 const SQLITE_ACTS: &[&str] = &[
@@ -188,6 +192,7 @@ impl Analyzer {
     /// module (`-m`) is code not written here, as for any program.
     pub(super) fn python(&mut self, argv: &[WordVal]) {
         let mut interactive = false;
+        let mut isolated = false;
         let mut i = 1;
         while let Some(w) = argv.get(i) {
             i += 1;
@@ -228,7 +233,11 @@ impl Analyzer {
                         } else {
                             Some(rest.to_string())
                         };
-                        if interactive || !code.is_some_and(|code| python_is_inert(&code)) {
+                        let inert = code.is_some_and(|code| {
+                            python_is_inert(&code)
+                                && (isolated || !code.contains("import") || !self.python_shadowed())
+                        });
+                        if interactive || !inert {
                             self.code_acts(argv, "the Python code");
                         }
                         return;
@@ -249,6 +258,8 @@ impl Analyzer {
                     }
                     'V' | 'h' | '?' => return,
                     'i' => interactive = true,
+                    // The working directory is not put on the module path.
+                    'I' | 'P' => isolated = true,
                     'W' | 'X' | 'Q' => {
                         if rest.is_empty() {
                             i += 1;
@@ -260,6 +271,35 @@ impl Analyzer {
             }
         }
         self.code_acts(argv, "python, reading code from its input,");
+    }
+
+    /// Whether the standard library's modules may be the project's here:
+    /// python puts the working directory first on the module path (`-c`,
+    /// `-m`, code from the input), so `json.py`, `re.py` or a `json/`
+    /// package there is what `import json` runs, and what json imports
+    /// in turn. So one of them in a directory the command may run in, a
+    /// directory not known, or a file written earlier in the command
+    /// (`echo … > json.py; python3 -c 'import json'`) makes code that
+    /// imports act.
+    fn python_shadowed(&self) -> bool {
+        let super::Cwds::Known(dirs) = &self.cwds else {
+            return true;
+        };
+        self.written_before()
+            || dirs.iter().any(|dir| {
+                std::fs::read_dir(dir).is_ok_and(|entries| {
+                    entries.flatten().any(|e| {
+                        let name = e.file_name();
+                        let name = name.to_string_lossy();
+                        let (stem, ext) = name.split_once('.').unwrap_or((&name, ""));
+                        let module = match ext {
+                            "" => e.path().join("__init__.py").exists(),
+                            _ => ext == "py" || ext == "pyc" || ext.ends_with("so"),
+                        };
+                        module && (PY_MODULES.contains(&stem) || PY_IMPORTED_TOO.contains(&stem))
+                    })
+                })
+            })
     }
 
     /// `python3 -m MODULE ARGS…`, `ARGS` from `argv[next..]`. A module run
@@ -277,6 +317,14 @@ impl Analyzer {
         let args = argv.get(next..).unwrap_or(&[]);
         let lit = |k: usize| args.get(k).and_then(|w| w.literal.as_deref());
         let what = format!("the code given to python's {module} module");
+        let top = module.split('.').next().unwrap_or(module);
+        if (PY_MODULES.contains(&top) || top == "timeit") && self.python_shadowed() {
+            // `echo … > json.py; python3 -m json.tool`: the project's json.
+            return self.code_acts(
+                argv,
+                &format!("python's {module}, which a file here may be,"),
+            );
+        }
         match module {
             "timeit" => {
                 let p = options::parse(
@@ -473,6 +521,9 @@ impl Analyzer {
             return self.sqlite(argv);
         }
         let mut script = false;
+        // gdb and lldb read commands from their input whatever program
+        // they are given, unless told to quit once their options are done.
+        let mut commands_from_input = matches!(base, "gdb" | "lldb");
         for w in &argv[1..] {
             let Some(l) = w.literal.as_deref() else {
                 if could_be_option(&w.raw) {
@@ -484,6 +535,25 @@ impl Analyzer {
                 script = true;
                 continue;
             };
+            if l == "-" && (!script || EVERY_OPERAND_CODE.contains(&base)) {
+                // `perl -`, `node - arg`, `m4 defs.m4 -`: the program text
+                // is the input, written in this command or piped in.
+                return self.code_acts(argv, &format!("{base}, reading code from its input,"));
+            }
+            match (base, l) {
+                ("gdb", "-batch" | "--batch") | ("lldb", "-b" | "--batch") => {
+                    commands_from_input = false;
+                }
+                ("node" | "nodejs" | "bun", "inspect" | "debug" | "-i" | "--interactive")
+                    if !script =>
+                {
+                    commands_from_input = true;
+                }
+                ("lua" | "luajit", "-i") | ("php", "-a") | ("ruby", "-rdebug") => {
+                    commands_from_input = true;
+                }
+                _ => {}
+            }
             let (name, _) = l.split_once('=').unwrap_or((l, ""));
             let clustered = letter.is_some_and(|c| {
                 l.len() > 2 && !l.starts_with("--") && l.starts_with('-') && l.ends_with(c)
@@ -501,6 +571,23 @@ impl Analyzer {
         }
         if !script {
             self.code_acts(argv, &format!("{base}, reading code from its input,"));
+        } else if commands_from_input {
+            self.commands_from_input(argv, base);
+        }
+    }
+
+    /// A debugger, a REPL or an editor that reads its commands from its
+    /// input whatever program or file it is given (`gdb PROG`, `perl -d
+    /// s.pl`, `node inspect s.js`, `vim -es f`, vi reading keys): when the
+    /// command line feeds that input (a pipe, `<`, a here-document or
+    /// here-string) the commands are code written here or piped in, and
+    /// they act as inline code does (`gdb -q PROG <<< 'shell rm x'`).
+    pub(super) fn commands_from_input(&mut self, argv: &[WordVal], what: &str) {
+        if self.input_fed {
+            self.code_acts(
+                argv,
+                &format!("{what}, running the commands it reads from its input,"),
+            );
         }
     }
 }
@@ -576,10 +663,21 @@ impl Analyzer {
                 if could_be_option(&w.raw) {
                     return self.code_acts(argv, "make, given options computed at run time,");
                 }
+                if make_variable(&w.raw).is_some() {
+                    return self
+                        .code_acts(argv, "make, given a variable's value computed at run time,");
+                }
                 continue;
             };
             if l == "--" {
                 break;
+            }
+            if let Some((name, value)) = make_variable(l)
+                && (MAKE_RUNS_RECIPES_WITH.contains(&name) || value.contains(SHELL_SYNTAX))
+            {
+                // `make SHELL=/bin/rm`, `make 'LINK.c=rm x;:' x`: a
+                // variable set here is make code, which recipes run.
+                return self.code_acts(argv, &format!("make's {name}, which its recipes run,"));
             }
             let file = match l {
                 "-f" | "--file" | "--makefile" => {
@@ -606,11 +704,84 @@ impl Analyzer {
     }
 }
 
+/// make's variables that decide how every recipe runs or what make reads:
+/// set on the command line, they are code whatever they hold.
+const MAKE_RUNS_RECIPES_WITH: &[&str] = &[
+    "SHELL",
+    ".SHELLFLAGS",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "GNUMAKEFLAGS",
+    "MAKEFILES",
+    "MAKESHELL",
+    ".RECIPEPREFIX",
+    ".ONESHELL",
+];
+
+/// Characters of a value that a shell reading it in a recipe reads as more
+/// than words: `;`, `|`, `&`, `$(…)`, backquotes, redirections, a newline.
+const SHELL_SYNTAX: &[char] = &[';', '|', '&', '$', '`', '<', '>', '(', ')', '\n', '{', '}'];
+
+/// A make operand that sets a variable (`NAME=VALUE`, `NAME:=VALUE`,
+/// `NAME+=VALUE`, `override NAME=VALUE`): its name and value.
+pub(super) fn make_variable(word: &str) -> Option<(&str, &str)> {
+    let word = word.strip_prefix("override ").unwrap_or(word).trim_start();
+    let (name, value) = word.split_once('=')?;
+    let name = name.trim_end_matches([':', '+', '?', '!']).trim();
+    (!name.is_empty() && !name.starts_with('-') && !name.contains(char::is_whitespace))
+        .then_some((name, value))
+}
+
 /// Whether sqlite3 SQL or a dot-command acts (see [`SQLITE_ACTS`]).
 fn sqlite_acts(sql: &str) -> bool {
     let lower = sql.to_ascii_lowercase();
     SQLITE_ACTS.iter().any(|a| lower.contains(a))
 }
+
+/// Standard modules that those of [`PY_MODULES`] import in turn (`json`
+/// imports `re`, `re` imports `enum`, …): a file of the working directory
+/// by one of these names runs too.
+const PY_IMPORTED_TOO: &[&str] = &[
+    "abc",
+    "ast",
+    "base64",
+    "binascii",
+    "codecs",
+    "contextlib",
+    "copyreg",
+    "dataclasses",
+    "dis",
+    "encodings",
+    "genericpath",
+    "hashlib",
+    "importlib",
+    "inspect",
+    "io",
+    "keyword",
+    "linecache",
+    "locale",
+    "numbers",
+    "opcode",
+    "operator",
+    "os",
+    "posixpath",
+    "reprlib",
+    "selectors",
+    "signal",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "stat",
+    "struct",
+    "threading",
+    "token",
+    "tokenize",
+    "types",
+    "typing",
+    "warnings",
+    "weakref",
+    "_collections_abc",
+];
 
 /// Python modules that do no IO and reach no module that does through the
 /// attributes [`PY_ATTRS`] allows.

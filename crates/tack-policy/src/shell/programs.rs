@@ -1042,7 +1042,11 @@ impl Analyzer {
                 self.ssh(&words, "ssh");
             }
             "ssh-copy-id" => self.ssh_copy_id(argv),
-            b if super::hosts::takes_host_operands(b) => self.host_operands(b, argv),
+            "mosh" => self.mosh(argv),
+            b if super::hosts::takes_host_operands(b) => {
+                self.host_operands(b, argv);
+                self.host_client_commands(b, argv);
+            }
             "less" => self.less(argv),
             "rg" => self.ripgrep(argv),
             "man" => {
@@ -1455,11 +1459,11 @@ impl Analyzer {
             k += if takes { 2 } else { 1 };
         }
         let Some(at) = command else { return };
-        let explore = args[at]
-            .literal
-            .as_deref()
-            .and_then(crate::spelling::npm_command)
-            == Some("explore");
+        let sub = args[at].literal.as_deref();
+        if matches!(sub, Some("pkg" | "set-script")) {
+            return self.npm_scripts_set(argv, &args[at..]);
+        }
+        let explore = sub.and_then(crate::spelling::npm_command) == Some("explore");
         if !explore {
             return;
         }
@@ -1482,6 +1486,43 @@ impl Analyzer {
         match words {
             Some(words) => self.nested_script(argv, &words.join(" ")),
             None => self.may_run(argv, "npm explore runs a command line computed at run time"),
+        }
+    }
+
+    /// `npm pkg set scripts.x='CMD'`, `npm set-script x CMD`: a script
+    /// written into package.json, which `npm run x` (or the lifecycle it is
+    /// named for) runs, as a git alias is read where it is set. `words`
+    /// start at the subcommand.
+    fn npm_scripts_set(&mut self, argv: &[WordVal], words: &[WordVal]) {
+        let operands: Vec<&WordVal> = words[1..]
+            .iter()
+            .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+            .collect();
+        let scripts: Vec<Option<String>> = if words[0].literal.as_deref() == Some("set-script") {
+            operands
+                .get(1)
+                .map(|w| w.literal.clone())
+                .into_iter()
+                .collect()
+        } else if operands.first().and_then(|w| w.literal.as_deref()) == Some("set") {
+            operands[1..]
+                .iter()
+                .filter_map(|w| match w.literal.as_deref() {
+                    None => Some(None),
+                    Some(l) => {
+                        let (key, value) = l.split_once('=')?;
+                        key.starts_with("scripts").then(|| Some(value.to_owned()))
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for script in scripts {
+            match script {
+                Some(s) => self.nested_script(argv, &s),
+                None => self.may_run(argv, "npm writes a script computed at run time"),
+            }
         }
     }
 
@@ -2135,6 +2176,7 @@ impl Analyzer {
     /// file: the code acts, as `python3 -c` code does.
     fn vim(&mut self, base: &str, argv: &[WordVal]) {
         let mut ex_mode = base == "ex";
+        let mut text_from_input = false;
         let mut i = 1;
         let mut acts = false;
         let mut commands: Vec<String> = Vec::new();
@@ -2165,6 +2207,7 @@ impl Analyzer {
                     i += 1;
                 }
                 "--servername" | "--listen" => i += 1,
+                "-" => text_from_input = true,
                 _ if l.starts_with("--remote") => acts = true,
                 _ if l.starts_with('+') => commands.push(l[1..].to_owned()),
                 _ if l.starts_with('-') && !l.starts_with("--") && l.len() > 1 => {
@@ -2254,6 +2297,11 @@ impl Analyzer {
                 "the editor runs the commands it is given, and they can run shell commands and write files",
             );
             self.code_acts(argv, "the editor's commands");
+        } else if !text_from_input || ex_mode {
+            // Ex mode reads Ex commands from the input, and vi reads its
+            // keys from it when it is no terminal (`vim f <<< ':!rm x'`);
+            // `vim -` reads the text to edit instead (`ex -` is `ex -s`).
+            self.commands_from_input(argv, base);
         }
     }
 
@@ -3115,6 +3163,7 @@ impl Analyzer {
     fn perl(&mut self, argv: &[WordVal], more: bool) {
         let mut in_place: Option<String> = None;
         let mut script_given = false;
+        let mut debugger = false;
         let mut files: Vec<WordVal> = Vec::new();
         let mut i = 1;
         let mut options_done = false;
@@ -3126,6 +3175,10 @@ impl Analyzer {
             };
             if options_done || !l.starts_with('-') || l == "-" {
                 options_done = true;
+                if !script_given && l == "-" {
+                    // `perl - ARGS`: the program is the input.
+                    return self.code_acts(argv, "perl, reading code from its input,");
+                }
                 if script_given {
                     files.push(w.clone());
                 } else {
@@ -3189,13 +3242,20 @@ impl Analyzer {
                         self.code_acts(argv, "perl -d:MODULE, which runs a module,");
                         break;
                     }
-                    'd' | 'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => break,
+                    // The debugger reads its commands from the input.
+                    'd' => {
+                        debugger = true;
+                        break;
+                    }
+                    'D' | 'C' | 'F' | 'x' | 'l' | '0' | 'V' => break,
                     _ => {}
                 }
             }
         }
         if !script_given {
             self.code_acts(argv, "perl, reading code from its input,");
+        } else if debugger {
+            self.commands_from_input(argv, "perl's debugger");
         }
         let Some(ext) = in_place else { return };
         self.writes_all(argv, &files, more);
@@ -3445,6 +3505,75 @@ impl Analyzer {
             return;
         }
         self.ssh_command(argv, &p);
+    }
+
+    /// `mosh [options] [--] HOST [--] [COMMAND…]`: ssh to the host, where
+    /// the command runs as `ssh HOST COMMAND` runs it; `--ssh` and
+    /// `--client` name programs run here.
+    fn mosh(&mut self, argv: &[WordVal]) {
+        let mut ssh = vec![WordVal::literal("ssh")];
+        let mut k = 1;
+        while let Some(w) = argv.get(k) {
+            k += 1;
+            let Some(l) = w.literal.as_deref() else {
+                ssh.push(w.clone());
+                break;
+            };
+            match l.split_once('=') {
+                Some(("--ssh" | "--client", v)) => {
+                    self.runs(argv, Some(&WordVal::literal(v)), "mosh's --ssh or --client");
+                }
+                _ if l == "-p" => k += 1,
+                _ if l == "--" => {}
+                _ if l.starts_with('-') => {}
+                _ => {
+                    ssh.push(w.clone());
+                    break;
+                }
+            }
+        }
+        if argv.get(k).and_then(|w| w.literal.as_deref()) == Some("--") {
+            k += 1;
+        }
+        ssh.extend(argv.get(k..).unwrap_or(&[]).iter().cloned());
+        self.ssh(&ssh, "ssh");
+    }
+
+    /// Clients that run local commands their command language names
+    /// (`lftp -c '!rm x'`, `smbclient //h/s -c '!rm x'`, ftp's `!cmd`
+    /// read from its input): their words are guessed as commands, as an
+    /// unknown program's are (the guesser splits `-c` values at `!` and
+    /// `;`), and what the command line feeds to their input acts as inline
+    /// code does, unless they are given their commands otherwise.
+    fn host_client_commands(&mut self, base: &str, argv: &[WordVal]) {
+        const COMMAND_LANGUAGE: &[&str] = &[
+            "lftp",
+            "ftp",
+            "tftp",
+            "smbclient",
+            "rpcclient",
+            "telnet",
+            "mysqlsh",
+        ];
+        if !COMMAND_LANGUAGE.contains(&base) {
+            return;
+        }
+        let given = argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                matches!(l, "-c" | "-e" | "--command" | "--execute" | "-f" | "--file")
+                    || l.starts_with("--command=")
+                    || l.starts_with("--execute=")
+            })
+        });
+        for w in &argv[1..] {
+            if let Some(l) = w.literal.as_deref() {
+                self.protected_words(l);
+            }
+        }
+        self.guess_runs(argv);
+        if !given {
+            self.commands_from_input(argv, base);
+        }
     }
 
     /// The command ssh has the other host's shell run: its words joined by
