@@ -1603,13 +1603,15 @@ pub(super) fn is_exempt_device(path: &str) -> bool {
 /// Whether a redirection sends a command's output into a file (not
 /// `/dev/null` or another descriptor).
 /// Whether a redirection gives the command's input (fd 0) something to
-/// read: `< f`, `<> f`, `<&3`, a here-document, a here-string.
+/// read: `< f`, `<> f`, `<&3`, a here-document, a here-string (`<
+/// /dev/null` gives nothing).
 fn feeds_input(r: &ast::IoRedirect) -> bool {
-    use ast::IoFileRedirectKind as K;
+    use ast::{IoFileRedirectKind as K, IoFileRedirectTarget as T};
     match r {
-        ast::IoRedirect::File(fd, kind, _) => {
+        ast::IoRedirect::File(fd, kind, target) => {
             matches!(kind, K::Read | K::ReadAndWrite | K::DuplicateInput)
                 && fd.is_none_or(|fd| fd == 0)
+                && !matches!(target, T::Filename(w) if w.value == "/dev/null")
         }
         ast::IoRedirect::HereDocument(fd, _) | ast::IoRedirect::HereString(fd, _) => {
             fd.is_none_or(|fd| fd == 0)
