@@ -578,7 +578,8 @@ impl Analyzer {
                             "this builtin evaluates the expression or subscript, which can run commands",
                         );
                     }
-                    if declares && l.starts_with('-') && l.contains('n') {
+                    // (`export -n` takes the export away.)
+                    if declares && b != "export" && l.starts_with('-') && l.contains('n') {
                         // `declare -n ref=http_proxy; ref=h`: what is
                         // assigned through a name reference sets a
                         // variable not named where it is assigned.

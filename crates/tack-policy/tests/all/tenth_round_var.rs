@@ -191,6 +191,13 @@ fn a_proxy_set_other_than_by_a_literal_assignment_is_a_host_unknown() {
             Allow,
         ),
         case(NET, B, "while getopts ab o; do echo $o; done", Allow),
+        case(NET, B, "export -n FOO; curl -s http://ok.test/", Allow),
+        case(
+            NET,
+            B,
+            "f() { local -n ref=$1; ref=x; }; f y; curl -s http://ok.test/",
+            Ask,
+        ),
     ]);
 }
 
