@@ -445,6 +445,33 @@ fn every_way_of_setting_a_variable_meets_the_same_checks() {
         case(FILES, B, "KUBECONFIG=secrets/k kubectl get pods", Deny),
         case(FILES, B, "GIT_INDEX_FILE=docs/i git status", Deny),
         case(FILES, B, "export HISTFILE=docs/h", Deny),
+        case(FILES, B, "HOME=secrets; cat $HOME/key.txt", Deny),
+        case(FILES, B, "HOME=secrets; cd ~; cat key.txt", Deny),
+        case(FILES, B, "export HOME=$(mktemp -d); cat ~/key.txt", Ask),
+        case(
+            FILES,
+            B,
+            "strace -E HOME=secrets bash -c 'cat ~/key.txt'",
+            Deny,
+        ),
+        case(
+            FILES,
+            B,
+            "while read -r line; do echo \"$line\"; done < src/main.rs",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "for url in a.test b.test; do echo \"$url\"; done",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "for url in ok.test evil.test; do curl -s \"$url\"; done",
+            Deny,
+        ),
         case(RM, B, "export EDITOR=~/x; git commit", Ask),
         case(RM, B, "x=1; export EDITOR=\"$x\"; git commit", Ask),
     ]);
