@@ -62,6 +62,9 @@ fn named_file(name: &str) -> Option<NamedFile> {
         "PIP_CONFIG_FILE",
         "NPM_CONFIG_USERCONFIG",
         "NPM_CONFIG_GLOBALCONFIG",
+        // npm reads its variables in any case.
+        "npm_config_userconfig",
+        "npm_config_globalconfig",
         "AWS_CONFIG_FILE",
         "AWS_SHARED_CREDENTIALS_FILE",
         "GOOGLE_APPLICATION_CREDENTIALS",
@@ -84,8 +87,8 @@ fn named_file(name: &str) -> Option<NamedFile> {
         "NODE_COMPILE_CACHE",
         "CARGO_TARGET_DIR",
     ];
-    let upper = name.to_ascii_uppercase();
-    match upper.as_str() {
+    // Programs read these names as written (`env=x` is not sh's `ENV`).
+    match name {
         "NODE_OPTIONS" => Some(NamedFile::NodeOptions),
         "GIT_INDEX_FILE" => Some(NamedFile::Written),
         "CURL_HOME" => Some(NamedFile::ReadIn(&[".curlrc", ".config/curlrc"])),

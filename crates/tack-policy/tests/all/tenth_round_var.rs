@@ -303,6 +303,9 @@ fn a_variable_that_names_a_file_is_that_files_read_or_write() {
             Allow,
         ),
         case(FILES, B, "ENV=production node app.js", Allow),
+        case(FILES, B, "env=.env node app.js", Allow),
+        case(FILES, B, "npm_config_userconfig=secrets/npmrc npm ci", Deny),
+        case(FILES, B, "KUBECONFIG=a:secrets/k kubectl get pods", Deny),
         case(FILES, B, "BASH_ENV=src/env.sh bash -c true", Allow),
         case(
             FILES,
