@@ -578,18 +578,23 @@ impl Analyzer {
                             "this builtin evaluates the expression or subscript, which can run commands",
                         );
                     }
-                    if declares && l.starts_with('-') && (l.contains('i') || l.contains('n')) {
+                    // (`export -n` takes the export away.)
+                    if declares && b != "export" && l.starts_with('-') && l.contains('n') {
+                        // `declare -n ref=http_proxy; ref=h`: what is
+                        // assigned through a name reference sets a
+                        // variable not named where it is assigned.
+                        self.unknown_variable_set(l);
+                    } else if declares && l.starts_with('-') && l.contains('i') {
                         self.uncertain(
                             UncertainKind::Command,
                             l,
-                            "integer and name-reference variables evaluate what is later assigned to them",
+                            "integer variables evaluate what is later assigned to them",
                         );
                     }
                     if declares && let Some((name, value)) = l.split_once('=') {
                         let name = name.trim_end_matches('+');
                         let name = name.split('[').next().unwrap_or(name);
-                        self.assigned_name(name);
-                        self.code_variable(name, &WordVal::literal(value));
+                        self.variable_set(name, Some(&WordVal::literal(value)));
                     }
                 }
                 None if names_here => {
@@ -597,13 +602,29 @@ impl Analyzer {
                     let literal_name = w
                         .raw
                         .split_once('=')
-                        .is_some_and(|(n, _)| words::is_name(n.trim_end_matches('+')));
-                    if !literal_name || b == "let" {
-                        self.uncertain(
+                        .map(|(n, _)| n.trim_end_matches('+'))
+                        .filter(|n| words::is_name(n));
+                    match literal_name {
+                        // `export EDITOR="rm x #$E"`: the value is known
+                        // only at run time, the variable is.
+                        Some(name) if declares => {
+                            // (Its expansions were walked with the word; a
+                            // tilde is read again here: `export HOME=~/x`.)
+                            let value = w.raw.split_once('=').map_or("", |(_, v)| v);
+                            let value = if value.contains(['$', '`']) {
+                                WordVal::dynamic(value)
+                            } else {
+                                self.eval_word(value)
+                            };
+                            self.variable_set(name, Some(&value));
+                        }
+                        Some(_) if b != "let" => {}
+                        _ if declares => self.unknown_variable_set(&w.raw),
+                        _ => self.uncertain(
                             UncertainKind::Command,
                             &w.raw,
                             "a variable name or expression computed at run time can run commands when evaluated",
-                        );
+                        ),
                     }
                 }
                 None => {}
@@ -990,6 +1011,14 @@ impl Analyzer {
     }
 
     fn wrapper_env(&mut self, argv: &[WordVal]) {
+        // `env HOME=d cmd`: d is cmd's HOME, not the shell's.
+        let home = self.home.clone();
+        let child_home = self.child_home.clone();
+        self.wrapper_env_with(argv, home);
+        self.child_home = child_home;
+    }
+
+    fn wrapper_env_with(&mut self, argv: &[WordVal], home: Option<PathBuf>) {
         let mut i = 1;
         let mut chdir: Option<WordVal> = None;
         let mut split: Option<WordVal> = None;
@@ -1048,18 +1077,22 @@ impl Analyzer {
             // name (`BASH_FUNC_f%%=() { …; }` defines a function in bash).
             match lit.split_once('=') {
                 Some((name, value)) if !name.is_empty() => {
-                    self.assigned_name(name);
-                    self.assigned_value(name, &WordVal::literal(value));
+                    self.variable_set(name, Some(&WordVal::literal(value)));
                     i += 1;
                 }
                 _ => break,
             }
         }
+        if self.home != home {
+            self.child_home = Some(std::mem::replace(&mut self.home, home));
+        }
         if let Some(s) = split {
             // `env -S 'cmd args' more`: the string is split into words.
             let Some(text) = s.literal else {
+                // It may set any variable and run any command.
                 let raw = self.text(argv);
-                return self.uncertain(
+                self.unknown_variable_set(&raw);
+                return self.unseen_shell_code(
                     UncertainKind::Command,
                     &raw,
                     "env -S splits text computed at run time",
@@ -1335,8 +1368,7 @@ impl Analyzer {
         while let Some(lit) = argv.get(start).and_then(|w| w.literal.clone()) {
             match lit.split_once('=') {
                 Some((name, value)) if words::is_name(name) => {
-                    self.assigned_name(name);
-                    self.assigned_value(name, &WordVal::literal(value));
+                    self.variable_set(name, Some(&WordVal::literal(value)));
                     start += 1;
                 }
                 _ => break,

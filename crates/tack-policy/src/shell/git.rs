@@ -1572,14 +1572,8 @@ impl Analyzer {
                 continue;
             };
             match l {
-                "--global" => {
-                    file = Some(WordVal::literal("~/.gitconfig"));
-                    scope.global = true;
-                }
-                "--system" => {
-                    file = Some(WordVal::literal("/etc/gitconfig"));
-                    scope.system = true;
-                }
+                "--global" => scope.global = true,
+                "--system" => scope.system = true,
                 "--local" | "--worktree" => scope.local = true,
                 "-f" | "--file" => {
                     file = args.get(k).cloned();
@@ -1629,13 +1623,27 @@ impl Analyzer {
         if operands.is_empty() {
             return;
         }
-        let repository_config = file.is_none();
-        if let Some(f) = file {
-            let f = WordVal {
-                tilde: f.literal.as_deref().is_some_and(|l| l.starts_with('~')),
-                ..f
-            };
-            self.edit_target(&f);
+        let repository_config = file.is_none() && !scope.global && !scope.system;
+        let files = match file {
+            Some(f) => Some(vec![f]),
+            None if scope.global || scope.system => self.scope_files(scope.system),
+            None => Some(Vec::new()),
+        };
+        match files {
+            Some(files) => {
+                for f in files {
+                    let f = WordVal {
+                        tilde: f.literal.as_deref().is_some_and(|l| l.starts_with('~')),
+                        ..f
+                    };
+                    self.edit_target(&f);
+                }
+            }
+            None => self.uncertain(
+                super::UncertainKind::Edit,
+                &self.text(argv),
+                "the configuration file git writes is named by a variable known only at run time",
+            ),
         }
         let (Some(key), value) = (operands.first(), operands.get(1)) else {
             return;
@@ -1701,13 +1709,43 @@ impl Analyzer {
         }
         let mut files: Vec<PathBuf> = Vec::new();
         let everything = !scope.global && !scope.system && !scope.local && !scope.file;
-        if everything || scope.system {
-            files.push(PathBuf::from("/etc/gitconfig"));
+        // Files the command's variables put elsewhere (`HOME=d`,
+        // `GIT_CONFIG_GLOBAL=f`): read as named.
+        let mut moved: Vec<WordVal> = Vec::new();
+        for (wanted, system) in [
+            (everything || scope.system, true),
+            (everything || scope.global, false),
+        ] {
+            if !wanted {
+                continue;
+            }
+            if !self.scope_moved(system) {
+                if system {
+                    files.push(PathBuf::from("/etc/gitconfig"));
+                } else if let Some(home) = &self.home {
+                    files.extend(crate::git_config::user_files(home));
+                }
+                continue;
+            }
+            match self.scope_files(system) {
+                Some(named) => moved.extend(named),
+                None => self.uncertain(
+                    super::UncertainKind::Touch(super::Family::Read),
+                    "git config",
+                    "the configuration file git reads is named by a variable known only at run time",
+                ),
+            }
         }
-        if (everything || scope.global)
-            && let Some(home) = &self.home
-        {
-            files.extend(crate::git_config::user_files(home));
+        let outside = scope.listed || scope.global || scope.system || scope.includes == Some(true);
+        for f in &moved {
+            let f = WordVal {
+                tilde: f.literal.as_deref().is_some_and(|l| l.starts_with('~')),
+                ..f.clone()
+            };
+            self.touch(super::Family::Read, &f);
+            if outside {
+                self.input(&f);
+            }
         }
         let includes = scope.includes.unwrap_or(everything);
         if includes {
@@ -1729,7 +1767,6 @@ impl Analyzer {
                 }
             }
         }
-        let outside = scope.listed || scope.global || scope.system || scope.includes == Some(true);
         for f in files {
             let word = WordVal::literal(&f.to_string_lossy());
             if self.touches {
@@ -1739,6 +1776,50 @@ impl Analyzer {
                 self.input(&word);
             }
         }
+    }
+
+    /// Whether the command sets a variable that moves git's global (or,
+    /// with `system`, its system) configuration file.
+    fn scope_moved(&self, system: bool) -> bool {
+        let names: &[&str] = if system {
+            &["GIT_CONFIG_SYSTEM"]
+        } else {
+            &["GIT_CONFIG_GLOBAL", "HOME", "XDG_CONFIG_HOME"]
+        };
+        names.iter().any(|n| self.env_value(n).is_some())
+    }
+
+    /// The files of git's global (or system) configuration, where the
+    /// variables the command sets put them: `GIT_CONFIG_GLOBAL`,
+    /// `GIT_CONFIG_SYSTEM`, `$HOME/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
+    /// (`~/.config/git/config` without it). None when one is known only at
+    /// run time.
+    fn scope_files(&self, system: bool) -> Option<Vec<WordVal>> {
+        let (variable, default) = if system {
+            ("GIT_CONFIG_SYSTEM", "/etc/gitconfig")
+        } else {
+            ("GIT_CONFIG_GLOBAL", "~/.gitconfig")
+        };
+        if let Some(value) = self.env_value(variable) {
+            return Some(vec![WordVal::literal(&value?)]);
+        }
+        if system || !self.scope_moved(false) {
+            // (git writes `~/.gitconfig`, unless only the XDG file is there.)
+            return Some(vec![WordVal::literal(default)]);
+        }
+        let home = match self.env_value("HOME") {
+            Some(h) => h?,
+            None => "~".to_string(),
+        };
+        let home = home.trim_end_matches('/');
+        let xdg = match self.env_value("XDG_CONFIG_HOME") {
+            Some(x) => x?,
+            None => format!("{home}/.config"),
+        };
+        Some(vec![
+            WordVal::literal(&format!("{home}/.gitconfig")),
+            WordVal::literal(&format!("{}/git/config", xdg.trim_end_matches('/'))),
+        ])
     }
 
     /// The directories the command may run in, known.

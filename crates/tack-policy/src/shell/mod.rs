@@ -37,6 +37,7 @@ mod reads;
 mod removals;
 mod simple;
 mod system_programs;
+mod variables;
 pub(crate) mod words;
 
 pub(crate) use hosts::{conninfo_hosts, url_or_host};
@@ -366,6 +367,8 @@ impl Analyzer {
             budget,
             config: config_files::ConfigState::default(),
             aliases: aliases::Aliases::default(),
+            located: variables::Located::default(),
+            child_home: None,
         }
     }
 }
@@ -502,6 +505,14 @@ pub(crate) struct Analyzer {
     config: config_files::ConfigState,
     /// The aliases defined so far (see [`aliases`]).
     aliases: aliases::Aliases,
+    /// The values given to the variables that locate git's configuration
+    /// (see [`variables`]).
+    located: variables::Located,
+    /// The HOME a command's own assignment gives the program it runs
+    /// (`HOME=d bash -c …`, `env HOME=d …`), while the shell expands `~`
+    /// in the command's words with its own: a script the program runs
+    /// follows it (see [`Analyzer::script`]).
+    child_home: Option<Option<PathBuf>>,
 }
 
 impl Analyzer {
@@ -558,6 +569,11 @@ impl Analyzer {
             Err(refusal) => return self.refused(src, refusal),
         };
         self.depth += 1;
+        let child_home = self.child_home.take();
+        let home = match child_home.clone() {
+            Some(h) => Some(std::mem::replace(&mut self.home, h)),
+            None => None,
+        };
         let tail = std::mem::take(&mut self.open_tail);
         let functions = std::mem::take(&mut self.functions);
         // Parse, walk and drop the tree on a stack deep enough for it.
@@ -582,6 +598,10 @@ impl Analyzer {
         });
         self.open_tail = tail;
         self.functions = functions;
+        if let Some(h) = home {
+            self.home = h;
+        }
+        self.child_home = child_home;
         self.depth -= 1;
         if unreadable {
             self.lines_before_the_error(src);
@@ -727,13 +747,18 @@ impl Analyzer {
             ast::CompoundCommand::BraceGroup(g) => self.compound_list(&g.list),
             ast::CompoundCommand::Subshell(s) => self.conditionally(|a| a.compound_list(&s.list)),
             ast::CompoundCommand::ForClause(f) => {
-                if let Some(values) = &f.values {
-                    for w in values {
-                        self.eval_word(&w.value);
+                // `for PATH in ./evil; do ls; done` assigns PATH each value
+                // in turn (the positional parameters without `in`).
+                match &f.values {
+                    Some(values) if !values.is_empty() => {
+                        for w in values {
+                            let v = self.eval_word(&w.value);
+                            self.variable_set(&f.variable_name, Some(&v));
+                        }
                     }
+                    Some(_) => self.assigned_name(&f.variable_name),
+                    None => self.variable_set(&f.variable_name, None),
                 }
-                // `for PATH in ./evil; do ls; done` assigns PATH.
-                self.assigned_name(&f.variable_name);
                 self.loop_body(|a| a.compound_list(&f.body.list));
             }
             ast::CompoundCommand::CaseClause(c) => {
@@ -1141,6 +1166,8 @@ impl Analyzer {
         let mut argv: Vec<WordVal> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         let moved = self.config_mark();
+        let located = self.located_mark();
+        let home = self.home.clone();
         if let Some(prefix) = &sc.prefix {
             for item in &prefix.0 {
                 match item {
@@ -1150,6 +1177,7 @@ impl Analyzer {
             }
         }
         let prefixed = self.config_mark();
+        let located_prefixed = self.located_mark();
         if let Some(w) = &sc.word_or_name {
             let v = self.eval_word(&w.value);
             argv.push(v);
@@ -1175,14 +1203,22 @@ impl Analyzer {
             .is_some_and(|name| {
                 !SPECIAL_BUILTINS.contains(&name) && !self.functions.iter().any(|f| f == name)
             });
+        let child_home = self.child_home.clone();
+        if scoped && self.home != home {
+            // `HOME=x cmd ~/f`: the shell expands `~` with its own HOME,
+            // what cmd runs with x.
+            self.child_home = Some(std::mem::replace(&mut self.home, home));
+        }
         let (saved, fed) = (self.output_read, self.input_fed);
         self.output_read |= writes_output;
         self.input_fed |= feeds;
         self.call(argv);
         self.output_read = saved;
         self.input_fed = fed;
+        self.child_home = child_home;
         if scoped {
             self.config_forget(moved, prefixed);
+            self.located_forget(located, located_prefixed);
         }
     }
 
@@ -1236,12 +1272,8 @@ impl Analyzer {
 
     fn assignment(&mut self, a: &ast::Assignment) {
         let name = match &a.name {
-            ast::AssignmentName::VariableName(n) => {
-                self.assigned_name(n);
-                n
-            }
+            ast::AssignmentName::VariableName(n) => n,
             ast::AssignmentName::ArrayElementName(n, index) => {
-                self.assigned_name(n);
                 self.subscript(index);
                 n
             }
@@ -1249,7 +1281,10 @@ impl Analyzer {
         match &a.value {
             ast::AssignmentValue::Scalar(w) => {
                 let v = self.eval_word(&w.value);
-                self.code_variable(name, &v);
+                self.variable_set(name, Some(&v));
+            }
+            ast::AssignmentValue::Array(elements) if elements.is_empty() => {
+                self.variable_set(name, Some(&WordVal::literal("")));
             }
             ast::AssignmentValue::Array(elements) => {
                 for (key, value) in elements {
@@ -1257,7 +1292,7 @@ impl Analyzer {
                         self.subscript(&k.value);
                     }
                     let v = self.eval_word(&value.value);
-                    self.code_variable(name, &v);
+                    self.variable_set(name, Some(&v));
                 }
             }
         }
@@ -1555,8 +1590,9 @@ impl Analyzer {
             ..
         } = e
         {
-            // `${PATH:=./evil}` assigns PATH when it is unset or empty.
-            self.assigned_name(name);
+            // `${PATH:=./evil}` assigns PATH when it is unset or empty
+            // (its value is the old one otherwise: known only at run time).
+            self.variable_set(name, None);
         }
         if indirect {
             self.uncertain(

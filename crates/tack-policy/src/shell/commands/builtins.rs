@@ -209,11 +209,7 @@ impl Analyzer {
                     for f in found.iter().filter(|f| value_opts.contains(&f.name)) {
                         match f.value.as_ref().and_then(|v| v.literal.clone()) {
                             Some(n) => names.push(n),
-                            None => self.uncertain(
-                                UncertainKind::Command,
-                                &self.text(argv),
-                                "the variable assigned is computed at run time",
-                            ),
+                            None => self.unknown_variable_set(&self.text(argv)),
                         }
                     }
                     &argv[start..]
@@ -231,19 +227,25 @@ impl Analyzer {
             match w.literal.as_deref() {
                 Some(l) if l.starts_with('-') || l.starts_with('+') => {}
                 Some(l) => names.push(l.to_string()),
-                None if b == "getopts" => self.uncertain(
-                    UncertainKind::Command,
-                    &self.text(argv),
-                    "the variable assigned is computed at run time",
-                ),
+                // `read "$n"`, `getopts o "$n"`; `declare "$spec"` is
+                // [`Analyzer::name_builtin`]'s.
+                None if matches!(b, "read" | "mapfile" | "readarray" | "getopts") => {
+                    self.unknown_variable_set(&self.text(argv))
+                }
                 None => {}
             }
         }
+        // What `read`, `printf -v`, `mapfile`, `getopts` and `wait -p`
+        // assign is known only at run time; `declare NAME=value` is read
+        // with its value in [`Analyzer::name_builtin`].
+        let run_time = !matches!(b, "unset" | "declare" | "typeset" | "local");
         for name in names {
             let name = name.split(['=', '[']).next().unwrap_or_default();
             let name = name.trim_end_matches('+');
-            if !name.is_empty() {
-                self.assigned_name(name);
+            match (name.is_empty(), run_time) {
+                (true, _) => {}
+                (false, true) => self.variable_set(name, None),
+                (false, false) => self.assigned_name(name),
             }
         }
     }

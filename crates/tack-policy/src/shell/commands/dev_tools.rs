@@ -684,8 +684,9 @@ impl Analyzer {
                 i += 1;
                 match argv.get(i).and_then(|v| v.literal.as_deref()) {
                     Some(op) => {
+                        // `NAME=OP:VALUE`: the value the operation gives.
                         let name = op.split_once('=').map_or(op, |(n, _)| n).to_string();
-                        self.assigned_name(&name);
+                        self.variable_set(&name, None);
                     }
                     None => {
                         return self.uncertain(
@@ -697,8 +698,8 @@ impl Analyzer {
                 }
             } else if l.starts_with('-') {
                 return self.unknown_option(argv, l);
-            } else if let Some((name, _)) = l.split_once('=') {
-                self.assigned_name(name);
+            } else if let Some((name, value)) = l.split_once('=') {
+                self.variable_set(name, Some(&WordVal::literal(value)));
             } else {
                 break;
             }

@@ -1226,15 +1226,17 @@ impl Analyzer {
             }
             if w.env.contains(&opt) {
                 match f.value.as_ref().and_then(|v| v.literal.as_deref()) {
-                    Some(l) => {
-                        let name = l.split_once('=').map_or(l, |(n, _)| n).to_string();
-                        self.assigned_name(&name);
-                    }
-                    None => self.uncertain(
-                        UncertainKind::Command,
-                        &self.text(argv),
-                        "the variable set is computed at run time",
-                    ),
+                    Some(l) => match l.split_once('=') {
+                        Some((name, value)) => {
+                            let (name, value) = (name.to_string(), WordVal::literal(value));
+                            self.variable_set(&name, Some(&value));
+                        }
+                        None => {
+                            let name = l.to_string();
+                            self.assigned_name(&name);
+                        }
+                    },
+                    None => self.unknown_variable_set(&self.text(argv)),
                 }
             }
             if w.chdir.contains(&opt) {
