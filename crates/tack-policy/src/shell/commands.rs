@@ -1992,7 +1992,16 @@ impl Analyzer {
         let creates = writes && !matches!(base, "rm" | "rmdir" | "unlink" | "shred" | "mkdir");
         // The operands it writes without reading them (`cp`'s destination,
         // `dd of=`), and programs that open none of theirs: not a read.
-        let destination_only = matches!(base, "cp" | "install" | "ln" | "dd");
+        // A backup keeps what the destination held under another name
+        // (`cp -b x .env` leaves `.env~`): that is a read of it.
+        let backs_up = argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l.starts_with("--backup")
+                    || l.starts_with("--suffix")
+                    || (l.starts_with('-') && !l.starts_with("--") && l.contains(['b', 'S']))
+            })
+        });
+        let destination_only = matches!(base, "cp" | "install" | "ln" | "dd") && !backs_up;
         let looks_only = reads::looks_only(base, argv);
         let mut all = Some(Vec::new());
         let mut operands_done = false;

@@ -582,36 +582,99 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
                 }),
             }
         };
+    // Options whose value is the next word (`grep -e --exclude=x`: a
+    // pattern, not a filter), as short letters (also ending a cluster) and
+    // long names; and options that change how the filters match.
+    let (valued, valued_long, unread): (&str, &[&str], &[&str]) = match how {
+        Filtering::Grep => (
+            "efmABCdD",
+            &["--regexp", "--file", "--max-count", "--label", "--context"],
+            &[],
+        ),
+        Filtering::Ripgrep => (
+            "efrmABCMjEd",
+            &[
+                "--regexp",
+                "--file",
+                "--replace",
+                "--max-count",
+                "--encoding",
+                "--max-depth",
+                "--threads",
+            ],
+            &[
+                "--glob-case-insensitive",
+                "--type-add",
+                "--type-clear",
+                "--pre",
+                "--ignore-file",
+            ],
+        ),
+        Filtering::Tar => (
+            "fCbgHKLNTVX",
+            &["--file", "--directory", "--files-from", "--exclude-from"],
+            &[
+                "--anchored",
+                "--no-wildcards",
+                "--wildcards-match-slash",
+                "--no-ignore-case",
+            ],
+        ),
+        Filtering::Zip => (
+            "bdnOptPsZ",
+            &["--temp-path", "--output-file"],
+            &["-nw", "-ws", "--no-wild", "--wild-stop-dirs"],
+        ),
+    };
+    // ripgrep's configuration file may add globs and types.
+    if how == Filtering::Ripgrep
+        && std::env::var_os("RIPGREP_CONFIG_PATH").is_some()
+        && !argv
+            .iter()
+            .any(|w| w.literal.as_deref() == Some("--no-config"))
+    {
+        return None;
+    }
     let mut i = 1;
+    if how == Filtering::Tar
+        && let Some(first) = argv.get(1).and_then(|w| w.literal.as_deref())
+        && !first.starts_with('-')
+    {
+        // `tar czf ARCHIVE …`: the old form's letters take the next words.
+        i += 1 + first.chars().filter(|c| valued.contains(*c)).count();
+    }
     let mut zip_list: Option<bool> = None;
     while let Some(w) = argv.get(i) {
-        let l = w.literal.as_deref();
-        if l == Some("--") {
+        // A word computed at run time may be any option (`"$P"` may be
+        // `-g.env`): the filters cannot be read.
+        let l = w.literal.as_deref()?;
+        if l == "--" {
             break;
+        }
+        let name = l.split_once('=').map_or(l, |(n, _)| n);
+        if unread.contains(&name) {
+            return None;
         }
         // zip's `-x`/`-i` lists run to the next option.
         if let Some(keep) = zip_list {
-            if l.is_some_and(|l| l.starts_with('-')) {
+            if l.starts_with('-') {
                 zip_list = None;
             } else {
-                push(&mut rules, keep, false, l, false);
+                push(&mut rules, keep, false, Some(l), false);
                 patterns.push(i);
                 i += 1;
                 continue;
             }
         }
-        let Some(l) = l else {
-            if w.raw.contains("--include")
-                || w.raw.contains("--exclude")
-                || w.raw.contains("--glob")
-            {
-                // `--include="$P"`: a filter, of a pattern not known.
-                push(&mut rules, !w.raw.contains("--exclude"), false, None, false);
-                patterns.push(i);
-            }
-            i += 1;
+        let cluster_valued = l.len() > 1
+            && l.starts_with('-')
+            && !l.starts_with("--")
+            && l.chars().skip(1).position(|c| valued.contains(c)) == Some(l.len() - 2);
+        if cluster_valued || valued_long.contains(&l) {
+            // Its value is the next word, whatever it looks like.
+            i += 2;
             continue;
-        };
+        }
         let (name, attached) = match l.split_once('=') {
             Some((n, v)) if l.starts_with("--") => (n, Some(v)),
             _ => (l, None),
@@ -625,13 +688,13 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
             (Filtering::Ripgrep, "--iglob") => Some((true, false, true)),
             (Filtering::Ripgrep, "-t" | "--type" | "-T" | "--type-not") => {
                 let value = match attached {
-                    Some(v) => Some(v),
+                    Some(v) => v,
                     None => {
                         i += 1;
-                        argv.get(i).and_then(|w| w.literal.as_deref())
+                        argv.get(i)?.literal.as_deref()?
                     }
                 };
-                let globs = RG_TYPES.iter().find(|(t, _)| Some(*t) == value)?.1;
+                let globs = RG_TYPES.iter().find(|(t, _)| *t == value)?.1;
                 let keep = matches!(name, "-t" | "--type");
                 for g in globs {
                     push(&mut rules, keep, false, Some(g), false);
@@ -671,13 +734,13 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
         };
         if let Some((keep, dirs_only, ci)) = kind {
             let value = match attached {
-                Some(v) => Some(v),
+                Some(v) => v,
                 None => {
                     i += 1;
-                    argv.get(i).and_then(|w| w.literal.as_deref())
+                    argv.get(i)?.literal.as_deref()?
                 }
             };
-            push(&mut rules, keep, dirs_only, value, ci);
+            push(&mut rules, keep, dirs_only, Some(value), ci);
             patterns.push(i);
         }
         i += 1;
