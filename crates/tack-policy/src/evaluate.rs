@@ -465,7 +465,7 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
                 recursive,
             } => parts.extend(touch_parts(policy, *family, path, written, *recursive)),
             // Not looked inside (see `request::look_inside`): all of it.
-            Item::ReadVisible { written, path, .. } => {
+            Item::ReadVisible { written, path, .. } | Item::ReadNarrowed { written, path, .. } => {
                 parts.extend(touch_parts(policy, Family::Read, path, written, true))
             }
             Item::GitContent {
@@ -775,7 +775,7 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
                 continue;
             }
             // Not looked inside (see `request::look_inside`): all of it.
-            Item::ReadVisible { written, path, .. } => {
+            Item::ReadVisible { written, path, .. } | Item::ReadNarrowed { written, path, .. } => {
                 parts.extend(touch_parts(policy, Family::Read, path, written, true));
                 continue;
             }

@@ -303,6 +303,7 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
                 recursive: true,
                 ..
             } | Item::ReadVisible { .. }
+                | Item::ReadNarrowed { .. }
         )
     }) {
         return items;
@@ -310,18 +311,23 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
     let mut budget = MAX_INSIDE;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        let (written, path, visible_only, ignores) = match item {
+        let (written, path, visible_only, ignores, names) = match item {
             Item::Touch {
                 family: Family::Read,
                 written,
                 path,
                 recursive: true,
-            } => (written, path, false, false),
+            } => (written, path, false, false, None),
             Item::ReadVisible {
                 written,
                 path,
                 ignores,
-            } => (written, path, true, ignores),
+            } => (written, path, true, ignores, None),
+            Item::ReadNarrowed {
+                written,
+                path,
+                names,
+            } => (written, path, false, false, Some(names)),
             // A directory given to a program that may change what is in it
             // (`Family::MaybeEdit`) keeps its mark: the evaluation looks
             // for Edit rules inside it.
@@ -371,6 +377,18 @@ fn look_inside(items: Vec<Item>, policy: &Policy, how: Resolution) -> Vec<Item> 
                 policy.rules[rule].text
             )));
             continue;
+        }
+        if let Some(names) = &names {
+            // What the program's own filters leave out is not read (a
+            // path the walk reached through a link is kept).
+            found.retain(|inside| {
+                inside
+                    .lexical
+                    .strip_prefix(&path.lexical)
+                    .map_or(true, |rel| {
+                        names.reads(&written, rel, inside.canonical.is_dir())
+                    })
+            });
         }
         out.extend(found.into_iter().map(|inside| Item::Touch {
             family: Family::Read,
@@ -552,6 +570,7 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
         .filter(|item| match item {
             Item::Touch { .. }
             | Item::ReadVisible { .. }
+            | Item::ReadNarrowed { .. }
             | Item::GitContent { .. }
             | Item::Edit { .. }
             | Item::EditInside { .. }

@@ -330,6 +330,7 @@ pub fn sandbox_decision(
         | Item::EditInside { path, .. }
         | Item::Touch { path, .. }
         | Item::ReadVisible { path, .. }
+        | Item::ReadNarrowed { path, .. }
         | Item::Input { path }
         | Item::Written { path, .. } => sandbox.holds(path),
         Item::GitContent { worktree, .. } => sandbox.holds(worktree),

@@ -90,6 +90,8 @@ mod tenth_round;
 mod tenth_round_eq;
 #[path = "all/tenth_round_var.rs"]
 mod tenth_round_var;
+#[path = "all/tenth_round_file.rs"]
+mod tenth_round_file;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]

@@ -1664,7 +1664,8 @@ impl Analyzer {
             Item::Host { .. }
             | Item::Input { .. }
             | Item::GitContent { .. }
-            | Item::ReadVisible { .. } => false,
+            | Item::ReadVisible { .. }
+            | Item::ReadNarrowed { .. } => false,
         })
     }
 
@@ -2018,6 +2019,22 @@ impl Analyzer {
         // What it changes, for the safeguards (whatever the rules).
         let written_operands = super::removals::written_operands(base, argv);
         let removes = matches!(base, "rm" | "rmdir");
+        // A file it only creates or changes the mode of may still be a
+        // protected one (`cp x "$PWD/.git/hooks/pre-commit"`, as `> "$F"`).
+        let creates = writes && !matches!(base, "rm" | "rmdir" | "unlink" | "shred" | "mkdir");
+        // The operands it writes without reading them (`cp`'s destination,
+        // `dd of=`), and programs that open none of theirs: not a read.
+        // A backup keeps what the destination held under another name
+        // (`cp -b x .env` leaves `.env~`): that is a read of it.
+        let backs_up = argv[1..].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l.starts_with("--backup")
+                    || l.starts_with("--suffix")
+                    || (l.starts_with('-') && !l.starts_with("--") && l.contains(['b', 'S']))
+            })
+        });
+        let destination_only = matches!(base, "cp" | "install" | "ln" | "dd") && !backs_up;
+        let looks_only = reads::looks_only(base, argv);
         let mut all = Some(Vec::new());
         let mut operands_done = false;
         if (WRITE_COMMANDS.contains(&base) || !reads::leaves_alone(base))
@@ -2037,6 +2054,13 @@ impl Analyzer {
         // Without `-L` ripgrep also passes over the links it meets.
         let ignores =
             visible_only && reads::respects_ignore_files(argv) && !reads::follows_links(base, argv);
+        // `rg -g '*.rs'`, `grep -r --exclude=.env`: what a walk reads is
+        // narrowed by the program's own filters, whose words are patterns.
+        let (names, patterns) = match reads::name_filter(base, argv) {
+            Some((names, patterns)) if recursive => (Some(names), patterns),
+            Some((_, patterns)) => (None, patterns),
+            None => (None, Vec::new()),
+        };
         let mut non_paths = reads::leading_non_paths(base, argv);
         // The read-only set knows its programs' options: the files they
         // read, attached to an option (`-f.env`) or not.
@@ -2045,6 +2069,9 @@ impl Analyzer {
         for (i, w) in argv.iter().enumerate().skip(1) {
             if self.is_full() {
                 return None;
+            }
+            if patterns.contains(&i) {
+                continue;
             }
             let Some(lit) = &w.literal else {
                 all = None;
@@ -2063,8 +2090,14 @@ impl Analyzer {
                         "a file it reads is named only at run time",
                     );
                 }
-                if writes && self.touches {
-                    // `rm "$F"`: deny and ask rules cannot see the file.
+                let written = if base == "dd" {
+                    w.raw.starts_with("of=")
+                } else {
+                    written_operands.as_ref().is_none_or(|ops| ops.contains(&i))
+                };
+                if writes && (self.touches || (creates && written)) {
+                    // `rm "$F"`: deny and ask rules cannot see the file;
+                    // `cp x "$D"`: nor can the protected paths.
                     self.uncertain(
                         UncertainKind::Edit,
                         &w.raw,
@@ -2123,6 +2156,9 @@ impl Analyzer {
             }
             let changed =
                 editor || (writes && written_operands.as_ref().is_none_or(|ops| ops.contains(&i)));
+            let only_written = changed && destination_only && written_operands.is_some();
+            // An option's file (`du --files0-from=F`) is read all the same.
+            let looks_at_operand = looks_only && candidate == lit.as_str() && !lit.starts_with('-');
             match self.resolve_word_path(candidate, w.tilde && candidate == lit.as_str(), w.glob) {
                 Ok(paths) => {
                     for p in paths {
@@ -2149,7 +2185,16 @@ impl Analyzer {
                             }
                             continue;
                         }
-                        if recursive && visible_only {
+                        if only_written || (looks_at_operand && !p.canonical.is_dir()) {
+                            // `cp .env.example .env`, `ls .env`, `chmod 600
+                            // .env`: nothing of it is read.
+                        } else if let Some(names) = &names {
+                            self.push(Item::ReadNarrowed {
+                                written: candidate.to_string(),
+                                path: p.clone(),
+                                names: names.clone(),
+                            });
+                        } else if recursive && visible_only {
                             self.push(Item::ReadVisible {
                                 written: candidate.to_string(),
                                 path: p.clone(),
@@ -2207,12 +2252,28 @@ impl Analyzer {
         if let Some(slots) = &slots {
             (operand_count, non_paths) = (slots.operands, 0);
         }
+        if self.touches && base == "curl" {
+            self.curl_variable_reads(argv);
+        }
         if base == "diff" && super::read_only::diff_follows_links(argv) {
             self.add_links_under(&mut all);
         }
         if self.touches && reach == reads::Reach::RecursiveOrHere && operand_count <= non_paths {
             // `grep -r KEY`, `rg KEY`: the working directory.
-            if visible_only {
+            if let Some(names) = &names {
+                match self.resolve_word_path(".", false, false) {
+                    Ok(dirs) => {
+                        for path in dirs {
+                            self.push(Item::ReadNarrowed {
+                                written: ".".into(),
+                                path,
+                                names: names.clone(),
+                            });
+                        }
+                    }
+                    Err(reason) => self.uncertain(UncertainKind::Touch(Family::Read), ".", reason),
+                }
+            } else if visible_only {
                 match self.resolve_word_path(".", false, false) {
                     Ok(dirs) => {
                         for path in dirs {
@@ -2488,6 +2549,49 @@ impl Analyzer {
                         });
                     }
                 }
+            }
+        }
+    }
+
+    /// curl's `--variable NAME@FILE` (curl 8.3) reads FILE into a variable
+    /// the request can send (`--expand-url 'http://h/{{NAME}}'`), as `-d
+    /// @FILE` does; `NAME=text` and `%ENV` read no file. A value computed
+    /// at run time may name any file.
+    fn curl_variable_reads(&mut self, argv: &[WordVal]) {
+        let mut k = 1;
+        while let Some(w) = argv.get(k) {
+            k += 1;
+            let value = if w.literal.as_deref() == Some("--variable") {
+                k += 1;
+                match argv.get(k - 1) {
+                    Some(v) => v.clone(),
+                    None => break,
+                }
+            } else if let Some(v) = w
+                .literal
+                .as_deref()
+                .and_then(|l| l.strip_prefix("--variable="))
+            {
+                WordVal::literal(v)
+            } else if w.literal.is_none() && w.raw.contains("--variable=") {
+                w.clone()
+            } else {
+                continue;
+            };
+            match &value.literal {
+                Some(l) => {
+                    if let Some((_, file)) = l.split_once('@')
+                        && file != "-"
+                    {
+                        self.attached_reads(&format!("@{file}"), false);
+                    }
+                }
+                None if value.raw.contains('@') || value.raw.contains('$') => self.uncertain(
+                    UncertainKind::Touch(Family::Read),
+                    &value.raw,
+                    "curl --variable reads a file named only at run time",
+                ),
+                None => {}
             }
         }
     }

@@ -160,6 +160,15 @@ pub(crate) enum Item {
         path: ResolvedPath,
         ignores: bool,
     },
+    /// A directory read whole by a program whose own filters narrow what
+    /// it reads (`rg -g '*.rs'`, `grep -r --exclude=.env`, `tar
+    /// --exclude=.env`, `zip -r . -x .env`): a recursive Read
+    /// [`Item::Touch`] of what they let through, and of the path itself.
+    ReadNarrowed {
+        written: String,
+        path: ResolvedPath,
+        names: reads::NameFilter,
+    },
     /// What git prints from the files it tracks without their names being
     /// written (`git log -p`, `git show`, `git diff`, `git grep`, `git
     /// archive`, `git cat-file -p OBJECT`): checked against the Read deny
@@ -585,12 +594,27 @@ impl Analyzer {
                 false
             }
             Err(reason) => {
-                // bash runs the lines before the one it cannot read: what
-                // they reach is unknown too.
+                // What the parser rejects bash may still run whole (`select
+                // … do … done`, `f() [[ … ]]`), and it runs the lines before
+                // one it cannot read: what the text reaches, reads and
+                // writes is unknown, to the path rules and the protected
+                // paths as to the Bash rules.
                 self.uncertain(
                     UncertainKind::Host,
                     src,
-                    "the shell parser cannot read it, and the lines bash runs before the error may reach any host",
+                    "the shell parser cannot read it, and bash may run it (or the lines before the error) and reach any host",
+                );
+                for family in [Family::Read, Family::Edit] {
+                    self.uncertain(
+                        UncertainKind::Touch(family),
+                        src,
+                        "the shell parser cannot read it, and bash may run it (or the lines before the error) and touch any file",
+                    );
+                }
+                self.uncertain(
+                    UncertainKind::Edit,
+                    src,
+                    "the shell parser cannot read it, and the files bash may write when it runs it are unknown",
                 );
                 self.uncertain(UncertainKind::Command, src, reason);
                 true
@@ -611,8 +635,10 @@ impl Analyzer {
     /// A script the parser cannot read: bash reads it line by line and runs
     /// each complete command before the line it cannot read (`cat .env` on
     /// the line before a stray `)` runs). The longest run of whole lines
-    /// that parses is read as what runs; when none is found among the
-    /// last [`MAX_PREFIXES`] tried, what it reads and writes is unknown.
+    /// that parses among the last [`MAX_PREFIXES`] is read as what runs
+    /// too, so that the rules that name it decide; what the rest reads and
+    /// writes is unknown (see [`Analyzer::script`]): bash may run lines
+    /// the parser rejects.
     fn lines_before_the_error(&mut self, src: &str) {
         const MAX_PREFIXES: usize = 16;
         let ends: Vec<usize> = src
@@ -620,12 +646,7 @@ impl Analyzer {
             .map(|(i, _)| i)
             .filter(|&i| i > 0)
             .collect();
-        let mut tried = 0;
-        for &end in ends.iter().rev() {
-            if tried == MAX_PREFIXES {
-                break;
-            }
-            tried += 1;
+        for &end in ends.iter().rev().take(MAX_PREFIXES) {
             let prefix = &src[..end];
             let Ok(tokens) = limits::tokenize(prefix, &self.opts, &mut self.budget) else {
                 break;
@@ -636,15 +657,6 @@ impl Analyzer {
             let opts = &self.opts;
             if limits::with_stack(levels, || parse_tokens(&tokens, opts).is_ok()) {
                 return self.script(prefix);
-            }
-        }
-        if tried == MAX_PREFIXES {
-            for family in [Family::Read, Family::Edit] {
-                self.uncertain(
-                    UncertainKind::Touch(family),
-                    src,
-                    "the shell parser cannot read it, and the lines bash runs before the error may touch any file",
-                );
             }
         }
     }

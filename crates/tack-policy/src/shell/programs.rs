@@ -1017,6 +1017,9 @@ impl Analyzer {
                 if p.has(&["-w"]) && p.operands.is_empty() {
                     self.reads_listed_files(argv, "pax -w");
                 }
+                if p.has(&["-r"]) && p.has(&["-w"]) && p.has(&["-l"]) {
+                    self.pax_links(argv, &p.operands);
+                }
                 for v in p.values(&["-f"]).collect::<Vec<_>>() {
                     if p.has(&["-w"]) {
                         self.writes_value(argv, v);
@@ -1399,6 +1402,16 @@ impl Analyzer {
 
     pub(super) fn writes_unknown(&mut self, argv: &[WordVal], reason: &str) {
         self.uncertain(UncertainKind::Edit, &short_text(argv), reason);
+    }
+
+    /// A program's code reads files it names only at run time: Read deny
+    /// and ask rules cannot be checked against them.
+    fn reads_unknown(&mut self, argv: &[WordVal], reason: &str) {
+        self.uncertain(
+            UncertainKind::Touch(super::Family::Read),
+            &short_text(argv),
+            reason,
+        );
     }
 
     /// A command run by an option: analysed when written out (with the
@@ -3018,15 +3031,41 @@ impl Analyzer {
         }
     }
 
+    /// `pax -rwl SRC… DIR`: the copies are the sources' files (a write
+    /// through them changes those); with no source named, they are the
+    /// files its input names.
+    fn pax_links(&mut self, argv: &[WordVal], operands: &[WordVal]) {
+        let Some((_, sources)) = operands.split_last().filter(|(_, s)| !s.is_empty()) else {
+            return self.writes_unknown(argv, "pax -rwl links the files its input names");
+        };
+        for source in sources {
+            let Some(lit) = source.literal.as_deref() else {
+                self.writes_unknown(argv, "pax -rwl links files named only at run time");
+                continue;
+            };
+            if let Ok(paths) = self.resolve_word_path(lit, source.tilde, source.glob) {
+                for p in paths {
+                    self.linked_out(&p, lit);
+                }
+            }
+        }
+    }
+
     fn cpio(&mut self, argv: &[WordVal]) {
         let p = options::parse(
             &argv[1..],
             &Spec {
                 // Without its flags, `-i` (in `-idm` too) was read as an
                 // unknown option and the extraction was missed.
-                flags: "iopdmtuvabcfknrBLV0",
+                flags: "iopdmtuvabcfknrlBLV0",
                 with_arg: "DEFHIMORs",
-                long_flags: &["--extract", "--create", "--pass-through", "--list"],
+                long_flags: &[
+                    "--extract",
+                    "--create",
+                    "--pass-through",
+                    "--list",
+                    "--link",
+                ],
                 long_with_arg: &[
                     "--directory",
                     "--file",
@@ -3059,6 +3098,14 @@ impl Analyzer {
                     self.writes_inside(&dir);
                 }
                 None => self.writes_unknown(argv, "cpio -p has no destination"),
+            }
+            if p.has(&["-l", "--link"]) {
+                // The copies are the files its input names: a write
+                // through them changes those.
+                self.writes_unknown(
+                    argv,
+                    "cpio -pl links the files its input names, and a write through a link changes them",
+                );
             }
         }
     }
@@ -3111,6 +3158,7 @@ impl Analyzer {
         if p.has(&["-f", "--file", "-E", "--exec"]) {
             self.runs_unwritten(argv, "the awk program is read from a file");
             self.writes_unknown(argv, "an awk program read from a file can write files");
+            self.reads_unknown(argv, "an awk program read from a file can read any file");
         } else if programs.is_empty() {
             programs.push(p.operands.first().cloned());
             files = p.operands.get(1..).unwrap_or(&[]);
@@ -3142,10 +3190,21 @@ impl Analyzer {
                             "the awk program writes to files it names (`print > file`)",
                         );
                     }
+                    let (named, unknown) = awk_reads(&text);
+                    for file in named {
+                        self.touch(super::Family::Read, &WordVal::literal(&file));
+                    }
+                    if unknown {
+                        self.reads_unknown(
+                            argv,
+                            "the awk program reads files it computes (`getline < f`, `ARGV[1] = …`)",
+                        );
+                    }
                 }
                 None => {
                     self.may_run(argv, "the awk program is computed at run time");
                     self.writes_unknown(argv, "the awk program is computed at run time");
+                    self.reads_unknown(argv, "the awk program is computed at run time");
                 }
             }
         }
@@ -4335,6 +4394,74 @@ fn awk_effects(program: &str) -> (bool, bool) {
     (a_runs || b_runs, a_writes || b_writes)
 }
 
+/// The files an awk program reads besides its operands: the string after
+/// `getline [var] <` (`getline l < ".env"`), and whether it reads a file
+/// it computes (`getline < f`, `getline < ARGV[1]`) or changes the list of
+/// files it reads (`ARGV[1] = ".env"`, `ARGC = 2`).
+fn awk_reads(program: &str) -> (Vec<String>, bool) {
+    let mut named = Vec::new();
+    let mut unknown = false;
+    // What follows a `getline` or an `ARGV` is looked at this far: a file
+    // name longer than that is not read, and a long program is read in
+    // linear time.
+    const WINDOW: usize = 512;
+    let window = |s: &str| -> usize {
+        let mut end = s.len().min(WINDOW);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        end
+    };
+    for (k, _) in program.match_indices("getline") {
+        let rest = &program[k + "getline".len()..];
+        let rest = rest[..window(rest)].trim_start();
+        // The variable read into, if any: a name, `$n` or `a[i]`.
+        let var_end = rest
+            .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '[' | ']')))
+            .unwrap_or(rest.len());
+        let rest = rest[var_end..].trim_start();
+        let Some(target) = rest.strip_prefix('<') else {
+            continue;
+        };
+        let target = target.trim_start();
+        let literal = target.strip_prefix('"').and_then(|t| {
+            let end = t.find(['"', '\\'])?;
+            let after = t[end..].strip_prefix('"')?.trim_start();
+            (after.is_empty() || after.starts_with([')', ';', '}', '\n', '>', '|', '&']))
+                .then(|| t[..end].to_owned())
+        });
+        match literal {
+            Some(file) if file == "-" || file == "/dev/stdin" => {}
+            Some(file) => named.push(file),
+            None => unknown = true,
+        }
+    }
+    let code = awk_code(program, false);
+    let assigned = |name: &str| {
+        code.match_indices(name).any(|(k, _)| {
+            let rest = &code[k + name.len()..];
+            let mut rest = &rest[..window(rest)];
+            if name == "ARGV" {
+                let Some(close) = rest
+                    .trim_start()
+                    .strip_prefix('[')
+                    .and_then(|r| r.find(']'))
+                else {
+                    return false;
+                };
+                rest = &rest.trim_start()[close + 2..];
+            }
+            let rest = rest.trim_start();
+            (rest.starts_with('=') && !rest.starts_with("=="))
+                || ["+=", "-=", "++", "--"]
+                    .iter()
+                    .any(|op| rest.starts_with(op))
+        })
+    };
+    unknown |= assigned("ARGV") || assigned("ARGC");
+    (named, unknown)
+}
+
 /// An awk program without its string literals (each left as `""`), and
 /// with `lexical`, without its regular expressions (`//`) and comments.
 fn awk_code(program: &str, lexical: bool) -> String {
@@ -4468,6 +4595,18 @@ mod tests {
 
     #[test]
     fn awk_programs() {
+        assert_eq!(
+            awk_reads("BEGIN{while((getline l < \".env\")>0) print l}"),
+            (vec![".env".to_owned()], false)
+        );
+        assert_eq!(awk_reads("{getline < \"a\" \"b\"}"), (vec![], true));
+        assert_eq!(awk_reads("{getline l < f}"), (vec![], true));
+        assert_eq!(awk_reads("BEGIN{ARGV[1]=\"x\"; ARGC=2}"), (vec![], true));
+        assert_eq!(
+            awk_reads("{getline; if (ARGC == 2) print}"),
+            (vec![], false)
+        );
+        assert_eq!(awk_reads("{\"date\" | getline d}"), (vec![], false));
         assert_eq!(awk_effects("{print $1}"), (false, false));
         assert_eq!(awk_effects("/a|b/ {print}"), (false, false));
         assert_eq!(awk_effects("$1 > 5 {print \"a|b>c\"}"), (false, false));

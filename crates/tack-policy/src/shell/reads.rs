@@ -113,6 +113,20 @@ pub(crate) fn is_reader(base: &str) -> bool {
     READERS.contains(&base)
 }
 
+/// Whether `base` opens none of the files it is given for reading: it
+/// looks at their names, types, sizes or modes (`ls .env`, `test -f .env`,
+/// `stat .env`, `git check-ignore .env`) or changes only those (`chmod 600
+/// .env`, `touch .env`). A Read rule does not hold against these for a
+/// file; a directory given stays a read (`ls secrets` lists what it holds).
+pub(super) fn looks_only(base: &str, argv: &[WordVal]) -> bool {
+    const LOOKERS: &[&str] = &[
+        "ls", "dir", "vdir", "stat", "test", "[", "[[", "du", "realpath", "readlink", "basename",
+        "dirname", "namei", "lsattr", "getfacl", "touch", "chmod", "chown", "chgrp", "mkdir",
+    ];
+    LOOKERS.contains(&base)
+        || (base == "git" && argv.get(1).and_then(|w| w.literal.as_deref()) == Some("check-ignore"))
+}
+
 /// Programs that change none of the files they are given, or whose
 /// changes the analysis reads from their options and operands itself (`sed
 /// -i`, `cp`, `tar -x`, `git`); any other program may change a file it is
@@ -423,4 +437,394 @@ fn skips(base: &str, argv: &[WordVal]) -> Option<usize> {
     }
     (unrestricted < 2 && (no_config || std::env::var_os("RIPGREP_CONFIG_PATH").is_none()))
         .then_some(unrestricted)
+}
+
+/// How a program's own filters narrow the files it reads under a
+/// directory it reads whole (see [`NameFilter`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Filtering {
+    /// grep's `--include`/`--exclude` (base names; the last that matches
+    /// decides, and none matching keeps a file unless the first is an
+    /// `--include`) and `--exclude-dir`.
+    Grep,
+    /// ripgrep's `-g`/`--iglob`/`-t` (the last that matches decides; none
+    /// matching keeps a file unless a glob without `!` is given).
+    Ripgrep,
+    /// tar's `--exclude` (a file, or a directory and all in it, whose name
+    /// matches).
+    Tar,
+    /// zip's `-x`/`-i` (the name stored, `*` matching `/` too).
+    Zip,
+}
+
+/// One of a program's filters: whether what it matches is kept, whether
+/// it applies to directories alone (`--exclude-dir`), and its pattern
+/// (`None`: computed at run time, or not read; it may match anything).
+#[derive(Debug, Clone)]
+struct NameRule {
+    keep: bool,
+    dirs_only: bool,
+    glob: Option<globset::GlobMatcher>,
+}
+
+impl NameRule {
+    /// Whether it matches `name`: `None` when that cannot be known.
+    fn matches(&self, name: &str) -> Option<bool> {
+        self.glob.as_ref().map(|g| g.is_match(name))
+    }
+}
+
+/// The filters a program reading a directory whole is given (`rg -g
+/// '*.rs'`, `grep -r --exclude=.env`, `tar --exclude=.env`, `zip -r . -x
+/// .env`): a file under the directory they leave out is not read, so a
+/// Read rule for it does not hold against the command (see
+/// `request::look_inside`). A filter that cannot be read is taken to let
+/// everything through.
+#[derive(Debug, Clone)]
+pub(crate) struct NameFilter {
+    how: Filtering,
+    rules: Vec<NameRule>,
+}
+
+/// ripgrep's file types this reads (`-t rust`); another type is not read.
+const RG_TYPES: &[(&str, &[&str])] = &[
+    ("rust", &["*.rs"]),
+    ("py", &["*.py", "*.pyi"]),
+    ("js", &["*.js", "*.jsx", "*.mjs", "*.cjs", "*.vue"]),
+    ("ts", &["*.ts", "*.tsx", "*.cts", "*.mts"]),
+    ("go", &["*.go"]),
+    ("c", &["*.[chH]", "*.[chH].in", "*.cats"]),
+    (
+        "cpp",
+        &["*.[ChH]", "*.cc", "*.[ch]pp", "*.[ch]xx", "*.hh", "*.inl"],
+    ),
+    ("java", &["*.java", "*.jsp", "*.jspx", "*.properties"]),
+    (
+        "md",
+        &[
+            "*.markdown",
+            "*.md",
+            "*.mdown",
+            "*.mdwn",
+            "*.mkd",
+            "*.mkdn",
+            "*.mdx",
+        ],
+    ),
+    ("toml", &["*.toml", "Cargo.lock"]),
+    (
+        "sh",
+        &["*.bash", "*.sh", "*.zsh", "*.ksh", "*.csh", "*.tcsh"],
+    ),
+    (
+        "ruby",
+        &[
+            "*.rb",
+            "*.gemspec",
+            "Gemfile",
+            "Rakefile",
+            "*.rake",
+            "config.ru",
+        ],
+    ),
+    ("html", &["*.htm", "*.html", "*.ejs"]),
+    ("css", &["*.css", "*.scss"]),
+];
+
+/// A pattern compiled the way `how` reads it (`None` when it cannot be).
+fn compile(pattern: &str, how: Filtering, case_insensitive: bool) -> Option<globset::GlobMatcher> {
+    // ripgrep's globs with a `/` are matched against the path from the
+    // directory searched, which this does not follow.
+    if how != Filtering::Zip && pattern.contains('/') {
+        return None;
+    }
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(how != Filtering::Zip)
+        .case_insensitive(case_insensitive)
+        .backslash_escape(true)
+        .build()
+        .ok()
+        .map(|g| g.compile_matcher())
+}
+
+/// The filters `base` is given in `argv`, and the indices of the words
+/// that are patterns, not paths. `None` when it is given none, or when
+/// they cannot be read (`rg --type-add`, `-nt rust`).
+pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, Vec<usize>)> {
+    let how = match base {
+        "grep" | "egrep" | "fgrep" => Filtering::Grep,
+        "rg" => Filtering::Ripgrep,
+        "tar" | "bsdtar" => Filtering::Tar,
+        "zip" => Filtering::Zip,
+        _ => return None,
+    };
+    let mut rules = Vec::new();
+    let mut patterns = Vec::new();
+    let push =
+        |rules: &mut Vec<NameRule>, keep: bool, dirs_only: bool, value: Option<&str>, ci: bool| {
+            match value {
+                Some(v) if how == Filtering::Ripgrep && v.starts_with('!') => {
+                    rules.push(NameRule {
+                        keep: !keep,
+                        dirs_only,
+                        glob: compile(&v[1..], how, ci),
+                    })
+                }
+                Some(v) => rules.push(NameRule {
+                    keep,
+                    dirs_only,
+                    glob: compile(v, how, ci),
+                }),
+                None => rules.push(NameRule {
+                    keep,
+                    dirs_only,
+                    glob: None,
+                }),
+            }
+        };
+    // Options whose value is the next word (`grep -e --exclude=x`: a
+    // pattern, not a filter), as short letters (also ending a cluster) and
+    // long names; and options that change how the filters match.
+    let (valued, valued_long, unread): (&str, &[&str], &[&str]) = match how {
+        Filtering::Grep => (
+            "efmABCdD",
+            &["--regexp", "--file", "--max-count", "--label", "--context"],
+            &[],
+        ),
+        Filtering::Ripgrep => (
+            "efrmABCMjEd",
+            &[
+                "--regexp",
+                "--file",
+                "--replace",
+                "--max-count",
+                "--encoding",
+                "--max-depth",
+                "--threads",
+            ],
+            &[
+                "--glob-case-insensitive",
+                "--type-add",
+                "--type-clear",
+                "--pre",
+                "--ignore-file",
+            ],
+        ),
+        Filtering::Tar => (
+            "fCbgHKLNTVX",
+            &["--file", "--directory", "--files-from", "--exclude-from"],
+            &[
+                "--anchored",
+                "--no-wildcards",
+                "--wildcards-match-slash",
+                "--no-ignore-case",
+            ],
+        ),
+        Filtering::Zip => (
+            "bdnOptPsZ",
+            &["--temp-path", "--output-file"],
+            &["-nw", "-ws", "--no-wild", "--wild-stop-dirs"],
+        ),
+    };
+    // ripgrep's configuration file may add globs and types.
+    if how == Filtering::Ripgrep
+        && std::env::var_os("RIPGREP_CONFIG_PATH").is_some()
+        && !argv
+            .iter()
+            .any(|w| w.literal.as_deref() == Some("--no-config"))
+    {
+        return None;
+    }
+    let mut i = 1;
+    if how == Filtering::Tar
+        && let Some(first) = argv.get(1).and_then(|w| w.literal.as_deref())
+        && !first.starts_with('-')
+    {
+        // `tar czf ARCHIVE …`: the old form's letters take the next words.
+        i += 1 + first.chars().filter(|c| valued.contains(*c)).count();
+    }
+    let mut zip_list: Option<bool> = None;
+    while let Some(w) = argv.get(i) {
+        // A word computed at run time may be any option (`"$P"` may be
+        // `-g.env`): the filters cannot be read.
+        let l = w.literal.as_deref()?;
+        if l == "--" {
+            break;
+        }
+        let name = l.split_once('=').map_or(l, |(n, _)| n);
+        if unread.contains(&name) {
+            return None;
+        }
+        // zip's `-x`/`-i` lists run to the next option.
+        if let Some(keep) = zip_list {
+            if l.starts_with('-') {
+                zip_list = None;
+            } else {
+                push(&mut rules, keep, false, Some(l), false);
+                patterns.push(i);
+                i += 1;
+                continue;
+            }
+        }
+        let cluster_valued = l.len() > 1
+            && l.starts_with('-')
+            && !l.starts_with("--")
+            && l.chars().skip(1).position(|c| valued.contains(c)) == Some(l.len() - 2);
+        if cluster_valued || valued_long.contains(&l) {
+            // Its value is the next word, whatever it looks like.
+            i += 2;
+            continue;
+        }
+        let (name, attached) = match l.split_once('=') {
+            Some((n, v)) if l.starts_with("--") => (n, Some(v)),
+            _ => (l, None),
+        };
+        // (kept, directories only, case-insensitive) of a filter option.
+        let kind = match (how, name) {
+            (Filtering::Grep, "--include") => Some((true, false, false)),
+            (Filtering::Grep, "--exclude") => Some((false, false, false)),
+            (Filtering::Grep, "--exclude-dir") => Some((false, true, false)),
+            (Filtering::Ripgrep, "-g" | "--glob") => Some((true, false, false)),
+            (Filtering::Ripgrep, "--iglob") => Some((true, false, true)),
+            (Filtering::Ripgrep, "-t" | "--type" | "-T" | "--type-not") => {
+                let value = match attached {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        argv.get(i)?.literal.as_deref()?
+                    }
+                };
+                let globs = RG_TYPES.iter().find(|(t, _)| *t == value)?.1;
+                let keep = matches!(name, "-t" | "--type");
+                for g in globs {
+                    push(&mut rules, keep, false, Some(g), false);
+                }
+                patterns.push(i);
+                i += 1;
+                continue;
+            }
+            (Filtering::Ripgrep, "--type-add" | "--type-clear" | "--pre" | "--ignore-file") => {
+                return None;
+            }
+            (Filtering::Ripgrep, n)
+                if n.starts_with("-g") && n.len() > 2 && !n.starts_with("--") =>
+            {
+                push(&mut rules, true, false, Some(&n[2..]), false);
+                patterns.push(i);
+                i += 1;
+                continue;
+            }
+            (Filtering::Ripgrep, n)
+                if n.starts_with('-') && !n.starts_with("--") && n.contains(['g', 't', 'T']) =>
+            {
+                return None;
+            }
+            (Filtering::Tar, "--exclude") => Some((false, false, false)),
+            (Filtering::Zip, "-x" | "--exclude") => {
+                zip_list = Some(false);
+                i += 1;
+                continue;
+            }
+            (Filtering::Zip, "-i" | "--include") => {
+                zip_list = Some(true);
+                i += 1;
+                continue;
+            }
+            _ => None,
+        };
+        if let Some((keep, dirs_only, ci)) = kind {
+            let value = match attached {
+                Some(v) => v,
+                None => {
+                    i += 1;
+                    argv.get(i)?.literal.as_deref()?
+                }
+            };
+            push(&mut rules, keep, dirs_only, Some(value), ci);
+            patterns.push(i);
+        }
+        i += 1;
+    }
+    (!rules.is_empty()).then_some((NameFilter { how, rules }, patterns))
+}
+
+impl NameFilter {
+    /// Whether the program reads the entry `rel` (its path from the
+    /// directory read whole, written `root` on the command line) given
+    /// these filters; a directory `is_dir`. When in doubt, it does.
+    pub(crate) fn reads(&self, root: &str, rel: &std::path::Path, is_dir: bool) -> bool {
+        let names: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let Some((last, above)) = names.split_last() else {
+            return true;
+        };
+        let dirs = if is_dir { &names[..] } else { above };
+        if dirs.iter().any(|d| self.leaves_out_directory(d)) {
+            return false;
+        }
+        if is_dir {
+            return true;
+        }
+        match self.how {
+            Filtering::Grep | Filtering::Ripgrep => match self.last_match(last, false) {
+                Some(keep) => keep,
+                None if self.how == Filtering::Grep => !self
+                    .rules
+                    .iter()
+                    .find(|r| !r.dirs_only)
+                    .is_some_and(|r| r.keep),
+                None => !self.rules.iter().any(|r| r.keep),
+            },
+            Filtering::Tar => !self.rules.iter().any(|r| r.matches(last) == Some(true)),
+            Filtering::Zip => {
+                let prefix = root.trim_start_matches("./").trim_end_matches('/');
+                if prefix.starts_with('/') || prefix.split('/').any(|c| c == "..") {
+                    return true;
+                }
+                let stored = if prefix.is_empty() || prefix == "." {
+                    names.join("/")
+                } else {
+                    format!("{prefix}/{}", names.join("/"))
+                };
+                let excluded = self
+                    .rules
+                    .iter()
+                    .any(|r| !r.keep && r.matches(&stored) == Some(true));
+                let includes: Vec<&NameRule> = self.rules.iter().filter(|r| r.keep).collect();
+                !excluded
+                    && (includes.is_empty()
+                        || includes.iter().any(|r| r.matches(&stored) != Some(false)))
+            }
+        }
+    }
+
+    /// Whether the filters leave out a directory named `name`, and all in
+    /// it (`--exclude-dir=secrets`, `rg -g '!secrets'`, `tar --exclude`).
+    fn leaves_out_directory(&self, name: &str) -> bool {
+        match self.how {
+            Filtering::Grep => self
+                .rules
+                .iter()
+                .any(|r| r.dirs_only && r.matches(name) == Some(true)),
+            Filtering::Ripgrep => self.last_match(name, true) == Some(false),
+            Filtering::Tar => self.rules.iter().any(|r| r.matches(name) == Some(true)),
+            Filtering::Zip => false,
+        }
+    }
+
+    /// What the last filter that matches `name` says (kept or not); a
+    /// filter that may match and would keep it keeps it. `dirs`: the
+    /// filters of directories too.
+    fn last_match(&self, name: &str, dirs: bool) -> Option<bool> {
+        for r in self.rules.iter().rev().filter(|r| dirs || !r.dirs_only) {
+            match r.matches(name) {
+                Some(true) => return Some(r.keep),
+                None if r.keep => return Some(true),
+                _ => {}
+            }
+        }
+        None
+    }
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::options::{self, Spec};
-use super::{Analyzer, Family, Item, WordVal};
+use super::{Analyzer, Family, Item, UncertainKind, WordVal};
 use crate::safeguard::Removed;
 
 /// Entries looked at in a tree copied or moved before its walk gives up.
@@ -186,6 +186,12 @@ struct TreeCopy {
     rsync: bool,
     /// `mv`, `rsync --remove-source-files`: the sources go away.
     moves: bool,
+    /// `cp -al`/`--link`: the copy's files are the sources' files, so a
+    /// write through the copy changes a source.
+    links: bool,
+    /// rsync's `--link-dest=DIR` (relative to the destination): the
+    /// files of DIR the copy links to.
+    link_dests: Vec<WordVal>,
 }
 
 /// `cp -r`/`-a`, `rsync -r`/`-a` and `mv` read as a [`TreeCopy`]; `None`
@@ -194,9 +200,14 @@ struct TreeCopy {
 fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
     let spec = match base {
         "cp" | "mv" => Spec {
-            flags: "rRaT",
+            flags: "rRaTl",
             with_arg: "tS",
-            long_flags: &["--recursive", "--archive", "--no-target-directory"],
+            long_flags: &[
+                "--recursive",
+                "--archive",
+                "--no-target-directory",
+                "--link",
+            ],
             long_with_arg: &["--target-directory", "--suffix"],
             ..Spec::default()
         },
@@ -240,6 +251,14 @@ fn tree_copy(base: &str, argv: &[WordVal]) -> Option<TreeCopy> {
         always_into: base == "rsync" || target_given,
         rsync: base == "rsync",
         moves: base == "mv" || p.has(&["--remove-source-files"]),
+        links: base == "cp" && p.has(&["-l", "--link"]),
+        link_dests: if base == "rsync" {
+            p.values(&["--link-dest"])
+                .map(|v| v.cloned().unwrap_or_else(|| WordVal::literal("")))
+                .collect()
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -314,6 +333,7 @@ impl Analyzer {
         };
         let fs = self.resolver.uses_file_system();
         let dest = copy.dest.literal.clone().unwrap_or_default();
+        self.link_dests(&copy, &dest);
         let Ok(dests) = self.resolve_word_path(&dest, copy.dest.tilde, false) else {
             return;
         };
@@ -340,6 +360,11 @@ impl Analyzer {
                 } else {
                     source.to_owned()
                 };
+                if copy.links && is_dir {
+                    // `cp -al src docs/x`: every file of `src` is written
+                    // by what writes into `docs/x`.
+                    self.linked_out(&s, &shown);
+                }
                 if copy.moves && is_dir && !self.is_relinked(&s) {
                     self.changes_inside(&WordVal::literal(&shown));
                     self.push(Item::Touch {
@@ -375,6 +400,47 @@ impl Analyzer {
                 }
             }
         }
+    }
+
+    /// The directories rsync's `--link-dest` names (relative to the
+    /// destination): the copy links to their files, as `cp -al` does.
+    fn link_dests(&mut self, copy: &TreeCopy, dest: &str) {
+        for dir in &copy.link_dests {
+            let Some(lit) = dir.literal.as_deref().filter(|l| !l.is_empty()) else {
+                self.uncertain(
+                    UncertainKind::Edit,
+                    &dir.raw,
+                    "the files rsync links to (--link-dest) are named only at run time",
+                );
+                continue;
+            };
+            let written = if lit.starts_with('/') || dir.tilde {
+                lit.to_owned()
+            } else {
+                format!("{}/{lit}", dest.trim_end_matches('/'))
+            };
+            if let Ok(paths) = self.resolve_word_path(&written, dir.tilde, false) {
+                for p in paths {
+                    self.linked_out(&p, &written);
+                }
+            }
+        }
+    }
+
+    /// A tree whose files get a second name (`cp -al`, `rsync
+    /// --link-dest`, `pax -rwl`): a write under the new name changes them,
+    /// so what it holds is changed inside (for the Edit deny and ask
+    /// rules) and each protected name in it written.
+    pub(super) fn linked_out(&mut self, tree: &crate::paths::ResolvedPath, written: &str) {
+        if self.is_relinked(tree) {
+            return self.uncertain(
+                UncertainKind::Edit,
+                written,
+                "an earlier command may have replaced part of this path by a link",
+            );
+        }
+        let is_dir = self.resolver.uses_file_system() && tree.canonical.is_dir();
+        self.tree_landed(tree, written, tree, is_dir);
     }
 
     /// A tree (`source`, a directory when `is_dir`, else not there yet)

@@ -673,6 +673,8 @@ fn the_lines_before_a_syntax_error_run() {
         case(READ, "Bash", "cat .env\n)", Deny),
         case(READ, "Bash", "echo a; cat .env\nif then", Deny),
         case(RM, "Bash", "rm x\n)", Deny),
-        case(READ, "Bash", "cat src/main.rs\n)", Allow),
+        // What the parser rejects bash may still run (`select`, tenth
+        // round): what the text reads is unknown.
+        case(READ, "Bash", "cat src/main.rs\n)", Ask),
     ]);
 }
