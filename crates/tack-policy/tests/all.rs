@@ -88,10 +88,10 @@ mod sixth_round_vim;
 mod tenth_round;
 #[path = "all/tenth_round_eq.rs"]
 mod tenth_round_eq;
-#[path = "all/tenth_round_var.rs"]
-mod tenth_round_var;
 #[path = "all/tenth_round_file.rs"]
 mod tenth_round_file;
+#[path = "all/tenth_round_var.rs"]
+mod tenth_round_var;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]

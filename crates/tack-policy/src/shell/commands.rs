@@ -2103,6 +2103,7 @@ impl Analyzer {
                         &w.raw,
                         "a file it changes is named only at run time",
                     );
+                    self.computed_protected(&w.raw);
                 } else if may_write && self.touches {
                     // `prettier --write "$F"`, `xargs -I{} black {}`.
                     self.uncertain(

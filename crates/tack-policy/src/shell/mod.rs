@@ -999,6 +999,27 @@ impl Analyzer {
         }
     }
 
+    /// A file written whose path is computed at run time but whose tail,
+    /// as written, names a protected place (`"$PWD/.git/hooks/pre-commit"`,
+    /// `"$HOME/.bashrc"`, `$(git rev-parse --git-dir)/config`): a
+    /// protected write wherever the computed part points, so that an
+    /// `Edit` allow rule, which takes the unknown write, does not take it.
+    pub(super) fn computed_protected(&mut self, raw: &str) {
+        let Some(tail) = protected_tail(raw) else {
+            return;
+        };
+        let path = Path::new("/").join(&tail);
+        if crate::safeguard::protected(&path).is_some() {
+            self.push(Item::Written {
+                written: raw.to_string(),
+                path: ResolvedPath {
+                    lexical: path.clone(),
+                    canonical: path,
+                },
+            });
+        }
+    }
+
     /// A file written: must be allowed as an edit.
     pub(super) fn edit_target(&mut self, v: &WordVal) {
         if self.is_full() {
@@ -1010,6 +1031,7 @@ impl Analyzer {
                 &v.raw,
                 "the file written is computed at run time",
             );
+            self.computed_protected(&v.raw);
             return;
         };
         if matches!(lit.as_str(), "/dev/stdin" | "/dev/fd/0") {
@@ -1650,6 +1672,37 @@ pub(super) fn is_exempt_device(path: &str) -> bool {
 
 /// Whether a redirection sends a command's output into a file (not
 /// `/dev/null` or another descriptor).
+/// The literal components at the end of a word computed at run time
+/// (`"$PWD/.git/hooks/x"`: `.git/hooks/x`), with a substitution that
+/// prints git's own directory (`$(git rev-parse --git-dir)`,
+/// `--git-common-dir`, `--absolute-git-dir`, `--git-path X`) read as
+/// `.git`; None when nothing literal ends it.
+fn protected_tail(raw: &str) -> Option<String> {
+    let text: String = raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+    let parts: Vec<&str> = text.split('/').collect();
+    let computed = |p: &str| p.contains(['$', '`', ')', '}', '*', '?', '[']);
+    let start = parts.iter().rposition(|p| computed(p)).map_or(0, |k| k + 1);
+    let mut tail: Vec<&str> = parts[start..]
+        .iter()
+        .copied()
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if let Some(before) = start.checked_sub(1).and_then(|k| parts.get(k))
+        && before.contains("rev-parse")
+        && [
+            "--git-dir",
+            "--git-common-dir",
+            "--absolute-git-dir",
+            "--git-path",
+        ]
+        .iter()
+        .any(|o| before.contains(o))
+    {
+        tail.insert(0, ".git");
+    }
+    (!tail.is_empty()).then(|| tail.join("/"))
+}
+
 /// Whether a redirection gives the command's input (fd 0) something to
 /// read: `< f`, `<> f`, `<&3`, a here-document, a here-string (`<
 /// /dev/null` gives nothing).

@@ -193,3 +193,35 @@ fn sql_fed_to_a_clients_input_is_read_as_its_commands() {
         case(NONE, B, "mysql db < dump.sql", Allow),
     ]);
 }
+
+const BASH_EDIT: &[&str] = &["mode dontAsk", "allow Bash", "allow Edit"];
+
+#[test]
+fn a_computed_path_ending_in_a_protected_place_is_a_protected_write() {
+    run(&[
+        case(BASH_EDIT, B, "cp x \"$PWD/.git/hooks/pre-commit\"", Deny),
+        case(BASH_EDIT, B, "echo x > \"$PWD/.git/config\"", Deny),
+        case(
+            BASH_EDIT,
+            B,
+            "cp x \"$(pwd)/.claude/settings.local.json\"",
+            Deny,
+        ),
+        case(
+            BASH_EDIT,
+            B,
+            "cp hook $(git rev-parse --git-dir)/hooks/pre-commit",
+            Deny,
+        ),
+        case(BASH_EDIT, B, "tee \"$HOME/.bashrc\" < x", Deny),
+        case(BASH_EDIT, B, "mv a \"$D\"/.git/config", Deny),
+        case(BASH_EDIT, B, "echo x > \"$OUT\"", Allow),
+        case(BASH_EDIT, B, "cp x \"$PWD/build/out.txt\"", Allow),
+        case(
+            BASH_EDIT,
+            B,
+            "echo x > \"$(git rev-parse --show-toplevel)/notes.txt\"",
+            Allow,
+        ),
+    ]);
+}
