@@ -573,7 +573,7 @@ impl Analyzer {
     /// A configuration `key` given `value` (None: computed at run time).
     fn git_config_value(&mut self, argv: &[WordVal], key: &str, value: Option<&str>) {
         let command = |a: &mut Analyzer, cmd: &str| match value {
-            Some(_) => a.nested_script(argv, &format!("{cmd} \"$@\"")),
+            Some(_) => a.option_script(argv, &format!("{cmd} \"$@\"")),
             None => a.may_run_git(
                 argv,
                 &format!("git's `{key}` is set to a command computed at run time"),
@@ -671,7 +671,7 @@ impl Analyzer {
             for v in values {
                 match v.and_then(|v| v.literal) {
                     Some(cmd) if !cmd.trim().is_empty() => {
-                        a.nested_script(argv, &format!("{cmd} \"$@\""));
+                        a.option_script(argv, &format!("{cmd} \"$@\""));
                     }
                     _ => a.may_run_git(
                         argv,

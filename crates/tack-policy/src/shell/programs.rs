@@ -1402,7 +1402,7 @@ impl Analyzer {
     fn runs(&mut self, argv: &[WordVal], value: Option<&WordVal>, what: &str) {
         match value.and_then(|v| v.literal.clone()) {
             Some(script) if !script.trim().is_empty() => {
-                self.nested_script(argv, &format!("{script} \"$@\""));
+                self.option_script(argv, &format!("{script} \"$@\""));
             }
             _ => self.may_run(
                 argv,

@@ -283,3 +283,73 @@ fn listening_addresses_and_tls_names_are_no_hosts_reached() {
         ),
     ]);
 }
+
+/// A script of the project that reaches the denied address.
+const UP: &[(&str, &str, bool)] = &[
+    (
+        "up.sh",
+        "#!/bin/sh\ncurl -s http://127.0.0.2:8099/up-$1 >/dev/null\n",
+        true,
+    ),
+    ("ok.sh", "#!/bin/sh\ncurl -s http://ok.test/ >/dev/null\n", true),
+    ("a.out", "\x7fELF\x02\x01\x01\0\0\0", true),
+];
+
+/// A deny rule on a command besides the domain rules.
+const NET_RM: &[&str] = &[
+    "allow Bash",
+    "deny Bash(rm *)",
+    "deny WebFetch(domain:127.0.0.2)",
+    "deny WebFetch(domain:evil.test)",
+];
+
+// Finding 3: a script run through a program's command option, or after
+// another command, is read as it is when run alone.
+#[test]
+fn scripts_run_through_options_or_after_commands_are_read() {
+    run_with_files(
+        UP,
+        &[
+            case(NET, B, "./up.sh", Deny),
+            case(NET, B, "git fetch --upload-pack=./up.sh .", Deny),
+            case(
+                NET,
+                B,
+                "git -c core.sshCommand=./up.sh ls-remote ok.test:r",
+                Deny,
+            ),
+            case(
+                NET,
+                B,
+                "git -c core.gitProxy=./up.sh ls-remote git://ok.test/r",
+                Deny,
+            ),
+            case(
+                NET,
+                B,
+                "ssh -o BatchMode=yes -o ProxyCommand=./up.sh ok.test true",
+                Deny,
+            ),
+            case(NET, B, "scp -S ./up.sh f ok.test:", Deny),
+            case(NET, B, "sftp -S ./up.sh ok.test", Deny),
+            case(NET, B, "sftp -D ./up.sh", Deny),
+            case(NET, B, "rsync -e ./up.sh f ok.test:", Deny),
+            case(NET, B, "git status --short >/dev/null && ./up.sh", Deny),
+            case(NET, B, "cat up.sh | ./up.sh", Deny),
+            case(NET_RM, B, "git status && ./up.sh", Deny),
+            // A command that may write the file first: the file is not
+            // what runs, and what runs may reach any host.
+            case(NET, B, "mkdir -p build && ./up.sh", Ask),
+            case(NET, B, "npm test; ./up.sh", Ask),
+            case(NET, B, "cp x up.sh && ./up.sh", Ask),
+            case(NET, B, "echo hi > up.sh; ./up.sh", Ask),
+            // Scripts that reach allowed hosts, and programs that are no
+            // shell script, after other commands.
+            case(NET, B, "git fetch --upload-pack=./ok.sh .", Allow),
+            case(NET, B, "ssh -o ProxyCommand=./ok.sh ok.test true", Allow),
+            case(NET, B, "git status && ./ok.sh", Allow),
+            case(NET, B, "mkdir -p build && ./a.out", Allow),
+            case(NET_RM, B, "git status && ./ok.sh", Allow),
+        ],
+    );
+}
