@@ -462,6 +462,19 @@ struct ProjectFiles {
 }
 
 const PROJECT_FILES: &[ProjectFiles] = &[
+    // curl's and wget's own files are the user's alone.
+    ProjectFiles {
+        programs: &["curl"],
+        files: &[],
+        dir_options: &[],
+        home: &[".curlrc", ".config/.curlrc", ".config/curlrc"],
+    },
+    ProjectFiles {
+        programs: &["wget", "wget2"],
+        files: &[],
+        dir_options: &[],
+        home: &[".wgetrc", ".wget2rc", ".config/wget/wgetrc"],
+    },
     ProjectFiles {
         programs: NPM,
         files: &[
@@ -571,6 +584,9 @@ enum Syntax {
     Ini,
     /// `key value` (yarn 1's `.yarnrc`).
     Yarnrc,
+    /// curl's `.curlrc`: `key = value`, `key: value`, `key value`, `-x
+    /// value`, `--proxy value`.
+    Curlrc,
     /// `key: value` (`.yarnrc.yml`).
     Yaml,
     /// pip's requirements: options and requirements, `-r FILE` and `-c
@@ -592,6 +608,8 @@ fn syntax_of(file: &Path) -> Syntax {
         Syntax::Yaml
     } else if name == ".yarnrc" {
         Syntax::Yarnrc
+    } else if name.ends_with("curlrc") {
+        Syntax::Curlrc
     } else {
         Syntax::Ini
     }
@@ -670,6 +688,13 @@ fn host_key(key: &str) -> bool {
     )
 }
 
+/// Whether a curl option (as a `.curlrc` writes it, with or without its
+/// dashes) names a proxy: `proxy`, `-x`, `preproxy`, the `socks*` ones.
+fn curl_host_option(key: &str) -> bool {
+    let key = key.trim_start_matches('-');
+    matches!(key, "x" | "proxy" | "preproxy") || key.starts_with("socks")
+}
+
 /// A line's key (without quotes) and value, when it has one.
 fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
     let (key, rest) = match line.chars().next() {
@@ -692,6 +717,7 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
                     at
                 }
                 Syntax::Ini => line.find('=')?,
+                Syntax::Curlrc => line.find([' ', '\t', '=', ':'])?,
             };
             (&line[..end], &line[end..])
         }
@@ -767,7 +793,37 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
         } else {
             format!("{shown}: {key}")
         };
-        let is_host_key = kv.is_some_and(|(k, _)| host_key(k));
+        let is_host_key = kv
+            .is_some_and(|(k, _)| host_key(k) || (syntax == Syntax::Curlrc && curl_host_option(k)));
+        // curl's `resolve = h:443:ADDR[,ADDR]`, `connect-to =
+        // h:443:OTHER:443`: the addresses connected to.
+        if syntax == Syntax::Curlrc
+            && let Some((key, value)) = kv
+            && matches!(key.trim_start_matches('-'), "resolve" | "connect-to")
+        {
+            let value = value.trim_matches(['"', '\'']).trim_start_matches('+');
+            let target = value.splitn(3, ':').nth(2).unwrap_or_default();
+            let addresses: Vec<&str> = if key.ends_with("resolve") {
+                target.split(',').collect()
+            } else {
+                target
+                    .rsplit_once(':')
+                    .map(|(h, _)| h)
+                    .into_iter()
+                    .collect()
+            };
+            for address in addresses {
+                let address = address.trim_start_matches('[').trim_end_matches(']');
+                if let Some(host) = super::hosts::host_of_operand(address)
+                    .or_else(|| super::hosts::ipv6_host(address))
+                {
+                    seen(Named::Host {
+                        written: written.clone(),
+                        host,
+                    });
+                }
+            }
+        }
         for token in line.split(|c: char| {
             c.is_whitespace()
                 || matches!(
@@ -1143,6 +1199,8 @@ impl Analyzer {
         let text = super::programs::short_text(argv);
         let mut dirs: Vec<PathBuf> = match &self.cwds {
             Cwds::Known(dirs) => dirs.clone(),
+            // Only the user's files (curl's, wget's).
+            Cwds::Unknown if tables.iter().all(|t| t.files.is_empty()) => Vec::new(),
             Cwds::Unknown => {
                 return self.uncertain(
                     UncertainKind::Host,

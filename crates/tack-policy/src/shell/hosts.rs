@@ -97,6 +97,21 @@ const HOST_OPERANDS: &[(&str, usize)] = &[
     ("imaplib", 1),
 ];
 
+/// Variables whose options every JVM (or the launcher of a JVM program)
+/// takes as if given on its command line (`JDK_JAVA_OPTIONS="-Dhttp.proxyHost=h"`).
+const JVM_OPTION_VARIABLES: &[&str] = &[
+    "JDK_JAVA_OPTIONS",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JAVA_OPTS",
+    "MAVEN_OPTS",
+    "GRADLE_OPTS",
+    "SBT_OPTS",
+];
+
+/// The JDK's launchers that read `@argfiles`.
+const JVM_LAUNCHERS: &[&str] = &["java", "javac", "jshell", "jar", "javadoc", "jlink"];
+
 /// The PostgreSQL clients: `-h HOST`, and `host=`/`hostaddr=` in a
 /// connection string given anywhere.
 pub(super) const POSTGRES: &[&str] = &[
@@ -590,6 +605,16 @@ impl Analyzer {
                 self.emit_equivalents(&[WordVal::literal(&format!("{name}={text}"))], forms);
             }
         }
+        if JVM_OPTION_VARIABLES.contains(&name) {
+            match value.literal.as_deref() {
+                Some(text) => {
+                    for word in text.split_whitespace() {
+                        self.jvm_property_hosts(word.trim_matches(['"', '\'']));
+                    }
+                }
+                None => self.reaches_host(&format!("{name}={}", value.raw), None),
+            }
+        }
         let host_variable = names_a_host(name);
         if names_a_service(name) {
             // The host is in libpq's service file, read at run time.
@@ -699,6 +724,9 @@ impl Analyzer {
                 self.jvm_property_hosts(l);
             }
         }
+        if JVM_LAUNCHERS.contains(&base) {
+            self.jvm_argument_files(args);
+        }
         let literals = args.iter().filter_map(|w| w.literal.as_deref());
         if POSTGRES.contains(&base) {
             // `psql "host=h dbname=x"`, `-d 'hostaddr=…'`,
@@ -740,6 +768,49 @@ impl Analyzer {
         if looks_up {
             for w in operands.iter().skip(1) {
                 self.reaches(w);
+            }
+        }
+    }
+
+    /// The JDK's argument files (`java @opts F.java`): their options are
+    /// read as if written here, for the proxy properties they set
+    /// (`-Dhttp.proxyHost=h`); one that cannot be read now (named at run
+    /// time, too large, absent) sets a proxy known only at run time.
+    fn jvm_argument_files(&mut self, args: &[WordVal]) {
+        /// A larger argument file is not read.
+        const MAX_ARGFILE: u64 = 64 * 1024;
+        for w in args {
+            let raw = w.literal.as_deref().unwrap_or(&w.raw);
+            let Some(name) = raw.trim_start_matches(['"', '\'']).strip_prefix('@') else {
+                continue;
+            };
+            // `@@x` is the argument `@x`.
+            if name.starts_with('@') {
+                continue;
+            }
+            let paths = match w.literal.as_deref() {
+                Some(_) => self.resolve_word_path(name, false, false).ok(),
+                None => None,
+            };
+            let texts: Option<Vec<String>> = paths.and_then(|paths| {
+                paths
+                    .iter()
+                    .map(|p| {
+                        std::fs::metadata(&p.canonical)
+                            .ok()
+                            .filter(|m| m.is_file() && m.len() <= MAX_ARGFILE)
+                            .and_then(|_| std::fs::read_to_string(&p.canonical).ok())
+                    })
+                    .collect()
+            });
+            let Some(texts) = texts else {
+                self.reaches_host(raw, None);
+                continue;
+            };
+            for text in texts {
+                for word in text.split_whitespace() {
+                    self.jvm_property_hosts(word.trim_matches(['"', '\'']));
+                }
             }
         }
     }
@@ -2380,7 +2451,10 @@ fn text_words(argv: &[WordVal], output_read: bool) -> Vec<bool> {
             !super::interpreters::python_is_inert(code)
         }),
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
+            // An option's value read as code too (`--source=PROG`): one
+            // that may hold a call or a pipe acts.
             let acts = argv.iter().skip(1).any(|w| match w.literal.as_deref() {
+                Some(l) if l.starts_with('-') => l.contains(['(', '|']),
                 Some(l) => l.contains("/inet") || super::programs::awk_effects(l).0,
                 None => true,
             });

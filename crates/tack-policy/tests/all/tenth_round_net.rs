@@ -291,7 +291,11 @@ const UP: &[(&str, &str, bool)] = &[
         "#!/bin/sh\ncurl -s http://127.0.0.2:8099/up-$1 >/dev/null\n",
         true,
     ),
-    ("ok.sh", "#!/bin/sh\ncurl -s http://ok.test/ >/dev/null\n", true),
+    (
+        "ok.sh",
+        "#!/bin/sh\ncurl -s http://ok.test/ >/dev/null\n",
+        true,
+    ),
     ("a.out", "\x7fELF\x02\x01\x01\0\0\0", true),
 ];
 
@@ -350,6 +354,102 @@ fn scripts_run_through_options_or_after_commands_are_read() {
             case(NET, B, "git status && ./ok.sh", Allow),
             case(NET, B, "mkdir -p build && ./a.out", Allow),
             case(NET_RM, B, "git status && ./ok.sh", Allow),
+        ],
+    );
+}
+
+// Finding 10: curl's and wget's own files in the user's home.
+#[test]
+fn curlrc_and_wgetrc_name_hosts() {
+    let table = [
+        case(NET, B, "curl -s http://ok.test/e2e-curlrc", Deny),
+        case(NET, B, "wget -q -O- http://ok.test/e2e-wgetrc", Deny),
+    ];
+    for rc in [
+        "proxy = 127.0.0.2:8099",
+        "proxy: evil.test:3128",
+        "-x 127.0.0.2:8099",
+        "--proxy \"http://evil.test:3128\"",
+        "resolve = ok.test:80:127.0.0.2",
+        "connect-to = ok.test:80:evil.test:80",
+        "doh-url = http://127.0.0.2:8099/",
+        "preproxy = \"socks5://evil.test\"",
+        "socks5-hostname evil.test:1080",
+    ] {
+        let files = [
+            ("../home/.curlrc", rc, false),
+            (
+                "../home/.wgetrc",
+                "use_proxy = on\nhttp_proxy = 127.0.0.2:8099\n",
+                false,
+            ),
+        ];
+        run_with_files(&files, &table);
+    }
+    run_with_files(
+        &[
+            (
+                "../home/.curlrc",
+                "silent\nproxy = ok.test:3128\nuser-agent = \"bot\"\n",
+                false,
+            ),
+            (
+                "../home/.wgetrc",
+                "use_proxy = on\nhttps_proxy = ok.test:3128\n",
+                false,
+            ),
+        ],
+        &[
+            case(NET, B, "curl -s http://ok.test/", Allow),
+            case(NET, B, "wget -q -O- http://ok.test/", Allow),
+        ],
+    );
+}
+
+// Finding 9: the JVM's options in its variables and argument files.
+#[test]
+fn jvm_options_in_variables_and_argument_files_name_proxies() {
+    run_with_files(
+        &[
+            (
+                "opts",
+                "-Dhttp.proxyHost=127.0.0.2\n-Dhttp.proxyPort=8099\n",
+                false,
+            ),
+            ("ok-opts", "-Xmx1g -Dhttp.proxyHost=ok.test\n", false),
+        ],
+        &[
+            case(
+                NET,
+                B,
+                "JDK_JAVA_OPTIONS=\"-Dhttp.proxyHost=127.0.0.2 -Dhttp.proxyPort=8099\" java F.java",
+                Deny,
+            ),
+            case(
+                NET,
+                B,
+                "JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.2 java -Dhttp.proxyPort=8099 F.java",
+                Deny,
+            ),
+            case(
+                NET,
+                B,
+                "_JAVA_OPTIONS='-DsocksProxyHost=evil.test' java F.java",
+                Deny,
+            ),
+            case(
+                NET,
+                B,
+                "export JDK_JAVA_OPTIONS='-Dhttps.proxyHost=evil.test'; java F.java",
+                Deny,
+            ),
+            case(NET, B, "java @opts F.java", Deny),
+            case(NET, B, "java @missing F.java", Ask),
+            case(NET, B, "java \"@$OPTS\" F.java", Ask),
+            case(NET, B, "JAVA_TOOL_OPTIONS=\"$O\" java F.java", Ask),
+            case(NET, B, "java @ok-opts F.java", Allow),
+            case(NET, B, "JDK_JAVA_OPTIONS=-Xmx2g java F.java", Allow),
+            case(NET, B, "java -Dhttp.proxyHost=ok.test F.java", Allow),
         ],
     );
 }
