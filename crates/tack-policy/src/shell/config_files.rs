@@ -115,6 +115,10 @@ const FAMILIES: &[Family] = &[
         programs: &["pip", "pip3", "pipx", "pipenv"],
         variables: &[
             "PIP_CONFIG_FILE",
+            // `-r`, `-c`, `-e` given through pip's variables.
+            "PIP_REQUIREMENT*",
+            "PIP_CONSTRAINT*",
+            "PIP_EDITABLE",
             "HOME",
             "XDG_CONFIG_HOME",
             "XDG_CONFIG_DIRS",
@@ -615,6 +619,29 @@ fn syntax_of(file: &Path) -> Syntax {
     }
 }
 
+/// Whether an npm word names the option `option` as npm's parser (nopt)
+/// takes it: with one dash or two, in any case, `_` for `-`, and
+/// abbreviated to any prefix no other key of npm's shares (`--userc`,
+/// `-userconfig`, `--globalc=f`): the shortest such prefix of each option
+/// that names a configuration file is kept here.
+fn nopt_abbreviates(word: &str, option: &str) -> bool {
+    const SHORTEST: &[(&str, &str)] = &[
+        ("--userconfig", "userc"),
+        ("--globalconfig", "globalc"),
+        ("--use-yarnrc", "use-y"),
+    ];
+    let Some(shortest) = SHORTEST.iter().find(|(o, _)| *o == option).map(|(_, s)| *s) else {
+        return false;
+    };
+    let Some(name) = word.strip_prefix('-') else {
+        return false;
+    };
+    let name = name.strip_prefix('-').unwrap_or(name);
+    let name = name.split_once('=').map_or(name, |(n, _)| n);
+    let name = name.to_ascii_lowercase().replace('_', "-");
+    name.starts_with(shortest) && option[2..].starts_with(&name)
+}
+
 /// Whether `name` is a variable of `list` (npm's variables in any case, as
 /// npm reads them: `npm_config_userconfig`).
 fn listed(list: &[&str], name: &str) -> bool {
@@ -759,11 +786,10 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
             continue;
         }
         if syntax == Syntax::Requirements
-            && let Some(more) = ["--requirement", "--constraint", "-r", "-c"]
-                .iter()
-                .find_map(|o| line.strip_prefix(o))
+            && let Some(more) = requirements_include(line)
         {
             let more = more.trim_start_matches(['=', ' ', '\t']).trim();
+            let more = file_url_path(more).unwrap_or(more);
             if more.contains('$') {
                 seen(Named::Unknown {
                     written: shown.to_string(),
@@ -882,6 +908,50 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
         }
     }
     out
+}
+
+/// Whether `word` is the long option `long` as Python's optparse takes
+/// it: whole or any prefix of at least `shortest` characters (`--requirem`,
+/// `--constr`; optparse takes a unique prefix, and refuses an ambiguous one,
+/// which then reads nothing), with its value attached (`Some(Some(v))`:
+/// `--requirem=f`) or in the next word (`Some(None)`).
+fn optparse_long<'a>(word: &'a str, long: &str, shortest: usize) -> Option<Option<&'a str>> {
+    let (name, value) = match word.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (word, None),
+    };
+    (name.starts_with("--") && name.len() >= shortest && long.starts_with(name)).then_some(value)
+}
+
+/// The file a requirements file's line includes (`-r more.txt`, `-c
+/// c.txt`, `--requirement=f`, `--requirem f`, `-rf`): the text after the
+/// option.
+fn requirements_include(line: &str) -> Option<&str> {
+    let (option, rest) = match line.find([' ', '\t', '=']) {
+        Some(at) => (&line[..at], &line[at..]),
+        None => (line, ""),
+    };
+    if ["--requirement", "--constraint"]
+        .iter()
+        .any(|long| optparse_long(option, long, 3).is_some())
+    {
+        return Some(rest);
+    }
+    ["-r", "-c"].iter().find_map(|o| line.strip_prefix(o))
+}
+
+/// The path a `file:` URL names (`file:///p/r.txt`, `file:/p`,
+/// `file://localhost/p`), as pip reads one.
+fn file_url_path(text: &str) -> Option<&str> {
+    let rest = text
+        .get(..5)
+        .filter(|s| s.eq_ignore_ascii_case("file:"))
+        .map(|_| &text[5..])?;
+    let rest = match rest.strip_prefix("//") {
+        Some(r) => r.strip_prefix("localhost").unwrap_or(r),
+        None => rest,
+    };
+    rest.starts_with('/').then_some(rest)
 }
 
 /// The methods a request line of a file of requests starts with.
@@ -1146,6 +1216,7 @@ impl Analyzer {
                 })
                 .then_some("-F")
         } else {
+            let npm = NPM.contains(&base);
             args.iter()
                 .filter_map(|w| w.literal.as_deref())
                 .take_while(|l| *l != "--")
@@ -1154,6 +1225,7 @@ impl Analyzer {
                         l == *o
                             || (o.starts_with("--")
                                 && l.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+                            || (npm && nopt_abbreviates(l, o))
                     })
                 })
         };
@@ -1308,10 +1380,13 @@ impl Analyzer {
                 continue;
             };
             let mut value = |long: &str, short: &str| -> Option<Option<WordVal>> {
-                if l == long || l == short {
+                match optparse_long(l, long, 3) {
+                    Some(Some(v)) => return Some(Some(WordVal::literal(v))),
+                    Some(None) => return Some(words.next().cloned()),
+                    None => {}
+                }
+                if l == short {
                     Some(words.next().cloned())
-                } else if let Some(v) = l.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-                    Some(Some(WordVal::literal(v)))
                 } else {
                     l.strip_prefix(short)
                         .filter(|r| !r.is_empty() && !short.is_empty())
@@ -1323,14 +1398,30 @@ impl Analyzer {
             } else if let Some(v) = value("--editable", "-e") {
                 // An editable requirement is a path (or a VCS URL).
                 named.extend(v.map(|v| (v, false)));
-            } else if l == "." || l.starts_with("./") || l.starts_with("../") || l.starts_with('/')
+            } else if l == "."
+                || l.starts_with("./")
+                || l.starts_with("../")
+                || l.starts_with('/')
+                || file_url_path(l).is_some()
             {
-                // A plain operand is a directory when written as a path.
+                // A plain operand is a directory when written as a path
+                // (or a `file:` URL).
                 named.push((w.clone(), false));
+            }
+        }
+        // `pip install "$PWD"`: the working directory.
+        for w in argv.iter().skip(1) {
+            let raw = w.raw.trim_matches('"');
+            if w.literal.is_none() && matches!(raw, "$PWD" | "${PWD}") {
+                named.push((WordVal::literal("."), false));
             }
         }
         let mut files = Vec::new();
         for (w, requirements) in named {
+            let w = match w.literal.as_deref().and_then(file_url_path) {
+                Some(path) => WordVal::literal(path),
+                None => w,
+            };
             let Some(l) = w.literal.as_deref() else {
                 self.uncertain(
                     UncertainKind::Host,

@@ -453,3 +453,47 @@ fn jvm_options_in_variables_and_argument_files_name_proxies() {
         ],
     );
 }
+
+// Finding 6: files of hosts named through abbreviated options, `file:`
+// URLs or variables.
+#[test]
+fn pip_and_npm_files_however_named_are_read() {
+    run_with_files(
+        &[
+            ("pyp/r3.txt", "--index-url http://127.0.0.2:8099/simple\nzzpkg\n", false),
+            ("pyp/r5.txt", "--constr=r3.txt\n", false),
+            ("pyp/r6.txt", "--requirem r3.txt\n", false),
+            ("pyp/ok.txt", "--index-url https://ok.test/simple\nzzpkg\n", false),
+            (
+                "pyp/pyproject.toml",
+                "[project]\nname = \"x\"\ndependencies = [\"y @ http://127.0.0.2:8099/y.whl\"]\n",
+                false,
+            ),
+            ("rc.npmrc", "registry=http://127.0.0.2:8099/\n", false),
+        ],
+        &[
+            case(NET, B, "cd pyp && pip download --requirem=r3.txt -d dl", Deny),
+            case(NET, B, "cd pyp && pip download --requirem r3.txt", Deny),
+            case(NET, B, "cd pyp && pip download --constr r3.txt zzpkg", Deny),
+            case(NET, B, "pip download -r file://{project}/pyp/r3.txt", Deny),
+            case(NET, B, "pip download -c file:///{project}/pyp/r3.txt zzpkg", Deny),
+            case(NET, B, "cd pyp && pip download -r r5.txt", Deny),
+            case(NET, B, "cd pyp && pip download -r r6.txt", Deny),
+            case(NET, B, "cd pyp && PIP_CONSTRAINT=r3.txt pip download zzpkg", Ask),
+            case(NET, B, "cd pyp && PIP_REQUIREMENT=r3.txt pip download", Ask),
+            case(NET, B, "pip install --dry-run file://{project}/pyp", Deny),
+            case(NET, B, "cd pyp && pip install \"$PWD\"", Deny),
+            case(NET, B, "npm view x --userconf rc.npmrc", Ask),
+            case(NET, B, "npm view x --userc=rc.npmrc", Ask),
+            case(NET, B, "npm view x --globalc rc.npmrc", Ask),
+            case(NET, B, "npm view x -userconfig rc.npmrc", Ask),
+            case(NET, B, "npm view x --userconfig rc.npmrc", Ask),
+            // Allowed hosts, and options that name no file.
+            case(NET, B, "cd pyp && pip download --requirem ok.txt", Allow),
+            case(NET, B, "pip download -r file://{project}/pyp/ok.txt", Allow),
+            case(NET, B, "pip download --root x zzpkg", Allow),
+            case(NET, B, "npm install --global x", Allow),
+            case(NET, B, "npm view x --user-agent y", Allow),
+        ],
+    );
+}
