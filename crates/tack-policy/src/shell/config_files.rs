@@ -596,6 +596,12 @@ enum Syntax {
     /// pip's requirements: options and requirements, `-r FILE` and `-c
     /// FILE` reading more.
     Requirements,
+    /// npm's manifest (`package.json`): the dependencies' specs (see
+    /// [`package_json_hosts`]) and `publishConfig.registry`.
+    PackageJson,
+    /// A lock file (`package-lock.json`, `yarn.lock`, `pnpm-lock.yaml`):
+    /// every URL in it is one the install fetches.
+    Lock,
     /// HTTP requests to send (hurl's `.hurl`, the `.http` files of REST
     /// clients, a Postman collection): `METHOD TARGET` lines; a target
     /// that is not a whole URL (`GET {{base}}/users`, `GET /x` with a
@@ -608,7 +614,11 @@ fn syntax_of(file: &Path) -> Syntax {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    if name.ends_with(".yml") || name.ends_with(".yaml") {
+    if name == "package.json" {
+        Syntax::PackageJson
+    } else if LOCK_FILES.contains(&name.as_ref()) {
+        Syntax::Lock
+    } else if name.ends_with(".yml") || name.ends_with(".yaml") {
         Syntax::Yaml
     } else if name == ".yarnrc" {
         Syntax::Yarnrc
@@ -744,6 +754,7 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
                     at
                 }
                 Syntax::Ini => line.find('=')?,
+                Syntax::PackageJson | Syntax::Lock => return None,
                 Syntax::Curlrc => line.find([' ', '\t', '=', ':'])?,
             };
             (&line[..end], &line[end..])
@@ -764,6 +775,9 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
 /// comment line is skipped. A value taken from a variable
 /// (`registry=${REG}`) is a host known only at run time.
 fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
+    if syntax == Syntax::PackageJson {
+        return package_json_hosts(text, file);
+    }
     let shown = file.display();
     let mut out = Vec::new();
     let mut seen = |named: Named| {
@@ -954,6 +968,133 @@ fn file_url_path(text: &str) -> Option<&str> {
     rest.starts_with('/').then_some(rest)
 }
 
+/// npm's lock files and those of the package managers that read its
+/// manifest: every URL in them is fetched by an install.
+const LOCK_FILES: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+];
+
+/// The files npm's installs read in the project: its manifest and lock
+/// files (looked for where `.npmrc` is).
+const NPM_MANIFESTS: &[ProjectFiles] = &[ProjectFiles {
+    programs: NPM,
+    files: &[
+        "package.json",
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+    ],
+    dir_options: &["--prefix", "-C", "--dir", "--cwd"],
+    home: &[],
+}];
+
+/// The keys of `package.json` whose values are dependency specs.
+const DEPENDENCY_KEYS: &[&str] = &[
+    "dependencies",
+    "devDependencies",
+    "optionalDependencies",
+    "peerDependencies",
+    "bundleDependencies",
+    "overrides",
+    "resolutions",
+    "pnpm",
+];
+
+/// The hosts `package.json` names for an install or a publish: each
+/// dependency spec (in the dependency maps, `overrides`, `resolutions`,
+/// at any depth) that is a URL (`http://h/x.tgz`, `git+ssh://git@h/r`), a
+/// git remote in scp form (`git@h:r`), or a hosted repository
+/// (`github:u/r` and `u/r` are github.com's, `gitlab:`, `bitbucket:`), and
+/// `publishConfig.registry`. A manifest that is no JSON names hosts known
+/// only at run time.
+fn package_json_hosts(text: &str, file: &Path) -> Vec<Named> {
+    let shown = file.display();
+    let Ok(serde_json::Value::Object(manifest)) =
+        serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
+    else {
+        return vec![Named::Unknown {
+            written: shown.to_string(),
+            reason: "it cannot be read as JSON".into(),
+        }];
+    };
+    let mut specs: Vec<(String, String)> = Vec::new();
+    fn strings(key: &str, value: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::String(s) => out.push((key.to_string(), s.clone())),
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    strings(k, v, out);
+                }
+            }
+            serde_json::Value::Array(list) => {
+                for v in list {
+                    strings(key, v, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in DEPENDENCY_KEYS {
+        if let Some(value) = manifest.get(*key) {
+            strings(key, value, &mut specs);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(registry) = manifest
+        .get("publishConfig")
+        .and_then(|p| p.get("registry"))
+        .and_then(serde_json::Value::as_str)
+    {
+        specs.push(("publishConfig.registry".into(), registry.to_string()));
+    }
+    for (key, spec) in specs {
+        let spec = spec.trim();
+        let spec = spec.strip_prefix("npm:").unwrap_or(spec);
+        let host = if let Some(url) = url_start(spec).filter(|u| spec.starts_with(*u)) {
+            super::hosts::host_of_operand(url)
+        } else if let Some((forge, _)) = spec.split_once(':')
+            && let Some(host) = match forge {
+                "github" => Some("github.com"),
+                "gitlab" => Some("gitlab.com"),
+                "bitbucket" => Some("bitbucket.org"),
+                "gist" => Some("gist.github.com"),
+                _ => None,
+            }
+        {
+            Some(host.to_string())
+        } else if let Some((user_host, _)) = spec.split_once(':')
+            && let Some((_, host)) = user_host.split_once('@')
+            && !user_host.contains('/')
+        {
+            // `git@h:r`.
+            super::hosts::host_of_operand(host)
+        } else if spec.contains('/')
+            && !spec.starts_with(['.', '/', '~', '@'])
+            && !spec.contains(':')
+            && !spec.contains(' ')
+        {
+            // `user/repo[#ref]`: a GitHub repository.
+            Some("github.com".to_string())
+        } else {
+            None
+        };
+        if let Some(host) = host {
+            let named = Named::Host {
+                written: format!("{shown}: {key}"),
+                host,
+            };
+            if !out.contains(&named) {
+                out.push(named);
+            }
+        }
+    }
+    out
+}
+
 /// The methods a request line of a file of requests starts with.
 const HTTP_METHODS: &[&str] = &[
     "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT", "QUERY",
@@ -982,6 +1123,10 @@ enum Read {
     Unreadable(String),
 }
 
+/// A lock file larger than this is not read (they grow with the project's
+/// dependencies, and an install reads them whole).
+const MAX_LOCK_FILE: u64 = 32 * 1024 * 1024;
+
 fn read_file(path: &Path) -> Read {
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
@@ -998,7 +1143,10 @@ fn read_file(path: &Path) -> Read {
     if !meta.is_file() {
         return Read::Unreadable("it is not a file".into());
     }
-    if meta.len() > MAX_FILE {
+    let lock = path
+        .file_name()
+        .is_some_and(|n| LOCK_FILES.contains(&n.to_string_lossy().as_ref()));
+    if meta.len() > if lock { MAX_LOCK_FILE } else { MAX_FILE } {
         return Read::Unreadable("it is too large to read".into());
     }
     match std::fs::read_to_string(path) {
@@ -1123,6 +1271,9 @@ impl Analyzer {
             b if NPM.contains(&b) => {
                 self.config_set(base, argv);
                 self.project_files(base, argv);
+                if npm_installs(base, argv) {
+                    self.project_files_of(base, argv, NPM_MANIFESTS);
+                }
             }
             _ => self.project_files(base, argv),
         }
@@ -1244,7 +1395,12 @@ impl Analyzer {
     /// The files of the project (and the user's) that `base` reads where it
     /// runs (see [`PROJECT_FILES`]).
     fn project_files(&mut self, base: &str, argv: &[WordVal]) {
-        let tables: Vec<&ProjectFiles> = PROJECT_FILES
+        self.project_files_of(base, argv, PROJECT_FILES);
+    }
+
+    /// The files of `table` that `base` reads where it runs.
+    fn project_files_of(&mut self, base: &str, argv: &[WordVal], table: &[ProjectFiles]) {
+        let tables: Vec<&ProjectFiles> = table
             .iter()
             .filter(|t| t.programs.contains(&base))
             .collect();
@@ -1846,6 +2002,58 @@ impl Analyzer {
 /// Whether a cargo command exists to reach a registry (`fetch`, `update`,
 /// `install`, `search`, `publish`, `add`, …), rather than building with
 /// what the cache holds and fetching only what it lacks.
+/// Whether an npm-family command installs or publishes the project's
+/// dependencies (`npm install`, `npm ci`, `npm update`, `yarn`, `pnpm
+/// add`, `bun i`, `npm publish`): what its manifest and lock files name is
+/// fetched.
+fn npm_installs(base: &str, argv: &[WordVal]) -> bool {
+    let sub = argv
+        .iter()
+        .skip(1)
+        .filter_map(|w| w.literal.as_deref())
+        .find(|l| !l.starts_with('-'));
+    match sub {
+        // `yarn` alone installs.
+        None => matches!(base, "yarn" | "yarnpkg"),
+        Some(sub) => matches!(
+            sub,
+            "install"
+                | "i"
+                | "in"
+                | "ins"
+                | "inst"
+                | "insta"
+                | "instal"
+                | "isnt"
+                | "isntal"
+                | "isntall"
+                | "add"
+                | "ci"
+                | "clean-install"
+                | "ic"
+                | "install-clean"
+                | "isntall-clean"
+                | "install-test"
+                | "it"
+                | "install-ci-test"
+                | "cit"
+                | "update"
+                | "up"
+                | "upgrade"
+                | "udpate"
+                | "dedupe"
+                | "ddp"
+                | "rebuild"
+                | "fetch"
+                | "publish"
+                | "pack"
+                | "exec"
+                | "x"
+                | "dlx"
+        ),
+    }
+}
+
 fn cargo_reaches_registry(argv: &[WordVal]) -> bool {
     const WITH_VALUE: &[&str] = &["-C", "--config", "-Z", "--color"];
     let mut words = argv.iter().skip(1);

@@ -460,10 +460,18 @@ fn jvm_options_in_variables_and_argument_files_name_proxies() {
 fn pip_and_npm_files_however_named_are_read() {
     run_with_files(
         &[
-            ("pyp/r3.txt", "--index-url http://127.0.0.2:8099/simple\nzzpkg\n", false),
+            (
+                "pyp/r3.txt",
+                "--index-url http://127.0.0.2:8099/simple\nzzpkg\n",
+                false,
+            ),
             ("pyp/r5.txt", "--constr=r3.txt\n", false),
             ("pyp/r6.txt", "--requirem r3.txt\n", false),
-            ("pyp/ok.txt", "--index-url https://ok.test/simple\nzzpkg\n", false),
+            (
+                "pyp/ok.txt",
+                "--index-url https://ok.test/simple\nzzpkg\n",
+                false,
+            ),
             (
                 "pyp/pyproject.toml",
                 "[project]\nname = \"x\"\ndependencies = [\"y @ http://127.0.0.2:8099/y.whl\"]\n",
@@ -472,14 +480,29 @@ fn pip_and_npm_files_however_named_are_read() {
             ("rc.npmrc", "registry=http://127.0.0.2:8099/\n", false),
         ],
         &[
-            case(NET, B, "cd pyp && pip download --requirem=r3.txt -d dl", Deny),
+            case(
+                NET,
+                B,
+                "cd pyp && pip download --requirem=r3.txt -d dl",
+                Deny,
+            ),
             case(NET, B, "cd pyp && pip download --requirem r3.txt", Deny),
             case(NET, B, "cd pyp && pip download --constr r3.txt zzpkg", Deny),
             case(NET, B, "pip download -r file://{project}/pyp/r3.txt", Deny),
-            case(NET, B, "pip download -c file:///{project}/pyp/r3.txt zzpkg", Deny),
+            case(
+                NET,
+                B,
+                "pip download -c file:///{project}/pyp/r3.txt zzpkg",
+                Deny,
+            ),
             case(NET, B, "cd pyp && pip download -r r5.txt", Deny),
             case(NET, B, "cd pyp && pip download -r r6.txt", Deny),
-            case(NET, B, "cd pyp && PIP_CONSTRAINT=r3.txt pip download zzpkg", Ask),
+            case(
+                NET,
+                B,
+                "cd pyp && PIP_CONSTRAINT=r3.txt pip download zzpkg",
+                Ask,
+            ),
             case(NET, B, "cd pyp && PIP_REQUIREMENT=r3.txt pip download", Ask),
             case(NET, B, "pip install --dry-run file://{project}/pyp", Deny),
             case(NET, B, "cd pyp && pip install \"$PWD\"", Deny),
@@ -494,6 +517,72 @@ fn pip_and_npm_files_however_named_are_read() {
             case(NET, B, "pip download --root x zzpkg", Allow),
             case(NET, B, "npm install --global x", Allow),
             case(NET, B, "npm view x --user-agent y", Allow),
+        ],
+    );
+}
+
+// Finding 5: npm's manifest and lock files name what an install fetches.
+#[test]
+fn npm_manifests_and_lock_files_name_hosts() {
+    run_with_files(
+        &[
+            (
+                "npmp/package.json",
+                r#"{"name":"p","homepage":"https://evil.test/home","dependencies":{"x":"http://127.0.0.2:8099/x.tgz","y":"^1.0.0"}}"#,
+                false,
+            ),
+            (
+                "npml/package.json",
+                r#"{"name":"l","dependencies":{"x":"^1.0.0"}}"#,
+                false,
+            ),
+            (
+                "npml/package-lock.json",
+                r#"{"packages":{"node_modules/x":{"version":"1.0.0","resolved":"http://127.0.0.2:8099/x/-/x-1.0.0.tgz"}}}"#,
+                false,
+            ),
+            (
+                "npmg/package.json",
+                r#"{"devDependencies":{"a":"git+ssh://git@evil.test:u/r.git"},"overrides":{"b":{"c":"git@evil.test:u/c"}}}"#,
+                false,
+            ),
+            (
+                "npmh/package.json",
+                r#"{"dependencies":{"a":"someone/repo#main","b":"file:../b","c":"workspace:*"}}"#,
+                false,
+            ),
+            (
+                "npmpub/package.json",
+                r#"{"publishConfig":{"registry":"https://evil.test/"}}"#,
+                false,
+            ),
+            (
+                "yarnl/yarn.lock",
+                "x@^1.0.0:\n  version \"1.0.0\"\n  resolved \"https://evil.test/x-1.0.0.tgz#abc\"\n",
+                false,
+            ),
+            (
+                "pnpml/pnpm-lock.yaml",
+                "packages:\n  x@1.0.0:\n    resolution: {tarball: http://127.0.0.2:8099/x.tgz}\n",
+                false,
+            ),
+        ],
+        &[
+            case(NET, B, "cd npmp && npm install --ignore-scripts --no-audit", Deny),
+            case(NET, B, "cd npmp && npm i", Deny),
+            case(NET, B, "cd npmp && npm update", Deny),
+            case(NET, B, "cd npml && npm ci --ignore-scripts", Deny),
+            case(NET, B, "npm ci --prefix npml", Deny),
+            case(NET, B, "cd npmg && npm install", Deny),
+            case(NET, B, "cd npmpub && npm publish", Deny),
+            case(NET, B, "cd yarnl && yarn", Deny),
+            case(NET, B, "cd yarnl && yarn install --frozen-lockfile", Deny),
+            case(NET, B, "cd pnpml && pnpm install", Deny),
+            // Commands that install nothing, and a homepage.
+            case(NET, B, "cd npmp && npm test", Allow),
+            case(NET, B, "cd npmp && npm run build", Allow),
+            case(NET, B, "cd npml && npm ls", Allow),
+            case(NET, B, "cd npmh && npm install", Allow),
         ],
     );
 }
