@@ -1981,7 +1981,16 @@ impl Analyzer {
         }
         if matches!(
             sub,
-            Some("push" | "pull" | "fetch" | "ls-remote" | "remote")
+            Some(
+                "push"
+                    | "pull"
+                    | "fetch"
+                    | "ls-remote"
+                    | "remote"
+                    | "clone"
+                    | "archive"
+                    | "submodule"
+            )
         ) {
             let proxies = self.config.git_proxies.borrow().clone();
             for proxy in proxies {
@@ -1999,9 +2008,6 @@ impl Analyzer {
     }
 }
 
-/// Whether a cargo command exists to reach a registry (`fetch`, `update`,
-/// `install`, `search`, `publish`, `add`, …), rather than building with
-/// what the cache holds and fetching only what it lacks.
 /// Whether an npm-family command installs or publishes the project's
 /// dependencies (`npm install`, `npm ci`, `npm update`, `yarn`, `pnpm
 /// add`, `bun i`, `npm publish`): what its manifest and lock files name is
@@ -2054,6 +2060,9 @@ fn npm_installs(base: &str, argv: &[WordVal]) -> bool {
     }
 }
 
+/// Whether a cargo command exists to reach a registry (`fetch`, `update`,
+/// `install`, `search`, `publish`, `add`, …), rather than building with
+/// what the cache holds and fetching only what it lacks.
 fn cargo_reaches_registry(argv: &[WordVal]) -> bool {
     const WITH_VALUE: &[&str] = &["-C", "--config", "-Z", "--color"];
     let mut words = argv.iter().skip(1);

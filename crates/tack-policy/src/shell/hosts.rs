@@ -1549,6 +1549,14 @@ impl Analyzer {
             let Some(worktree) = crate::git_index::worktree_of(&dir) else {
                 continue;
             };
+            // `submodule.NAME.url` in the repository's configuration, which
+            // git uses over `.gitmodules` once the submodule is initialised.
+            let config = crate::git_config::GitConfig::of_worktree(worktree, self.home.as_deref());
+            for url in config.submodule_urls() {
+                if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url) {
+                    urls.push(url);
+                }
+            }
             let Ok(text) = std::fs::read_to_string(worktree.join(".gitmodules")) else {
                 continue;
             };
@@ -1556,9 +1564,12 @@ impl Analyzer {
                 if let Some((key, value)) = line.split_once('=')
                     && key.trim().eq_ignore_ascii_case("url")
                 {
-                    let url = value.trim().trim_matches('"').to_string();
-                    if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url) {
-                        urls.push(url);
+                    let url = value.trim().trim_matches('"');
+                    for url in config.rewrite(url) {
+                        if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url)
+                        {
+                            urls.push(url);
+                        }
                     }
                 }
             }
@@ -1653,9 +1664,12 @@ impl Analyzer {
         }
         // A remote by its name, or the default one: its URLs (and what
         // `insteadOf` makes of them) in the repository's configuration.
-        if let Some(sub) =
-            sub.filter(|s| matches!(*s, "push" | "pull" | "fetch" | "ls-remote" | "remote"))
-        {
+        if let Some(sub) = sub.filter(|s| {
+            matches!(
+                *s,
+                "push" | "pull" | "fetch" | "ls-remote" | "remote" | "clone" | "archive"
+            )
+        }) {
             let (_, urls) = self.remote_urls(argv, sub, &args[at + 1..]);
             for url in urls {
                 if crate::git_config::local_path(&url).is_some() {
@@ -1666,15 +1680,26 @@ impl Analyzer {
         }
         // `git submodule update`, `git pull --recurse-submodules`: the URLs
         // `.gitmodules` holds (the working tree's, where git runs).
+        // `-c submodule.recurse=true` makes `pull`, `checkout`, `switch`
+        // and `reset` update them.
+        let recurse_set = args[..at].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l.to_ascii_lowercase().starts_with("submodule.recurse") && !l.ends_with("=false")
+            })
+        });
         let updates_submodules = match sub {
             Some("submodule") => operands
                 .first()
                 .is_some_and(|w| w.literal.as_deref() == Some("update")),
-            Some("pull" | "fetch") => args.iter().any(|w| {
-                w.literal
-                    .as_deref()
-                    .is_some_and(|l| l.starts_with("--recurse-submodules") && !l.ends_with("=no"))
-            }),
+            Some("pull" | "fetch" | "checkout" | "switch" | "reset" | "clone") => {
+                recurse_set
+                    || args.iter().any(|w| {
+                        w.literal.as_deref().is_some_and(|l| {
+                            (l.starts_with("--recurse-submodules") || l == "--recursive")
+                                && !l.ends_with("=no")
+                        })
+                    })
+            }
             _ => false,
         };
         if updates_submodules {

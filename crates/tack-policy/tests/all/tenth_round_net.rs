@@ -568,7 +568,12 @@ fn npm_manifests_and_lock_files_name_hosts() {
             ),
         ],
         &[
-            case(NET, B, "cd npmp && npm install --ignore-scripts --no-audit", Deny),
+            case(
+                NET,
+                B,
+                "cd npmp && npm install --ignore-scripts --no-audit",
+                Deny,
+            ),
             case(NET, B, "cd npmp && npm i", Deny),
             case(NET, B, "cd npmp && npm update", Deny),
             case(NET, B, "cd npml && npm ci --ignore-scripts", Deny),
@@ -583,6 +588,114 @@ fn npm_manifests_and_lock_files_name_hosts() {
             case(NET, B, "cd npmp && npm run build", Allow),
             case(NET, B, "cd npml && npm ls", Allow),
             case(NET, B, "cd npmh && npm install", Allow),
+        ],
+    );
+}
+
+const NET_EDITS: &[&str] = &[
+    "allow Bash",
+    "deny WebFetch(domain:127.0.0.2)",
+    "deny WebFetch(domain:evil.test)",
+    "mode acceptEdits",
+];
+
+// Finding 4: git's configuration that reaches hosts.
+#[test]
+fn git_configuration_that_reaches_hosts_is_read() {
+    run_with_files(
+        &[
+            ("w/.git/HEAD", "ref: refs/heads/main\n", false),
+            (
+                "w/.git/config",
+                "[remote \"origin\"]\n\turl = http://ok.test:8099/r\n[http]\n\tcurloptResolve = ok.test:8099:127.0.0.2\n",
+                false,
+            ),
+            ("wt/.git/HEAD", "ref: refs/heads/main\n", false),
+            (
+                "wt/.git/config",
+                "[extensions]\n\tworktreeConfig = true\n[remote \"origin\"]\n\turl = https://ok.test/r\n",
+                false,
+            ),
+            (
+                "wt/.git/config.worktree",
+                "[remote \"origin\"]\n\turl = http://127.0.0.2:8099/wt\n",
+                false,
+            ),
+            ("sm/.git/HEAD", "ref: refs/heads/main\n", false),
+            (
+                "sm/.git/config",
+                "[submodule \"s\"]\n\turl = http://127.0.0.2:8099/s.git\n",
+                false,
+            ),
+            (
+                "sm/.gitmodules",
+                "[submodule \"s\"]\n\tpath = s\n\turl = https://ok.test/s.git\n",
+                false,
+            ),
+            ("ok/.git/HEAD", "ref: refs/heads/main\n", false),
+            (
+                "ok/.git/config",
+                "[remote \"origin\"]\n\turl = https://ok.test/r\n",
+                false,
+            ),
+            (
+                "../home/.gitconfig",
+                "[url \"http://127.0.0.2:8099/\"]\n\tinsteadOf = https://mirror.test/\n",
+                false,
+            ),
+        ],
+        &[
+            case(
+                NET,
+                B,
+                "git -c http.curloptResolve=ok.test:8099:127.0.0.2 ls-remote http://ok.test:8099/r",
+                Deny,
+            ),
+            case(
+                NET,
+                B,
+                "git -c http.https://ok.test/.curloptResolve=+ok.test:443:evil.test ls-remote https://ok.test/r",
+                Deny,
+            ),
+            case(NET, B, "cd w && git fetch", Deny),
+            case(NET, B, "cd wt && git fetch origin", Deny),
+            case(NET, B, "cd sm && git submodule update", Deny),
+            case(NET, B, "cd sm && git -c submodule.recurse=true pull", Deny),
+            case(
+                NET,
+                B,
+                "cd sm && git checkout --recurse-submodules main",
+                Deny,
+            ),
+            case(NET_EDITS, B, "git clone -q https://mirror.test/r c4", Deny),
+            case(
+                NET,
+                B,
+                "git archive --remote=https://mirror.test/r HEAD",
+                Deny,
+            ),
+            // The same commands where the configuration names allowed hosts.
+            case(NET, B, "cd ok && git fetch", Allow),
+            case(NET, B, "cd ok && git pull --recurse-submodules", Allow),
+            case(NET_EDITS, B, "git clone -q https://ok.test/r c5", Allow),
+            case(NET, B, "cd sm && git checkout main", Allow),
+            case(NET, B, "cd ok && git push -u origin main", Allow),
+        ],
+    );
+}
+
+// Finding 4: a proxy of the user's that `git clone` goes through.
+#[test]
+fn git_clone_reads_the_users_proxy() {
+    run_with_files(
+        &[(
+            "../home/.gitconfig",
+            "[http]\n\tproxy = 127.0.0.2:8099\n",
+            false,
+        )],
+        &[
+            case(NET_EDITS, B, "git clone -q http://ok.test/r c4", Deny),
+            case(NET, B, "git status", Allow),
         ],
     );
 }
