@@ -1706,7 +1706,7 @@ impl Analyzer {
     /// (`./up.sh` is read as when it runs alone).
     pub(super) fn option_script(&mut self, argv: &[WordVal], script: &str) {
         let runner = self.simple_start..self.items.len();
-        let saved = std::mem::replace(&mut self.option_runner, Some(runner));
+        let saved = self.option_runner.replace(runner);
         self.nested_script(argv, script);
         self.option_runner = saved;
     }
