@@ -507,7 +507,7 @@ const PROJECT_FILES: &[ProjectFiles] = &[
     },
     ProjectFiles {
         programs: &["cargo"],
-        files: &[".cargo/config.toml", ".cargo/config"],
+        files: &[".cargo/config.toml", ".cargo/config", "Cargo.toml"],
         dir_options: &["-C"],
         home: &[".cargo/config.toml", ".cargo/config"],
     },
@@ -599,6 +599,10 @@ enum Syntax {
     /// npm's manifest (`package.json`): the dependencies' specs (see
     /// [`package_json_hosts`]) and `publishConfig.registry`.
     PackageJson,
+    /// cargo's manifest (`Cargo.toml`): the `git`, `registry-index` (and
+    /// `registry`, `index`, `proxy`) strings of its tables, not its
+    /// `homepage` or `repository`.
+    CargoManifest,
     /// A lock file (`package-lock.json`, `yarn.lock`, `pnpm-lock.yaml`):
     /// every URL in it is one the install fetches.
     Lock,
@@ -616,6 +620,8 @@ fn syntax_of(file: &Path) -> Syntax {
         .unwrap_or_default();
     if name == "package.json" {
         Syntax::PackageJson
+    } else if name == "Cargo.toml" {
+        Syntax::CargoManifest
     } else if LOCK_FILES.contains(&name.as_ref()) {
         Syntax::Lock
     } else if name.ends_with(".yml") || name.ends_with(".yaml") {
@@ -754,7 +760,7 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
                     at
                 }
                 Syntax::Ini => line.find('=')?,
-                Syntax::PackageJson | Syntax::Lock => return None,
+                Syntax::PackageJson | Syntax::CargoManifest | Syntax::Lock => return None,
                 Syntax::Curlrc => line.find([' ', '\t', '=', ':'])?,
             };
             (&line[..end], &line[end..])
@@ -777,6 +783,9 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
 fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
     if syntax == Syntax::PackageJson {
         return package_json_hosts(text, file);
+    }
+    if syntax == Syntax::CargoManifest {
+        return cargo_manifest_hosts(text, file);
     }
     let shown = file.display();
     let mut out = Vec::new();
@@ -1085,6 +1094,56 @@ fn package_json_hosts(text: &str, file: &Path) -> Vec<Named> {
         if let Some(host) = host {
             let named = Named::Host {
                 written: format!("{shown}: {key}"),
+                host,
+            };
+            if !out.contains(&named) {
+                out.push(named);
+            }
+        }
+    }
+    out
+}
+
+/// The hosts `Cargo.toml` names for a build that fetches its dependencies:
+/// a dependency's `git` (in any table: `dependencies`, `patch.*`,
+/// `target.*.dependencies`, `workspace.dependencies`) and
+/// `registry-index`. A manifest that is no TOML names hosts known only at
+/// run time.
+fn cargo_manifest_hosts(text: &str, file: &Path) -> Vec<Named> {
+    let shown = file.display();
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return vec![Named::Unknown {
+            written: shown.to_string(),
+            reason: "it cannot be read as TOML".into(),
+        }];
+    };
+    fn index(table: &toml::Table, out: &mut Vec<String>) {
+        for (key, value) in table {
+            match value {
+                toml::Value::Table(inner) => index(inner, out),
+                toml::Value::String(s) if key == "registry-index" => out.push(s.clone()),
+                _ => {}
+            }
+        }
+    }
+    let mut servers = Vec::new();
+    let deps: toml::Table = table
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "package" | "lib" | "bin" | "badges"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    super::hosts::cargo_servers(&deps, &mut servers);
+    index(&deps, &mut servers);
+    let mut out = Vec::new();
+    for server in servers {
+        let host = match url_start(&server).filter(|u| server.starts_with(*u)) {
+            Some(url) => super::hosts::host_of_operand(url),
+            // A registry named, whose index is in cargo's configuration.
+            None => None,
+        };
+        if let Some(host) = host {
+            let named = Named::Host {
+                written: format!("{shown}: git"),
                 host,
             };
             if !out.contains(&named) {

@@ -135,7 +135,7 @@ pub(super) const POSTGRES: &[&str] = &[
 
 /// The strings a cargo configuration table sets under a key that names a
 /// server (`proxy`, `index`, `registry`, `git`), at any depth.
-fn cargo_servers(table: &toml::Table, out: &mut Vec<String>) {
+pub(super) fn cargo_servers(table: &toml::Table, out: &mut Vec<String>) {
     for (key, value) in table {
         match value {
             toml::Value::Table(inner) => cargo_servers(inner, out),

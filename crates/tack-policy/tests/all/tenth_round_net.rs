@@ -699,3 +699,34 @@ fn git_clone_reads_the_users_proxy() {
         ],
     );
 }
+
+// Finding 5: cargo's manifest names the git dependencies a build fetches.
+#[test]
+fn cargo_manifests_name_git_dependencies() {
+    run_with_files(
+        &[
+            (
+                "c1/Cargo.toml",
+                "[package]\nname = \"c\"\nrepository = \"https://evil.test/c\"\n[dependencies]\nx = { git = \"https://evil.test/x\" }\n",
+                false,
+            ),
+            (
+                "c2/Cargo.toml",
+                "[package]\nname = \"c\"\n[target.'cfg(unix)'.dependencies]\ny = { git = \"ssh://git@127.0.0.2/y\" }\n",
+                false,
+            ),
+            (
+                "c3/Cargo.toml",
+                "[package]\nname = \"c\"\nhomepage = \"https://evil.test/\"\n[dependencies]\nserde = \"1\"\nz = { git = \"https://ok.test/z\" }\n",
+                false,
+            ),
+        ],
+        &[
+            case(NET, B, "cd c1 && cargo build", Deny),
+            case(NET, B, "cd c1 && cargo fetch", Deny),
+            case(NET, B, "cd c2 && cargo update", Deny),
+            case(NET, B, "cd c3 && cargo build", Allow),
+            case(NET, B, "cd c3 && cargo fetch", Allow),
+        ],
+    );
+}
