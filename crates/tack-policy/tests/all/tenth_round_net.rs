@@ -347,6 +347,9 @@ fn scripts_run_through_options_or_after_commands_are_read() {
             case(NET, B, "npm test; ./up.sh", Ask),
             case(NET, B, "cp x up.sh && ./up.sh", Ask),
             case(NET, B, "echo hi > up.sh; ./up.sh", Ask),
+            case(NET, B, "echo hi | tee ok.sh && ./ok.sh", Ask),
+            case(NET, B, "sort -o ok.sh x && ./ok.sh", Ask),
+            case(NET, B, "git checkout x -- ok.sh && ./ok.sh", Ask),
             // Scripts that reach allowed hosts, and programs that are no
             // shell script, after other commands.
             case(NET, B, "git fetch --upload-pack=./ok.sh .", Allow),
