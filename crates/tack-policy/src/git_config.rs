@@ -44,6 +44,9 @@ impl GitConfig {
                 config.read_file(&git_dir.join(common.trim()).join("config"), 0);
             }
             config.read_file(&git_dir.join("config"), 0);
+            // With `extensions.worktreeConfig`, a worktree's own settings
+            // (read whether or not it is set: more remotes, never fewer).
+            config.read_file(&git_dir.join("config.worktree"), 0);
         }
         config
     }
@@ -52,6 +55,7 @@ impl GitConfig {
     /// `~/.gitconfig`).
     pub(crate) fn of_user(home: Option<&Path>) -> GitConfig {
         let mut config = GitConfig::default();
+        config.read_file(Path::new("/etc/gitconfig"), 0);
         if let Some(home) = home {
             config.read_file(&xdg_config(home).join("git/config"), 0);
             config.read_file(&home.join(".gitconfig"), 0);
@@ -199,12 +203,43 @@ impl GitConfig {
     /// `http.<url>.proxy` and `remote.<name>.proxy`, whatever URL or remote
     /// they are for.
     pub(crate) fn proxies(&self) -> Vec<&str> {
-        self.entries
+        let mut out: Vec<&str> = self
+            .entries
             .iter()
             .filter(|e| e.key == "proxy" && matches!(e.section.as_str(), "http" | "remote"))
             .map(|e| e.value.as_str())
             .filter(|v| !v.is_empty())
+            .collect();
+        // `http.curloptResolve` (and `http.<url>.curloptResolve`):
+        // `[+]HOST:PORT:ADDR[,ADDR]` connects to each ADDR for HOST.
+        for e in self
+            .entries
+            .iter()
+            .filter(|e| e.section == "http" && e.key == "curloptresolve")
+        {
+            let value = e.value.trim_start_matches('+');
+            if let Some(addresses) = value.splitn(3, ':').nth(2) {
+                out.extend(addresses.split(',').filter(|a| !a.is_empty()));
+            }
+        }
+        out
+    }
+
+    /// The submodules' URLs the repository's configuration holds
+    /// (`submodule.NAME.url`, which `git submodule init` copied from
+    /// `.gitmodules` and which git uses from then on), each with what
+    /// `insteadOf` makes of it.
+    pub(crate) fn submodule_urls(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .filter(|e| e.section == "submodule" && e.key == "url" && e.subsection.is_some())
+            .flat_map(|e| self.rewritten(&e.value, false, false))
             .collect()
+    }
+
+    /// What `insteadOf` makes of a URL (the URL first).
+    pub(crate) fn rewrite(&self, url: &str) -> Vec<String> {
+        self.rewritten(url, false, false)
     }
 
     /// `url` and what the longest matching `insteadOf` (or, for a push of

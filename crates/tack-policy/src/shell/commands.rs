@@ -1635,9 +1635,11 @@ impl Analyzer {
     }
 
     /// Whether something earlier in this command may have written a file:
-    /// a command other than `cd`, `echo`, `ls` and the like, a redirection,
-    /// a program's output option (the simple command last emitted, the one
-    /// that runs the file, aside).
+    /// a command other than `cd`, `echo`, `ls`, one that only reads (`git
+    /// status`, `cat f`) and the like, a redirection, a program's output
+    /// option (the simple command last emitted, the one that runs the file,
+    /// aside, and the program whose option runs it: see
+    /// [`Analyzer::option_script`]).
     pub(super) fn written_before(&self) -> bool {
         const SAFE_BEFORE: &[&str] = &[
             "cd", "pushd", "popd", "chdir", "echo", "printf", "true", "false", "test", "[", "[[",
@@ -1648,9 +1650,14 @@ impl Analyzer {
             .items
             .get(..self.command_start)
             .unwrap_or(&self.items[..]);
-        before.iter().any(|item| match item {
+        let runner = self.option_runner.clone().unwrap_or_default();
+        before.iter().enumerate().any(|(k, item)| match item {
+            _ if runner.contains(&k) => false,
             Item::Command(c) => {
-                !c.guessed && c.equivalent.is_none() && !SAFE_BEFORE.contains(&c.base.as_str())
+                !c.guessed
+                    && c.equivalent.is_none()
+                    && c.read_only == super::read_only::ReadOnly::No
+                    && !SAFE_BEFORE.contains(&c.base.as_str())
             }
             Item::Edit { .. }
             | Item::EditInside { .. }
@@ -1683,36 +1690,58 @@ impl Analyzer {
         if !lit.contains('/') {
             return false;
         }
+        let paths = self.resolve_word_path(lit, program.tilde, false);
+        // `cd a && ../x.sh`: `cd` may fail, so either file may be the one
+        // run; one that does not exist runs nothing.
+        let shell_script = paths.as_ref().is_ok_and(|paths| {
+            paths.iter().any(|p| {
+                // A regular file only: opening a FIFO would wait for a
+                // writer.
+                if !std::fs::metadata(&p.canonical).is_ok_and(|m| m.is_file()) {
+                    return false;
+                }
+                let mut head = [0u8; 128];
+                let n = std::fs::File::open(&p.canonical)
+                    .and_then(|mut f| {
+                        use std::io::Read as _;
+                        f.read(&mut head)
+                    })
+                    .unwrap_or(0);
+                n > 0 && is_shell_script(&head[..n])
+            })
+        });
         if self.written_before() {
             // `echo 'rm -rf x' > s.sh; ./s.sh`: what it runs is not what
             // the file holds now. A program like any other (`make &&
-            // ./a.out`), whose hosts are the sandbox's to hold.
-            self.not_written_here(
-                argv,
-                "it runs a file that an earlier part of this command may have written, so its commands cannot be read now",
-            );
+            // ./a.out`), whose hosts are the sandbox's to hold; but a shell
+            // script now (`mkdir b && ./up.sh`) is code whose hosts would
+            // be read if it ran alone: unread, it may reach any host.
+            let reason = "it runs a file that an earlier part of this command may have written, so its commands cannot be read now";
+            self.not_written_here(argv, reason);
+            if shell_script {
+                let text = self.text(argv);
+                self.uncertain(
+                    UncertainKind::Host,
+                    &text,
+                    format!("{reason}, and what they run may reach any host"),
+                );
+            }
             return true;
         }
-        let Ok(paths) = self.resolve_word_path(lit, program.tilde, false) else {
-            return false;
-        };
-        // `cd a && ../x.sh`: `cd` may fail, so either file may be the one
-        // run; one that does not exist runs nothing.
-        let shell_script = paths.iter().any(|p| {
-            // A regular file only: opening a FIFO would wait for a writer.
-            if !std::fs::metadata(&p.canonical).is_ok_and(|m| m.is_file()) {
-                return false;
-            }
-            let mut head = [0u8; 128];
-            let n = std::fs::File::open(&p.canonical)
-                .and_then(|mut f| {
-                    use std::io::Read as _;
-                    f.read(&mut head)
-                })
-                .unwrap_or(0);
-            n > 0 && is_shell_script(&head[..n])
-        });
         shell_script && self.script_file(argv, program, false)
+    }
+
+    /// The command a program's option runs (`git fetch --upload-pack=CMD`,
+    /// `git -c core.sshCommand=CMD`, `ssh -o ProxyCommand=CMD`, `scp -S
+    /// CMD`, `rsync -e CMD`): analysed as a command line run by that
+    /// program, whose own items (its command, its operands) are no
+    /// earlier part that may have written a file the command runs
+    /// (`./up.sh` is read as when it runs alone).
+    pub(super) fn option_script(&mut self, argv: &[WordVal], script: &str) {
+        let runner = self.simple_start..self.items.len();
+        let saved = self.option_runner.replace(runner);
+        self.nested_script(argv, script);
+        self.option_runner = saved;
     }
 
     /// Analyse `script` as run by the command `argv` (`bash -c`, `eval`, …).

@@ -115,6 +115,10 @@ const FAMILIES: &[Family] = &[
         programs: &["pip", "pip3", "pipx", "pipenv"],
         variables: &[
             "PIP_CONFIG_FILE",
+            // `-r`, `-c`, `-e` given through pip's variables.
+            "PIP_REQUIREMENT*",
+            "PIP_CONSTRAINT*",
+            "PIP_EDITABLE",
             "HOME",
             "XDG_CONFIG_HOME",
             "XDG_CONFIG_DIRS",
@@ -462,6 +466,19 @@ struct ProjectFiles {
 }
 
 const PROJECT_FILES: &[ProjectFiles] = &[
+    // curl's and wget's own files are the user's alone.
+    ProjectFiles {
+        programs: &["curl"],
+        files: &[],
+        dir_options: &[],
+        home: &[".curlrc", ".config/.curlrc", ".config/curlrc"],
+    },
+    ProjectFiles {
+        programs: &["wget", "wget2"],
+        files: &[],
+        dir_options: &[],
+        home: &[".wgetrc", ".wget2rc", ".config/wget/wgetrc"],
+    },
     ProjectFiles {
         programs: NPM,
         files: &[
@@ -490,7 +507,7 @@ const PROJECT_FILES: &[ProjectFiles] = &[
     },
     ProjectFiles {
         programs: &["cargo"],
-        files: &[".cargo/config.toml", ".cargo/config"],
+        files: &[".cargo/config.toml", ".cargo/config", "Cargo.toml"],
         dir_options: &["-C"],
         home: &[".cargo/config.toml", ".cargo/config"],
     },
@@ -571,11 +588,24 @@ enum Syntax {
     Ini,
     /// `key value` (yarn 1's `.yarnrc`).
     Yarnrc,
+    /// curl's `.curlrc`: `key = value`, `key: value`, `key value`, `-x
+    /// value`, `--proxy value`.
+    Curlrc,
     /// `key: value` (`.yarnrc.yml`).
     Yaml,
     /// pip's requirements: options and requirements, `-r FILE` and `-c
     /// FILE` reading more.
     Requirements,
+    /// npm's manifest (`package.json`): the dependencies' specs (see
+    /// [`package_json_hosts`]) and `publishConfig.registry`.
+    PackageJson,
+    /// cargo's manifest (`Cargo.toml`): the `git`, `registry-index` (and
+    /// `registry`, `index`, `proxy`) strings of its tables, not its
+    /// `homepage` or `repository`.
+    CargoManifest,
+    /// A lock file (`package-lock.json`, `yarn.lock`, `pnpm-lock.yaml`):
+    /// every URL in it is one the install fetches.
+    Lock,
     /// HTTP requests to send (hurl's `.hurl`, the `.http` files of REST
     /// clients, a Postman collection): `METHOD TARGET` lines; a target
     /// that is not a whole URL (`GET {{base}}/users`, `GET /x` with a
@@ -588,13 +618,44 @@ fn syntax_of(file: &Path) -> Syntax {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    if name.ends_with(".yml") || name.ends_with(".yaml") {
+    if name == "package.json" {
+        Syntax::PackageJson
+    } else if name == "Cargo.toml" {
+        Syntax::CargoManifest
+    } else if LOCK_FILES.contains(&name.as_ref()) {
+        Syntax::Lock
+    } else if name.ends_with(".yml") || name.ends_with(".yaml") {
         Syntax::Yaml
     } else if name == ".yarnrc" {
         Syntax::Yarnrc
+    } else if name.ends_with("curlrc") {
+        Syntax::Curlrc
     } else {
         Syntax::Ini
     }
+}
+
+/// Whether an npm word names the option `option` as npm's parser (nopt)
+/// takes it: with one dash or two, in any case, `_` for `-`, and
+/// abbreviated to any prefix no other key of npm's shares (`--userc`,
+/// `-userconfig`, `--globalc=f`): the shortest such prefix of each option
+/// that names a configuration file is kept here.
+fn nopt_abbreviates(word: &str, option: &str) -> bool {
+    const SHORTEST: &[(&str, &str)] = &[
+        ("--userconfig", "userc"),
+        ("--globalconfig", "globalc"),
+        ("--use-yarnrc", "use-y"),
+    ];
+    let Some(shortest) = SHORTEST.iter().find(|(o, _)| *o == option).map(|(_, s)| *s) else {
+        return false;
+    };
+    let Some(name) = word.strip_prefix('-') else {
+        return false;
+    };
+    let name = name.strip_prefix('-').unwrap_or(name);
+    let name = name.split_once('=').map_or(name, |(n, _)| n);
+    let name = name.to_ascii_lowercase().replace('_', "-");
+    name.starts_with(shortest) && option[2..].starts_with(&name)
 }
 
 /// Whether `name` is a variable of `list` (npm's variables in any case, as
@@ -670,6 +731,13 @@ fn host_key(key: &str) -> bool {
     )
 }
 
+/// Whether a curl option (as a `.curlrc` writes it, with or without its
+/// dashes) names a proxy: `proxy`, `-x`, `preproxy`, the `socks*` ones.
+fn curl_host_option(key: &str) -> bool {
+    let key = key.trim_start_matches('-');
+    matches!(key, "x" | "proxy" | "preproxy") || key.starts_with("socks")
+}
+
 /// A line's key (without quotes) and value, when it has one.
 fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
     let (key, rest) = match line.chars().next() {
@@ -692,6 +760,8 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
                     at
                 }
                 Syntax::Ini => line.find('=')?,
+                Syntax::PackageJson | Syntax::CargoManifest | Syntax::Lock => return None,
+                Syntax::Curlrc => line.find([' ', '\t', '=', ':'])?,
             };
             (&line[..end], &line[end..])
         }
@@ -711,6 +781,12 @@ fn key_and_value(line: &str, syntax: Syntax) -> Option<(&str, &str)> {
 /// comment line is skipped. A value taken from a variable
 /// (`registry=${REG}`) is a host known only at run time.
 fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
+    if syntax == Syntax::PackageJson {
+        return package_json_hosts(text, file);
+    }
+    if syntax == Syntax::CargoManifest {
+        return cargo_manifest_hosts(text, file);
+    }
     let shown = file.display();
     let mut out = Vec::new();
     let mut seen = |named: Named| {
@@ -733,11 +809,10 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
             continue;
         }
         if syntax == Syntax::Requirements
-            && let Some(more) = ["--requirement", "--constraint", "-r", "-c"]
-                .iter()
-                .find_map(|o| line.strip_prefix(o))
+            && let Some(more) = requirements_include(line)
         {
             let more = more.trim_start_matches(['=', ' ', '\t']).trim();
+            let more = file_url_path(more).unwrap_or(more);
             if more.contains('$') {
                 seen(Named::Unknown {
                     written: shown.to_string(),
@@ -767,7 +842,37 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
         } else {
             format!("{shown}: {key}")
         };
-        let is_host_key = kv.is_some_and(|(k, _)| host_key(k));
+        let is_host_key = kv
+            .is_some_and(|(k, _)| host_key(k) || (syntax == Syntax::Curlrc && curl_host_option(k)));
+        // curl's `resolve = h:443:ADDR[,ADDR]`, `connect-to =
+        // h:443:OTHER:443`: the addresses connected to.
+        if syntax == Syntax::Curlrc
+            && let Some((key, value)) = kv
+            && matches!(key.trim_start_matches('-'), "resolve" | "connect-to")
+        {
+            let value = value.trim_matches(['"', '\'']).trim_start_matches('+');
+            let target = value.splitn(3, ':').nth(2).unwrap_or_default();
+            let addresses: Vec<&str> = if key.ends_with("resolve") {
+                target.split(',').collect()
+            } else {
+                target
+                    .rsplit_once(':')
+                    .map(|(h, _)| h)
+                    .into_iter()
+                    .collect()
+            };
+            for address in addresses {
+                let address = address.trim_start_matches('[').trim_end_matches(']');
+                if let Some(host) = super::hosts::host_of_operand(address)
+                    .or_else(|| super::hosts::ipv6_host(address))
+                {
+                    seen(Named::Host {
+                        written: written.clone(),
+                        host,
+                    });
+                }
+            }
+        }
         for token in line.split(|c: char| {
             c.is_whitespace()
                 || matches!(
@@ -828,6 +933,227 @@ fn hosts_in(text: &str, file: &Path, syntax: Syntax) -> Vec<Named> {
     out
 }
 
+/// Whether `word` is the long option `long` as Python's optparse takes
+/// it: whole or any prefix of at least `shortest` characters (`--requirem`,
+/// `--constr`; optparse takes a unique prefix, and refuses an ambiguous one,
+/// which then reads nothing), with its value attached (`Some(Some(v))`:
+/// `--requirem=f`) or in the next word (`Some(None)`).
+fn optparse_long<'a>(word: &'a str, long: &str, shortest: usize) -> Option<Option<&'a str>> {
+    let (name, value) = match word.split_once('=') {
+        Some((name, value)) => (name, Some(value)),
+        None => (word, None),
+    };
+    (name.starts_with("--") && name.len() >= shortest && long.starts_with(name)).then_some(value)
+}
+
+/// The file a requirements file's line includes (`-r more.txt`, `-c
+/// c.txt`, `--requirement=f`, `--requirem f`, `-rf`): the text after the
+/// option.
+fn requirements_include(line: &str) -> Option<&str> {
+    let (option, rest) = match line.find([' ', '\t', '=']) {
+        Some(at) => (&line[..at], &line[at..]),
+        None => (line, ""),
+    };
+    if ["--requirement", "--constraint"]
+        .iter()
+        .any(|long| optparse_long(option, long, 3).is_some())
+    {
+        return Some(rest);
+    }
+    ["-r", "-c"].iter().find_map(|o| line.strip_prefix(o))
+}
+
+/// The path a `file:` URL names (`file:///p/r.txt`, `file:/p`,
+/// `file://localhost/p`), as pip reads one.
+fn file_url_path(text: &str) -> Option<&str> {
+    let rest = text
+        .get(..5)
+        .filter(|s| s.eq_ignore_ascii_case("file:"))
+        .map(|_| &text[5..])?;
+    let rest = match rest.strip_prefix("//") {
+        Some(r) => r.strip_prefix("localhost").unwrap_or(r),
+        None => rest,
+    };
+    rest.starts_with('/').then_some(rest)
+}
+
+/// npm's lock files and those of the package managers that read its
+/// manifest: every URL in them is fetched by an install.
+const LOCK_FILES: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+];
+
+/// The files npm's installs read in the project: its manifest and lock
+/// files (looked for where `.npmrc` is).
+const NPM_MANIFESTS: &[ProjectFiles] = &[ProjectFiles {
+    programs: NPM,
+    files: &[
+        "package.json",
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+    ],
+    dir_options: &["--prefix", "-C", "--dir", "--cwd"],
+    home: &[],
+}];
+
+/// The keys of `package.json` whose values are dependency specs.
+const DEPENDENCY_KEYS: &[&str] = &[
+    "dependencies",
+    "devDependencies",
+    "optionalDependencies",
+    "peerDependencies",
+    "bundleDependencies",
+    "overrides",
+    "resolutions",
+    "pnpm",
+];
+
+/// The hosts `package.json` names for an install or a publish: each
+/// dependency spec (in the dependency maps, `overrides`, `resolutions`,
+/// at any depth) that is a URL (`http://h/x.tgz`, `git+ssh://git@h/r`), a
+/// git remote in scp form (`git@h:r`), or a hosted repository
+/// (`github:u/r` and `u/r` are github.com's, `gitlab:`, `bitbucket:`), and
+/// `publishConfig.registry`. A manifest that is no JSON names hosts known
+/// only at run time.
+fn package_json_hosts(text: &str, file: &Path) -> Vec<Named> {
+    let shown = file.display();
+    let Ok(serde_json::Value::Object(manifest)) =
+        serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
+    else {
+        return vec![Named::Unknown {
+            written: shown.to_string(),
+            reason: "it cannot be read as JSON".into(),
+        }];
+    };
+    let mut specs: Vec<(String, String)> = Vec::new();
+    fn strings(key: &str, value: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::String(s) => out.push((key.to_string(), s.clone())),
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    strings(k, v, out);
+                }
+            }
+            serde_json::Value::Array(list) => {
+                for v in list {
+                    strings(key, v, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for key in DEPENDENCY_KEYS {
+        if let Some(value) = manifest.get(*key) {
+            strings(key, value, &mut specs);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(registry) = manifest
+        .get("publishConfig")
+        .and_then(|p| p.get("registry"))
+        .and_then(serde_json::Value::as_str)
+    {
+        specs.push(("publishConfig.registry".into(), registry.to_string()));
+    }
+    for (key, spec) in specs {
+        let spec = spec.trim();
+        let spec = spec.strip_prefix("npm:").unwrap_or(spec);
+        let host = if let Some(url) = url_start(spec).filter(|u| spec.starts_with(*u)) {
+            super::hosts::host_of_operand(url)
+        } else if let Some((forge, _)) = spec.split_once(':')
+            && let Some(host) = match forge {
+                "github" => Some("github.com"),
+                "gitlab" => Some("gitlab.com"),
+                "bitbucket" => Some("bitbucket.org"),
+                "gist" => Some("gist.github.com"),
+                _ => None,
+            }
+        {
+            Some(host.to_string())
+        } else if let Some((user_host, _)) = spec.split_once(':')
+            && let Some((_, host)) = user_host.split_once('@')
+            && !user_host.contains('/')
+        {
+            // `git@h:r`.
+            super::hosts::host_of_operand(host)
+        } else if spec.contains('/')
+            && !spec.starts_with(['.', '/', '~', '@'])
+            && !spec.contains(':')
+            && !spec.contains(' ')
+        {
+            // `user/repo[#ref]`: a GitHub repository.
+            Some("github.com".to_string())
+        } else {
+            None
+        };
+        if let Some(host) = host {
+            let named = Named::Host {
+                written: format!("{shown}: {key}"),
+                host,
+            };
+            if !out.contains(&named) {
+                out.push(named);
+            }
+        }
+    }
+    out
+}
+
+/// The hosts `Cargo.toml` names for a build that fetches its dependencies:
+/// a dependency's `git` (in any table: `dependencies`, `patch.*`,
+/// `target.*.dependencies`, `workspace.dependencies`) and
+/// `registry-index`. A manifest that is no TOML names hosts known only at
+/// run time.
+fn cargo_manifest_hosts(text: &str, file: &Path) -> Vec<Named> {
+    let shown = file.display();
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return vec![Named::Unknown {
+            written: shown.to_string(),
+            reason: "it cannot be read as TOML".into(),
+        }];
+    };
+    fn index(table: &toml::Table, out: &mut Vec<String>) {
+        for (key, value) in table {
+            match value {
+                toml::Value::Table(inner) => index(inner, out),
+                toml::Value::String(s) if key == "registry-index" => out.push(s.clone()),
+                _ => {}
+            }
+        }
+    }
+    let mut servers = Vec::new();
+    let deps: toml::Table = table
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "package" | "lib" | "bin" | "badges"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    super::hosts::cargo_servers(&deps, &mut servers);
+    index(&deps, &mut servers);
+    let mut out = Vec::new();
+    for server in servers {
+        let host = match url_start(&server).filter(|u| server.starts_with(*u)) {
+            Some(url) => super::hosts::host_of_operand(url),
+            // A registry named, whose index is in cargo's configuration.
+            None => None,
+        };
+        if let Some(host) = host {
+            let named = Named::Host {
+                written: format!("{shown}: git"),
+                host,
+            };
+            if !out.contains(&named) {
+                out.push(named);
+            }
+        }
+    }
+    out
+}
+
 /// The methods a request line of a file of requests starts with.
 const HTTP_METHODS: &[&str] = &[
     "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT", "QUERY",
@@ -856,6 +1182,10 @@ enum Read {
     Unreadable(String),
 }
 
+/// A lock file larger than this is not read (they grow with the project's
+/// dependencies, and an install reads them whole).
+const MAX_LOCK_FILE: u64 = 32 * 1024 * 1024;
+
 fn read_file(path: &Path) -> Read {
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,
@@ -872,7 +1202,10 @@ fn read_file(path: &Path) -> Read {
     if !meta.is_file() {
         return Read::Unreadable("it is not a file".into());
     }
-    if meta.len() > MAX_FILE {
+    let lock = path
+        .file_name()
+        .is_some_and(|n| LOCK_FILES.contains(&n.to_string_lossy().as_ref()));
+    if meta.len() > if lock { MAX_LOCK_FILE } else { MAX_FILE } {
         return Read::Unreadable("it is too large to read".into());
     }
     match std::fs::read_to_string(path) {
@@ -997,6 +1330,9 @@ impl Analyzer {
             b if NPM.contains(&b) => {
                 self.config_set(base, argv);
                 self.project_files(base, argv);
+                if npm_installs(base, argv) {
+                    self.project_files_of(base, argv, NPM_MANIFESTS);
+                }
             }
             _ => self.project_files(base, argv),
         }
@@ -1090,6 +1426,7 @@ impl Analyzer {
                 })
                 .then_some("-F")
         } else {
+            let npm = NPM.contains(&base);
             args.iter()
                 .filter_map(|w| w.literal.as_deref())
                 .take_while(|l| *l != "--")
@@ -1098,6 +1435,7 @@ impl Analyzer {
                         l == *o
                             || (o.starts_with("--")
                                 && l.strip_prefix(o).is_some_and(|r| r.starts_with('=')))
+                            || (npm && nopt_abbreviates(l, o))
                     })
                 })
         };
@@ -1116,7 +1454,12 @@ impl Analyzer {
     /// The files of the project (and the user's) that `base` reads where it
     /// runs (see [`PROJECT_FILES`]).
     fn project_files(&mut self, base: &str, argv: &[WordVal]) {
-        let tables: Vec<&ProjectFiles> = PROJECT_FILES
+        self.project_files_of(base, argv, PROJECT_FILES);
+    }
+
+    /// The files of `table` that `base` reads where it runs.
+    fn project_files_of(&mut self, base: &str, argv: &[WordVal], table: &[ProjectFiles]) {
+        let tables: Vec<&ProjectFiles> = table
             .iter()
             .filter(|t| t.programs.contains(&base))
             .collect();
@@ -1143,6 +1486,8 @@ impl Analyzer {
         let text = super::programs::short_text(argv);
         let mut dirs: Vec<PathBuf> = match &self.cwds {
             Cwds::Known(dirs) => dirs.clone(),
+            // Only the user's files (curl's, wget's).
+            Cwds::Unknown if tables.iter().all(|t| t.files.is_empty()) => Vec::new(),
             Cwds::Unknown => {
                 return self.uncertain(
                     UncertainKind::Host,
@@ -1250,10 +1595,13 @@ impl Analyzer {
                 continue;
             };
             let mut value = |long: &str, short: &str| -> Option<Option<WordVal>> {
-                if l == long || l == short {
+                match optparse_long(l, long, 3) {
+                    Some(Some(v)) => return Some(Some(WordVal::literal(v))),
+                    Some(None) => return Some(words.next().cloned()),
+                    None => {}
+                }
+                if l == short {
                     Some(words.next().cloned())
-                } else if let Some(v) = l.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-                    Some(Some(WordVal::literal(v)))
                 } else {
                     l.strip_prefix(short)
                         .filter(|r| !r.is_empty() && !short.is_empty())
@@ -1265,14 +1613,30 @@ impl Analyzer {
             } else if let Some(v) = value("--editable", "-e") {
                 // An editable requirement is a path (or a VCS URL).
                 named.extend(v.map(|v| (v, false)));
-            } else if l == "." || l.starts_with("./") || l.starts_with("../") || l.starts_with('/')
+            } else if l == "."
+                || l.starts_with("./")
+                || l.starts_with("../")
+                || l.starts_with('/')
+                || file_url_path(l).is_some()
             {
-                // A plain operand is a directory when written as a path.
+                // A plain operand is a directory when written as a path
+                // (or a `file:` URL).
                 named.push((w.clone(), false));
+            }
+        }
+        // `pip install "$PWD"`: the working directory.
+        for w in argv.iter().skip(1) {
+            let raw = w.raw.trim_matches('"');
+            if w.literal.is_none() && matches!(raw, "$PWD" | "${PWD}") {
+                named.push((WordVal::literal("."), false));
             }
         }
         let mut files = Vec::new();
         for (w, requirements) in named {
+            let w = match w.literal.as_deref().and_then(file_url_path) {
+                Some(path) => WordVal::literal(path),
+                None => w,
+            };
             let Some(l) = w.literal.as_deref() else {
                 self.uncertain(
                     UncertainKind::Host,
@@ -1676,7 +2040,16 @@ impl Analyzer {
         }
         if matches!(
             sub,
-            Some("push" | "pull" | "fetch" | "ls-remote" | "remote")
+            Some(
+                "push"
+                    | "pull"
+                    | "fetch"
+                    | "ls-remote"
+                    | "remote"
+                    | "clone"
+                    | "archive"
+                    | "submodule"
+            )
         ) {
             let proxies = self.config.git_proxies.borrow().clone();
             for proxy in proxies {
@@ -1691,6 +2064,58 @@ impl Analyzer {
                 }
             }
         }
+    }
+}
+
+/// Whether an npm-family command installs or publishes the project's
+/// dependencies (`npm install`, `npm ci`, `npm update`, `yarn`, `pnpm
+/// add`, `bun i`, `npm publish`): what its manifest and lock files name is
+/// fetched.
+fn npm_installs(base: &str, argv: &[WordVal]) -> bool {
+    let sub = argv
+        .iter()
+        .skip(1)
+        .filter_map(|w| w.literal.as_deref())
+        .find(|l| !l.starts_with('-'));
+    match sub {
+        // `yarn` alone installs.
+        None => matches!(base, "yarn" | "yarnpkg"),
+        Some(sub) => matches!(
+            sub,
+            "install"
+                | "i"
+                | "in"
+                | "ins"
+                | "inst"
+                | "insta"
+                | "instal"
+                | "isnt"
+                | "isntal"
+                | "isntall"
+                | "add"
+                | "ci"
+                | "clean-install"
+                | "ic"
+                | "install-clean"
+                | "isntall-clean"
+                | "install-test"
+                | "it"
+                | "install-ci-test"
+                | "cit"
+                | "update"
+                | "up"
+                | "upgrade"
+                | "udpate"
+                | "dedupe"
+                | "ddp"
+                | "rebuild"
+                | "fetch"
+                | "publish"
+                | "pack"
+                | "exec"
+                | "x"
+                | "dlx"
+        ),
     }
 }
 

@@ -573,7 +573,7 @@ impl Analyzer {
     /// A configuration `key` given `value` (None: computed at run time).
     fn git_config_value(&mut self, argv: &[WordVal], key: &str, value: Option<&str>) {
         let command = |a: &mut Analyzer, cmd: &str| match value {
-            Some(_) => a.nested_script(argv, &format!("{cmd} \"$@\"")),
+            Some(_) => a.option_script(argv, &format!("{cmd} \"$@\"")),
             None => a.may_run_git(
                 argv,
                 &format!("git's `{key}` is set to a command computed at run time"),
@@ -671,7 +671,7 @@ impl Analyzer {
             for v in values {
                 match v.and_then(|v| v.literal) {
                     Some(cmd) if !cmd.trim().is_empty() => {
-                        a.nested_script(argv, &format!("{cmd} \"$@\""));
+                        a.option_script(argv, &format!("{cmd} \"$@\""));
                     }
                     _ => a.may_run_git(
                         argv,
@@ -1913,6 +1913,14 @@ impl Analyzer {
             "--branch",
             "--name",
             "--reference",
+            "-c",
+            "--config",
+            "--template",
+            "--separate-git-dir",
+            "--origin",
+            "--format",
+            "--prefix",
+            "--output",
         ];
         let mut operands: Vec<WordVal> = Vec::new();
         let mut repo_option: Option<WordVal> = None;
@@ -1935,13 +1943,16 @@ impl Analyzer {
             match l {
                 "--all" => all = true,
                 "--multiple" => multiple = true,
-                "--repo" => repo_option = words.next().cloned(),
+                "--repo" | "--remote" => repo_option = words.next().cloned(),
                 _ if WITH_VALUE.contains(&l) => {
                     words.next();
                 }
                 _ => {}
             }
-            if let Some(r) = l.strip_prefix("--repo=") {
+            if let Some(r) = l
+                .strip_prefix("--repo=")
+                .or_else(|| l.strip_prefix("--remote="))
+            {
                 repo_option = Some(WordVal::literal(r));
             }
         }
@@ -1960,6 +1971,11 @@ impl Analyzer {
                 _ => return (Vec::new(), Vec::new()),
             },
             "fetch" if multiple => (operands.clone(), all || operands.is_empty()),
+            // `git archive --remote=R`: only a remote archive reaches one.
+            "archive" => match repo_option {
+                Some(r) => (vec![r], false),
+                None => return (Vec::new(), Vec::new()),
+            },
             "push" => (
                 operands
                     .first()
@@ -2000,9 +2016,10 @@ impl Analyzer {
         let mut proxies: Vec<String> = Vec::new();
         for dir in &dirs {
             let worktree = crate::git_index::worktree_of(dir);
+            // Outside a repository (`git clone`), the user's configuration.
             let mut config = match worktree {
                 Some(w) => crate::git_config::GitConfig::of_worktree(w, self.home.as_deref()),
-                None => crate::git_config::GitConfig::default(),
+                None => crate::git_config::GitConfig::of_user(self.home.as_deref()),
             };
             for pair in &settings {
                 config.set(pair);

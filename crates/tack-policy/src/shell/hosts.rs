@@ -89,7 +89,28 @@ const HOST_OPERANDS: &[(&str, usize)] = &[
     ("masscan", usize::MAX),
     ("mysqlsh", 1),
     ("vncviewer", 1),
+    // Python's network modules run with `python3 -m` (see
+    // `Analyzer::python_module`).
+    ("telnetlib", 1),
+    ("ftplib", 1),
+    ("poplib", 1),
+    ("imaplib", 1),
 ];
+
+/// Variables whose options every JVM (or the launcher of a JVM program)
+/// takes as if given on its command line (`JDK_JAVA_OPTIONS="-Dhttp.proxyHost=h"`).
+const JVM_OPTION_VARIABLES: &[&str] = &[
+    "JDK_JAVA_OPTIONS",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JAVA_OPTS",
+    "MAVEN_OPTS",
+    "GRADLE_OPTS",
+    "SBT_OPTS",
+];
+
+/// The JDK's launchers that read `@argfiles`.
+const JVM_LAUNCHERS: &[&str] = &["java", "javac", "jshell", "jar", "javadoc", "jlink"];
 
 /// The PostgreSQL clients: `-h HOST`, and `host=`/`hostaddr=` in a
 /// connection string given anywhere.
@@ -114,7 +135,7 @@ pub(super) const POSTGRES: &[&str] = &[
 
 /// The strings a cargo configuration table sets under a key that names a
 /// server (`proxy`, `index`, `registry`, `git`), at any depth.
-fn cargo_servers(table: &toml::Table, out: &mut Vec<String>) {
+pub(super) fn cargo_servers(table: &toml::Table, out: &mut Vec<String>) {
     for (key, value) in table {
         match value {
             toml::Value::Table(inner) => cargo_servers(inner, out),
@@ -335,6 +356,7 @@ pub(super) const MYSQL: &[&str] = &[
 /// options. Written `--opt VALUE`, `--opt=VALUE`, and for a one-letter
 /// option `-oVALUE` too.
 const HOST_OPTIONS: &[(&[&str], &[&str])] = &[
+    (&["nntplib"], &["-s"]),
     (&["nc", "netcat"], &["-x"]),
     (&["ncat"], &["--proxy"]),
     (
@@ -583,6 +605,16 @@ impl Analyzer {
                 self.emit_equivalents(&[WordVal::literal(&format!("{name}={text}"))], forms);
             }
         }
+        if JVM_OPTION_VARIABLES.contains(&name) {
+            match value.literal.as_deref() {
+                Some(text) => {
+                    for word in text.split_whitespace() {
+                        self.jvm_property_hosts(word.trim_matches(['"', '\'']));
+                    }
+                }
+                None => self.reaches_host(&format!("{name}={}", value.raw), None),
+            }
+        }
         let host_variable = names_a_host(name);
         if names_a_service(name) {
             // The host is in libpq's service file, read at run time.
@@ -665,6 +697,7 @@ impl Analyzer {
         }
         match base {
             "lftp" => self.lftp_hosts(args),
+            "getent" | "resolvectl" => self.resolved_names(base, args),
             "rclone" => self.rclone_hosts(args),
             "go" => self.go_module_hosts(args),
             // `terraform login HOST` asks HOST for its login service.
@@ -691,6 +724,9 @@ impl Analyzer {
                 self.jvm_property_hosts(l);
             }
         }
+        if JVM_LAUNCHERS.contains(&base) {
+            self.jvm_argument_files(args);
+        }
         let literals = args.iter().filter_map(|w| w.literal.as_deref());
         if POSTGRES.contains(&base) {
             // `psql "host=h dbname=x"`, `-d 'hostaddr=…'`,
@@ -709,6 +745,71 @@ impl Analyzer {
                     && let Some(host) = host_of_operand(parts[0])
                 {
                     self.reaches_host(l, Some(host));
+                }
+            }
+        }
+    }
+
+    /// The names a resolver client looks up, whose DNS queries name them:
+    /// `getent hosts|ahosts|ahostsv4|ahostsv6 NAME…`, `resolvectl query
+    /// NAME…` (and its `service`, `openpgp`, `tlsa` lookups).
+    fn resolved_names(&mut self, base: &str, args: &[WordVal]) {
+        let operands: Vec<&WordVal> = args
+            .iter()
+            .filter(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+            .collect();
+        let looks_up = match (base, operands.first().and_then(|w| w.literal.as_deref())) {
+            ("getent", Some(db)) => matches!(db, "hosts" | "ahosts" | "ahostsv4" | "ahostsv6"),
+            ("resolvectl", Some(verb)) => {
+                matches!(verb, "query" | "service" | "openpgp" | "tlsa")
+            }
+            _ => false,
+        };
+        if looks_up {
+            for w in operands.iter().skip(1) {
+                self.reaches(w);
+            }
+        }
+    }
+
+    /// The JDK's argument files (`java @opts F.java`): their options are
+    /// read as if written here, for the proxy properties they set
+    /// (`-Dhttp.proxyHost=h`); one that cannot be read now (named at run
+    /// time, too large, absent) sets a proxy known only at run time.
+    fn jvm_argument_files(&mut self, args: &[WordVal]) {
+        /// A larger argument file is not read.
+        const MAX_ARGFILE: u64 = 64 * 1024;
+        for w in args {
+            let raw = w.literal.as_deref().unwrap_or(&w.raw);
+            let Some(name) = raw.trim_start_matches(['"', '\'']).strip_prefix('@') else {
+                continue;
+            };
+            // `@@x` is the argument `@x`.
+            if name.starts_with('@') {
+                continue;
+            }
+            let paths = match w.literal.as_deref() {
+                Some(_) => self.resolve_word_path(name, false, false).ok(),
+                None => None,
+            };
+            let texts: Option<Vec<String>> = paths.and_then(|paths| {
+                paths
+                    .iter()
+                    .map(|p| {
+                        std::fs::metadata(&p.canonical)
+                            .ok()
+                            .filter(|m| m.is_file() && m.len() <= MAX_ARGFILE)
+                            .and_then(|_| std::fs::read_to_string(&p.canonical).ok())
+                    })
+                    .collect()
+            });
+            let Some(texts) = texts else {
+                self.reaches_host(raw, None);
+                continue;
+            };
+            for text in texts {
+                for word in text.split_whitespace() {
+                    self.jvm_property_hosts(word.trim_matches(['"', '\'']));
                 }
             }
         }
@@ -1155,35 +1256,65 @@ impl Analyzer {
     /// "see https://$HOST"`).
     pub(super) fn urls_in_words(&mut self, argv: &[WordVal]) {
         let text_only = text_words(argv, self.output_read);
+        let program = argv
+            .first()
+            .and_then(|w| w.literal.as_deref())
+            .unwrap_or_default();
+        let program = program.rsplit('/').next().unwrap_or(program);
         for (i, w) in argv.iter().enumerate().skip(1) {
             if text_only.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            let text = w.literal.as_deref().unwrap_or(&w.raw);
             // Most words hold no colon: no URL to look for.
-            if !text.contains(':') {
+            if !w.literal.as_deref().unwrap_or(&w.raw).contains(':') {
                 continue;
             }
-            for (written, host) in urls_in(text) {
-                if host.is_some() {
-                    self.reaches_host(written, host);
+            // `http://127.0.0.{2,3}/`: each word bash makes of it.
+            let texts = match (&w.literal, expanded_words(w)) {
+                (Some(l), _) => vec![l.clone()],
+                (None, Expanded::Words(words)) => words,
+                (None, Expanded::Unknown) => {
+                    self.reaches_host(&w.raw, None);
+                    continue;
                 }
-            }
-            // `grpcurl evil.com:443 list`, `--server=10.0.0.5:6443`: a
-            // host and a port say where a client connects, whatever the
-            // program.
-            // An address a server listens on (`gunicorn --bind
-            // 127.0.0.1:8000`, `--listen=…`) is no host it reaches (`-b` is
-            // as often a broker: `kcat -b h:9092`).
-            let (option, value) = match text.rsplit_once('=') {
-                Some((o, v)) => (o, v),
-                None => (argv[i - 1].literal.as_deref().unwrap_or_default(), text),
+                (None, Expanded::Unexpanded) => vec![w.raw.clone()],
             };
-            let listens =
-                option.starts_with("--") && (option.contains("bind") || option.contains("listen"));
-            if !listens && let Some(host) = host_and_port(value) {
-                self.reaches_host(value, Some(host));
+            let previous = argv[i - 1].literal.as_deref().unwrap_or_default();
+            for text in &texts {
+                self.url_word(program, w, text, previous);
             }
+        }
+    }
+
+    /// The URLs and the `host:port` of one word (or one word of its brace
+    /// expansion) of a command of `program`; `previous` is the word before
+    /// it.
+    fn url_word(&mut self, program: &str, w: &WordVal, text: &str, previous: &str) {
+        // `curl http://127.0.0.?:8099/`: the host is a file name bash
+        // finds when it runs.
+        if w.glob && globbed_host(text) && (has_url(text) || globbed_host_and_port(text)) {
+            return self.reaches_host(text, None);
+        }
+        for (written, host) in urls_in(text) {
+            if host.is_some() {
+                self.reaches_host(written, host);
+            }
+        }
+        // `grpcurl evil.com:443 list`, `--server=10.0.0.5:6443`: a
+        // host and a port say where a client connects, whatever the
+        // program.
+        // An address a server listens on (`gunicorn --bind
+        // 127.0.0.1:8000`, `--listen=…`) is no host it reaches (`-b` is
+        // as often a broker: `kcat -b h:9092`).
+        let (option, value) = match text.rsplit_once('=') {
+            Some((o, v)) => (o, v),
+            None => (previous, text),
+        };
+        let listens = (option.starts_with("--")
+            && (option.contains("bind") || option.contains("listen")))
+            || (option == "-S" && program == "php");
+        if !listens && let Some(host) = host_and_port(value) {
+            self.reaches_host(value, Some(host));
         }
     }
 
@@ -1191,6 +1322,9 @@ impl Analyzer {
     /// `user@host:path`, `https://host/x`); uncertain when the word is
     /// computed at run time.
     pub(super) fn reaches(&mut self, w: &WordVal) {
+        if w.glob && w.literal.as_deref().is_some_and(globbed_host) {
+            return self.reaches_host(&w.raw, None);
+        }
         match w.literal.as_deref() {
             // `://` words were read by `urls_in_words`.
             Some(l) if l.contains("://") => {}
@@ -1199,6 +1333,14 @@ impl Analyzer {
                     self.reaches_host(l, Some(host));
                 }
             }
+            None if !matches!(expanded_words(w), Expanded::Unexpanded) => match expanded_words(w) {
+                Expanded::Words(words) => {
+                    for word in words {
+                        self.reaches(&WordVal::literal(&word));
+                    }
+                }
+                _ => self.reaches_host(&w.raw, None),
+            },
             None => {
                 // `"https://host/?q=$(…)"` names its host; `"$U"`,
                 // `"${U:-https://…}"` or `"https://$H/"` do not.
@@ -1407,6 +1549,14 @@ impl Analyzer {
             let Some(worktree) = crate::git_index::worktree_of(&dir) else {
                 continue;
             };
+            // `submodule.NAME.url` in the repository's configuration, which
+            // git uses over `.gitmodules` once the submodule is initialised.
+            let config = crate::git_config::GitConfig::of_worktree(worktree, self.home.as_deref());
+            for url in config.submodule_urls() {
+                if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url) {
+                    urls.push(url);
+                }
+            }
             let Ok(text) = std::fs::read_to_string(worktree.join(".gitmodules")) else {
                 continue;
             };
@@ -1414,9 +1564,12 @@ impl Analyzer {
                 if let Some((key, value)) = line.split_once('=')
                     && key.trim().eq_ignore_ascii_case("url")
                 {
-                    let url = value.trim().trim_matches('"').to_string();
-                    if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url) {
-                        urls.push(url);
+                    let url = value.trim().trim_matches('"');
+                    for url in config.rewrite(url) {
+                        if !url.starts_with("./") && !url.starts_with("../") && !urls.contains(&url)
+                        {
+                            urls.push(url);
+                        }
                     }
                 }
             }
@@ -1505,14 +1658,18 @@ impl Analyzer {
         for w in remotes {
             match w.literal.as_deref() {
                 None => self.reaches(w),
+                Some(l) if w.glob && globbed_host(l) => self.reaches_host(l, None),
                 Some(l) => self.git_remote_word(argv, l),
             }
         }
         // A remote by its name, or the default one: its URLs (and what
         // `insteadOf` makes of them) in the repository's configuration.
-        if let Some(sub) =
-            sub.filter(|s| matches!(*s, "push" | "pull" | "fetch" | "ls-remote" | "remote"))
-        {
+        if let Some(sub) = sub.filter(|s| {
+            matches!(
+                *s,
+                "push" | "pull" | "fetch" | "ls-remote" | "remote" | "clone" | "archive"
+            )
+        }) {
             let (_, urls) = self.remote_urls(argv, sub, &args[at + 1..]);
             for url in urls {
                 if crate::git_config::local_path(&url).is_some() {
@@ -1523,15 +1680,26 @@ impl Analyzer {
         }
         // `git submodule update`, `git pull --recurse-submodules`: the URLs
         // `.gitmodules` holds (the working tree's, where git runs).
+        // `-c submodule.recurse=true` makes `pull`, `checkout`, `switch`
+        // and `reset` update them.
+        let recurse_set = args[..at].iter().any(|w| {
+            w.literal.as_deref().is_some_and(|l| {
+                l.to_ascii_lowercase().starts_with("submodule.recurse") && !l.ends_with("=false")
+            })
+        });
         let updates_submodules = match sub {
             Some("submodule") => operands
                 .first()
                 .is_some_and(|w| w.literal.as_deref() == Some("update")),
-            Some("pull" | "fetch") => args.iter().any(|w| {
-                w.literal
-                    .as_deref()
-                    .is_some_and(|l| l.starts_with("--recurse-submodules") && !l.ends_with("=no"))
-            }),
+            Some("pull" | "fetch" | "checkout" | "switch" | "reset" | "clone") => {
+                recurse_set
+                    || args.iter().any(|w| {
+                        w.literal.as_deref().is_some_and(|l| {
+                            (l.starts_with("--recurse-submodules") || l == "--recursive")
+                                && !l.ends_with("=no")
+                        })
+                    })
+            }
             _ => false,
         };
         if updates_submodules {
@@ -1760,10 +1928,55 @@ impl Analyzer {
             .and_then(|w| w.literal.as_deref())
             .is_some_and(|sub| matches!(sub, "s_client" | "s_time"))
         {
+            // The values of the options that take one and name no host
+            // connected to (`-servername h` is the name sent in TLS to the
+            // host `-connect` names).
+            const WITH_VALUE: &[&str] = &[
+                "servername",
+                "xmpphost",
+                "verify_hostname",
+                "name",
+                "cert",
+                "key",
+                "CAfile",
+                "CApath",
+                "CAstore",
+                "alpn",
+                "nextprotoneg",
+                "starttls",
+                "sess_out",
+                "sess_in",
+                "keylogfile",
+                "msgfile",
+                "cipher",
+                "ciphersuites",
+                "groups",
+                "curves",
+                "sigalgs",
+                "psk_identity",
+                "psk",
+                "verify",
+                "pass",
+                "certform",
+                "keyform",
+                "chainCAfile",
+                "verifyCAfile",
+                "connect",
+                "proxy",
+                "bind",
+                "unix",
+            ];
+            let mut value = false;
             for l in args[1..].iter().filter_map(|w| w.literal.as_deref()) {
-                if !l.starts_with('-')
-                    && let Some(host) = host_of_operand(l)
-                {
+                if let Some(option) = l.strip_prefix('-') {
+                    let option = option.trim_start_matches('-');
+                    value = !option.contains('=') && WITH_VALUE.contains(&option);
+                    continue;
+                }
+                if std::mem::take(&mut value) {
+                    continue;
+                }
+                if let Some(host) = host_of_operand(l) {
                     self.reaches_host(l, Some(host));
                 }
             }
@@ -2061,15 +2274,24 @@ pub(super) fn ssh_tokens(text: &str, host: &str, given: Option<&str>) -> String 
     out
 }
 
-/// The host an OpenSSH destination names (`[user@]host`, `ssh://…`), when
-/// written.
+/// The host name an OpenSSH destination is written with (`[user@]host`,
+/// `ssh://[user@]host[:port]`), when written: the text ssh puts for `%h`
+/// and `%n` in `HostName` and the commands it runs (`-o
+/// Hostname=127.0.0.%h 2` is `127.0.0.2`), read as a host only after that.
 pub(super) fn ssh_destination(word: &WordVal) -> Option<String> {
     let l = word.literal.as_deref()?;
-    if l.contains("://") {
-        url_word_hosts(l).into_iter().next()
-    } else {
-        host_of_operand(l)
-    }
+    let name = match l.split_once("://") {
+        Some((_, rest)) => {
+            let authority = rest.split('/').next().unwrap_or_default();
+            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+            match host.strip_prefix('[') {
+                Some(inside) => inside.split(']').next().unwrap_or_default(),
+                None => host.split(':').next().unwrap_or_default(),
+            }
+        }
+        None => l.rsplit_once('@').map_or(l, |(_, h)| h),
+    };
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// Programs whose words are patterns they search files for (`grep -rn
@@ -2216,8 +2438,11 @@ fn text_words(argv: &[WordVal], output_read: bool) -> Vec<bool> {
         "curl" => option_values(
             argv,
             1,
-            "dFe",
+            "dFeHA",
             &[
+                "--header",
+                "--proxy-header",
+                "--user-agent",
                 "--data",
                 "--data-ascii",
                 "--data-binary",
@@ -2229,9 +2454,135 @@ fn text_words(argv: &[WordVal], output_read: bool) -> Vec<bool> {
                 "--referer",
             ],
         ),
-        "wget" => option_values(argv, 1, "", &["--post-data", "--body-data", "--referer"]),
+        "wget" => option_values(
+            argv,
+            1,
+            "U",
+            &[
+                "--post-data",
+                "--body-data",
+                "--referer",
+                "--header",
+                "--user-agent",
+            ],
+        ),
+        "http" | "https" | "xh" | "xhs" => httpie_items(argv),
+        _ if output_read => Vec::new(),
+        // Inline code that cannot act (see `perl_may_act`,
+        // `python_is_inert`, an awk program that runs nothing): a URL in it
+        // is text it matches or rewrites (`perl -pe 's{http://a}{…}'`).
+        "perl" => inert_code(argv, "eE", "MmIdx", super::interpreters::perl_may_act),
+        _ if base.starts_with("python") => inert_code(argv, "c", "m", |code| {
+            !super::interpreters::python_is_inert(code)
+        }),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => {
+            // An option's value read as code too (`--source=PROG`): one
+            // that may hold a call or a pipe acts.
+            let acts = argv.iter().skip(1).any(|w| match w.literal.as_deref() {
+                Some(l) if l.starts_with('-') => l.contains(['(', '|']),
+                Some(l) => l.contains("/inet") || super::programs::awk_effects(l).0,
+                None => true,
+            });
+            if acts { Vec::new() } else { vec![true; n] }
+        }
         _ => Vec::new(),
     }
+}
+
+/// The code words given with the options `letters` (`perl -e CODE`,
+/// `python3 -c CODE`), true at their index when none of them `acts` and no
+/// option among `loads` (a module loaded, `perl -MLWP::Simple`) comes
+/// before them; empty otherwise.
+fn inert_code(argv: &[WordVal], letters: &str, loads: &str, acts: fn(&str) -> bool) -> Vec<bool> {
+    let marks = option_values(argv, 1, letters, &[]);
+    let first = marks.iter().position(|m| *m).unwrap_or(argv.len());
+    let loaded = argv[1..first].iter().any(|w| match w.literal.as_deref() {
+        Some(l) => l.strip_prefix('-').is_some_and(|cluster| {
+            cluster
+                .chars()
+                .take_while(|c| !letters.contains(*c))
+                .any(|c| loads.contains(c))
+        }),
+        None => true,
+    });
+    if loaded {
+        return Vec::new();
+    }
+    let inert = marks.iter().zip(argv).filter(|(m, _)| **m).all(|(_, w)| {
+        let code = w.literal.as_deref();
+        // `-eCODE` attached: the code after the letter.
+        let code = code.map(|c| match c.strip_prefix('-') {
+            Some(cluster) => cluster
+                .find(|ch| letters.contains(ch))
+                .map_or(c, |k| &cluster[k + 1..]),
+            None => c,
+        });
+        code.is_some_and(|c| !acts(c))
+    });
+    if inert && marks.contains(&true) {
+        marks
+    } else {
+        Vec::new()
+    }
+}
+
+/// HTTPie's (and xh's) request items after the URL (`Origin:https://h`,
+/// `url=https://h`, `q==x`, `data:=json`): headers and data sent to the
+/// URL's host, not hosts reached. The URL is the first operand, or the
+/// second after a method (`http POST URL …`).
+fn httpie_items(argv: &[WordVal]) -> Vec<bool> {
+    const WITH_VALUE: &[&str] = &[
+        "-a",
+        "--auth",
+        "-A",
+        "--auth-type",
+        "-o",
+        "--output",
+        "--session",
+        "--session-read-only",
+        "--verify",
+        "--cert",
+        "--cert-key",
+        "--cert-key-pass",
+        "--proxy",
+        "--boundary",
+        "--pretty",
+        "-s",
+        "--style",
+        "-p",
+        "--print",
+        "--format-options",
+        "--response-charset",
+        "--response-mime",
+        "--max-redirects",
+        "--timeout",
+        "--ssl",
+        "--ciphers",
+        "--default-scheme",
+    ];
+    let mut marks = vec![false; argv.len()];
+    let mut operands = 0;
+    let mut i = 1;
+    while let Some(w) = argv.get(i) {
+        i += 1;
+        let Some(l) = w.literal.as_deref() else {
+            operands += 1;
+            continue;
+        };
+        if l.starts_with('-') && l.len() > 1 {
+            if WITH_VALUE.contains(&l) {
+                i += 1;
+            }
+            continue;
+        }
+        operands += 1;
+        let method = operands == 1 && l.chars().all(|c| c.is_ascii_uppercase());
+        if !method {
+            marks[i..].fill(true);
+            return marks;
+        }
+    }
+    marks
 }
 
 /// The values of the options `short` (letters) and `long` among the words
@@ -2837,6 +3188,158 @@ fn curl_glob_hosts(word: &str) -> Option<Vec<String>> {
         rest = after;
     }
     Some(words.iter().flat_map(|w| url_word_hosts(w)).collect())
+}
+
+/// What bash's brace expansion makes of a word whose value is not fixed.
+enum Expanded {
+    /// The word has no brace expansion.
+    Unexpanded,
+    /// The words it expands to (`http://127.0.0.{2,3}/`).
+    Words(Vec<String>),
+    /// It has one tack does not expand (quotes or expansions in it, or
+    /// more than [`MAX_GLOB_HOSTS`] words).
+    Unknown,
+}
+
+/// The words bash's brace expansion makes of `w` (`{a,b}`, `{1..3}`,
+/// `{a..c}`, nested), for the hosts they name.
+fn expanded_words(w: &WordVal) -> Expanded {
+    if w.literal.is_some() || !super::words::has_brace_expansion(&w.raw) {
+        return Expanded::Unexpanded;
+    }
+    if w.raw.contains(['\'', '"', '\\', '$', '`']) {
+        return Expanded::Unknown;
+    }
+    let mut out = Vec::new();
+    match brace_expand(&w.raw, &mut out) {
+        Some(()) => Expanded::Words(out),
+        None => Expanded::Unknown,
+    }
+}
+
+/// bash's brace expansion of `text` (no quotes nor expansions in it),
+/// appended to `out`; None past [`MAX_GLOB_HOSTS`] words.
+fn brace_expand(text: &str, out: &mut Vec<String>) -> Option<()> {
+    let bytes = text.as_bytes();
+    for (open, _) in text.match_indices('{') {
+        if open > 0 && bytes[open - 1] == b'$' {
+            continue;
+        }
+        // The matching brace and the commas at its depth.
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        let inside = &text[open + 1..close];
+        let choices: Vec<String> = if commas.is_empty() {
+            match brace_sequence(inside) {
+                Some(seq) => seq?,
+                None => continue,
+            }
+        } else {
+            let mut from = open + 1;
+            let mut parts = Vec::new();
+            for &c in commas.iter().chain(std::iter::once(&close)) {
+                parts.push(text[from..c].to_string());
+                from = c + 1;
+            }
+            parts
+        };
+        let (head, tail) = (&text[..open], &text[close + 1..]);
+        for choice in choices {
+            brace_expand(&format!("{head}{choice}{tail}"), out)?;
+        }
+        return Some(());
+    }
+    if out.len() >= MAX_GLOB_HOSTS {
+        return None;
+    }
+    out.push(text.to_string());
+    Some(())
+}
+
+/// A brace sequence's words (`1..3`, `01..10`, `a..c`, `1..9..2`): None
+/// when `inside` is no sequence, Some(None) when it makes more than
+/// [`MAX_GLOB_HOSTS`] words.
+fn brace_sequence(inside: &str) -> Option<Option<Vec<String>>> {
+    let mut parts = inside.split("..");
+    let (from, to, step) = (parts.next()?, parts.next()?, parts.next());
+    if parts.next().is_some() {
+        return None;
+    }
+    let step = match step {
+        Some(s) => s.parse::<i64>().ok()?.unsigned_abs().max(1),
+        None => 1,
+    };
+    let range = |a: i64, b: i64| {
+        let count = a.abs_diff(b) / step + 1;
+        (count <= MAX_GLOB_HOSTS as u64).then(|| {
+            let up = a <= b;
+            (0..count).map(move |k| {
+                let k = i64::try_from(k * step).unwrap_or(i64::MAX);
+                if up { a + k } else { a - k }
+            })
+        })
+    };
+    if let (Ok(a), Ok(b)) = (from.parse::<i64>(), to.parse::<i64>()) {
+        let width = [from, to]
+            .iter()
+            .filter(|t| t.trim_start_matches('-').starts_with('0') && t.len() > 1)
+            .map(|t| t.len())
+            .max()
+            .unwrap_or(0);
+        return Some(range(a, b).map(|r| r.map(|n| format!("{n:0width$}")).collect()));
+    }
+    let (mut a, mut b) = (from.chars(), to.chars());
+    match (a.next(), a.next(), b.next(), b.next()) {
+        (Some(a), None, Some(b), None) if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+            Some(
+                range(i64::from(u32::from(a)), i64::from(u32::from(b))).map(|r| {
+                    r.filter_map(|n| u32::try_from(n).ok().and_then(char::from_u32))
+                        .map(String::from)
+                        .collect()
+                }),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// Whether the host part of a word bash globs holds a pattern
+/// (`http://127.0.0.?:8099/`, `127.0.0.?:r`, `h*`): the host is a file
+/// name found when the command runs. A path after the host
+/// (`h:*.txt`, `https://h/a*`) names no other host.
+fn globbed_host(text: &str) -> bool {
+    let rest = text.split_once("://").map_or(text, |(_, r)| r);
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+    let host = if rest.starts_with('[') {
+        rest.split_inclusive(']').next().unwrap_or_default()
+    } else {
+        rest.split(['/', ':']).next().unwrap_or_default()
+    };
+    host.contains(['*', '?']) || (!host.starts_with('[') && host.contains('['))
+}
+
+/// Whether a globbed word reads as a host and a port once bash has found
+/// the file its pattern matches (`127.0.0.?:8099`).
+fn globbed_host_and_port(text: &str) -> bool {
+    ["0", "a"]
+        .iter()
+        .any(|c| host_and_port(&text.replace(['*', '?', '[', ']'], c)).is_some())
 }
 
 /// How many words a curl glob in a host may expand to before its hosts are

@@ -432,6 +432,18 @@ impl Analyzer {
                     }
                 }
             }
+            // The standard library's network clients: `telnetlib HOST
+            // PORT`, `ftplib [-d] HOST`, `poplib HOST USER PASS`,
+            // `imaplib [-d N] HOST`, `nntplib -s HOST`.
+            "telnetlib" | "ftplib" | "poplib" | "imaplib" | "nntplib" => {
+                let mut words = vec![WordVal::literal(module)];
+                words.extend(args.iter().cloned());
+                if module == "nntplib" {
+                    self.host_options(module, &words);
+                } else {
+                    self.host_operands(module, &words);
+                }
+            }
             "json.tool" => {
                 let p = options::parse(
                     args,

