@@ -3191,7 +3191,7 @@ fn curl_glob_hosts(word: &str) -> Option<Vec<String>> {
 }
 
 /// What bash's brace expansion makes of a word whose value is not fixed.
-enum Expanded {
+pub(super) enum Expanded {
     /// The word has no brace expansion.
     Unexpanded,
     /// The words it expands to (`http://127.0.0.{2,3}/`).
@@ -3203,7 +3203,7 @@ enum Expanded {
 
 /// The words bash's brace expansion makes of `w` (`{a,b}`, `{1..3}`,
 /// `{a..c}`, nested), for the hosts they name.
-fn expanded_words(w: &WordVal) -> Expanded {
+pub(super) fn expanded_words(w: &WordVal) -> Expanded {
     if w.literal.is_some() || !super::words::has_brace_expansion(&w.raw) {
         return Expanded::Unexpanded;
     }

@@ -1296,8 +1296,18 @@ impl Analyzer {
     ) {
         match item {
             ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
-            ast::CommandPrefixOrSuffixItem::Word(w)
-            | ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+            ast::CommandPrefixOrSuffixItem::Word(w) => {
+                let v = self.eval_word(&w.value);
+                // `cp f{,.bak}` is `cp f f.bak`: bash's brace expansion
+                // makes words, each read as written.
+                match hosts::expanded_words(&v) {
+                    hosts::Expanded::Words(words) => {
+                        argv.extend(words.iter().map(|w| self.eval_word(w)));
+                    }
+                    hosts::Expanded::Unexpanded | hosts::Expanded::Unknown => argv.push(v),
+                }
+            }
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
                 let v = self.eval_word(&w.value);
                 argv.push(v);
             }

@@ -225,3 +225,21 @@ fn a_computed_path_ending_in_a_protected_place_is_a_protected_write() {
         ),
     ]);
 }
+
+#[test]
+fn brace_expansion_makes_the_words_bash_runs_with() {
+    run(&[
+        case(SECRETS, B, "cat secrets/{a,b}", Deny),
+        case(SECRETS, B, "cat {docs,secrets}/k", Deny),
+        case(SECRETS, B, "cp notes.txt{,.bak}", Allow),
+        case(SECRETS, B, "cat docs/{a,b}.md", Allow),
+        case(
+            BASH_EDIT,
+            B,
+            "cp hook .git/hooks/{pre-commit,post-merge}",
+            Deny,
+        ),
+        case(BASH_EDIT, B, "cp src/main.rs{,.bak}", Allow),
+        case(RM, B, "echo {a,b}", Allow),
+    ]);
+}
