@@ -172,17 +172,25 @@ fn isolated_tack(home: &Path, state: &Path, cwd: &Path) -> Command {
     cmd
 }
 
-/// A git repository at `dir`: a local settings file in it that git does
-/// not track is the user's own (outside any repository tack cannot tell
-/// who wrote it, and withholds what it asks for until approved).
+/// The user's checkout at `dir` (a git repository with a commit, the local
+/// settings files ignored): a local settings file in it that git does not
+/// track is the user's own (elsewhere tack cannot tell who wrote it, and
+/// withholds what it asks for until approved).
 fn git_init(dir: &Path) {
-    let ok = Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git init in {}", dir.display());
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=A", "-c", "user.email=a@example.com"])
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?} in {}", dir.display());
+    };
+    git(&["init", "-q"]);
+    std::fs::write(dir.join(".gitignore"), "target/\n").unwrap();
+    git(&["add", ".gitignore"]);
+    git(&["commit", "-qm", "start"]);
 }
 
 fn stdout(o: &Output) -> String {

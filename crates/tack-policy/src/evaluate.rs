@@ -832,8 +832,17 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     }
     let free =
         |d: &Decision| d.is_allow() && matches!(d.why().decided_by, DecidedBy::NoPermissionNeeded);
+    // A project file's narrow rule reaches as far as the project: a file
+    // it reads by a redirection outside them is asked too.
+    let project_held = |d: &Decision| {
+        d.is_allow()
+            && matches!(&d.why().decided_by, DecidedBy::Rule { rule, source, .. }
+                if narrow_project_rule(policy, rule, source))
+    };
     if let Some(path) = read_outside
-        && parts.iter().all(|p| free(&p.decision))
+        && parts
+            .iter()
+            .all(|p| free(&p.decision) || project_held(&p.decision))
     {
         let s = format!("Read({})", path.canonical.display());
         let mut decision = fallback(policy, &s, Auto::No, None);
@@ -1296,7 +1305,20 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
                 break;
             }
         }
+        let past = main
+            .filter(|&i| held_to_project(policy, i))
+            .and_then(|_| past_the_project(policy, c));
         match (main, missing_privileged) {
+            (Some(i), None) if let Some(past) = past => {
+                let mut d = fallback(policy, &subject, Auto::No, None);
+                if !d.is_allow() {
+                    let rule = policy.rules.get(i).map(|r| r.text.as_str()).unwrap_or("");
+                    d.why_mut().detail = Some(format!(
+                        "{past}: the project's rule `{rule}` allows it inside the working directories only (a rule of a project file not reviewed reaches as far as the project)"
+                    ));
+                }
+                d
+            }
             (Some(i), None) => Decision::Allow(rule_why(policy, i, &subject)),
             (_, Some(p)) => {
                 let mut d = fallback(policy, &subject, Auto::No, Some(suggest_bash(p)));
@@ -1332,6 +1354,91 @@ fn command_part(policy: &Policy, c: &Command, wrappers: &mut WrapperRules) -> Pa
         }
     };
     Part { subject, decision }
+}
+
+/// Whether the allow rule `i` is a Bash rule of a project file that
+/// reaches only as far as the project: one [`crate::wide_allow_rule`] calls
+/// narrow, which applies without the user's review. A wide one applies
+/// only once the user approved the file, and reaches as far as it says.
+fn held_to_project(policy: &Policy, i: usize) -> bool {
+    policy
+        .rules
+        .get(i)
+        .is_some_and(|r| narrow_project_rule(policy, &r.text, &r.source))
+}
+
+fn narrow_project_rule(policy: &Policy, rule: &str, source: &crate::Source) -> bool {
+    source.level == crate::Level::Project
+        && crate::wide_allow_rule(
+            rule,
+            &policy.project_root.canonical,
+            policy.home.as_ref().map(|h| h.canonical.as_path()),
+        )
+        .is_none()
+}
+
+/// What in command `c` reaches past the working directories, for a rule
+/// held to the project ([`held_to_project`]): for a reader, that is all a
+/// project's `Bash(cat *)` adds (inside them it needs no rule), so it is
+/// `Read(//**)` by another name. An operand outside them, arguments not
+/// known before running, or a word naming a path outside them (in an
+/// option's value too: `curl -d @FILE`, `--in=FILE`, `file:///…`, `-o/x`).
+fn past_the_project(policy: &Policy, c: &Command) -> Option<String> {
+    if c.dynamic_prefix.is_some() {
+        return Some("its arguments are known only when it runs".to_owned());
+    }
+    let args = c.path_args.as_deref().unwrap_or_default();
+    if let Some(p) = args.iter().find(|p| !policy.in_working_dirs(p)) {
+        return Some(format!(
+            "it names {}, outside the working directories",
+            p.canonical.display()
+        ));
+    }
+    c.plain
+        .split(' ')
+        .skip(1)
+        .filter_map(|word| path_in_word(policy, word))
+        .find(|p| !policy.in_working_dirs(p))
+        .map(|p| {
+            format!(
+                "it names {}, outside the working directories",
+                p.canonical.display()
+            )
+        })
+}
+
+/// The path a word of a command line names, written absolute, from home or
+/// up through `..`: as it is, after an option's `=` or its letters
+/// (`--in=/x`, `-o/x`), after `@` (curl's `-d @FILE`) or `file://`.
+fn path_in_word(policy: &Policy, word: &str) -> Option<ResolvedPath> {
+    let mut w = word;
+    if w.starts_with('-') {
+        w = match w.find('=') {
+            Some(at) => &w[at + 1..],
+            None => &w[w.find(['/', '~'])?..],
+        };
+    }
+    w = w.trim_start_matches(['@', '<']);
+    if let Some(rest) = w
+        .get(..7)
+        .filter(|p| p.eq_ignore_ascii_case("file://"))
+        .map(|_| &w[7..])
+    {
+        w = rest;
+    }
+    let path = if let Some(rest) = w.strip_prefix('~') {
+        match rest.strip_prefix('/') {
+            Some(rest) => policy.home.as_ref()?.lexical.join(rest),
+            None if rest.is_empty() => policy.home.as_ref()?.lexical.clone(),
+            // Another user's home (`~root/.ssh`).
+            None => std::path::PathBuf::from("/"),
+        }
+    } else if w.starts_with('/') || w.split('/').any(|c| c == "..") {
+        std::path::PathBuf::from(w)
+    } else {
+        return None;
+    };
+    crate::paths::resolve(&path, &policy.cwd.lexical, policy.resolution).ok()
 }
 
 /// Commands allowed without a rule: those that only read, and `cd`, inside

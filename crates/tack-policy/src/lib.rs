@@ -100,4 +100,4 @@ pub use tack_protocol::Verdict;
 /// verdict a matching rule gives. The same type as [`Verdict`], named for
 /// callers that speak of lists; [`Verdict::as_str`] is the settings key.
 pub use tack_protocol::Verdict as RuleKind;
-pub use wide::{wide_additional_directory, wide_allow_rule};
+pub use wide::{Named, named_in_rule, wide_additional_directory, wide_allow_rule};

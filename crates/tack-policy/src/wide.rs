@@ -515,6 +515,29 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
     }
 }
 
+/// What an allow rule names that someone declares: an MCP server
+/// (`mcp__srv`, `mcp__srv__*`, `mcp__srv__tool`) or a tool by name (a
+/// command tool declared in settings, `deploy` or `deploy(…)`). Naming one
+/// is narrow only when the project declares it itself: one the user
+/// declared (user, local or managed settings, the command line) acts with
+/// the user's credentials on the user's systems, past the project; the
+/// caller, which sees every level, decides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Named {
+    Server(String),
+    Tool(String),
+}
+
+/// The MCP server or tool the allow rule `rule` names, or None (a rule of
+/// another kind, or one that does not parse).
+pub fn named_in_rule(rule: &str) -> Option<Named> {
+    match parse_rule(rule).ok()? {
+        Target::Mcp { server, .. } => Some(Named::Server(server)),
+        Target::Tool(tool) | Target::Command { tool, .. } => Some(Named::Tool(tool)),
+        _ => None,
+    }
+}
+
 /// Why the `additionalDirectories` entry `dir` of a project file reaches
 /// past the project, or None when it is inside it.
 pub fn wide_additional_directory(

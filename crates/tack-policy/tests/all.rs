@@ -92,6 +92,8 @@ mod tenth_round_eq;
 mod tenth_round_file;
 #[path = "all/tenth_round_net.rs"]
 mod tenth_round_net;
+#[path = "all/tenth_round_trust.rs"]
+mod tenth_round_trust;
 #[path = "all/tenth_round_var.rs"]
 mod tenth_round_var;
 #[path = "all/third_round.rs"]

@@ -40,6 +40,7 @@
 //! `examples/embed.rs` registers a Rust tool and runs against the built-in mock.
 
 pub mod agents;
+mod checkout;
 pub mod code_mode;
 pub mod declared;
 mod error;

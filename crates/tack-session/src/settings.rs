@@ -414,11 +414,21 @@ pub(crate) fn read_permissions(
         .home
         .clone()
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let users = trust::UsersOwn::of(
+        &files,
+        options.cli.settings.iter().chain(&options.cli.mcp_config),
+    );
     let (files, local) = trust::repository_local_as_project(
         files,
         &options.project_root,
         options.cwd.as_deref(),
         home.as_deref(),
+        &users,
+    );
+    // A local file taken as a project file declares for the project.
+    let users = trust::UsersOwn::of(
+        &files,
+        options.cli.settings.iter().chain(&options.cli.mcp_config),
     );
     // Command tools declared in any file (approved or not) may be named by
     // rules, with or without a specifier.
@@ -448,6 +458,7 @@ pub(crate) fn read_permissions(
         approvals,
         trust_project,
         &local,
+        &users,
     );
     Ok((Settings::from_files(files, options)?, unapproved, warnings))
 }

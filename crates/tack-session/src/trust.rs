@@ -1,5 +1,6 @@
 //! A checked-in project settings file is not the user's word: what in it
-//! would let something run without asking — hooks (commands tack runs), a
+//! would let something run without asking — hooks (commands tack runs),
+//! `"disableAllHooks": true` (it turns off the user's own hooks too), a
 //! permissive `defaultMode` (acceptEdits, bypassPermissions),
 //! `additionalDirectories` outside the project, and wide allow rules
 //! (tack-policy's [`tack_policy::wide_allow_rule`]) — is withheld until the
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tack_policy::{Level, Mode, SettingsFile, wide_additional_directory, wide_allow_rule};
+use tack_policy::{Level, Mode, Named, SettingsFile, wide_additional_directory, wide_allow_rule};
 
 use crate::error::{Error, Result};
 
@@ -45,6 +46,10 @@ pub struct UntrustedSettings {
     pub changed: bool,
     /// Its hooks, one per command.
     pub hooks: Vec<HookCommand>,
+    /// `"disableAllHooks": true`, which would turn off the user's own
+    /// hooks (guards, audit shipping), not only the file's.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub disables_hooks: bool,
     /// A `defaultMode` that widens (acceptEdits, bypassPermissions).
     pub mode: Option<String>,
     /// `additionalDirectories` outside the project.
@@ -105,6 +110,9 @@ impl UntrustedSettings {
                 .unwrap_or_default();
             items.push(format!("{} hook{matcher} runs `{}`", h.event, h.command));
         }
+        if self.disables_hooks {
+            items.push("disableAllHooks: true (turns off your own hooks too)".to_owned());
+        }
         if let Some(mode) = &self.mode {
             items.push(format!("defaultMode {mode}"));
         }
@@ -157,8 +165,15 @@ impl fmt::Display for UntrustedSettings {
 
 /// A local settings file (`.claude/settings.local.json`,
 /// `.tack/settings.local.json`) is the user's word only when tack can tell
-/// the user wrote it: an untracked file, owned by the user, of the git
-/// repository the user works in. One the repository supplies — tracked by
+/// the user wrote it: an untracked file, owned by the user, in the user's
+/// own checkout of the directory it belongs to — a git repository that
+/// tracks files under that directory and whose index git wrote on this
+/// machine for them ([`crate::checkout::made_here`]). Being untracked
+/// alone says nothing: any repository around the file answers "untracked"
+/// (a dotfiles repository at `$HOME` around `~/Downloads/x`, a monorepo
+/// around an untracked `third_party/x`), and so does a `.git` an archive
+/// brings (a skeleton, a whole repository, a `.git` file naming another).
+/// One the repository supplies — tracked by
 /// git, or reached through a link (the file or its directory) — is the
 /// repository's word, as in Claude Code; and so is one whose authorship
 /// cannot be established: in no git repository (a downloaded archive, a
@@ -178,11 +193,12 @@ pub(crate) fn repository_local_as_project(
     root: &Path,
     cwd: Option<&Path>,
     home: Option<&Path>,
+    users: &UsersOwn,
 ) -> (Vec<SettingsFile>, Vec<(PathBuf, String)>) {
     let mut why = Vec::new();
     for file in &mut files {
         if file.level == Level::Local
-            && (split(file, root, home).is_some() || grants_more(&file.value))
+            && (split_with(file, root, home, users).is_some() || grants_more(&file.value))
             && let Some(reason) = not_the_users(&file.path, root, cwd)
         {
             file.level = Level::Project;
@@ -271,8 +287,18 @@ fn not_the_users(path: &Path, root: &Path, cwd: Option<&Path>) -> Option<String>
     .map(|s| s.code())
     {
         Some(Some(0)) => Some("comes with the repository (tracked by git)".to_owned()),
-        // `--error-unmatch`: not tracked.
-        Some(Some(1)) => None,
+        // `--error-unmatch`: not tracked. Untracked says nothing of who
+        // wrote it unless the repository is the user's checkout of this
+        // directory (see [`crate::checkout`]).
+        Some(Some(1)) => match (own.as_deref(), project_root_of(path)) {
+            (Some(top), Some(settings_root)) if crate::checkout::made_here(top, settings_root) => {
+                None
+            }
+            _ => Some(format!(
+                "is not in a checkout git made here of the directory it belongs to ({}: a repository around it that does not track that directory, or one that came whole, as an archive with its `.git` does)",
+                own.as_deref().unwrap_or(dir).display()
+            )),
+        },
         _ if in_repository(dir) => {
             Some("may come with the repository (git cannot say whether it tracks it)".to_owned())
         }
@@ -306,6 +332,9 @@ pub(crate) fn record_own_write(
     home: Option<&Path>,
     write: &tack_agent::permission::LocalWrite,
 ) -> Result<()> {
+    let split = |file: &SettingsFile, root: &Path, home: Option<&Path>| {
+        split_with(file, root, home, &UsersOwn::default())
+    };
     let mut approvals = Approvals::load(state_dir)?;
     let as_project = |value: Value| SettingsFile {
         level: Level::Project,
@@ -346,12 +375,13 @@ pub(crate) fn withhold(
     approvals: &Approvals,
     trust_project: bool,
     local: &[(PathBuf, String)],
+    users: &UsersOwn,
 ) -> (Vec<SettingsFile>, Vec<UntrustedSettings>) {
     let mut kept = Vec::with_capacity(files.len());
     let mut unapproved = Vec::new();
     for mut file in files {
         if file.level == Level::Project
-            && let Some((trusted, mut untrusted)) = split(&file, project_root, home)
+            && let Some((trusted, mut untrusted)) = split_with(&file, project_root, home, users)
             && !trust_project
         {
             match approvals.hash_of(&file.path) {
@@ -372,12 +402,73 @@ pub(crate) fn withhold(
     (kept, unapproved)
 }
 
-/// The project file without what needs approval, and that part; None when
-/// nothing in it needs approval.
+/// The MCP servers and command tools the user declared (user, local and
+/// managed settings, the command line, `--mcp-config`): a project allow
+/// rule naming one of them lets the repository act with the user's
+/// credentials on the user's systems (chat, a database, a deploy), so it is
+/// wide ([`tack_policy::named_in_rule`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct UsersOwn {
+    servers: Vec<String>,
+    tools: Vec<String>,
+}
+
+impl UsersOwn {
+    /// What `files` (and the command line's `extra` documents) declare at
+    /// the user's levels: every level but the project's.
+    pub(crate) fn of<'a>(
+        files: impl IntoIterator<Item = &'a SettingsFile>,
+        extra: impl IntoIterator<Item = &'a SettingsFile>,
+    ) -> Self {
+        let mut own = Self::default();
+        let keys = |v: &Value, key: &str| -> Vec<String> {
+            v.get(key)
+                .and_then(Value::as_object)
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        for file in files
+            .into_iter()
+            .filter(|f| f.level != Level::Project)
+            .chain(extra)
+        {
+            own.servers.extend(keys(&file.value, "mcpServers"));
+            own.tools.extend(keys(&file.value, "tools"));
+        }
+        own
+    }
+
+    /// Why the allow rule `rule` reaches the user's own server or tool.
+    fn why(&self, rule: &str) -> Option<String> {
+        match tack_policy::named_in_rule(rule)? {
+            Named::Server(s) if self.servers.contains(&s) => Some(format!(
+                "uses `{s}`, an MCP server of your own settings (your credentials), not the project's"
+            )),
+            Named::Tool(t) if self.tools.contains(&t) => Some(format!(
+                "runs `{t}`, a tool of your own settings, not the project's"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// [`split_with`] as if the user declared no server or tool.
+#[cfg(test)]
 fn split(
     file: &SettingsFile,
     root: &Path,
     home: Option<&Path>,
+) -> Option<(Value, UntrustedSettings)> {
+    split_with(file, root, home, &UsersOwn::default())
+}
+
+/// The project file without what needs approval, and that part; None when
+/// nothing in it needs approval.
+fn split_with(
+    file: &SettingsFile,
+    root: &Path,
+    home: Option<&Path>,
+    users: &UsersOwn,
 ) -> Option<(Value, UntrustedSettings)> {
     let mut trusted = file.value.clone();
     let obj = trusted.as_object_mut()?;
@@ -386,6 +477,7 @@ fn split(
         file: file.path.clone(),
         changed: false,
         hooks: Vec::new(),
+        disables_hooks: false,
         mode: None,
         additional_directories: Vec::new(),
         allow: Vec::new(),
@@ -402,6 +494,14 @@ fn split(
     {
         untrusted.hooks = commands;
         withheld.insert("hooks".into(), hooks);
+    }
+    // Turning every hook off turns off the user's too (a guard that
+    // blocks, a hook that ships the audit): not the repository's to say.
+    if obj.get("disableAllHooks") == Some(&Value::Bool(true))
+        && let Some(value) = obj.remove("disableAllHooks")
+    {
+        untrusted.disables_hooks = true;
+        withheld.insert("disableAllHooks".into(), value);
     }
     // Declared command tools are commands tack runs, as hooks are. A
     // `tools` of another shape stays, for loading to report.
@@ -450,7 +550,8 @@ fn split(
                 let text = r
                     .as_str()
                     .or_else(|| r.get("rule").and_then(Value::as_str))?;
-                Some((text.to_owned(), wide_allow_rule(text, root, home)?))
+                let why = wide_allow_rule(text, root, home).or_else(|| users.why(text))?;
+                Some((text.to_owned(), why))
             };
             let wide: Vec<Value> = take(rules, |r| why(r).is_some());
             untrusted.allow.extend(
@@ -869,8 +970,22 @@ mod tests {
             "allow": ["Bash(git status)"],
             "ask": ["Bash"],
             "deny": ["Read(//**)"]
-        }, "disableAllHooks": true, "hooks": {"PreToolUse": []}}));
+        }, "disableAllHooks": false, "hooks": {"PreToolUse": []}}));
         assert!(split(&f, Path::new("/p"), None).is_none());
+    }
+
+    /// Tenth red-team round (finding 3): a project file's
+    /// `"disableAllHooks": true` turned off the user's own hooks, unapproved.
+    #[test]
+    fn turning_every_hook_off_waits_for_approval() {
+        let f = file(json!({"disableAllHooks": true, "permissions": {"deny": ["Bash(rm *)"]}}));
+        let (trusted, untrusted) = split(&f, Path::new("/p"), None).unwrap();
+        assert_eq!(trusted, json!({"permissions": {"deny": ["Bash(rm *)"]}}));
+        assert!(untrusted.disables_hooks);
+        assert_eq!(
+            untrusted.items(),
+            ["disableAllHooks: true (turns off your own hooks too)"]
+        );
     }
 
     #[test]
@@ -930,9 +1045,11 @@ mod tests {
         let load = |value: &Value| {
             std::fs::write(&file, value.to_string()).unwrap();
             let read = SettingsFile::read(Level::Local, &file).unwrap().unwrap();
-            let (files, why) = repository_local_as_project(vec![read], root, Some(root), None);
+            let users = UsersOwn::default();
+            let (files, why) =
+                repository_local_as_project(vec![read], root, Some(root), None, &users);
             let approvals = Approvals::load(state.path()).unwrap();
-            withhold(files, root, None, &approvals, false, &why).1
+            withhold(files, root, None, &approvals, false, &why, &users).1
         };
         let wide = json!({"permissions": {"allow": ["Bash(python3 *)"]}});
         let held = load(&wide);
@@ -963,6 +1080,49 @@ mod tests {
         };
         record_own_write(state.path(), root, None, &write).unwrap();
         assert_eq!(load(&after).len(), 1);
+    }
+
+    /// Tenth red-team round (finding 4): a project allow rule granted the
+    /// user's own MCP servers and declared tools, unapproved.
+    #[test]
+    fn a_project_rule_naming_the_users_own_server_or_tool_waits_for_approval() {
+        let user = SettingsFile {
+            level: Level::User,
+            path: PathBuf::from("/home/u/.config/tack/settings.json"),
+            value: json!({"mcpServers": {"slack": {"command": "x"}},
+                "tools": {"deploy": {"command": ["touch", "x"]}}}),
+            text: String::new(),
+        };
+        let users = UsersOwn::of([&user], []);
+        for wide in [
+            "mcp__slack",
+            "mcp__slack__post_message",
+            "mcp__slack__*",
+            "deploy",
+            "deploy(touch *)",
+        ] {
+            let f = file(json!({"permissions": {"allow": [wide]}}));
+            let held = split_with(&f, Path::new("/p"), None, &users);
+            assert!(held.is_some(), "{wide}");
+        }
+        for narrow in [
+            "mcp__db",
+            "mcp__db__query",
+            "lint",
+            "TodoWrite",
+            "Bash(git status)",
+        ] {
+            let f = file(json!({"permissions": {"allow": [narrow]}}));
+            assert!(
+                split_with(&f, Path::new("/p"), None, &users).is_none(),
+                "{narrow}"
+            );
+        }
+        // The project's own servers are the project's to allow.
+        let project = file(json!({"mcpServers": {"db": {"command": "x"}}}));
+        let users = UsersOwn::of([&project], []);
+        let f = file(json!({"permissions": {"allow": ["mcp__db"]}}));
+        assert!(split_with(&f, Path::new("/p"), None, &users).is_none());
     }
 
     #[test]

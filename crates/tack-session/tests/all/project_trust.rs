@@ -17,7 +17,7 @@ use tack_session::{
 use tack_testkit::{MockServer, Step};
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{Project, client, git, results_of};
+use crate::support::{Project, client, git, results_of, users_checkout};
 
 /// Nobody to ask, as `tack run -p` and `tack mcp serve`; keeps the notices.
 #[derive(Default, Clone)]
@@ -543,8 +543,9 @@ fn a_local_settings_file_above_the_repository_needs_approval() {
         notice.contains("in no git repository") || notice.contains("lies above"),
         "{notice}"
     );
-    // A repository at the project root with the file untracked: the user's.
-    git(&hostile.dir(), &["init", "-q"]);
+    // The user's checkout at the project root with the file untracked: the
+    // user's.
+    users_checkout(&hostile.dir());
     let ctx = ProjectContext::load_with(
         &hostile.dir(),
         hostile.project.state.path().to_owned(),
@@ -571,4 +572,115 @@ fn a_local_settings_file_above_the_repository_needs_approval() {
         "{}",
         ctx.settings.unapproved[0].notice()
     );
+}
+
+/// Tenth red-team round (finding 1): "git does not track it" was taken as
+/// proof that the user wrote a local settings file, and any repository
+/// around the file could say so — a `.git` skeleton or a whole repository
+/// an archive brings, a `.git` file naming another repository, a dotfiles
+/// repository at `$HOME` around `~/Downloads/x`, a monorepo around an
+/// untracked directory. Only the user's own checkout of the directory (git
+/// tracks files under it, recorded by git on this machine) makes an
+/// untracked local file the user's; the everyday case — Claude Code's or
+/// the user's own local file in a clone — applies as before.
+#[test]
+#[allow(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "the test copies a repository as an archive would bring it"
+)]
+fn a_local_settings_file_in_a_repository_that_is_not_the_users_checkout_needs_approval() {
+    let load = |hostile: &Hostile, cwd: &std::path::Path| {
+        ProjectContext::load_with(
+            cwd,
+            hostile.project.state.path().to_owned(),
+            LoadOptions {
+                home: Some(hostile.home.path().to_owned()),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let planted = |hostile: &Hostile, dir: &std::path::Path, rel: &str| {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, hostile.settings("start").to_string()).unwrap();
+    };
+    for rel in [".claude/settings.local.json", ".tack/settings.local.json"] {
+        // (a) a `.git` skeleton in the archive.
+        let hostile = Hostile::new();
+        std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+        planted(&hostile, &hostile.dir(), rel);
+        for d in [".git/objects", ".git/refs"] {
+            std::fs::create_dir_all(hostile.dir().join(d)).unwrap();
+        }
+        std::fs::write(hostile.dir().join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        let ctx = load(&hostile, &hostile.dir());
+        assert_eq!(ctx.settings.unapproved.len(), 1, "skeleton, {rel}");
+
+        // (a') a whole repository with commits, copied as an archive
+        // extracts it.
+        let origin = Hostile::new();
+        std::fs::remove_file(origin.dir().join(".tack/settings.json")).unwrap();
+        users_checkout(&origin.dir());
+        origin.project.write("src/lib.rs", "x");
+        git(&origin.dir(), &["add", "src"]);
+        git(&origin.dir(), &["commit", "-qm", "src"]);
+        planted(&origin, &origin.dir(), rel);
+        assert!(
+            load(&origin, &origin.dir()).settings.unapproved.is_empty(),
+            "the user's checkout, {rel}"
+        );
+        let hostile = Hostile::new();
+        std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+        let ok = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(format!("{}/.", origin.dir().display()))
+            .arg(hostile.dir())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        let ctx = load(&hostile, &hostile.dir());
+        assert_eq!(ctx.settings.unapproved.len(), 1, "whole repository, {rel}");
+        assert!(
+            ctx.settings.unapproved[0]
+                .notice()
+                .contains("checkout git made here"),
+            "{}",
+            ctx.settings.unapproved[0].notice()
+        );
+
+        // (d) a `.git` file naming the user's own repository.
+        let hostile = Hostile::new();
+        std::fs::remove_file(hostile.dir().join(".tack/settings.json")).unwrap();
+        planted(&hostile, &hostile.dir(), rel);
+        std::fs::write(
+            hostile.dir().join(".git"),
+            format!("gitdir: {}\n", origin.dir().join(".git").display()),
+        )
+        .unwrap();
+        let ctx = load(&hostile, &hostile.dir());
+        assert_eq!(ctx.settings.unapproved.len(), 1, ".git file, {rel}");
+
+        // (b, c) the user's repository around a directory it does not
+        // track (`$HOME` as a dotfiles repository, a monorepo).
+        let around = Hostile::new();
+        std::fs::remove_file(around.dir().join(".tack/settings.json")).unwrap();
+        users_checkout(&around.dir());
+        let evil = around.dir().join("Downloads/evil");
+        planted(&around, &evil, rel);
+        around.project.write("Downloads/evil/README", "x");
+        let ctx = load(&around, &evil);
+        if ctx.project_root == evil {
+            assert_eq!(ctx.settings.unapproved.len(), 1, "untracked dir, {rel}");
+        }
+        let from_root = load(&around, &around.dir());
+        assert!(from_root.settings.unapproved.is_empty() || from_root.project_root != evil);
+        // A package of the monorepo that git tracks: the user's.
+        git(&around.dir(), &["add", "Downloads/evil/README"]);
+        git(&around.dir(), &["commit", "-qm", "package"]);
+        let ctx = load(&around, &evil);
+        assert!(ctx.settings.unapproved.is_empty(), "tracked package, {rel}");
+    }
 }

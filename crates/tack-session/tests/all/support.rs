@@ -62,12 +62,13 @@ impl Project {
         self
     }
 
-    /// A local settings file is the user's own only in a git repository
-    /// that does not track it (tack cannot tell who wrote one elsewhere):
-    /// the project becomes one.
+    /// A local settings file is the user's own only in the user's checkout
+    /// of the project, untracked (tack cannot tell who wrote one
+    /// elsewhere): the project becomes one, with a `.gitignore` committed
+    /// (git records the checkout in its index).
     pub fn users_own_local_settings(&self) {
         if !self.dir.path().join(".git").exists() {
-            git(self.dir.path(), &["init", "-q"]);
+            users_checkout(self.dir.path());
         }
     }
 
@@ -162,6 +163,15 @@ pub fn result_text(request: &Value, id: &str) -> (String, bool) {
         other => other.to_string(),
     };
     (text, block["is_error"] == serde_json::json!(true))
+}
+
+/// `root` made a git repository with a commit (its `.gitignore`),
+/// as the user's own checkout is.
+pub fn users_checkout(root: &std::path::Path) {
+    git(root, &["init", "-q"]);
+    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    git(root, &["add", ".gitignore"]);
+    git(root, &["commit", "-qm", "start"]);
 }
 
 /// Runs git in `root` (a test building a repository), with an author set.
