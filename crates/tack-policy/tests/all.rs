@@ -86,6 +86,8 @@ mod sixth_round_npm;
 mod sixth_round_vim;
 #[path = "all/tenth_round.rs"]
 mod tenth_round;
+#[path = "all/tenth_round_mcp.rs"]
+mod tenth_round_mcp;
 #[path = "all/third_round.rs"]
 mod third_round;
 #[path = "all/write_options.rs"]
