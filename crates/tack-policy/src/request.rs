@@ -1061,7 +1061,12 @@ fn is_url_key(key: &str, words: &[String]) -> bool {
         "address",
         "addr",
     ];
-    let listens = key.contains("bind") || key.contains("listen") || key == "noproxy";
+    // `email_address`, `mailAddresses`: a mailbox, not a host reached.
+    let mailbox = words.iter().any(|w| w == "email" || w == "mail")
+        && words
+            .last()
+            .is_some_and(|w| matches!(w.as_str(), "address" | "addresses" | "addr"));
+    let listens = key.contains("bind") || key.contains("listen") || key == "noproxy" || mailbox;
     !listens
         && (URL_KEYS.contains(&key)
             || ENDINGS.iter().any(|e| key.ends_with(e))
@@ -1136,7 +1141,7 @@ fn mcp_touches(
     let mut out = Vec::new();
     if policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask) {
         let mut found = Vec::new();
-        input_values(input, Wanted::Hosts, false, 0, &mut found);
+        input_values(input, Wanted::Hosts, HostKey::No, 0, &mut found);
         for written in found {
             let mut hosts = input_hosts(&written);
             // As WebFetch and the clients servers are written with read it
@@ -1307,12 +1312,52 @@ const CODE_KEYS: &[&str] = &[
     "query",
 ];
 
+/// How a key names a host (see [`host_key`]).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum HostKey {
+    /// Not at all.
+    No,
+    /// Among other things (`index`, `target`, `peer`): a number there is a
+    /// position or a count, not an address.
+    Named,
+    /// As an address (`host`, `ip`, `server`, `address`): a number there
+    /// (`2130706434`, `"0"`) is an IPv4 address.
+    Address,
+}
+
+/// Words of a key that name a host's address, under which a number is one.
+const ADDRESS_WORDS: &[&str] = &[
+    "host",
+    "hostname",
+    "hostaddr",
+    "ip",
+    "ipaddr",
+    "ipaddress",
+    "addr",
+    "address",
+    "server",
+];
+
+/// How a key (normalised, `words` its [`key_words`]) names a host (see
+/// [`is_url_key`]).
+fn host_key(key: &str, words: &[String]) -> HostKey {
+    if !is_url_key(key, words) {
+        HostKey::No
+    } else if ADDRESS_WORDS.contains(&key)
+        || words.iter().any(|w| ADDRESS_WORDS.contains(&w.as_str()))
+    {
+        HostKey::Address
+    } else {
+        HostKey::Named
+    }
+}
+
 /// The strings of `value` that `wanted` asks for (see [`mcp_touches`]);
-/// `under_key` when `value` is the value of a key named for a host.
+/// `under_key` how the key `value` is under names a host.
 fn input_values(
     value: &Value,
     wanted: Wanted,
-    under_key: bool,
+    under_key: HostKey,
     depth: usize,
     out: &mut Vec<String>,
 ) {
@@ -1334,7 +1379,15 @@ fn input_values(
             match wanted {
                 Wanted::Repo => push(repository_host(s).unwrap_or_default()),
                 Wanted::Image => push(image_registry(s).unwrap_or_default()),
-                Wanted::Hosts | Wanted::HostsInCode if under_key => push(s),
+                // A number where a position or a count may be (`{"index":
+                // "0"}`) is none.
+                Wanted::Hosts | Wanted::HostsInCode
+                    if under_key == HostKey::Address
+                        || (under_key == HostKey::Named
+                            && !s.bytes().all(|b| b.is_ascii_digit())) =>
+                {
+                    push(s);
+                }
                 // A string that is a URL, under any key (`{"origin":
                 // "https://h"}`, `"jdbc:postgresql://h/db"`,
                 // `"mongodb://h1,h2/db"`, `"--registry=https://h"`,
@@ -1363,7 +1416,10 @@ fn input_values(
         }
         // `{"host": 2130706434}`: a number in a host's place is an IPv4
         // address, as the string of its digits is.
-        Value::Number(n) if under_key && matches!(wanted, Wanted::Hosts | Wanted::HostsInCode) => {
+        Value::Number(n)
+            if under_key == HostKey::Address
+                && matches!(wanted, Wanted::Hosts | Wanted::HostsInCode) =>
+        {
             push(&n.to_string());
         }
         Value::Array(items) => {
@@ -1380,7 +1436,7 @@ fn input_values(
             for (key, v) in map {
                 let words = key_words(key);
                 let key = normalised_key(key);
-                let named = is_url_key(&key, &words);
+                let named = host_key(&key, &words);
                 let wanted = if is_repository_key(&key) {
                     Wanted::Repo
                 } else if is_image_key(&words) {
@@ -1390,7 +1446,7 @@ fn input_values(
                 } else {
                     wanted
                 };
-                input_values(v, wanted, named || under_key, depth + 1, out);
+                input_values(v, wanted, named.max(under_key), depth + 1, out);
             }
         }
         _ => {}

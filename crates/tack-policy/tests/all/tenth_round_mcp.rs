@@ -394,6 +394,8 @@ fn a_url_in_any_spelling_a_server_reads_meets_the_domain_rules_under_any_key() {
     ]);
 }
 
+const LOCAL: &[&str] = &["allow mcp__srv", "deny WebFetch(domain:localhost)"];
+
 #[test]
 fn an_image_registry_and_a_number_in_a_hosts_place_meet_the_domain_rules() {
     run(&[
@@ -459,6 +461,40 @@ fn an_image_registry_and_a_number_in_a_hosts_place_meet_the_domain_rules() {
             Allow,
         ),
         case(NET, "mcp__srv__fetch", r#"{"count": 2130706434}"#, Allow),
+        // A position or a count under a key that may name a host is none.
+        case(LOCAL, "mcp__srv__fetch", r#"{"host": 0}"#, Deny),
+        case(LOCAL, "mcp__srv__fetch", r#"{"server": "0"}"#, Deny),
+        case(
+            LOCAL,
+            "mcp__srv__search",
+            r#"{"index": 0, "query": "x"}"#,
+            Allow,
+        ),
+        case(
+            LOCAL,
+            "mcp__srv__search",
+            r#"{"index": "0", "query": "x"}"#,
+            Allow,
+        ),
+        case(
+            LOCAL,
+            "mcp__srv__pick",
+            r#"{"target": "1", "node": 2}"#,
+            Allow,
+        ),
+        // A mailbox is no host reached.
+        case(
+            NET,
+            "mcp__srv__send",
+            r#"{"email_address": "a@evil.test"}"#,
+            Allow,
+        ),
+        case(
+            NET,
+            "mcp__srv__send",
+            r#"{"mail_server": "evil.test"}"#,
+            Deny,
+        ),
     ]);
 }
 
