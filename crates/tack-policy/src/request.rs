@@ -1192,13 +1192,26 @@ fn mcp_touches(
     let searches = searches_contents(&own);
     let mut written = Vec::new();
     input_paths(input, Under::Other, 0, &mut written);
+    // Each string only its existence says is a path costs an `lstat`: only
+    // where a rule could judge what it names (a Read rule, or a change by a
+    // tool that says it changes things), and at most [`MAX_EXISTS`] a call.
+    let mut lookups = if policy.restricts_paths() || family == Family::Edit {
+        MAX_EXISTS
+    } else {
+        0
+    };
     for (w, found) in written {
         // A string only its existence says is a path: read when it names
         // one (without the file system, it cannot be known, and is not
         // read); changed only by a tool whose name says it changes things.
         let family = match found {
             Found::Named => family,
-            Found::IfExists if how == Resolution::FileSystem && names_a_file(cwd, &w) => {
+            Found::IfExists
+                if how == Resolution::FileSystem && lookups > 0 && {
+                    lookups -= 1;
+                    names_a_file(cwd, &w)
+                } =>
+            {
                 if family == Family::Edit {
                     Family::Edit
                 } else {
@@ -1245,6 +1258,10 @@ fn mcp_touches(
     }
     look_inside(out, policy, how)
 }
+
+/// How many strings of one MCP call's input are looked up on disk to see
+/// whether they name a file (see [`input_paths`]).
+const MAX_EXISTS: usize = 16;
 
 /// Whether `s`, relative to `cwd`, names a file, directory or link that
 /// exists (one `lstat`).

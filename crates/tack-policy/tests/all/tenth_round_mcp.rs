@@ -24,6 +24,8 @@ const FS: &[&str] = &[
     "deny Edit(./src/locked/**)",
 ];
 
+const EDIT: &[&str] = &["allow mcp__fs", "deny Edit(./src/locked/**)"];
+
 const LOCKED: &[(&str, &str, bool)] = &[("src/locked/a.rs", "x", false)];
 
 #[test]
@@ -211,6 +213,20 @@ fn a_string_that_names_an_existing_file_is_a_path_under_any_key_but_text() {
                 FS,
                 "mcp__fs__tool",
                 r#"{"which": "src/locked/a.rs"}"#,
+                Allow,
+            ),
+            // With Edit rules alone, a tool that changes things still has
+            // what it is given looked up.
+            case(
+                EDIT,
+                "mcp__fs__update",
+                r#"{"which": "src/locked/a.rs"}"#,
+                Deny,
+            ),
+            case(
+                EDIT,
+                "mcp__fs__update",
+                r#"{"which": "docs/guide.md"}"#,
                 Allow,
             ),
         ],
