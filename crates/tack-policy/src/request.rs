@@ -657,10 +657,133 @@ fn normalised_key(key: &str) -> String {
         .collect()
 }
 
-/// Whether a key (normalised as [`PATH_KEYS`]) names a path: listed, or
-/// ending in what says so (`newpath`, `repopath`, `oldfile`, `outputdir`,
-/// `sourcefolder`, `configfilename`).
-fn is_path_key(key: &str) -> bool {
+/// How an input's key says its value is a path (see [`path_key`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Under {
+    /// A key named for a path (`path`, `dst_path`, `outputFile`): its
+    /// strings are paths.
+    Named,
+    /// A key that names a path as often as anything else (`name`, `old`,
+    /// `new`, `in`, `inputs`): a string that reads as a file name is one.
+    Loose,
+    /// A key named for text (`content`, `message`, `old_string`,
+    /// `pattern`): a string there is what a file holds or what is sought,
+    /// not a file.
+    Text,
+    /// Any other key: a string that is an existing file or directory is
+    /// one.
+    Other,
+}
+
+/// Words of a key that say its value is a path, wherever they stand in
+/// it (`dst_path`, `srcFile`, `attachment_ids` aside: see
+/// [`TEXT_WORDS`]).
+const PATH_WORDS: &[&str] = &[
+    "path",
+    "paths",
+    "pathname",
+    "file",
+    "files",
+    "filename",
+    "filenames",
+    "dir",
+    "dirs",
+    "directory",
+    "directories",
+    "folder",
+    "folders",
+    "dst",
+    "dest",
+    "src",
+    "archive",
+    "archives",
+    "attachment",
+    "attachments",
+    "zip",
+    "tarball",
+];
+
+/// Keys (normalised) that name a path as often as a thing's name or some
+/// text: their value is a path when it reads as a file name (see
+/// [`reads_as_file_name`]) or names one that exists.
+const LOOSE_PATH_KEYS: &[&str] = &[
+    "name", "names", "old", "new", "oldname", "newname", "in", "inputs", "outputs", "item",
+    "items", "entry", "entries",
+];
+
+/// Words of a key that say its value is text (what a file holds, a
+/// message, what is sought or put in its place), not a file:
+/// `file_content`, `old_string`, `new_text`, `search_pattern`.
+const TEXT_WORDS: &[&str] = &[
+    "content",
+    "contents",
+    "text",
+    "body",
+    "message",
+    "messages",
+    "msg",
+    "data",
+    "description",
+    "desc",
+    "title",
+    "comment",
+    "comments",
+    "summary",
+    "prompt",
+    "instructions",
+    "pattern",
+    "patterns",
+    "regex",
+    "regexp",
+    "glob",
+    "query",
+    "search",
+    "string",
+    "str",
+    "replacement",
+    "replace",
+    "type",
+    "mode",
+    "format",
+    "encoding",
+    "size",
+    "language",
+];
+
+/// The words of an input's key, lower case: split at `_`, `-`, `.`,
+/// spaces, and where a lower-case letter or a digit meets an upper-case one
+/// (`oldName` is `old`, `name`; `dst_path` is `dst`, `path`;
+/// `serverAddress` is `server`, `address`; `baseURL` is `base`, `url`).
+fn key_words(key: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// What a key (`key` normalised as [`PATH_KEYS`], `words` its
+/// [`key_words`]) says of its value as a path: listed, ending in what says
+/// so (`newpath`, `repopath`, `oldfile`, `outputdir`), or holding a word
+/// that does (`dst_path`, `src`, `attachment`) and none that names text
+/// (`file_content`) are [`Under::Named`].
+fn path_key(key: &str, words: &[String]) -> Under {
     const ENDINGS: &[&str] = &[
         "path",
         "paths",
@@ -675,7 +798,107 @@ fn is_path_key(key: &str) -> bool {
         "folder",
         "folders",
     ];
-    PATH_KEYS.contains(&key) || ENDINGS.iter().any(|e| key.ends_with(e))
+    let text = words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()));
+    if PATH_KEYS.contains(&key)
+        || ENDINGS.iter().any(|e| key.ends_with(e))
+        || (!text && words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
+    {
+        Under::Named
+    } else if LOOSE_PATH_KEYS.contains(&key) {
+        Under::Loose
+    } else if text {
+        Under::Text
+    } else {
+        Under::Other
+    }
+}
+
+/// Whether a string under a key that names a path as often as not
+/// ([`Under::Loose`]) reads as a file name: one line, with a `/`, a
+/// leading `.` (`.env`), or an extension (`notes.txt`).
+fn reads_as_file_name(s: &str) -> bool {
+    if s.contains(['\n', '\0']) || s.len() > 4096 || s.contains("://") {
+        return false;
+    }
+    let extension = s.rsplit_once('.').is_some_and(|(head, ext)| {
+        !head.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    s.contains('/') || s.starts_with('.') || extension
+}
+
+/// How a string of an MCP tool's input was found to be a path (see
+/// [`input_paths`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Found {
+    /// The key or the string's form says it is one.
+    Named,
+    /// Only if it names a file or directory that exists (relative to the
+    /// working directory).
+    IfExists,
+}
+
+/// The local paths an MCP tool's input names (see [`mcp_touches`]): under
+/// a key named for a path, any string that is no URL; under a key that
+/// names one as often as not, a string that reads as a file name; under
+/// any key, an absolute or `~/` path and a `file:` URI; and under any key
+/// but one named for text, a relative string that may name an existing
+/// file ([`Found::IfExists`]), as `{"argv": ["cat", ".env"]}` or
+/// `{"id": "secrets/key"}` do (an option's value too: `--input=.env`).
+fn input_paths(value: &Value, under: Under, depth: usize, out: &mut Vec<(String, Found)>) {
+    if depth > MAX_INPUT_DEPTH || out.len() >= 64 {
+        return;
+    }
+    let mut push = |s: &str, found: Found| {
+        if !s.is_empty() && !out.iter().any(|(o, _)| o == s) {
+            out.push((s.to_owned(), found));
+        }
+    };
+    match value {
+        Value::String(s) => {
+            let s = s.trim();
+            if let Some(path) = file_uri_path(s) {
+                push(&path, Found::Named);
+            } else if looks_like_a_path(s)
+                || (under == Under::Named && !s.contains("://"))
+                || (under == Under::Loose && reads_as_file_name(s))
+            {
+                push(s, Found::Named);
+            } else if under != Under::Text
+                && s.len() <= 1024
+                && !s.contains(['\n', '\0'])
+                && !s.contains("://")
+                && !matches!(s, "." | ".." | "./")
+            {
+                // `--input=.env`: an option's value.
+                let s = match s.strip_prefix('-') {
+                    Some(option) => option.split_once('=').map_or("", |(_, v)| v),
+                    None => s,
+                };
+                push(s, Found::IfExists);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                input_paths(item, under, depth + 1, out);
+            }
+        }
+        Value::Object(map) => {
+            for (key, v) in map {
+                let here = path_key(&normalised_key(key), &key_words(key));
+                // `{"files": {"a": "/x"}}`: an object under a key named for
+                // paths holds paths.
+                let under = match (under, here) {
+                    (Under::Named, _) | (_, Under::Named) => Under::Named,
+                    (Under::Text, Under::Other) => Under::Text,
+                    (_, here) => here,
+                };
+                input_paths(v, under, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The local path a `file:` URI names, in any spelling a URL parser takes
@@ -763,10 +986,76 @@ const URL_KEYS: &[&str] = &[
     "peers",
 ];
 
-/// Whether a key (normalised as [`PATH_KEYS`]) names a URL or a host:
-/// listed, or ending in what says so (`apiurl`, `redirecturis`,
-/// `targethosts`, `allowedomains`, `tokenendpoint`).
-fn is_url_key(key: &str) -> bool {
+/// Words of a key that say its value is a URL or a host it reaches,
+/// wherever they stand in it (`proxy_server`, `serverAddress`,
+/// `upstream_url`, `dns_server`, `smtpRelay`), as the shell analysis reads
+/// a variable's name.
+const HOST_WORDS: &[&str] = &[
+    "url",
+    "urls",
+    "uri",
+    "uris",
+    "host",
+    "hosts",
+    "hostname",
+    "hostnames",
+    "domain",
+    "domains",
+    "endpoint",
+    "endpoints",
+    "server",
+    "servers",
+    "nameserver",
+    "nameservers",
+    "proxy",
+    "proxies",
+    "registry",
+    "registries",
+    "mirror",
+    "mirrors",
+    "index",
+    "upstream",
+    "upstreams",
+    "peer",
+    "peers",
+    "addr",
+    "address",
+    "addresses",
+    "ip",
+    "ips",
+    "target",
+    "targets",
+    "dest",
+    "destination",
+    "destinations",
+    "origin",
+    "resolver",
+    "resolvers",
+    "bastion",
+    "jumphost",
+    "gateway",
+    "relay",
+    "socket",
+    "broker",
+    "brokers",
+    "node",
+    "nodes",
+    "seeds",
+    "remote",
+    "webhook",
+    "website",
+    "site",
+    "link",
+    "href",
+];
+
+/// Whether a key (normalised as [`PATH_KEYS`], `words` its [`key_words`])
+/// names a URL or a host: listed, ending in what says so (`apiurl`,
+/// `redirecturis`, `targethosts`, `allowedomains`, `tokenendpoint`), or
+/// holding a word of [`HOST_WORDS`] (`proxy_server`, `registry`). A
+/// listening address (`bind`, `listen`) and what is kept from a proxy
+/// (`no_proxy`) reach no host.
+fn is_url_key(key: &str, words: &[String]) -> bool {
     const ENDINGS: &[&str] = &[
         "url",
         "urls",
@@ -778,13 +1067,30 @@ fn is_url_key(key: &str) -> bool {
         "domains",
         "endpoint",
         "endpoints",
+        "server",
         "servers",
         "brokers",
         "addresses",
         "nodes",
         "seeds",
+        "proxy",
+        "registry",
+        "mirror",
+        "upstream",
+        "address",
+        "addr",
     ];
-    URL_KEYS.contains(&key) || ENDINGS.iter().any(|e| key.ends_with(e))
+    // `email_address`, `mailAddresses`: a mailbox, not a host reached.
+    let mailbox = words.iter().any(|w| w == "email" || w == "mail")
+        && words
+            .last()
+            .is_some_and(|w| matches!(w.as_str(), "address" | "addresses" | "addr"));
+    let listens = key.contains("bind") || key.contains("listen") || key == "noproxy" || mailbox;
+    !listens
+        && (URL_KEYS.contains(&key)
+            || ENDINGS.iter().any(|e| key.ends_with(e))
+            || (words.iter().any(|w| HOST_WORDS.contains(&w.as_str()))
+                && !words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()))))
 }
 
 /// Verbs in a tool's name that say it changes what it is given.
@@ -854,7 +1160,7 @@ fn mcp_touches(
     let mut out = Vec::new();
     if policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask) {
         let mut found = Vec::new();
-        input_values(input, Wanted::Hosts, false, 0, &mut found);
+        input_values(input, Wanted::Hosts, HostKey::No, 0, &mut found);
         for written in found {
             let mut hosts = input_hosts(&written);
             // As WebFetch and the clients servers are written with read it
@@ -904,8 +1210,35 @@ fn mcp_touches(
     // `grep -r KEY DIR` does.
     let searches = searches_contents(&own);
     let mut written = Vec::new();
-    input_values(input, Wanted::Paths, false, 0, &mut written);
-    for w in written {
+    input_paths(input, Under::Other, 0, &mut written);
+    // Each string only its existence says is a path costs an `lstat`: only
+    // where a rule could judge what it names (a Read rule, or a change by a
+    // tool that says it changes things), and at most [`MAX_EXISTS`] a call.
+    let mut lookups = if policy.restricts_paths() || family == Family::Edit {
+        MAX_EXISTS
+    } else {
+        0
+    };
+    for (w, found) in written {
+        // A string only its existence says is a path: read when it names
+        // one (without the file system, it cannot be known, and is not
+        // read); changed only by a tool whose name says it changes things.
+        let family = match found {
+            Found::Named => family,
+            Found::IfExists
+                if how == Resolution::FileSystem && lookups > 0 && {
+                    lookups -= 1;
+                    names_a_file(cwd, &w)
+                } =>
+            {
+                if family == Family::Edit {
+                    Family::Edit
+                } else {
+                    Family::Read
+                }
+            }
+            Found::IfExists => continue,
+        };
         let subject = paths_subject(&[w.as_str()], cwd, home, how, false);
         let targets = match subject {
             Subject::Paths { targets, .. } => targets,
@@ -945,6 +1278,17 @@ fn mcp_touches(
     look_inside(out, policy, how)
 }
 
+/// How many strings of one MCP call's input are looked up on disk to see
+/// whether they name a file (see [`input_paths`]).
+const MAX_EXISTS: usize = 16;
+
+/// Whether `s`, relative to `cwd`, names a file, directory or link that
+/// exists (one `lstat`).
+fn names_a_file(cwd: &Path, s: &str) -> bool {
+    let p = Path::new(s);
+    !p.is_absolute() && std::fs::symlink_metadata(cwd.join(p)).is_ok()
+}
+
 /// Whether an MCP tool's own name (lowercased) says it searches what files
 /// hold: a word of it is `grep`, `rg`, `ack` or one of the `search` family
 /// (`search_files`, `searchCode`, `full_text_search`), or it finds in files
@@ -965,12 +1309,9 @@ fn searches_contents(own: &str) -> bool {
         || joined.contains("findin")
 }
 
-/// What [`input_values`] collects.
+/// What [`input_values`] collects: hosts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Wanted {
-    /// Local paths: strings under [`PATH_KEYS`] that are no URL, and
-    /// `file://` URIs anywhere.
-    Paths,
     /// Hosts: strings under [`URL_KEYS`], strings that are a URL under any
     /// key, and the URLs written in code or commands (see [`CODE_KEYS`]).
     Hosts,
@@ -979,6 +1320,9 @@ enum Wanted {
     /// [`Wanted::Hosts`] inside the value of a key named for a repository
     /// (see [`repository_host`]).
     Repo,
+    /// [`Wanted::Hosts`] inside the value of a key named for a container
+    /// image (see [`image_registry`]).
+    Image,
 }
 
 /// Keys (normalised as [`PATH_KEYS`]) whose values are code or a command a
@@ -1004,68 +1348,115 @@ const CODE_KEYS: &[&str] = &[
     "query",
 ];
 
+/// How a key names a host (see [`host_key`]).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum HostKey {
+    /// Not at all.
+    No,
+    /// Among other things (`index`, `target`, `peer`): a number there is a
+    /// position or a count, not an address.
+    Named,
+    /// As an address (`host`, `ip`, `server`, `address`): a number there
+    /// (`2130706434`, `"0"`) is an IPv4 address.
+    Address,
+}
+
+/// Words of a key that name a host's address, under which a number is one.
+const ADDRESS_WORDS: &[&str] = &[
+    "host",
+    "hostname",
+    "hostaddr",
+    "ip",
+    "ipaddr",
+    "ipaddress",
+    "addr",
+    "address",
+    "server",
+];
+
+/// How a key (normalised, `words` its [`key_words`]) names a host (see
+/// [`is_url_key`]).
+fn host_key(key: &str, words: &[String]) -> HostKey {
+    if !is_url_key(key, words) {
+        HostKey::No
+    } else if ADDRESS_WORDS.contains(&key)
+        || words.iter().any(|w| ADDRESS_WORDS.contains(&w.as_str()))
+    {
+        HostKey::Address
+    } else {
+        HostKey::Named
+    }
+}
+
 /// The strings of `value` that `wanted` asks for (see [`mcp_touches`]);
-/// `under_key` when `value` is the value of a key it names.
+/// `under_key` how the key `value` is under names a host.
 fn input_values(
     value: &Value,
     wanted: Wanted,
-    under_key: bool,
+    under_key: HostKey,
     depth: usize,
     out: &mut Vec<String>,
 ) {
     if depth > MAX_INPUT_DEPTH || out.len() >= 64 {
         return;
     }
+    let mut push = |found: &str| {
+        if !found.is_empty()
+            && found.len() <= 4096
+            && !found.contains(['\n', '\0'])
+            && !out.iter().any(|o| o == found)
+        {
+            out.push(found.to_string());
+        }
+    };
     match value {
         Value::String(s) => {
             let s = s.trim();
-            let found = match (wanted, file_uri_path(s)) {
-                (Wanted::Paths, Some(path)) => {
-                    if !out.contains(&path) {
-                        out.push(path);
-                    }
-                    None
+            match wanted {
+                Wanted::Repo => push(repository_host(s).unwrap_or_default()),
+                Wanted::Image => push(image_registry(s).unwrap_or_default()),
+                // A number where a position or a count may be (`{"index":
+                // "0"}`) is none.
+                Wanted::Hosts | Wanted::HostsInCode
+                    if under_key == HostKey::Address
+                        || (under_key == HostKey::Named
+                            && !s.bytes().all(|b| b.is_ascii_digit())) =>
+                {
+                    push(s);
                 }
-                (Wanted::Paths, None) => {
-                    ((under_key && !s.contains("://")) || looks_like_a_path(s)).then_some(s)
-                }
-                (Wanted::Repo, _) => repository_host(s),
-                (Wanted::Hosts | Wanted::HostsInCode, _) if under_key => Some(s),
                 // A string that is a URL, under any key (`{"origin":
                 // "https://h"}`, `"jdbc:postgresql://h/db"`,
-                // `"mongodb://h1,h2/db"`), a connection string under any
-                // key (`Server=h;Database=d`, `host=h dbname=d`), and a URL
-                // in code or a command (`curl https://h`,
-                // `fetch("https://h")`): the server may reach it.
-                (Wanted::Hosts | Wanted::HostsInCode, _) => {
+                // `"mongodb://h1,h2/db"`, `"--registry=https://h"`,
+                // `"http:h"`, `"//h/x"`), a connection string under any key
+                // (`Server=h;Database=d`, `host=h dbname=d`), and a URL in
+                // code or a command (`curl https://h`, `fetch("https://h")`):
+                // the server may reach it.
+                Wanted::Hosts | Wanted::HostsInCode => {
                     let code = wanted == Wanted::HostsInCode;
-                    // Outside code, only a string that is one URL (no
+                    // Outside code, only a string that is one word (no
                     // space), so a long text is not split to find none.
-                    let whole = !code && s.contains("://") && !s.contains(char::is_whitespace);
-                    if (whole && starts_with_scheme(s))
+                    let word = !s.contains(char::is_whitespace);
+                    if (word && (starts_with_scheme(s) || is_url_without_slashes(s)))
                         || (!code && !connection_string_hosts(s).is_empty())
                     {
-                        Some(s)
-                    } else {
-                        if code {
-                            for url in urls_in(s) {
-                                if out.len() < 64 && !out.iter().any(|o| o == url) {
-                                    out.push(url.to_owned());
-                                }
-                            }
+                        push(s);
+                    } else if code || (word && s.starts_with('-')) {
+                        // In code, or in an option's word
+                        // (`--registry=https://h`, `-ihttps://h`).
+                        for url in urls_in(s) {
+                            push(url);
                         }
-                        None
                     }
                 }
-            };
-            if let Some(found) = found
-                && !found.is_empty()
-                && found.len() <= 4096
-                && !found.contains(['\n', '\0'])
-                && !out.iter().any(|o| o == found)
-            {
-                out.push(found.to_string());
             }
+        }
+        // `{"host": 2130706434}`: a number in a host's place is an IPv4
+        // address, as the string of its digits is.
+        Value::Number(n)
+            if under_key == HostKey::Address
+                && matches!(wanted, Wanted::Hosts | Wanted::HostsInCode) =>
+        {
+            push(&n.to_string());
         }
         Value::Array(items) => {
             for item in items {
@@ -1075,27 +1466,88 @@ fn input_values(
         Value::Object(map) => {
             // `{"repo": {"url": …}}`: what is under it is read as anywhere.
             let wanted = match wanted {
-                Wanted::Repo => Wanted::Hosts,
+                Wanted::Repo | Wanted::Image => Wanted::Hosts,
                 w => w,
             };
             for (key, v) in map {
+                let words = key_words(key);
                 let key = normalised_key(key);
-                let named = match wanted {
-                    Wanted::Paths => is_path_key(&key),
-                    Wanted::Hosts | Wanted::HostsInCode | Wanted::Repo => is_url_key(&key),
+                let named = host_key(&key, &words);
+                let wanted = if is_repository_key(&key) {
+                    Wanted::Repo
+                } else if is_image_key(&words) {
+                    Wanted::Image
+                } else if wanted == Wanted::Hosts && is_code_key(&key, &words) {
+                    Wanted::HostsInCode
+                } else {
+                    wanted
                 };
-                let wanted = match wanted {
-                    Wanted::Hosts | Wanted::HostsInCode if is_repository_key(&key) => Wanted::Repo,
-                    Wanted::Hosts if CODE_KEYS.contains(&key.as_str()) => Wanted::HostsInCode,
-                    w => w,
-                };
-                // `{"files": {"a": "/x"}}`: an object under a key named for
-                // paths holds paths.
-                input_values(v, wanted, named || under_key, depth + 1, out);
+                input_values(v, wanted, named.max(under_key), depth + 1, out);
             }
         }
         _ => {}
     }
+}
+
+/// Whether a key (normalised, `words` its [`key_words`]) names code or a
+/// command: listed in [`CODE_KEYS`], or ending in a word that is
+/// (`extraArgs`, `build_command`, `init_script`).
+fn is_code_key(key: &str, words: &[String]) -> bool {
+    CODE_KEYS.contains(&key)
+        || words
+            .last()
+            .is_some_and(|w| CODE_KEYS.contains(&w.as_str()))
+}
+
+/// Whether a key (its [`key_words`]) names a container image (`image`,
+/// `base_image`, `imageRef`, `images`): its value's first part may be a
+/// registry (see [`image_registry`]).
+fn is_image_key(words: &[String]) -> bool {
+    words.iter().any(|w| w == "image" || w == "images")
+}
+
+/// The registry an image reference names (`evil.com/app:1`,
+/// `localhost:5000/app`, `10.0.0.1:5000/app`), as docker reads one: the
+/// first part when it has a dot or a port or is `localhost`; a URL whole
+/// (`oci://h/chart`). None for Docker Hub's names (`ubuntu:22.04`,
+/// `library/ubuntu`).
+fn image_registry(s: &str) -> Option<&str> {
+    if s.contains("://") {
+        return Some(s);
+    }
+    let (first, _) = s.split_once('/')?;
+    (first.contains(['.', ':']) || first.eq_ignore_ascii_case("localhost")).then_some(first)
+}
+
+/// Whether `s` is a URL of a special scheme written without its `//`, as a
+/// WHATWG parser (WebFetch's, Node's, the `url` crate's) still reads with
+/// a host: `http:h/x`, `https:\\h`, `ws:/h`, or with no scheme at all,
+/// `//h/x` (scheme-relative), when what follows reads as a host (a dot, a
+/// port, `localhost`).
+fn is_url_without_slashes(s: &str) -> bool {
+    let rest = match s.split_once(':') {
+        Some((scheme, rest))
+            if ["http", "https", "ws", "wss", "ftp"]
+                .iter()
+                .any(|x| scheme.eq_ignore_ascii_case(x)) =>
+        {
+            rest
+        }
+        _ => match s.strip_prefix("//").or_else(|| s.strip_prefix("\\\\")) {
+            Some(rest) => rest,
+            None => return false,
+        },
+    };
+    let host = rest
+        .trim_start_matches(['/', '\\'])
+        .split(['/', '\\', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    host.contains(['.', ':', '['])
+        || host
+            .rsplit('@')
+            .next()
+            .is_some_and(|h| h.eq_ignore_ascii_case("localhost"))
 }
 
 /// The hosts a string of an MCP tool's input names (see [`mcp_touches`]):
@@ -1315,11 +1767,14 @@ fn shell_commands_in(
 const MAYBE_SHELL_KEYS: &[&str] = &["script", "scripts"];
 
 /// Keys (normalised as [`PATH_KEYS`]) whose values are shell command lines
-/// a server runs.
+/// a server runs, or the program it runs (`program`, `executable`, an argv
+/// whole under `argv`); besides these, a key ending in a word for a
+/// command (`build_command`, `testCmd`).
 const SHELL_KEYS: &[&str] = &[
     "command",
     "commands",
     "cmd",
+    "cmds",
     "cmdline",
     "shell",
     "shellcommand",
@@ -1331,25 +1786,76 @@ const SHELL_KEYS: &[&str] = &[
     "commandline",
     "script",
     "scripts",
+    "run",
+    "exec",
+    "execute",
+    "program",
+    "executable",
+    "exe",
+    "binary",
+    "argv",
 ];
+
+/// Keys (normalised) whose list holds one command line each (`commands:
+/// ["ls", "cat x"]`), where a list under another shell key is one argv.
+const LIST_SHELL_KEYS: &[&str] = &["commands", "cmds", "scripts"];
+
+/// Keys (normalised) whose list is a command's arguments when beside a
+/// program ([`SHELL_KEYS`]): `{"program": "cat", "arguments": ["x"]}`.
+const ARGS_KEYS: &[&str] = &["args", "argv", "arguments", "parameters", "params"];
+
+/// How a key says its value holds shell commands (see [`shell_key`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ShellKey {
+    /// The value may be code of another language ([`MAYBE_SHELL_KEYS`]).
+    maybe: bool,
+    /// A list there holds one command line each ([`LIST_SHELL_KEYS`]).
+    list: bool,
+}
+
+/// Whether a key names shell commands (see [`SHELL_KEYS`]), and how.
+fn shell_key(key: &str) -> Option<ShellKey> {
+    let norm = normalised_key(key);
+    let last = key_words(key).pop().unwrap_or_default();
+    let named = SHELL_KEYS.contains(&norm.as_str())
+        || matches!(
+            last.as_str(),
+            "command" | "commands" | "cmd" | "cmds" | "cmdline" | "commandline"
+        );
+    named.then(|| ShellKey {
+        maybe: MAYBE_SHELL_KEYS.contains(&norm.as_str()),
+        list: LIST_SHELL_KEYS.contains(&norm.as_str())
+            || matches!(last.as_str(), "commands" | "cmds"),
+    })
+}
 
 /// The strings under [`SHELL_KEYS`] in `value` (at most 8, each at most
 /// 64 KiB: what is longer is read by the shell analysis's own bounds), each
-/// with whether it is under one of [`MAYBE_SHELL_KEYS`] (`under`: the key
-/// `value` is under, if one of them).
-fn command_values(value: &Value, under: Option<bool>, depth: usize, out: &mut Vec<(String, bool)>) {
+/// with whether it is under one of [`MAYBE_SHELL_KEYS`] (`under`: how the
+/// key `value` is under names commands, if it does). A list of strings is
+/// one argv (`{"command": ["cat", "x"]}`, `{"argv": [...]}`), or one line
+/// each under a key for several (`{"commands": ["ls", "cat x"]}`); a
+/// program beside its arguments is one command (`{"program": "cat",
+/// "arguments": ["x"]}`); objects are walked (`{"steps": [{"run": "…"}]}`).
+fn command_values(
+    value: &Value,
+    under: Option<ShellKey>,
+    depth: usize,
+    out: &mut Vec<(String, bool)>,
+) {
     if depth > MAX_INPUT_DEPTH || out.len() >= 8 {
         return;
     }
     match value {
         Value::String(s) if !s.trim().is_empty() && s.len() <= 65_536 => {
-            if let Some(maybe) = under {
-                out.push((s.clone(), maybe));
+            if let Some(key) = under {
+                out.push((s.clone(), key.maybe));
             }
         }
         Value::Array(items) => {
             // `{"command": ["curl", "evil.com"]}`: an argv.
-            if let Some(maybe) = under
+            if let Some(key) = under
+                && !key.list
                 && items.iter().all(Value::is_string)
                 && !items.is_empty()
             {
@@ -1358,39 +1864,46 @@ fn command_values(value: &Value, under: Option<bool>, depth: usize, out: &mut Ve
                     .filter_map(Value::as_str)
                     .map(crate::shell::words::quote)
                     .collect();
-                out.push((words.join(" "), maybe));
+                out.push((words.join(" "), key.maybe));
                 return;
             }
+            // `{"commands": ["ls", ["cat", "x"]]}`: each a command.
+            let under = under.map(|key| ShellKey { list: false, ..key });
             for item in items {
                 command_values(item, under, depth + 1, out);
             }
         }
         Value::Object(map) => {
             // `{"command": "curl", "args": ["evil.com"]}`: one command.
-            let args: Option<Vec<&str>> = map.iter().find_map(|(k, v)| {
-                matches!(normalised_key(k).as_str(), "args" | "argv" | "arguments")
+            let args = map.iter().find_map(|(k, v)| {
+                ARGS_KEYS
+                    .contains(&normalised_key(k).as_str())
                     .then(|| v.as_array())
                     .flatten()
-                    .and_then(|a| a.iter().map(Value::as_str).collect())
+                    .and_then(|a| a.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
+                    .map(|a| (k, a))
             });
-            for (key, v) in map {
-                let key = normalised_key(key);
-                let shell_key = SHELL_KEYS
-                    .contains(&key.as_str())
-                    .then(|| MAYBE_SHELL_KEYS.contains(&key.as_str()));
-                if let Some(maybe) = shell_key
-                    && let (Some(program), Some(args)) = (v.as_str(), &args)
-                    && out.len() < 8
-                {
-                    let mut line = program.to_string();
-                    for a in args {
-                        line.push(' ');
-                        line.push_str(&crate::shell::words::quote(a));
-                    }
-                    out.push((line, maybe));
-                    continue;
+            let program = map.iter().find_map(|(k, v)| {
+                let key = shell_key(k)?;
+                let program = v.as_str()?;
+                Some((k, program, key))
+            });
+            let mut done: Vec<&String> = Vec::new();
+            if let (Some((pk, program, key)), Some((ak, args))) = (program, &args)
+                && pk != *ak
+            {
+                let mut line = program.to_string();
+                for a in args {
+                    line.push(' ');
+                    line.push_str(&crate::shell::words::quote(a));
                 }
-                command_values(v, shell_key, depth + 1, out);
+                out.push((line, key.maybe));
+                done.extend([pk, *ak]);
+            }
+            for (key, v) in map {
+                if !done.contains(&key) {
+                    command_values(v, shell_key(key), depth + 1, out);
+                }
             }
         }
         _ => {}

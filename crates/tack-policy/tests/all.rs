@@ -90,6 +90,8 @@ mod tenth_round;
 mod tenth_round_eq;
 #[path = "all/tenth_round_file.rs"]
 mod tenth_round_file;
+#[path = "all/tenth_round_mcp.rs"]
+mod tenth_round_mcp;
 #[path = "all/tenth_round_net.rs"]
 mod tenth_round_net;
 #[path = "all/tenth_round_trust.rs"]
