@@ -420,6 +420,9 @@ impl HttpConfig {
                 port = addr.port()
             )));
         }
+        // Other machines may try tokens as fast as the network carries
+        // them: a short token or one others can read protects nothing.
+        let remote = args.allow_remote && !addr.ip().is_loopback();
         let token =
             |text: String| BearerToken::new(text).map_err(|e| Failure::usage(anyhow!("{e}")));
         let (auth, source) = if args.no_auth {
@@ -429,7 +432,18 @@ impl HttpConfig {
                 Failure::usage(anyhow!("cannot read --token-file {}: {e}", path.display()))
             })?;
             let first = text.lines().next().unwrap_or_default().to_owned();
-            warn_if_readable_by_others(path);
+            if let Some(mode) = readable_by_others(path) {
+                if remote {
+                    return Err(Failure::usage(anyhow!(
+                        "--token-file {} can be read by other users (mode {mode:o}), and --allow-remote lets other machines in with it: `chmod 600` it",
+                        path.display()
+                    )));
+                }
+                eprintln!(
+                    "tack: --token-file {} can be read by other users (mode {mode:o}); `chmod 600` it",
+                    path.display()
+                );
+            }
             (
                 HttpAuth::Token(token(first)?),
                 TokenSource::File(path.clone()),
@@ -440,8 +454,14 @@ impl HttpConfig {
             (HttpAuth::Generate, TokenSource::Generated)
         };
         if let HttpAuth::Token(t) = &auth
-            && t.as_str().len() < 16
+            && t.as_str().len() < MIN_TOKEN
         {
+            if remote {
+                return Err(Failure::usage(anyhow!(
+                    "the bearer token is only {} characters long, and --allow-remote lets other machines try tokens: use one of {MIN_TOKEN} characters or more (e.g. `openssl rand -hex 32`), or leave {TOKEN_ENV} and --token-file out to have one generated",
+                    t.as_str().len()
+                )));
+            }
             eprintln!(
                 "tack: the bearer token is only {} characters long; a guessable token protects nothing (e.g. `openssl rand -hex 32` makes a good one)",
                 t.as_str().len()
@@ -494,21 +514,21 @@ impl HttpConfig {
     }
 }
 
-/// A token file others can read is a token others have.
-fn warn_if_readable_by_others(path: &std::path::Path) {
+/// The shortest bearer token `--http` takes without a warning, and at all
+/// with `--allow-remote`.
+const MIN_TOKEN: usize = 16;
+
+/// A token file others can read is a token others have: its mode, if so.
+fn readable_by_others(path: &std::path::Path) -> Option<u32> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        if let Ok(meta) = std::fs::metadata(path)
-            && meta.permissions().mode() & 0o077 != 0
-        {
-            eprintln!(
-                "tack: --token-file {} can be read by other users (mode {:o}); `chmod 600` it",
-                path.display(),
-                meta.permissions().mode() & 0o777
-            );
-        }
+        let mode = std::fs::metadata(path).ok()?.permissions().mode();
+        (mode & 0o077 != 0).then_some(mode & 0o777)
     }
     #[cfg(not(unix))]
-    let _ = path;
+    {
+        let _ = path;
+        None
+    }
 }

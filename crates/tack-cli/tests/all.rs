@@ -1128,6 +1128,53 @@ fn tack_mcp_serve_http_refuses_a_non_loopback_address_without_allow_remote() {
 }
 
 #[test]
+fn tack_mcp_serve_http_with_allow_remote_refuses_a_short_or_readable_token() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |extra: &[&str], token: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+        cmd.args([
+            "mcp",
+            "serve",
+            "--http",
+            &format!("0.0.0.0:{}", free_port()),
+        ])
+        .args(["--allow-remote", "--max-sessions", "1"])
+        .args(extra)
+        .env("TACK_STATE_DIR", dir.path())
+        .env_remove("TACK_MCP_TOKEN")
+        .stdin(Stdio::null());
+        if let Some(t) = token {
+            cmd.env("TACK_MCP_TOKEN", t);
+        }
+        // A server that starts would never end: give it ten seconds.
+        let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(10) {
+                child.kill().unwrap();
+                panic!("tack mcp serve started instead of refusing");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.wait_with_output().unwrap()
+    };
+    let out = serve(&[], Some("ab"));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("only 2 characters"),
+        "{}",
+        stderr(&out)
+    );
+    let file = dir.path().join("token");
+    std::fs::write(&file, "0123456789abcdef0123456789abcdef\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = serve(&["--token-file", file.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("chmod 600"), "{}", stderr(&out));
+}
+
+#[test]
 fn tack_mcp_serve_passes_the_conformance_suite_with_fixture_tools() {
     let text = conformance_against_tack(&["--conformance-fixtures"], &[]);
     // Every failure is an expected one (listed with its reason in

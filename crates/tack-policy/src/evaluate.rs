@@ -661,6 +661,9 @@ fn path_tool(policy: &Policy, tool: &str, targets: &[ResolvedPath], search: bool
 /// configuration gives it) or its memory. `/proc/self/environ`,
 /// `/proc/<pid>/environ`, `/proc/<pid>/task/<tid>/mem`; which one, if so.
 pub(crate) fn process_secret(path: &std::path::Path) -> Option<&'static str> {
+    if own_secret(path) {
+        return Some("sign-in tokens");
+    }
     let mut parts = path.strip_prefix("/proc").ok()?.components();
     let pid = parts.next()?.as_os_str().to_str()?;
     if !(pid == "self" || pid == "thread-self" || pid.bytes().all(|b| b.is_ascii_digit())) {
@@ -681,6 +684,24 @@ pub(crate) fn process_secret(path: &std::path::Path) -> Option<&'static str> {
     }
 }
 
+/// tack's own file of MCP sign-in tokens (`<state dir>/mcp-oauth.json`,
+/// the state directory being `TACK_STATE_DIR` or a directory named `tack`:
+/// `~/.local/state/tack`, `$XDG_STATE_HOME/tack`), and its lock: the
+/// tokens of every server the user signed in to.
+fn own_secret(path: &std::path::Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if !name.starts_with("mcp-oauth.json") {
+        return false;
+    }
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    dir.file_name().is_some_and(|d| d == "tack")
+        || std::env::var_os("TACK_STATE_DIR").is_some_and(|s| std::path::Path::new(&s) == dir)
+}
+
 /// The file tools never read a process's environment or memory, whatever
 /// the rules and the mode say: it holds credentials (tack's own among them)
 /// that no tool result should carry.
@@ -689,13 +710,14 @@ fn process_secret_refused(subject: &str) -> Decision {
         Why::new(
             subject,
             DecidedBy::Rule {
-                rule: "Read(//proc/*/environ), Read(//proc/*/mem)".to_owned(),
+                rule: "Read(//proc/*/environ), Read(//proc/*/mem), Read(<state>/mcp-oauth.json)"
+                    .to_owned(),
                 list: Verdict::Deny,
                 source: crate::Source::code(),
             },
         )
         .detail(
-            "a process's environment and memory hold credentials (tack's own model key among them), so tack's file tools never read them",
+            "a process's environment and memory, and tack's file of MCP sign-in tokens, hold credentials (tack's own model key among them), so tack's file tools never read them",
         ),
     )
 }

@@ -243,3 +243,35 @@ fn brace_expansion_makes_the_words_bash_runs_with() {
         case(RM, B, "echo {a,b}", Allow),
     ]);
 }
+
+const EVERYTHING: &[&str] = &[
+    "allow Read",
+    "allow Edit",
+    "allow Bash",
+    "mode bypassPermissions",
+];
+
+#[test]
+fn tacks_file_of_mcp_sign_in_tokens_is_never_read_by_the_file_tools() {
+    run(&[
+        case(
+            EVERYTHING,
+            "Read",
+            "{home}/.local/state/tack/mcp-oauth.json",
+            Deny,
+        ),
+        case(
+            EVERYTHING,
+            "Grep",
+            "{home}/.local/state/tack/mcp-oauth.json",
+            Deny,
+        ),
+        case(
+            EVERYTHING,
+            "Read",
+            "{home}/.local/state/tack/sessions.txt",
+            Allow,
+        ),
+        case(EVERYTHING, "Read", "{home}/notes/mcp-oauth.json", Allow),
+    ]);
+}
