@@ -679,9 +679,23 @@ enum Under {
 /// it (`dst_path`, `srcFile`, `attachment_ids` aside: see
 /// [`TEXT_WORDS`]).
 const PATH_WORDS: &[&str] = &[
+    "pathname",
+    "dst",
+    "dest",
+    "src",
+    "archive",
+    "archives",
+    "attachment",
+    "attachments",
+    "zip",
+    "tarball",
+];
+
+/// Words a key ending in names a path (`newPath`, `config_file`); path
+/// words too, beside [`PATH_WORDS`].
+const PATH_ENDINGS: &[&str] = &[
     "path",
     "paths",
-    "pathname",
     "file",
     "files",
     "filename",
@@ -692,15 +706,6 @@ const PATH_WORDS: &[&str] = &[
     "directories",
     "folder",
     "folders",
-    "dst",
-    "dest",
-    "src",
-    "archive",
-    "archives",
-    "attachment",
-    "attachments",
-    "zip",
-    "tarball",
 ];
 
 /// Keys (normalised) that name a path as often as a thing's name or some
@@ -784,24 +789,13 @@ fn key_words(key: &str) -> Vec<String> {
 /// that does (`dst_path`, `src`, `attachment`) and none that names text
 /// (`file_content`) are [`Under::Named`].
 fn path_key(key: &str, words: &[String]) -> Under {
-    const ENDINGS: &[&str] = &[
-        "path",
-        "paths",
-        "file",
-        "files",
-        "filename",
-        "filenames",
-        "dir",
-        "dirs",
-        "directory",
-        "directories",
-        "folder",
-        "folders",
-    ];
     let text = words.iter().any(|w| TEXT_WORDS.contains(&w.as_str()));
     if PATH_KEYS.contains(&key)
-        || ENDINGS.iter().any(|e| key.ends_with(e))
-        || (!text && words.iter().any(|w| PATH_WORDS.contains(&w.as_str())))
+        || PATH_ENDINGS.iter().any(|e| key.ends_with(e))
+        || (!text
+            && words
+                .iter()
+                .any(|w| PATH_WORDS.contains(&w.as_str()) || PATH_ENDINGS.contains(&w.as_str())))
     {
         Under::Named
     } else if LOOSE_PATH_KEYS.contains(&key) {

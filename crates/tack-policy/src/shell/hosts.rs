@@ -2531,35 +2531,7 @@ fn inert_code(argv: &[WordVal], letters: &str, loads: &str, acts: fn(&str) -> bo
 /// URL's host, not hosts reached. The URL is the first operand, or the
 /// second after a method (`http POST URL …`).
 fn httpie_items(argv: &[WordVal]) -> Vec<bool> {
-    const WITH_VALUE: &[&str] = &[
-        "-a",
-        "--auth",
-        "-A",
-        "--auth-type",
-        "-o",
-        "--output",
-        "--session",
-        "--session-read-only",
-        "--verify",
-        "--cert",
-        "--cert-key",
-        "--cert-key-pass",
-        "--proxy",
-        "--boundary",
-        "--pretty",
-        "-s",
-        "--style",
-        "-p",
-        "--print",
-        "--format-options",
-        "--response-charset",
-        "--response-mime",
-        "--max-redirects",
-        "--timeout",
-        "--ssl",
-        "--ciphers",
-        "--default-scheme",
-    ];
+    const WITH_VALUE: &[&str] = super::programs::HTTPIE_WITH_VALUE;
     let mut marks = vec![false; argv.len()];
     let mut operands = 0;
     let mut i = 1;

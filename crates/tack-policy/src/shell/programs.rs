@@ -783,6 +783,47 @@ fn is_a_pipe(w: &WordVal) -> bool {
         || (w.literal.is_none() && (w.raw.starts_with("<(") || w.raw.contains("=<(")))
 }
 
+/// HTTPie's (and xh's) options that take a value: read by the files it
+/// reads and writes ([`Analyzer::httpie`]) and by the request items after
+/// its URL (`hosts::httpie_items`).
+pub(super) const HTTPIE_WITH_VALUE: &[&str] = &[
+    "-a",
+    "--auth",
+    "-A",
+    "--auth-type",
+    "-o",
+    "--output",
+    "--session",
+    "--session-read-only",
+    "--verify",
+    "--cert",
+    "--cert-key",
+    "--cert-key-pass",
+    "--proxy",
+    "--timeout",
+    "-p",
+    "--print",
+    "-P",
+    "--history-print",
+    "-s",
+    "--style",
+    "--pretty",
+    "--format-options",
+    "--max-redirects",
+    "--boundary",
+    "--response-charset",
+    "--response-mime",
+    "--ssl",
+    "--ciphers",
+    "--default-scheme",
+    "--max-headers",
+    "--resolve",
+    "--interface",
+    "--local-port",
+    "--unix-socket",
+    "--bearer",
+];
+
 impl Analyzer {
     /// A program with no rule of its own: emitted, then what its options
     /// and operands write or run.
@@ -1597,43 +1638,7 @@ impl Analyzer {
     /// reads a file; `-o FILE` writes one; `--session FILE` reads and
     /// writes one; the certificate options read theirs.
     fn httpie(&mut self, argv: &[WordVal]) {
-        const WITH_VALUE: &[&str] = &[
-            "-a",
-            "--auth",
-            "-A",
-            "--auth-type",
-            "-o",
-            "--output",
-            "--session",
-            "--session-read-only",
-            "--verify",
-            "--cert",
-            "--cert-key",
-            "--cert-key-pass",
-            "--proxy",
-            "--timeout",
-            "-p",
-            "--print",
-            "-P",
-            "--history-print",
-            "-s",
-            "--style",
-            "--pretty",
-            "--format-options",
-            "--max-redirects",
-            "--boundary",
-            "--response-charset",
-            "--response-mime",
-            "--ssl",
-            "--ciphers",
-            "--default-scheme",
-            "--max-headers",
-            "--resolve",
-            "--interface",
-            "--local-port",
-            "--unix-socket",
-            "--bearer",
-        ];
+        const WITH_VALUE: &[&str] = HTTPIE_WITH_VALUE;
         let args = &argv[1..];
         let mut i = 0;
         let mut operands = 0;
