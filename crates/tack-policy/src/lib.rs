@@ -87,6 +87,7 @@ pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};
 pub use request::Request;
 pub use rule::{Level, Source, split_rule_list};
+pub use runs_later::{ConfiguredCommand, project_scripts, scripts_digest};
 pub use safeguard::{Safeguard, person_each_call, protected_names};
 pub use sandbox::{
     DISABLE_SANDBOX_FIELD, HiddenPaths, RuleDomains, SandboxPermissions, asks_unsandboxed,

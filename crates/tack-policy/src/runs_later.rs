@@ -704,6 +704,116 @@ pub(crate) fn from_rule(pattern: &str, cwd: &Path, project_root: &Path) -> Vec<P
     out
 }
 
+/// A command of the configuration as written: a shell line (a hook, a
+/// status line) or an argv (an MCP server, a declared command tool).
+#[derive(Debug, Clone, Copy)]
+pub enum ConfiguredCommand<'a> {
+    Shell(&'a str),
+    Argv(&'a [String]),
+}
+
+/// The project's own files `command` runs (its scripts, the module `python
+/// -m` runs, a runner's task file and what the tasks run), found as
+/// [`from_settings`] finds them, from the project root: what a `git pull`
+/// can change under an approved command line. An argv word holding `{`
+/// (a declared tool's `{limit}`) is a value the model gives, not a file.
+pub fn project_scripts(
+    command: ConfiguredCommand<'_>,
+    project_root: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let root = project_root.to_str().unwrap_or_default();
+    let mut place = Place {
+        dirs: vec![project_root.to_path_buf()],
+        home,
+        vars: [
+            ("CLAUDE_PROJECT_DIR", root),
+            ("TACK_PROJECT_DIR", root),
+            ("PWD", root),
+        ],
+        depth: 0,
+    };
+    let mut out = Vec::new();
+    match command {
+        ConfiguredCommand::Shell(line) => place.shell(line, &mut out),
+        ConfiguredCommand::Argv(argv) => {
+            let argv: Vec<&str> = argv
+                .iter()
+                .map(String::as_str)
+                .filter(|w| !w.contains('{'))
+                .collect();
+            place.argv(&argv, &mut out);
+        }
+    }
+    out.retain(|f| f.starts_with(project_root));
+    out
+}
+
+/// Files of one directory read for a digest, at most.
+const DIGEST_FILES_PER_DIR: usize = 256;
+/// A file's contents are read for a digest up to this size; a larger one
+/// counts by its length, change time and inode.
+const DIGEST_FILE_BYTES: u64 = 4 << 20;
+
+/// A digest of what `scripts` hold and of the other files beside each one
+/// whose directory is below the project root (the modules it imports, the
+/// library it sources): an approval bound to it lapses when any of them
+/// changes, as when the command line itself does. Empty for no scripts.
+pub fn scripts_digest(scripts: &[PathBuf], project_root: &Path) -> String {
+    use sha2::Digest as _;
+    if scripts.is_empty() {
+        return String::new();
+    }
+    let mut files: Vec<PathBuf> = scripts.to_vec();
+    for script in scripts {
+        if let Some(dir) = script.parent()
+            && dir.starts_with(project_root)
+            && dir != project_root
+            && let Ok(entries) = std::fs::read_dir(dir)
+        {
+            let mut beside: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            beside.sort();
+            files.extend(beside.into_iter().take(DIGEST_FILES_PER_DIR));
+        }
+    }
+    files.sort();
+    files.dedup();
+    let mut hasher = sha2::Sha256::new();
+    for file in &files {
+        let rel = file.strip_prefix(project_root).unwrap_or(file);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        match std::fs::metadata(file) {
+            Ok(meta) if meta.len() <= DIGEST_FILE_BYTES => match std::fs::read(file) {
+                Ok(bytes) => hasher.update(sha2::Sha256::digest(&bytes)),
+                Err(e) => hasher.update(format!("unreadable: {:?}", e.kind()).as_bytes()),
+            },
+            Ok(meta) => {
+                use std::os::unix::fs::MetadataExt as _;
+                hasher.update(
+                    format!(
+                        "{} {} {} {}",
+                        meta.len(),
+                        meta.ctime(),
+                        meta.ctime_nsec(),
+                        meta.ino()
+                    )
+                    .as_bytes(),
+                );
+            }
+            Err(_) => hasher.update(b"missing"),
+        }
+        hasher.update([0]);
+    }
+    hasher.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn has_script_extension(word: &str) -> bool {
     const EXTENSIONS: &[&str] = &[
         "sh", "bash", "zsh", "fish", "py", "rb", "pl", "js", "mjs", "cjs", "ts", "php", "lua",
@@ -1047,5 +1157,52 @@ mod tests {
         );
         assert!(from_rule("git push *", root, root).is_empty());
         assert!(from_rule("*", root, root).is_empty());
+    }
+
+    #[test]
+    fn an_approved_command_is_bound_to_the_projects_files_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("hooks")).unwrap();
+        std::fs::create_dir_all(root.join("tools/mcp")).unwrap();
+        std::fs::write(root.join("hooks/check.sh"), "echo ok\n").unwrap();
+        std::fs::write(root.join("tools/mcp/__main__.py"), "print()\n").unwrap();
+        std::fs::write(
+            root.join("package.json"),
+            r#"{"scripts":{"lint":"eslint ."}}"#,
+        )
+        .unwrap();
+        let shell = |line: &str| project_scripts(ConfiguredCommand::Shell(line), root, None);
+        let argv = |words: &[&str]| {
+            let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            project_scripts(ConfiguredCommand::Argv(&words), root, None)
+        };
+        assert_eq!(
+            shell("bash \"$CLAUDE_PROJECT_DIR/hooks/check.sh\""),
+            [root.join("hooks/check.sh")]
+        );
+        assert_eq!(shell("npm run lint"), [root.join("package.json")]);
+        assert!(
+            argv(&["python3", "-m", "tools.mcp"]).contains(&root.join("tools/mcp/__main__.py"))
+        );
+        assert_eq!(
+            argv(&["./hooks/check.sh", "{target}"]),
+            [root.join("hooks/check.sh")]
+        );
+        // Programs of the system are no file of the project.
+        assert!(argv(&["/bin/sh", "-c", "true"]).is_empty());
+        assert!(shell("uvx mcp-server-time").is_empty());
+
+        let scripts = shell("hooks/check.sh");
+        let before = scripts_digest(&scripts, root);
+        assert_eq!(before, scripts_digest(&scripts, root), "stable");
+        assert!(scripts_digest(&[], root).is_empty());
+        std::fs::write(root.join("README"), "elsewhere\n").unwrap();
+        assert_eq!(before, scripts_digest(&scripts, root), "a file elsewhere");
+        std::fs::write(root.join("hooks/lib.sh"), "rm -rf ~\n").unwrap();
+        let beside = scripts_digest(&scripts, root);
+        assert_ne!(before, beside, "a file beside the script");
+        std::fs::write(root.join("hooks/check.sh"), "echo pulled\n").unwrap();
+        assert_ne!(beside, scripts_digest(&scripts, root), "the script");
     }
 }

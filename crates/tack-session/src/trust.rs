@@ -69,6 +69,11 @@ pub struct UntrustedSettings {
     /// owned by another user, …).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub local: Option<String>,
+    /// The project's files its hooks and command tools run (scripts, task
+    /// files): the approval covers what they hold, so a `git pull` that
+    /// changes one asks again.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<PathBuf>,
     /// What is withheld, as it is in the file.
     pub withheld: Value,
     /// The hash an approval is bound to.
@@ -126,6 +131,16 @@ impl UntrustedSettings {
         for tool in &self.tools {
             items.push(format!("tool {} runs {}", tool.name, tool.command));
         }
+        let root = project_root_of(&self.file);
+        for script in &self.scripts {
+            let shown = root
+                .and_then(|r| script.strip_prefix(r).ok())
+                .unwrap_or(script);
+            items.push(format!(
+                "{} as it is now (a script they run: approved with what it holds)",
+                shown.display()
+            ));
+        }
         items
     }
 
@@ -142,7 +157,7 @@ impl UntrustedSettings {
             kind,
             self.file.display(),
             if self.changed {
-                "changed since you approved it and asks for what would let commands run without asking"
+                "changed since you approved it (its settings, or a script they run) and asks for what would let commands run without asking"
             } else {
                 "asks for what would let commands run without asking and is not approved"
             },
@@ -484,6 +499,7 @@ fn split_with(
         sandbox: Vec::new(),
         tools: Vec::new(),
         local: None,
+        scripts: Vec::new(),
         withheld: Value::Null,
         hash: String::new(),
     };
@@ -577,9 +593,56 @@ fn split_with(
     if withheld.is_empty() {
         return None;
     }
+    untrusted.scripts = scripts_run(&withheld, root, home);
     untrusted.withheld = Value::Object(withheld);
-    untrusted.hash = hash_hex(canonical_json(&untrusted.withheld).as_bytes());
+    let mut hashed = canonical_json(&untrusted.withheld);
+    if !untrusted.scripts.is_empty() {
+        hashed.push('\n');
+        hashed.push_str(&tack_policy::scripts_digest(&untrusted.scripts, root));
+    }
+    untrusted.hash = hash_hex(hashed.as_bytes());
     Some((trusted, untrusted))
+}
+
+/// The project's files the withheld hooks and command tools run
+/// ([`tack_policy::project_scripts`]), each once, in order.
+fn scripts_run(withheld: &Map<String, Value>, root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    use tack_policy::ConfiguredCommand;
+    let mut scripts: Vec<PathBuf> = Vec::new();
+    let mut add = |found: Vec<PathBuf>| {
+        for f in found {
+            if !scripts.contains(&f) {
+                scripts.push(f);
+            }
+        }
+    };
+    if let Some(hooks) = withheld.get("hooks") {
+        for h in hook_commands(hooks) {
+            add(tack_policy::project_scripts(
+                ConfiguredCommand::Shell(&h.command),
+                root,
+                home,
+            ));
+        }
+    }
+    if let Some(tools) = withheld.get("tools").and_then(Value::as_object) {
+        for decl in tools.values() {
+            let argv: Vec<String> = match decl.get("command") {
+                Some(Value::Array(words)) => words
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+                _ => continue,
+            };
+            add(tack_policy::project_scripts(
+                ConfiguredCommand::Argv(&argv),
+                root,
+                home,
+            ));
+        }
+    }
+    scripts
 }
 
 /// Settings of a project file's `sandbox` that widen the sandbox past what

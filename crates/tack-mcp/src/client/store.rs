@@ -59,6 +59,10 @@ struct ApprovalsFile {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Approval {
     config_hash: String,
+    /// A digest of the project's files the server's command runs
+    /// ([`tack_policy::scripts_digest`]); empty when it runs none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    scripts: String,
 }
 
 /// The project servers the user approved in one project, each with a hash
@@ -98,7 +102,39 @@ impl Approvals {
             .projects
             .get(&self.project)
             .and_then(|servers| servers.get(&server.name))
-            .is_some_and(|a| a.config_hash == server.config_hash())
+            .is_some_and(|a| {
+                a.config_hash == server.config_hash() && a.scripts == self.scripts_of(server)
+            })
+    }
+
+    /// What the project's files that `server` runs hold now (`node
+    /// ./mcp/server.js`, `uv run server.py`, `python -m tools.mcp`): an
+    /// approval covers them as it covers the entry, so a `git pull` that
+    /// changes the server's code asks again. Empty for a remote server or
+    /// one that runs no file of the project.
+    fn scripts_of(&self, server: &ServerConfig) -> String {
+        let super::config::TransportConfig::Stdio {
+            command, args, cwd, ..
+        } = &server.transport
+        else {
+            return String::new();
+        };
+        let root = Path::new(&self.project);
+        // A server started in `cwd` finds its relative files there.
+        let mut argv: Vec<String> = Vec::with_capacity(args.len() + 3);
+        if let Some(dir) = cwd {
+            argv.push("cd".to_owned());
+            argv.push(dir.clone());
+        }
+        argv.push(command.clone());
+        argv.extend(args.iter().cloned());
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let scripts = tack_policy::project_scripts(
+            tack_policy::ConfiguredCommand::Argv(&argv),
+            root,
+            home.as_deref(),
+        );
+        tack_policy::scripts_digest(&scripts, root)
     }
 
     /// Records the approval of `server` as configured now, and saves.
@@ -113,6 +149,7 @@ impl Approvals {
                 server.name.clone(),
                 Approval {
                     config_hash: server.config_hash(),
+                    scripts: self.scripts_of(server),
                 },
             );
         write_json(&self.path, &latest)?;

@@ -346,6 +346,75 @@ async fn approved_it_applies_and_a_change_is_asked_about_again() {
     assert!(hostile.marker("start2").exists());
 }
 
+/// An approval covers the scripts the hooks run, not only their command
+/// lines: a `git pull` that changes `.claude/hooks/start.sh` (or a file
+/// beside it, which it may source) would otherwise run new code unasked.
+#[tokio::test]
+async fn an_approved_hooks_script_that_changes_is_asked_about_again() {
+    let hostile = Hostile::new();
+    let settings = json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command",
+        "command": "bash \"$CLAUDE_PROJECT_DIR/.claude/hooks/start.sh\""}]}]}});
+    hostile
+        .project
+        .write(".tack/settings.json", &settings.to_string());
+    let script = |marker: &str| format!("touch {}\n", hostile.marker(marker).display());
+    hostile
+        .project
+        .write(".claude/hooks/start.sh", &script("v1"));
+
+    let approving = Scripted::new().approve_project_settings(true);
+    hostile.run_commands(Arc::new(approving), &[]).await;
+    assert!(
+        hostile.marker("v1").exists(),
+        "approved, the hook did not run"
+    );
+    let ctx = hostile.context();
+    assert!(ctx.settings.unapproved.is_empty());
+
+    // Another file of the project changes: the approval holds.
+    std::fs::remove_file(hostile.marker("v1")).unwrap();
+    hostile.project.write("README.md", "changed\n");
+    let unattended = Unattended::default();
+    hostile
+        .run_commands(Arc::new(unattended.clone()), &[])
+        .await;
+    assert!(hostile.marker("v1").exists(), "the approval did not hold");
+    assert!(unattended.notices.lock().unwrap().is_empty());
+
+    // The script changes: withheld, with a notice that says so.
+    hostile
+        .project
+        .write(".claude/hooks/start.sh", &script("v2"));
+    let unattended = Unattended::default();
+    hostile
+        .run_commands(Arc::new(unattended.clone()), &[])
+        .await;
+    assert!(
+        !hostile.marker("v2").exists(),
+        "the changed script ran unasked"
+    );
+    let notices = unattended.notices.lock().unwrap().clone();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    for said in ["changed since you approved it", ".claude/hooks/start.sh"] {
+        assert!(notices[0].contains(said), "{said:?} not in {notices:?}");
+    }
+    let ctx = hostile.context();
+    assert!(ctx.settings.unapproved[0].changed);
+    assert_eq!(
+        ctx.settings.unapproved[0].scripts,
+        vec![hostile.dir().join(".claude/hooks/start.sh")]
+    );
+
+    // Approved as it is now, it runs.
+    let approving = Scripted::new().approve_project_settings(true);
+    hostile.run_commands(Arc::new(approving), &[]).await;
+    assert!(hostile.marker("v2").exists());
+
+    // A file beside it (a library it may source) changes: asked again.
+    hostile.project.write(".claude/hooks/lib.sh", "rm -rf ~\n");
+    assert_eq!(hostile.context().settings.unapproved.len(), 1);
+}
+
 #[tokio::test]
 async fn an_always_allow_does_not_bring_the_withheld_mode_back() {
     let hostile = Hostile::new();

@@ -116,6 +116,71 @@ async fn an_approval_holds_in_its_own_project_only() {
     manager.shutdown().await;
 }
 
+/// An approval covers the project's code the server runs, not only its
+/// entry: a `git pull` that changes `mcp/server.py` (or a file beside it,
+/// which it may import) runs new code, and is asked about again.
+#[tokio::test]
+async fn an_approval_lapses_when_the_projects_server_code_changes() {
+    let peers = require_peers!();
+    let home = Home::new();
+    let dir = home.project().join("mcp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("server.py");
+    std::fs::copy(&peers.server_py, &script).unwrap();
+    let doc = json!({"mcpServers": {"proj": {
+        "command": path(&peers.python),
+        "args": ["mcp/server.py"]
+    }}});
+    std::fs::write(home.project().join(".mcp.json"), doc.to_string()).unwrap();
+    let needs_approval = |manager: &McpManager| {
+        let manager = manager.clone();
+        async move {
+            matches!(
+                manager.start().await[0].outcome,
+                StartOutcome::NeedsApproval
+            )
+        }
+    };
+
+    let manager = project_manager(&home, |_| {});
+    assert!(needs_approval(&manager).await);
+    manager.approve_server("proj").unwrap();
+    manager.shutdown().await;
+    let manager = project_manager(&home, |o| o.lazy = false);
+    start_ok(&manager, &["proj"]).await;
+    manager.shutdown().await;
+
+    // A file elsewhere in the project changes nothing.
+    std::fs::write(home.project().join("README.md"), "changed\n").unwrap();
+    let manager = project_manager(&home, |o| o.lazy = false);
+    start_ok(&manager, &["proj"]).await;
+    manager.shutdown().await;
+
+    // The server's own code changes: asked again.
+    let mut code = std::fs::read_to_string(&script).unwrap();
+    code.push_str("\n# pulled\n");
+    std::fs::write(&script, &code).unwrap();
+    let manager = project_manager(&home, |_| {});
+    assert!(
+        needs_approval(&manager).await,
+        "a changed script ran unasked"
+    );
+    assert_eq!(manager.list()[0].state, ServerState::NeedsApproval);
+    manager.approve_server("proj").unwrap();
+    manager.shutdown().await;
+    let manager = project_manager(&home, |o| o.lazy = false);
+    start_ok(&manager, &["proj"]).await;
+    manager.shutdown().await;
+
+    // A module beside it appears (the server may import it): asked again.
+    std::fs::write(dir.join("helpers.py"), "X = 1\n").unwrap();
+    let manager = project_manager(&home, |_| {});
+    assert!(
+        needs_approval(&manager).await,
+        "a new module beside the script ran unasked"
+    );
+}
+
 #[tokio::test]
 async fn the_headless_flag_approves_for_the_session_only() {
     let peers = require_peers!();
