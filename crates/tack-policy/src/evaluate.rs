@@ -684,6 +684,16 @@ pub(crate) fn process_secret(path: &std::path::Path) -> Option<&'static str> {
     }
 }
 
+/// A path through `/proc` that ends in a process's `environ` or `mem`,
+/// which [`process_secret`] cannot place because a link on the way leads
+/// wherever the reading process is.
+fn through_proc_to_a_secret(written: &str) -> bool {
+    let path = std::path::Path::new(written);
+    path.file_name()
+        .is_some_and(|n| n == "environ" || n == "mem")
+        && path.components().any(|c| c.as_os_str() == "proc")
+}
+
 /// tack's own file of MCP sign-in tokens (`<state dir>/mcp-oauth.json`,
 /// the state directory being `TACK_STATE_DIR` or a directory named `tack`:
 /// `~/.local/state/tack`, `$XDG_STATE_HOME/tack`), and its lock: the
@@ -702,9 +712,11 @@ fn own_secret(path: &std::path::Path) -> bool {
         || std::env::var_os("TACK_STATE_DIR").is_some_and(|s| std::path::Path::new(&s) == dir)
 }
 
-/// The file tools never read a process's environment or memory, whatever
-/// the rules and the mode say: it holds credentials (tack's own among them)
-/// that no tool result should carry.
+/// tack's tools never read a process's environment or memory, whatever the
+/// rules and the mode say: it holds credentials (tack's own among them)
+/// that no tool result should carry. (A command that computes the path,
+/// `cat /proc/$(pgrep x)/environ`, is left to the sandbox, and to the
+/// non-dumpable tack and the credentials it withholds from what it starts.)
 fn process_secret_refused(subject: &str) -> Decision {
     Decision::Deny(
         Why::new(
@@ -717,7 +729,7 @@ fn process_secret_refused(subject: &str) -> Decision {
             },
         )
         .detail(
-            "a process's environment and memory, and tack's file of MCP sign-in tokens, hold credentials (tack's own model key among them), so tack's file tools never read them",
+            "a process's environment and memory, and tack's file of MCP sign-in tokens, hold credentials (tack's own model key among them), so tack's tools never read them",
         ),
     )
 }
@@ -769,6 +781,41 @@ fn bash(policy: &Policy, command: &str, items: &[Item]) -> Decision {
     // needs no rule reads only inside them.
     let mut read_outside: Option<&ResolvedPath> = None;
     for item in items {
+        // A command reads a process's environment or memory, or tack's
+        // file of sign-in tokens, by name: refused, as the file tools
+        // refuse it, whatever the rules and the mode say.
+        if let Item::Touch {
+            family: Family::Read | Family::MaybeEdit,
+            path,
+            ..
+        }
+        | Item::Input { path } = item
+            && (process_secret(&path.canonical).is_some()
+                || process_secret(&path.lexical).is_some())
+        {
+            let s = format!("Read({})", path.canonical.display());
+            parts.push(Part {
+                decision: process_secret_refused(&s),
+                subject: s,
+            });
+            continue;
+        }
+        // One through a link only the reading process resolves
+        // (`/proc/1/task/1/environ`, `/proc/self/root/proc/1/environ`).
+        if let Item::Uncertain {
+            kind: UncertainKind::Touch(Family::Read | Family::MaybeEdit),
+            snippet,
+            ..
+        } = item
+            && through_proc_to_a_secret(snippet)
+        {
+            let s = format!("Read({snippet})");
+            parts.push(Part {
+                decision: process_secret_refused(&s),
+                subject: s,
+            });
+            continue;
+        }
         let part = match item {
             Item::Command(c) if c.guessed => guessed_part(policy, c, &mut wrappers),
             Item::Command(c) if c.equivalent.is_some() => equivalent_part(policy, c, &mut wrappers),

@@ -138,7 +138,13 @@ impl Request {
                 Some(command) => Subject::Bash {
                     command: command.to_string(),
                     items: look_inside(
-                        shell::analyze(command, &cwd, home, how, policy.restricts_paths()),
+                        shell::analyze(
+                            command,
+                            &cwd,
+                            home,
+                            how,
+                            policy.restricts_paths() || shell::may_name_a_secret(command),
+                        ),
                         policy,
                         how,
                     ),

@@ -16,6 +16,8 @@ mod command_tools;
 mod compose_red_team;
 #[path = "all/differential.rs"]
 mod differential;
+#[path = "all/eleventh_round.rs"]
+mod eleventh_round;
 #[path = "all/explain.rs"]
 mod explain;
 #[path = "all/fifth_round.rs"]

@@ -288,6 +288,17 @@ impl WordVal {
     }
 }
 
+/// Whether a command line may name a file tack's tools never read (a
+/// process's `environ` or `mem`, tack's `mcp-oauth.json` in its state
+/// directory; see `evaluate::process_secret`): then the paths it names are
+/// collected even with no Read or Edit rule. A look at the text, so a
+/// command that names none pays nothing.
+pub(crate) fn may_name_a_secret(command: &str) -> bool {
+    ["environ", "mem", "proc", "oauth", "state"]
+        .iter()
+        .any(|w| command.contains(w))
+}
+
 /// Analyse a command line run with working directory `cwd`. With
 /// `touches`, paths named as arguments are collected for deny/ask checks.
 pub(crate) fn analyze(
