@@ -160,6 +160,39 @@ fn main() {
         }),
     );
 
+    // A command whose words may name a process's secret (`process`,
+    // `state`): its paths are collected with no path rule, to be checked.
+    let wordy = json!({"command":
+        "git commit -m 'fix the process state machine and its memory use' src/lib.rs"});
+    report(
+        "Bash with `process`/`state`/`mem` words, no path rules",
+        measure(|| {
+            let r = Request::resolve("Bash", black_box(&wordy), &root, &plain);
+            black_box(evaluate(&r, &plain));
+        }),
+    );
+
+    // An approval's scripts, at every start of a project with hooks: the
+    // files a hook's command runs, and a digest of them and of the six
+    // 4 KB files beside them.
+    let hooks = root.join(".claude/hooks");
+    std::fs::create_dir_all(&hooks).expect("fixture");
+    for i in 0..6 {
+        std::fs::write(hooks.join(format!("h{i}.sh")), "echo x\n".repeat(585)).expect("fixture");
+    }
+    let line = "bash \"$CLAUDE_PROJECT_DIR/.claude/hooks/h0.sh\" --strict";
+    report(
+        "a hook's scripts: found + digest (6 files)",
+        measure_n(2_000, || {
+            let scripts = tack_policy::project_scripts(
+                tack_policy::ConfiguredCommand::Shell(black_box(line)),
+                &root,
+                None,
+            );
+            black_box(tack_policy::scripts_digest(&scripts, &root));
+        }),
+    );
+
     // A path 30,000 directories deep (60 KB), with rules any directory can
     // match (`**/…`): it was matched once for each of its ancestors,
     // quadratic in its length.
