@@ -110,7 +110,7 @@ async fn evaluate(args: EvalArgs) -> Result<u8, Failure> {
             );
             stopper.cancel();
             if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(i32::from(exit::INTERRUPTED));
+                crate::exit_now(exit::INTERRUPTED);
             }
         }
     });

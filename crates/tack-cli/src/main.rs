@@ -90,6 +90,11 @@ fn main() -> ExitCode {
     };
     let cli = Cli::parse_from(args);
     tack_process::protect_own_process();
+    // What tack starts that is orphaned becomes tack's child, so it is
+    // killed when tack ends, however it left its group or tag (SIGTERM and
+    // SIGHUP included; not `kill -9`).
+    tack_process::adopt_orphans();
+    tack_process::kill_adopted_on_termination();
     init_logging();
     // `tack mcp serve` answers one small request after another: a single
     // thread avoids a cross-core wake-up on every hop (stdin → dispatch →
@@ -132,6 +137,7 @@ fn main() -> ExitCode {
     });
     // Tools stuck past their cancellation must not hold the process open.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    tack_process::kill_adopted();
     match result {
         Ok(code) => ExitCode::from(code),
         Err(failure) => {
@@ -139,6 +145,13 @@ fn main() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// Exits at once (a second Ctrl-C), killing first what tack started and
+/// what those left running.
+pub fn exit_now(code: u8) -> ! {
+    tack_process::kill_adopted();
+    std::process::exit(i32::from(code))
 }
 
 /// The error and its causes, `: `-joined, leaving out a cause whose text is

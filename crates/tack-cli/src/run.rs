@@ -645,7 +645,7 @@ pub(crate) async fn watch_ctrl_c(cancel: CancellationToken) {
     cancel.cancel();
     eprintln!("\ntack: interrupting… (press Ctrl-C again to exit at once)");
     if tokio::signal::ctrl_c().await.is_ok() {
-        std::process::exit(i32::from(exit::INTERRUPTED));
+        crate::exit_now(exit::INTERRUPTED);
     }
 }
 

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tack_testkit::{MockServer, Step};
 
+#[path = "all/adopted.rs"]
+mod adopted;
 #[path = "all/hook_payloads.rs"]
 mod hook_payloads;
 #[path = "all/long_sessions.rs"]

@@ -130,7 +130,6 @@ pub(crate) fn build(spec: &Spec, tag: u64, stdin: Stdio, stdout: Stdio, stderr: 
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
-        .env(TAG_VAR, tag_value(tag))
         .stdin(stdin)
         .stdout(stdout)
         .stderr(stderr)
@@ -149,6 +148,9 @@ pub(crate) fn build(spec: &Spec, tag: u64, stdin: Stdio, stdout: Stdio, stderr: 
             None => command.env_remove(key),
         };
     }
+    // Last, so no spec changes it: a process with tag `n` that is not the
+    // leader started here is one tack adopted (see `adopted.rs`).
+    command.env(TAG_VAR, tag_value(tag));
     let new_session = match spec.detach {
         Detach::Group => false,
         Detach::Session => true,

@@ -126,6 +126,7 @@ impl Group {
     fn kill_tagged(self, which: impl Fn(&Tagged) -> bool) -> usize {
         // A process just killed may still show as alive for a moment.
         let mut killed = std::collections::HashSet::new();
+        let me = nix::unistd::getpid().as_raw();
         for _ in 0..KILL_ROUNDS {
             let found: Vec<Tagged> = tagged(self.tag).into_iter().filter(&which).collect();
             if found.is_empty() {
@@ -137,6 +138,11 @@ impl Group {
             }
             for p in &found {
                 let _ = kill(p.pid, Signal::SIGKILL);
+                // An orphan tack adopted (its parent is tack, yet it is not
+                // the leader tack started): its zombie is tack's to reap.
+                if p.ppid == me && p.pid != self.pgid {
+                    crate::adopted::killed(p.pid);
+                }
             }
             killed.extend(found.iter().map(|p| p.pid));
         }
@@ -158,6 +164,7 @@ impl fmt::Display for Group {
 /// A live process that carries a tag.
 struct Tagged {
     pid: Pid,
+    ppid: i32,
     pgrp: i32,
 }
 
@@ -187,42 +194,68 @@ fn tagged(n: u64) -> Vec<Tagged> {
         {
             continue;
         }
-        let Some((state, pgrp)) = stat_state_and_pgrp(&entry.path()) else {
+        let Some(stat) = Stat::read(pid) else {
             continue;
         };
-        if state != "Z" && state != "X" {
+        if stat.is_live() {
             found.push(Tagged {
                 pid: Pid::from_raw(pid),
-                pgrp,
+                ppid: stat.ppid,
+                pgrp: stat.pgrp,
             });
         }
     }
     found
 }
 
-/// The state letter and process group of `/proc/<pid>`.
-fn stat_state_and_pgrp(dir: &std::path::Path) -> Option<(String, i32)> {
-    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
-    // pid (comm) state ppid pgrp ...; comm may contain spaces and parens.
-    let after = &stat[stat.rfind(')')? + 1..];
-    let mut fields = after.split_whitespace();
-    let state = fields.next()?.to_owned();
-    let pgrp = fields.nth(1)?.parse().ok()?;
-    Some((state, pgrp))
+/// What `/proc/<pid>/stat` says of a process: its state, parent and group.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stat {
+    pub(crate) state: u8,
+    pub(crate) ppid: i32,
+    pub(crate) pgrp: i32,
+}
+
+impl Stat {
+    /// `None` when there is no such process (or no `/proc`).
+    pub(crate) fn read(pid: i32) -> Option<Stat> {
+        Stat::parse(&std::fs::read(format!("/proc/{pid}/stat")).ok()?)
+    }
+
+    fn parse(stat: &[u8]) -> Option<Stat> {
+        // pid (comm) state ppid pgrp ...; comm may contain spaces and parens.
+        let after = &stat[memchr::memrchr(b')', stat)? + 1..];
+        let mut fields = after
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|f| !f.is_empty());
+        let state = *fields.next()?.first()?;
+        let mut number = || std::str::from_utf8(fields.next()?).ok()?.parse().ok();
+        let ppid = number()?;
+        let pgrp = number()?;
+        Some(Stat { state, ppid, pgrp })
+    }
+
+    /// Neither a zombie (dead, not yet reaped) nor dead.
+    pub(crate) fn is_live(self) -> bool {
+        !self.is_zombie()
+    }
+
+    pub(crate) fn is_zombie(self) -> bool {
+        matches!(self.state, b'Z' | b'X')
+    }
 }
 
 /// Scans `/proc` for a non-zombie member of the group; `None` without `/proc`.
 fn live_member_on_proc(pgid: Pid) -> Option<bool> {
     let entries = std::fs::read_dir("/proc").ok()?;
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Some((state, pgrp)) = stat_state_and_pgrp(&entry.path()) else {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
             continue;
         };
-        if pgrp == pgid.as_raw() && state != "Z" && state != "X" {
+        let Some(stat) = Stat::read(pid) else {
+            continue;
+        };
+        if stat.pgrp == pgid.as_raw() && stat.is_live() {
             return Some(true);
         }
     }

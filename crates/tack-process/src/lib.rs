@@ -11,8 +11,12 @@
 //! still found: every process carries a tag in its environment that its
 //! descendants inherit, [`Group::kill`] and [`Group::kill_strays`] kill the
 //! tagged ones too, and a sentinel process kills every tagged process of this
-//! tack once tack is gone, even after `kill -9` (see the README for why not a
-//! subreaper or a cgroup).
+//! tack once tack is gone, even after `kill -9`. What also drops or rewrites
+//! its tag (`env -i setsid …`) is found as a child: [`adopt_orphans`] makes
+//! tack a child subreaper, so orphans are re-parented to it, and
+//! [`kill_adopted`] kills them when tack ends (on SIGTERM and SIGHUP too,
+//! with [`kill_adopted_on_termination`]; never after `kill -9`). See the
+//! README for why not a cgroup.
 //!
 //! No process started here inherits tack's own credentials
 //! ([`WITHHELD_ENV`]: the model providers' keys, the MCP bearer token) unless
@@ -43,6 +47,7 @@
 //! # }
 //! ```
 
+mod adopted;
 mod command;
 mod error;
 mod group;
@@ -52,6 +57,7 @@ mod program;
 mod sentinel;
 mod spec;
 
+pub use adopted::{adopt_orphans, kill_adopted, kill_adopted_on_termination, reap_adopted};
 pub use command::{WITHHELD_ENV, exit_status, protect_own_process, tokio_command};
 pub use error::{Error, Result};
 pub use group::{Group, signal_name};

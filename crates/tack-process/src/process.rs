@@ -142,6 +142,7 @@ pub fn spawn(spec: Spec) -> Result<Process> {
         Streams::Separate => (Stdio::piped(), Stdio::piped(), None),
     };
     crate::sentinel::ensure();
+    crate::adopted::reap_now_and_then();
     let tag = crate::group::new_tag();
     let mut command = command::build(&spec, tag, stdin, stdout, stderr);
     let spawned = command.spawn();

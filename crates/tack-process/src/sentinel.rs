@@ -31,14 +31,23 @@ while [ "$i" -lt 50 ]; do
 done
 "#;
 
+/// The sentinel's pid and the write end of its pipe, once started.
+static SENTINEL: OnceLock<Option<(u32, ChildStdin)>> = OnceLock::new();
+
 /// Starts the sentinel once per tack; later calls do nothing. A sentinel that
 /// cannot start (no `/bin/sh`) leaves tack working, without the guarantee.
 pub(crate) fn ensure() {
-    static PIPE: OnceLock<Option<ChildStdin>> = OnceLock::new();
-    PIPE.get_or_init(|| {
+    SENTINEL.get_or_init(|| {
         let script = SCRIPT.replace("TAG_VAR", TAG_VAR);
         let mut child = crate::command::sentinel(&script, owner()).ok()?;
         // The child is never waited for: it exits after tack does.
-        child.stdin.take()
+        Some((child.id(), child.stdin.take()?))
     });
+}
+
+/// The sentinel's pid, once it runs: the one child of tack that
+/// [`kill_adopted`](crate::kill_adopted) leaves alone.
+pub(crate) fn pid() -> Option<i32> {
+    let (pid, _) = SENTINEL.get()?.as_ref()?;
+    i32::try_from(*pid).ok()
 }

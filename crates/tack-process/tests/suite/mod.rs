@@ -1,3 +1,4 @@
+mod adopted;
 mod detach;
 mod ending;
 mod env;
