@@ -46,7 +46,10 @@ const COMMAND_KEYS: &[&str] = &[
 /// Task runners and the files in the directory they run in whose contents
 /// say what they run.
 const TASK_FILES: &[(&[&str], &[&str])] = &[
-    (&["npm", "pnpm", "yarn", "bun", "npx"], &["package.json"]),
+    (
+        &["npm", "pnpm", "yarn", "bun", "npx"],
+        &["package.json", ".npmrc"],
+    ),
     (&["make", "gmake"], &["Makefile", "makefile", "GNUmakefile"]),
     (&["just"], &["justfile", "Justfile", ".justfile"]),
     (&["task"], &["Taskfile.yml", "Taskfile.yaml"]),
@@ -188,7 +191,7 @@ impl Place<'_> {
                     }
                 }
             }
-            if word == "-c"
+            if is_command_option(word)
                 && self.depth < 4
                 && let Some(line) = next
                 && words[..i].iter().any(|w| {
@@ -286,8 +289,41 @@ impl Place<'_> {
                 .replace(&format!("${{{name}}}"), value)
                 .replace(&format!("${name}"), value);
         }
-        s
+        expand_defaults(&s)
     }
+}
+
+/// `${NAME:-default}` and `${NAME-default}` in an MCP argv element, as
+/// tack expands them when it starts the server: the variable's value from
+/// tack's environment, else the default.
+fn expand_defaults(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let inner = &rest[at + 2..];
+        let Some(close) = inner.find('}') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let body = &inner[..close];
+        let (name, default) = match body.split_once(":-").or_else(|| body.split_once('-')) {
+            Some((n, d)) => (n, Some(d)),
+            None => (body, None),
+        };
+        match (std::env::var(name).ok().filter(|v| !v.is_empty()), default) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => {
+                out.push_str("${");
+                out.push_str(body);
+                out.push('}');
+            }
+        }
+        rest = &inner[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The tasks a runner's arguments name: `npm run lint`, `npm test`, `yarn
@@ -740,7 +776,7 @@ pub fn project_scripts(
             let argv: Vec<&str> = argv
                 .iter()
                 .map(String::as_str)
-                .filter(|w| !w.contains('{'))
+                .filter(|w| !holds_placeholder(w))
                 .collect();
             place.argv(&argv, &mut out);
         }
@@ -749,38 +785,37 @@ pub fn project_scripts(
     out
 }
 
-/// Files of one directory read for a digest, at most.
-const DIGEST_FILES_PER_DIR: usize = 256;
+/// Whether an argv word holds a declared tool's `{placeholder}` (a value
+/// the model gives), not only `${VAR}`s.
+fn holds_placeholder(word: &str) -> bool {
+    let mut rest = word;
+    while let Some(at) = rest.find('{') {
+        if !rest[..at].ends_with('$') {
+            return true;
+        }
+        rest = &rest[at + 1..];
+    }
+    false
+}
+
+/// Files read for one digest, at most (a bound on a tree's size).
+const DIGEST_FILES: usize = 2_000;
 /// A file's contents are read for a digest up to this size; a larger one
 /// counts by its length, change time and inode.
 const DIGEST_FILE_BYTES: u64 = 4 << 20;
+/// Directories a digest does not walk into (another tool's store; a
+/// package's own files are reached through what imports them).
+const DIGEST_SKIPPED_DIRS: &[&str] = &[".git", "node_modules"];
 
-/// A digest of what `scripts` hold and of the other files beside each one
-/// whose directory is below the project root (the modules it imports, the
-/// library it sources): an approval bound to it lapses when any of them
+/// A digest of what `scripts` hold and of the project code they load
+/// ([`code_closure`]): an approval bound to it lapses when any of them
 /// changes, as when the command line itself does. Empty for no scripts.
 pub fn scripts_digest(scripts: &[PathBuf], project_root: &Path) -> String {
     use sha2::Digest as _;
     if scripts.is_empty() {
         return String::new();
     }
-    let mut files: Vec<PathBuf> = scripts.to_vec();
-    for script in scripts {
-        if let Some(dir) = script.parent()
-            && dir.starts_with(project_root)
-            && dir != project_root
-            && let Ok(entries) = std::fs::read_dir(dir)
-        {
-            let mut beside: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            beside.sort();
-            files.extend(beside.into_iter().take(DIGEST_FILES_PER_DIR));
-        }
-    }
-    files.sort();
-    files.dedup();
+    let files = code_closure(scripts, project_root);
     let mut hasher = sha2::Sha256::new();
     for file in &files {
         let rel = file.strip_prefix(project_root).unwrap_or(file);
@@ -812,6 +847,249 @@ pub fn scripts_digest(scripts: &[PathBuf], project_root: &Path) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The project's files `scripts` load, sorted: each script; every file of
+/// its directory and below when that directory is under the project root
+/// (a hook's `.claude/hooks/`, a server's `mcp/`: its libraries, its
+/// `__pycache__`); the modules of its own language beside it (a root
+/// `check.py` imports `helper.py`; a root `json.py` shadows the standard
+/// library); what it imports or sources by a name the project holds
+/// (`from lib.util import x`, `require('./lib/x')`, `source
+/// "$CLAUDE_PROJECT_DIR/lib/sh/common.sh"`), followed in turn; and the
+/// start-up files of a virtual environment in the project (`.pth`,
+/// `sitecustomize.py`). At most [`DIGEST_FILES`].
+fn code_closure(scripts: &[PathBuf], root: &Path) -> Vec<PathBuf> {
+    let mut files: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+    let mut walked: Vec<PathBuf> = Vec::new();
+    let mut queue: std::collections::VecDeque<PathBuf> = scripts.iter().cloned().collect();
+    while let Some(file) = queue.pop_front() {
+        if files.len() >= DIGEST_FILES || !file.starts_with(root) || !files.insert(file.clone()) {
+            continue;
+        }
+        let Some(dir) = file.parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        if dir != root && dir.starts_with(root) && !walked.iter().any(|w| dir.starts_with(w)) {
+            walk_into(&dir, &mut files, 0);
+            walked.push(dir.clone());
+        }
+        if let Some(venv) = file
+            .ancestors()
+            .skip(1)
+            .take(4)
+            .find(|d| d.join("pyvenv.cfg").is_file())
+        {
+            venv_startup(venv, &mut files);
+        }
+        let language = Language::of(&file);
+        if language == Language::Other {
+            continue;
+        }
+        // The modules beside it that it may import without a path.
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_file() && Language::of(&p) == language && language != Language::Shell {
+                    queue.push_back(p);
+                }
+            }
+        }
+        if language == Language::Python {
+            walk_into(&dir.join("__pycache__"), &mut files, 3);
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for name in imported(language, &text, root, &dir) {
+            for p in [dir.join(&name), root.join(&name)] {
+                if p.is_dir() {
+                    walk_into(&p, &mut files, 0);
+                } else if p.is_file() {
+                    queue.push_back(p);
+                }
+            }
+        }
+    }
+    files.into_iter().collect()
+}
+
+/// Every regular file under `dir` (not [`DIGEST_SKIPPED_DIRS`]), `depth`
+/// levels in at most 4, into `files`.
+fn walk_into(dir: &Path, files: &mut std::collections::BTreeSet<PathBuf>, depth: usize) {
+    if depth > 4 || files.len() >= DIGEST_FILES {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if files.len() >= DIGEST_FILES {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if meta.is_dir() {
+            let skipped = p
+                .file_name()
+                .is_some_and(|n| DIGEST_SKIPPED_DIRS.iter().any(|s| n == *s));
+            if !skipped {
+                walk_into(&p, files, depth + 1);
+            }
+        } else {
+            // A link counts by where it leads (what it holds is read).
+            files.insert(p);
+        }
+    }
+}
+
+/// The files a Python virtual environment runs at every start: the `.pth`
+/// files and `sitecustomize.py`/`usercustomize.py` of its site-packages.
+fn venv_startup(venv: &Path, files: &mut std::collections::BTreeSet<PathBuf>) {
+    for lib in ["lib", "lib64"] {
+        let Ok(pythons) = std::fs::read_dir(venv.join(lib)) else {
+            continue;
+        };
+        for python in pythons.flatten() {
+            let site = python.path().join("site-packages");
+            let Ok(entries) = std::fs::read_dir(&site) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if p.is_file()
+                    && (name.ends_with(".pth")
+                        || name == "sitecustomize.py"
+                        || name == "usercustomize.py")
+                {
+                    files.insert(p);
+                }
+            }
+        }
+    }
+}
+
+/// The language of a script, by its extension or its `#!` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Language {
+    Python,
+    JavaScript,
+    Shell,
+    Other,
+}
+
+impl Language {
+    fn of(path: &Path) -> Language {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("py") => return Language::Python,
+            Some("js" | "mjs" | "cjs" | "ts" | "mts" | "cts") => return Language::JavaScript,
+            Some("sh" | "bash" | "zsh") => return Language::Shell,
+            Some(_) => return Language::Other,
+            None => {}
+        }
+        let mut head = [0u8; 128];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .unwrap_or(0);
+        let line = String::from_utf8_lossy(&head[..n]);
+        let line = line.lines().next().unwrap_or_default();
+        if !line.starts_with("#!") {
+            Language::Other
+        } else if line.contains("python") {
+            Language::Python
+        } else if line.contains("node") || line.contains("deno") || line.contains("bun") {
+            Language::JavaScript
+        } else if line.contains("sh") {
+            Language::Shell
+        } else {
+            Language::Other
+        }
+    }
+}
+
+/// The project paths `text` (a script of `language` in `dir`) imports or
+/// sources by name, relative to `dir` or the root: `a/b.py`, `a/b` (a
+/// package), `./lib/x.js`, `lib/sh/common.sh`.
+fn imported(language: Language, text: &str, root: &Path, dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().take(5_000) {
+        let line = line.trim_start();
+        match language {
+            Language::Python => {
+                let module = line
+                    .strip_prefix("from ")
+                    .or_else(|| line.strip_prefix("import "))
+                    .and_then(|rest| rest.split([' ', ',', ';']).next())
+                    .map(|m| m.trim_start_matches('.'));
+                if let Some(m) = module.filter(|m| {
+                    !m.is_empty()
+                        && m.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                }) {
+                    let rel = m.replace('.', "/");
+                    out.push(format!("{rel}.py"));
+                    out.push(rel.clone());
+                    if let Some((top, _)) = m.split_once('.') {
+                        out.push(format!("{top}/__init__.py"));
+                    }
+                }
+            }
+            Language::JavaScript => {
+                for quote in ['\'', '"', '`'] {
+                    for piece in line.split(quote).skip(1).step_by(2) {
+                        if piece.starts_with("./") || piece.starts_with("../") {
+                            for ext in ["", ".js", ".mjs", ".cjs", ".ts", ".json", "/index.js"] {
+                                out.push(format!("{piece}{ext}"));
+                            }
+                        }
+                    }
+                }
+            }
+            Language::Shell => {
+                let rest = line
+                    .strip_prefix("source ")
+                    .or_else(|| line.strip_prefix(". "));
+                if let Some(word) = rest.and_then(|r| r.split_whitespace().next()) {
+                    let root_text = root.to_string_lossy();
+                    let dir_text = dir.to_string_lossy();
+                    let word = word
+                        .trim_matches(['"', '\''])
+                        .replace("${CLAUDE_PROJECT_DIR}", &root_text)
+                        .replace("$CLAUDE_PROJECT_DIR", &root_text)
+                        .replace("${TACK_PROJECT_DIR}", &root_text)
+                        .replace("$TACK_PROJECT_DIR", &root_text)
+                        .replace("$(dirname \"$0\")", &dir_text)
+                        .replace("$(dirname $0)", &dir_text)
+                        .replace("${BASH_SOURCE%/*}", &dir_text)
+                        .replace("$(dirname \"${BASH_SOURCE[0]}\")", &dir_text);
+                    let path = Path::new(&word);
+                    let rel = path
+                        .strip_prefix(root)
+                        .map(Path::to_path_buf)
+                        .or_else(|_| path.strip_prefix(dir).map(|p| dir.join(p)))
+                        .unwrap_or_else(|_| path.to_path_buf());
+                    out.push(rel.to_string_lossy().into_owned());
+                }
+            }
+            Language::Other => {}
+        }
+    }
+    out
+}
+
+/// A shell's `-c`, alone or in a cluster of short options (`-lc`, `-ec`,
+/// `-xec`): the line to run is the next word.
+fn is_command_option(word: &str) -> bool {
+    word.strip_prefix('-').is_some_and(|flags| {
+        !flags.starts_with('-')
+            && flags.contains('c')
+            && flags.chars().all(|c| c.is_ascii_alphabetic())
+    })
 }
 
 fn has_script_extension(word: &str) -> bool {
@@ -1204,5 +1482,84 @@ mod tests {
         assert_ne!(before, beside, "a file beside the script");
         std::fs::write(root.join("hooks/check.sh"), "echo pulled\n").unwrap();
         assert_ne!(beside, scripts_digest(&scripts, root), "the script");
+
+        // `-lc`, `-ec`: the line to run is still read.
+        assert_eq!(
+            shell("bash -lc 'bash hooks/check.sh'"),
+            [root.join("hooks/check.sh")]
+        );
+        assert_eq!(
+            argv(&["sh", "-ec", "hooks/check.sh --fix"]),
+            [root.join("hooks/check.sh")]
+        );
+        // A default in an MCP argument, as tack expands it.
+        assert_eq!(
+            argv(&["node", "${TACK_TEST_UNSET_DOCS_SERVER:-hooks/check.sh}"]),
+            [root.join("hooks/check.sh")]
+        );
+    }
+
+    /// The code a script loads is bound with it: a root sibling it imports,
+    /// a package below, a library a hook sources two directories away, the
+    /// bytecode beside it, a module shadowing the standard library, a
+    /// virtual environment's start-up files.
+    #[test]
+    fn a_scripts_digest_covers_the_code_it_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("check.py", "import helper\nfrom lib.util import x\n");
+        write("helper.py", "X = 1\n");
+        write("lib/__init__.py", "");
+        write("lib/util.py", "x = 1\n");
+        write("README.md", "docs\n");
+        write(
+            ".claude/hooks/start.sh",
+            "source \"$CLAUDE_PROJECT_DIR/tools/sh/common.sh\"\n",
+        );
+        write("tools/sh/common.sh", "true\n");
+        write("server/index.js", "const a = require('./lib/a');\n");
+        write("server/lib/a.js", "module.exports = 1;\n");
+        write(".venv/pyvenv.cfg", "home = /usr/bin\n");
+        write(".venv/bin/python", "");
+        write(".venv/lib/python3.12/site-packages/x.pth", "\n");
+        let scripts = |line: &str| project_scripts(ConfiguredCommand::Shell(line), root, None);
+        let changes = |line: &str, rel: &str, text: &str| {
+            let found = scripts(line);
+            assert!(!found.is_empty(), "{line}: no script");
+            let before = scripts_digest(&found, root);
+            let old = std::fs::read(root.join(rel)).ok();
+            write(rel, text);
+            let after = scripts_digest(&found, root);
+            match old {
+                Some(old) => std::fs::write(root.join(rel), old).unwrap(),
+                None => std::fs::remove_file(root.join(rel)).unwrap(),
+            }
+            before != after
+        };
+        assert!(changes("python3 check.py", "helper.py", "import os\n"));
+        assert!(changes("python3 check.py", "lib/util.py", "x = 2\n"));
+        assert!(changes("python3 check.py", "json.py", "evil\n"));
+        assert!(changes(
+            "python3 check.py",
+            "__pycache__/helper.cpython-312.pyc",
+            "bytes"
+        ));
+        assert!(!changes("python3 check.py", "README.md", "other\n"));
+        assert!(changes(
+            "bash .claude/hooks/start.sh",
+            "tools/sh/common.sh",
+            "rm -rf ~\n"
+        ));
+        assert!(changes("node server/index.js", "server/lib/a.js", "evil\n"));
+        assert!(changes(
+            ".venv/bin/python check.py",
+            ".venv/lib/python3.12/site-packages/x.pth",
+            "import os; os.system('x')\n"
+        ));
     }
 }
