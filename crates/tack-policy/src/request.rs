@@ -570,7 +570,31 @@ fn command_touches(line: &str, cwd: &Path, policy: &Policy) -> Vec<Item> {
     if !policy.restricts_paths() && !hosts && !policy.guards_writes() && !names_a_removal(line) {
         return Vec::new();
     }
-    let items = shell::analyze(line, cwd, policy.home(), policy.resolution, true);
+    let mut items = shell::analyze(line, cwd, policy.home(), policy.resolution, true);
+    // A line too large (or too costly) to read whole: what it reads, writes
+    // and reaches is unknown, not nothing.
+    let whole: Vec<String> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Uncertain {
+                kind: UncertainKind::Command,
+                reason,
+                ..
+            } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    for reason in whole {
+        items.extend(unchecked(&reason).into_iter().filter(|i| {
+            !matches!(
+                i,
+                Item::Uncertain {
+                    kind: UncertainKind::Opaque,
+                    ..
+                }
+            )
+        }));
+    }
     look_inside(items, policy, policy.resolution)
         .into_iter()
         .filter(|item| match item {
@@ -847,7 +871,7 @@ enum Found {
 /// file ([`Found::IfExists`]), as `{"argv": ["cat", ".env"]}` or
 /// `{"id": "secrets/key"}` do (an option's value too: `--input=.env`).
 fn input_paths(value: &Value, under: Under, depth: usize, out: &mut Vec<(String, Found)>) {
-    if depth > MAX_INPUT_DEPTH || out.len() >= 64 {
+    if depth > MAX_INPUT_DEPTH || out.len() >= MAX_INPUT_STRINGS {
         return;
     }
     let mut push = |s: &str, found: Found| {
@@ -1135,7 +1159,11 @@ const READING_VERBS: &[&str] = &[
 ];
 
 /// How deep an input is searched for paths.
-const MAX_INPUT_DEPTH: usize = 8;
+const MAX_INPUT_DEPTH: usize = 16;
+/// Strings of one MCP call's input read for paths and hosts, at most.
+const MAX_INPUT_STRINGS: usize = 512;
+/// Shell commands of one MCP call's input read, at most.
+const MAX_INPUT_COMMANDS: usize = 64;
 
 /// The hosts an MCP tool's input names (strings under a key named for a URL
 /// or a host: `url`, `endpoint`, `host`, …; they meet the
@@ -1158,6 +1186,10 @@ fn mcp_touches(
     policy: &Policy,
 ) -> Vec<Item> {
     let mut out = Vec::new();
+    // What the reading below cannot reach whole is uncertain, not absent.
+    if let Some(reason) = beyond_reach(input) {
+        out.extend(unchecked(&reason));
+    }
     if policy.has_domain_rules(Verdict::Deny) || policy.has_domain_rules(Verdict::Ask) {
         let mut found = Vec::new();
         input_values(input, Wanted::Hosts, HostKey::No, 0, &mut found);
@@ -1276,6 +1308,60 @@ fn mcp_touches(
         }
     }
     look_inside(out, policy, how)
+}
+
+/// Why an MCP call's input is more than [`input_paths`],
+/// [`input_values`] and [`command_values`] read whole: nested deeper than
+/// [`MAX_INPUT_DEPTH`], more than [`MAX_INPUT_STRINGS`] strings, or a
+/// string over 64 KiB. None when all of it is read.
+fn beyond_reach(input: &Value) -> Option<String> {
+    fn walk(value: &Value, depth: usize, strings: &mut usize) -> Option<String> {
+        if depth > MAX_INPUT_DEPTH {
+            return Some(format!(
+                "the input is nested deeper than {MAX_INPUT_DEPTH} levels"
+            ));
+        }
+        match value {
+            Value::String(s) => {
+                *strings += 1;
+                if *strings > MAX_INPUT_STRINGS {
+                    return Some(format!(
+                        "the input holds more than {MAX_INPUT_STRINGS} strings"
+                    ));
+                }
+                (s.len() > 65_536).then(|| "a string of the input is over 64 KiB".to_owned())
+            }
+            Value::Array(items) => items.iter().find_map(|v| walk(v, depth + 1, strings)),
+            Value::Object(map) => map.iter().find_map(|(k, v)| {
+                *strings += 1;
+                if k.len() > 65_536 {
+                    return Some("a key of the input is over 64 KiB".to_owned());
+                }
+                walk(v, depth + 1, strings)
+            }),
+            _ => None,
+        }
+    }
+    let reason = walk(input, 0, &mut 0)?;
+    Some(format!("{reason}, so not all of it can be checked"))
+}
+
+/// What cannot be read of a call's input, for every kind of rule that could
+/// have judged it: asked where such a rule exists.
+fn unchecked(reason: &str) -> Vec<Item> {
+    [
+        UncertainKind::Opaque,
+        UncertainKind::Touch(Family::Read),
+        UncertainKind::Touch(Family::Edit),
+        UncertainKind::Host,
+    ]
+    .into_iter()
+    .map(|kind| Item::Uncertain {
+        kind,
+        snippet: "…".to_owned(),
+        reason: reason.to_owned(),
+    })
+    .collect()
 }
 
 /// How many strings of one MCP call's input are looked up on disk to see
@@ -1397,16 +1483,22 @@ fn input_values(
     depth: usize,
     out: &mut Vec<String>,
 ) {
-    if depth > MAX_INPUT_DEPTH || out.len() >= 64 {
+    if depth > MAX_INPUT_DEPTH || out.len() >= MAX_INPUT_STRINGS {
         return;
     }
     let mut push = |found: &str| {
+        // A URL parser drops tabs and line breaks (`http://127.0.0.\n2/`
+        // reaches 127.0.0.2), so they are dropped here too.
+        let found: String = found
+            .chars()
+            .filter(|c| !matches!(c, '\n' | '\r' | '\t'))
+            .collect();
         if !found.is_empty()
             && found.len() <= 4096
-            && !found.contains(['\n', '\0'])
-            && !out.iter().any(|o| o == found)
+            && !found.contains('\0')
+            && !out.contains(&found)
         {
-            out.push(found.to_string());
+            out.push(found);
         }
     };
     match value {
@@ -1843,7 +1935,7 @@ fn command_values(
     depth: usize,
     out: &mut Vec<(String, bool)>,
 ) {
-    if depth > MAX_INPUT_DEPTH || out.len() >= 8 {
+    if depth > MAX_INPUT_DEPTH || out.len() >= MAX_INPUT_COMMANDS {
         return;
     }
     match value {

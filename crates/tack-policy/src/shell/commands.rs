@@ -1099,7 +1099,7 @@ impl Analyzer {
                 );
             };
             let rest: Vec<String> = argv[i..].iter().map(|w| w.raw.clone()).collect();
-            let script = format!("{text} {}", rest.join(" "));
+            let script = format!("{} {}", env_split_string(&text), rest.join(" "));
             return self.nested_script(argv, &script);
         }
         if i >= argv.len() {
@@ -2952,9 +2952,14 @@ fn runner_of(base: &str, argv: &[WordVal]) -> Option<Runner> {
         ("conda" | "mamba" | "micromamba", Some("run")) => {
             runner(2, &["-n", "--name", "-p", "--prefix", "--cwd"], &[], 0)
         }
-        ("mise" | "rtx", Some("exec" | "x")) => {
-            runner(2, &["-C", "--cd", "-j", "--jobs"], &["-c", "--command"], 0)
-        }
+        // `mise x python@3.12 node -- CMD`: the tools, then the command
+        // after `--`.
+        ("mise" | "rtx", Some("exec" | "x")) => runner(
+            2,
+            &["-C", "--cd", "-j", "--jobs"],
+            &["-c", "--command"],
+            usize::MAX,
+        ),
         ("direnv", Some("exec")) => runner(2, &[], &[], 1),
         ("nix", Some("develop" | "shell")) => runner(2, &[], &["-c", "--command"], 0),
         ("nix-shell", _) => runner(
@@ -3529,4 +3534,34 @@ fn split_target_directory(base: &str, argv: &[WordVal]) -> Option<Vec<WordVal>> 
         }
     }
     changed.then_some(out)
+}
+
+/// `env -S` text as bash would read the same words: env's `\_` is a space
+/// (between words outside quotes, inside the word within double quotes),
+/// which bash would read as `_` (`env -S 'rm\_-rf\_x'` runs `rm -rf x`).
+/// Single quotes keep it, as env's do.
+fn env_split_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut single = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                single = !single;
+                out.push(c);
+            }
+            '\\' if !single && chars.peek() == Some(&'_') => {
+                chars.next();
+                out.push(' ');
+            }
+            '\\' if !single => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }

@@ -694,3 +694,23 @@ fn an_argv_writing_outside_the_working_directories_is_asked() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A command tool's line too large to read whole reads, writes and reaches
+/// what is unknown: asked under path and domain rules, not allowed by the
+/// tool's own rule (round 11: `sed '1r secrets/key' …` with 70 KB more).
+#[test]
+fn a_command_tools_argv_too_large_to_read_is_asked_under_path_rules() {
+    let fx = Fixture::new();
+    let script = format!("1r secrets/key\n#{}", "x".repeat(70_000));
+    let policy = fx.policy(&["allow t", "deny Read(./secrets/**)"]);
+    let d = decide(&policy, &["sed", &script, "README.md"], false);
+    assert_eq!(d.verdict(), Ask, "{d}");
+    let mut words = vec!["cat"];
+    words.extend(std::iter::repeat_n("README.md", 20_000));
+    words.push("secrets/key");
+    let d = decide(&policy, &words, false);
+    assert_ne!(d.verdict(), Allow, "{d}");
+    let plain = fx.policy(&["allow t"]);
+    let d = decide(&plain, &["sed", &script, "README.md"], false);
+    assert_eq!(d.verdict(), Allow, "{d}");
+}

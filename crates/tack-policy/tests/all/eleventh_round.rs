@@ -54,3 +54,94 @@ fn a_command_never_reads_a_process_secret_or_tacks_sign_in_tokens() {
         case(DEFAULT, B, "cat /proc/meminfo", Ask),
     ]);
 }
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+const FS: &[&str] = &[
+    "allow mcp__fs",
+    "deny Read(./secrets/**)",
+    "deny Edit(./locked/**)",
+    "deny WebFetch(domain:evil.test)",
+    "deny Bash(rm *)",
+];
+
+/// An MCP call's input is read whole, or what is left unread is uncertain:
+/// the 65th path, a path nested nine levels deep, the ninth command were
+/// judged by no rule (round 11, tools); past the reading's own bounds
+/// (512 strings, 16 levels, a string over 64 KiB) the call is asked.
+#[test]
+fn what_an_mcp_input_holds_past_the_reading_is_not_left_unjudged() {
+    let mut paths: Vec<String> = (0..64).map(|i| format!("docs/f{i}.md")).collect();
+    paths.push("secrets/key".into());
+    let many = leak(serde_json::json!({ "paths": paths }).to_string());
+    let mut nested = serde_json::json!({"path": "secrets/key"});
+    for _ in 0..9 {
+        nested = serde_json::json!({ "x": nested });
+    }
+    let nested = leak(nested.to_string());
+    let mut deep = serde_json::json!({"path": "docs/a.md"});
+    for _ in 0..20 {
+        deep = serde_json::json!({ "x": deep });
+    }
+    let deep = leak(deep.to_string());
+    let mut commands: Vec<String> = (0..8).map(|i| format!("echo {i}")).collect();
+    commands.push("rm -f locked/file".into());
+    let ninth = leak(serde_json::json!({ "commands": commands }).to_string());
+    let lots: Vec<String> = (0..600).map(|i| format!("item {i}")).collect();
+    let lots = leak(serde_json::json!({ "items": lots }).to_string());
+    let huge = leak(serde_json::json!({ "text": "x".repeat(70_000) }).to_string());
+    run(&[
+        case(FS, "mcp__fs__read_multiple_files", many, Deny),
+        case(FS, "mcp__fs__read_file", nested, Deny),
+        case(FS, "mcp__fs__run", ninth, Deny),
+        case(FS, "mcp__fs__read_file", deep, Ask),
+        case(FS, "mcp__fs__tag", lots, Ask),
+        case(FS, "mcp__fs__note", huge, Ask),
+        // A URL parser drops a line break inside the host.
+        case(
+            FS,
+            "mcp__fs__fetch",
+            r#"{"url": "http://evil.\ntest/x"}"#,
+            Deny,
+        ),
+        case(
+            FS,
+            "mcp__fs__fetch",
+            r#"{"url": "https://docs.rs/x"}"#,
+            Allow,
+        ),
+        case(FS, "mcp__fs__read_file", r#"{"path": "docs/a.md"}"#, Allow),
+        // Without a rule a limit could hide from, a large input is allowed.
+        case(&["allow mcp__fs"], "mcp__fs__tag", lots, Allow),
+    ]);
+}
+
+/// mise's tools come before `--` and the command after it (round 11, bash):
+/// `mise x python -- rm -rf x` had been read as running `python`.
+#[test]
+fn a_runners_command_after_its_tools_meets_the_rules() {
+    const RM: &[&str] = &["allow Bash", "deny Bash(rm *)"];
+    run(&[
+        case(RM, B, "mise x python -- rm -rf x", Deny),
+        case(RM, B, "mise exec node@20 python@3.12 -- rm x", Deny),
+        case(RM, B, "mise x -C sub node -- rm x", Deny),
+        case(RM, B, "mise x node@20 -- node -v", Allow),
+        case(RM, B, "mise exec -c 'rm x'", Deny),
+    ]);
+}
+
+/// env's `-S` text is split as env splits it: `\_` is a space (round 11,
+/// bash: `env -S 'rm\_-rf\_x'` ran `rm -rf x` under `deny Bash(rm *)`).
+#[test]
+fn env_split_string_escapes_are_read_as_env_reads_them() {
+    const RULES: &[&str] = &["allow Bash", "deny Bash(rm *)", "deny Read(./secrets/**)"];
+    run(&[
+        case(RULES, B, "env -S 'rm\\_-rf\\_x'", Deny),
+        case(RULES, B, "env -S 'cat\\_secrets/key'", Deny),
+        case(RULES, B, "env -S \"rm\\_x\"", Deny),
+        case(RULES, B, "env -S 'echo\\_hi'", Allow),
+        case(RULES, B, "env -S 'echo hi' there", Allow),
+    ]);
+}
