@@ -2154,7 +2154,14 @@ impl Analyzer {
                     continue;
                 }
                 match lit.split_once('=') {
-                    Some((_, v)) if lit.starts_with("--") => v,
+                    // `--from-file=k=secrets/key`, `--extra-vars=@vars`: the
+                    // value read as the detached one would be.
+                    Some((_, v)) if lit.starts_with("--") => {
+                        if self.touches && (v.starts_with('@') || v.contains('=')) {
+                            self.attached_reads(v, may_write);
+                        }
+                        v
+                    }
                     _ => {
                         if self.touches {
                             self.attached_reads(lit, may_write);
@@ -2178,6 +2185,11 @@ impl Analyzer {
                 }
                 lit
             };
+            // A local file spelled as a URL or with a program's prefix
+            // (`file://secrets/key` to aws, `fileb://k`, `file:///abs`,
+            // openssl's `file:k`, rclone's `:local:k`) is that file.
+            let local = local_file_of(candidate);
+            let candidate: &str = local.as_deref().unwrap_or(candidate);
             if candidate.is_empty() || candidate.contains("://") || is_exempt_device(candidate) {
                 continue;
             }
@@ -2551,6 +2563,8 @@ impl Analyzer {
             }
         }
         for candidate in found {
+            let local = local_file_of(candidate);
+            let candidate: &str = local.as_deref().unwrap_or(candidate);
             if candidate.is_empty()
                 || candidate.len() > 4096
                 || candidate.contains("://")
@@ -3564,4 +3578,45 @@ fn env_split_string(text: &str) -> String {
         }
     }
     out
+}
+
+/// The local file a word names through a URL scheme or a program's own
+/// prefix: `file:///abs` and `file://localhost/abs` (percent-decoded),
+/// `file://REL` and `fileb://REL` (the AWS CLI's, relative to the working
+/// directory), `file:PATH` (openssl's `-pass file:k`), `keyfile:PATH`
+/// (openssl's `-macopt`), rclone's `:local:PATH` and `:local,OPTS:PATH`.
+/// None for any other word.
+pub(super) fn local_file_of(word: &str) -> Option<String> {
+    let lower = word.get(..8).unwrap_or(word).to_ascii_lowercase();
+    if let Some(rest) = word.strip_prefix(":local:").or_else(|| {
+        word.strip_prefix(":local,")
+            .and_then(|r| r.split_once(':').map(|(_, p)| p))
+    }) {
+        return Some(rest.to_owned());
+    }
+    if let Some(rest) = word.strip_prefix("keyfile:") {
+        return Some(rest.to_owned());
+    }
+    let rest = if lower.starts_with("fileb://") {
+        &word[8..]
+    } else if lower.starts_with("file:") {
+        &word[5..]
+    } else {
+        return None;
+    };
+    let path = match rest.strip_prefix("//") {
+        // `file:///abs`, `file://localhost/abs`; `file://rel` (aws).
+        Some(after) if after.starts_with('/') => after.to_owned(),
+        Some(after) => match after.strip_prefix("localhost/") {
+            Some(abs) => format!("/{abs}"),
+            None => after.to_owned(),
+        },
+        None if rest.is_empty() => return None,
+        None => rest.to_owned(),
+    };
+    let decoded = percent_encoding::percent_decode_str(&path)
+        .decode_utf8()
+        .map(|c| c.into_owned())
+        .unwrap_or(path);
+    (!decoded.is_empty() && !decoded.contains('\0')).then_some(decoded)
 }

@@ -2749,6 +2749,10 @@ impl Analyzer {
                 continue;
             }
             match url::Url::parse(u).ok().and_then(|u| u.to_file_path().ok()) {
+                // `curl -T f file:///x` uploads into the file: a write.
+                Some(path) if p.has(&["-T", "--upload-file"]) => {
+                    self.writes(&WordVal::literal(&path.to_string_lossy()));
+                }
                 Some(path) => read(self, &path.to_string_lossy()),
                 None => self.uncertain(
                     UncertainKind::Touch(super::Family::Read),

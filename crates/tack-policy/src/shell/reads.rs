@@ -455,6 +455,10 @@ enum Filtering {
     Tar,
     /// zip's `-x`/`-i` (the name stored, `*` matching `/` too).
     Zip,
+    /// rsync's `--exclude` alone (a name anywhere in the tree; a trailing
+    /// `/`: directories only). Any `--include`, `--filter` or rules file
+    /// and the filters are not read.
+    Rsync,
 }
 
 /// One of a program's filters: whether what it matches is kept, whether
@@ -556,6 +560,7 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
         "rg" => Filtering::Ripgrep,
         "tar" | "bsdtar" => Filtering::Tar,
         "zip" => Filtering::Zip,
+        "rsync" => Filtering::Rsync,
         _ => return None,
     };
     let mut rules = Vec::new();
@@ -624,6 +629,35 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
             "bdnOptPsZ",
             &["--temp-path", "--output-file"],
             &["-nw", "-ws", "--no-wild", "--wild-stop-dirs"],
+        ),
+        Filtering::Rsync => (
+            "eBTM",
+            &[
+                "--rsh",
+                "--rsync-path",
+                "--partial-dir",
+                "--temp-dir",
+                "--compare-dest",
+                "--copy-dest",
+                "--link-dest",
+                "--backup-dir",
+                "--suffix",
+                "--chmod",
+                "--log-file",
+                "--password-file",
+                "--out-format",
+            ],
+            &[
+                "--include",
+                "--filter",
+                "-f",
+                "-F",
+                "--include-from",
+                "--exclude-from",
+                "--files-from",
+                "--cvs-exclude",
+                "-C",
+            ],
         ),
     };
     // ripgrep's configuration file may add globs and types.
@@ -720,6 +754,27 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
                 return None;
             }
             (Filtering::Tar, "--exclude") => Some((false, false, false)),
+            (Filtering::Rsync, "--exclude") => {
+                let value = match attached {
+                    Some(v) => v,
+                    None => {
+                        i += 1;
+                        argv.get(i)?.literal.as_deref()?
+                    }
+                };
+                // Anchored (`/x`) or holding a path (`a/b`): not read here.
+                let (pattern, dirs_only) = match value.strip_suffix('/') {
+                    Some(p) => (p, true),
+                    None => (value, false),
+                };
+                if pattern.is_empty() || pattern.contains('/') {
+                    return None;
+                }
+                push(&mut rules, false, dirs_only, Some(pattern), false);
+                patterns.push(i);
+                i += 1;
+                continue;
+            }
             (Filtering::Zip, "-x" | "--exclude") => {
                 zip_list = Some(false);
                 i += 1;
@@ -739,6 +794,12 @@ pub(super) fn name_filter(base: &str, argv: &[WordVal]) -> Option<(NameFilter, V
                     i += 1;
                     argv.get(i)?.literal.as_deref()?
                 }
+            };
+            // `tar --exclude=./secrets .`: the members' names start `./`.
+            let value = if how == Filtering::Tar {
+                value.strip_prefix("./").unwrap_or(value)
+            } else {
+                value
             };
             push(&mut rules, keep, dirs_only, Some(value), ci);
             patterns.push(i);
@@ -778,6 +839,10 @@ impl NameFilter {
                 None => !self.rules.iter().any(|r| r.keep),
             },
             Filtering::Tar => !self.rules.iter().any(|r| r.matches(last) == Some(true)),
+            Filtering::Rsync => !self
+                .rules
+                .iter()
+                .any(|r| !r.dirs_only && r.matches(last) == Some(true)),
             Filtering::Zip => {
                 let prefix = root.trim_start_matches("./").trim_end_matches('/');
                 if prefix.starts_with('/') || prefix.split('/').any(|c| c == "..") {
@@ -809,7 +874,9 @@ impl NameFilter {
                 .iter()
                 .any(|r| r.dirs_only && r.matches(name) == Some(true)),
             Filtering::Ripgrep => self.last_match(name, true) == Some(false),
-            Filtering::Tar => self.rules.iter().any(|r| r.matches(name) == Some(true)),
+            Filtering::Tar | Filtering::Rsync => {
+                self.rules.iter().any(|r| r.matches(name) == Some(true))
+            }
             Filtering::Zip => false,
         }
     }
