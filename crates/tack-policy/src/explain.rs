@@ -118,6 +118,16 @@ fn parse_spec(spec: &str) -> Result<(String, Value, Option<Vec<String>>)> {
             .ok_or_else(|| {
                 err("write an MCP tool's input as a JSON object, as in mcp__fs__read_file({\"path\": \"a.txt\"})")
             })?,
+        // A declared command tool's call is judged on the argv it runs;
+        // its JSON input read as words would be judged as another call.
+        (t, Some(text))
+            if !KNOWN_TOOLS.contains(&t)
+                && serde_json::from_str::<Value>(text.trim()).is_ok_and(|v| v.is_object()) =>
+        {
+            return Err(err(&format!(
+                "a command tool's call is explained from the argv it runs, as in {t}(git show HEAD:README.md); to run it with a JSON input through the whole pipeline, use `tack tools call {t} '{{…}}'`"
+            )));
+        }
         (t, Some(words)) if !KNOWN_TOOLS.contains(&t) && !t.starts_with("mcp__") => {
             // A command tool declared in settings: its argv.
             let argv = simple_command_words(words)

@@ -882,9 +882,20 @@ fn input_paths(value: &Value, under: Under, depth: usize, out: &mut Vec<(String,
     match value {
         Value::String(s) => {
             let s = s.trim();
+            // A JSON document given as a string (`{"config": "{\"path\":
+            // …}"}`): what it holds, read as the input is.
+            if let Some(inner) = json_in_string(s) {
+                return input_paths(&inner, under, depth + 1, out);
+            }
             if let Some(path) = file_uri_path(s) {
+                // `file:secrets/key` is `/secrets/key` to a URL parser and
+                // `secrets/key` to `urlparse(uri).path`: both.
+                if let Some(relative) = relative_file_uri(s) {
+                    push(&relative, Found::Named);
+                }
                 push(&path, Found::Named);
-            } else if looks_like_a_path(s)
+            } else if (looks_like_a_path(s)
+                && !(under == Under::Text && s.contains(char::is_whitespace)))
                 || (under == Under::Named && !s.contains("://"))
                 || (under == Under::Loose && reads_as_file_name(s))
             {
@@ -940,6 +951,33 @@ fn file_uri_path(s: &str) -> Option<String> {
         .decode_utf8()
         .ok()?;
     Some(decoded.into_owned())
+}
+
+/// The path a `file:` URI without `//` or a leading `/` names relative to
+/// the working directory (`file:secrets/key`, `file:./k`), percent-decoded,
+/// as a server that takes the URI's path as it is reads it.
+fn relative_file_uri(s: &str) -> Option<String> {
+    let rest = s.get(5..)?;
+    if rest.is_empty() || rest.starts_with('/') {
+        return None;
+    }
+    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+    percent_encoding::percent_decode_str(rest)
+        .decode_utf8()
+        .ok()
+        .map(|c| c.into_owned())
+}
+
+/// A string that is itself a JSON object or array (at most 64 KiB), parsed.
+fn json_in_string(s: &str) -> Option<Value> {
+    let structured =
+        (s.starts_with('{') && s.ends_with('}')) || (s.starts_with('[') && s.ends_with(']'));
+    if !structured || s.len() > 65_536 {
+        return None;
+    }
+    serde_json::from_str::<Value>(s)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
 }
 
 /// Whether a string under a key not named for a path reads as one anyway:
@@ -1501,6 +1539,11 @@ fn input_values(
             out.push(found);
         }
     };
+    if let Value::String(s) = value
+        && let Some(inner) = json_in_string(s.trim())
+    {
+        return input_values(&inner, wanted, under_key, depth + 1, out);
+    }
     match value {
         Value::String(s) => {
             let s = s.trim();
@@ -1793,6 +1836,24 @@ fn shell_commands_in(
 ) -> Vec<Item> {
     let mut lines = Vec::new();
     command_values(input, None, 0, &mut lines);
+    // What a tool that types into a process or a terminal sends is run by
+    // the shell there (`interact_with_process`'s `input`, `send_keys`).
+    if types_into_a_shell(tool)
+        && let Some(map) = input.as_object()
+    {
+        for (k, v) in map {
+            if matches!(
+                normalised_key(k).as_str(),
+                "input" | "keys" | "text" | "data" | "line" | "stdin" | "chars"
+            ) && let Some(text) = v.as_str()
+                && !text.trim().is_empty()
+                && text.len() <= 65_536
+                && lines.len() < MAX_INPUT_COMMANDS
+            {
+                lines.push((text.to_owned(), false));
+            }
+        }
+    }
     if lines.is_empty() {
         return Vec::new();
     }
@@ -1853,6 +1914,23 @@ fn shell_commands_in(
     out
 }
 
+/// Whether an MCP tool's own name says it types into a running process,
+/// a terminal or a shell session (`interact_with_process`, `send_keys`,
+/// `terminal_write`, `write_to_pty`).
+fn types_into_a_shell(tool: &str) -> bool {
+    let own = tool
+        .rsplit("__")
+        .next()
+        .unwrap_or(tool)
+        .to_ascii_lowercase();
+    [
+        "process", "terminal", "shell", "session", "keys", "tmux", "pty", "console", "repl",
+        "stdin",
+    ]
+    .iter()
+    .any(|w| own.contains(w))
+}
+
 /// Keys (normalised as [`SHELL_KEYS`]) whose values may be code of another
 /// language (a browser's JavaScript, Python): read as shell command lines
 /// only when the shell parser takes them (see [`shell::reads_as_shell`]).
@@ -1876,6 +1954,11 @@ const SHELL_KEYS: &[&str] = &[
     "sh",
     "zsh",
     "commandline",
+    "commandtext",
+    "commandstring",
+    "cmdstring",
+    "cmdtext",
+    "shellcmd",
     "script",
     "scripts",
     "run",
@@ -1938,6 +2021,11 @@ fn command_values(
     if depth > MAX_INPUT_DEPTH || out.len() >= MAX_INPUT_COMMANDS {
         return;
     }
+    if let Value::String(s) = value
+        && let Some(inner) = json_in_string(s.trim())
+    {
+        return command_values(&inner, under, depth + 1, out);
+    }
     match value {
         Value::String(s) if !s.trim().is_empty() && s.len() <= 65_536 => {
             if let Some(key) = under {
@@ -1975,8 +2063,14 @@ fn command_values(
                     .and_then(|a| a.iter().map(Value::as_str).collect::<Option<Vec<&str>>>())
                     .map(|a| (k, a))
             });
+            // Under a shell key, `{"name": "rm", "args": […]}` is the
+            // command whole.
             let program = map.iter().find_map(|(k, v)| {
-                let key = shell_key(k)?;
+                let key = shell_key(k).or_else(|| {
+                    under.filter(|_| {
+                        matches!(normalised_key(k).as_str(), "name" | "path" | "file" | "bin")
+                    })
+                })?;
                 let program = v.as_str()?;
                 Some((k, program, key))
             });

@@ -699,6 +699,7 @@ impl Analyzer {
             "lftp" => self.lftp_hosts(args),
             "getent" | "resolvectl" => self.resolved_names(base, args),
             "rclone" => self.rclone_hosts(args),
+            "tar" | "gtar" | "cpio" | "mt" => self.remote_archive_hosts(base, args),
             "go" => self.go_module_hosts(args),
             // `terraform login HOST` asks HOST for its login service.
             "terraform" | "tofu" => {
@@ -867,6 +868,58 @@ impl Analyzer {
     /// rclone's remotes given on the command line (`:sftp,host=h:path`,
     /// `remote,endpoint=h:`): the values of the parameters that name a
     /// server (`host`, `endpoint`, `url`, any key ending so).
+    /// GNU tar's (and cpio's, mt's) archive `[user@]host:file`: the
+    /// program runs its remote shell to `host` (`rsh host /usr/sbin/rmt`),
+    /// unless `--force-local`. The archive is `-f X`, `--file=X`, a cluster
+    /// ending in `f` (`-tvf X`), the old form's `tvf X`, cpio's `-F`/`-O`/`-I`.
+    fn remote_archive_hosts(&mut self, base: &str, args: &[WordVal]) {
+        let literal = |w: &WordVal| w.literal.clone();
+        if args
+            .iter()
+            .any(|w| w.literal.as_deref() == Some("--force-local"))
+        {
+            return;
+        }
+        let letters: &[char] = if base == "cpio" {
+            &['F', 'O', 'I']
+        } else {
+            &['f']
+        };
+        let mut archives: Vec<String> = Vec::new();
+        for (i, w) in args.iter().enumerate() {
+            let Some(l) = literal(w) else { continue };
+            if let Some(v) = l.strip_prefix("--file=") {
+                archives.push(v.to_owned());
+                continue;
+            }
+            let takes_next = l == "--file"
+                || (l.starts_with('-')
+                    && !l.starts_with("--")
+                    && l.len() > 1
+                    && l.ends_with(letters))
+                || (i == 0
+                    && base == "tar"
+                    && !l.starts_with('-')
+                    && l.chars().all(|c| c.is_ascii_alphabetic())
+                    && l.contains('f'));
+            if takes_next && let Some(v) = args.get(i + 1).and_then(literal) {
+                archives.push(v);
+            }
+        }
+        for archive in archives {
+            let Some((before, _)) = archive.split_once(':') else {
+                continue;
+            };
+            if before.is_empty() || before.contains('/') {
+                continue;
+            }
+            let host = before.rsplit('@').next().unwrap_or(before);
+            if !host.is_empty() {
+                self.reaches_host(&archive, Some(host.to_owned()));
+            }
+        }
+    }
+
     fn rclone_hosts(&mut self, args: &[WordVal]) {
         for w in args {
             let Some(l) = w.literal.as_deref() else {

