@@ -903,6 +903,29 @@ impl Analyzer {
             "7z" | "7za" | "7zr" | "7zz" => {
                 // `7z x|e ARCHIVE [-oDIR]`: files named inside the archive,
                 // written in DIR (the working directory without -o).
+                // `7z a|u|d|rn ARCHIVE …`: the archive is written.
+                if matches!(
+                    args.first().and_then(|w| w.literal.as_deref()),
+                    Some("a" | "u" | "d" | "rn")
+                ) && let Some(archive) = args[1..]
+                    .iter()
+                    .find(|w| !w.literal.as_deref().is_some_and(|l| l.starts_with('-')))
+                {
+                    self.writes(&archive.clone());
+                }
+                // `7z a OUT -i!secrets/key` (`-ir!`, recursive): what the
+                // include switch names is read into the archive.
+                for w in args {
+                    if let Some(l) = w.literal.as_deref()
+                        && let Some(path) = l
+                            .strip_prefix("-i!")
+                            .or_else(|| l.strip_prefix("-ir!"))
+                            .or_else(|| l.strip_prefix("-ir0!"))
+                            .or_else(|| l.strip_prefix("-ir-!"))
+                    {
+                        self.touch(super::Family::Read, &WordVal::literal(path));
+                    }
+                }
                 if matches!(
                     args.first().and_then(|w| w.literal.as_deref()),
                     Some("x" | "e")
@@ -913,6 +936,49 @@ impl Analyzer {
                         .unwrap_or(".");
                     self.writes_inside(&WordVal::literal(dir));
                 }
+            }
+            // `jar xf A` / `jar --extract`: the members, in the working
+            // directory (or `-C DIR`).
+            "jar"
+                if args
+                    .first()
+                    .and_then(|w| w.literal.as_deref())
+                    .is_some_and(|op| {
+                        op == "--extract"
+                            || (!op.starts_with("--") && op.trim_start_matches('-').contains('x'))
+                    }) =>
+            {
+                self.writes_inside(&WordVal::literal(
+                    directory_option(args, &["-C"]).unwrap_or("."),
+                ));
+            }
+            // `pax -r` extracts (`-rw` copies, read elsewhere).
+            "pax"
+                if args.iter().filter_map(|w| w.literal.as_deref()).any(|l| {
+                    l.starts_with('-')
+                        && !l.starts_with("--")
+                        && l.contains('r')
+                        && !l.contains('w')
+                }) =>
+            {
+                self.writes_inside(&WordVal::literal("."));
+            }
+            // Extractors whose every run writes the members: the working
+            // directory, or `-o DIR`.
+            "unar" | "aunpack" => {
+                self.writes_inside(&WordVal::literal(
+                    directory_option(args, &["-o", "-X"]).unwrap_or("."),
+                ));
+            }
+            "lha" | "lhasa" | "atool"
+                if args
+                    .first()
+                    .and_then(|w| w.literal.as_deref())
+                    .is_some_and(|op| {
+                        op.trim_start_matches('-').starts_with(['x', 'e']) || op == "--extract"
+                    }) =>
+            {
+                self.writes_inside(&WordVal::literal("."));
             }
             // `ar x` writes the members it reads in the working directory.
             "ar" if args
@@ -4578,6 +4644,23 @@ fn awk_code_effects(code: &str) -> (bool, bool) {
         }
     }
     (runs || pipes, writes)
+}
+
+/// The value of the first of `options` in `args` (`-C DIR`, `-CDIR`,
+/// `-C=DIR`), if any is written there.
+fn directory_option<'a>(args: &'a [WordVal], options: &[&str]) -> Option<&'a str> {
+    args.iter().enumerate().find_map(|(k, w)| {
+        let l = w.literal.as_deref()?;
+        options.iter().find_map(|o| {
+            if l == *o {
+                args.get(k + 1)?.literal.as_deref()
+            } else {
+                l.strip_prefix(o)
+                    .map(|rest| rest.strip_prefix('=').unwrap_or(rest))
+                    .filter(|rest| !rest.is_empty())
+            }
+        })
+    })
 }
 
 #[cfg(test)]

@@ -402,3 +402,24 @@ fn a_tar_archive_on_another_host_reaches_it() {
         case(NET, B, "tar -tzf out/x.tgz", Allow),
     ]);
 }
+
+/// Archivers that extract write the members where they extract (round 11,
+/// bash: `jar xf` had overwritten a protected file unasked), and 7z's
+/// include switch reads what it names.
+#[test]
+fn extracting_writes_and_an_include_switch_reads() {
+    run(&[
+        case(FILES, B, "jar xf {root}/a.jar", Ask),
+        case(FILES, B, "jar -xf {root}/a.jar", Ask),
+        case(FILES, B, "pax -r -f {root}/a.pax", Ask),
+        case(FILES, B, "unar {root}/a.zip", Ask),
+        case(FILES, B, "lha x {root}/a.lzh", Ask),
+        case(FILES, B, "7z a {root}/o.7z -i!secrets/key.txt", Deny),
+        case(FILES, B, "7z a {root}/o.7z -ir!secrets/key.txt", Deny),
+        case(FILES, B, "jar tf {root}/a.jar", Allow),
+        case(FILES, B, "pax -f {root}/a.pax", Allow),
+        case(FILES, B, "7z a out/o.7z src", Ask),
+        case(FILES, B, "7z a docs/o.7z src", Deny),
+        case(FILES, B, "7z l {root}/o.7z", Allow),
+    ]);
+}
