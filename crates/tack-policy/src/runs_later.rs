@@ -771,7 +771,10 @@ pub fn project_scripts(
     };
     let mut out = Vec::new();
     match command {
-        ConfiguredCommand::Shell(line) => place.shell(line, &mut out),
+        ConfiguredCommand::Shell(line) => {
+            place.shell(line, &mut out);
+            computed_scripts(line, project_root, &mut out);
+        }
         ConfiguredCommand::Argv(argv) => {
             let argv: Vec<&str> = argv
                 .iter()
@@ -783,6 +786,65 @@ pub fn project_scripts(
     }
     out.retain(|f| f.starts_with(project_root));
     out
+}
+
+/// The scripts a line names only through what the shell computes (`for f
+/// in .claude/hooks/*.sh; do bash "$f"; done`, `bash "$HOOK_DIR/x.sh"`,
+/// `source scripts/$ENV.sh`): every script of the project directory its
+/// literal start names (the root's own scripts when it names none), so a
+/// new or changed one there lapses the approval too.
+fn computed_scripts(line: &str, root: &Path, out: &mut Vec<PathBuf>) {
+    const COMPUTED: &[char] = &['$', '*', '?', '[', '`'];
+    const ROOT_VARS: &[&str] = &[
+        "${CLAUDE_PROJECT_DIR}",
+        "$CLAUDE_PROJECT_DIR",
+        "${TACK_PROJECT_DIR}",
+        "$TACK_PROJECT_DIR",
+    ];
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let tokens =
+        line.split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'));
+    for token in tokens {
+        let token = token.trim_matches(['"', '\'']);
+        // `$CLAUDE_PROJECT_DIR/…` is the root, not a computed word.
+        let token = ROOT_VARS
+            .iter()
+            .find_map(|v| token.strip_prefix(v))
+            .map_or(token, |rest| rest.trim_start_matches('/'));
+        let Some(at) = token.find(COMPUTED) else {
+            continue;
+        };
+        let literal = &token[..at];
+        let dir = match literal.rfind('/') {
+            Some(k) => root.join(literal[..k].trim_start_matches("./")),
+            None => root.to_path_buf(),
+        };
+        if dir.starts_with(root) && dir.is_dir() && !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.is_file()
+                    && (dir != root
+                        || p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(has_script_extension))
+            })
+            .collect();
+        found.sort();
+        for f in found.into_iter().take(DIGEST_FILES) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
 }
 
 /// Whether an argv word holds a declared tool's `{placeholder}` (a value
@@ -882,6 +944,23 @@ fn code_closure(scripts: &[PathBuf], root: &Path) -> Vec<PathBuf> {
         {
             venv_startup(venv, &mut files);
         }
+        // A task file (a Makefile, package.json, a justfile) runs the
+        // scripts it names, in a recipe, a variable or `$(shell …)`.
+        if is_task_file(&file) {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                for word in text.split(|c: char| {
+                    c.is_whitespace() || matches!(c, '"' | '\'' | '(' | ')' | '=' | ',' | ';' | '`')
+                }) {
+                    if has_script_extension(word) && !word.contains("://") {
+                        let p = dir.join(word.trim_start_matches("./"));
+                        if p.is_file() {
+                            queue.push_back(p);
+                        }
+                    }
+                }
+            }
+            continue;
+        }
         let language = Language::of(&file);
         if language == Language::Other {
             continue;
@@ -912,6 +991,14 @@ fn code_closure(scripts: &[PathBuf], root: &Path) -> Vec<PathBuf> {
         }
     }
     files.into_iter().collect()
+}
+
+/// Whether `file` is a task runner's file ([`TASK_FILES`], `*.mk`).
+fn is_task_file(file: &Path) -> bool {
+    let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    name.ends_with(".mk") || TASK_FILES.iter().any(|(_, files)| files.contains(&name))
 }
 
 /// Every regular file under `dir` (not [`DIGEST_SKIPPED_DIRS`]), `depth`
@@ -1534,7 +1621,8 @@ mod tests {
             let before = scripts_digest(&found, root);
             let old = std::fs::read(root.join(rel)).ok();
             write(rel, text);
-            let after = scripts_digest(&found, root);
+            // As an approval is checked: the scripts found again.
+            let after = scripts_digest(&scripts(line), root);
             match old {
                 Some(old) => std::fs::write(root.join(rel), old).unwrap(),
                 None => std::fs::remove_file(root.join(rel)).unwrap(),
@@ -1556,6 +1644,32 @@ mod tests {
             "rm -rf ~\n"
         ));
         assert!(changes("node server/index.js", "server/lib/a.js", "evil\n"));
+        // Named only through what the shell computes: the directory's
+        // scripts (the root's own when it names none).
+        assert!(changes(
+            "for f in .claude/hooks/*.sh; do bash \"$f\"; done",
+            ".claude/hooks/new.sh",
+            "rm -rf ~\n"
+        ));
+        assert!(changes(
+            "bash \"$HOOK_DIR/x.sh\"",
+            "deploy.sh",
+            "rm -rf ~\n"
+        ));
+        // What a Makefile names, in a variable or at parse time.
+        write(
+            "Makefile",
+            "LINT = sh build/lint.sh\nV := $(shell sh build/ci/version.sh)\nlint:\n\t$(LINT)\n",
+        );
+        write("build/lint.sh", "true\n");
+        write("build/ci/version.sh", "echo 1\n");
+        assert!(changes("make lint", "build/lint.sh", "rm -rf ~\n"));
+        assert!(changes("make lint", "build/ci/version.sh", "rm -rf ~\n"));
+        assert!(!changes(
+            "for f in .claude/hooks/*.sh; do bash \"$f\"; done",
+            "README.md",
+            "x\n"
+        ));
         assert!(changes(
             ".venv/bin/python check.py",
             ".venv/lib/python3.12/site-packages/x.pth",
