@@ -111,6 +111,11 @@ pub fn adopt_orphans() -> bool {
 ///
 /// Linux only (it reads `/proc`); elsewhere it finds nothing.
 pub fn kill_adopted() -> usize {
+    // Nothing was started through this crate (a run that only read files):
+    // no scan of `/proc` at every exit.
+    if !crate::sentinel::started() {
+        return 0;
+    }
     let me = getpid().as_raw();
     let own_group = getpgrp().as_raw();
     let sentinel = crate::sentinel::pid();
@@ -250,7 +255,33 @@ pub(crate) fn killed(pid: Pid) {
 /// the processes tack starts get them as before; no signal is blocked,
 /// since std passes the signal mask on to children). A signal ignored at
 /// start (`nohup`) stays ignored. Linux only; elsewhere it does nothing.
+///
+/// The thread starts with the first process tack starts (none before
+/// then can be left behind), so a run that starts none pays nothing.
 pub fn kill_adopted_on_termination() {
+    TERMINATION_ARMED.store(true, Ordering::SeqCst);
+    if crate::sentinel::started() {
+        start_termination_thread();
+    }
+}
+
+/// Whether [`kill_adopted_on_termination`] was called.
+static TERMINATION_ARMED: AtomicBool = AtomicBool::new(false);
+
+/// Starts the thread of [`kill_adopted_on_termination`] once, if it was
+/// asked for: called when a process is started.
+pub(crate) fn on_first_process() {
+    if TERMINATION_ARMED.load(Ordering::SeqCst) {
+        start_termination_thread();
+    }
+}
+
+fn start_termination_thread() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(termination_thread);
+}
+
+fn termination_thread() {
     #[cfg(target_os = "linux")]
     {
         use signal_hook::consts::{SIGHUP, SIGTERM};

@@ -43,6 +43,13 @@ pub(crate) fn ensure() {
         // The child is never waited for: it exits after tack does.
         Some((child.id(), child.stdin.take()?))
     });
+    crate::adopted::on_first_process();
+}
+
+/// Whether tack has started a process through this crate (the sentinel
+/// starts with the first one, or was tried).
+pub(crate) fn started() -> bool {
+    SENTINEL.get().is_some()
 }
 
 /// The sentinel's pid, once it runs: the one child of tack that
