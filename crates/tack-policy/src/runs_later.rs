@@ -1154,13 +1154,9 @@ fn imported(language: Language, text: &str, root: &Path, dir: &Path) -> Vec<Stri
                         .replace("$(dirname $0)", &dir_text)
                         .replace("${BASH_SOURCE%/*}", &dir_text)
                         .replace("$(dirname \"${BASH_SOURCE[0]}\")", &dir_text);
-                    let path = Path::new(&word);
-                    let rel = path
-                        .strip_prefix(root)
-                        .map(Path::to_path_buf)
-                        .or_else(|_| path.strip_prefix(dir).map(|p| dir.join(p)))
-                        .unwrap_or_else(|_| path.to_path_buf());
-                    out.push(rel.to_string_lossy().into_owned());
+                    // Absolute once expanded; else from `dir` or the root,
+                    // as every name here is tried.
+                    out.push(word);
                 }
             }
             Language::Other => {}
