@@ -149,9 +149,17 @@ async fn command(manager: &McpManager, command: McpCommand, json: bool) -> Resul
                     )
                 });
             } else {
+                let pending = manager
+                    .pending_approval()
+                    .into_iter()
+                    .find(|p| p.name == server);
                 manager.approve_server(&server).map_err(mcp_failure)?;
                 if !json {
                     outln!("approved MCP server {server}");
+                    // What was approved, so a person who approved blind sees it.
+                    for line in pending.iter().flat_map(|p| p.describe()) {
+                        outln!("  {line}");
+                    }
                 }
             }
             Ok(exit::OK)

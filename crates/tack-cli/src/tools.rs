@@ -388,7 +388,7 @@ impl Interaction for Kept {
     async fn permission(&self, request: &PromptRequest) -> PromptAnswer {
         Headless.permission(request).await
     }
-    async fn approve_server(&self, _server: &str) -> bool {
+    async fn approve_server(&self, _server: &tack_mcp::client::PendingServer) -> bool {
         false
     }
     async fn approve_changes(&self, _server: &str, _changes: &[ToolChange]) -> bool {

@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use tack_agent::permission::{PromptAnswer, PromptRequest, Prompter};
-use tack_mcp::client::{ElicitAnswer, Elicitation, ElicitationKind, ServerRequests, ToolChange};
+use tack_mcp::client::{
+    ElicitAnswer, Elicitation, ElicitationKind, PendingServer, ServerRequests, ToolChange,
+};
 
 use crate::trust::UntrustedSettings;
 
@@ -27,8 +29,9 @@ pub trait Interaction: Send + Sync {
     fn can_ask(&self) -> bool;
     /// May this call run? (Only asked when [`Interaction::can_ask`].)
     async fn permission(&self, request: &PromptRequest) -> PromptAnswer;
-    /// May the project's MCP server `server` start? Yes is remembered.
-    async fn approve_server(&self, server: &str) -> bool;
+    /// May the project's MCP server start? Yes is remembered. A prompt
+    /// shows [`PendingServer::describe`]: what runs, which variables it gets.
+    async fn approve_server(&self, server: &PendingServer) -> bool;
     /// The tools of `server` changed since they were approved: offer the new
     /// definitions? Yes re-pins them.
     async fn approve_changes(&self, server: &str, changes: &[ToolChange]) -> bool;
@@ -124,7 +127,7 @@ impl Interaction for Headless {
             reason: "nobody can be asked to allow this call".into(),
         }
     }
-    async fn approve_server(&self, _server: &str) -> bool {
+    async fn approve_server(&self, _server: &PendingServer) -> bool {
         false
     }
     async fn approve_changes(&self, _server: &str, _changes: &[ToolChange]) -> bool {
@@ -249,9 +252,9 @@ impl Interaction for Scripted {
                 reason: "the script has no answer for this prompt".into(),
             })
     }
-    async fn approve_server(&self, server: &str) -> bool {
+    async fn approve_server(&self, server: &PendingServer) -> bool {
         let mut script = self.lock();
-        script.asked.push(Asked::Server(server.to_owned()));
+        script.asked.push(Asked::Server(server.name.clone()));
         script.servers.pop_front().unwrap_or(false)
     }
     async fn approve_changes(&self, server: &str, changes: &[ToolChange]) -> bool {

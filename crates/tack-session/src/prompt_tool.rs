@@ -177,7 +177,7 @@ impl Interaction for PromptTool {
         }
     }
 
-    async fn approve_server(&self, server: &str) -> bool {
+    async fn approve_server(&self, server: &tack_mcp::client::PendingServer) -> bool {
         Headless.approve_server(server).await
     }
 

@@ -398,8 +398,8 @@ impl ToolSource for Mcp {
         }
         let interaction = cx.interaction;
         for pending in manager.pending_approval() {
-            let name = pending.name;
-            if interaction.can_ask() && interaction.approve_server(&name).await {
+            let name = pending.name.clone();
+            if interaction.can_ask() && interaction.approve_server(&pending).await {
                 manager.approve_server(&name)?;
             } else {
                 interaction.notice(&format!(

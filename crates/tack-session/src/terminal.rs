@@ -182,10 +182,12 @@ impl Interaction for Terminal {
         })
     }
 
-    async fn approve_server(&self, server: &str) -> bool {
+    async fn approve_server(&self, server: &tack_mcp::client::PendingServer) -> bool {
         let _guard = self.lock.lock().await;
         confirm(&format!(
-            "The project configures the MCP server {server:?}. Start it?"
+            "The project configures the MCP server {:?} ({}). Start it?",
+            server.name,
+            server.describe().join("; ")
         ))
         .await
     }

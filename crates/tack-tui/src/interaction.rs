@@ -62,12 +62,12 @@ impl Interaction for TuiInteraction {
         answer.await.unwrap_or_else(|_| closed())
     }
 
-    async fn approve_server(&self, server: &str) -> bool {
+    async fn approve_server(&self, server: &tack_mcp::client::PendingServer) -> bool {
+        let mut lines = server.describe();
+        lines.push("It is defined in this project, not by you: yes is remembered.".into());
         self.confirm(
-            format!("Start the project's MCP server `{server}`?"),
-            vec![
-                "It is defined in this project's .mcp.json, not by you: yes is remembered.".into(),
-            ],
+            format!("Start the project's MCP server `{}`?", server.name),
+            lines,
         )
         .await
     }

@@ -262,6 +262,7 @@ impl McpManager {
                         url.clone()
                     }
                 },
+                variables: r.config.variables(),
             })
             .collect()
     }

@@ -129,6 +129,29 @@ pub struct PendingServer {
     pub transport: &'static str,
     /// The command line or URL, as written (variables not expanded).
     pub target: String,
+    /// The environment variables the entry reads (`${VAR}`): what starting
+    /// it hands the project's server.
+    pub variables: Vec<String>,
+}
+
+impl PendingServer {
+    /// The lines a person approving the server is shown: what runs and
+    /// which of their environment variables it is given.
+    pub fn describe(&self) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{} ({}): {}",
+            self.transport,
+            self.source.as_str(),
+            self.target
+        )];
+        if !self.variables.is_empty() {
+            lines.push(format!(
+                "it is given these environment variables: {}",
+                self.variables.join(", ")
+            ));
+        }
+        lines
+    }
 }
 
 impl Serialize for ClientError {

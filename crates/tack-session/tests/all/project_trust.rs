@@ -35,7 +35,7 @@ impl Interaction for Unattended {
             reason: "nobody".into(),
         }
     }
-    async fn approve_server(&self, _server: &str) -> bool {
+    async fn approve_server(&self, _server: &tack_mcp::client::PendingServer) -> bool {
         false
     }
     async fn approve_changes(&self, _: &str, _: &[tack_mcp::client::ToolChange]) -> bool {

@@ -202,21 +202,39 @@ async fn the_headless_flag_approves_for_the_session_only() {
 async fn a_server_gets_a_credential_tack_withholds_only_when_its_env_lists_it() {
     let peers = require_peers!();
     let home = Home::new();
-    let doc = json!({"mcpServers": {
+    let keyed = json!({"mcpServers": {
         "keyed": {
             "command": path(&peers.python),
             "args": [path(&peers.server_py)],
             "env": {"OPENAI_API_KEY": "${OPENAI_API_KEY}"}
         },
+    }});
+    let plain = json!({"mcpServers": {
         "plain": {"command": path(&peers.python), "args": [path(&peers.server_py)]}
     }});
-    std::fs::write(home.project().join(".mcp.json"), doc.to_string()).unwrap();
-    let manager = project_manager(&home, |o| {
+    let options = |o: &mut ManagerOptions| {
         o.approve_project_servers = true;
         o.env = Some(Arc::new(|v: &str| {
             (v == "OPENAI_API_KEY").then(|| "sk-for-the-server".to_owned())
         }));
-    });
+    };
+    // A repository's entry that names the credential is refused (red-team
+    // round 12): the repository would choose where the key goes.
+    std::fs::write(home.project().join(".mcp.json"), keyed.to_string()).unwrap();
+    let manager = project_manager(&home, options);
+    let reports = manager.start().await;
+    let said = format!("{reports:?}");
+    assert!(said.contains("tack's own credential"), "{said}");
+    manager.shutdown().await;
+
+    // The user's own entry passes it on purpose.
+    std::fs::write(home.project().join(".mcp.json"), plain.to_string()).unwrap();
+    let mut config = McpConfig::new();
+    config.load_project(&home.project()).unwrap();
+    config.add_servers(ConfigSource::UserSettings, &keyed).unwrap();
+    let mut o = home.options();
+    options(&mut o);
+    let manager = McpManager::new(config, o).unwrap();
     start_ok(&manager, &["keyed", "plain"]).await;
     let key = |server: &str| {
         let name = format!("mcp__{server}__env");
