@@ -525,7 +525,7 @@ impl PolicyStage {
                 by: "the person at the MCP client (allow once: a command outside the sandbox is allowed one call at a time)".into(),
             },
             PermissionReply::AllowForSession if person => Permission::Allow {
-                by: "the person at the MCP client (allow once: a protected path or a critical removal is allowed one call at a time)".into(),
+                by: "the person at the MCP client (allow once: only a person may allow this call, one call at a time)".into(),
             },
             PermissionReply::AllowForSession if managed_only => Permission::Allow {
                 by: "the person at the MCP client (allow once: only managed rules count)".into(),
@@ -625,8 +625,10 @@ impl PolicyStage {
     ) -> Permission {
         // A call that leaves the sandbox is a person's word each time, and
         // so is one a safeguard asks about (a protected path written, a
-        // critical removal): no rule is saved for it.
-        let person = decision.needs_person();
+        // critical removal), and one that may break a deny rule tack could
+        // not check (`X=rm; $X f` under `deny Bash(rm *)`): a hook or a
+        // prompt tool sees only the call, not the rule. No rule is saved.
+        let person = decision.needs_person() || decision.rules_unchecked();
         let unsandboxed = self.unsandboxed(call);
         if !unsandboxed
             && !person
@@ -696,7 +698,7 @@ impl PolicyStage {
                 by: "the user (allow once: a command outside the sandbox is allowed one call at a time, none was saved)".into(),
             },
             PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if person => Permission::Allow {
-                by: "the user (allow once: a protected path or a critical removal is allowed one call at a time, none was saved)".into(),
+                by: "the user (allow once: only a person may allow this call, one call at a time; none was saved)".into(),
             },
             PromptAnswer::AllowAlways | PromptAnswer::AllowRule { .. } if managed_only => Permission::Allow {
                 by: "the user (allow once: only managed rules count, none was saved)".into(),
@@ -707,6 +709,9 @@ impl PolicyStage {
                 reason,
                 by: "the user".into(),
             },
+            PromptAnswer::AllowWithInput { input, by } if input == call.input => {
+                Permission::Allow { by }
+            }
             PromptAnswer::AllowWithInput { input, by } => {
                 self.with_changed_input(call, tool, dir, input, by).await
             }
@@ -803,11 +808,25 @@ impl PermissionStage for PolicyStage {
                 by: h.by.clone(),
             },
             // A hook's allow skips the prompt (never a deny rule: handled
-            // above; never a safeguard's ask, which is a person's).
-            (d @ Decision::Ask(_), Some((Verdict::Allow, h))) if !d.needs_person() => {
+            // above; never a safeguard's ask, which is a person's; never an
+            // ask that stands for a rule: an ask rule, or deny and ask rules
+            // that cannot be checked, as in Claude Code).
+            (d @ Decision::Ask(_), Some((Verdict::Allow, h)))
+                if !d.needs_person() && !d.asked_by_rules() =>
+            {
                 Permission::Allow {
-                    by: format!("{} (a hook allowed a call the rules would ask about)", h.by),
+                    by: format!(
+                        "{} (a hook allowed a call no rule asks about; the mode would have asked)",
+                        h.by
+                    ),
                 }
+            }
+            (d @ Decision::Ask(_), Some((Verdict::Allow, h))) => {
+                let reason = format!(
+                    "{d} ({} allowed it, but a hook's allow does not answer an ask a rule makes)",
+                    h.by
+                );
+                self.ask(d, call, tool, dir, reason).await
             }
             // A hook's ask is the hook's: without a terminal the call is
             // denied because that hook asked, never put down to the mode.

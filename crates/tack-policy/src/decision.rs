@@ -97,6 +97,11 @@ pub struct Why {
     /// An ask turned into a deny because there is no terminal to ask on.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub headless: bool,
+    /// Asked because deny or ask rules exist that cannot be checked against
+    /// what the call will do (`eval "$S"`, `$X file`, a path computed at run
+    /// time): the ask stands for those rules.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rules_unchecked: bool,
     /// For a Bash command: each sub-command, file written and uncertainty,
     /// with its own decision.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -113,6 +118,7 @@ impl Why {
             suggestions: Vec::new(),
             settings_file: None,
             headless: false,
+            rules_unchecked: false,
             parts: Vec::new(),
         }
     }
@@ -187,6 +193,36 @@ impl Decision {
         self.is_ask()
             && (matches!(self.why().decided_by, DecidedBy::Safeguard { .. })
                 || self.why().parts.iter().any(|p| p.decision.needs_person()))
+    }
+
+    /// An ask that stands for a rule, here or in a part: an ask rule
+    /// matched, or deny or ask rules could not be checked against what the
+    /// call will do. A hook's allow does not answer it (as in Claude Code,
+    /// where a hook's allow skips the prompt but not deny or ask rules).
+    pub fn asked_by_rules(&self) -> bool {
+        self.is_ask()
+            && (matches!(
+                self.why().decided_by,
+                DecidedBy::Rule {
+                    list: Verdict::Ask,
+                    ..
+                }
+            ) || self.why().rules_unchecked
+                || self.why().parts.iter().any(|p| p.decision.asked_by_rules()))
+    }
+
+    /// An ask that may stand for a deny rule tack could not check (what the
+    /// call runs, reads or reaches is known only when it runs): a program
+    /// that answers asks (a hook, a permission prompt tool) sees only the
+    /// call, not the rule it may break, so only a person may allow it.
+    pub fn rules_unchecked(&self) -> bool {
+        self.is_ask()
+            && (self.why().rules_unchecked
+                || self
+                    .why()
+                    .parts
+                    .iter()
+                    .any(|p| p.decision.rules_unchecked()))
     }
 
     /// The decision when nobody can be asked (no terminal): an ask becomes a

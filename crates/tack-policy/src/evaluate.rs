@@ -320,7 +320,8 @@ fn uncertain(
             );
         }
     }
-    let why = Why::new(subject, DecidedBy::Uncertain).detail(reason.to_string());
+    let mut why = Why::new(subject, DecidedBy::Uncertain).detail(reason.to_string());
+    why.rules_unchecked = relevant_rules;
     ask_or_refuse(policy, why)
 }
 

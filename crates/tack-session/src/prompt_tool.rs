@@ -112,9 +112,16 @@ impl PromptTool {
                         .unwrap_or_else(|| "no reason given".into())
                 ),
             },
+            // The audit names the tool that answered, not "the user".
             PermissionResult::Allow { updated_input } => match updated_input {
-                None => PromptAnswer::AllowOnce,
-                Some(input) if input == request.input => PromptAnswer::AllowOnce,
+                None => PromptAnswer::AllowWithInput {
+                    input: request.input.clone(),
+                    by: format!("the permission prompt tool {} (allow once)", self.name),
+                },
+                Some(input) if input == request.input => PromptAnswer::AllowWithInput {
+                    input,
+                    by: format!("the permission prompt tool {} (allow once)", self.name),
+                },
                 Some(input) if input.is_object() => PromptAnswer::AllowWithInput {
                     input,
                     by: format!("the permission prompt tool {}", self.name),
@@ -232,11 +239,17 @@ mod tests {
                 &r,
                 r#"{"behavior":"allow","updatedInput":{"command":"ls"}}"#
             ),
-            PromptAnswer::AllowOnce
+            PromptAnswer::AllowWithInput {
+                input: json!({"command": "ls"}),
+                by: "the permission prompt tool mcp__approver__approve (allow once)".into()
+            }
         );
         assert_eq!(
             t.answer(&r, r#" {"behavior":"allow"} "#),
-            PromptAnswer::AllowOnce
+            PromptAnswer::AllowWithInput {
+                input: json!({"command": "ls"}),
+                by: "the permission prompt tool mcp__approver__approve (allow once)".into()
+            }
         );
         assert_eq!(
             t.answer(

@@ -1189,3 +1189,46 @@ async fn an_api_error_is_a_result_with_is_error_and_the_error_text() {
         "{result}"
     );
 }
+
+/// Red-team round 12: the ask that stands for a deny rule tack cannot check
+/// (`X=rm; $X f` under `deny Bash(rm *)`) is a person's: the prompt tool,
+/// which is sent only the call and not the rule, is not asked. An ordinary
+/// ask it answers is recorded as the tool's answer, not the user's.
+#[tokio::test]
+async fn the_permission_prompt_tool_does_not_answer_for_an_unchecked_deny_rule() {
+    let deny_rm = json!({"permissions": {"deny": ["Bash(rm *)"]}}).to_string();
+    for command in [
+        "X=rm; $X keep.txt # allow",
+        "echo rm keep.txt | bash # allow",
+    ] {
+        let w = World::new(vec![]).await;
+        std::fs::write(w.cwd.path().join("keep.txt"), "keep").unwrap();
+        let (out, result) = ask_approver(&w, command, &["--settings", &deny_rm]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let saw = model_saw(&w);
+        assert!(w.cwd.path().join("keep.txt").exists(), "{command}: {saw}");
+        assert_eq!(result["permission_denials"][0]["tool_use_id"], "toolu_ask");
+        assert!(saw.contains("only a person may allow"), "{command}: {saw}");
+        assert!(
+            !w.state.path().join("approver.jsonl").exists(),
+            "{command}: the prompt tool was asked"
+        );
+    }
+
+    let w = World::new(vec![]).await;
+    let (out, _) = ask_approver(&w, "touch allow.txt", &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(w.cwd.path().join("allow.txt").exists());
+    let log = w.tack_args(&["log", "--json"]).await;
+    let by: Vec<String> = stdout(&log)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|r| r["audit"]["decided_by"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        by.iter()
+            .any(|b| b.starts_with("the permission prompt tool mcp__approver__approve")),
+        "{by:?}"
+    );
+    assert!(!by.iter().any(|b| b.contains("the user")), "{by:?}");
+}

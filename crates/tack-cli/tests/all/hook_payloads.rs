@@ -412,3 +412,70 @@ async fn a_hooks_ask_without_a_terminal_is_denied_as_that_hooks_with_its_reason(
         "not put down to the permission mode: {by}"
     );
 }
+
+/// Red-team round 12: a PreToolUse hook's `allow` skips the prompt a mode
+/// would show, never an ask a rule makes: not an ask rule's, and not the
+/// ask that stands for a deny rule tack cannot check (`X=rm; $X f` under
+/// `deny Bash(rm *)`), which a program answering asks cannot see either.
+#[tokio::test]
+async fn a_hooks_allow_does_not_answer_an_ask_a_rule_makes() {
+    let w = World::new(vec![
+        Step::tool_use("t1", "Bash", json!({"command": "X=rm; $X victim1"})),
+        Step::tool_use(
+            "t2",
+            "Bash",
+            json!({"command": "S='rm victim2'; eval \"$S\""}),
+        ),
+        Step::tool_use("t3", "Bash", json!({"command": "touch asked"})),
+        Step::tool_use("t4", "Bash", json!({"command": "touch plain"})),
+        Step::text("ok"),
+    ])
+    .await;
+    let dir = w.cwd.path().join(".tack");
+    std::fs::create_dir_all(&dir).unwrap();
+    git_init(w.cwd.path());
+    for f in ["victim1", "victim2"] {
+        std::fs::write(w.cwd.path().join(f), "keep me").unwrap();
+    }
+    let hook = r#"printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'"#;
+    std::fs::write(
+        dir.join("settings.local.json"),
+        json!({
+            "permissions": {"deny": ["Bash(rm *)"], "ask": ["Bash(touch asked)"]},
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut cmd = w.tack();
+    cmd.args(["run", "--trust-project-settings", "x"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cwd = w.cwd.path();
+    assert!(cwd.join("victim1").exists(), "X=rm; $X ran");
+    assert!(cwd.join("victim2").exists(), "eval ran");
+    assert!(
+        !cwd.join("asked").exists(),
+        "the ask rule was answered by the hook"
+    );
+    // With no rule in the way, the hook's allow skips the mode's prompt.
+    assert!(cwd.join("plain").exists(), "the hook's allow was not taken");
+
+    let log = w.tack().args(["log", "--json"]).output().unwrap();
+    let rows: Vec<Value> = stdout(&log)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["audit"]["decision"].is_string())
+        .collect();
+    let by: Vec<&str> = rows
+        .iter()
+        .map(|r| r["audit"]["decided_by"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(rows.len(), 4, "{by:?}");
+    for row in &rows[..3] {
+        assert_eq!(row["audit"]["decision"], "deny", "{row}");
+    }
+    assert_eq!(rows[3]["audit"]["decision"], "allow", "{by:?}");
+}

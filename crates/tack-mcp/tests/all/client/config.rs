@@ -231,7 +231,9 @@ async fn a_server_gets_a_credential_tack_withholds_only_when_its_env_lists_it() 
     std::fs::write(home.project().join(".mcp.json"), plain.to_string()).unwrap();
     let mut config = McpConfig::new();
     config.load_project(&home.project()).unwrap();
-    config.add_servers(ConfigSource::UserSettings, &keyed).unwrap();
+    config
+        .add_servers(ConfigSource::UserSettings, &keyed)
+        .unwrap();
     let mut o = home.options();
     options(&mut o);
     let manager = McpManager::new(config, o).unwrap();
