@@ -34,6 +34,7 @@ mod notebook_edit;
 mod patch;
 mod paths;
 mod pdf;
+mod physical;
 mod read;
 mod state;
 mod write;
@@ -49,6 +50,7 @@ pub use state::{FileState, Snapshot};
 pub use write::{WriteInput, WriteTool};
 
 pub(crate) use paths::{missing_path_error, plural};
+pub(crate) use physical::{is_replaced as replaced_while_opening, open_file as open_physical};
 
 /// Read, Write, Edit and NotebookEdit, sharing one new [`FileState`].
 pub fn file_tools() -> Vec<Arc<dyn Tool>> {
