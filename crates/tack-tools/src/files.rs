@@ -13,8 +13,11 @@
 //! Every path is absolute (a relative one is refused with the absolute path it
 //! would be under the working directory) and canonicalised before use, so a
 //! file read through a symlink and edited through its target is one file.
-//! Writes are atomic (a temporary file in the same directory, then a rename)
-//! and keep the file's permissions.
+//! The canonical path is the one the permission check judged, and it is
+//! opened without following a link in any component (`physical.rs`), so a
+//! directory swapped for a link after the check fails the open instead of
+//! leading elsewhere. Writes are atomic (a temporary file in the directory so
+//! opened, then a rename within it) and keep the file's permissions.
 //!
 //! ```no_run
 //! # async fn demo(ctx: tack_tool::ToolContext) -> Result<(), tack_tool::ToolError> {
