@@ -141,7 +141,7 @@ pub(crate) fn read_notebook(
     path: &Path,
     canonical: PathBuf,
     meta: &std::fs::Metadata,
-    opened: super::read::Opened,
+    opened: super::read::OpenFile,
     offset: u64,
     limit: u64,
 ) -> Result<ToolOutput, ToolError> {

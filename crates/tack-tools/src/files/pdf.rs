@@ -89,7 +89,7 @@ pub(crate) fn read_pdf(
     path: &Path,
     canonical: PathBuf,
     meta: &std::fs::Metadata,
-    opened: super::read::Opened,
+    opened: super::read::OpenFile,
     pages: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
     let range = pages.map(PageRange::parse).transpose()?;

@@ -198,7 +198,7 @@ fn read_file(
         )));
     }
     // Both read from the file opened here, never by name again.
-    let opened = Opened { file, header };
+    let opened = OpenFile { file, header };
     if is_pdf {
         return super::pdf::read_pdf(state, path, canonical, &meta, opened, pages);
     }
@@ -207,7 +207,7 @@ fn read_file(
             state, path, canonical, &meta, opened, offset, limit,
         );
     }
-    let Opened { mut file, header } = opened;
+    let OpenFile { mut file, header } = opened;
 
     if let Some((media_type, label)) = image_type(&header) {
         return read_image(
@@ -327,15 +327,15 @@ fn text_response(path: &Path, content: &str, shown: u64, start: u64, total: u64)
 }
 
 /// A file opened for reading and its first bytes, already read.
-pub(crate) struct Opened {
+pub(crate) struct OpenFile {
     pub(crate) file: File,
     pub(crate) header: Vec<u8>,
 }
 
-impl Opened {
+impl OpenFile {
     /// All of the file's content.
     pub(crate) fn read_all(self) -> std::io::Result<Vec<u8>> {
-        let Opened { mut file, header } = self;
+        let OpenFile { mut file, header } = self;
         let mut all = header;
         file.read_to_end(&mut all)?;
         Ok(all)
