@@ -13,8 +13,11 @@
 //! Every path is absolute (a relative one is refused with the absolute path it
 //! would be under the working directory) and canonicalised before use, so a
 //! file read through a symlink and edited through its target is one file.
-//! Writes are atomic (a temporary file in the same directory, then a rename)
-//! and keep the file's permissions.
+//! The canonical path is the one the permission check judged, and it is
+//! opened without following a link in any component (`physical.rs`), so a
+//! directory swapped for a link after the check fails the open instead of
+//! leading elsewhere. Writes are atomic (a temporary file in the directory so
+//! opened, then a rename within it) and keep the file's permissions.
 //!
 //! ```no_run
 //! # async fn demo(ctx: tack_tool::ToolContext) -> Result<(), tack_tool::ToolError> {
@@ -34,6 +37,7 @@ mod notebook_edit;
 mod patch;
 mod paths;
 mod pdf;
+mod physical;
 mod read;
 mod state;
 mod write;
@@ -49,6 +53,7 @@ pub use state::{FileState, Snapshot};
 pub use write::{WriteInput, WriteTool};
 
 pub(crate) use paths::{missing_path_error, plural};
+pub(crate) use physical::{is_replaced as replaced_while_opening, open_file as open_physical};
 
 /// Read, Write, Edit and NotebookEdit, sharing one new [`FileState`].
 pub fn file_tools() -> Vec<Arc<dyn Tool>> {

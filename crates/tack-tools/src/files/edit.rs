@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::Path;
 
 use async_trait::async_trait;
@@ -16,11 +17,9 @@ use serde_json::{Value, json};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use super::patch::structured_patch;
-use super::paths::{
-    blocking, canonical, io_error, missing_path_error, plural, require_absolute, write_atomic,
-};
+use super::paths::{blocking, io_error, missing_path_error, plural, require_absolute};
 use super::state::{FileState, Snapshot, hash_bytes};
-use super::write::check_replaceable;
+use super::write::{Opened, check_regular, check_replaceable};
 
 const DESCRIPTION: &str = "Replaces exact text in a file. old_string must match the file's current content exactly, \
 including indentation and line breaks: copy it from Read's output without the line-number prefix. \
@@ -115,8 +114,8 @@ fn edit_file(
     checked: &[std::path::PathBuf],
     input: &EditInput,
 ) -> Result<ToolOutput, ToolError> {
-    let (target, exists) = canonical(path, checked)?;
-    if !exists {
+    let mut opened = Opened::open(path, checked)?;
+    let Some(mut file) = opened.file.take() else {
         if !input.old_string.is_empty() {
             let ToolError::Unavailable(msg) = missing_path_error(path, "File") else {
                 return Err(missing_path_error(path, "File"));
@@ -125,28 +124,24 @@ fn edit_file(
                 "{msg} To create a new file, use Write (or Edit with an empty old_string)."
             )));
         }
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, &e))?;
-        }
         let content = input.new_string.as_bytes();
-        let meta = write_atomic(&target, content, None).map_err(|e| io_error("write", path, &e))?;
-        state.record(target, Snapshot::of(&meta, hash_bytes(content)));
+        let meta = opened.replace(path, content, None)?;
+        state.record(opened.target, Snapshot::of(&meta, hash_bytes(content)));
         return Ok(ToolOutput::text(format!(
             "Created {} with new_string as its content ({}).",
             path.display(),
             plural(content.len(), "byte")
         ))
         .with_response(response(path, input, b"", content)));
-    }
+    };
 
-    let meta = std::fs::metadata(&target).map_err(|e| io_error("edit", path, &e))?;
-    if meta.is_dir() {
-        return Err(ToolError::InvalidInput(format!(
-            "{} is a directory: give the path of a file.",
-            path.display()
-        )));
-    }
-    let content = std::fs::read(&target).map_err(|e| io_error("read", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error("edit", path, &e))?;
+    check_regular(path, &meta)?;
+    let mut content = Vec::new();
+    file.read_to_end(&mut content)
+        .map_err(|e| io_error("read", path, &e))?;
+    drop(file);
+    let target = opened.target.clone();
     check_replaceable(state, path, &target, &meta, Some(&content))?;
     if content.starts_with(&[0xFF, 0xFE]) || content.starts_with(&[0xFE, 0xFF]) {
         return Err(ToolError::Unavailable(format!(
@@ -163,8 +158,7 @@ fn edit_file(
             )));
         }
         let new = input.new_string.as_bytes();
-        let meta =
-            write_atomic(&target, new, Some(&meta)).map_err(|e| io_error("write", path, &e))?;
+        let meta = opened.replace(path, new, Some(&meta))?;
         state.record(target, Snapshot::of(&meta, hash_bytes(new)));
         return Ok(ToolOutput::text(format!(
             "Wrote new_string into the empty file {} ({}).",
@@ -202,8 +196,7 @@ fn edit_file(
     }
     edited.extend_from_slice(&content[from..]);
 
-    let written =
-        write_atomic(&target, &edited, Some(&meta)).map_err(|e| io_error("write", path, &e))?;
+    let written = opened.replace(path, &edited, Some(&meta))?;
     state.record(target, Snapshot::of(&written, hash_bytes(&edited)));
 
     let first = matches[0];

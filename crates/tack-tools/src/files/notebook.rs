@@ -141,10 +141,11 @@ pub(crate) fn read_notebook(
     path: &Path,
     canonical: PathBuf,
     meta: &std::fs::Metadata,
+    opened: super::read::OpenFile,
     offset: u64,
     limit: u64,
 ) -> Result<ToolOutput, ToolError> {
-    let raw = std::fs::read(path).map_err(|e| io_error("read", path, &e))?;
+    let raw = opened.read_all().map_err(|e| io_error("read", path, &e))?;
     let notebook = Notebook::parse(path, &raw)?;
     let cells = notebook.cells();
     let total = cells.len();

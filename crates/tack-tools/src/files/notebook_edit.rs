@@ -4,6 +4,7 @@
 //! (indent, key order, final newline), so the diff shows only the cell that
 //! changed. The read-before-write guard of Edit applies.
 
+use std::io::Read as _;
 use std::path::Path;
 
 use async_trait::async_trait;
@@ -13,11 +14,9 @@ use serde_json::{Map, Value, json};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use super::notebook::{Notebook, cell_label, is_notebook, serialize_like};
-use super::paths::{
-    blocking, canonical, io_error, missing_path_error, require_absolute, write_atomic,
-};
+use super::paths::{blocking, io_error, missing_path_error, require_absolute};
 use super::state::{FileState, Snapshot, hash_bytes};
-use super::write::check_replaceable;
+use super::write::{Opened, check_regular, check_replaceable};
 
 const DESCRIPTION: &str = "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). \
 Read the notebook first (it must not change on disk since): Read shows each cell's id, e.g. <cell index=\"2\" id=\"a1b2c3\" …>; \"cell-N\" (N the 0-based index) also works. \
@@ -160,12 +159,17 @@ fn edit_notebook(
     checked: &[std::path::PathBuf],
     input: &NotebookEditInput,
 ) -> Result<ToolOutput, ToolError> {
-    let (target, exists) = canonical(path, checked)?;
-    if !exists {
+    let mut opened = Opened::open(path, checked)?;
+    let Some(mut file) = opened.file.take() else {
         return Err(missing_path_error(path, "Notebook"));
-    }
-    let meta = std::fs::metadata(&target).map_err(|e| io_error("edit", path, &e))?;
-    let raw = std::fs::read(&target).map_err(|e| io_error("read", path, &e))?;
+    };
+    let meta = file.metadata().map_err(|e| io_error("edit", path, &e))?;
+    check_regular(path, &meta)?;
+    let mut raw = Vec::new();
+    file.read_to_end(&mut raw)
+        .map_err(|e| io_error("read", path, &e))?;
+    drop(file);
+    let target = opened.target.clone();
     check_replaceable(state, path, &target, &meta, Some(&raw))?;
     let mut notebook = Notebook::parse(path, &raw)?;
     let with_ids = notebook.has_cell_ids();
@@ -223,8 +227,7 @@ fn edit_notebook(
 
     let cell_id = input.cell_id.clone();
     let edited = serialize_like(&notebook.root, &raw);
-    let written =
-        write_atomic(&target, &edited, Some(&meta)).map_err(|e| io_error("write", path, &e))?;
+    let written = opened.replace(path, &edited, Some(&meta))?;
     state.record(target, Snapshot::of(&written, hash_bytes(&edited)));
     // Claude Code's NotebookEdit output object (hooks, stream-json).
     let response = json!({

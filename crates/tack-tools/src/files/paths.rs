@@ -1,11 +1,12 @@
 //! Paths and IO shared by the file and search tools: absolute-path checks,
-//! canonicalisation, "did you mean" suggestions, IO error mapping, atomic
-//! writes and running blocking work off the async runtime.
+//! the path a tool uses checked against the permission check's, "did you
+//! mean" suggestions, IO error mapping and running blocking work off the
+//! async runtime.
 
-use std::fs::{self, Metadata, OpenOptions};
-use std::io::{self, Write as _};
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use tack_tool::ToolError;
 use tokio_util::sync::CancellationToken;
@@ -39,7 +40,7 @@ pub(crate) fn require_absolute(field: &str, raw: &str, cwd: &Path) -> Result<Pat
 
 /// Removes `.` and resolves `..` without touching the file system: for the
 /// path a message suggests, never for one a tool opens (that is
-/// [`canonical`], which goes where the kernel goes).
+/// [`judged`], which goes where the kernel goes).
 fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
@@ -56,24 +57,51 @@ fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
-/// Where the kernel finds `path` (absolute) and whether it exists: the
-/// permission policy's resolution ([`tack_policy::tool_paths::physical`]),
-/// so the file written is the file the policy checked. `..` goes up from
-/// where the symlink before it led; what does not exist yet is appended as
-/// written.
-pub(crate) fn canonical(path: &Path, checked: &[PathBuf]) -> Result<(PathBuf, bool), ToolError> {
+/// What a file tool does with the file it names, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Use {
+    Read,
+    Write,
+}
+
+/// Where the kernel finds `path` (absolute), checked against the files the
+/// permission check judged: the permission policy's resolution
+/// ([`tack_policy::tool_paths::physical`]), so the file used is the file
+/// the policy checked. `..` goes up from where the symlink before it led;
+/// what does not exist yet is appended as written. The tool opens the path
+/// returned without following a link ([`super::physical`]), so a directory
+/// on it replaced by a link after this fails the open instead of leading
+/// elsewhere.
+pub(crate) fn judged(path: &Path, checked: &[PathBuf], using: Use) -> Result<PathBuf, ToolError> {
     let target = tack_policy::tool_paths::physical(path, Path::new("/"))
         .map_err(|why| ToolError::InvalidInput(format!("cannot use {}: {why}", path.display())))?;
     // The file the permission check judged (`ToolContext::checked_files`),
-    // or another that a link put in place since leads to: not written.
+    // or another that a link put in place since leads to: not used.
     if !checked.is_empty() && !checked.contains(&target) {
-        return Err(ToolError::Denied(format!(
-            "{} changed between the permission check and the write (a link was put in its place), so nothing was written. Write it again if it is meant to be written.",
-            path.display()
-        )));
+        return Err(ToolError::Denied(match using {
+            Use::Read => format!(
+                "{} changed between the permission check and the read (a link was put in its place), so it was not read; nothing of it was shown. Read it again if it is meant to be read.",
+                path.display()
+            ),
+            Use::Write => format!(
+                "{} changed between the permission check and the write (a link was put in its place), so nothing was written. Write it again if it is meant to be written.",
+                path.display()
+            ),
+        }));
     }
-    let exists = fs::symlink_metadata(&target).is_ok();
-    Ok((target, exists))
+    Ok(target)
+}
+
+/// The directory and the name of the file at `target` (physical, from
+/// [`judged`]); an error for `/`.
+pub(crate) fn split(target: &Path) -> Result<(&Path, &OsStr), ToolError> {
+    match (target.parent(), target.file_name()) {
+        (Some(dir), Some(name)) => Ok((dir, name)),
+        _ => Err(ToolError::InvalidInput(format!(
+            "{} is a directory: give the path of a file.",
+            target.display()
+        ))),
+    }
 }
 
 /// The error for a path that does not exist, with close names from the same
@@ -177,6 +205,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// Maps an IO error on `path` to the error kind the model can act on.
 pub(crate) fn io_error(action: &str, path: &Path, e: &io::Error) -> ToolError {
+    if super::physical::is_replaced(e) {
+        return ToolError::Unavailable(format!(
+            "cannot {action} {}: it changed while it was being opened (a directory in its path was replaced by a link), so it was not opened. Try again.",
+            path.display()
+        ));
+    }
     match e.kind() {
         io::ErrorKind::NotFound => missing_path_error(path, "File"),
         io::ErrorKind::PermissionDenied => ToolError::Unavailable(format!(
@@ -194,67 +228,6 @@ pub(crate) fn io_error(action: &str, path: &Path, e: &io::Error) -> ToolError {
         _ => ToolError::Unavailable(format!("cannot {action} {}: {e}", path.display())),
     }
 }
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Replaces (or creates) `path` with `data` atomically: the data goes to a
-/// temporary file in the same directory, which is synced and renamed over
-/// `path`. The permissions (and, where allowed, the owner) of `existing` are
-/// kept. Returns the metadata of the new file.
-pub(crate) fn write_atomic(
-    path: &Path,
-    data: &[u8],
-    existing: Option<&Metadata>,
-) -> io::Result<Metadata> {
-    let dir = path.parent().unwrap_or(Path::new("/"));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (tmp_path, mut file) = loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let candidate = dir.join(format!(".{name}.tack-{}-{n}.tmp", std::process::id()));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&candidate)
-        {
-            Ok(f) => break (candidate, f),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < u64::MAX => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    let result = (|| {
-        file.write_all(data)?;
-        if let Some(meta) = existing {
-            file.set_permissions(meta.permissions())?;
-            keep_owner(&file, meta);
-        }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp_path, path)?;
-        fs::metadata(path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp_path);
-    }
-    result
-}
-
-#[cfg(unix)]
-fn keep_owner(file: &fs::File, meta: &Metadata) {
-    use std::os::unix::fs::MetadataExt as _;
-    if let Ok(now) = file.metadata()
-        && (now.uid() != meta.uid() || now.gid() != meta.gid())
-    {
-        // Only root may give a file away; otherwise the new file keeps our
-        // ownership, as an editor's save would.
-        let _ = std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid()));
-    }
-}
-
-#[cfg(not(unix))]
-fn keep_owner(_file: &fs::File, _meta: &Metadata) {}
 
 /// Runs blocking work on the blocking pool. When `cancel` is given, returns
 /// `Interrupted` as soon as it fires (the work itself stops at its own pace).

@@ -89,6 +89,7 @@ pub(crate) fn read_pdf(
     path: &Path,
     canonical: PathBuf,
     meta: &std::fs::Metadata,
+    opened: super::read::OpenFile,
     pages: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
     let range = pages.map(PageRange::parse).transpose()?;
@@ -100,7 +101,7 @@ pub(crate) fn read_pdf(
             MAX_PDF_BYTES / 1_048_576
         )));
     }
-    let raw = std::fs::read(path).map_err(|e| io_error("read", path, &e))?;
+    let raw = opened.read_all().map_err(|e| io_error("read", path, &e))?;
     let doc = guarded(path, "parse", || load(path, &raw))??;
     let page_ids = doc.get_pages();
     let total = u32::try_from(page_ids.len()).unwrap_or(u32::MAX);

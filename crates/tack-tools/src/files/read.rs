@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use tack_protocol::{ContentBlock, ImageBlock};
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
-use super::paths::{blocking, io_error, plural, require_absolute};
+use super::paths::{Use, blocking, io_error, judged, plural, require_absolute};
+use super::physical;
 use super::state::{ContentHasher, FileState, Snapshot};
 
 /// Lines returned when no limit is given.
@@ -159,31 +160,6 @@ struct At<'a> {
     checked: &'a [std::path::PathBuf],
 }
 
-/// Whether `file` (just opened) is one of the files the permission check
-/// judged: the same file (device and inode) as one of them, looked at
-/// without following a link. A link put in place of the file between the
-/// check and the open (by a process racing the call) leads elsewhere, and
-/// the read stops there. Nothing to compare against: true.
-fn opened_as_checked(file: &File, checked: &[std::path::PathBuf]) -> std::io::Result<bool> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        if checked.is_empty() {
-            return Ok(true);
-        }
-        let opened = file.metadata()?;
-        Ok(checked.iter().any(|c| {
-            std::fs::symlink_metadata(c)
-                .is_ok_and(|m| m.dev() == opened.dev() && m.ino() == opened.ino())
-        }))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (file, checked);
-        Ok(true)
-    }
-}
-
 fn read_file(
     state: &FileState,
     at: At<'_>,
@@ -193,30 +169,21 @@ fn read_file(
     pages: Option<&str>,
 ) -> Result<ToolOutput, ToolError> {
     let path = at.path;
-    let meta = match meta {
+    let target = judged(path, at.checked, Use::Read)?;
+    // A first look by name, so a directory, a device or a FIFO is refused
+    // without being opened; what was opened is judged by its own metadata
+    // below.
+    let named = match meta {
         Some(meta) => meta,
-        None => std::fs::metadata(path).map_err(|e| io_error("read", path, &e))?,
+        None => std::fs::metadata(&target).map_err(|e| io_error("read", path, &e))?,
     };
-    if meta.is_dir() {
-        return Err(ToolError::InvalidInput(format!(
-            "{0} is a directory, not a file. To list it use Glob with path \"{0}\" and pattern \"*\" (or \"**/*\" for everything under it), or Bash ls.",
-            path.display()
-        )));
-    }
-    if !meta.is_file() {
-        return Err(ToolError::InvalidInput(format!(
-            "{} is not a regular file (a device, FIFO or socket); Read only reads regular files.",
-            path.display()
-        )));
-    }
-    let mut file = File::open(path).map_err(|e| io_error("read", path, &e))?;
-    if !opened_as_checked(&file, at.checked).map_err(|e| io_error("read", path, &e))? {
-        return Err(ToolError::Denied(format!(
-            "{} changed between the permission check and the read (a link was put in its place), so it was not read; nothing of it was shown. Read it again if it is meant to be read.",
-            path.display()
-        )));
-    }
-    let canonical = canonical_of(&file, path).map_err(|e| io_error("read", path, &e))?;
+    not_a_file(path, &named)?;
+    // Opened at the path judged, no link followed: a directory on it
+    // replaced by a link since the check fails the open.
+    let mut file = physical::open_file(&target).map_err(|e| io_error("read", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error("read", path, &e))?;
+    not_a_file(path, &meta)?;
+    let canonical = target;
     let header = read_header(&mut file, meta.len()).map_err(|e| io_error("read", path, &e))?;
     // All of it when the header holds the size the file had (files in /proc
     // say 0 and are read to their end).
@@ -230,14 +197,17 @@ fn read_file(
             path.display()
         )));
     }
+    // Both read from the file opened here, never by name again.
+    let opened = OpenFile { file, header };
     if is_pdf {
-        drop(file);
-        return super::pdf::read_pdf(state, path, canonical, &meta, pages);
+        return super::pdf::read_pdf(state, path, canonical, &meta, opened, pages);
     }
     if super::notebook::is_notebook(path) {
-        drop(file);
-        return super::notebook::read_notebook(state, path, canonical, &meta, offset, limit);
+        return super::notebook::read_notebook(
+            state, path, canonical, &meta, opened, offset, limit,
+        );
     }
+    let OpenFile { mut file, header } = opened;
 
     if let Some((media_type, label)) = image_type(&header) {
         return read_image(
@@ -356,6 +326,40 @@ fn text_response(path: &Path, content: &str, shown: u64, start: u64, total: u64)
     }})
 }
 
+/// A file opened for reading and its first bytes, already read.
+pub(crate) struct OpenFile {
+    pub(crate) file: File,
+    pub(crate) header: Vec<u8>,
+}
+
+impl OpenFile {
+    /// All of the file's content.
+    pub(crate) fn read_all(self) -> std::io::Result<Vec<u8>> {
+        let OpenFile { mut file, header } = self;
+        let mut all = header;
+        file.read_to_end(&mut all)?;
+        Ok(all)
+    }
+}
+
+/// Refuses what Read does not read: a directory (with how to list it), a
+/// device, FIFO or socket.
+fn not_a_file(path: &Path, meta: &std::fs::Metadata) -> Result<(), ToolError> {
+    if meta.is_dir() {
+        return Err(ToolError::InvalidInput(format!(
+            "{0} is a directory, not a file. To list it use Glob with path \"{0}\" and pattern \"*\" (or \"**/*\" for everything under it), or Bash ls.",
+            path.display()
+        )));
+    }
+    if !meta.is_file() {
+        return Err(ToolError::InvalidInput(format!(
+            "{} is not a regular file (a device, FIFO or socket); Read only reads regular files.",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The file's first [`HEADER_BYTES`], or all of it: reading stops at the end
 /// or at `size` (the size it had; 0 for unknown), so a small file costs one
 /// read.
@@ -376,27 +380,6 @@ fn read_header(file: &mut File, size: u64) -> std::io::Result<Vec<u8>> {
     }
     header.truncate(filled);
     Ok(header)
-}
-
-/// The canonical path of the file `file` was opened from. realpath reads
-/// each prefix of the path as a link (about 0.9 µs a component here, 8.8 µs
-/// for nine), so on Linux a deeper path is read from the file's
-/// `/proc/self/fd` entry instead (3.3 µs whatever the depth); elsewhere, or
-/// without /proc, the path is canonicalized.
-fn canonical_of(file: &File, path: &Path) -> std::io::Result<std::path::PathBuf> {
-    #[cfg(target_os = "linux")]
-    if path.components().count() > 4 {
-        use std::os::fd::AsRawFd as _;
-        if let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
-            && link.is_absolute()
-            && !link.as_os_str().as_encoded_bytes().ends_with(b" (deleted)")
-        {
-            return Ok(link);
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = file;
-    std::fs::canonicalize(path)
 }
 
 #[expect(

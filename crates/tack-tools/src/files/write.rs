@@ -1,7 +1,8 @@
 //! Write: create a file or replace all of it.
 
-use std::fs::Metadata;
-use std::path::Path;
+use std::fs::{File, Metadata};
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -10,7 +11,8 @@ use serde_json::json;
 use tack_tool::{ToolAnnotations, ToolContext, ToolError, ToolOutput, TypedTool};
 
 use super::patch::structured_patch;
-use super::paths::{blocking, canonical, io_error, plural, require_absolute, write_atomic};
+use super::paths::{Use, blocking, io_error, judged, plural, require_absolute, split};
+use super::physical::Dir;
 use super::state::{FileState, Snapshot, check_fresh, hash_bytes};
 
 const DESCRIPTION: &str = "Writes a file to the local filesystem: creates it, or replaces all of its content; missing parent directories are created. \
@@ -89,22 +91,23 @@ fn write_file(
             path.display()
         )));
     }
-    let (target, exists) = canonical(path, checked)?;
-    let existing = if exists {
-        let meta = std::fs::metadata(&target).map_err(|e| io_error("write", path, &e))?;
-        check_replaceable(state, path, &target, &meta, None)?;
-        // For the patch hooks see; a file that cannot be read as text
-        // gives its lossy form.
-        let original = std::fs::read(&target).map_err(|e| io_error("read", path, &e))?;
-        Some((meta, original))
-    } else {
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, &e))?;
+    let mut opened = Opened::open(path, checked)?;
+    let existing = match opened.file.take() {
+        Some(mut file) => {
+            let meta = file.metadata().map_err(|e| io_error("write", path, &e))?;
+            check_replaceable(state, path, &opened.target, &meta, None)?;
+            // For the patch hooks see; a file that cannot be read as text
+            // gives its lossy form.
+            let mut original = Vec::new();
+            file.read_to_end(&mut original)
+                .map_err(|e| io_error("read", path, &e))?;
+            Some((meta, original))
         }
-        None
+        None => None,
     };
-    let meta = write_atomic(&target, content, existing.as_ref().map(|(m, _)| m))
-        .map_err(|e| io_error("write", path, &e))?;
+    let exists = existing.is_some();
+    let meta = opened.replace(path, content, existing.as_ref().map(|(m, _)| m))?;
+    let target = opened.target;
     state.record(target, Snapshot::of(&meta, hash_bytes(content)));
     let lines = memchr::memchr_iter(b'\n', content).count()
         + usize::from(!content.is_empty() && !content.ends_with(b"\n"));
@@ -130,16 +133,61 @@ fn write_file(
     .with_response(response))
 }
 
-/// Checks that the existing file `target` (asked for as `path`) may be
-/// replaced: a regular, writable file, read in this session and unchanged
-/// since.
-pub(super) fn check_replaceable(
-    state: &FileState,
-    path: &Path,
-    target: &Path,
-    meta: &Metadata,
-    content: Option<&[u8]>,
-) -> Result<(), ToolError> {
+/// The file a Write, Edit or NotebookEdit changes, opened once at the path
+/// the permission check judged ([`judged`]) with no link followed: its
+/// directory (None while missing) and the file itself (None while
+/// missing). The old content is read from `file` and the new file is put
+/// in `dir`, so both are where the check looked even if a directory on
+/// the path is swapped for a link meanwhile.
+pub(super) struct Opened {
+    /// The file's physical path, as judged.
+    pub(super) target: PathBuf,
+    dir: Option<Dir>,
+    /// The existing file, open for reading.
+    pub(super) file: Option<File>,
+}
+
+impl Opened {
+    /// Opens the file `path` names; `checked` as for [`judged`].
+    pub(super) fn open(path: &Path, checked: &[PathBuf]) -> Result<Self, ToolError> {
+        let target = judged(path, checked, Use::Write)?;
+        let (dir_path, name) = split(&target)?;
+        let dir = match Dir::open(dir_path) {
+            Ok(dir) => Some(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_error("write", path, &e)),
+        };
+        let file = match &dir {
+            Some(dir) => dir
+                .open_file(name)
+                .map_err(|e| io_error("write", path, &e))?,
+            None => None,
+        };
+        Ok(Self { target, dir, file })
+    }
+
+    /// Replaces the file (`path` as asked) with `data` atomically, making
+    /// missing directories first; `existing` as for [`Dir::replace`].
+    pub(super) fn replace(
+        &mut self,
+        path: &Path,
+        data: &[u8],
+        existing: Option<&Metadata>,
+    ) -> Result<Metadata, ToolError> {
+        let (dir_path, name) = split(&self.target)?;
+        let dir = match self.dir.take() {
+            Some(dir) => dir,
+            None => Dir::create_all(dir_path).map_err(|e| io_error("create", dir_path, &e))?,
+        };
+        let written = dir.replace(name, data, existing);
+        self.dir = Some(dir);
+        written.map_err(|e| io_error("write", path, &e))
+    }
+}
+
+/// Checks that `meta` (of `path`) is a regular file, before its content is
+/// read to change it.
+pub(super) fn check_regular(path: &Path, meta: &Metadata) -> Result<(), ToolError> {
     if meta.is_dir() {
         return Err(ToolError::InvalidInput(format!(
             "{} is a directory: give the path of a file.",
@@ -152,6 +200,20 @@ pub(super) fn check_replaceable(
             path.display()
         )));
     }
+    Ok(())
+}
+
+/// Checks that the existing file `target` (asked for as `path`) may be
+/// replaced: a regular, writable file, read in this session and unchanged
+/// since.
+pub(super) fn check_replaceable(
+    state: &FileState,
+    path: &Path,
+    target: &Path,
+    meta: &Metadata,
+    content: Option<&[u8]>,
+) -> Result<(), ToolError> {
+    check_regular(path, meta)?;
     check_fresh(state, target, meta, content)?;
     if meta.permissions().readonly() {
         return Err(ToolError::Unavailable(format!(

@@ -290,6 +290,10 @@ impl Search {
                             local.push(hit);
                         }
                         Ok(None) => {}
+                        Err(e) if crate::files::replaced_while_opening(&e) => errors.add(format_args!(
+                            "{}: it changed while it was being opened (a directory in its path was replaced by a link), so it was not searched",
+                            entry.path().display()
+                        )),
                         Err(e) => errors.add(format_args!("{}: {e}", entry.path().display())),
                     }
                 }
@@ -575,7 +579,12 @@ fn search_file(
         bytes: 0,
         lines: Vec::new(),
     };
-    searcher.search_path(matcher, path, &mut sink)?;
+    // Opened with no link followed: `path` is where the walk found the
+    // file under the search root (both physical) and what the read filter
+    // judged, and a directory on it swapped for a link since then fails
+    // the open instead of leading to a file no rule was asked about.
+    let file = crate::files::open_physical(path)?;
+    searcher.search_file(matcher, &file, &mut sink)?;
     if sink.count == 0 {
         return Ok(None);
     }

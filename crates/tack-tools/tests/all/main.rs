@@ -14,6 +14,7 @@ mod files;
 mod notebook;
 mod pdf;
 mod search;
+mod swapped_paths;
 mod tool_search;
 mod web;
 mod websearch;
