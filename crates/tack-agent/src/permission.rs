@@ -324,6 +324,10 @@ impl PolicyStage {
     /// is denied.
     pub fn with_sandbox(mut self, sandbox: Option<SandboxPermissions>) -> Self {
         self.sandbox = sandbox.map(Arc::new);
+        let mut policy = self.policy.write().unwrap_or_else(|p| p.into_inner());
+        let with_temp = self.with_session_overrides(policy.clone());
+        *policy = with_temp;
+        drop(policy);
         self
     }
 
@@ -454,7 +458,8 @@ impl PolicyStage {
         };
         let policy =
             reload(write).map_err(|e| format!("the settings could not be reloaded: {e}"))?;
-        *self.policy.write().unwrap_or_else(|p| p.into_inner()) = self.with_mode_override(policy);
+        *self.policy.write().unwrap_or_else(|p| p.into_inner()) =
+            self.with_session_overrides(policy);
         Ok(())
     }
 
@@ -486,7 +491,14 @@ impl PolicyStage {
         self.policy.read().unwrap_or_else(|p| p.into_inner()).mode()
     }
 
-    fn with_mode_override(&self, mut policy: Policy) -> Policy {
+    /// What this session adds to the settings' policy, kept when the
+    /// settings are read again: the mode the person chose, and the
+    /// sandbox's temporary directory as a working directory (commands write
+    /// their scratch files there: `git diff > $TMPDIR/d.patch`, then Read).
+    fn with_session_overrides(&self, mut policy: Policy) -> Policy {
+        if let Some(temp) = self.sandbox.as_ref().and_then(|s| s.temp_dir.as_deref()) {
+            policy.add_working_dir(temp);
+        }
         if let Some((mode, source)) = self
             .mode_override
             .read()

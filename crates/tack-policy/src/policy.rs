@@ -643,6 +643,25 @@ impl Policy {
         &self.rules
     }
 
+    /// Adds a working directory for this session (the OS sandbox's own
+    /// temporary directory, the commands' `$TMPDIR`): files in it are read
+    /// and edited as the project's are. An absolute path; a relative one is
+    /// ignored.
+    pub fn add_working_dir(&mut self, dir: &Path) {
+        if !dir.is_absolute() {
+            return;
+        }
+        let root = Path::new("/");
+        let resolved =
+            paths::resolve(dir, root, self.resolution).unwrap_or_else(|_| ResolvedPath {
+                lexical: paths::lexical(dir, root),
+                canonical: paths::lexical(dir, root),
+            });
+        if !self.additional.contains(&resolved) {
+            self.additional.push(resolved);
+        }
+    }
+
     /// The working directory and additional directories (canonical).
     pub fn working_dirs(&self) -> Vec<&Path> {
         std::iter::once(self.cwd.canonical.as_path())

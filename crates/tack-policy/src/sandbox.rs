@@ -219,6 +219,9 @@ pub struct SandboxPermissions {
     /// `sandbox.allowUnsandboxedCommands`: whether a call may ask to run
     /// outside the sandbox (`dangerouslyDisableSandbox`) at all.
     pub allow_unsandboxed_commands: bool,
+    /// The session's temporary directory (the commands' `$TMPDIR`), which
+    /// the session works in as in the project.
+    pub temp_dir: Option<PathBuf>,
 }
 
 impl SandboxPermissions {
@@ -244,6 +247,7 @@ impl SandboxPermissions {
             excluded_commands: Vec::new(),
             auto_allow: true,
             allow_unsandboxed_commands: true,
+            temp_dir: temp_dir.map(Path::to_path_buf),
         }
     }
 

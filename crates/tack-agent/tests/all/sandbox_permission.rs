@@ -211,3 +211,68 @@ async fn leaving_the_sandbox_is_asked_every_time_whatever_allows_it() {
     );
     assert_eq!(s.asked(), before);
 }
+
+/// A file tool by name (the stage judges the call, the tool never runs).
+struct FileTool(&'static str);
+
+#[async_trait]
+impl Tool for FileTool {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "A file tool."
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"file_path": {"type": "string"}}})
+    }
+    async fn call(&self, _input: Value, _ctx: ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text("done"))
+    }
+}
+
+async fn file_tool(stage: &PolicyStage, tool: &'static str, path: &std::path::Path) -> Permission {
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(FileTool(tool))).unwrap();
+    let call = ToolCall {
+        id: "t1".into(),
+        name: tool.into(),
+        input: json!({"file_path": path, "content": "x"}),
+    };
+    stage
+        .decide(&call, registry.get(tool).unwrap(), None, None)
+        .await
+}
+
+/// Red-team round 12 (false refusal): the sandbox's own temporary directory,
+/// the commands' `$TMPDIR`, is a working directory of the session: what a
+/// command wrote there (`git diff > $TMPDIR/d.patch`) the file tools read
+/// back as they read the project's files, and write there as in the
+/// project. It stays one after the settings are read again.
+#[tokio::test]
+async fn the_sandboxs_temporary_directory_is_a_working_directory() {
+    let s = Setup::new();
+    let tmp = s.root.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(tmp.join("d.patch"), "diff").unwrap();
+    let rules = ["allow Bash", "mode acceptEdits"];
+    let stage = s.stage(&rules, false, Some(s.sandbox()));
+    assert!(stage.policy().working_dirs().contains(&tmp.as_path()));
+    for (tool, path) in [
+        ("Read", tmp.join("d.patch")),
+        ("Write", tmp.join("notes.md")),
+    ] {
+        let p = file_tool(&stage, tool, &path).await;
+        assert!(matches!(p, Permission::Allow { .. }), "{tool}: {p:?}");
+    }
+    // Outside it, as before, they ask (a deny with no one to ask).
+    for (tool, path) in [("Read", s.root.join("x")), ("Write", s.root.join("y"))] {
+        let p = file_tool(&stage, tool, &path).await;
+        assert!(matches!(p, Permission::Deny { .. }), "{tool}: {p:?}");
+    }
+    // Without the sandbox the directory is nothing of the session's.
+    let plain = s.stage(&rules, false, None);
+    assert!(!plain.policy().working_dirs().contains(&tmp.as_path()));
+    let p = file_tool(&plain, "Read", &tmp.join("d.patch")).await;
+    assert!(matches!(p, Permission::Deny { .. }), "{p:?}");
+}
