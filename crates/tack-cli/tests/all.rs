@@ -3066,3 +3066,54 @@ async fn a_project_server_gets_no_credentials_of_tacks_and_no_users_server_name(
         "the key reached the server: {got}"
     );
 }
+
+/// Claude Code's `enabledMcpjsonServers`, `enableAllProjectMcpServers` and
+/// `disabledMcpjsonServers` in the user's settings choose a project's
+/// `.mcp.json` servers (a named one starts without `tack mcp approve`, a
+/// disabled one is not there); in the project's own settings the first two
+/// approve nothing and say so.
+#[tokio::test]
+async fn the_users_settings_choose_a_projects_mcp_json_servers() {
+    let w = World::new(vec![]).await;
+    let (node, script) = everything_server();
+    std::fs::write(
+        w.cwd.path().join(".mcp.json"),
+        json!({"mcpServers": {
+            "ev": {"command": node, "args": [script, "stdio"]},
+            "broken": {"command": "/nonexistent/broken"},
+            "other": {"command": "/nonexistent/other"},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let config = w.state.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("settings.json"),
+        json!({"enabledMcpjsonServers": ["ev"], "disabledMcpjsonServers": ["broken"]}).to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(w.cwd.path().join(".claude")).unwrap();
+    std::fs::write(
+        w.cwd.path().join(".claude/settings.json"),
+        json!({"enableAllProjectMcpServers": true}).to_string(),
+    )
+    .unwrap();
+    let list = w.tack().args(["mcp", "list"]).output().unwrap();
+    let (out, err) = (stdout(&list), stderr(&list));
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("ev ") && l.contains("running")),
+        "{out}\n{err}"
+    );
+    assert!(!out.contains("broken"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("other ") && l.contains("needs_approval")),
+        "{out}"
+    );
+    assert!(
+        err.contains("\"enableAllProjectMcpServers\" is ignored in a project settings file"),
+        "{err}"
+    );
+}

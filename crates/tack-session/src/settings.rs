@@ -344,7 +344,8 @@ impl SessionSettings {
     /// in them applies as it is: the caller chose them.
     pub fn from_permissions(permissions: Settings, project_root: &Path) -> Result<Self> {
         let hooks = hooks(&permissions)?;
-        let mcp_servers = mcp_servers(&permissions, project_root)?;
+        let mut mcp_servers = mcp_servers(&permissions, project_root)?;
+        let mcp_json_warnings = choose_mcp_json(&permissions, &mut mcp_servers);
         let output_budget = output_budget(&permissions);
         let (compaction, compaction_warnings) =
             compaction(&permissions, |name| std::env::var(name).ok());
@@ -359,6 +360,7 @@ impl SessionSettings {
             crate::tool_search::tool_search(&permissions, |name| std::env::var(name).ok());
         let (code_mode, code_mode_warnings) = crate::code_mode::code_mode(&permissions);
         let mut warnings = compaction_warnings;
+        warnings.extend(mcp_json_warnings);
         warnings.extend(sampling_warnings);
         warnings.extend(sandbox_warnings);
         warnings.extend(examples_warnings);
@@ -502,6 +504,68 @@ fn mcp_servers(settings: &Settings, project_root: &Path) -> Result<McpConfig> {
         config.add_servers_from(source, Some(&file.path), &file.value)?;
     }
     Ok(config)
+}
+
+/// Claude Code's keys for the servers of a project's `.mcp.json`:
+/// `enableAllProjectMcpServers`, `enabledMcpjsonServers` (start without
+/// asking) and `disabledMcpjsonServers` (never start), read from the user's
+/// own files (user, local, command line, managed). In a project settings
+/// file the first two are ignored with a warning: a repository cannot
+/// approve its own servers. Later files add to earlier ones.
+fn choose_mcp_json(settings: &Settings, config: &mut McpConfig) -> Vec<String> {
+    let (mut all, mut enabled, mut disabled) = (false, Vec::new(), Vec::new());
+    let mut warnings = Vec::new();
+    for file in settings.files() {
+        let users_own = matches!(
+            file.level,
+            Level::User | Level::Local | Level::CommandLine | Level::Managed
+        );
+        let at = |key: &str| match tack_policy::lint::line_of(&file.text, &format!("\"{key}\"")) {
+            Some(line) => format!("{}:{line}", file.path.display()),
+            None => file.path.display().to_string(),
+        };
+        let names = |key: &str, warnings: &mut Vec<String>| -> Vec<String> {
+            match file.value.get(key) {
+                None | Some(serde_json::Value::Null) => Vec::new(),
+                Some(serde_json::Value::Array(items)) if items.iter().all(|i| i.is_string()) => {
+                    items
+                        .iter()
+                        .filter_map(|i| i.as_str().map(str::to_owned))
+                        .collect()
+                }
+                Some(_) => {
+                    warnings.push(format!(
+                        "{}: \"{key}\" must be a list of server names such as [\"github\"]",
+                        at(key)
+                    ));
+                    Vec::new()
+                }
+            }
+        };
+        for key in ["enableAllProjectMcpServers", "enabledMcpjsonServers"] {
+            if !users_own && file.value.get(key).is_some() {
+                warnings.push(format!(
+                    "{}: \"{key}\" is ignored in a project settings file (a repository cannot approve its own MCP servers); put it in your user or local settings, or run `tack mcp approve NAME`",
+                    at(key)
+                ));
+            }
+        }
+        if users_own {
+            match file.value.get("enableAllProjectMcpServers") {
+                None | Some(serde_json::Value::Null) => {}
+                Some(serde_json::Value::Bool(b)) => all = *b,
+                Some(_) => warnings.push(format!(
+                    "{}: \"enableAllProjectMcpServers\" must be true or false",
+                    at("enableAllProjectMcpServers")
+                )),
+            }
+            enabled.extend(names("enabledMcpjsonServers", &mut warnings));
+        }
+        // Leaving a server out is never a loosening: a project's file may.
+        disabled.extend(names("disabledMcpjsonServers", &mut warnings));
+    }
+    config.choose_mcp_json(all, &enabled, &disabled);
+    warnings
 }
 
 /// `--mcp-config` servers join (or, with `--strict-mcp-config`, replace)

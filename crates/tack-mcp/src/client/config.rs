@@ -141,6 +141,10 @@ pub struct ServerConfig {
     /// `alwaysLoad: true` (Claude Code's key): the server's tools are sent
     /// with every request, even when tool search defers the others.
     pub always_load: bool,
+    /// A `.mcp.json` server the user's own settings approve
+    /// (`enableAllProjectMcpServers`, `enabledMcpjsonServers`): it starts
+    /// without a recorded approval. Not part of the entry's hash.
+    pub preapproved: bool,
     /// The entry exactly as written, for hashing.
     raw: Value,
 }
@@ -268,6 +272,7 @@ impl ServerConfig {
             call_timeout: millis_field(name, obj, "timeout")?,
             defer_loading,
             always_load,
+            preapproved: false,
             raw: entry.clone(),
         })
     }
@@ -298,6 +303,7 @@ impl ServerConfig {
             call_timeout: None,
             defer_loading: false,
             always_load: false,
+            preapproved: false,
             raw,
         }
     }
@@ -320,6 +326,7 @@ impl ServerConfig {
             call_timeout: None,
             defer_loading: false,
             always_load: false,
+            preapproved: false,
             raw,
         }
     }
@@ -589,6 +596,22 @@ impl McpConfig {
                     kept.as_str()
                 ),
             ));
+        }
+    }
+
+    /// Claude Code's choice of `.mcp.json` servers, from the user's own
+    /// settings: the `disabled` ones are left out, and `all` or the
+    /// `enabled` ones start without a recorded approval. Servers of other
+    /// sources are untouched.
+    pub fn choose_mcp_json(&mut self, all: bool, enabled: &[String], disabled: &[String]) {
+        self.servers.retain(|name, s| {
+            s.source != ConfigSource::McpJson || !disabled.iter().any(|d| d == name)
+        });
+        for (name, server) in &mut self.servers {
+            if server.source == ConfigSource::McpJson && (all || enabled.iter().any(|e| e == name))
+            {
+                server.preapproved = true;
+            }
         }
     }
 

@@ -91,8 +91,9 @@ impl McpManager {
         let runtimes = config
             .servers()
             .map(|server| {
-                let approved =
-                    approvals.is_approved(server) || settings.options.approve_project_servers;
+                let approved = approvals.is_approved(server)
+                    || settings.options.approve_project_servers
+                    || server.preapproved;
                 let runtime = Arc::new(ServerRuntime {
                     config: server.clone(),
                     settings: settings.clone(),
