@@ -58,8 +58,12 @@ fn report_all(reports: &[HookReport]) {
 
 impl HookRunner {
     pub fn new(hooks: Hooks, ctx: HookContext) -> Self {
-        for warning in hooks.warnings() {
-            tracing::warn!("hooks: {warning}");
+        // A runner with nothing to run (kept for hooks added later, a
+        // sub-agent's own) says nothing.
+        if !hooks.is_empty() {
+            for warning in hooks.warnings() {
+                tracing::warn!("hooks: {warning}");
+            }
         }
         Self {
             hooks,
@@ -183,6 +187,26 @@ impl HookRunner {
             stop: Mutex::new(None),
             mode: self.mode.clone(),
         }
+    }
+
+    /// [`HookRunner::for_subagent`] with the sub-agent's own hooks added
+    /// (its definition's `hooks`, from `file`): they run after the
+    /// session's and before the administrator's. `Err` when they cannot
+    /// run here ([`Hooks::with_added`]).
+    pub fn for_subagent_adding(
+        &self,
+        agent_id: &str,
+        agent_type: &str,
+        file: &str,
+        hooks: &serde_json::Value,
+    ) -> Result<HookRunner, String> {
+        let added = self.hooks.with_added(file, hooks)?;
+        for warning in added.warnings().iter().skip(self.hooks.warnings().len()) {
+            tracing::warn!("hooks: {warning}");
+        }
+        let mut runner = self.for_subagent(agent_id, agent_type);
+        runner.hooks = added;
+        Ok(runner)
     }
 
     /// SubagentStart (observed only).

@@ -193,6 +193,56 @@ impl Asked {
     }
 }
 
+/// What an agent definition adds to its sub-agent's permission stage. It
+/// can only make a decision stricter: each call is decided as the parent
+/// decides it, then again under each narrowing, and the strictest answer
+/// (deny > ask > allow) stands.
+///
+/// Modes, from loosest to strictest: bypassPermissions < acceptEdits <
+/// default < dontAsk, plan. dontAsk and plan are not ordered against each
+/// other (plan refuses an edit an allow rule permits; dontAsk refuses a
+/// read outside the working directories that plan would ask about), which
+/// is why the mode is not replaced but applied on top: a call meets the
+/// parent's mode and the definition's, and the stricter answer wins. A
+/// definition's acceptEdits or bypassPermissions therefore never loosens
+/// anything. A parent in bypassPermissions keeps it, as in Claude Code: the
+/// person chose to be asked nothing in this session, and the sub-agent gets
+/// no more than its parent has (deny and ask rules still hold).
+#[derive(Debug, Clone, Default)]
+pub struct Narrowing {
+    /// The definition's `permissionMode`, and where it was written.
+    pub mode: Option<(tack_policy::Mode, tack_policy::Source)>,
+    /// Deny rules for this sub-agent only (`disallowedTools: Bash(rm *)`):
+    /// only what one of them denies is taken from this policy.
+    pub deny: Option<Policy>,
+}
+
+impl Narrowing {
+    /// The decision on `request` made stricter by this narrowing.
+    pub fn apply(&self, decision: Decision, request: &Request, policy: &Policy) -> Decision {
+        let mut strictest = decision;
+        if let Some((mode, source)) = &self.mode
+            && matches!(
+                mode,
+                tack_policy::Mode::Default | tack_policy::Mode::Plan | tack_policy::Mode::DontAsk
+            )
+            && *mode != policy.mode()
+            && policy.mode() != tack_policy::Mode::BypassPermissions
+        {
+            let mut under = policy.clone();
+            under.set_mode(*mode, source.clone());
+            strictest = strictest.max(evaluate(request, &under));
+        }
+        if let Some(deny) = &self.deny {
+            let d = evaluate(request, deny);
+            if d.is_deny() && matches!(d.why().decided_by, DecidedBy::Rule { .. }) {
+                strictest = strictest.max(d);
+            }
+        }
+        strictest
+    }
+}
+
 /// The permission stage backed by tack-policy.
 pub struct PolicyStage {
     policy: Arc<RwLock<Policy>>,
@@ -201,12 +251,15 @@ pub struct PolicyStage {
     prompter: Option<Arc<dyn Prompter>>,
     reload: Option<Reload>,
     /// Rules a person allowed "for this session" through a call's asker
-    /// (never written to a file), as a policy of allow rules only.
-    session_rules: RwLock<SessionRules>,
+    /// (never written to a file), as a policy of allow rules only. Shared
+    /// with the narrowed stages of sub-agents.
+    session_rules: Arc<RwLock<SessionRules>>,
     /// The session's OS sandbox, when it is in force for Bash.
     sandbox: Option<Arc<SandboxPermissions>>,
     /// The mode chosen during the session ([`PolicyStage::set_mode`]).
-    mode_override: RwLock<Option<(tack_policy::Mode, tack_policy::Source)>>,
+    mode_override: Arc<RwLock<Option<(tack_policy::Mode, tack_policy::Source)>>>,
+    /// For a sub-agent's stage: what its definition adds ([`Narrowing`]).
+    narrowing: Option<Arc<Narrowing>>,
     /// Per call id, the files its last decision judged
     /// ([`PermissionStage::take_checked_files`]).
     checked: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<PathBuf>>>>,
@@ -294,9 +347,10 @@ impl PolicyStage {
             project_root,
             prompter,
             reload,
-            session_rules: RwLock::default(),
+            session_rules: Arc::default(),
             sandbox: None,
-            mode_override: RwLock::default(),
+            mode_override: Arc::default(),
+            narrowing: None,
             checked: Arc::default(),
             hooks: std::sync::OnceLock::new(),
         }
@@ -584,11 +638,16 @@ impl PolicyStage {
             let sandbox = self.sandbox.clone();
             let asked = Asked::new(call, tool);
             let checked = Arc::clone(&self.checked);
+            let narrowing = self.narrowing.clone();
             let id = call.id.clone();
             move || {
                 let policy = policy.read().unwrap_or_else(|p| p.into_inner());
                 let request = asked.request(&cwd, &policy);
                 let decision = evaluate(&request, &policy);
+                let decision = match &narrowing {
+                    Some(narrowing) => narrowing.apply(decision, &request, &policy),
+                    None => decision,
+                };
                 let files = request.checked_files();
                 if !files.is_empty() && !decision.is_deny() {
                     checked
@@ -787,12 +846,40 @@ impl PermissionStage for PolicyStage {
     }
 
     fn refuses_outright(&self, tool: &str, mcp: Option<(&str, &str)>) -> Option<String> {
+        let refused = |policy: &Policy| {
+            match mcp {
+                Some((server, own)) => policy.refuses_mcp_tool(tool, server, own),
+                None => policy.refuses_tool(tool),
+            }
+            .map(|rule| rule.text.clone())
+        };
         let policy = self.policy.read().unwrap_or_else(|p| p.into_inner());
-        match mcp {
-            Some((server, own)) => policy.refuses_mcp_tool(tool, server, own),
-            None => policy.refuses_tool(tool),
+        refused(&policy).or_else(|| {
+            self.narrowing
+                .as_ref()
+                .and_then(|n| n.deny.as_ref())
+                .and_then(refused)
+        })
+    }
+
+    fn narrowed(&self, narrowing: Narrowing) -> Option<Arc<dyn PermissionStage>> {
+        let hooks = std::sync::OnceLock::new();
+        if let Some(weak) = self.hooks.get() {
+            let _ = hooks.set(weak.clone());
         }
-        .map(|rule| rule.text.clone())
+        Some(Arc::new(PolicyStage {
+            policy: Arc::clone(&self.policy),
+            cwd: self.cwd.clone(),
+            project_root: self.project_root.clone(),
+            prompter: self.prompter.clone(),
+            reload: self.reload.clone(),
+            session_rules: Arc::clone(&self.session_rules),
+            sandbox: self.sandbox.clone(),
+            mode_override: Arc::clone(&self.mode_override),
+            narrowing: Some(Arc::new(narrowing)),
+            checked: Arc::clone(&self.checked),
+            hooks,
+        }))
     }
 
     async fn decide(

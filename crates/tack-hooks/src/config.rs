@@ -215,6 +215,8 @@ pub(crate) struct Config {
     pub(crate) groups: Vec<(HookEvent, MatcherGroup)>,
     pub(crate) warnings: Vec<String>,
     pub(crate) disabled_by: Option<String>,
+    /// The managed settings file that set `allowManagedHooksOnly: true`.
+    pub(crate) managed_only: Option<String>,
 }
 
 impl Config {
@@ -275,6 +277,7 @@ impl Config {
             }
             config.groups.clear();
             config.disabled_by = None;
+            config.managed_only = Some(file.clone());
         } else if !admin.groups.is_empty()
             && let Some(by) = config.disabled_by.take()
         {

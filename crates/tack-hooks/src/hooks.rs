@@ -101,6 +101,38 @@ impl Hooks {
         })
     }
 
+    /// These hooks and those of `hooks` (a `hooks` value as settings write
+    /// it, e.g. an agent definition's frontmatter, from `file`), which run
+    /// after the settings' own and before the administrator's managed
+    /// hooks. `Err` (for the person) when they could not run here: the
+    /// value is malformed, `disableAllHooks` turns every hook off, or the
+    /// administrator allows only managed hooks.
+    pub fn with_added(&self, file: &str, hooks: &Value) -> std::result::Result<Hooks, String> {
+        if let Some(by) = &self.config.disabled_by {
+            return Err(format!(
+                "disableAllHooks in {by} turns every hook off, so these hooks cannot run"
+            ));
+        }
+        if let Some(by) = &self.config.managed_only {
+            return Err(format!(
+                "allowManagedHooksOnly in {by} lets only the administrator's hooks run"
+            ));
+        }
+        let mut source = Map::new();
+        source.insert("hooks".into(), hooks.clone());
+        let added = Config::parse(&[(file.to_owned(), &Value::Object(source))])
+            .map_err(|e| e.to_string())?;
+        let mut config = self.config.clone();
+        let at = config
+            .groups
+            .iter()
+            .position(|(_, g)| g.managed)
+            .unwrap_or(config.groups.len());
+        config.groups.splice(at..at, added.groups);
+        config.warnings.extend(added.warnings);
+        Ok(Hooks { config })
+    }
+
     /// What was skipped while reading the settings, for the user.
     pub fn warnings(&self) -> &[String] {
         &self.config.warnings

@@ -75,6 +75,7 @@ pub fn evaluate(request: &Request, policy: &Policy) -> Decision {
         Subject::Paths { targets, search } => path_tool(policy, tool, targets, *search),
         Subject::Url { url, host } => web_fetch(policy, url, host),
         Subject::Skill { name } => skill(policy, name),
+        Subject::Agent { name } => agent(policy, name),
         Subject::Command {
             given,
             text,
@@ -566,6 +567,38 @@ fn skill(policy: &Policy, name: &str) -> Decision {
             None => Decision::Allow(
                 Why::new(subject, DecidedBy::NoPermissionNeeded)
                     .detail("a skill adds instructions and runs nothing itself"),
+            ),
+        };
+    }
+    decide(policy, &subject, found, Auto::No, Some(subject.clone()))
+}
+
+/// `Agent` (`Task`): starting a sub-agent runs nothing itself (each of its
+/// calls meets the rules on its own), so it needs no permission unless a
+/// rule says otherwise: `Agent` or `Agent(type)` (`Task`, `Task(type)`)
+/// deny, ask or allow rules, matched against the call's `subagent_type`
+/// (Claude Code's form).
+fn agent(policy: &Policy, name: &str) -> Decision {
+    let subject = format!("Agent({name})");
+    let tools = ["Agent", "Task"];
+    let pick = |kind| {
+        policy
+            .tool_rule(kind, &tools)
+            .into_iter()
+            .chain(policy.agent_rule(kind, name))
+            .min()
+    };
+    let found = Found {
+        deny: pick(Verdict::Deny),
+        ask: pick(Verdict::Ask),
+        allow: pick(Verdict::Allow),
+    };
+    if found.deny.is_none() && found.ask.is_none() {
+        return match found.allow {
+            Some(i) => Decision::Allow(rule_why(policy, i, &subject)),
+            None => Decision::Allow(
+                Why::new(subject, DecidedBy::NoPermissionNeeded)
+                    .detail("each call the sub-agent makes meets the rules on its own"),
             ),
         };
     }

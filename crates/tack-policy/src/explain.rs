@@ -118,6 +118,17 @@ fn parse_spec(spec: &str) -> Result<(String, Value, Option<Vec<String>>)> {
             .ok_or_else(|| {
                 err("write an MCP tool's input as a JSON object, as in mcp__fs__read_file({\"path\": \"a.txt\"})")
             })?,
+        // A sub-agent: its type alone, `Agent(Explore)`, or the Agent
+        // call's input, `Agent({"subagent_type": "Explore", …})`. `Task` is
+        // the tool's old name; the call is the Agent tool's.
+        ("Agent" | "Task", Some(text)) => {
+            let input = match serde_json::from_str::<Value>(text.trim()) {
+                Ok(v) if v.is_object() => v,
+                _ => json!({"subagent_type": text.trim()}),
+            };
+            return Ok(("Agent".to_string(), input, None));
+        }
+        ("Task", None) => return Ok(("Agent".to_string(), json!({}), None)),
         // A declared command tool's call is judged on the argv it runs;
         // its JSON input read as words would be judged as another call.
         (t, Some(text))
@@ -139,7 +150,7 @@ fn parse_spec(spec: &str) -> Result<(String, Value, Option<Vec<String>>)> {
         }
         (_, Some(_)) => {
             return Err(err(
-                "only Bash, Read/Edit-family tools, Glob, Grep, WebFetch, MCP tools (a JSON input) and command tools declared in settings take an argument",
+                "only Bash, Read/Edit-family tools, Glob, Grep, WebFetch, Agent (a type or a JSON input), MCP tools (a JSON input) and command tools declared in settings take an argument",
             ));
         }
         (_, None) => json!({}),

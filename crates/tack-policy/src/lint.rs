@@ -313,7 +313,7 @@ fn check_rule(text: &str, kind: Verdict, extra_tools: &[&str]) -> RuleCheck {
         // settings, and no such tool is declared: it would match nothing.
         // Say what was probably meant.
         return RuleCheck::Fail(format!(
-            "`{tool}` is no known tool{closest}, and only Bash, Read/Edit-family tools, WebFetch, Skill and command tools declared in settings take a specifier"
+            "`{tool}` is no known tool{closest}, and only Bash, Read/Edit-family tools, WebFetch, Skill, Agent and command tools declared in settings take a specifier"
         ));
     }
     RuleCheck::Warn(format!(

@@ -54,6 +54,8 @@ pub(crate) struct KindIndex {
     pub mcp: Vec<usize>,
     /// `Skill(…)` rules (ascending).
     pub skills: Vec<usize>,
+    /// `Agent(…)` and `Task(…)` rules (ascending).
+    pub agents: Vec<usize>,
     /// Command tool → its `NAME(pattern)` rules (ascending).
     pub commands: HashMap<String, Vec<usize>>,
     /// Deny and ask command-tool rules read as their program reads a
@@ -350,6 +352,7 @@ impl PolicyBuilder {
                 }
                 Target::Mcp { .. } => index[k].mcp.push(i),
                 Target::Skill(_) => index[k].skills.push(i),
+                Target::Agent(_) => index[k].agents.push(i),
                 Target::Command { tool, pattern } => {
                     index[k].commands.entry(tool.clone()).or_default().push(i);
                     if e.kind != Verdict::Allow
@@ -723,7 +726,12 @@ impl Policy {
     }
 
     fn refuses(&self, name: &str, mcp: Option<&McpOrigin>) -> Option<&Rule> {
-        let whole = self.tool_rule(Verdict::Deny, &[name]);
+        // `Task` is Claude Code's old name of the Agent tool.
+        let whole = if name == "Agent" {
+            self.tool_rule(Verdict::Deny, &["Agent", "Task"])
+        } else {
+            self.tool_rule(Verdict::Deny, &[name])
+        };
         let server = if name.starts_with("mcp__") || mcp.is_some() {
             self.mcp_rule(Verdict::Deny, name, mcp)
         } else {
@@ -991,6 +999,14 @@ impl Policy {
         })
     }
 
+    /// First `Agent(name)` (or `Task(name)`) rule of `kind` naming the
+    /// agent type `name`.
+    pub(crate) fn agent_rule(&self, kind: Verdict, name: &str) -> Option<usize> {
+        self.kind(kind).agents.iter().copied().find(|&i| {
+            matches!(&self.rules.get(i).map(|r| &r.target), Some(Target::Agent(a)) if a == name)
+        })
+    }
+
     /// First `NAME(pattern)` rule of `kind` for the command tool `tool`
     /// whose pattern matches any of `texts` (the argv's lines).
     pub(crate) fn command_rule(&self, kind: Verdict, tool: &str, texts: &[&str]) -> Option<usize> {
@@ -1145,6 +1161,7 @@ impl Policy {
                 "read as an MCP tool name".into(),
             )),
             Target::Skill(p) => Ok((p.matches(example), "read as a skill name".into())),
+            Target::Agent(name) => Ok((name == example.trim(), "read as an agent type".into())),
             Target::Command { pattern, .. } => {
                 let argv = shell::simple_command_words(example).ok_or_else(|| {
                     "an example of a command tool's rule is the argv it runs, written as words quoted as a shell would (`/usr/bin/git log -n 5 'a b'`), with no variables, globs or operators".to_string()

@@ -16,6 +16,9 @@ use crate::rule::{EDIT_TOOLS, READ_TOOLS, url_host};
 use crate::shell::{self, Family, Item, UncertainKind};
 use crate::tool_paths;
 
+/// The agent type an Agent call without `subagent_type` starts.
+const GENERAL_PURPOSE_AGENT: &str = "general-purpose";
+
 /// A tool call to decide on.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -55,6 +58,8 @@ pub(crate) enum Subject {
     },
     /// `Skill`: the skill it loads.
     Skill { name: String },
+    /// `Agent`: the agent type it starts.
+    Agent { name: String },
     /// A command tool: the argv it would run, as [`crate::command_text`]
     /// writes it with argv\[0\] as given (`given`, an absolute path) and as
     /// its file name (`text`, what the prompt shows), and whether the tool
@@ -192,6 +197,21 @@ impl Request {
                 },
                 None => Subject::Invalid("the input has no `skill` string".into()),
             },
+            // As the Agent tool reads it: no type (or an empty one) is the
+            // general-purpose agent. (`Task` is only a name rules may use:
+            // tack's tool is called Agent.)
+            "Agent" => match input.get("subagent_type") {
+                None | Some(serde_json::Value::Null) => Subject::Agent {
+                    name: GENERAL_PURPOSE_AGENT.into(),
+                },
+                Some(serde_json::Value::String(name)) if name.trim().is_empty() => Subject::Agent {
+                    name: GENERAL_PURPOSE_AGENT.into(),
+                },
+                Some(serde_json::Value::String(name)) => Subject::Agent {
+                    name: name.trim().to_owned(),
+                },
+                Some(_) => Subject::Invalid("`subagent_type` is not a string".into()),
+            },
             t if t.starts_with("mcp__") => Subject::Tool {
                 touches: mcp_touches(t, input, &cwd, home, how, policy),
             },
@@ -286,6 +306,7 @@ impl Request {
             },
             Subject::Url { url, .. } => format!("WebFetch({url})"),
             Subject::Skill { name } => format!("Skill({name})"),
+            Subject::Agent { name } => format!("Agent({name})"),
             Subject::Tool { .. } | Subject::Invalid(_) => self.tool.clone(),
         }
     }

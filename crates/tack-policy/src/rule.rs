@@ -117,6 +117,9 @@ pub(crate) enum Target {
     /// `Skill(name)`, `Skill(prefix:*)` or `Skill(prefix*)`: the skills the
     /// Skill tool may load (Claude Code's rule form).
     Skill(SkillPattern),
+    /// `Agent(name)` or `Task(name)` (Claude Code's old name of the tool):
+    /// the sub-agent type an Agent call starts (its `subagent_type`).
+    Agent(String),
     /// `NAME(pattern)` for a tool that is none of the known tools
     /// ([`crate::lint::KNOWN_TOOLS`]): a command tool declared in settings,
     /// whose argv the pattern matches as [`crate::command_text`] writes it.
@@ -221,8 +224,19 @@ pub(crate) fn parse_rule(text: &str) -> Result<Target, String> {
             }
             Ok(Target::Skill(SkillPattern::parse(spec_trimmed)?))
         }
+        "Agent" | "Task" => {
+            if spec_trimmed == "*" {
+                return Ok(Target::Tool("Agent".into()));
+            }
+            if spec_trimmed.chars().any(|c| c.is_whitespace() || c == '*') {
+                return Err(format!(
+                    "`{tool}({spec})` is not an agent type: write `{tool}(name)` with the agent's name, e.g. `Agent(Explore)`"
+                ));
+            }
+            Ok(Target::Agent(spec_trimmed.to_owned()))
+        }
         other if crate::lint::KNOWN_TOOLS.contains(&other) => Err(format!(
-            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools, WebFetch, Skill and command tools declared in settings do); write `{other}` alone"
+            "`{other}` takes no specifier here (only Bash, Read/Edit-family tools, WebFetch, Skill, Agent and command tools declared in settings do); write `{other}` alone"
         )),
         // A command tool declared in settings: the pattern matches its argv.
         other => {
@@ -686,10 +700,18 @@ mod tests {
         assert_eq!(parse_rule("git_log(*)"), Ok(Target::Tool("git_log".into())));
         assert_eq!(parse_rule("git_log"), Ok(Target::Tool("git_log".into())));
         // A built-in tool that takes no specifier still says so.
-        for builtin in ["TodoWrite(x)", "WebSearch(x)", "Task(x)"] {
+        for builtin in ["TodoWrite(x)", "WebSearch(x)"] {
             let err = parse_rule(builtin).unwrap_err();
             assert!(err.contains("takes no specifier"), "{builtin}: {err}");
         }
+        // Claude Code's rule on one sub-agent type, under both names.
+        assert_eq!(
+            parse_rule("Agent(Explore)"),
+            Ok(Target::Agent("Explore".into()))
+        );
+        assert_eq!(parse_rule("Task(x)"), Ok(Target::Agent("x".into())));
+        assert_eq!(parse_rule("Agent(*)"), Ok(Target::Tool("Agent".into())));
+        assert!(parse_rule("Agent(a b)").is_err());
         assert!(parse_rule("mcp__db__query(x)").is_err());
     }
 

@@ -511,7 +511,7 @@ pub fn wide_allow_rule(rule: &str, project_root: &Path, home: Option<&Path>) -> 
                 format!("`{base}` runs whatever code its arguments hold, so this lets `{tool}` run any code")
             })
         }
-        Target::Mcp { .. } | Target::Skill(_) => None,
+        Target::Mcp { .. } | Target::Skill(_) | Target::Agent(_) => None,
     }
 }
 

@@ -13,12 +13,23 @@
 //! You are a careful reviewer. …
 //! ```
 //!
+//! Also read: `disallowedTools` (the same forms as `tools`), `permissionMode`
+//! (applied on top of the session's mode, only ever stricter: see
+//! [`tack_agent::permission::Narrowing`]) and `hooks` (as settings write
+//! them; PreToolUse, PostToolUse and PostToolUseFailure run for the
+//! sub-agent's calls). `tools` and `disallowedTools` take a comma- or
+//! space-separated text or a YAML list, and name tools as permission rules
+//! do (`mcp__server`, `mcp__server__*`, `Bash(rm *)`: see
+//! [`crate::subagent`]).
+//!
 //! Files are read from [`ProjectContext::agent_dirs`](crate::ProjectContext::agent_dirs):
-//! project before user, so a project agent hides a user agent of the same
-//! name. A file that cannot be read or parsed is left out with a notice
-//! naming the file and the line; it never stops the session. The built-in
-//! `general-purpose` agent (every tool, the session's system prompt) is
-//! there unless a file defines that name.
+//! the user's before the project's, so a repository cannot replace an agent
+//! of yours (and with it the restrictions you wrote), as with skills; a name
+//! defined twice is a notice naming both files. A file that cannot be read
+//! or parsed is left out with a notice naming the file and the line; it
+//! never stops the session. The built-in `general-purpose` agent (every
+//! tool, the session's system prompt) is there unless a file defines that
+//! name.
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +59,24 @@ pub struct AgentDefinition {
     pub prompt: String,
     /// The file it came from; `None` for the built-in agent.
     pub file: Option<PathBuf>,
+    /// The line of each `tools` entry, then of each `disallowedTools`
+    /// entry, in the file (for warnings).
+    pub tool_lines: (Vec<usize>, Vec<usize>),
+    /// `permissionMode`: applied on top of the session's mode.
+    pub permission_mode: Option<tack_policy::Mode>,
+    /// `hooks`, as settings write them, and the line of the key.
+    pub hooks: Option<(serde_json::Value, usize)>,
+    /// Read from the project's directories (the repository wrote it), not
+    /// the user's.
+    pub from_project: bool,
+}
+
+/// A directory of agent definitions and whose it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentDir {
+    pub path: PathBuf,
+    /// The project's (the repository's), not the user's.
+    pub project: bool,
 }
 
 impl AgentDefinition {
@@ -61,6 +90,10 @@ impl AgentDefinition {
             model: None,
             prompt: String::new(),
             file: None,
+            tool_lines: (Vec::new(), Vec::new()),
+            permission_mode: None,
+            hooks: None,
+            from_project: false,
         }
     }
 }
@@ -75,10 +108,10 @@ pub struct AgentDefinitions {
 impl AgentDefinitions {
     /// Reads every `*.md` of `dirs` (strongest first; a missing directory
     /// is skipped), then adds the built-in agent unless a file named it.
-    pub fn load(dirs: &[PathBuf]) -> Self {
+    pub fn load(dirs: &[AgentDir]) -> Self {
         let mut out = Self::default();
         for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(dir) else {
+            let Ok(entries) = std::fs::read_dir(&dir.path) else {
                 continue;
             };
             let mut files: Vec<PathBuf> = entries
@@ -89,13 +122,26 @@ impl AgentDefinitions {
             for file in files {
                 match read_definition(&file) {
                     Ok(agent) if out.get(&agent.name).is_some() => {
-                        tracing::debug!(
-                            "agent {:?} in {} is hidden by an earlier definition",
-                            agent.name,
-                            file.display()
-                        );
+                        let kept = out
+                            .get(&agent.name)
+                            .and_then(|a| a.file.as_ref())
+                            .map_or_else(String::new, |f| f.display().to_string());
+                        out.notices.push(if dir.project {
+                            format!(
+                                "{}: the project's agent {:?} is not used: your agent of that name ({kept}) is, so a repository cannot replace it (rename one of them to use both)",
+                                file.display(),
+                                agent.name
+                            )
+                        } else {
+                            format!(
+                                "{}: the agent {:?} is not used: {kept} defines that name first",
+                                file.display(),
+                                agent.name
+                            )
+                        });
                     }
                     Ok(mut agent) => {
+                        agent.from_project = dir.project;
                         if let Some(alias) =
                             agent.model.take_if(|m| MODEL_ALIASES.contains(&m.as_str()))
                         {
@@ -161,9 +207,16 @@ struct Frontmatter {
     disallowed_tools: Option<ToolList>,
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    permission_mode: Option<String>,
+    #[serde(default)]
+    hooks: Option<serde_json::Value>,
 }
 
-/// `tools: Read, Grep` or `tools: [Read, Grep]`.
+/// The hook events tack runs for a sub-agent's own calls.
+pub const AGENT_HOOK_EVENTS: &[&str] = &["PreToolUse", "PostToolUse", "PostToolUseFailure"];
+
+/// `tools: Read, Grep`, `tools: Read Grep` or `tools: [Read, Grep]`.
 #[derive(Deserialize)]
 #[serde(untagged)]
 enum ToolList {
@@ -174,15 +227,55 @@ enum ToolList {
 impl ToolList {
     fn names(self) -> Vec<String> {
         let items = match self {
-            ToolList::Text(text) => text.split(',').map(str::to_owned).collect(),
+            ToolList::Text(text) => vec![text],
             ToolList::List(list) => list,
         };
-        items
-            .into_iter()
-            .map(|t| t.trim().to_owned())
-            .filter(|t| !t.is_empty())
-            .collect()
+        items.iter().flat_map(|item| split_entries(item)).collect()
     }
+}
+
+/// Entries separated by commas or white space, outside parentheses:
+/// `Read, Bash(rm *) Write` is `Read`, `Bash(rm *)`, `Write`.
+fn split_entries(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 && (c == ',' || c.is_whitespace()) {
+            if !current.trim().is_empty() {
+                out.push(current.trim().to_owned());
+            }
+            current.clear();
+        } else {
+            current.push(c);
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current.trim().to_owned());
+    }
+    out
+}
+
+/// The file line of `entry` in the list under `key` (the first line from
+/// the key's on that has it), or the key's line; `None` without the key.
+/// `yaml` starts on line 2 of the file.
+fn entry_line(yaml: &str, key: &str, entry: &str) -> Option<usize> {
+    let lines: Vec<&str> = yaml.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&format!("{key}:")))?;
+    let found = lines
+        .iter()
+        .enumerate()
+        .skip(start)
+        .find(|(_, l)| l.contains(entry))
+        .map_or(start, |(i, _)| i);
+    Some(found + 2)
 }
 
 /// One file, or a notice `file:line: what is wrong`.
@@ -247,18 +340,83 @@ pub fn parse_definition(text: &str, file: &Path) -> Result<AgentDefinition, Stri
         .model
         .map(|m| m.trim().to_owned())
         .filter(|m| !m.is_empty() && m != "inherit");
+    let key_line = |key: &str| entry_line(&yaml, key, "").unwrap_or(2);
+    // A restriction that cannot be read leaves the agent out: running it
+    // without the restriction is what the file's author ruled out.
+    let permission_mode = front
+        .permission_mode
+        .map(|m| {
+            m.trim().parse::<tack_policy::Mode>().map_err(|e| {
+                format!(
+                    "{shown}:{}: permissionMode: {e}; the agent was left out",
+                    key_line("permissionMode")
+                )
+            })
+        })
+        .transpose()?;
+    let hooks = match front.hooks {
+        None | Some(serde_json::Value::Null) => None,
+        Some(value) => {
+            let line = key_line("hooks");
+            check_hooks(&value).map_err(|problem| {
+                format!("{shown}:{line}: hooks: {problem}; the agent was left out")
+            })?;
+            Some((value, line))
+        }
+    };
+    let tools = front.tools.map(ToolList::names);
+    let disallowed_tools = front
+        .disallowed_tools
+        .map(ToolList::names)
+        .unwrap_or_default();
+    let lines = |key: &str, entries: &[String]| -> Vec<usize> {
+        entries
+            .iter()
+            .map(|e| entry_line(&yaml, key, e).unwrap_or(2))
+            .collect()
+    };
+    let tool_lines = (
+        lines("tools", tools.as_deref().unwrap_or_default()),
+        lines("disallowedTools", &disallowed_tools),
+    );
     Ok(AgentDefinition {
         name,
         description,
-        tools: front.tools.map(ToolList::names),
-        disallowed_tools: front
-            .disallowed_tools
-            .map(ToolList::names)
-            .unwrap_or_default(),
+        tools,
+        disallowed_tools,
         model,
         prompt: body.trim().to_owned(),
         file: Some(file.to_owned()),
+        tool_lines,
+        permission_mode,
+        hooks,
+        from_project: false,
     })
+}
+
+/// An agent's `hooks`: settings' shape, and only events tack runs for a
+/// sub-agent (a hook written to guard it and not run would be a
+/// restriction dropped without a word).
+fn check_hooks(value: &serde_json::Value) -> Result<(), String> {
+    let Some(events) = value.as_object() else {
+        return Err("expected a map of event names, e.g. `PreToolUse: [...]`".into());
+    };
+    for event in events.keys() {
+        if !AGENT_HOOK_EVENTS.contains(&event.as_str()) {
+            return Err(format!(
+                "tack does not run `{event}` hooks for a sub-agent (only {}), so this agent cannot run as written",
+                AGENT_HOOK_EVENTS.join(", ")
+            ));
+        }
+    }
+    let mut source = serde_json::Map::new();
+    source.insert("hooks".into(), value.clone());
+    tack_hooks::Hooks::from_settings(&[(
+        "the agent file".into(),
+        &serde_json::Value::Object(source),
+    )])
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -322,7 +480,7 @@ mod tests {
             "---\nname: pinned\ndescription: d\nmodel: claude-x-1\n---\n",
         )
         .unwrap();
-        let agents = AgentDefinitions::load(&[dir.path().to_owned()]);
+        let agents = AgentDefinitions::load(&[user_dir(dir.path())]);
         assert_eq!(agents.get("quick").unwrap().model, None);
         assert_eq!(
             agents.get("pinned").unwrap().model.as_deref(),
@@ -336,8 +494,15 @@ mod tests {
         );
     }
 
+    fn user_dir(path: &Path) -> AgentDir {
+        AgentDir {
+            path: path.to_owned(),
+            project: false,
+        }
+    }
+
     #[test]
-    fn a_project_agent_hides_a_user_agent_of_the_same_name() {
+    fn a_user_agent_hides_a_project_agent_of_the_same_name_with_a_notice() {
         let project = tempfile::tempdir().unwrap();
         let user = tempfile::tempdir().unwrap();
         for (dir, text) in [(&project, "from the project"), (&user, "from the user")] {
@@ -347,9 +512,66 @@ mod tests {
             )
             .unwrap();
         }
-        let agents = AgentDefinitions::load(&[project.path().to_owned(), user.path().to_owned()]);
-        assert_eq!(agents.get("reviewer").unwrap().prompt, "from the project");
+        let agents = AgentDefinitions::load(&[
+            user_dir(user.path()),
+            AgentDir {
+                path: project.path().to_owned(),
+                project: true,
+            },
+        ]);
+        assert_eq!(agents.get("reviewer").unwrap().prompt, "from the user");
+        assert!(!agents.get("reviewer").unwrap().from_project);
         assert_eq!(agents.all().len(), 2, "reviewer and general-purpose");
+        let notice = agents.notices().join("\n");
+        assert!(
+            notice.contains(&project.path().join("r.md").display().to_string())
+                && notice.contains(&user.path().join("r.md").display().to_string()),
+            "{notice}"
+        );
+    }
+
+    #[test]
+    fn tool_lists_split_on_commas_and_spaces_outside_parentheses() {
+        let agent = parse(
+            "---\nname: r\ndescription: d\ntools: Read, mcp__a__*\ndisallowedTools: Write Edit, Bash(rm *)\n---\n",
+        )
+        .unwrap();
+        assert_eq!(agent.tools, Some(vec!["Read".into(), "mcp__a__*".into()]));
+        assert_eq!(
+            agent.disallowed_tools,
+            vec!["Write".to_owned(), "Edit".into(), "Bash(rm *)".into()]
+        );
+        assert_eq!(agent.tool_lines, (vec![4, 4], vec![5, 5, 5]));
+        let listed = parse(
+            "---\nname: r\ndescription: d\ndisallowedTools:\n  - Write\n  - Bash(rm -rf *)\n---\n",
+        )
+        .unwrap();
+        assert_eq!(
+            listed.disallowed_tools,
+            vec!["Write".to_owned(), "Bash(rm -rf *)".into()]
+        );
+        assert_eq!(listed.tool_lines.1, vec![5, 6]);
+    }
+
+    #[test]
+    fn permission_mode_and_hooks_are_read_and_a_bad_one_leaves_the_agent_out() {
+        let agent = parse(
+            "---\nname: r\ndescription: d\npermissionMode: plan\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: exit 2}]\n---\n",
+        )
+        .unwrap();
+        assert_eq!(agent.permission_mode, Some(tack_policy::Mode::Plan));
+        assert_eq!(agent.hooks.as_ref().unwrap().1, 5);
+        let err =
+            parse("---\nname: r\ndescription: d\npermissionMode: planned\n---\n").unwrap_err();
+        assert!(err.contains("x.md:4:") && err.contains("left out"), "{err}");
+        let err = parse(
+            "---\nname: r\ndescription: d\nhooks:\n  SessionStart: [{hooks: [{type: command, command: x}]}]\n---\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("x.md:4:") && err.contains("SessionStart"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -360,7 +582,7 @@ mod tests {
             "---\nname: code-reviewer\ndescription: d\n---\n",
         )
         .unwrap();
-        let agents = AgentDefinitions::load(&[dir.path().to_owned()]);
+        let agents = AgentDefinitions::load(&[user_dir(dir.path())]);
         assert_eq!(agents.names_near("code-reveiwer")[0], "code-reviewer");
         assert_eq!(agents.names_near("general")[0], GENERAL_PURPOSE);
     }

@@ -157,18 +157,37 @@ impl ProjectContext {
         self.sandbox_helper.clone()
     }
 
+    /// Whether every project settings file is trusted for this process
+    /// (`--trust-project-settings`): then the hooks of the project's agent
+    /// definitions run too.
+    pub(crate) fn trusts_project(&self) -> bool {
+        self.trust_project
+    }
+
     /// Where agent definitions (`*.md`) are read, strongest first: the
-    /// project's `.tack/agents` and `.claude/agents` (at the project root),
-    /// then the user's `<config dir>/agents` (`~/.config/tack/agents`) and
-    /// `<Claude Code dir>/agents` (`~/.claude/agents`). A name defined in
-    /// an earlier directory hides the same name in a later one.
-    pub fn agent_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs = vec![
-            self.project_root.join(".tack/agents"),
-            self.project_root.join(".claude/agents"),
-        ];
-        dirs.extend(self.load.user_config_dir.iter().map(|d| d.join("agents")));
-        dirs.extend(self.load.claude_user_dir.iter().map(|d| d.join("agents")));
+    /// user's `<config dir>/agents` (`~/.config/tack/agents`) and
+    /// `<Claude Code dir>/agents` (`~/.claude/agents`), then the project's
+    /// `.tack/agents` and `.claude/agents` (at the project root). A name
+    /// defined in an earlier directory hides the same name in a later one,
+    /// so a repository cannot replace an agent of the user's (as with skills).
+    pub fn agent_dirs(&self) -> Vec<crate::agents::AgentDir> {
+        let user = |path: PathBuf| crate::agents::AgentDir {
+            path,
+            project: false,
+        };
+        let project = |path: PathBuf| crate::agents::AgentDir {
+            path,
+            project: true,
+        };
+        let mut dirs: Vec<_> = self
+            .load
+            .user_config_dir
+            .iter()
+            .chain(self.load.claude_user_dir.iter())
+            .map(|d| user(d.join("agents")))
+            .collect();
+        dirs.push(project(self.project_root.join(".tack/agents")));
+        dirs.push(project(self.project_root.join(".claude/agents")));
         dirs
     }
 

@@ -478,7 +478,7 @@ impl Session {
         )
         .with_sandbox(crate::sandbox::permissions(project));
         let permission = Arc::new(permission);
-        let hooks = (!settings.hooks.is_empty()).then(|| {
+        let hook_base = {
             let (mode, _) = settings.permissions.mode();
             Arc::new(
                 HookRunner::new(
@@ -498,7 +498,8 @@ impl Session {
                     Arc::new(move || stage.mode().as_str().to_owned())
                 }),
             )
-        });
+        };
+        let hooks = (!settings.hooks.is_empty()).then(|| Arc::clone(&hook_base));
         let mut builder = Pipeline::builder(Arc::new(registry), project.cwd.clone(), &session_id)
             .events(events.clone())
             .permission(Arc::clone(&permission) as _)
@@ -508,6 +509,12 @@ impl Session {
             permission.set_hooks(hooks);
         }
         let pipeline = builder.build();
+        let rule_base = (
+            project.cwd.clone(),
+            project.project_root.clone(),
+            policy.home().map(std::path::Path::to_path_buf),
+        );
+        let trust_project_hooks = project.trusts_project();
         if let Some(link) = &link {
             let (project, policy) = (recipe.project.clone(), Arc::clone(&recipe.policy));
             let artifacts = Arc::clone(&artifacts);
@@ -526,6 +533,9 @@ impl Session {
                 pipeline: pipeline.downgrade(),
                 builtins,
                 hooks: hooks.clone(),
+                hook_base,
+                trust_project_hooks,
+                rule_base,
                 environment: environment.clone(),
                 instructions: instructions.clone(),
                 prompt: prompt_options.clone(),

@@ -5,10 +5,19 @@
 //!  parent loop ─► Agent call ─► pipeline (validate: known subagent_type) ─► execute
 //!                                  │
 //!     Link::run: a fresh tack_agent::Agent, its own conversation and transcript
-//!       tools    = the parent's registry, cut to the definition's `tools` (never Agent)
+//!       tools    = the parent's registry, cut to the definition's `tools` less its
+//!                  `disallowedTools` (never Agent); entries name tools as
+//!                  permission rules do: `Read`, `mcp__srv`, `mcp__srv__*`, `prefix*`
 //!       pipeline = Pipeline::for_subagent: the parent's permission stage (rules,
-//!                  asks, "always allow" answers), budget and timeout; the parent's
-//!                  hooks bound to the sub-agent (agent_id, agent_type in payloads)
+//!                  asks, "always allow" answers), narrowed by the definition
+//!                  (`permissionMode`, `disallowedTools: Bash(rm *)` as deny rules:
+//!                  only ever stricter), budget and timeout; the parent's hooks
+//!                  bound to the sub-agent (agent_id, agent_type in payloads),
+//!                  and the definition's own `hooks`
+//!       refused  = a restriction that cannot be applied (a deny rule that does not
+//!                  parse, hooks a repository wrote in a project not trusted, hooks
+//!                  turned off): the sub-agent does not start, the error names the
+//!                  file and the key
 //!       prompt   = the session's prompt builder for those tools + the definition's body
 //!       cancel   = the parent call's token: Ctrl-C stops every sub-agent, whose own
 //!                  calls are answered "interrupted" before the Agent call is
@@ -72,6 +81,14 @@ pub(crate) struct Wiring {
     /// artifact store; `None` when the session has no built-ins.
     pub builtins: Option<MakeTools>,
     pub hooks: Option<Arc<HookRunner>>,
+    /// The session's hooks as a runner even when there are none (it may
+    /// be turned off), which an agent's own hooks are added to.
+    pub hook_base: Arc<HookRunner>,
+    /// Project agent definitions' hooks may run (`--trust-project-settings`).
+    pub trust_project_hooks: bool,
+    /// Where an agent's deny rules are read from: the working directory,
+    /// the project root, the home directory.
+    pub rule_base: (PathBuf, PathBuf, Option<PathBuf>),
     pub environment: Environment,
     pub instructions: InstructionSources,
     pub prompt: PromptOptions,
@@ -136,6 +153,40 @@ impl Link {
                 )
             })?;
         let agent_id = uuid::Uuid::now_v7().simple().to_string();
+        // Everything the definition restricts, before anything starts: a
+        // restriction that cannot be applied stops the sub-agent here.
+        let chosen = subset(&parent.registry(), &definition);
+        for warning in &chosen.warnings {
+            tracing::warn!("{warning}");
+        }
+        let refuse = |why: String| {
+            tracing::warn!("{why}");
+            ToolError::Unavailable(why)
+        };
+        let narrowing = narrowing(&definition, &chosen.deny_rules, wiring).map_err(refuse)?;
+        let hooks: Arc<dyn HookStage> = match (&definition.hooks, &definition.file) {
+            (Some((value, line)), Some(file)) => {
+                let shown = file.display();
+                if definition.from_project && !wiring.trust_project_hooks {
+                    return Err(refuse(format!(
+                        "{shown}:{line}: hooks: the project's agent {agent_type:?} has hooks, commands the repository wrote, and tack runs a project's hooks only when you trust it (run tack with --trust-project-settings); the agent was not started, since its hooks may be what keeps it safe. Do the task without it, or ask the person"
+                    )));
+                }
+                let runner = wiring
+                    .hook_base
+                    .for_subagent_adding(&agent_id, &agent_type, &shown.to_string(), value)
+                    .map_err(|e| {
+                        refuse(format!(
+                            "{shown}:{line}: hooks: the agent's hooks cannot run ({e}); the agent was not started, since its hooks may be what keeps it safe"
+                        ))
+                    })?;
+                Arc::new(runner)
+            }
+            _ => match &wiring.hooks {
+                Some(hooks) => Arc::new(hooks.for_subagent(&agent_id, &agent_type)),
+                None => Arc::new(NoHooks),
+            },
+        };
         let path = self
             .sessions_dir
             .join(&self.parent_id)
@@ -160,11 +211,7 @@ impl Link {
         if let Some(hooks) = &wiring.hooks {
             hooks.subagent_start(&agent_id, &agent_type).await;
         }
-        let hooks: Arc<dyn HookStage> = match &wiring.hooks {
-            Some(hooks) => Arc::new(hooks.for_subagent(&agent_id, &agent_type)),
-            None => Arc::new(NoHooks),
-        };
-        let mut registry = subset(&parent.registry(), &definition);
+        let mut registry = chosen.registry;
         for tool in wiring
             .builtins
             .as_ref()
@@ -173,7 +220,11 @@ impl Link {
         {
             registry.replace_instance(tool);
         }
-        let pipeline = parent.for_subagent(registry, hooks, events.clone());
+        let pipeline = parent
+            .for_subagent(registry, hooks, events.clone(), narrowing)
+            .map_err(|e| {
+                ToolError::Unavailable(format!("the {agent_type} agent was not started: {e}"))
+            })?;
         let config = sub_config(config, &definition, wiring, &pipeline);
         let started = Instant::now();
         let mut agent = tack_agent::Agent::new(client, Arc::new(pipeline), config, events.clone());
@@ -352,30 +403,205 @@ fn sub_config(
     config
 }
 
+/// The tools a sub-agent gets, and what its definition's lists say
+/// besides.
+struct Subset {
+    registry: ToolRegistry,
+    /// `disallowedTools` entries with a specifier (`Bash(rm *)`): deny
+    /// rules for the sub-agent's calls.
+    deny_rules: Vec<String>,
+    /// Entries that name no tool, each `file:line: …` with the closest name.
+    warnings: Vec<String>,
+}
+
+/// Whether the `tools`/`disallowedTools` entry `entry` names `tool`, as a
+/// permission rule names tools: the name itself; `mcp__srv` or
+/// `mcp__srv__*` every tool of the MCP server `srv` (by its name there, or
+/// the name it is called by); `prefix*` every name starting with `prefix`.
+fn names_tool(entry: &str, tool: &tack_tool::RegisteredTool) -> bool {
+    let name = tool.tool.name();
+    if entry == name {
+        return true;
+    }
+    let server = entry
+        .strip_prefix("mcp__")
+        .and_then(|rest| match rest.split_once("__") {
+            None => Some(rest),
+            Some((server, "*")) => Some(server),
+            Some(_) => None,
+        });
+    if let Some(server) = server {
+        return name.starts_with(&format!("mcp__{server}__"))
+            || tool.tool.mcp_origin().is_some_and(|(s, _)| s == server);
+    }
+    entry
+        .strip_suffix('*')
+        .is_some_and(|prefix| !prefix.is_empty() && name.starts_with(prefix))
+}
+
+/// An entry that names the Agent tool (`Agent`, `Task`, `Agent(worker)`):
+/// sub-agents get no Agent tool whatever their list says.
+fn names_agent(entry: &str) -> bool {
+    let tool = entry.split_once('(').map_or(entry, |(t, _)| t).trim();
+    tool == AGENT_TOOL || tool == "Task"
+}
+
 /// The parent's tools a sub-agent gets: those its definition names (all
 /// when it names none), less `disallowedTools`, never the Agent tool.
-fn subset(parent: &ToolRegistry, definition: &AgentDefinition) -> ToolRegistry {
+fn subset(parent: &ToolRegistry, definition: &AgentDefinition) -> Subset {
     let mut registry = ToolRegistry::clone(parent);
-    let wanted: Vec<String> = match &definition.tools {
-        Some(names) => names.clone(),
-        None => registry.names(),
+    let all = registry.names();
+    let known: Vec<&str> = all.iter().map(String::as_str).collect();
+    let file = definition
+        .file
+        .as_ref()
+        .map_or_else(|| "(built-in)".to_owned(), |f| f.display().to_string());
+    let mut warnings = Vec::new();
+    let mut warn = |key: &str, line: Option<&usize>, entry: &str, what: &str| {
+        let near = tack_protocol::suggest::closest(entry, &known)
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default();
+        warnings.push(format!(
+            "{file}:{}: the agent {:?}'s {key} entry `{entry}` names no tool of this session{near}; {what}",
+            line.copied().unwrap_or(1),
+            definition.name
+        ));
     };
-    let keep: Vec<String> = wanted
-        .into_iter()
-        .filter(|n| {
-            n != AGENT_TOOL && n != "Task" && !n.starts_with("Agent(") && !n.starts_with("Task(")
-        })
-        .filter(|n| !definition.disallowed_tools.contains(n))
-        .collect();
-    let unknown = registry.retain_named(&keep);
-    if !unknown.is_empty() {
-        tracing::warn!(
-            "the agent {:?} names tools this session does not have, left out: {}",
-            definition.name,
-            unknown.join(", ")
-        );
+    let matching = |entry: &str| -> Vec<String> {
+        all.iter()
+            .filter(|n| registry.get(n).is_some_and(|t| names_tool(entry, t)))
+            .cloned()
+            .collect()
+    };
+    let mut keep: Vec<String> = match &definition.tools {
+        None => all.clone(),
+        Some(entries) => {
+            let mut keep = Vec::new();
+            for (i, entry) in entries.iter().enumerate() {
+                if names_agent(entry) {
+                    continue;
+                }
+                let line = definition.tool_lines.0.get(i);
+                if entry.contains('(') {
+                    warn(
+                        "tools",
+                        line,
+                        entry,
+                        "a tools entry takes no specifier, so nothing is given for it (name the tool, and put what it must not do in disallowedTools, e.g. `Bash(rm *)`)",
+                    );
+                    continue;
+                }
+                let found = matching(entry);
+                if found.is_empty() {
+                    warn("tools", line, entry, "nothing is given for it");
+                }
+                keep.extend(found);
+            }
+            keep
+        }
+    };
+    let mut deny_rules = Vec::new();
+    for (i, entry) in definition.disallowed_tools.iter().enumerate() {
+        let line = definition.tool_lines.1.get(i);
+        if names_agent(entry) {
+            continue;
+        }
+        if let Some((tool, _)) = entry.split_once('(') {
+            // A rule for some of the tool's calls: the tool stays, and the
+            // rule denies those calls of this sub-agent.
+            deny_rules.push(entry.clone());
+            if !all.iter().any(|n| n == tool.trim()) {
+                warn(
+                    "disallowedTools",
+                    line,
+                    tool.trim(),
+                    "its rule is kept as a deny rule",
+                );
+            }
+            continue;
+        }
+        let mut found = matching(entry);
+        if found.is_empty() {
+            // Written in another case (`write`): removed all the same, since
+            // leaving a tool the author meant to take away is the worse mistake.
+            found = all
+                .iter()
+                .filter(|n| n.eq_ignore_ascii_case(entry))
+                .cloned()
+                .collect();
+            if found.is_empty() {
+                warn("disallowedTools", line, entry, "nothing is removed for it");
+            } else {
+                warn(
+                    "disallowedTools",
+                    line,
+                    entry,
+                    &format!(
+                        "{} is removed, as its name in another case",
+                        found.join(", ")
+                    ),
+                );
+            }
+        }
+        keep.retain(|n| !found.contains(n));
     }
-    registry
+    keep.retain(|n| !names_agent(n));
+    registry.retain_named(&keep);
+    Subset {
+        registry,
+        deny_rules,
+        warnings,
+    }
+}
+
+/// What the definition adds to the sub-agent's permission stage: its
+/// `permissionMode` and its `disallowedTools` rules; `None` when nothing.
+/// `Err` (naming the file and the key) when a rule does not parse.
+fn narrowing(
+    definition: &AgentDefinition,
+    deny_rules: &[String],
+    wiring: &Wiring,
+) -> Result<Option<tack_agent::permission::Narrowing>, String> {
+    if definition.permission_mode.is_none() && deny_rules.is_empty() {
+        return Ok(None);
+    }
+    let source = tack_policy::Source {
+        level: if definition.from_project {
+            tack_policy::Level::Project
+        } else {
+            tack_policy::Level::User
+        },
+        path: definition.file.clone(),
+    };
+    let deny = if deny_rules.is_empty() {
+        None
+    } else {
+        let (cwd, root, home) = &wiring.rule_base;
+        let mut builder = tack_policy::PolicyBuilder::new(cwd.clone())
+            .project_root(root.clone())
+            .home(home.clone());
+        for rule in deny_rules {
+            builder = builder.rule(tack_policy::RuleEntry::new(
+                rule.as_str(),
+                tack_policy::RuleKind::Deny,
+                source.clone(),
+            ));
+        }
+        Some(builder.build().map_err(|e| {
+            let shown = definition
+                .file
+                .as_ref()
+                .map_or_else(String::new, |f| f.display().to_string());
+            format!(
+                "{shown}: disallowedTools: {e}; the agent {:?} was not started, since that rule is one of its restrictions",
+                definition.name
+            )
+        })?)
+    };
+    Ok(Some(tack_agent::permission::Narrowing {
+        mode: definition.permission_mode.map(|mode| (mode, source)),
+        deny,
+    }))
 }
 
 /// The Agent tool's description: when to delegate, and the agent types.

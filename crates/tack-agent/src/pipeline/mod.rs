@@ -100,6 +100,17 @@ pub trait PermissionStage: Send + Sync {
     fn take_checked_files(&self, _call_id: &str) -> Vec<std::path::PathBuf> {
         Vec::new()
     }
+
+    /// A stage for one sub-agent that decides as this one does, then never
+    /// looser than `narrowing` says (its definition's permission mode and
+    /// deny rules). Default: `None`, this stage cannot narrow, and a
+    /// sub-agent whose definition asks for it is not started.
+    fn narrowed(
+        &self,
+        _narrowing: crate::permission::Narrowing,
+    ) -> Option<Arc<dyn PermissionStage>> {
+        None
+    }
 }
 
 /// The default permission stage: everything is allowed.
@@ -431,17 +442,28 @@ impl Pipeline {
     /// output budget and timeout, with the tools of `registry` (a subset of
     /// this one's), `hooks` (the parent's runner bound to the sub-agent) and
     /// its own `events` (its own transcript).
+    ///
+    /// `narrowing`: what the sub-agent's definition adds to the permission
+    /// stage ([`PermissionStage::narrowed`]); `Err` when there is some and
+    /// the stage cannot apply it (the sub-agent must not start).
     pub fn for_subagent(
         &self,
         registry: ToolRegistry,
         hooks: Arc<dyn HookStage>,
         events: EventBus,
-    ) -> Pipeline {
+        narrowing: Option<crate::permission::Narrowing>,
+    ) -> Result<Pipeline, String> {
         let shared = &self.shared;
-        Pipeline {
+        let permission = match narrowing {
+            None => Arc::clone(&shared.permission),
+            Some(narrowing) => shared.permission.narrowed(narrowing).ok_or_else(|| {
+                "this session's permission stage cannot apply an agent's permissionMode or disallowedTools rules".to_owned()
+            })?,
+        };
+        Ok(Pipeline {
             shared: Arc::new(Shared {
                 registry: std::sync::RwLock::new(Arc::new(registry)),
-                permission: Arc::clone(&shared.permission),
+                permission,
                 hooks,
                 budget: Arc::clone(&shared.budget),
                 default_timeout: shared.default_timeout,
@@ -451,7 +473,7 @@ impl Pipeline {
                 delegated: Default::default(),
                 tool_references: Default::default(),
             }),
-        }
+        })
     }
 
     /// Says whether the model's API expands `tool_reference` blocks (set by

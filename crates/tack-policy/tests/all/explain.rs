@@ -14,7 +14,7 @@ fn settings(fx: &Fixture) -> Settings {
         json!({"permissions": {
             "allow": ["Bash(cd *)", "Bash(ls *)", "Bash(git status)"],
             "ask": ["Bash(git push *)"],
-            "deny": ["Bash(rm *)", "Edit(./secrets/**)"]}})
+            "deny": ["Bash(rm *)", "Edit(./secrets/**)", "Agent(Explore)"]}})
         .to_string(),
     )
     .unwrap();
@@ -86,6 +86,15 @@ fn explain_reads_paths_urls_and_names() {
     assert_eq!(v("WebFetch(domain:example.com)"), Verdict::Ask);
     assert_eq!(v("mcp__db__query"), Verdict::Ask);
     assert_eq!(v("TodoWrite"), Verdict::Allow);
+    // Claude Code's `Agent(type)` rule, explained by type or by the call's input.
+    assert_eq!(v("Agent(Explore)"), Verdict::Deny);
+    assert_eq!(
+        v(r#"Agent({"subagent_type": "Explore", "prompt": "p", "description": "d"})"#),
+        Verdict::Deny
+    );
+    assert_eq!(v("Task(Explore)"), Verdict::Deny);
+    assert_eq!(v("Agent(reviewer)"), Verdict::Allow);
+    assert_eq!(v(r#"Agent({"prompt": "p"})"#), Verdict::Allow);
     // `Foo(x)` is a command tool's argv: see `command_tools`.
     for bad in ["Bash", "Read", "TodoWrite(x)", "Foo($X)", "Bash(ls", "(x)"] {
         let err = explain(bad, p, &fx.project).unwrap_err();

@@ -329,6 +329,44 @@ fn skills() {
     run(SKILLS);
 }
 
+/// Agent: starting a sub-agent needs no permission unless a rule says so;
+/// `Agent(type)` and `Task(type)` rules (Claude Code's form; Task is the
+/// tool's old name) decide per `subagent_type`, general-purpose when the
+/// call names none.
+const AGENTS: &[Case] = &[
+    case(&[], "Agent", "Explore", Allow),
+    case(&["deny Agent(Explore)"], "Agent", "Explore", Deny),
+    case(&["deny Agent(Explore)"], "Agent", "reviewer", Allow),
+    case(&["deny Task(Explore)"], "Agent", "Explore", Deny),
+    case(&["deny Agent(general-purpose)"], "Agent", "", Deny),
+    case(&["deny Agent(general-purpose)"], "Agent", "Explore", Allow),
+    case(&["deny Task"], "Agent", "Explore", Deny),
+    case(&["ask Agent(Explore)"], "Agent", "Explore", Ask),
+    case(
+        &["allow Agent(Explore)", "deny Agent(Explore)"],
+        "Agent",
+        "Explore",
+        Deny,
+    ),
+    case(
+        &["ask Agent", "allow Agent(Explore)"],
+        "Agent",
+        "Explore",
+        Ask,
+    ),
+    case(
+        &["deny Agent(Explore)", "mode bypassPermissions"],
+        "Agent",
+        "Explore",
+        Deny,
+    ),
+];
+
+#[test]
+fn agents() {
+    run(AGENTS);
+}
+
 #[test]
 fn a_skill_rule_must_name_a_skill() {
     let fx = crate::support::Fixture::new();

@@ -110,6 +110,9 @@ impl Fixture {
             "Grep" => json!({"pattern": "x", "path": arg}),
             "WebFetch" => json!({"url": arg}),
             "Skill" => json!({"skill": arg}),
+            // No type written: the call names none (general-purpose).
+            "Agent" | "Task" if arg.is_empty() => json!({"prompt": "p", "description": "d"}),
+            "Agent" | "Task" => json!({"prompt": "p", "description": "d", "subagent_type": arg}),
             // An MCP tool's input, written as JSON.
             t if t.starts_with("mcp__") && !arg.is_empty() => {
                 serde_json::from_str(&arg).unwrap_or_else(|e| panic!("{arg} is not JSON: {e}"))

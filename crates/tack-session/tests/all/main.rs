@@ -9,6 +9,7 @@
 
 mod support;
 
+mod agent_definitions;
 mod builtin_tools;
 mod claude_config;
 mod command_options;
