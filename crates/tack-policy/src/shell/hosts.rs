@@ -1680,6 +1680,8 @@ impl Analyzer {
                 1
             };
         }
+        // `git -C` with its value missing steps past the end.
+        let at = at.min(args.len());
         let sub = args.get(at).and_then(|w| w.literal.as_deref());
         let operands = git_operands(
             sub.unwrap_or_default(),

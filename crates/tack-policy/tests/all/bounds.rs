@@ -419,3 +419,28 @@ fn the_largest_inputs_of_every_tool_are_judged_in_linear_time() {
     let host = format!("https://{}example.com/", "a.".repeat(30_000));
     decide_call_within_bounds(&p, "WebFetch", &json!({ "url": host, "prompt": "x" }));
 }
+
+/// A global option of git's that takes a value, written last with none
+/// (`git -C`, `git -c`): the reading of the hosts git reaches stepped past
+/// the end of the words and panicked (found by the fuzz test). Each program
+/// known to the analysis, given such a tail, is decided, not a crash.
+#[test]
+fn an_option_missing_its_value_at_the_end_is_decided() {
+    let policy = policy();
+    for command in [
+        "git -C",
+        "git -c",
+        "git --git-dir",
+        "git -C /w/project -c",
+        "git push -C",
+    ] {
+        let verdict = decide_within_bounds(&policy, command);
+        assert_ne!(verdict, Verdict::Deny, "{command}");
+    }
+    for program in programs_known_to_the_analysis() {
+        for tail in ["-C", "-c", "-o", "--config", "-f", "-e", "--"] {
+            let command = format!("{program} {tail}");
+            let _ = decide_within_bounds(&policy, &command);
+        }
+    }
+}
