@@ -163,12 +163,18 @@ impl ProjectContext {
     /// `<Claude Code dir>/agents` (`~/.claude/agents`). A name defined in
     /// an earlier directory hides the same name in a later one.
     pub fn agent_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs = vec![
-            self.project_root.join(".tack/agents"),
-            self.project_root.join(".claude/agents"),
-        ];
-        dirs.extend(self.load.user_config_dir.iter().map(|d| d.join("agents")));
-        dirs.extend(self.load.claude_user_dir.iter().map(|d| d.join("agents")));
+        use tack_protocol::places::{CONFIG_AGENT_FOLDER, PROJECT_AGENT_FOLDERS};
+        let mut dirs: Vec<PathBuf> = PROJECT_AGENT_FOLDERS
+            .iter()
+            .map(|f| self.project_root.join(f))
+            .collect();
+        let configs = [&self.load.user_config_dir, &self.load.claude_user_dir];
+        dirs.extend(
+            configs
+                .into_iter()
+                .flatten()
+                .map(|d| d.join(CONFIG_AGENT_FOLDER)),
+        );
         dirs
     }
 
@@ -185,7 +191,7 @@ impl ProjectContext {
                 .managed_settings
                 .as_ref()
                 .and_then(|f| f.parent())
-                .map(|d| d.join("skills")),
+                .map(|d| d.join(tack_protocol::places::CONFIG_SKILL_FOLDER)),
             user: tack_skills::Places::user_folders(
                 self.load.user_config_dir.as_deref(),
                 self.load.claude_user_dir.as_deref(),
