@@ -162,19 +162,23 @@ pub(crate) struct GitProtection {
     repositories: Mutex<HashMap<PathBuf, Arc<Repository>>>,
 }
 
-/// What one repository's configuration protects, and the files it was read
-/// from, each with its stamp then (None: not there).
+/// What one repository's configuration protects; the stamp of its `.git`
+/// then, and of the files it was read from (None: not there).
 #[derive(Debug)]
 struct Repository {
     places: Vec<Place>,
+    dot_git: Option<Stamp>,
     stamps: Vec<(PathBuf, Option<Stamp>)>,
 }
 
 type Stamp = (SystemTime, u64);
 
-fn stamp(path: &Path) -> Option<Stamp> {
-    let meta = std::fs::metadata(path).ok()?;
+fn stamp_of(meta: &std::fs::Metadata) -> Option<Stamp> {
     Some((meta.modified().ok()?, meta.len()))
+}
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    stamp_of(&std::fs::metadata(path).ok()?)
 }
 
 fn resolve(path: &Path) -> ResolvedPath {
@@ -273,19 +277,22 @@ impl GitProtection {
     /// directory at or above it holding `.git`), read again when one of
     /// its files changed.
     fn repository_of(&self, dir: &Path) -> Option<Arc<Repository>> {
-        let worktree = dir
-            .ancestors()
-            .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
+        let (worktree, meta) = dir.ancestors().find_map(|d| {
+            let meta = std::fs::symlink_metadata(d.join(".git")).ok()?;
+            Some((d, meta))
+        })?;
+        let dot_git = stamp_of(&meta);
         let mut cache = self
             .repositories
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(repo) = cache.get(worktree)
+            && repo.dot_git == dot_git
             && repo.stamps.iter().all(|(f, s)| stamp(f) == *s)
         {
             return Some(Arc::clone(repo));
         }
-        let repo = Arc::new(self.read_repository(worktree));
+        let repo = Arc::new(self.read_repository(worktree, dot_git, meta.is_dir()));
         if cache.len() >= MAX_REPOSITORIES {
             cache.clear();
         }
@@ -293,16 +300,20 @@ impl GitProtection {
         Some(repo)
     }
 
-    fn read_repository(&self, worktree: &Path) -> Repository {
-        let dot_git = worktree.join(".git");
-        let mut looked_at = vec![dot_git.clone()];
-        let git_dir = if dot_git.is_dir() {
-            Some(dot_git)
+    /// Reads the configuration of the repository in `worktree`, whose
+    /// `.git` has the stamp `dot_git` (a directory when `is_dir`).
+    fn read_repository(&self, worktree: &Path, dot_git: Option<Stamp>, is_dir: bool) -> Repository {
+        let dot_git_path = worktree.join(".git");
+        let mut looked_at = Vec::new();
+        let git_dir = if is_dir {
+            Some(dot_git_path)
         } else {
-            std::fs::read_to_string(&dot_git).ok().and_then(|text| {
-                let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-                Some(crate::paths::lexical(Path::new(target), worktree))
-            })
+            std::fs::read_to_string(&dot_git_path)
+                .ok()
+                .and_then(|text| {
+                    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+                    Some(crate::paths::lexical(Path::new(target), worktree))
+                })
         };
         let mut entries = Vec::new();
         let mut read = Vec::new();
@@ -344,12 +355,22 @@ impl GitProtection {
             places.push(Place::new(&dir, true, HOOKS));
         }
         looked_at.extend(read);
-        let stamps = looked_at.into_iter().map(|f| {
-            let s = stamp(&f);
-            (f, s)
-        });
+        let stamps = looked_at
+            .into_iter()
+            .map(|f| {
+                let s = stamp(&f);
+                (f, s)
+            })
+            // A file made or replaced in a `.git` directory (git writes its
+            // configuration to `config.lock`, then renames it) changes the
+            // directory's stamp: only a file there edited in place, or one
+            // elsewhere, needs its own.
+            .filter(|(f, s)| {
+                !(is_dir && s.is_none() && f.parent() == Some(&worktree.join(".git")))
+            });
         Repository {
             places,
+            dot_git,
             stamps: stamps.collect(),
         }
     }

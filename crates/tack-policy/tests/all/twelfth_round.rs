@@ -219,3 +219,28 @@ fn every_skills_folder_tack_loads_is_protected() {
         ],
     );
 }
+
+/// A repository's configuration is kept per repository, and read again when
+/// it changes: a hooks directory set during the session (a person's `git
+/// config core.hooksPath h`, or an edit in place) is protected from the next
+/// write on, with the same policy; so is a repository made during it.
+#[test]
+fn a_hooks_directory_set_during_the_session_is_protected_from_then_on() {
+    let fx = crate::support::Fixture::new();
+    let config = fx.project.join("vendor/lib/.git/config");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[core]\n\tbare = false\n").unwrap();
+    let policy = fx.policy(ACCEPT);
+    let write = |file: &str| fx.decide_in(&fx.project, &policy, W, file).verdict();
+    assert_eq!(write("{project}/vendor/lib/h/pre-commit"), Allow);
+    assert_eq!(write("{project}/app/hooks/pre-push"), Allow);
+    std::fs::write(&config, "[core]\n\tbare = false\n\thooksPath = h\n").unwrap();
+    assert_eq!(write("{project}/vendor/lib/h/pre-commit"), Ask);
+    std::fs::create_dir_all(fx.project.join("app/.git")).unwrap();
+    std::fs::write(
+        fx.project.join("app/.git/config"),
+        "[core]\n\thooksPath = hooks\n",
+    )
+    .unwrap();
+    assert_eq!(write("{project}/app/hooks/pre-push"), Ask);
+}
