@@ -160,6 +160,44 @@ fn main() {
         }),
     );
 
+    // A file tool's write in acceptEdits, met by the protected paths: the
+    // repository it lands in is looked for and its git configuration read
+    // (once, then its files' stamps checked); one outside any repository.
+    let repo = root.join("repo");
+    std::fs::create_dir_all(repo.join(".git")).expect("fixture");
+    std::fs::create_dir_all(repo.join("src/deep/er")).expect("fixture");
+    std::fs::write(
+        repo.join(".git/config"),
+        "[core]\n\trepositoryformatversion = 0\n\thooksPath = .githooks\n",
+    )
+    .expect("fixture");
+    let edits = PolicyBuilder::new(&root)
+        .home(Some(root.join("home")))
+        .mode(tack_policy::Mode::AcceptEdits)
+        .build()
+        .expect("rules compile");
+    for (name, file) in [
+        ("Write in a repository", "repo/src/deep/er/new.rs"),
+        ("Write outside any repository", "src/new.rs"),
+    ] {
+        let write = json!({"file_path": file, "content": "x"});
+        let req = Request::resolve("Write", &write, &root, &edits);
+        assert!(evaluate(&req, &edits).is_allow(), "{name}");
+        report(
+            &format!("{name}, acceptEdits: resolve + evaluate"),
+            measure(|| {
+                let r = Request::resolve("Write", black_box(&write), &root, &edits);
+                black_box(evaluate(&r, &edits));
+            }),
+        );
+        report(
+            &format!("{name}, acceptEdits: evaluate only"),
+            measure(|| {
+                black_box(evaluate(black_box(&req), &edits));
+            }),
+        );
+    }
+
     // A command whose words may name a process's secret (`process`,
     // `state`): its paths are collected with no path rule, to be checked.
     let wordy = json!({"command":

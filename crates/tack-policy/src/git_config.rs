@@ -20,11 +20,11 @@ const MAX_DEPTH: usize = 10;
 /// One `section.subsection.key = value` line: section and key lower-case,
 /// the subsection as written (it is case-sensitive).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Entry {
-    section: String,
-    subsection: Option<String>,
-    key: String,
-    value: String,
+pub(crate) struct Entry {
+    pub(crate) section: String,
+    pub(crate) subsection: Option<String>,
+    pub(crate) key: String,
+    pub(crate) value: String,
 }
 
 /// The configuration of one repository, as git reads it for that
@@ -95,18 +95,14 @@ impl GitConfig {
     }
 
     fn read_file(&mut self, file: &Path, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let Ok(text) = std::fs::read_to_string(file) else {
-            return;
-        };
-        for entry in entries_of(&text) {
-            match include_of(&entry, file) {
-                Some(path) => self.read_file(&path, depth + 1),
-                None => self.entries.push(entry),
-            }
-        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        read_with_includes(
+            file,
+            home.as_deref(),
+            depth,
+            &mut self.entries,
+            &mut Vec::new(),
+        );
     }
 
     /// Every value of `section.subsection.key`, in the order git reads
@@ -272,6 +268,32 @@ pub(crate) fn user_files(home: &Path) -> Vec<PathBuf> {
     vec![xdg_config(home).join("git/config"), home.join(".gitconfig")]
 }
 
+/// Reads a configuration file as git does: its entries into `entries`, each
+/// file it includes (`include.path`, every `includeIf.*.path`; `~/` from
+/// `home`) read in place; every file read or looked for on the way, the
+/// file itself first, into `files`.
+pub(crate) fn read_with_includes(
+    file: &Path,
+    home: Option<&Path>,
+    depth: usize,
+    entries: &mut Vec<Entry>,
+    files: &mut Vec<PathBuf>,
+) {
+    if depth > MAX_DEPTH || files.iter().any(|f| f == file) {
+        return;
+    }
+    files.push(file.to_path_buf());
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    for entry in entries_of(&text) {
+        match include_of(&entry, file, home) {
+            Some(path) => read_with_includes(&path, home, depth + 1, entries, files),
+            None => entries.push(entry),
+        }
+    }
+}
+
 /// The files `files` include (`include.path`, every `includeIf.*.path`),
 /// and theirs, as git finds them: the files read to find them are those git
 /// itself reads. Not `files` themselves.
@@ -285,9 +307,10 @@ pub(crate) fn included_files(files: &[PathBuf]) -> Vec<PathBuf> {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
+        let home = std::env::var_os("HOME").map(PathBuf::from);
         for path in entries_of(&text)
             .iter()
-            .filter_map(|e| include_of(e, &file))
+            .filter_map(|e| include_of(e, &file, home.as_deref()))
         {
             if !out.contains(&path) && !files.contains(&path) {
                 out.push(path.clone());
@@ -334,8 +357,8 @@ fn entries_of(text: &str) -> Vec<Entry> {
 }
 
 /// The file an `include.path` or `includeIf.*.path` entry of `file`
-/// names, as git finds it (`~/` from `$HOME`, else from `file`'s directory).
-fn include_of(entry: &Entry, file: &Path) -> Option<PathBuf> {
+/// names, as git finds it (`~/` from `home`, else from `file`'s directory).
+fn include_of(entry: &Entry, file: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let include = entry.key == "path"
         && (entry.section == "include"
             || (entry.section == "includeif" && entry.subsection.is_some()));
@@ -343,10 +366,11 @@ fn include_of(entry: &Entry, file: &Path) -> Option<PathBuf> {
         return None;
     }
     Some(match entry.value.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map(|h| PathBuf::from(h).join(rest))
-            .unwrap_or_default(),
-        None => file.parent().unwrap_or(Path::new("/")).join(&entry.value),
+        Some(rest) => home.map(|h| h.join(rest)).unwrap_or_default(),
+        None => crate::paths::lexical(
+            Path::new(&entry.value),
+            file.parent().unwrap_or(Path::new("/")),
+        ),
     })
 }
 

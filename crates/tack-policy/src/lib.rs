@@ -57,6 +57,7 @@ mod explain;
 mod files;
 mod git_config;
 mod git_index;
+mod git_protected;
 pub mod lint;
 mod mode;
 mod paths;
@@ -82,6 +83,7 @@ pub use files::{
     SettingsFile, add_local_rule, find_project_root, local_settings_path, read_settings_files,
     read_settings_files_with, remove_local_rule,
 };
+pub use git_protected::GitEnvironment;
 pub use mode::Mode;
 pub use paths::ResolvedPath;
 pub use policy::{Policy, PolicyBuilder, Rule};

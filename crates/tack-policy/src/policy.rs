@@ -11,6 +11,7 @@ use tack_protocol::Verdict;
 
 use crate::entry::{ManagedRulesOnly, RuleEntry};
 use crate::error::{Error, Result};
+use crate::git_protected::GitEnvironment;
 use crate::mode::Mode;
 use crate::paths::{self, Resolution, ResolvedPath};
 use crate::request::McpOrigin;
@@ -92,9 +93,10 @@ pub struct Policy {
     /// tack's (and Claude Code's) own directories where the environment
     /// moves them: protected paths (see [`crate::safeguard`]).
     pub(crate) own_dirs: Vec<ResolvedPath>,
-    /// The hooks directories git is configured to run (`core.hooksPath`):
-    /// protected paths (see [`crate::safeguard::hooks_dirs`]).
-    pub(crate) hooks_dirs: Vec<ResolvedPath>,
+    /// The hooks directories git is configured to run (`core.hooksPath`)
+    /// and the files it reads its configuration from: protected paths (see
+    /// [`crate::git_protected`]).
+    pub(crate) git: std::sync::Arc<crate::git_protected::GitProtection>,
     /// The files tack runs later on its configuration's word (a hook's
     /// script, an MCP server's program, a script a Bash allow rule names),
     /// each with who runs it: protected paths (see [`crate::runs_later`]).
@@ -136,6 +138,7 @@ pub struct PolicyBuilder {
     managed_rules_only: Option<ManagedRulesOnly>,
     own_dirs: Vec<PathBuf>,
     runs_later: Vec<crate::runs_later::RunFile>,
+    git_environment: GitEnvironment,
 }
 
 /// Where the environment puts tack's state and configuration and Claude
@@ -176,7 +179,17 @@ impl PolicyBuilder {
             managed_rules_only: None,
             own_dirs: own_dirs_from_env(),
             runs_later: Vec::new(),
+            git_environment: GitEnvironment::from_process(),
         }
+    }
+
+    /// Where git finds its configuration (`XDG_CONFIG_HOME`,
+    /// `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_COUNT`, …),
+    /// for the hooks directory it runs and the files it reads, both
+    /// protected (from the process's environment unless set).
+    pub fn git_environment(mut self, env: GitEnvironment) -> PolicyBuilder {
+        self.git_environment = env;
+        self
     }
 
     /// The files the configuration has tack run later (found by
@@ -400,17 +413,17 @@ impl PolicyBuilder {
             }
         }
 
-        let hooks_dirs = if how == Resolution::FileSystem {
-            crate::safeguard::hooks_dirs(
-                &[&cwd.lexical, &project_root.lexical],
-                home.as_ref().map(|h| h.lexical.as_path()),
-            )
-            .iter()
-            .map(|d| dir(d))
-            .collect()
-        } else {
-            Vec::new()
-        };
+        let working: Vec<&Path> = [&cwd, &project_root]
+            .into_iter()
+            .chain(&additional)
+            .map(|d| d.canonical.as_path())
+            .collect();
+        let git = crate::git_protected::GitProtection::new(
+            &self.git_environment,
+            home.as_ref().map(|h| h.lexical.as_path()),
+            &working,
+            how,
+        );
         let mut runs_later: Vec<RunsLater> = Vec::new();
         if how == Resolution::FileSystem {
             let from_rules = rules.iter().filter_map(|r| match (&r.kind, &r.target) {
@@ -467,7 +480,7 @@ impl PolicyBuilder {
             resolution: how,
             managed_rules_only: self.managed_rules_only,
             own_dirs: self.own_dirs.iter().map(|d| dir(d)).collect(),
-            hooks_dirs,
+            git: std::sync::Arc::new(git),
             runs_later,
             index,
         };

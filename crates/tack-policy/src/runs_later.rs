@@ -655,7 +655,8 @@ pub(crate) fn from_settings(
 /// `--settings FILE`, the administrator's managed file), the `--mcp-config`
 /// files, the managed settings file even when it does not exist yet (the
 /// file `TACK_MANAGED_SETTINGS` names, `/etc/tack/managed-settings.json`)
-/// and the administrator's skills beside it (`/etc/tack/skills`). A model
+/// and the administrator's skills beside it (`/etc/tack/skills`), and the
+/// user's configuration directories `user_dirs`. A model
 /// that rewrote one would set the rules, hooks and servers of the next run
 /// (or of this one, reloaded after an "always allow"). Files protected by
 /// name already (`.claude/`, `.tack/`, `~/.config/tack/`) are left out; so
@@ -665,6 +666,7 @@ pub(crate) fn config_files(
     files: &[SettingsFile],
     mcp_config: &[SettingsFile],
     managed: Option<&Path>,
+    user_dirs: &[&Path],
     found: &mut Vec<RunFile>,
 ) {
     let mut add = |path: &Path, by: &str, dir: bool, exists: bool| {
@@ -686,6 +688,17 @@ pub(crate) fn config_files(
     };
     for file in files {
         add(&file.path, "tack reads its settings from it", false, true);
+    }
+    // The user's configuration directories wherever they were put (an
+    // embedder's, `TACK_CONFIG_DIR`'s): tack loads the user's settings,
+    // skills and agents from them, with no approval.
+    for dir in user_dirs {
+        add(
+            dir,
+            "tack loads the user's settings, skills and agents from it",
+            true,
+            false,
+        );
     }
     for file in mcp_config {
         add(

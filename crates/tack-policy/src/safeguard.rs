@@ -155,6 +155,16 @@ const PROTECTED_FILES: &[&str] = &[
     "usercustomize.py",
 ];
 
+/// The directories Python's `site` reads `*.pth` files from at every start
+/// of the interpreter (a line starting with `import` runs).
+const SITE_DIRS: &[&str] = &["site-packages", "dist-packages"];
+
+/// What a virtual environment (a directory holding `pyvenv.cfg`) runs: its
+/// `pyvenv.cfg` chooses the interpreter, and its `bin/` (`Scripts/` on
+/// Windows) holds `python` and the `activate` scripts shells source.
+const VENV_CONFIG: &str = "pyvenv.cfg";
+const VENV_PROGRAM_DIRS: &[&str] = &["bin", "Scripts"];
+
 /// What the protected-path safeguard guards wherever it is: the names of
 /// directories and files (`.git`, `.vscode`, `.envrc`), and the paths of
 /// two or three names (`.config/git`, `.local/state/tack`). For the OS
@@ -170,6 +180,7 @@ pub fn protected_names() -> (Vec<&'static str>, Vec<String>) {
         .iter()
         .map(|(a, b)| format!("{a}/{b}"))
         .chain(PROTECTED_TRIPLES.iter().map(|t| t.join("/")))
+        .chain(tack_protocol::places::loaded_folders().map(str::to_owned))
         .collect();
     (names, nested)
 }
@@ -190,7 +201,9 @@ pub enum Safeguard {
 }
 
 /// What makes `path` (absolute) protected, if anything: a protected
-/// directory it is in or is, or its protected file name.
+/// directory it is in or is (tack's skills and agents folders among them),
+/// its protected file name, or being a Python start-up file (`*.pth` in a
+/// `site-packages`, a `pyvenv.cfg`), by its names alone.
 pub(crate) fn protected(path: &Path) -> Option<String> {
     let names: Vec<&str> = path
         .components()
@@ -224,9 +237,48 @@ pub(crate) fn protected(path: &Path) -> Option<String> {
         {
             return Some(triple.join("/"));
         }
+        // The folders tack loads skills and agents from (`.agents/skills`),
+        // named where the loaders find them.
+        if let Some(folder) = tack_protocol::places::loaded_folders().find(|f| {
+            let parts = f.split('/');
+            let count = parts.clone().count();
+            names
+                .get(i..i + count)
+                .is_some_and(|here| here.iter().zip(parts).all(|(n, p)| is(n, p)))
+        }) {
+            return Some(folder.to_owned());
+        }
     }
     let last = names.last()?;
-    listed(last, PROTECTED_FILES).then(|| (*last).to_owned())
+    if listed(last, PROTECTED_FILES) || is(last, VENV_CONFIG) {
+        return Some((*last).to_owned());
+    }
+    let pth = last.len() > 4 && last.get(last.len() - 4..).is_some_and(|e| is(e, ".pth"));
+    let site = names.iter().rev().skip(1).find(|n| listed(n, SITE_DIRS));
+    match (pth, site) {
+        (true, Some(site)) => Some(format!("{site}/*.pth")),
+        _ => None,
+    }
+}
+
+/// A write into a virtual environment's `bin/` or `Scripts/` (its
+/// `python`, the `activate` scripts): named by the environment's directory,
+/// found by its `pyvenv.cfg`.
+fn venv_program(path: &Path) -> Option<String> {
+    for dir in path.ancestors().skip(1).take(2) {
+        let name = dir.file_name()?.to_str()?;
+        if !VENV_PROGRAM_DIRS.contains(&name) {
+            continue;
+        }
+        let venv = dir.parent()?;
+        if venv.join(VENV_CONFIG).is_file() {
+            return Some(format!(
+                "{} (a virtual environment's programs)",
+                dir.display()
+            ));
+        }
+    }
+    None
 }
 
 /// What git finds in a directory that makes it take the directory for a
@@ -285,114 +337,6 @@ pub(crate) fn bare_git_directory_above(dir: &Path) -> bool {
         }
     }
     false
-}
-
-/// The hooks directories git runs for the repositories `dirs` are in, when
-/// configured elsewhere than `.git/hooks` (`core.hooksPath`: `.githooks`,
-/// `scripts/hooks`, a shared directory): a script planted there runs at the
-/// next `git commit` as surely as one in `.git/hooks`. Read from the text
-/// of the repository's configuration (its `.git/config`, through a `.git`
-/// file's `gitdir:` and a worktree's `commondir`) and of the user's
-/// (`~/.gitconfig`, `~/.config/git/config`); git is not run, and `include`
-/// directives are not followed. A relative value is relative to the
-/// working tree, as git reads it.
-pub(crate) fn hooks_dirs(dirs: &[&Path], home: Option<&Path>) -> Vec<std::path::PathBuf> {
-    let mut out: Vec<std::path::PathBuf> = Vec::new();
-    let mut add = |value: &str, base: &Path| {
-        let dir = match (value.strip_prefix("~/"), home) {
-            (Some(rest), Some(home)) => home.join(rest),
-            _ => crate::paths::lexical(Path::new(value), base),
-        };
-        if !out.contains(&dir) {
-            out.push(dir);
-        }
-    };
-    let user: Vec<std::path::PathBuf> = home
-        .map(|h| vec![h.join(".gitconfig"), h.join(".config/git/config")])
-        .unwrap_or_default();
-    for start in dirs {
-        let Some((work_tree, git_dir)) = repository(start) else {
-            continue;
-        };
-        let mut files = vec![git_dir.join("config"), git_dir.join("config.worktree")];
-        if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
-            files.push(crate::paths::lexical(Path::new(common.trim()), &git_dir).join("config"));
-        }
-        files.extend(user.iter().cloned());
-        for file in files {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                for value in config_values(&text, "core", "hookspath") {
-                    add(&value, &work_tree);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The working tree and git directory of the repository `start` is in: the
-/// nearest ancestor holding `.git` (a directory, or a file saying
-/// `gitdir: …`).
-fn repository(start: &Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
-    for dir in start.ancestors() {
-        let dot_git = dir.join(".git");
-        let Ok(meta) = std::fs::metadata(&dot_git) else {
-            continue;
-        };
-        if meta.is_dir() {
-            return Some((dir.to_path_buf(), dot_git));
-        }
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-        return Some((
-            dir.to_path_buf(),
-            crate::paths::lexical(Path::new(target), dir),
-        ));
-    }
-    None
-}
-
-/// The values of `section.key` (names compared without case) in the text
-/// of a git configuration file: quotes and a trailing comment removed.
-fn config_values(text: &str, section: &str, key: &str) -> Vec<String> {
-    let mut inside = false;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let mut line = line.trim();
-        if let Some(rest) = line.strip_prefix('[') {
-            let Some((head, after)) = rest.split_once(']') else {
-                continue;
-            };
-            inside = head.trim().eq_ignore_ascii_case(section);
-            // `[core] hooksPath = x` on one line.
-            line = after.trim();
-        }
-        if !inside {
-            continue;
-        }
-        let Some((name, value)) = line.split_once('=') else {
-            continue;
-        };
-        if !name.trim().eq_ignore_ascii_case(key) {
-            continue;
-        }
-        let mut v = String::new();
-        let mut quoted = false;
-        let mut chars = value.trim().chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => quoted = !quoted,
-                '\\' => v.extend(chars.next()),
-                '#' | ';' if !quoted => break,
-                c => v.push(c),
-            }
-        }
-        let v = v.trim();
-        if !v.is_empty() {
-            out.push(v.to_owned());
-        }
-    }
-    out
 }
 
 /// What `rm`/`rmdir` removes, for the critical-removal safeguard.
@@ -480,15 +424,19 @@ pub(crate) fn protected_write(policy: &Policy, path: &ResolvedPath, written: &st
     let name = protected(&path.canonical)
         .or_else(|| protected(&path.lexical))
         .or_else(|| git_directory_member(&path.canonical))
+        .or_else(|| venv_program(&path.canonical))
         .or_else(|| {
             // tack's state and configuration where the environment moved
-            // them, and the hooks directory git is configured to run.
-            let own = policy.own_dirs.iter().chain(&policy.hooks_dirs).find(|d| {
+            // them.
+            let own = policy.own_dirs.iter().find(|d| {
                 path.forms()
                     .any(|p| d.forms().any(|d| crate::paths::is_within(p, d)))
             })?;
             Some(own.lexical.display().to_string())
         })
+        // The hooks directory git is configured to run for the repository
+        // the path is in, and the files git reads its configuration from.
+        .or_else(|| policy.git.protecting(path))
         .or_else(|| {
             // The file itself first, then a directory it is in.
             let meets = |r: &&crate::policy::RunsLater, within: bool| {
@@ -612,19 +560,25 @@ mod tests {
             ("/p/.gitignore", None),
             ("/p/git/x", None),
             ("/home/u/.config/other/x", None),
+            ("/home/u/.agents/skills/x/SKILL.md", Some(".agents/skills")),
+            ("/p/.Agents/Skills/x/run.sh", Some(".agents/skills")),
+            ("/p/.claude/agents/x.md", Some(".claude")),
+            ("/p/.agents/notes.md", None),
+            ("/p/skills/x/SKILL.md", None),
+            (
+                "/p/.venv/lib/python3.11/site-packages/x.pth",
+                Some("site-packages/*.pth"),
+            ),
+            (
+                "/usr/lib/python3/dist-packages/y.PTH",
+                Some("dist-packages/*.pth"),
+            ),
+            ("/p/.venv/lib/python3.11/site-packages/x.py", None),
+            ("/p/site-packages", None),
+            ("/p/notes.pth", None),
+            ("/p/.venv/pyvenv.cfg", Some("pyvenv.cfg")),
         ] {
             assert_eq!(protected(Path::new(path)).as_deref(), name, "{path}");
         }
-    }
-
-    #[test]
-    fn hooks_path_read_from_a_configuration_text() {
-        let text = "[user]\n\tname = x\n[Core]\n\tbare = false\n\thooksPath = \".githooks\" # ours\n[alias]\n\thookspath = no\n";
-        assert_eq!(config_values(text, "core", "hookspath"), [".githooks"]);
-        assert_eq!(
-            config_values("[core] HooksPath=scripts/hooks", "core", "hookspath"),
-            ["scripts/hooks"]
-        );
-        assert!(config_values("[core]\n\teditor = vim\n", "core", "hookspath").is_empty());
     }
 }

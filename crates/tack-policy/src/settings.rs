@@ -182,8 +182,10 @@ impl Settings {
     /// `allowManagedPermissionRulesOnly`. Precedence as in
     /// [`Settings::load_with`]. The files may come in any order; they are
     /// kept weakest level first (stable within a level), as
-    /// [`Settings::files`] returns them. `opts.user_config_dir` and
-    /// `opts.managed_settings` are not used (they say where to read).
+    /// [`Settings::files`] returns them. `opts.user_config_dir`,
+    /// `opts.claude_user_dir` and `opts.managed_settings` are not read (they
+    /// say where to read); they are protected paths, with the skills and
+    /// agents tack loads from them.
     pub fn from_files(mut files: Vec<SettingsFile>, opts: &LoadOptions) -> Result<Settings> {
         // `--settings` layers are part of the command line: they join here.
         files.extend(opts.cli.settings.iter().cloned());
@@ -207,10 +209,16 @@ impl Settings {
 
         let cwd = opts.cwd.clone().unwrap_or_else(|| root.clone());
         let mut runs_later = crate::runs_later::from_settings(&files, root, &cwd, home.as_deref());
+        let user_dirs: Vec<&Path> = [&opts.user_config_dir, &opts.claude_user_dir]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .collect();
         crate::runs_later::config_files(
             &files,
             &opts.cli.mcp_config,
             opts.managed_settings.as_deref(),
+            &user_dirs,
             &mut runs_later,
         );
         let policy = build_policy(

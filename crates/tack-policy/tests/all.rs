@@ -102,5 +102,7 @@ mod tenth_round_trust;
 mod tenth_round_var;
 #[path = "all/third_round.rs"]
 mod third_round;
+#[path = "all/twelfth_round.rs"]
+mod twelfth_round;
 #[path = "all/write_options.rs"]
 mod write_options;

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 
 mod event;
 pub mod exit;
+pub mod places;
 pub mod suggest;
 pub use event::{
     AuditDecision, AuditRecord, Caller, Discovery, Interruption, RunStatus, SessionEvent,

@@ -171,23 +171,20 @@ impl ProjectContext {
     /// defined in an earlier directory hides the same name in a later one,
     /// so a repository cannot replace an agent of the user's (as with skills).
     pub fn agent_dirs(&self) -> Vec<crate::agents::AgentDir> {
-        let user = |path: PathBuf| crate::agents::AgentDir {
-            path,
-            project: false,
-        };
-        let project = |path: PathBuf| crate::agents::AgentDir {
-            path,
-            project: true,
-        };
-        let mut dirs: Vec<_> = self
-            .load
-            .user_config_dir
-            .iter()
-            .chain(self.load.claude_user_dir.iter())
-            .map(|d| user(d.join("agents")))
+        use tack_protocol::places::{CONFIG_AGENT_FOLDER, PROJECT_AGENT_FOLDERS};
+        let configs = [&self.load.user_config_dir, &self.load.claude_user_dir];
+        let mut dirs: Vec<_> = configs
+            .into_iter()
+            .flatten()
+            .map(|d| crate::agents::AgentDir {
+                path: d.join(CONFIG_AGENT_FOLDER),
+                project: false,
+            })
             .collect();
-        dirs.push(project(self.project_root.join(".tack/agents")));
-        dirs.push(project(self.project_root.join(".claude/agents")));
+        dirs.extend(PROJECT_AGENT_FOLDERS.iter().map(|f| crate::agents::AgentDir {
+            path: self.project_root.join(f),
+            project: true,
+        }));
         dirs
     }
 
@@ -204,7 +201,7 @@ impl ProjectContext {
                 .managed_settings
                 .as_ref()
                 .and_then(|f| f.parent())
-                .map(|d| d.join("skills")),
+                .map(|d| d.join(tack_protocol::places::CONFIG_SKILL_FOLDER)),
             user: tack_skills::Places::user_folders(
                 self.load.user_config_dir.as_deref(),
                 self.load.claude_user_dir.as_deref(),

@@ -163,7 +163,7 @@ pub struct Places {
 }
 
 /// The names of a project's skills folders in one directory, strongest first.
-pub const PROJECT_FOLDERS: &[&str] = &[".tack/skills", ".claude/skills", ".agents/skills"];
+pub const PROJECT_FOLDERS: &[&str] = tack_protocol::places::PROJECT_SKILL_FOLDERS;
 
 impl Places {
     /// The places of a user whose home is `home`: `<config>/skills` (tack's
@@ -175,12 +175,17 @@ impl Places {
         home: Option<&Path>,
     ) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
-        let candidates = [
-            tack_config.map(|d| d.join("skills")),
-            claude.map(|d| d.join("skills")),
-            home.map(|h| h.join(".agents/skills")),
-        ];
-        for dir in candidates.into_iter().flatten() {
+        use tack_protocol::places::{CONFIG_SKILL_FOLDER, HOME_SKILL_FOLDERS};
+        let configs = [tack_config, claude];
+        let in_home = HOME_SKILL_FOLDERS
+            .iter()
+            .filter_map(|f| home.map(|h| h.join(f)));
+        let candidates = configs
+            .into_iter()
+            .flatten()
+            .map(|d| d.join(CONFIG_SKILL_FOLDER))
+            .chain(in_home);
+        for dir in candidates {
             if !out.contains(&dir) {
                 out.push(dir);
             }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use tack_policy::{
-    Decision, Level, Mode, Policy, PolicyBuilder, Request, RuleEntry, RuleKind, Source, Verdict,
-    evaluate,
+    Decision, GitEnvironment, Level, Mode, Policy, PolicyBuilder, Request, RuleEntry, RuleKind,
+    Source, Verdict, evaluate,
 };
 
 /// A temp tree:
@@ -69,9 +69,12 @@ impl Fixture {
     }
 
     /// Build a policy from rule lines: `allow Bash(ls *)`, `deny@user Read(.env)`,
-    /// `mode plan`, `dir {root}/outside`.
+    /// `mode plan`, `dir {root}/outside`, `env XDG_CONFIG_HOME={root}/xdg`
+    /// (the environment git's configuration is found by: only the `env`
+    /// lines' variables when there is one, else the process's).
     pub fn policy(&self, lines: &[&str]) -> Policy {
         let mut b = PolicyBuilder::new(&self.project).home(Some(self.home.clone()));
+        let mut env: Vec<(String, String)> = Vec::new();
         for line in lines {
             let line = self.expand(line);
             let (head, rest) = line.split_once(' ').unwrap();
@@ -93,8 +96,16 @@ impl Fixture {
                 "deny" => b.rule(RuleEntry::new(rest, RuleKind::Deny, source)),
                 "mode" => b.mode(rest.parse().unwrap()),
                 "dir" => b.additional_directory(PathBuf::from(rest)),
+                "env" => {
+                    let (k, v) = rest.split_once('=').unwrap();
+                    env.push((k.to_owned(), v.to_owned()));
+                    b
+                }
                 other => panic!("bad rule line kind {other}"),
             };
+        }
+        if !env.is_empty() {
+            b = b.git_environment(GitEnvironment::from_vars(env));
         }
         b.build().unwrap()
     }
@@ -197,6 +208,19 @@ pub fn run_with_links(links: &[(&str, &str)], table: &[Case]) -> usize {
         let link = fx.project.join(link);
         std::fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(target, &link).unwrap();
+    }
+    run_in(&fx, table)
+}
+
+/// Run a table in a fixture with more files anywhere in its tree: `(path,
+/// content)`, the path with `{root}`, `{project}` or `{home}`.
+#[allow(dead_code)]
+pub fn run_with_tree(files: &[(&str, &str)], table: &[Case]) -> usize {
+    let fx = Fixture::new();
+    for (path, content) in files {
+        let path = PathBuf::from(fx.expand(path));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, fx.expand(content)).unwrap();
     }
     run_in(&fx, table)
 }

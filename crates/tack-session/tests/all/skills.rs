@@ -440,3 +440,64 @@ async fn the_catalog_and_the_skill_tool_as_the_model_sees_them() {
     let skill = tool(&mock.requests()[0].body, "Skill").unwrap().clone();
     insta::assert_json_snapshot!("skill_tool_definition", skill);
 }
+
+/// Every folder a session loads skills or agents from — as its loaders list
+/// them, in the project, a package below it, the user's configuration
+/// directories, the home directory and beside the managed settings — is a
+/// protected path: a write there asks a person in acceptEdits, with the
+/// home directory inside the working directory (as when tack runs in `~`).
+/// `~/.agents/skills` was an ordinary edit (round 12).
+#[test]
+fn every_folder_skills_and_agents_are_loaded_from_is_protected() {
+    use tack_policy::{CliPermissions, LoadOptions, Mode, Request, evaluate};
+    use tack_session::ProjectContext;
+
+    let p = Project::new();
+    p.write("pkg/.agents/skills/x/SKILL.md", "---\nname: x\n---\n")
+        .write("pkg/.claude/skills/y/SKILL.md", "---\nname: y\n---\n");
+    let root = p.path();
+    for (config, claude) in [(".config/tack", ".claude"), ("my-tack", "my-claude")] {
+        let options = LoadOptions {
+            user_config_dir: Some(root.join(config)),
+            claude_user_dir: Some(root.join(claude)),
+            managed_settings: Some(root.join("managed/managed-settings.json")),
+            home: Some(root.clone()),
+            cli: CliPermissions {
+                mode: Some(Mode::AcceptEdits),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let ctx = ProjectContext::load_with(&root, p.state.path().to_owned(), options).unwrap();
+        let policy = ctx.settings.permissions.policy();
+        let (roots, _) = ctx.skill_places().roots();
+        let folders: Vec<_> = roots
+            .into_iter()
+            .map(|r| r.dir)
+            .chain(ctx.agent_dirs().into_iter().map(|d| d.path))
+            .collect();
+        for name in [
+            ".agents/skills",
+            "pkg/.agents/skills",
+            "my-tack/skills",
+            "my-claude/agents",
+        ] {
+            if config == "my-tack" || !name.starts_with("my-") {
+                assert!(
+                    folders.contains(&root.join(name)),
+                    "{name} is not among {folders:?}"
+                );
+            }
+        }
+        for folder in folders {
+            let file = folder.join("x/SKILL.md");
+            let input = serde_json::json!({"file_path": file, "content": "x"});
+            let decision = evaluate(&Request::resolve("Write", &input, &root, policy), policy);
+            assert!(
+                decision.is_ask() && decision.needs_person(),
+                "{}: {decision}",
+                file.display()
+            );
+        }
+    }
+}
