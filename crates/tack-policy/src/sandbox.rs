@@ -87,7 +87,37 @@ pub struct HiddenPaths {
 /// directory otherwise), and each `deny_read` entry (absolute already; see
 /// tack-session's sandbox settings) that is a literal path or `dir/**`.
 pub fn hidden_paths(policy: &Policy, deny_read: &[PathBuf]) -> HiddenPaths {
-    rule_paths(policy, "Read", deny_read, "sandbox.filesystem.denyRead")
+    let mut hidden = rule_paths(policy, "Read", deny_read, "sandbox.filesystem.denyRead");
+    // A hidden file git tracks has a copy the sandbox cannot hide: its
+    // committed content in `.git/objects`, which git itself (and any
+    // program) reads. tack's own analysis refuses the git commands that
+    // print it (`git show`, `git log -p`); a program it cannot see into
+    // (`make`, a script) is the sandbox's, so say so.
+    let mut said = Vec::new();
+    for path in &hidden.paths {
+        let Some(worktree) = crate::git_index::worktree_of(path) else {
+            continue;
+        };
+        let tracked = crate::git_index::tracked(worktree)
+            .is_some_and(|files| files.iter().any(|f| f == path || f.starts_with(path)));
+        if tracked && !path.starts_with(worktree.join(".git")) {
+            let shown = path
+                .strip_prefix(worktree)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            if !said.contains(&shown) {
+                said.push(shown);
+            }
+        }
+    }
+    hidden.unenforced.extend(said.into_iter().map(|shown| {
+        format!(
+            "{shown}: git tracks it, so its committed copy in .git/objects stays readable to \
+             commands (take it out of git's history to keep it from them)"
+        )
+    }));
+    hidden
 }
 
 /// The paths the sandbox should keep read-only, as [`hidden_paths`] but

@@ -181,10 +181,14 @@ impl ProjectContext {
                 project: false,
             })
             .collect();
-        dirs.extend(PROJECT_AGENT_FOLDERS.iter().map(|f| crate::agents::AgentDir {
-            path: self.project_root.join(f),
-            project: true,
-        }));
+        dirs.extend(
+            PROJECT_AGENT_FOLDERS
+                .iter()
+                .map(|f| crate::agents::AgentDir {
+                    path: self.project_root.join(f),
+                    project: true,
+                }),
+        );
         dirs
     }
 

@@ -378,3 +378,30 @@ fn a_remote_on_this_machine_is_a_copy_whatever_names_it() {
         ],
     );
 }
+
+/// Red-team round 12: the sandbox hides a Read-denied path, but a file git
+/// tracks there has a copy it cannot hide (its committed content in
+/// `.git/objects`), which a program tack cannot see into reads. `tack
+/// sandbox check` says so for each such path; an ignored one is hidden whole.
+#[test]
+fn a_hidden_path_git_tracks_is_reported_as_not_hidden_from_git() {
+    let said = |committed: bool| {
+        let fx = repo(committed);
+        let policy = fx.policy(RULES);
+        tack_policy::hidden_paths(&policy, &[]).unenforced
+    };
+    let committed = said(true);
+    for name in [".env", "secrets"] {
+        assert!(
+            committed
+                .iter()
+                .any(|u| u.starts_with(&format!("{name}: git tracks it"))),
+            "{name}: {committed:?}"
+        );
+    }
+    let ignored = said(false);
+    assert!(
+        !ignored.iter().any(|u| u.contains("git tracks it")),
+        "{ignored:?}"
+    );
+}
