@@ -48,12 +48,22 @@ fn main() {
     let write = files.iter().find(|t| t.name() == "Write").unwrap();
     let search = tack_tools::search::search_tools();
     let grep = search.iter().find(|t| t.name() == "Grep").unwrap();
-    let ctx = || ToolContext::new(root.clone(), "bench", "bench", CancellationToken::new());
+    // As the pipeline calls them: with the files the permission check
+    // judged the call's path to be.
+    let ctx = |checked: Option<&Value>| {
+        let mut ctx = ToolContext::new(root.clone(), "bench", "bench", CancellationToken::new());
+        ctx.checked_files = checked
+            .and_then(Value::as_str)
+            .map(|p| vec![std::path::PathBuf::from(p)])
+            .unwrap_or_default();
+        ctx
+    };
     let time = |tool: &dyn Tool, input: &Value, runs: usize| -> (Duration, Duration) {
         let mut times: Vec<Duration> = (0..runs)
             .map(|_| {
                 let started = Instant::now();
-                rt.block_on(tool.call(input.clone(), ctx())).unwrap();
+                rt.block_on(tool.call(input.clone(), ctx(input.get("file_path"))))
+                    .unwrap();
                 started.elapsed()
             })
             .collect();
