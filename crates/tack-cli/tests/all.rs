@@ -3071,7 +3071,7 @@ async fn a_project_server_gets_no_credentials_of_tacks_and_no_users_server_name(
 /// `disabledMcpjsonServers` in the user's settings choose a project's
 /// `.mcp.json` servers (a named one starts without `tack mcp approve`, a
 /// disabled one is not there); in the project's own settings the first two
-/// approve nothing and say so.
+/// approve nothing.
 #[tokio::test]
 async fn the_users_settings_choose_a_projects_mcp_json_servers() {
     let w = World::new(vec![]).await;
@@ -3112,8 +3112,7 @@ async fn the_users_settings_choose_a_projects_mcp_json_servers() {
             .any(|l| l.starts_with("other ") && l.contains("needs_approval")),
         "{out}"
     );
-    assert!(
-        err.contains("\"enableAllProjectMcpServers\" is ignored in a project settings file"),
-        "{err}"
-    );
+    // The project's own settings approved nothing, and say nothing (many
+    // repositories check the key in for Claude Code).
+    assert!(!err.contains("enableAllProjectMcpServers"), "{err}");
 }

@@ -510,8 +510,9 @@ fn mcp_servers(settings: &Settings, project_root: &Path) -> Result<McpConfig> {
 /// `enableAllProjectMcpServers`, `enabledMcpjsonServers` (start without
 /// asking) and `disabledMcpjsonServers` (never start), read from the user's
 /// own files (user, local, command line, managed). In a project settings
-/// file the first two are ignored with a warning: a repository cannot
-/// approve its own servers. Later files add to earlier ones.
+/// file the first two are ignored: a repository cannot
+/// approve its own servers (no warning: many repositories check them in
+/// for Claude Code). Later files add to earlier ones.
 fn choose_mcp_json(settings: &Settings, config: &mut McpConfig) -> Vec<String> {
     let (mut all, mut enabled, mut disabled) = (false, Vec::new(), Vec::new());
     let mut warnings = Vec::new();
@@ -542,14 +543,9 @@ fn choose_mcp_json(settings: &Settings, config: &mut McpConfig) -> Vec<String> {
                 }
             }
         };
-        for key in ["enableAllProjectMcpServers", "enabledMcpjsonServers"] {
-            if !users_own && file.value.get(key).is_some() {
-                warnings.push(format!(
-                    "{}: \"{key}\" is ignored in a project settings file (a repository cannot approve its own MCP servers); put it in your user or local settings, or run `tack mcp approve NAME`",
-                    at(key)
-                ));
-            }
-        }
+        // In a project's file the first two approve nothing, silently: many
+        // repositories check them in for Claude Code, and their users cannot
+        // change that (README says where they count).
         if users_own {
             match file.value.get("enableAllProjectMcpServers") {
                 None | Some(serde_json::Value::Null) => {}
