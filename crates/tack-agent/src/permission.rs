@@ -378,10 +378,12 @@ impl PolicyStage {
     /// is denied.
     pub fn with_sandbox(mut self, sandbox: Option<SandboxPermissions>) -> Self {
         self.sandbox = sandbox.map(Arc::new);
-        let mut policy = self.policy.write().unwrap_or_else(|p| p.into_inner());
-        let with_temp = self.with_session_overrides(policy.clone());
-        *policy = with_temp;
-        drop(policy);
+        if let Some(temp) = self.sandbox.as_ref().and_then(|s| s.temp_dir.as_deref()) {
+            self.policy
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .add_working_dir(temp);
+        }
         self
     }
 

@@ -547,30 +547,13 @@ fn with_touches(policy: &Policy, decision: Decision, subject: &str, touches: &[I
 /// permission unless a rule says otherwise: `Skill` or `Skill(name)`,
 /// `Skill(prefix:*)` deny, ask or allow rules (Claude Code's form).
 fn skill(policy: &Policy, name: &str) -> Decision {
-    let subject = format!("Skill({name})");
-    let tools = ["Skill"];
-    let pick = |kind| {
-        policy
-            .tool_rule(kind, &tools)
-            .into_iter()
-            .chain(policy.skill_rule(kind, name))
-            .min()
-    };
-    let found = Found {
-        deny: pick(Verdict::Deny),
-        ask: pick(Verdict::Ask),
-        allow: pick(Verdict::Allow),
-    };
-    if found.deny.is_none() && found.ask.is_none() {
-        return match found.allow {
-            Some(i) => Decision::Allow(rule_why(policy, i, &subject)),
-            None => Decision::Allow(
-                Why::new(subject, DecidedBy::NoPermissionNeeded)
-                    .detail("a skill adds instructions and runs nothing itself"),
-            ),
-        };
-    }
-    decide(policy, &subject, found, Auto::No, Some(subject.clone()))
+    named_by_rules(
+        policy,
+        format!("Skill({name})"),
+        &["Skill"],
+        |kind| policy.skill_rule(kind, name),
+        "a skill adds instructions and runs nothing itself",
+    )
 }
 
 /// `Agent` (`Task`): starting a sub-agent runs nothing itself (each of its
@@ -579,13 +562,30 @@ fn skill(policy: &Policy, name: &str) -> Decision {
 /// deny, ask or allow rules, matched against the call's `subagent_type`
 /// (Claude Code's form).
 fn agent(policy: &Policy, name: &str) -> Decision {
-    let subject = format!("Agent({name})");
-    let tools = ["Agent", "Task"];
+    named_by_rules(
+        policy,
+        format!("Agent({name})"),
+        &["Agent", "Task"],
+        |kind| policy.agent_rule(kind, name),
+        "each call the sub-agent makes meets the rules on its own",
+    )
+}
+
+/// A tool that runs nothing itself, named by the rules as a whole
+/// (`tools`) or by what it loads (`named`): allowed unless a deny or ask
+/// rule says otherwise; `free` says why no permission is needed.
+fn named_by_rules(
+    policy: &Policy,
+    subject: String,
+    tools: &[&str],
+    named: impl Fn(Verdict) -> Option<usize>,
+    free: &str,
+) -> Decision {
     let pick = |kind| {
         policy
-            .tool_rule(kind, &tools)
+            .tool_rule(kind, tools)
             .into_iter()
-            .chain(policy.agent_rule(kind, name))
+            .chain(named(kind))
             .min()
     };
     let found = Found {
@@ -596,10 +596,7 @@ fn agent(policy: &Policy, name: &str) -> Decision {
     if found.deny.is_none() && found.ask.is_none() {
         return match found.allow {
             Some(i) => Decision::Allow(rule_why(policy, i, &subject)),
-            None => Decision::Allow(
-                Why::new(subject, DecidedBy::NoPermissionNeeded)
-                    .detail("each call the sub-agent makes meets the rules on its own"),
-            ),
+            None => Decision::Allow(Why::new(subject, DecidedBy::NoPermissionNeeded).detail(free)),
         };
     }
     decide(policy, &subject, found, Auto::No, Some(subject.clone()))

@@ -85,16 +85,7 @@ fn agent_call(id: &str, agent: &str) -> Step {
     )
 }
 
-fn tool_names(request: &Value) -> BTreeSet<String> {
-    request["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .map(|d| d["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
+use crate::subagents::tool_names;
 
 /// A minimal MCP server over stdio (JSON-RPC lines): tools `other` and
 /// `read`, each of which writes the file its `target` names.

@@ -26,7 +26,8 @@ fn message_texts(request: &Value) -> Vec<String> {
         .collect()
 }
 
-fn tool_names(request: &Value) -> BTreeSet<String> {
+/// The names of the tools a request offers.
+pub(crate) fn tool_names(request: &Value) -> BTreeSet<String> {
     request["tools"]
         .as_array()
         .map(|t| {
